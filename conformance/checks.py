@@ -1,0 +1,162 @@
+"""The check registry: every rule the judge enforces, with a stable dotted ID.
+
+A check is declared once, at import, with :func:`register`; a second declaration of the same ID raises
+``DuplicateCheckError`` so IDs stay unique (the catalogue lives in :mod:`conformance.catalog`).
+A :class:`Violation` is one failure of one check at one place, printed like h2spec: the requirement,
+then what was expected and what was seen.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "REGISTRY",
+    "Check",
+    "DuplicateCheckError",
+    "Level",
+    "Violation",
+    "failing",
+    "register",
+]
+
+
+class Level(enum.Enum):
+    """How much a check matters: MUST fails a run, SHOULD fails it under ``--strict``, INFO never."""
+
+    MUST = "MUST"
+    SHOULD = "SHOULD"
+    INFO = "INFO"
+
+    def fails(self, *, strict: bool) -> bool:
+        return self is Level.MUST or (strict and self is Level.SHOULD)
+
+
+class DuplicateCheckError(ValueError):
+    """Two checks were declared with one ID."""
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One rule. ``clause`` cites SPEC.md (e.g. ``SPEC §2.1``) and its source."""
+
+    id: str
+    level: Level
+    clause: str
+    requirement: str
+    profile: str = "core"
+
+    def violation(
+        self,
+        *,
+        expected: Any,
+        actual: Any,
+        event_index: int | None = None,
+        message: str = "",
+        path: str = "",
+    ) -> Violation:
+        return Violation(
+            check=self,
+            event_index=event_index,
+            expected=_text(expected),
+            actual=_text(actual),
+            message=message,
+            path=path,
+        )
+
+    def as_dict(self) -> dict[str, str]:
+        return {
+            "id": self.id,
+            "level": self.level.value,
+            "clause": self.clause,
+            "requirement": self.requirement,
+            "profile": self.profile,
+        }
+
+
+REGISTRY: dict[str, Check] = {}
+
+
+def register(
+    check_id: str, level: Level, clause: str, requirement: str, *, profile: str = "core"
+) -> Check:
+    """Declare a check; an ID declared twice fails at import."""
+    if check_id in REGISTRY:
+        raise DuplicateCheckError(f"check ID {check_id!r} is declared twice")
+    parts = check_id.split(".")
+    if len(parts) < 2 or not all(p and p.replace("_", "").isalnum() for p in parts):
+        raise ValueError(f"check ID {check_id!r} is not a dotted lower-case name")
+    if check_id != check_id.lower():
+        raise ValueError(f"check ID {check_id!r} is not lower case")
+    check = Check(check_id, level, clause, requirement, profile)
+    REGISTRY[check_id] = check
+    return check
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One failure of ``check``; ``event_index`` counts events from 0 in the order received."""
+
+    check: Check
+    event_index: int | None
+    expected: str
+    actual: str
+    message: str = ""
+    path: str = field(default="")
+
+    @property
+    def check_id(self) -> str:
+        return self.check.id
+
+    @property
+    def level(self) -> Level:
+        return self.check.level
+
+    def format(self) -> str:
+        """h2spec-style: requirement, expected, actual, where."""
+        where = f"event #{self.event_index}" if self.event_index is not None else "end of stream"
+        if self.path:
+            where += f", at {self.path}"
+        lines = [
+            f"[{self.check.level.value}] {self.check.id} ({where})",
+            f"  requirement: {self.check.requirement}",
+            f"  expected:    {self.expected}",
+            f"  actual:      {self.actual}",
+        ]
+        if self.message:
+            lines.append(f"  note:        {self.message}")
+        lines.append(f"  clause:      {self.check.clause}")
+        return "\n".join(lines)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "check_id": self.check.id,
+            "level": self.check.level.value,
+            "event_index": self.event_index,
+            "path": self.path,
+            "expected": self.expected,
+            "actual": self.actual,
+            "message": self.message,
+            "requirement": self.check.requirement,
+            "clause": self.check.clause,
+        }
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+def failing(violations: list[Violation], *, strict: bool) -> list[Violation]:
+    """The violations that fail a run: MUST always, SHOULD under ``strict``."""
+    return [v for v in violations if v.check.level.fails(strict=strict)]
+
+
+_MAX_TEXT = 300
+
+
+def _text(value: Any) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) > _MAX_TEXT:
+        text = text[: _MAX_TEXT - 1] + "…"
+    return text

@@ -1,0 +1,167 @@
+"""The Engine protocol: what the protocol layer asks of a model backend.
+
+The protocol layer (assembler, store, app) knows no particular engine. It normalizes a
+`POST /v1/responses` body into a :class:`GenerationRequest` and asks an :class:`Engine` for a stream
+of typed chunks; the :class:`~reference_impl.assembler.ResponseAssembler` alone turns those chunks
+into Responses events. The mock engine (``mock_server``) and the SGLang engine plug in here.
+
+Chunk order an engine promises: any mix of reasoning / text / refusal / tool-call / hosted-tool
+chunks, then exactly one :class:`Final`. A chunk of one kind after a chunk of another kind starts a
+new output item (the assembler closes the open one), except ``ToolCallDelta`` chunks, which are
+grouped by ``index``. An engine that fails raises :class:`EngineError` (or yields ``Final`` with
+``finish_reason="error"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+__all__ = [
+    "Chunk",
+    "Engine",
+    "EngineError",
+    "Final",
+    "FunctionTool",
+    "GenerationRequest",
+    "HostedToolCall",
+    "Message",
+    "ReasoningDelta",
+    "RefusalDelta",
+    "TextDelta",
+    "ToolCallDelta",
+]
+
+Role = Literal["system", "developer", "user", "assistant", "tool"]
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One normalized conversation turn.
+
+    ``content`` is the text of the turn (parts joined); ``images`` the image URLs / file ids of
+    ``input_image`` parts; an assistant turn may carry ``tool_calls`` (each ``{"call_id", "name",
+    "arguments"}``) and ``reasoning`` text; a ``tool`` turn carries ``tool_call_id``.
+    """
+
+    role: Role
+    content: str = ""
+    images: tuple[str, ...] = ()
+    tool_calls: tuple[Mapping[str, str], ...] = ()
+    tool_call_id: str | None = None
+    reasoning: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionTool:
+    name: str
+    parameters: Mapping[str, Any] | None = None
+    description: str | None = None
+    strict: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationRequest:
+    """A request as an engine sees it; ``body`` is the validated request body as sent."""
+
+    model: str
+    messages: Sequence[Message]
+    tools: Sequence[FunctionTool] = ()
+    # "auto" | "none" | "required" | {"type": "function", "name": ...} | {"type": "allowed_tools", ...}
+    tool_choice: str | Mapping[str, Any] = "auto"
+    parallel_tool_calls: bool = True
+    max_output_tokens: int | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    reasoning_effort: str | None = None
+    reasoning_summary: str | None = None  # "auto" | "concise" | "detailed" | None
+    text_format: Mapping[str, Any] | None = None  # the request's text.format
+    metadata: Mapping[str, str] = field(default_factory=dict)
+    # Engine-specific hints from the transport (e.g. request headers, an attempt counter).
+    hints: Mapping[str, Any] = field(default_factory=dict)
+    body: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    """Reasoning text. ``kind="summary"`` streams into summary part ``summary_index``;
+    ``kind="raw"`` into the item's ``reasoning_text`` content part."""
+
+    text: str
+    kind: Literal["summary", "raw"] = "summary"
+    summary_index: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class RefusalDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """A piece of function call ``index``; the first piece of a call carries ``name`` and
+    ``call_id`` (the assembler makes a ``call_…`` id when the engine gives none)."""
+
+    index: int
+    arguments: str = ""
+    name: str | None = None
+    call_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HostedToolCall:
+    """A hosted tool call the engine performed, e.g. ``kind="web_search_call"`` with ``action``
+    ``{"type": "search", "query": ...}``; the assembler streams its progress events."""
+
+    kind: str
+    action: Mapping[str, Any] = field(default_factory=dict)
+
+
+FinishReason = Literal["stop", "length", "tool_calls", "content_filter", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class Final:
+    finish_reason: FinishReason
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+    error_code: str | None = None
+    error_message: str | None = None
+
+
+Chunk = ReasoningDelta | TextDelta | RefusalDelta | ToolCallDelta | HostedToolCall | Final
+
+
+class EngineError(Exception):
+    """The engine failed; ``code`` is an OpenAI error code such as ``server_error``."""
+
+    def __init__(self, message: str, code: str = "server_error") -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """A model backend."""
+
+    def generate(self, request: GenerationRequest) -> AsyncIterator[Chunk]:
+        """Stream chunks for ``request``; cancelling the iteration (``aclose()``) must abort
+        generation on the backend."""
+        ...
+
+    async def count_input_tokens(self, request: GenerationRequest) -> int:
+        """The ``input_tokens`` that ``generate`` would report for ``request``."""
+        ...
+
+    def model_ids(self) -> Sequence[str]:
+        """Models for ``GET /v1/models``."""
+        ...
