@@ -1,7 +1,182 @@
-"""Placeholder until the CLI lands."""
+"""``responses-conformance``: judge Responses API traffic.
+
+Exit codes (every sub-command): 0 conformant / passed, 1 violations found, 2 the run itself broke
+(bad arguments, a file that cannot be read or decoded, an unreachable target).
+"""
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from typing import TextIO
 
-def main() -> int:
-    raise SystemExit("responses-conformance: not yet available")
+from . import catalog  # noqa: F401  (declares every check)
+from .checks import REGISTRY
+from .recorded import FileVerdict, UnreadableFile, check_file
+from .validator import PROFILES
+
+EXIT_OK, EXIT_VIOLATIONS, EXIT_BROKEN = 0, 1, 2
+
+_DESCRIPTION = """\
+Judge OpenAI Responses API traffic against the wire protocol (SPEC.md), check by check.
+
+  check PATH...   validate recorded streams (raw SSE or JSON Lines) and bodies offline
+  list            print every check: ID, level, SPEC clause, requirement
+  run             run the live suite against a server (not yet available)
+
+Exit codes: 0 conformant, 1 violations found, 2 the run itself broke.
+"""
+
+_CHECK_EPILOG = """\
+Formats are detected from content: raw SSE as captured (`event:`/`data:` lines), JSON Lines (one
+event object per line), a non-stream Response body (`"object": "response"`), or an error body
+(`{"error": {...}}`).
+
+Examples:
+  responses-conformance check capture.sse
+  responses-conformance check --strict recordings/*.jsonl
+  responses-conformance check --resume-after 41 resumed.sse
+  responses-conformance check --format json body.json > verdict.json
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="responses-conformance", description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = sub.add_parser(
+        "check", help="validate recorded streams and bodies offline",
+        description="Validate recorded Responses streams and bodies against SPEC.md.",
+        epilog=_CHECK_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    check.add_argument("paths", nargs="+", metavar="PATH", help="files to validate")
+    check.add_argument(
+        "--resume-after", type=int, metavar="N", default=None,
+        help="the stream is a resumed one (GET …?stream=true&starting_after=N): "
+        "its first event is numbered N+1 and it has no response.created (SPEC §2.12)",
+    )
+    check.add_argument(
+        "--strict", action="store_true", help="SHOULD violations fail too (not only MUST)"
+    )
+    check.add_argument(
+        "--profile", action="append", choices=sorted(PROFILES), default=None,
+        help="add a profile's checks (repeatable); `openresponses` adds the Open Responses "
+        "requirements ([DONE], event names, required Response fields). Default: core",
+    )
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument(
+        "-v", "--verbose", action="store_true",
+        help="text format: also print non-failing (SHOULD without --strict, INFO) violations",
+    )
+
+    lst = sub.add_parser("list", help="print every check", description="Print every check.")
+    lst.add_argument("--format", choices=("text", "json"), default="text")
+
+    run = sub.add_parser(
+        "run", help="run the live suite against a server (not yet available)",
+        description="Run the live conformance suite (not yet available in this version).",
+    )
+    run.add_argument("--base-url", default=None)
+    run.add_argument("--report-dir", default=None)
+    return parser
+
+
+def _cmd_list(fmt: str, out: TextIO) -> int:
+    checks = sorted(REGISTRY.values(), key=lambda c: c.id)
+    if fmt == "json":
+        json.dump([c.as_dict() for c in checks], out, indent=2, ensure_ascii=False)
+        out.write("\n")
+        return EXIT_OK
+    width = max(len(c.id) for c in checks)
+    for c in checks:
+        profile = "" if c.profile == "core" else f" [{c.profile}]"
+        out.write(f"{c.id:<{width}}  {c.level.value:<6}  {c.clause}{profile}\n")
+        out.write(f"{'':<{width}}          {c.requirement}\n")
+    out.write(f"\n{len(checks)} checks\n")
+    return EXIT_OK
+
+
+def _text_report(verdict: FileVerdict, *, strict: bool, verbose: bool, out: TextIO) -> None:
+    bad = verdict.failing(strict=strict)
+    what = f"{verdict.kind}, {verdict.events} events" if verdict.events else verdict.kind
+    out.write(f"{'FAIL' if bad else 'PASS'}  {verdict.path}  ({what})\n")
+    shown = verdict.violations if verbose else bad
+    for v in shown:
+        out.write("  " + v.format().replace("\n", "\n  ") + "\n")
+    rest = Counter(v.level.value for v in verdict.violations if v not in shown)
+    if rest:
+        summary = ", ".join(f"{n} {lvl}" for lvl, n in sorted(rest.items()))
+        out.write(f"  (not failing: {summary}; -v shows them)\n")
+
+
+def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    profiles = tuple(args.profile or ("core",))
+    verdicts: list[FileVerdict] = []
+    broken: list[dict[str, str]] = []
+    for path in args.paths:
+        try:
+            verdicts.append(
+                check_file(path, resume_after=args.resume_after, profiles=profiles)
+            )
+        except UnreadableFile as exc:
+            broken.append({"path": path, "error": str(exc)})
+            if args.format == "text":
+                err.write(f"ERROR {path}: cannot validate: {exc}\n")
+    failed = [v for v in verdicts if v.failing(strict=args.strict)]
+    if args.format == "json":
+        doc = {
+            "strict": args.strict,
+            "profiles": list(profiles),
+            "files": [v.as_dict(strict=args.strict) for v in verdicts],
+            "unreadable": broken,
+        }
+        json.dump(doc, out, indent=2, ensure_ascii=False)
+        out.write("\n")
+    else:
+        for verdict in verdicts:
+            _text_report(verdict, strict=args.strict, verbose=args.verbose, out=out)
+        out.write(
+            f"\n{len(verdicts) - len(failed)} passed, {len(failed)} failed"
+            + (f", {len(broken)} unreadable" if broken else "")
+            + f" ({'MUST+SHOULD' if args.strict else 'MUST'} violations fail)\n"
+        )
+    if broken:
+        return EXIT_BROKEN
+    return EXIT_VIOLATIONS if failed else EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on bad usage, 0 on --help
+        return int(exc.code or 0)
+    out, err = sys.stdout, sys.stderr
+    try:
+        if args.command == "check":
+            return _cmd_check(args, out, err)
+        if args.command == "list":
+            return _cmd_list(args.format, out)
+        if args.command == "run":
+            err.write(
+                "responses-conformance run: the live suite is not yet available in this "
+                "version; use `responses-conformance check` on recorded traffic.\n"
+            )
+            return EXIT_BROKEN
+        parser.print_help(err)
+        return EXIT_BROKEN
+    except BrokenPipeError:
+        return EXIT_OK
+    except KeyboardInterrupt:
+        err.write("interrupted\n")
+        return EXIT_BROKEN
+
+
+if __name__ == "__main__":
+    sys.exit(main())

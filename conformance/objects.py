@@ -1,0 +1,299 @@
+"""Checks on whole objects: a Response (streamed terminal or non-stream body) and an error body.
+
+:class:`ResponseChecker` holds the rules of SPEC §3 that concern one Response object — status and
+its companions (`incomplete_details`, `error`), the usage-accounting decision, items that end
+`incomplete`, part types — shared by the stream validator (on the terminal event) and by the
+offline check of non-stream bodies. Schema conformance is :mod:`conformance.schema`'s job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from . import catalog as C
+from .checks import Check, Violation
+from .schema import SCHEMAS, SchemaValidator
+
+__all__ = [
+    "OPAQUE_FIELDS",
+    "ResponseChecker",
+    "deep_equal_except_opaque",
+    "validate_error_body",
+    "validate_response_body",
+]
+
+# SPEC §2.9: fields OpenAI itself changes between `output_item.done` and the terminal output.
+OPAQUE_FIELDS = frozenset({"encrypted_content", "fingerprint"})
+
+# SPEC §3 [OR] ResponseResource required fields (the `openresponses` profile).
+OPENRESPONSES_FIELDS = (
+    "id", "object", "created_at", "completed_at", "status", "incomplete_details", "model",
+    "previous_response_id", "instructions", "output", "error", "tools", "tool_choice",
+    "truncation", "parallel_tool_calls", "text", "top_p", "presence_penalty",
+    "frequency_penalty", "top_logprobs", "temperature", "reasoning", "usage",
+    "max_output_tokens", "max_tool_calls", "store", "background", "service_tier", "metadata",
+    "safety_identifier", "prompt_cache_key", "user",
+)
+
+_SCHEMA_RESPONSE_CHECKS: dict[str, Check] = {
+    "required": C.RESPONSE_SCHEMA_REQUIRED,
+    "type": C.RESPONSE_SCHEMA_TYPE,
+    "value": C.RESPONSE_SCHEMA_VALUE,
+    "enum": C.RESPONSE_SCHEMA_ENUM,
+}
+_PART_FITS = {
+    "message": frozenset({"output_text", "refusal"}),
+    "reasoning": frozenset({"reasoning_text"}),
+}
+
+
+def deep_equal_except_opaque(a: Any, b: Any) -> bool:
+    """Equality of JSON values, ignoring :data:`OPAQUE_FIELDS` at any depth (SPEC §2.9)."""
+    if a == b:
+        return True
+    if isinstance(a, dict) and isinstance(b, dict):
+        keys = (a.keys() | b.keys()) - OPAQUE_FIELDS
+        return all(
+            k in a and k in b and deep_equal_except_opaque(a[k], b[k]) for k in keys
+        )
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return all(deep_equal_except_opaque(x, y) for x, y in zip(a, b, strict=True))
+    return False
+
+
+def _is_count(value: Any) -> bool:
+    return type(value) is int and value >= 0
+
+
+class ResponseChecker:
+    """The per-Response rules of SPEC §3 (status companions, usage accounting, item status)."""
+
+    def __init__(
+        self, *, profiles: Iterable[str] = ("core",), max_output_tokens: int | None = None
+    ) -> None:
+        self.profiles = frozenset(profiles)
+        self.max_output_tokens = max_output_tokens
+
+    def check(
+        self, response: Mapping[str, Any], *, event_index: int | None = None, path: str = ""
+    ) -> list[Violation]:
+        out: list[Violation] = []
+        prefix = f"{path}." if path else ""
+
+        def report(check: Check, expected: Any, actual: Any, where: str, message: str = "") -> None:
+            if check.profile != "core" and check.profile not in self.profiles:
+                return
+            out.append(
+                check.violation(
+                    expected=expected, actual=actual, event_index=event_index,
+                    path=prefix + where, message=message,
+                )
+            )
+
+        status = response.get("status")
+        details = response.get("incomplete_details")
+        if status == "incomplete":
+            reason = details.get("reason") if isinstance(details, dict) else None
+            if not isinstance(reason, str) or not reason:
+                report(
+                    C.RESPONSE_INCOMPLETE_DETAILS, "incomplete_details.reason set",
+                    _short(details), "incomplete_details",
+                )
+        elif details is not None and status is not None:
+            report(
+                C.RESPONSE_INCOMPLETE_DETAILS, "incomplete_details: null", _short(details),
+                "incomplete_details", message=f"status is {status!r}",
+            )
+        error = response.get("error")
+        if status == "failed":
+            if not (
+                isinstance(error, dict)
+                and isinstance(error.get("message"), str)
+                and "code" in error
+            ):
+                report(C.RESPONSE_FAILED_ERROR, "error: {code, message}", _short(error), "error")
+        elif error is not None and status is not None:
+            report(
+                C.RESPONSE_FAILED_ERROR, "error: null", _short(error), "error",
+                message=f"status is {status!r}",
+            )
+
+        output = response.get("output")
+        items = output if isinstance(output, list) else []
+        for pos, item in enumerate(items):
+            if not isinstance(item, dict):
+                continue
+            itype = item.get("type")
+            if item.get("status") == "incomplete" and (
+                pos != len(items) - 1 or status != "incomplete"
+            ):
+                report(
+                    C.ITEM_INCOMPLETE_LAST,
+                    "the incomplete item is the last one, in an incomplete response",
+                    f"item {pos} of {len(items)}, response status {status!r}",
+                    f"output[{pos}].status",
+                )
+            fits = _PART_FITS.get(itype) if isinstance(itype, str) else None
+            content = item.get("content")
+            if fits is not None and isinstance(content, list):
+                for ci, part in enumerate(content):
+                    ptype = part.get("type") if isinstance(part, dict) else None
+                    if ptype not in fits:
+                        report(
+                            C.PART_TYPE_FITS_ITEM, " or ".join(sorted(fits)), ptype,
+                            f"output[{pos}].content[{ci}].type",
+                        )
+
+        self._check_usage(response, status, items, report)
+
+        if "openresponses" in self.profiles:
+            missing = [k for k in OPENRESPONSES_FIELDS if k not in response]
+            if missing:
+                report(
+                    C.RESPONSE_OPENRESPONSES_FIELDS, "every ResponseResource field",
+                    "missing: " + ", ".join(missing), "",
+                )
+        return out
+
+    def _check_usage(
+        self, response: Mapping[str, Any], status: Any, items: list[Any], report: Any
+    ) -> None:
+        usage = response.get("usage")
+        if status in ("completed", "incomplete") and not isinstance(usage, dict):
+            report(C.USAGE_PRESENT, "a usage object", _short(usage), "usage",
+                   f"status is {status!r}")
+            return
+        if not isinstance(usage, dict):
+            return
+        inp, outp, total = (
+            usage.get("input_tokens"), usage.get("output_tokens"), usage.get("total_tokens")
+        )
+        in_details = usage.get("input_tokens_details")
+        out_details = usage.get("output_tokens_details")
+        cached = in_details.get("cached_tokens") if isinstance(in_details, dict) else None
+        reasoning = out_details.get("reasoning_tokens") if isinstance(out_details, dict) else None
+        if cached is None or reasoning is None:
+            missing = []
+            if cached is None:
+                missing.append("input_tokens_details.cached_tokens")
+            if reasoning is None:
+                missing.append("output_tokens_details.reasoning_tokens")
+            report(C.USAGE_DETAILS, "both *_details objects with their counts",
+                   "missing: " + ", ".join(missing), "usage")
+        counts = {
+            "input_tokens": inp, "output_tokens": outp, "total_tokens": total,
+            "input_tokens_details.cached_tokens": cached,
+            "output_tokens_details.reasoning_tokens": reasoning,
+        }
+        bad = {k: v for k, v in counts.items() if v is not None and not _is_count(v)}
+        for key in ("input_tokens", "output_tokens", "total_tokens"):
+            if counts[key] is None:
+                bad[key] = None
+        for key, value in bad.items():
+            report(C.USAGE_INTEGERS, "an integer ≥ 0", _short(value), f"usage.{key}")
+        if _is_count(inp) and _is_count(outp) and _is_count(total) and total != inp + outp:
+            report(C.USAGE_TOTAL, f"{inp} + {outp} = {inp + outp}", total, "usage.total_tokens")
+        if _is_count(cached) and _is_count(inp) and cached > inp:
+            report(C.USAGE_CACHED_LE_INPUT, f"≤ {inp}", cached,
+                   "usage.input_tokens_details.cached_tokens")
+        if _is_count(reasoning) and _is_count(outp) and reasoning > outp:
+            report(C.USAGE_REASONING_LE_OUTPUT, f"≤ {outp}", reasoning,
+                   "usage.output_tokens_details.reasoning_tokens")
+        if _is_count(outp) and outp == 0:
+            evidence = _generated_output(items)
+            if evidence:
+                report(C.USAGE_OUTPUT_NONZERO, "output_tokens ≥ 1", 0, "usage.output_tokens",
+                       f"the model generated {evidence}")
+        limit = response.get("max_output_tokens")
+        if type(limit) is not int:
+            limit = self.max_output_tokens
+        if type(limit) is int and _is_count(outp) and outp > limit:
+            report(C.USAGE_MAX_OUTPUT, f"≤ max_output_tokens ({limit})", outp,
+                   "usage.output_tokens")
+
+
+def _generated_output(items: list[Any]) -> str:
+    """What in ``output`` proves the model generated tokens (SPEC §3), or "" if nothing does.
+
+    A function call issued by a program (``caller.type: "program"``), not by the model, proves
+    nothing: [REC] ``programmatic-tool-calling.2`` has one with usage all zero.
+    """
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        itype = item.get("type")
+        if itype == "message":
+            for part in item.get("content") or ():
+                if isinstance(part, dict) and (part.get("text") or part.get("refusal")):
+                    return "message text"
+        elif itype == "reasoning":
+            texts = [p.get("text") for p in (item.get("summary") or ()) if isinstance(p, dict)]
+            texts += [p.get("text") for p in (item.get("content") or ()) if isinstance(p, dict)]
+            if any(texts):
+                return "reasoning text"
+        elif itype == "function_call":
+            caller = item.get("caller")
+            if isinstance(caller, dict) and caller.get("type") == "program":
+                continue
+            if item.get("arguments") or item.get("name"):
+                return "a function call"
+    return ""
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def validate_response_body(
+    body: Mapping[str, Any],
+    *,
+    profiles: Iterable[str] = ("core",),
+    schemas: SchemaValidator | None = None,
+    max_output_tokens: int | None = None,
+) -> list[Violation]:
+    """A non-stream Response object: schema, then the per-Response rules."""
+    profiles = frozenset(profiles)
+    out: list[Violation] = []
+    for issue in (schemas or SCHEMAS).validate_response(dict(body)):
+        out.append(
+            _SCHEMA_RESPONSE_CHECKS[issue.kind].violation(
+                expected=issue.expected, actual=issue.actual, path=issue.path
+            )
+        )
+    status = body.get("status")
+    if status in ("in_progress", "queued") and body.get("usage") is not None:
+        pass  # a polled background response; nothing more to require
+    out.extend(
+        ResponseChecker(profiles=profiles, max_output_tokens=max_output_tokens).check(body)
+    )
+    return out
+
+
+def validate_error_body(
+    body: Mapping[str, Any], *, schemas: SchemaValidator | None = None
+) -> list[Violation]:
+    """An error body: ``{"error": {message, type, param, code}}`` with ``code`` string or null."""
+    out: list[Violation] = []
+    error = body.get("error")
+    if not isinstance(error, dict):
+        return [C.ERROR_SHAPE.violation(expected="an `error` object", actual=_short(error),
+                                        path="error")]
+    code = error.get("code", None)
+    if code is not None and not isinstance(code, str):
+        out.append(
+            C.ERROR_CODE_TYPE.violation(
+                expected="a string or null", actual=repr(code), path="error.code",
+                message="the HTTP status belongs in the status line, not in `code`"
+                if isinstance(code, int) else "",
+            )
+        )
+    for issue in (schemas or SCHEMAS).validate_error_body(dict(body)):
+        if issue.path == "error.code" and issue.kind == "type":
+            continue  # reported above under its own ID
+        if issue.kind == "enum":
+            continue  # open enums (SPEC §1a)
+        out.append(C.ERROR_SHAPE.violation(expected=issue.expected, actual=issue.actual,
+                                           path=issue.path))
+    return out

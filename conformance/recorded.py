@@ -1,0 +1,157 @@
+"""Offline validation of recorded traffic: one file in, one verdict out.
+
+A file is one of:
+
+- a raw SSE capture (``event:`` / ``data:`` lines, as a server sent them);
+- JSON Lines, one event object per line (the corpus format, ``…/streams/*.jsonl``);
+- a single non-stream Response body (a JSON object with ``"object": "response"``);
+- an error body (OpenAI's error shape, ``{"error": {...}}``).
+
+The kind is detected from the content, not the name. A file that is none of these (binary, empty,
+JSON of another shape, a JSON Lines file with a broken line) is *unreadable*: the CLI exits 2 for it,
+because no verdict about the server can be drawn from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from .checks import Violation, failing
+from .objects import validate_error_body, validate_response_body
+from .stream import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_EVENTS, SSEStreamValidator, parse_json
+from .validator import StreamValidator
+
+__all__ = ["FileVerdict", "UnreadableFile", "check_bytes", "check_file", "detect_kind"]
+
+Kind = Literal["sse", "jsonl", "response", "error"]
+
+_MAX_FILE_BYTES = 512 * 1024 * 1024
+
+
+class UnreadableFile(Exception):
+    """The file cannot be read or decoded as any supported format."""
+
+
+@dataclass(slots=True)
+class FileVerdict:
+    path: str
+    kind: Kind
+    events: int
+    violations: list[Violation] = field(default_factory=list)
+
+    def failing(self, *, strict: bool) -> list[Violation]:
+        return failing(self.violations, strict=strict)
+
+    def as_dict(self, *, strict: bool) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "events": self.events,
+            "passed": not self.failing(strict=strict),
+            "violations": [v.as_dict() for v in self.violations],
+        }
+
+
+def detect_kind(data: bytes) -> Kind:
+    """Tell the file's format from its content; raises :class:`UnreadableFile`."""
+    text = data.lstrip(b"\xef\xbb\xbf").lstrip()
+    if not text:
+        raise UnreadableFile("the file is empty")
+    if text.startswith(b"{"):
+        try:
+            whole = parse_json(text)
+        except ValueError:
+            return "jsonl"  # several JSON objects, one per line (checked line by line later)
+        if not isinstance(whole, dict):
+            raise UnreadableFile("the JSON value is not an object")
+        if whole.get("object") == "response":
+            return "response"
+        if "error" in whole and "type" not in whole:
+            return "error"
+        if isinstance(whole.get("type"), str):
+            return "jsonl"  # a one-event stream
+        raise UnreadableFile(
+            "a JSON object that is neither a Response (`object: response`), an error body "
+            "(`error`) nor a stream event (`type`)"
+        )
+    first = text.split(b"\n", 1)[0].split(b"\r", 1)[0]
+    if first.startswith((b"data:", b"event:", b"id:", b"retry:", b":")) or first in (
+        b"data", b"event"
+    ):
+        return "sse"
+    if b"\x00" in data[:4096]:
+        raise UnreadableFile("binary content")
+    raise UnreadableFile("neither SSE, JSON Lines nor a JSON object")
+
+
+def _jsonl_events(data: bytes) -> list[Any]:
+    events: list[Any] = []
+    for lineno, raw in enumerate(data.splitlines(), start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        try:
+            events.append(parse_json(line))
+        except ValueError as exc:
+            raise UnreadableFile(f"line {lineno} is not JSON: {exc}") from None
+    return events
+
+
+def check_bytes(
+    data: bytes,
+    *,
+    name: str = "<bytes>",
+    resume_after: int | None = None,
+    profiles: Iterable[str] = ("core",),
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    max_events: int = DEFAULT_MAX_EVENTS,
+) -> FileVerdict:
+    kind = detect_kind(data)
+    profiles = tuple(profiles)
+    if kind == "sse":
+        sse = SSEStreamValidator(
+            resume_after=resume_after, profiles=profiles,
+            max_event_bytes=max_event_bytes, max_events=max_events,
+        )
+        sse.feed(data)
+        sse.close()
+        return FileVerdict(name, kind, sse.validator.events, sse.violations)
+    if kind == "jsonl":
+        events = _jsonl_events(data)
+        if len(events) > max_events:
+            raise UnreadableFile(f"{len(events)} events exceed the limit of {max_events}")
+        validator = StreamValidator(resume_after=resume_after, profiles=profiles)
+        for event in events:
+            validator.feed(event)
+        validator.close()
+        return FileVerdict(name, kind, validator.events, validator.violations)
+    body = parse_json(data.lstrip(b"\xef\xbb\xbf"))
+    if kind == "response":
+        return FileVerdict(name, kind, 0, validate_response_body(body, profiles=profiles))
+    return FileVerdict(name, kind, 0, validate_error_body(body))
+
+
+def check_file(
+    path: str | Path,
+    *,
+    resume_after: int | None = None,
+    profiles: Iterable[str] = ("core",),
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    max_events: int = DEFAULT_MAX_EVENTS,
+) -> FileVerdict:
+    """Validate one recorded file; raises :class:`UnreadableFile` when no verdict is possible."""
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        if size > _MAX_FILE_BYTES:
+            raise UnreadableFile(f"{size} bytes exceed the {_MAX_FILE_BYTES}-byte file limit")
+        data = p.read_bytes()
+    except OSError as exc:
+        raise UnreadableFile(exc.strerror or str(exc)) from None
+    return check_bytes(
+        data, name=str(path), resume_after=resume_after, profiles=profiles,
+        max_event_bytes=max_event_bytes, max_events=max_events,
+    )
