@@ -1,0 +1,317 @@
+"""MockEngine: a deterministic :class:`reference_impl.engine.Engine`.
+
+Output is a pure function of (the normalized request, the seed): the scenario's plan is drawn from
+an RNG seeded by both (:func:`request_digest`), and streamed token by token with the documented
+tokenizer (:mod:`mock_server.tokenizer`), so ``usage`` is exact and a cut-off at
+``max_output_tokens`` reports exactly that many output tokens.
+
+**Choosing a scenario** (names in :mod:`mock_server.scenarios`), first match wins:
+
+1. a scripted output queued with :meth:`MockEngine.queue` (FIFO, one per request);
+2. the ``x-mock-scenario`` request header (``GenerationRequest.hints["headers"]``);
+3. ``metadata["mock_scenario"]``;
+4. the model name ``mock-<scenario>`` (e.g. ``mock-reasoning``);
+5. the engine's default (``auto``: answer the request's own parameters).
+
+**Timing** (:class:`Latency`, all 0 by default): time to first token, a delay before each further
+delta, and up to ``jitter`` seconds added to each, drawn from an RNG seeded like the content (but
+separately, so timing never changes content). **Chunking** (:class:`Chunking`): tokens per delta,
+a fixed number or a seeded range.
+
+**Faults the app layer passes down**: ``hints["mock_error_after"] = N`` makes the engine raise
+:class:`EngineError` once N output tokens have been streamed (see :mod:`mock_server.faults`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import threading
+from collections import deque
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields, is_dataclass
+from typing import Any
+
+import anyio
+import orjson
+
+from mock_server.scenarios import SCENARIOS, Plan, Segment, build_plan
+from mock_server.tokenizer import count_request_tokens, count_tokens, tokenize
+from reference_impl.engine import (
+    Chunk,
+    EngineError,
+    Final,
+    FinishReason,
+    GenerationRequest,
+    HostedToolCall,
+    ReasoningDelta,
+    RefusalDelta,
+    TextDelta,
+    ToolCallDelta,
+)
+
+__all__ = [
+    "ERROR_AFTER_HINT",
+    "Chunking",
+    "Latency",
+    "MockEngine",
+    "Script",
+    "request_digest",
+]
+
+ERROR_AFTER_HINT = "mock_error_after"
+SCENARIO_HEADER = "x-mock-scenario"
+SCENARIO_METADATA = "mock_scenario"
+
+Script = str | Sequence[Chunk | EngineError]
+"""What :meth:`MockEngine.queue` takes: a scenario name, or the exact chunks to stream (an
+:class:`EngineError` in the list is raised at its place; a missing :class:`Final` is added with
+counted tokens)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Latency:
+    ttft: float = 0.0  # seconds before the first chunk
+    inter_token: float = 0.0  # seconds before each further chunk
+    jitter: float = 0.0  # up to this many seconds added to each delay (seeded)
+
+    def __post_init__(self) -> None:
+        if min(self.ttft, self.inter_token, self.jitter) < 0:
+            raise ValueError("latencies must be >= 0")
+
+
+@dataclass(frozen=True, slots=True)
+class Chunking:
+    """Tokens per delta: ``low`` to ``high`` inclusive, drawn per delta from a seeded RNG."""
+
+    low: int = 1
+    high: int = 1
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.low <= self.high:
+            raise ValueError("chunking needs 1 <= low <= high")
+
+    @classmethod
+    def parse(cls, text: str) -> Chunking:
+        """``"3"`` → 3 tokens per delta; ``"1-4"`` → 1 to 4."""
+        low, _, high = text.partition("-")
+        return cls(int(low), int(high or low))
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready copy of dataclasses / mappings / sequences, for hashing."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def request_digest(request: GenerationRequest, seed: int, *parts: str) -> bytes:
+    """SHA-256 over the seed and what the model sees of a request. ``hints`` and ``body`` are left
+    out: transport details (``stream``, headers, ``store``) must not change the answer, so a
+    streamed and a non-streamed request get the same output."""
+    doc = {
+        name: _plain(getattr(request, name))
+        for name in (
+            "model", "messages", "tools", "tool_choice", "parallel_tool_calls",
+            "max_output_tokens", "temperature", "top_p", "reasoning_effort",
+            "reasoning_summary", "text_format", "metadata",
+        )
+    }  # fmt: skip
+    data = orjson.dumps([seed, *parts, doc], option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    return hashlib.sha256(data).digest()
+
+
+def _rng(digest: bytes) -> random.Random:
+    return random.Random(int.from_bytes(digest[:16], "big"))
+
+
+class MockEngine:
+    """The deterministic engine. Thread-safe for :meth:`queue` from a test thread while a server
+    thread generates."""
+
+    def __init__(
+        self,
+        *,
+        seed: int = 0,
+        scenario: str = "auto",
+        latency: Latency | None = None,
+        chunking: Chunking | None = None,
+    ) -> None:
+        if scenario not in SCENARIOS:
+            raise ValueError(f"unknown scenario {scenario!r}; known: {', '.join(SCENARIOS)}")
+        self.seed = seed
+        self.scenario = scenario
+        self.latency = latency or Latency()
+        self.chunking = chunking or Chunking()
+        self.requests: list[GenerationRequest] = []
+        self._queue: deque[Script] = deque()
+        self._lock = threading.Lock()
+
+    # -- scripting -------------------------------------------------------------------------------
+
+    def queue(self, *scripts: Script) -> None:
+        """Answer the next requests, in order, with these scripts (scenario names or chunks)."""
+        for script in scripts:
+            if isinstance(script, str) and script not in SCENARIOS:
+                raise ValueError(f"unknown scenario {script!r}; known: {', '.join(SCENARIOS)}")
+        with self._lock:
+            self._queue.extend(scripts)
+
+    def queue_text(self, text: str) -> None:
+        """Answer the next request with exactly ``text``."""
+        self.queue([TextDelta(text)])
+
+    def clear(self) -> None:
+        with self._lock:
+            self._queue.clear()
+            self.requests.clear()
+
+    def _next_script(self) -> Script | None:
+        with self._lock:
+            return self._queue.popleft() if self._queue else None
+
+    def scenario_for(self, request: GenerationRequest) -> str:
+        """The scenario ``request`` asks for (ignoring the queue)."""
+        headers: Mapping[str, str] = request.hints.get("headers") or {}
+        for source, name in (
+            ("header x-mock-scenario", headers.get(SCENARIO_HEADER)),
+            ("metadata mock_scenario", request.metadata.get(SCENARIO_METADATA)),
+        ):
+            if name is not None:
+                if name not in SCENARIOS:
+                    raise EngineError(
+                        f"Unknown mock scenario {name!r} in {source}; known: {', '.join(SCENARIOS)}.",
+                        code="invalid_request",
+                    )
+                return name
+        if request.model.startswith("mock-") and request.model[5:] in SCENARIOS:
+            return request.model[5:]
+        return self.scenario
+
+    # -- Engine protocol -------------------------------------------------------------------------
+
+    def model_ids(self) -> Sequence[str]:
+        return ["mock", *(f"mock-{name}" for name in SCENARIOS)]
+
+    async def count_input_tokens(self, request: GenerationRequest) -> int:
+        return count_request_tokens(request)
+
+    async def generate(self, request: GenerationRequest) -> AsyncIterator[Chunk]:
+        with self._lock:
+            self.requests.append(request)
+        script = self._next_script()
+        if script is not None and not isinstance(script, str):
+            stream = _scripted(script, count_request_tokens(request))
+        else:
+            scenario = script if isinstance(script, str) else self.scenario_for(request)
+            plan = build_plan(scenario, request, _rng(request_digest(request, self.seed, scenario)))
+            error_after = request.hints.get(ERROR_AFTER_HINT)
+            stream = self._render(plan, request, error_after)
+        timing = _rng(request_digest(request, self.seed, "latency"))
+        first = True
+        async for chunk in stream:
+            delay = self.latency.ttft if first else self.latency.inter_token
+            if not isinstance(chunk, Final):
+                delay += self.latency.jitter * timing.random() if self.latency.jitter else 0.0
+                if delay > 0:
+                    await anyio.sleep(delay)
+                first = False
+            yield chunk
+
+    async def _render(
+        self, plan: Plan, request: GenerationRequest, error_after: int | None
+    ) -> AsyncIterator[Chunk]:
+        sizes = _rng(request_digest(request, self.seed, "chunking"))
+        fail_at = _min(plan.fail_after, error_after)
+        message = plan.fail_message or "The mock server injected a mid-stream error."
+        used = reasoning = 0
+        budget = plan.budget
+        input_tokens = count_request_tokens(request)
+        for segment in plan.segments:
+            tokens = tokenize(segment.text)
+            if segment.kind == "hosted":
+                # A hosted call is atomic; its query counts as output as a whole.
+                if budget is not None and used + len(tokens) > budget:
+                    yield Final("length", input_tokens, used, reasoning_tokens=reasoning)
+                    return
+                yield _chunk(segment, segment.text, first=True)
+                used += len(tokens)
+                continue
+            pos = 0
+            while pos < len(tokens):
+                if fail_at is not None and used >= fail_at:
+                    raise EngineError(message, code="server_error")
+                if budget is not None and used >= budget:
+                    yield Final("length", input_tokens, used, reasoning_tokens=reasoning)
+                    return
+                size = sizes.randint(self.chunking.low, self.chunking.high)
+                for limit in (budget, fail_at):
+                    if limit is not None:
+                        size = min(size, limit - used)
+                piece = "".join(tokens[pos : pos + size])
+                yield _chunk(segment, piece, first=pos == 0)
+                pos += size
+                used += size
+                if segment.kind in ("summary", "raw"):
+                    reasoning += size
+        if fail_at is not None and used >= fail_at:
+            raise EngineError(message, code="server_error")
+        yield Final(plan.finish_reason, input_tokens, used, reasoning_tokens=reasoning)
+
+
+def _min(*values: int | None) -> int | None:
+    present = [v for v in values if v is not None]
+    return min(present) if present else None
+
+
+def _chunk(segment: Segment, piece: str, *, first: bool) -> Chunk:
+    if segment.kind == "summary":
+        return ReasoningDelta(piece, kind="summary", summary_index=segment.index)
+    if segment.kind == "raw":
+        return ReasoningDelta(piece, kind="raw")
+    if segment.kind == "text":
+        return TextDelta(piece)
+    if segment.kind == "refusal":
+        return RefusalDelta(piece)
+    if segment.kind == "tool_call":
+        name = segment.name if first else None
+        return ToolCallDelta(segment.index, piece, name=name)
+    return HostedToolCall("web_search_call", dict(segment.action))
+
+
+async def _scripted(
+    script: Sequence[Chunk | EngineError], input_tokens: int
+) -> AsyncIterator[Chunk]:
+    for item in script:
+        if isinstance(item, EngineError):
+            raise item
+        yield item
+        if isinstance(item, Final):
+            return
+    chunks = [c for c in script if not isinstance(c, EngineError)]
+    output, reasoning = _count_output(chunks)
+    reason: FinishReason = "stop"
+    if any(isinstance(c, ToolCallDelta) for c in chunks):
+        reason = "tool_calls"
+    yield Final(reason, input_tokens, output, reasoning_tokens=reasoning)
+
+
+def _count_output(chunks: Iterable[Chunk]) -> tuple[int, int]:
+    """Tokens of scripted output, counting each item's joined text (splits don't change counts)."""
+    texts: dict[tuple[str, int], list[str]] = {}
+    for c in chunks:
+        if isinstance(c, ReasoningDelta):
+            texts.setdefault((f"reasoning-{c.kind}", c.summary_index), []).append(c.text)
+        elif isinstance(c, TextDelta | RefusalDelta):
+            texts.setdefault((type(c).__name__, 0), []).append(c.text)
+        elif isinstance(c, ToolCallDelta):
+            texts.setdefault(("call", c.index), []).append(c.arguments)
+        elif isinstance(c, HostedToolCall):
+            texts.setdefault(("hosted", len(texts)), []).append(str(c.action.get("query", "")))
+    counts = {key: count_tokens("".join(parts)) for key, parts in texts.items()}
+    reasoning = sum(n for key, n in counts.items() if key[0].startswith("reasoning"))
+    return sum(counts.values()), reasoning

@@ -1,0 +1,434 @@
+"""Deterministic JSON values that are valid for a JSON Schema (tool arguments, structured output).
+
+``generate(schema, rng)`` walks the schema and draws every choice from ``rng`` (a
+:class:`random.Random`), so the same schema and seed give the same value.
+
+Supported (drafts 4 to 2020-12 as tool schemas use them):
+
+- ``type`` (a name or a list; ``"null"`` is chosen only when nothing else is allowed), OpenAPI
+  ``nullable``, boolean schemas (``true`` → a string; ``false`` → :class:`SchemaError`);
+- ``enum``, ``const``, ``default`` is ignored (it need not be valid);
+- objects: ``properties``, ``required`` (always present) plus about half of the optional properties
+  (none past the nesting limit), ``additionalProperties`` (``false``; a schema, used when
+  ``minProperties`` asks for more keys), ``minProperties`` / ``maxProperties``;
+- arrays: ``items`` (a schema, or a list as in draft 4), ``prefixItems``, ``minItems`` /
+  ``maxItems``, ``uniqueItems``;
+- strings: ``minLength`` / ``maxLength``, ``format`` ``date-time``, ``date``, ``time``,
+  ``email``, ``uri`` / ``url`` / ``uri-reference``, ``uuid``, ``hostname``, ``ipv4``, ``ipv6``;
+- numbers and integers: ``minimum`` / ``maximum``, ``exclusiveMinimum`` / ``exclusiveMaximum``
+  (draft-4 booleans and draft-6 numbers), ``multipleOf``;
+- ``$ref`` to ``#``, ``#/$defs/…``, ``#/definitions/…`` or any local JSON pointer (recursion is
+  cut at a depth limit by taking the smallest value a branch allows);
+- ``anyOf`` / ``oneOf`` (a branch chosen by ``rng``; for ``oneOf`` the value is checked against the
+  other branches and another branch tried if it matches more than one), ``allOf`` (merged),
+  ``not`` (checked, other branches tried).
+
+Not supported: ``pattern`` / ``patternProperties`` (regexes are not inverted; a ``pattern`` string
+gets a plain value), ``if``/``then``/``else``, ``dependentRequired`` / ``dependentSchemas``,
+``contains``, remote ``$ref``. :func:`conforms` is the small checker used for ``oneOf``/``not``;
+it knows the same keywords.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+__all__ = ["SchemaError", "conforms", "generate"]
+
+MAX_DEPTH = 6
+_WORDS = (
+    "alpha", "amber", "harbor", "maple", "orbit", "pepper", "quartz", "river", "signal", "tundra",
+    "velvet", "willow", "cobalt", "ember", "falcon", "garnet",
+)  # fmt: skip
+
+
+class SchemaError(ValueError):
+    """The schema admits no value the generator can make."""
+
+
+def generate(schema: Any, rng: random.Random, *, root: Any = None) -> Any:
+    """A value valid for ``schema``; ``root`` resolves ``$ref`` (defaults to ``schema``)."""
+    return _Gen(rng, schema if root is None else root).value(schema, 0, "value")
+
+
+class _Gen:
+    def __init__(self, rng: random.Random, root: Any) -> None:
+        self.rng = rng
+        self.root = root
+
+    def value(self, schema: Any, depth: int, name: str) -> Any:
+        if schema is True or schema == {}:
+            return self.string({}, name)
+        if schema is False:
+            raise SchemaError("the schema 'false' admits no value")
+        if not isinstance(schema, Mapping):
+            raise SchemaError(f"not a schema: {schema!r}")
+        schema = self.resolve(schema)
+        if "allOf" in schema:
+            return self.value(_merge_all(schema, self), depth, name)
+        if "const" in schema:
+            return schema["const"]
+        if "enum" in schema:
+            return self.rng.choice(list(schema["enum"]))
+        for key in ("oneOf", "anyOf"):
+            if key in schema:
+                return self.branch(schema, key, depth, name)
+        if "not" in schema:
+            rest = {k: v for k, v in schema.items() if k != "not"}
+            for _ in range(8):
+                candidate = self.value(rest, depth, name)
+                if not conforms(candidate, schema["not"], self.root):
+                    return candidate
+            raise SchemaError("could not satisfy 'not'")
+        return self.typed(schema, _pick_type(schema, self.rng), depth, name)
+
+    def resolve(self, schema: Mapping[str, Any]) -> Mapping[str, Any]:
+        seen = 0
+        while "$ref" in schema:
+            target = _pointer(self.root, schema["$ref"])
+            siblings = {k: v for k, v in schema.items() if k != "$ref"}
+            schema = {**target, **siblings} if siblings else target
+            seen += 1
+            if seen > 32:
+                raise SchemaError("$ref cycle without content")
+        return schema
+
+    def branch(self, schema: Mapping[str, Any], key: str, depth: int, name: str) -> Any:
+        base = {k: v for k, v in schema.items() if k not in ("oneOf", "anyOf")}
+        branches = list(schema[key])
+        order = list(range(len(branches)))
+        self.rng.shuffle(order)
+        if depth >= MAX_DEPTH:
+            # Past the limit prefer branches that cannot recurse (no $ref), to end recursion.
+            order.sort(key=lambda i: "$ref" in str(branches[i]))
+        for i in order:
+            sub = _merge(base, self.resolve(branches[i])) if base else branches[i]
+            others = [b for j, b in enumerate(branches) if j != i] if key == "oneOf" else []
+            for _attempt in range(4):  # a oneOf value may match a sibling by chance; redraw
+                try:
+                    candidate = self.value(sub, depth, name)
+                except SchemaError:
+                    break
+                if not any(conforms(candidate, b, self.root) for b in others):
+                    return candidate
+        raise SchemaError(f"no branch of {key} could be generated")
+
+    def typed(self, schema: Mapping[str, Any], kind: str, depth: int, name: str) -> Any:
+        if kind == "object":
+            return self.object(schema, depth)
+        if kind == "array":
+            return self.array(schema, depth, name)
+        if kind == "string":
+            return self.string(schema, name)
+        if kind == "integer":
+            return self.integer(schema)
+        if kind == "number":
+            return self.number(schema)
+        if kind == "boolean":
+            return self.rng.random() < 0.5
+        return None
+
+    def object(self, schema: Mapping[str, Any], depth: int) -> dict[str, Any]:
+        props: Mapping[str, Any] = schema.get("properties") or {}
+        required = [k for k in schema.get("required", ()) if isinstance(k, str)]
+        out: dict[str, Any] = {}
+        max_props = schema.get("maxProperties", math.inf)
+        for key in required:
+            out[key] = self.value(props.get(key, _extra(schema)), depth + 1, key)
+        for key, sub in props.items():
+            if key in out or len(out) >= max_props or depth + 1 >= MAX_DEPTH:
+                continue
+            if self.rng.random() < 0.5:
+                try:
+                    out[key] = self.value(sub, depth + 1, key)
+                except SchemaError:
+                    continue
+        extra = schema.get("additionalProperties", True)
+        n = 0
+        while len(out) < schema.get("minProperties", 0):
+            spare = [k for k in props if k not in out]
+            if spare:
+                out[spare[0]] = self.value(props[spare[0]], depth + 1, spare[0])
+            elif extra is not False:
+                n += 1
+                out[f"extra_{n}"] = self.value(extra, depth + 1, "extra")
+            else:
+                raise SchemaError("minProperties exceeds the properties allowed")
+        return out
+
+    def array(self, schema: Mapping[str, Any], depth: int, name: str) -> list[Any]:
+        prefix: Sequence[Any] = schema.get("prefixItems") or ()
+        items: Any = schema.get("items", {})
+        if isinstance(items, list):  # draft 4 tuple form
+            prefix, items = items, schema.get("additionalItems", {})
+        lo = int(schema.get("minItems", 0))
+        hi = schema.get("maxItems", math.inf)
+        if depth + 1 >= MAX_DEPTH:
+            count = lo
+        else:
+            count = self.rng.randint(min(max(lo, 1), hi), min(hi, lo + 2))
+        out: list[Any] = []
+        for i in range(count):
+            sub = prefix[i] if i < len(prefix) else items
+            if sub is False:
+                break
+            for _attempt in range(32):
+                item = self.value(sub, depth + 1, name)
+                if not schema.get("uniqueItems") or item not in out:
+                    out.append(item)
+                    break
+            else:
+                if len(out) >= lo:  # few distinct values exist; stop at a valid length
+                    break
+                raise SchemaError("could not draw enough unique items")
+        return out
+
+    def string(self, schema: Mapping[str, Any], name: str) -> str:
+        fmt = schema.get("format")
+        text = _formatted(fmt, self.rng) if fmt else None
+        if text is None:
+            text = self.rng.choice(_WORDS) if self.rng.random() < 0.5 else _phrase(self.rng)
+        lo = int(schema.get("minLength", 0))
+        while len(text) < lo:
+            text = f"{text} {self.rng.choice(_WORDS)}"
+        hi = schema.get("maxLength")
+        return text if hi is None else text[: int(hi)]
+
+    def integer(self, schema: Mapping[str, Any]) -> int:
+        lo, hi = _bounds(schema, integer=True)
+        step = schema.get("multipleOf")
+        if isinstance(step, int) and step > 0:
+            first = math.ceil(lo / step) * step
+            if first > hi:
+                raise SchemaError("no multiple of multipleOf within bounds")
+            return first + step * self.rng.randint(0, min(10, int((hi - first) // step)))
+        return self.rng.randint(int(lo), int(hi))
+
+    def number(self, schema: Mapping[str, Any]) -> float | int:
+        step = schema.get("multipleOf")
+        if step is not None:
+            lo, hi = _bounds(schema, integer=False)
+            first = math.ceil(lo / step)
+            return float(first * step) if first * step <= hi else self.integer(schema)
+        lo, hi = _bounds(schema, integer=False)
+        value = round(lo + (hi - lo) * self.rng.random(), 2)
+        return min(max(value, lo), hi) if lo <= value <= hi else lo
+
+
+def _pick_type(schema: Mapping[str, Any], rng: random.Random) -> str:
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        concrete = [k for k in kind if k != "null"]
+        return rng.choice(concrete) if concrete else "null"
+    if isinstance(kind, str):
+        return kind
+    # No type: infer from the keywords present, as a validator would accept them.
+    if "properties" in schema or "required" in schema or "additionalProperties" in schema:
+        return "object"
+    if "items" in schema or "prefixItems" in schema:
+        return "array"
+    if "minimum" in schema or "maximum" in schema:
+        return "number"
+    return "string"
+
+
+def _bounds(schema: Mapping[str, Any], *, integer: bool) -> tuple[float, float]:
+    lo = schema.get("minimum", -math.inf)
+    hi = schema.get("maximum", math.inf)
+    ex_lo, ex_hi = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
+    eps = 1 if integer else 0.01
+    if ex_lo is True:
+        lo += eps
+    elif isinstance(ex_lo, int | float) and not isinstance(ex_lo, bool):
+        lo = max(lo, ex_lo + eps)
+    if ex_hi is True:
+        hi -= eps
+    elif isinstance(ex_hi, int | float) and not isinstance(ex_hi, bool):
+        hi = min(hi, ex_hi - eps)
+    if lo == -math.inf:
+        lo = min(0, hi - 100) if hi != math.inf else 0
+    if hi == math.inf:
+        hi = lo + 100
+    if integer:
+        lo, hi = math.ceil(lo), math.floor(hi)
+    if lo > hi:
+        raise SchemaError("empty numeric range")
+    return lo, hi
+
+
+def _formatted(fmt: str, rng: random.Random) -> str | None:
+    n = rng.randrange(1 << 30)
+    if fmt == "date-time":
+        return f"2025-{n % 12 + 1:02d}-{n % 28 + 1:02d}T{n % 24:02d}:{n % 60:02d}:00Z"
+    if fmt == "date":
+        return f"2025-{n % 12 + 1:02d}-{n % 28 + 1:02d}"
+    if fmt == "time":
+        return f"{n % 24:02d}:{n % 60:02d}:00Z"
+    if fmt in ("email", "idn-email"):
+        return f"{rng.choice(_WORDS)}@example.com"
+    if fmt in ("uri", "url", "iri", "uri-reference", "iri-reference"):
+        return f"https://example.com/{rng.choice(_WORDS)}"
+    if fmt == "uuid":
+        return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    if fmt in ("hostname", "idn-hostname"):
+        return f"{rng.choice(_WORDS)}.example.com"
+    if fmt == "ipv4":
+        return f"192.0.2.{n % 254 + 1}"
+    if fmt == "ipv6":
+        return f"2001:db8::{n % 65535 + 1:x}"
+    return None
+
+
+def _phrase(rng: random.Random) -> str:
+    return " ".join(rng.choice(_WORDS) for _ in range(rng.randint(2, 4)))
+
+
+def _extra(schema: Mapping[str, Any]) -> Any:
+    extra = schema.get("additionalProperties", True)
+    return {} if extra is True or extra is False else extra
+
+
+def _pointer(root: Any, ref: str) -> Mapping[str, Any]:
+    if not ref.startswith("#"):
+        raise SchemaError(f"only local $ref is supported, got {ref!r}")
+    node = root
+    for raw in filter(None, ref[1:].split("/")):
+        part = raw.replace("~1", "/").replace("~0", "~")
+        node = node[int(part)] if isinstance(node, list) else node.get(part)
+        if node is None:
+            raise SchemaError(f"unresolvable $ref {ref!r}")
+    if node is True:
+        return {}
+    if not isinstance(node, Mapping):
+        raise SchemaError(f"$ref {ref!r} is not a schema")
+    return node
+
+
+def _merge(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
+    """Both schemas at once, for the keywords the generator reads."""
+    out = dict(a)
+    for key, value in b.items():
+        if key not in out:
+            out[key] = value
+        elif key == "properties":
+            props = dict(out[key])
+            for name, sub in value.items():
+                props[name] = _merge(props[name], sub) if name in props else sub
+            out[key] = props
+        elif key == "required":
+            out[key] = list(dict.fromkeys([*out[key], *value]))
+        elif key == "type":
+            left = out[key] if isinstance(out[key], list) else [out[key]]
+            right = value if isinstance(value, list) else [value]
+            both = [t for t in left if t in right or (t == "integer" and "number" in right)]
+            both += [t for t in right if t == "integer" and "number" in left and t not in both]
+            out[key] = both if len(both) != 1 else both[0]
+        elif key in ("minimum", "minLength", "minItems", "minProperties", "exclusiveMinimum"):
+            out[key] = max(out[key], value)
+        elif key in ("maximum", "maxLength", "maxItems", "maxProperties", "exclusiveMaximum"):
+            out[key] = min(out[key], value)
+        elif key == "additionalProperties" and value is False:
+            out[key] = False
+        elif key == "allOf":
+            out[key] = [*out[key], *value]
+        else:
+            out[key] = value
+    return out
+
+
+def _merge_all(schema: Mapping[str, Any], gen: _Gen) -> dict[str, Any]:
+    merged = {k: v for k, v in schema.items() if k != "allOf"}
+    for sub in schema["allOf"]:
+        sub = gen.resolve(sub) if isinstance(sub, Mapping) else {}
+        if "allOf" in sub:
+            sub = _merge_all(sub, gen)
+        merged = _merge(merged, sub)
+    return merged
+
+
+def conforms(value: Any, schema: Any, root: Any) -> bool:
+    """Whether ``value`` is valid for ``schema`` (the generator's keywords; formats unchecked)."""
+    if schema is True or schema == {}:
+        return True
+    if schema is False or not isinstance(schema, Mapping):
+        return False
+    if "$ref" in schema:
+        try:
+            target = _pointer(root, schema["$ref"])
+        except SchemaError:
+            return False
+        if not conforms(value, target, root):
+            return False
+    checks = (
+        ("const", lambda c: value == c),
+        ("enum", lambda e: value in e),
+        ("allOf", lambda subs: all(conforms(value, s, root) for s in subs)),
+        ("anyOf", lambda subs: any(conforms(value, s, root) for s in subs)),
+        ("oneOf", lambda subs: sum(conforms(value, s, root) for s in subs) == 1),
+        ("not", lambda sub: not conforms(value, sub, root)),
+    )
+    for key, check in checks:
+        if key in schema and not check(schema[key]):
+            return False
+    kind = schema.get("type")
+    if kind is not None:
+        kinds = kind if isinstance(kind, list) else [kind]
+        if schema.get("nullable") and value is None:
+            return True
+        if not any(_is_type(value, k) for k in kinds):
+            return False
+    if isinstance(value, dict):
+        return _object_conforms(value, schema, root)
+    if isinstance(value, list):
+        items = schema.get("items")
+        if isinstance(items, Mapping) and not all(conforms(v, items, root) for v in value):
+            return False
+        return _within(len(value), schema.get("minItems", 0), schema.get("maxItems"))
+    if isinstance(value, str):
+        return _within(len(value), schema.get("minLength", 0), schema.get("maxLength"))
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        step = schema.get("multipleOf")
+        if step and (value / step) != int(value / step):
+            return False
+        return _within(value, schema.get("minimum"), schema.get("maximum"))
+    return True
+
+
+def _within(value: float, low: float | None, high: float | None) -> bool:
+    return (low is None or value >= low) and (high is None or value <= high)
+
+
+def _object_conforms(value: dict[str, Any], schema: Mapping[str, Any], root: Any) -> bool:
+    props: Mapping[str, Any] = schema.get("properties") or {}
+    if any(k not in value for k in schema.get("required", ())):
+        return False
+    extra = schema.get("additionalProperties", True)
+    for key, item in value.items():
+        sub = props.get(key, extra)
+        if not conforms(item, sub, root):
+            return False
+    return True
+
+
+def _is_type(value: Any, kind: str) -> bool:
+    if kind == "null":
+        return value is None
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "integer":
+        return (isinstance(value, int) and not isinstance(value, bool)) or (
+            isinstance(value, float) and value.is_integer()
+        )
+    if kind == "number":
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "array":
+        return isinstance(value, list)
+    if kind == "object":
+        return isinstance(value, dict)
+    return True

@@ -1,0 +1,239 @@
+"""Scenarios: what the mock answers, as a plan of output segments (sans-I/O, no timing).
+
+A scenario turns a :class:`GenerationRequest` and a seeded RNG into a :class:`Plan`; the engine
+then streams the plan token by token (:mod:`mock_server.engine`). Names (``SCENARIOS``):
+
+===========================  ================================================================
+``auto``                     answer the request's own parameters (the default, see :func:`auto`)
+``text``                     a short prose answer echoing the last user message
+``long-text``                about 500 tokens of prose
+``reasoning``                a reasoning summary (two parts) before the answer
+``raw-reasoning``            raw reasoning text (``reasoning_text`` part) before the answer
+``function-call``            one call to a declared tool
+``parallel-function-calls``  two or three calls (one when ``parallel_tool_calls`` is false)
+``text-then-function-call``  a sentence, then a call
+``refusal``                  a refusal
+``max-output-tokens``        long text cut at ``max_output_tokens`` (16 when unset)
+``failure``                  a few text tokens, then :class:`EngineError` (``server_error``)
+``structured-output``        JSON valid for ``text.format``'s schema (a built-in one otherwise)
+``web-search``               a hosted ``web_search_call`` (search action), then the answer
+===========================  ================================================================
+
+Tool calls use the request's declared function tools; a request that declares none gets calls to
+``get_weather(location: string)``, which the mock then "knows".
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import orjson
+
+from mock_server import prose
+from mock_server.jsonschema_gen import generate
+from reference_impl.engine import FinishReason, FunctionTool, GenerationRequest
+
+__all__ = ["DEFAULT_TOOL", "SCENARIOS", "Plan", "Segment", "build_plan"]
+
+SegmentKind = Literal["summary", "raw", "text", "refusal", "tool_call", "hosted"]
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    kind: SegmentKind
+    text: str = ""  # the streamed text: reasoning, answer, refusal or call arguments
+    name: str | None = None  # tool name (tool_call)
+    index: int = 0  # summary_index (summary) or call index (tool_call)
+    action: Mapping[str, Any] = field(default_factory=dict)  # hosted tool action
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    segments: tuple[Segment, ...]
+    # Output token budget; the stream is cut with finish_reason "length" when it runs out.
+    budget: int | None = None
+    # Raise EngineError once this many output tokens have been streamed.
+    fail_after: int | None = None
+    fail_message: str = ""
+
+    @property
+    def finish_reason(self) -> FinishReason:
+        return "tool_calls" if any(s.kind == "tool_call" for s in self.segments) else "stop"
+
+
+DEFAULT_TOOL = FunctionTool(
+    name="get_weather",
+    description="Get the current weather for a location.",
+    parameters={
+        "type": "object",
+        "properties": {"location": {"type": "string"}},
+        "required": ["location"],
+        "additionalProperties": False,
+    },
+    strict=True,
+)
+
+_BUILTIN_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {"answer": {"type": "string"}, "confidence": {"type": "number"}},
+    "required": ["answer", "confidence"],
+    "additionalProperties": False,
+}
+
+CUTOFF_DEFAULT = 16
+FAIL_AFTER = 5
+FAILURE_MESSAGE = "The mock engine failed mid-stream (scenario 'failure')."
+
+
+def build_plan(scenario: str, request: GenerationRequest, rng: random.Random) -> Plan:
+    """The plan for ``scenario`` (a name from ``SCENARIOS``)."""
+    msgs = request.messages
+    budget = request.max_output_tokens
+    if scenario == "auto":
+        return auto(request, rng)
+    if scenario == "text":
+        return Plan((_text(rng, request),), budget)
+    if scenario == "long-text":
+        return Plan((Segment("text", prose.answer(rng, msgs, 500)),), budget)
+    if scenario == "reasoning":
+        parts = tuple(
+            Segment("summary", prose.reasoning_summary(rng, msgs, i), index=i) for i in (0, 1)
+        )
+        return Plan((*parts, _text(rng, request)), budget)
+    if scenario == "raw-reasoning":
+        raw = Segment("raw", "Let me think. " + prose.sentences(rng, 24))
+        return Plan((raw, _text(rng, request)), budget)
+    if scenario == "function-call":
+        return Plan(_calls(request, rng, 1), budget)
+    if scenario == "parallel-function-calls":
+        n = 1 if not request.parallel_tool_calls else min(3, max(2, len(request.tools)))
+        return Plan(_calls(request, rng, n), budget)
+    if scenario == "text-then-function-call":
+        lead = Segment("text", "Let me look that up for you.")
+        return Plan((lead, *_calls(request, rng, 1)), budget)
+    if scenario == "refusal":
+        return Plan((Segment("refusal", prose.refusal(rng)),), budget)
+    if scenario == "max-output-tokens":
+        long = Segment("text", prose.answer(rng, msgs, max(64, 2 * (budget or 0))))
+        return Plan((long,), budget or CUTOFF_DEFAULT)
+    if scenario == "failure":
+        return Plan((_text(rng, request),), budget, FAIL_AFTER, FAILURE_MESSAGE)
+    if scenario == "structured-output":
+        return Plan((_structured(request, rng),), budget)
+    if scenario == "web-search":
+        query = prose.quote(msgs, 6)
+        hosted = Segment("hosted", query, action={"type": "search", "query": query})
+        text = Segment("text", f'Search results for "{query}": ' + prose.sentences(rng, 30))
+        return Plan((hosted, text), budget)
+    raise ValueError(f"unknown scenario {scenario!r}")
+
+
+def auto(request: GenerationRequest, rng: random.Random) -> Plan:
+    """Answer as a real model would, from the request's parameters:
+
+    - the last input is a function call's output → a text answer quoting it;
+    - else ``tool_choice`` ``required`` / named / ``allowed_tools`` required, or ``auto`` with
+      function tools declared and a user turn last → one call (to the named tool, else the tool
+      whose name the last user message mentions, else the first declared);
+    - else ``text.format`` ``json_schema`` / ``json_object`` → JSON valid for it;
+    - else prose of 40–80 tokens (so a small ``max_output_tokens`` cuts it off).
+
+    ``reasoning.summary`` set puts a summary (two parts when ``"detailed"``) before any of these.
+    """
+    segments: list[Segment] = []
+    if request.reasoning_summary:
+        parts = 2 if request.reasoning_summary == "detailed" else 1
+        for i in range(parts):
+            segments.append(
+                Segment("summary", prose.reasoning_summary(rng, request.messages, i), index=i)
+            )
+    last = request.messages[-1] if request.messages else None
+    if last is not None and last.role == "tool":
+        segments.append(Segment("text", prose.tool_result_answer(rng, request.messages, 30)))
+    elif _wants_call(request, last.role if last else None):
+        segments.extend(_calls(request, rng, 1))
+    elif _json_format(request.text_format) is not None:
+        segments.append(_structured(request, rng))
+    else:
+        segments.append(_text(rng, request))
+    return Plan(tuple(segments), request.max_output_tokens)
+
+
+def _wants_call(request: GenerationRequest, last_role: str | None) -> bool:
+    choice = request.tool_choice
+    if not request.tools or choice == "none":
+        return False
+    if choice == "required":
+        return True
+    if isinstance(choice, Mapping):
+        if choice.get("type") == "function":
+            return True
+        if choice.get("type") == "allowed_tools" and choice.get("mode") == "required":
+            return True
+    # "auto": a user asking, with tools at hand, gets a call; the tool's output then gets text.
+    return last_role == "user"
+
+
+def _text(rng: random.Random, request: GenerationRequest) -> Segment:
+    return Segment("text", prose.answer(rng, request.messages, rng.randint(40, 80)))
+
+
+def _choose_tools(request: GenerationRequest, n: int) -> list[FunctionTool]:
+    tools = list(request.tools) or [DEFAULT_TOOL]
+    choice = request.tool_choice
+    if isinstance(choice, Mapping):
+        if choice.get("type") == "function" and choice.get("name"):
+            named = [t for t in tools if t.name == choice["name"]]
+            tools = named or tools
+        elif choice.get("type") == "allowed_tools":
+            allowed = {t.get("name") for t in choice.get("tools", ()) if isinstance(t, Mapping)}
+            tools = [t for t in tools if t.name in allowed] or tools
+    user = prose.quote(request.messages, 10_000)
+    mentioned = [t for t in tools if t.name in user]
+    ordered = mentioned + [t for t in tools if t not in mentioned]
+    return [ordered[i % len(ordered)] for i in range(n)]
+
+
+def _calls(request: GenerationRequest, rng: random.Random, n: int) -> tuple[Segment, ...]:
+    out = []
+    for i, tool in enumerate(_choose_tools(request, n)):
+        schema = tool.parameters or {"type": "object", "properties": {}}
+        args = orjson.dumps(generate(schema, rng)).decode()
+        out.append(Segment("tool_call", args, name=tool.name, index=i))
+    return tuple(out)
+
+
+def _json_format(text_format: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    if not text_format:
+        return None
+    if text_format.get("type") == "json_schema":
+        schema = text_format.get("schema")
+        return schema if isinstance(schema, Mapping) else _BUILTIN_SCHEMA
+    if text_format.get("type") == "json_object":
+        return _BUILTIN_SCHEMA
+    return None
+
+
+def _structured(request: GenerationRequest, rng: random.Random) -> Segment:
+    schema = _json_format(request.text_format) or _BUILTIN_SCHEMA
+    return Segment("text", orjson.dumps(generate(schema, rng)).decode())
+
+
+SCENARIOS: Sequence[str] = (
+    "auto",
+    "text",
+    "long-text",
+    "reasoning",
+    "raw-reasoning",
+    "function-call",
+    "parallel-function-calls",
+    "text-then-function-call",
+    "refusal",
+    "max-output-tokens",
+    "failure",
+    "structured-output",
+    "web-search",
+)

@@ -1,0 +1,86 @@
+"""The mock's tokenizer: one documented rule for counting and for chunking, so ``usage`` is exact.
+
+**Rule.** A text is cut, left to right, into the longest matches of the first alternative that fits:
+
+1. optional whitespace, then a run of word characters (Unicode ``\\w``: letters, digits, ``_``);
+2. optional whitespace, then one character that is neither a word character nor whitespace;
+3. a run of whitespace (only left at the end of a text, or before nothing else matching).
+
+As a regular expression: ``\\s*\\w+|\\s*[^\\w\\s]|\\s+``. Every character belongs to exactly one
+token, so tokens joined give the text back. ``"Hello, world."`` is ``["Hello", ",", " world",
+"."]`` (4 tokens); ``'{"a":1}'`` is ``['{', '"', 'a', '"', ':', '1', '}']`` (7 tokens).
+
+**Input tokens** of a request (``count_request_tokens``), mirroring how chat templates frame turns:
+
+``input_tokens = 3 + Σ_messages (3 + n(content) + n(reasoning) + 85·images
++ Σ_tool_calls (n(name) + n(arguments))) + Σ_tools n(canonical JSON of the tool)``
+
+where ``n`` counts tokens by the rule above, 3 per message is the turn framing, the leading 3 primes
+the reply, 85 is a flat cost per image, and a tool's canonical JSON is
+``{"name","description","parameters"}`` with sorted keys and no spaces. Instructions reach the
+engine as a system/developer message, so they are counted as one.
+
+**Output tokens** are the tokens of everything the engine streams (reasoning, text, refusal,
+function-call arguments) plus the query of a hosted tool call; ``reasoning_tokens`` are the tokens
+of reasoning text. The engine chunks output at token boundaries, so a cut-off after N tokens
+reports exactly N.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import orjson
+
+from reference_impl.engine import FunctionTool, GenerationRequest, Message
+
+__all__ = [
+    "IMAGE_TOKENS",
+    "MESSAGE_OVERHEAD",
+    "REPLY_PRIMING",
+    "count_message_tokens",
+    "count_request_tokens",
+    "count_tokens",
+    "tokenize",
+    "tool_text",
+]
+
+_TOKEN = re.compile(r"\s*\w+|\s*[^\w\s]|\s+")
+
+MESSAGE_OVERHEAD = 3
+REPLY_PRIMING = 3
+IMAGE_TOKENS = 85
+
+
+def tokenize(text: str) -> list[str]:
+    """Split ``text`` into tokens; ``"".join(tokenize(t)) == t`` always."""
+    return _TOKEN.findall(text)
+
+
+def count_tokens(text: str) -> int:
+    return sum(1 for _ in _TOKEN.finditer(text))
+
+
+def tool_text(tool: FunctionTool) -> str:
+    """The canonical text a tool declaration is counted as."""
+    doc = {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+    return orjson.dumps(doc, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def count_message_tokens(message: Message) -> int:
+    total = MESSAGE_OVERHEAD + count_tokens(message.content) + IMAGE_TOKENS * len(message.images)
+    if message.reasoning:
+        total += count_tokens(message.reasoning)
+    for call in message.tool_calls:
+        total += count_tokens(call.get("name", "")) + count_tokens(call.get("arguments", ""))
+    return total
+
+
+def count_request_tokens(request: GenerationRequest) -> int:
+    return _count(request.messages, request.tools)
+
+
+def _count(messages: Iterable[Message], tools: Iterable[FunctionTool]) -> int:
+    total = REPLY_PRIMING + sum(count_message_tokens(m) for m in messages)
+    return total + sum(count_tokens(tool_text(t)) for t in tools)

@@ -1,0 +1,251 @@
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any
+
+import jsonschema
+import pytest
+
+from mock_server.engine import ERROR_AFTER_HINT, Chunking, MockEngine
+from mock_server.scenarios import SCENARIOS
+from reference_impl.engine import (
+    Chunk,
+    EngineError,
+    Final,
+    FunctionTool,
+    GenerationRequest,
+    HostedToolCall,
+    Message,
+    ReasoningDelta,
+    RefusalDelta,
+    TextDelta,
+    ToolCallDelta,
+)
+
+
+def independent_count(text: str) -> int:
+    """The tokenizer's documented rule, re-implemented by hand (not the module's regex)."""
+    n, i = 0, 0
+    while i < len(text):
+        j = i
+        while j < len(text) and text[j].isspace():
+            j += 1
+        if j == len(text):
+            return n + 1  # trailing whitespace run
+        if re.match(r"\w", text[j]):
+            while j < len(text) and re.match(r"\w", text[j]):
+                j += 1
+        else:
+            j += 1
+        n, i = n + 1, j
+    return n
+
+
+def run(engine: MockEngine, request: GenerationRequest) -> list[Chunk | EngineError]:
+    async def collect() -> list[Chunk | EngineError]:
+        out: list[Chunk | EngineError] = []
+        try:
+            async for chunk in engine.generate(request):
+                out.append(chunk)
+        except EngineError as error:
+            out.append(error)
+        return out
+
+    return asyncio.run(collect())
+
+
+def req(
+    model: str = "mock", text: str = "What is the weather in Paris?", **kw: Any
+) -> GenerationRequest:
+    return GenerationRequest(model=model, messages=[Message("user", text)], **kw)
+
+
+def streamed_text(chunks: list[Chunk | EngineError]) -> str:
+    parts = []
+    for c in chunks:
+        if isinstance(c, TextDelta | RefusalDelta | ReasoningDelta):
+            parts.append(c.text)
+        elif isinstance(c, ToolCallDelta):
+            parts.append(c.arguments)
+    return "".join(parts)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_every_scenario_is_deterministic_and_counts_exactly(scenario: str) -> None:
+    a = run(MockEngine(seed=7), req(f"mock-{scenario}"))
+    b = run(MockEngine(seed=7), req(f"mock-{scenario}"))
+    assert list(map(repr, a)) == list(map(repr, b))
+    final = a[-1]
+    if scenario == "failure":
+        assert isinstance(final, EngineError)
+        return
+    assert isinstance(final, Final)
+    # Output = every streamed token, counted per item; items are split where the kind changes.
+    items: dict[tuple[str, int], str] = {}
+    for c in a[:-1]:
+        if isinstance(c, ToolCallDelta):
+            key = ("call", c.index)
+        elif isinstance(c, ReasoningDelta):
+            key = (c.kind, c.summary_index)
+        else:
+            key = (type(c).__name__, 0)
+        text = c.action["query"] if isinstance(c, HostedToolCall) else getattr(c, "text", None)
+        text = c.arguments if isinstance(c, ToolCallDelta) else text
+        items[key] = items.get(key, "") + str(text)
+    assert final.output_tokens == sum(independent_count(t) for t in items.values())
+    reasoning = sum(independent_count(t) for k, t in items.items() if k[0] in ("summary", "raw"))
+    assert final.reasoning_tokens == reasoning
+    assert final.input_tokens == asyncio.run(
+        MockEngine().count_input_tokens(req(f"mock-{scenario}"))
+    )
+    assert final.input_tokens == 3 + 3 + independent_count("What is the weather in Paris?")
+
+
+def test_seed_changes_the_text() -> None:
+    assert streamed_text(run(MockEngine(seed=1), req())) != streamed_text(
+        run(MockEngine(seed=2), req())
+    )
+
+
+def test_text_echoes_the_last_user_message() -> None:
+    assert 'You said: "What is the weather in Paris?" (turn 1).' in streamed_text(
+        run(MockEngine(), req("mock-text"))
+    )
+
+
+def test_scenario_sources_in_priority_order() -> None:
+    engine = MockEngine(scenario="refusal")
+    assert engine.scenario_for(req()) == "refusal"
+    assert engine.scenario_for(req("mock-reasoning")) == "reasoning"
+    with_meta = req("mock-reasoning", metadata={"mock_scenario": "web-search"})
+    assert engine.scenario_for(with_meta) == "web-search"
+    with_header = GenerationRequest(
+        model="mock-reasoning",
+        messages=[Message("user", "x")],
+        metadata={"mock_scenario": "web-search"},
+        hints={"headers": {"x-mock-scenario": "failure"}},
+    )
+    assert engine.scenario_for(with_header) == "failure"
+    with pytest.raises(EngineError, match="Unknown mock scenario 'nope'"):
+        engine.scenario_for(req(metadata={"mock_scenario": "nope"}))
+
+
+def test_queue_scripts_then_falls_back() -> None:
+    engine = MockEngine()
+    engine.queue(
+        "refusal", [TextDelta("Hello"), TextDelta(" there.")], [TextDelta("x"), EngineError("boom")]
+    )
+    assert isinstance(run(engine, req())[0], RefusalDelta)
+    scripted = run(engine, req())
+    assert scripted == [TextDelta("Hello"), TextDelta(" there."), Final("stop", 13, 3)]
+    failing = run(engine, req())
+    assert isinstance(failing[-1], EngineError) and failing[-1].message == "boom"
+    assert isinstance(run(engine, req("mock-text"))[0], TextDelta)
+    assert len(engine.requests) == 4
+    with pytest.raises(ValueError):
+        engine.queue("no-such-scenario")
+
+
+def test_cutoff_reports_exactly_max_output_tokens() -> None:
+    for budget in (16, 17, 40):
+        chunks = run(MockEngine(), req(max_output_tokens=budget, reasoning_summary="auto"))
+        final = chunks[-1]
+        assert isinstance(final, Final)
+        assert (final.finish_reason, final.output_tokens) == ("length", budget)
+        assert 0 < final.reasoning_tokens <= budget
+
+
+def test_large_budget_is_not_a_cutoff() -> None:
+    final = run(MockEngine(), req(max_output_tokens=4000))[-1]
+    assert isinstance(final, Final) and final.finish_reason == "stop"
+
+
+def test_error_after_hint() -> None:
+    chunks = run(
+        MockEngine(),
+        GenerationRequest("mock-text", [Message("user", "hi")], hints={ERROR_AFTER_HINT: 3}),
+    )
+    assert [type(c) for c in chunks] == [TextDelta] * 3 + [EngineError]
+
+
+def test_chunking_groups_tokens() -> None:
+    chunks = run(MockEngine(chunking=Chunking(3, 3)), req("mock-text"))
+    deltas = [c for c in chunks if isinstance(c, TextDelta)]
+    assert all(independent_count(d.text) == 3 for d in deltas[:-1])
+    assert Chunking.parse("2-5") == Chunking(2, 5)
+
+
+WEATHER = FunctionTool(
+    "lookup",
+    {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "days": {"type": "integer", "minimum": 1}},
+        "required": ["city", "days"],
+        "additionalProperties": False,
+    },
+)
+OTHER = FunctionTool("other", {"type": "object", "properties": {}})
+
+
+def test_auto_calls_a_declared_tool_and_then_answers_its_output() -> None:
+    request = req(tools=[OTHER, WEATHER], tool_choice={"type": "function", "name": "lookup"})
+    chunks = run(MockEngine(), request)
+    call = chunks[0]
+    assert isinstance(call, ToolCallDelta) and call.name == "lookup"
+    jsonschema.validate(json.loads(streamed_text(chunks)), WEATHER.parameters)  # type: ignore[arg-type]
+    assert isinstance(chunks[-1], Final) and chunks[-1].finish_reason == "tool_calls"
+    after = GenerationRequest(
+        "mock",
+        [
+            Message("user", "weather?"),
+            Message(
+                "assistant", tool_calls=({"call_id": "c1", "name": "lookup", "arguments": "{}"},)
+            ),
+            Message("tool", '{"temp": 21}', tool_call_id="c1"),
+        ],
+        tools=[WEATHER],
+    )
+    text = streamed_text(run(MockEngine(), after))
+    assert text.startswith('The tool returned: "{"temp": 21}".')
+
+
+def test_auto_tool_choice_none_and_auto_without_user_turn() -> None:
+    assert isinstance(run(MockEngine(), req(tools=[WEATHER], tool_choice="none"))[0], TextDelta)
+    assert isinstance(run(MockEngine(), req(tools=[WEATHER]))[0], ToolCallDelta)
+
+
+def test_auto_reasoning_summary_comes_first() -> None:
+    chunks = run(MockEngine(), req(reasoning_summary="detailed"))
+    indices = {c.summary_index for c in chunks if isinstance(c, ReasoningDelta)}
+    assert isinstance(chunks[0], ReasoningDelta) and indices == {0, 1}
+
+
+def test_structured_output_matches_the_schema() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "n": {"type": "integer"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["n", "tags"],
+        "additionalProperties": False,
+    }
+    for scenario in ("mock", "mock-structured-output"):
+        request = req(
+            scenario,
+            text_format={"type": "json_schema", "name": "x", "schema": schema, "strict": True},
+        )
+        jsonschema.validate(json.loads(streamed_text(run(MockEngine(), request))), schema)
+
+
+def test_parallel_calls_respect_parallel_tool_calls() -> None:
+    calls = {
+        c.index
+        for c in run(MockEngine(), req("mock-parallel-function-calls"))
+        if isinstance(c, ToolCallDelta)
+    }
+    assert calls == {0, 1}
+    single = req("mock-parallel-function-calls", parallel_tool_calls=False)
+    assert {c.index for c in run(MockEngine(), single) if isinstance(c, ToolCallDelta)} == {0}
