@@ -1,0 +1,481 @@
+"""The ASGI app: the Responses endpoints over an :class:`~reference_impl.engine.Engine`.
+
+Routes (SPEC §4): ``POST /v1/responses`` (JSON, or SSE when ``stream: true``),
+``GET /v1/responses/{id}`` (``?stream=true&starting_after=N`` resumes a background stream),
+``DELETE /v1/responses/{id}``, ``POST /v1/responses/{id}/cancel``,
+``GET /v1/responses/{id}/input_items``, ``POST /v1/responses/input_tokens``, ``GET /v1/models``.
+
+Every error is ``{"error": {"message", "type", "param", "code"}}`` with a string-or-null ``code``
+(SPEC §4; KB21) — unknown routes and methods, malformed JSON, oversized bodies and auth failures
+included; no traceback ever reaches a client.
+
+Resume: ``starting_after=N`` sends the logged events with ``sequence_number > N`` and then follows
+the live ones; without ``starting_after`` the whole stream is replayed from ``response.created``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import orjson
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from .assembler import Event, ResponseAssembler
+from .engine import Engine, GenerationRequest
+from .errors import APIError, invalid_request, not_found
+from .ids import IdFactory, RandomIds
+from .inputs import conversation_items, generation_request, normalize_input
+from .runner import TERMINAL_STATUSES, BackgroundRunner, drive
+from .sse import DONE, SSEResponse, encode_event
+from .store import MemoryStore, ResponseStore
+from .validation import validate_create_body
+
+__all__ = ["ResponsesService", "create_app"]
+
+log = logging.getLogger(__name__)
+
+Hints = Callable[[Request], Mapping[str, Any]]
+Handler = Callable[[Request], Awaitable[Response | SSEResponse]]
+
+_INPUT_TOKENS_PARAMS = frozenset(
+    {
+        "conversation",
+        "input",
+        "instructions",
+        "model",
+        "parallel_tool_calls",
+        "personality",
+        "previous_response_id",
+        "reasoning",
+        "text",
+        "tool_choice",
+        "tools",
+        "truncation",
+    }
+)
+# How an engine failure maps to HTTP on a non-stream request.
+_FAILURE_STATUS = {
+    "rate_limit_exceeded": 429,
+    "invalid_prompt": 400,
+    "context_length_exceeded": 400,
+}
+
+
+def json_response(
+    data: Any, status: int = 200, headers: Mapping[str, str] | None = None
+) -> Response:
+    return Response(orjson.dumps(data), status, headers=headers, media_type="application/json")
+
+
+def error_response(error: APIError) -> Response:
+    return json_response(error.body(), error.status, error.headers)
+
+
+class ResponsesService:
+    """The endpoints' logic; :func:`create_app` routes to it."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        store: ResponseStore,
+        ids: IdFactory,
+        clock: Callable[[], float],
+        api_key: str | None,
+        max_body_bytes: int,
+        hints: Hints | None,
+    ) -> None:
+        self.engine = engine
+        self.store = store
+        self.ids = ids
+        self.clock = clock
+        self.api_key = api_key
+        self.max_body_bytes = max_body_bytes
+        self.hints = hints
+        self.background = BackgroundRunner(store)
+
+    # --- plumbing ---------------------------------------------------------------------------
+    def endpoint(self, fn: Handler) -> Callable[[Request], Awaitable[Response | SSEResponse]]:
+        async def handle(request: Request) -> Response | SSEResponse:
+            try:
+                self._authorize(request)
+                return await fn(request)
+            except APIError as exc:
+                return error_response(exc)
+            except Exception:
+                log.exception("unhandled error on %s %s", request.method, request.url.path)
+                return error_response(
+                    APIError(
+                        500,
+                        "The server had an error while processing your request.",
+                        type="server_error",
+                        code="server_error",
+                    )
+                )
+
+        return handle
+
+    def _authorize(self, request: Request) -> None:
+        if self.api_key is None:
+            return
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+            token.strip().encode(), self.api_key.encode()
+        ):
+            message = (
+                "You didn't provide an API key. You need to provide your API key in an "
+                "Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."
+                if not token
+                else "Incorrect API key provided."
+            )
+            raise APIError(401, message, code="invalid_api_key")
+
+    async def _json_body(self, request: Request) -> Any:
+        too_large = APIError(
+            413,
+            f"Request body too large: the limit is {self.max_body_bytes} bytes.",
+            param=None,
+            code="request_too_large",
+        )
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
+            raise too_large
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                raise too_large
+            chunks.append(chunk)
+        try:
+            return orjson.loads(b"".join(chunks))
+        except orjson.JSONDecodeError:
+            raise invalid_request(
+                "We could not parse the JSON body of your request. (HINT: This likely means you "
+                "aren't using your HTTP library correctly. The API expects a JSON payload, but "
+                "what was sent was not valid JSON.)"
+            ) from None
+
+    async def _prepare(
+        self, request: Request, body: dict[str, Any]
+    ) -> tuple[GenerationRequest, list[dict[str, Any]], Callable[[str], str]]:
+        """Engine request, stored input items (whole conversation) and id source for ``body``."""
+        new_id = self.ids.scope(body)
+        new_items = normalize_input(body.get("input"), new_id)
+        previous_input: list[dict[str, Any]] | None = None
+        previous_output: list[dict[str, Any]] | None = None
+        previous_id = body.get("previous_response_id")
+        if previous_id:
+            previous = await self.store.get(previous_id)
+            previous_input = await self.store.input_items(previous_id)
+            if previous is None or previous_input is None:
+                raise invalid_request(
+                    f"Previous response with id '{previous_id}' not found.",
+                    "previous_response_id",
+                    "previous_response_not_found",
+                )
+            previous_output = previous.get("output") or []
+        # SPEC §4: prior input, prior output, new input; prior instructions are not carried over.
+        items = conversation_items(previous_input, previous_output, new_items)
+        hints = self.hints(request) if self.hints is not None else {}
+        return generation_request(body, items, hints), items, new_id
+
+    # --- POST /v1/responses -----------------------------------------------------------------
+    async def create(self, request: Request) -> Response | SSEResponse:
+        body = validate_create_body(await self._json_body(request))
+        gen, items, new_id = await self._prepare(request, body)
+        asm = ResponseAssembler(
+            gen,
+            response_id=new_id("resp"),
+            created_at=int(self.clock()),
+            new_id=new_id,
+            clock=self.clock,
+        )
+        store = body.get("store") is not False
+        if body.get("background"):
+            return await self._create_background(body, gen, asm, items)
+        if body.get("stream"):
+            return SSEResponse(self._stream(gen, asm, items, store))
+        await self._put(store, asm.start(), asm, items)
+        async for _batch in drive(self.engine, gen, asm):
+            pass
+        if store:
+            await self.store.put(asm.response)
+        error = asm.response.get("error")
+        if asm.response["status"] == "failed" and error:
+            status = _FAILURE_STATUS.get(error["code"], 500)
+            kind = {500: "server_error", 400: "invalid_request_error"}.get(status, error["code"])
+            raise APIError(status, error["message"], type=kind, code=error["code"])
+        return json_response(asm.response)
+
+    async def _put(
+        self, store: bool, events: list[Event], asm: ResponseAssembler, items: list[dict[str, Any]]
+    ) -> list[Event]:
+        if store:
+            await self.store.put(asm.response, items)
+        return events
+
+    async def _stream(
+        self,
+        gen: GenerationRequest,
+        asm: ResponseAssembler,
+        items: list[dict[str, Any]],
+        store: bool,
+    ) -> AsyncIterator[bytes]:
+        for event in await self._put(store, asm.start(), asm, items):
+            yield encode_event(event)
+        try:
+            async for batch in drive(self.engine, gen, asm):
+                if asm.finished and store:
+                    # Stored before the terminal event goes out, so a client that retrieves the
+                    # response right after it sees the final object.
+                    await self.store.put(asm.response)
+                for event in batch:
+                    yield encode_event(event)
+        finally:
+            if not asm.finished:  # the client went away: generation stopped
+                asm.cancel()
+                if store:
+                    with anyio.CancelScope(shield=True):
+                        await self.store.put(asm.response)
+        yield DONE
+
+    async def _create_background(
+        self,
+        body: Mapping[str, Any],
+        gen: GenerationRequest,
+        asm: ResponseAssembler,
+        items: list[dict[str, Any]],
+    ) -> Response | SSEResponse:
+        events = asm.start()  # response.created + response.queued (SPEC §2.2)
+        await self.store.put(asm.response, items)
+        await self.store.append_events(asm.response_id, events)
+        queued = orjson.dumps(asm.response)
+        self.background.start(self.engine, gen, asm)
+        if body.get("stream"):
+            return SSEResponse(self._follow(asm.response_id, -1))
+        return Response(queued, media_type="application/json")
+
+    async def _follow(self, response_id: str, after: int) -> AsyncIterator[bytes]:
+        ended = False
+        async for event in self.background.follow(response_id, after):
+            ended = ended or event["type"] in ("response.completed", "response.incomplete")
+            ended = ended or event["type"] == "response.failed"
+            yield encode_event(event)
+        if ended:
+            yield DONE
+
+    # --- /v1/responses/{id} -----------------------------------------------------------------
+    async def _stored(self, response_id: str) -> dict[str, Any]:
+        response = await self.store.get(response_id)
+        if response is None:
+            raise not_found(response_id)
+        return response
+
+    async def retrieve(self, request: Request) -> Response | SSEResponse:
+        response_id = request.path_params["response_id"]
+        response = await self._stored(response_id)
+        if request.query_params.get("stream", "").lower() != "true":
+            return json_response(response)
+        if not response.get("background"):
+            raise invalid_request(
+                "Only responses created with `background: true` can be streamed on retrieval.",
+                "stream",
+                "invalid_value",
+            )
+        raw = request.query_params.get("starting_after")
+        try:
+            after = -1 if raw is None else int(raw)
+        except ValueError:
+            raise invalid_request(
+                f"Invalid 'starting_after': expected an integer, but got '{raw}' instead.",
+                "starting_after",
+                "invalid_type",
+            ) from None
+        return SSEResponse(self._follow(response_id, after))
+
+    async def delete(self, request: Request) -> Response:
+        response_id = request.path_params["response_id"]
+        await self.background.cancel(response_id)
+        if not await self.store.delete(response_id):
+            raise not_found(response_id)
+        return json_response({"id": response_id, "object": "response", "deleted": True})
+
+    async def cancel(self, request: Request) -> Response:
+        response_id = request.path_params["response_id"]
+        response = await self._stored(response_id)
+        if not response.get("background"):
+            raise invalid_request(
+                "Only responses created with `background: true` can be cancelled.",
+                None,
+                "invalid_request",
+            )
+        if response["status"] in TERMINAL_STATUSES:
+            return json_response(response)  # idempotent (SPEC §4, [BG]; KB20)
+        await self.store.request_cancel(response_id)
+        if self.background.running(response_id):
+            await self.background.cancel(response_id)
+        else:  # no task here (e.g. the process restarted): settle it in the store
+            response.update(status="cancelled")
+            await self.store.put(response)
+        return json_response(await self._stored(response_id))
+
+    async def input_items(self, request: Request) -> Response:
+        response_id = request.path_params["response_id"]
+        items = await self.store.input_items(response_id)
+        if items is None:
+            raise not_found(response_id)
+        query = request.query_params
+        raw_limit = query.get("limit", "20")
+        if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= 100:
+            raise invalid_request(
+                f"Invalid 'limit': expected an integer between 1 and 100, got '{raw_limit}'.",
+                "limit",
+                "invalid_value",
+            )
+        limit = int(raw_limit)
+        order = query.get("order", "desc")
+        if order not in ("asc", "desc"):
+            raise invalid_request(
+                f"Invalid value: '{order}'. Supported values are: 'asc' and 'desc'.",
+                "order",
+                "invalid_value",
+            )
+        if order == "desc":
+            items.reverse()
+        after = query.get("after")
+        if after is not None:
+            ids = [item.get("id") for item in items]
+            if after not in ids:
+                raise invalid_request(
+                    f"Item with id '{after}' not found in the input items.",
+                    "after",
+                    "invalid_value",
+                )
+            items = items[ids.index(after) + 1 :]
+        page = items[:limit]
+        return json_response(
+            {
+                "object": "list",
+                "data": page,
+                "first_id": page[0].get("id") if page else None,
+                "last_id": page[-1].get("id") if page else None,
+                "has_more": len(items) > limit,
+            }
+        )
+
+    async def input_tokens(self, request: Request) -> Response:
+        body = await self._json_body(request)
+        if isinstance(body, dict):
+            for key in body:
+                if key not in _INPUT_TOKENS_PARAMS:
+                    raise invalid_request(f"Unknown parameter: '{key}'.", key, "unknown_parameter")
+        body = validate_create_body(body, require_model=False)
+        gen, _items, _new_id = await self._prepare(request, body)
+        count = await self.engine.count_input_tokens(gen)
+        return json_response({"object": "response.input_tokens", "input_tokens": count})
+
+    async def models(self, request: Request) -> Response:
+        data = [_model(m) for m in self.engine.model_ids()]
+        return json_response({"object": "list", "data": data})
+
+    async def model(self, request: Request) -> Response:
+        model_id = request.path_params["model_id"]
+        if model_id not in self.engine.model_ids():
+            raise APIError(
+                404,
+                f"The model '{model_id}' does not exist.",
+                param="model",
+                code="model_not_found",
+            )
+        return json_response(_model(model_id))
+
+
+def _model(model_id: str) -> dict[str, Any]:
+    return {"id": model_id, "object": "model", "created": 0, "owned_by": "reference_impl"}
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 405:
+        message = f"Method {request.method} is not allowed for {request.url.path}."
+        code: str | None = "method_not_allowed"
+    elif exc.status_code == 404:
+        message = f"Invalid URL ({request.method} {request.url.path})"
+        code = "unknown_url"
+    else:
+        message, code = str(exc.detail), None
+    return error_response(APIError(exc.status_code, message, code=code))
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    return error_response(
+        APIError(
+            500,
+            "The server had an error while processing your request.",
+            type="server_error",
+            code="server_error",
+        )
+    )
+
+
+def create_app(
+    engine: Engine,
+    *,
+    store: ResponseStore | None = None,
+    ids: IdFactory | None = None,
+    clock: Callable[[], float] | None = None,
+    api_key: str | None = None,
+    max_body_bytes: int = 8 * 1024 * 1024,
+    hints: Hints | None = None,
+) -> Starlette:
+    """The Responses app over ``engine``.
+
+    ``store`` defaults to a :class:`~reference_impl.store.MemoryStore` (10,000 responses, LRU);
+    ``ids`` to random OpenAI-like ids; ``clock`` (unix seconds) to ``time.time``; ``api_key`` set
+    requires ``Authorization: Bearer <key>``; ``hints(request)`` becomes
+    ``GenerationRequest.hints``. The service is reachable as ``app.state.service``.
+    """
+    service = ResponsesService(
+        engine,
+        store if store is not None else MemoryStore(),
+        ids if ids is not None else RandomIds(),
+        clock if clock is not None else time.time,
+        api_key,
+        max_body_bytes,
+        hints,
+    )
+    ep = service.endpoint
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await service.background.aclose()
+
+    routes = [
+        Route("/v1/responses", ep(service.create), methods=["POST"]),
+        Route("/v1/responses/input_tokens", ep(service.input_tokens), methods=["POST"]),
+        Route("/v1/responses/{response_id}", ep(service.retrieve), methods=["GET"]),
+        Route("/v1/responses/{response_id}", ep(service.delete), methods=["DELETE"]),
+        Route("/v1/responses/{response_id}/cancel", ep(service.cancel), methods=["POST"]),
+        Route("/v1/responses/{response_id}/input_items", ep(service.input_items), methods=["GET"]),
+        Route("/v1/models", ep(service.models), methods=["GET"]),
+        Route("/v1/models/{model_id:path}", ep(service.model), methods=["GET"]),
+    ]
+    app = Starlette(
+        routes=routes,
+        exception_handlers={HTTPException: _http_error, Exception: _server_error},
+        lifespan=lifespan,
+    )
+    app.state.service = service
+    return app

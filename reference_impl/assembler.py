@@ -1,0 +1,539 @@
+"""ResponseAssembler: engine chunks in, Responses stream events out (sans-I/O).
+
+The only place on the server side that knows event order. One assembler per response::
+
+    asm = ResponseAssembler(request, response_id="resp_…", created_at=t, new_id=ids)
+    events = asm.start() + asm.begin()      # response.created (+ .queued), response.in_progress
+    for chunk in engine_chunks:
+        events += asm.feed(chunk)           # items, parts, deltas, done events, one terminal event
+    asm.response                            # the terminal Response object == the non-stream body
+
+Event order is SPEC §2: sequence numbers 0..n-1 (§2.1); created → [queued] → in_progress (§2.2);
+lifecycle events share id and created_at, with ``output: []`` and ``usage: null`` until the terminal
+event (§2.3); each item opens empty with ``output_item.added`` (§2.4, §2.6), ``output_index`` 0, 1, …
+(§2.5) and items never interleave; parts run ``content_part.added`` → deltas → ``.done`` →
+``content_part.done`` (§2.6); the terminal ``output`` is the done items (§2.9); a cut-off closes the
+open item ``incomplete`` as the last item (§2.10). Failures emit the nested ``error`` event then
+``response.failed`` (SPEC §1 "The error event").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import string
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .engine import (
+    Chunk,
+    EngineError,
+    Final,
+    GenerationRequest,
+    HostedToolCall,
+    ReasoningDelta,
+    RefusalDelta,
+    TextDelta,
+    ToolCallDelta,
+)
+from .ids import IdSource
+from .response_object import response_skeleton, usage_object
+
+__all__ = ["EngineProtocolError", "Event", "ResponseAssembler", "obfuscation"]
+
+Event = dict[str, Any]
+
+_ALNUM = string.ascii_letters + string.digits
+_OBFUSCATION_WIDTH = 16
+
+# Hosted tools the assembler can stream: item type → (id prefix, progress event names).
+_HOSTED: dict[str, tuple[str, tuple[str, ...]]] = {
+    "web_search_call": ("ws", ("in_progress", "searching", "completed")),
+    "file_search_call": ("fs", ("in_progress", "searching", "completed")),
+}
+
+
+class EngineProtocolError(EngineError):
+    """The engine broke the chunk contract of ``reference_impl.engine`` (the response fails)."""
+
+
+def obfuscation(response_id: str, sequence_number: int, delta: str) -> str:
+    """The ``obfuscation`` padding of a delta event (SPEC §1 "obfuscation").
+
+    In the recordings ``len(delta) + len(obfuscation) == 16`` for every delta shorter than 16
+    characters (5,436 of 5,436) and longer deltas carry 0–15 characters; this reproduces that shape
+    deterministically from a hash, so identical requests give identical bytes.
+    """
+    digest = hashlib.blake2b(
+        f"{response_id}\x00{sequence_number}\x00{delta}".encode(), digest_size=17
+    ).digest()
+    size = _OBFUSCATION_WIDTH - len(delta) if len(delta) < _OBFUSCATION_WIDTH else digest[0] % 16
+    return "".join(_ALNUM[b % 62] for b in digest[1 : 1 + size])
+
+
+PartKind = Literal["output_text", "refusal", "reasoning_text", "summary_text"]
+ItemKind = Literal["message", "reasoning", "function_call"]
+
+
+@dataclass(slots=True)
+class _Part:
+    kind: PartKind
+    index: int  # content_index, or summary_index for summary parts
+    pieces: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.pieces)
+
+
+@dataclass(slots=True)
+class _OpenItem:
+    kind: ItemKind
+    id: str
+    output_index: int
+    part: _Part | None = None
+    content: list[dict[str, Any]] = field(default_factory=list)  # closed content parts
+    summary: list[dict[str, Any]] = field(default_factory=list)  # closed summary parts
+    # function_call only
+    tool_index: int = -1
+    call_id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+class ResponseAssembler:
+    """Turns one engine stream into one Responses event stream (see the module docstring)."""
+
+    def __init__(
+        self,
+        request: GenerationRequest,
+        *,
+        response_id: str,
+        created_at: int,
+        new_id: IdSource,
+        clock: Callable[[], float] = time.time,
+        include_obfuscation: bool | None = None,
+    ) -> None:
+        body = request.body
+        self._new_id = new_id
+        self._clock = clock
+        self._response = response_skeleton(body, response_id=response_id, created_at=created_at)
+        self._background = bool(body.get("background"))
+        if include_obfuscation is None:
+            stream_options = body.get("stream_options") or {}
+            include_obfuscation = bool(stream_options.get("include_obfuscation", True))
+        self._obfuscate = include_obfuscation
+        self._seq = 0
+        self._done_items: list[dict[str, Any]] = []
+        self._open: _OpenItem | None = None
+        self._tool_indices: set[int] = set()
+        self._started = False
+        self._in_progress = False
+        self._finished = False
+        if self._background:
+            self._response["status"] = "queued"
+
+    # --- state ------------------------------------------------------------------------------
+    @property
+    def response_id(self) -> str:
+        return str(self._response["id"])
+
+    @property
+    def response(self) -> dict[str, Any]:
+        """The Response object as it stands; after the terminal event, exactly its ``response``."""
+        return self._response
+
+    @property
+    def finished(self) -> bool:
+        """True once a terminal event was emitted (or the response was cancelled)."""
+        return self._finished
+
+    @property
+    def next_sequence_number(self) -> int:
+        return self._seq
+
+    # --- lifecycle --------------------------------------------------------------------------
+    def start(self) -> list[Event]:
+        """``response.created``, plus ``response.queued`` for a background response (SPEC §2.2)."""
+        if self._started:
+            return []
+        self._started = True
+        events = [self._lifecycle("response.created")]
+        if self._background:
+            events.append(self._lifecycle("response.queued"))
+        return events
+
+    def begin(self) -> list[Event]:
+        """``response.in_progress``: generation starts (SPEC §2.2)."""
+        events = self.start()
+        if self._in_progress or self._finished:
+            return events
+        self._in_progress = True
+        self._response["status"] = "in_progress"
+        events.append(self._lifecycle("response.in_progress"))
+        return events
+
+    def feed(self, chunk: Chunk) -> list[Event]:
+        """The events for one engine chunk; :class:`Final` ends the stream with its terminal event."""
+        if self._finished:
+            raise EngineProtocolError("the engine sent a chunk after its final chunk")
+        events = self.begin()
+        try:
+            if isinstance(chunk, TextDelta):
+                self._text(events, chunk.text, "output_text")
+            elif isinstance(chunk, RefusalDelta):
+                self._text(events, chunk.text, "refusal")
+            elif isinstance(chunk, ReasoningDelta):
+                self._reasoning(events, chunk)
+            elif isinstance(chunk, ToolCallDelta):
+                self._tool_call(events, chunk)
+            elif isinstance(chunk, HostedToolCall):
+                self._hosted(events, chunk)
+            elif isinstance(chunk, Final):
+                self._final(events, chunk)
+            else:
+                raise EngineProtocolError(f"unknown engine chunk {type(chunk).__name__}")
+        except EngineProtocolError as exc:
+            # Every handler checks before it emits, so the stream so far is consistent.
+            events.extend(self.fail(exc.message, exc.code))
+        return events
+
+    def fail(
+        self, message: str, code: str = "server_error", *, usage: dict[str, Any] | None = None
+    ) -> list[Event]:
+        """The nested ``error`` event and ``response.failed`` (SPEC §1 "The error event").
+
+        Open items stay unfinished; ``output`` holds the items that were done (SPEC §2.9).
+        """
+        if self._finished:
+            return []
+        events = self.begin()
+        events.append(
+            self._event(
+                "error",
+                error={"type": code, "code": code, "message": message, "param": None},
+            )
+        )
+        self._open = None
+        resp = self._response
+        resp["status"] = "failed"
+        resp["error"] = {"code": code, "message": message}
+        resp["output"] = list(self._done_items)
+        resp["usage"] = usage
+        events.append(self._event("response.failed", response=resp))
+        self._finished = True
+        return events
+
+    def cancel(self) -> dict[str, Any]:
+        """Mark the response ``cancelled``; no event is emitted (SPEC §2.13) and open items are
+        dropped. Returns the Response object."""
+        if not self._finished:
+            self._open = None
+            self._response["status"] = "cancelled"
+            self._response["output"] = list(self._done_items)
+            self._finished = True
+        return self._response
+
+    # --- events -----------------------------------------------------------------------------
+    def _event(self, type_: str, **fields: Any) -> Event:
+        event: Event = {"type": type_, "sequence_number": self._seq}
+        event.update(fields)
+        self._seq += 1
+        return event
+
+    def _lifecycle(self, type_: str) -> Event:
+        # A copy: later mutation of the live object must not reach events already emitted.
+        return self._event(type_, response=dict(self._response))
+
+    def _obfuscated(self, event: Event, delta: str) -> Event:
+        if self._obfuscate:
+            event["obfuscation"] = obfuscation(self.response_id, event["sequence_number"], delta)
+        return event
+
+    # --- items ------------------------------------------------------------------------------
+    def _open_item(
+        self, events: list[Event], kind: ItemKind, prefix: str, **extra: Any
+    ) -> _OpenItem:
+        self._close_open(events, "completed")
+        item = _OpenItem(kind=kind, id=self._new_id(prefix), output_index=len(self._done_items))
+        self._open = item
+        if kind == "message":
+            added: dict[str, Any] = {
+                "id": item.id,
+                "type": "message",
+                "status": "in_progress",
+                "content": [],
+                "role": "assistant",
+            }
+        elif kind == "reasoning":
+            added = {"id": item.id, "type": "reasoning", "summary": []}
+            if extra.get("raw"):
+                added["content"] = []
+        else:
+            added = {
+                "id": item.id,
+                "type": "function_call",
+                "status": "in_progress",
+                "arguments": "",
+                "call_id": extra["call_id"],
+                "name": extra["name"],
+            }
+        events.append(
+            self._event("response.output_item.added", output_index=item.output_index, item=added)
+        )
+        return item
+
+    def _close_open(self, events: list[Event], status: str) -> None:
+        item = self._open
+        if item is None:
+            return
+        self._close_part(events, item)
+        if item.kind == "message":
+            done: dict[str, Any] = {
+                "id": item.id,
+                "type": "message",
+                "status": status,
+                "content": item.content,
+                "role": "assistant",
+            }
+        elif item.kind == "reasoning":
+            done = {"id": item.id, "type": "reasoning", "summary": item.summary}
+            if item.content:
+                done["content"] = item.content
+            if status != "completed":
+                done["status"] = status
+        else:
+            arguments = "".join(item.arguments)
+            events.append(
+                self._event(
+                    "response.function_call_arguments.done",
+                    item_id=item.id,
+                    output_index=item.output_index,
+                    arguments=arguments,
+                )
+            )
+            done = {
+                "id": item.id,
+                "type": "function_call",
+                "status": status,
+                "arguments": arguments,
+                "call_id": item.call_id,
+                "name": item.name,
+            }
+        events.append(
+            self._event("response.output_item.done", output_index=item.output_index, item=done)
+        )
+        self._done_items.append(done)
+        self._open = None
+
+    # --- parts ------------------------------------------------------------------------------
+    def _open_part(self, events: list[Event], item: _OpenItem, kind: PartKind) -> _Part:
+        self._close_part(events, item)
+        if kind == "summary_text":
+            part = _Part(kind, len(item.summary))
+            events.append(
+                self._event(
+                    "response.reasoning_summary_part.added",
+                    item_id=item.id,
+                    output_index=item.output_index,
+                    summary_index=part.index,
+                    part={"type": "summary_text", "text": ""},
+                )
+            )
+        else:
+            part = _Part(kind, len(item.content))
+            events.append(
+                self._event(
+                    "response.content_part.added",
+                    item_id=item.id,
+                    output_index=item.output_index,
+                    content_index=part.index,
+                    part=_part_object(kind, ""),
+                )
+            )
+        item.part = part
+        return part
+
+    def _close_part(self, events: list[Event], item: _OpenItem) -> None:
+        part = item.part
+        if part is None:
+            return
+        text = part.text
+        where = {"item_id": item.id, "output_index": item.output_index}
+        if part.kind == "summary_text":
+            where["summary_index"] = part.index
+            events.append(self._event("response.reasoning_summary_text.done", **where, text=text))
+            done_part = {"type": "summary_text", "text": text}
+            events.append(
+                self._event("response.reasoning_summary_part.done", **where, part=done_part)
+            )
+            item.summary.append({"type": "summary_text", "text": text})
+        else:
+            where["content_index"] = part.index
+            if part.kind == "output_text":
+                events.append(
+                    self._event("response.output_text.done", **where, text=text, logprobs=[])
+                )
+            elif part.kind == "refusal":
+                events.append(self._event("response.refusal.done", **where, refusal=text))
+            else:
+                events.append(self._event("response.reasoning_text.done", **where, text=text))
+            events.append(
+                self._event(
+                    "response.content_part.done", **where, part=_part_object(part.kind, text)
+                )
+            )
+            item.content.append(_part_object(part.kind, text))
+        item.part = None
+
+    # --- chunk kinds --------------------------------------------------------------------------
+    def _text(self, events: list[Event], delta: str, kind: PartKind) -> None:
+        # engine.py: a chunk of another kind starts a new item, so text after a refusal (or a
+        # refusal after text) is a new message.
+        item = self._open
+        if item is None or item.kind != "message" or item.part is None or item.part.kind != kind:
+            item = self._open_item(events, "message", "msg")
+            self._open_part(events, item, kind)
+        part = item.part
+        assert part is not None
+        part.pieces.append(delta)
+        where = {
+            "item_id": item.id,
+            "output_index": item.output_index,
+            "content_index": part.index,
+            "delta": delta,
+        }
+        if kind == "output_text":
+            event = self._event("response.output_text.delta", **where, logprobs=[])
+            events.append(self._obfuscated(event, delta))
+        else:
+            events.append(self._event("response.refusal.delta", **where))
+
+    def _reasoning(self, events: list[Event], chunk: ReasoningDelta) -> None:
+        item = self._open
+        raw = chunk.kind == "raw"
+        if item is None or item.kind != "reasoning":
+            item = self._open_item(events, "reasoning", "rs", raw=raw)
+        part = item.part
+        if raw:
+            if part is None or part.kind != "reasoning_text":
+                part = self._open_part(events, item, "reasoning_text")
+        elif (
+            part is None
+            or part.kind != "summary_text"
+            # a new summary_index opens the next summary part; indices stay 0, 1, … (SPEC §2.6)
+            or chunk.summary_index > part.index
+        ):
+            part = self._open_part(events, item, "summary_text")
+        part.pieces.append(chunk.text)
+        if raw:
+            events.append(
+                self._event(
+                    "response.reasoning_text.delta",
+                    item_id=item.id,
+                    output_index=item.output_index,
+                    content_index=part.index,
+                    delta=chunk.text,
+                )
+            )
+        else:
+            event = self._event(
+                "response.reasoning_summary_text.delta",
+                item_id=item.id,
+                output_index=item.output_index,
+                summary_index=part.index,
+                delta=chunk.text,
+            )
+            events.append(self._obfuscated(event, chunk.text))
+
+    def _tool_call(self, events: list[Event], chunk: ToolCallDelta) -> None:
+        item = self._open
+        if item is None or item.kind != "function_call" or item.tool_index != chunk.index:
+            if chunk.index in self._tool_indices:
+                raise EngineProtocolError(
+                    f"tool call {chunk.index} continued after another item started"
+                )
+            if not chunk.name:
+                raise EngineProtocolError(f"tool call {chunk.index} started without a name")
+            call_id = chunk.call_id or self._new_id("call")
+            item = self._open_item(events, "function_call", "fc", call_id=call_id, name=chunk.name)
+            item.tool_index, item.call_id, item.name = chunk.index, call_id, chunk.name
+            self._tool_indices.add(chunk.index)
+        if not chunk.arguments:
+            return
+        item.arguments.append(chunk.arguments)
+        event = self._event(
+            "response.function_call_arguments.delta",
+            item_id=item.id,
+            output_index=item.output_index,
+            delta=chunk.arguments,
+        )
+        events.append(self._obfuscated(event, chunk.arguments))
+
+    def _hosted(self, events: list[Event], chunk: HostedToolCall) -> None:
+        if chunk.kind not in _HOSTED:
+            raise EngineProtocolError(f"hosted tool call kind {chunk.kind!r} is not supported")
+        prefix, stages = _HOSTED[chunk.kind]
+        self._close_open(events, "completed")
+        item_id = self._new_id(prefix)
+        index = len(self._done_items)
+        added: dict[str, Any] = {"id": item_id, "type": chunk.kind, "status": "in_progress"}
+        done: dict[str, Any] = {"id": item_id, "type": chunk.kind, "status": "completed"}
+        if chunk.kind == "web_search_call":
+            # [REC]: the added item carries no action; the done item carries it.
+            done["action"] = dict(chunk.action) or {"type": "search"}
+        else:
+            added.update(queries=[], results=None)
+            done["queries"] = list(chunk.action.get("queries", ()))
+            done["results"] = chunk.action.get("results")
+        events.append(self._event("response.output_item.added", output_index=index, item=added))
+        for stage in stages:
+            events.append(
+                self._event(f"response.{chunk.kind}.{stage}", output_index=index, item_id=item_id)
+            )
+        events.append(self._event("response.output_item.done", output_index=index, item=done))
+        self._done_items.append(done)
+
+    def _final(self, events: list[Event], final: Final) -> None:
+        usage = usage_object(
+            input_tokens=final.input_tokens,
+            output_tokens=final.output_tokens,
+            cached_tokens=final.cached_tokens,
+            reasoning_tokens=final.reasoning_tokens,
+        )
+        if final.finish_reason == "error":
+            events.extend(
+                self.fail(
+                    final.error_message or "The model failed to generate a response.",
+                    final.error_code or "server_error",
+                    usage=usage,
+                )
+            )
+            return
+        resp = self._response
+        if final.finish_reason in ("length", "content_filter"):
+            # SPEC §2.10, §4: the open item ends `incomplete` as the last item.
+            self._close_open(events, "incomplete")
+            reason = "max_output_tokens" if final.finish_reason == "length" else "content_filter"
+            resp["status"] = "incomplete"
+            resp["incomplete_details"] = {"reason": reason}
+            terminal = "response.incomplete"
+        else:
+            self._close_open(events, "completed")
+            resp["status"] = "completed"
+            resp["completed_at"] = int(self._clock())
+            terminal = "response.completed"
+        resp["output"] = list(self._done_items)
+        resp["usage"] = usage
+        events.append(self._event(terminal, response=resp))
+        self._finished = True
+
+
+def _part_object(kind: PartKind, text: str) -> dict[str, Any]:
+    if kind == "output_text":
+        # KB28: output_text parts always carry annotations (and logprobs, as in [REC]).
+        return {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
+    if kind == "refusal":
+        return {"type": "refusal", "refusal": text}
+    return {"type": kind, "text": text}

@@ -1,0 +1,347 @@
+"""Input handling: a request's ``input`` → stored input items → engine messages.
+
+Three steps, all sans-I/O:
+
+1. :func:`normalize_input` checks ``input`` (a string or a list of items) and returns the items in
+   their stored form, each with an id (``msg_…``, ``fc_…``, ``fco_…``, ``rs_…``) — what
+   ``GET /v1/responses/{id}/input_items`` lists. Bad items are 400s whose ``param`` is the path
+   (``input[1].content[0].type``).
+2. :func:`conversation_items` puts a ``previous_response_id`` chain together: the prior response's
+   input, then its output, then the new input (SPEC §4, [OR]); the prior ``instructions`` are not
+   carried over (SPEC §3; known bug KB19).
+3. :func:`to_messages` turns items into :class:`~reference_impl.engine.Message` turns (instructions
+   first as a system turn; an assistant turn gathers its reasoning, text and function calls) and
+   :func:`generation_request` builds the :class:`~reference_impl.engine.GenerationRequest`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .engine import FunctionTool, GenerationRequest, Message
+from .errors import invalid_request
+from .ids import IdSource
+from .validation import type_error, value_error
+
+__all__ = ["conversation_items", "generation_request", "normalize_input", "to_messages"]
+
+_ROLES = ("user", "system", "developer", "assistant")
+_ITEM_TYPES = (
+    "message",
+    "function_call",
+    "function_call_output",
+    "reasoning",
+    "web_search_call",
+    "file_search_call",
+)
+_PART_TYPES = ("input_text", "output_text", "refusal", "input_image", "input_file")
+_OUTPUT_PART_TYPES = ("input_text", "input_image", "input_file")
+
+
+def normalize_input(value: Any, new_id: IdSource) -> list[dict[str, Any]]:
+    """The stored form of a request's ``input`` (see the module docstring)."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [_message(new_id("msg"), "user", [{"type": "input_text", "text": value}])]
+    if not isinstance(value, list):
+        raise type_error("input", "a string or an array of input items", value)
+    return [_item(item, f"input[{i}]", new_id) for i, item in enumerate(value)]
+
+
+def _message(item_id: str, role: str, content: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "id": item_id,
+        "type": "message",
+        "role": role,
+        "content": content,
+        "status": "completed",
+    }
+
+
+def _required_str(item: Mapping[str, Any], key: str, where: str) -> str:
+    value = item.get(key)
+    if value is None:
+        raise invalid_request(
+            f"Missing required parameter: '{where}.{key}'.",
+            f"{where}.{key}",
+            "missing_required_parameter",
+        )
+    if not isinstance(value, str):
+        raise type_error(f"{where}.{key}", "a string", value)
+    return value
+
+
+def _optional_id(item: Mapping[str, Any], where: str) -> str | None:
+    value = item.get("id")
+    if value is not None and not isinstance(value, str):
+        raise type_error(f"{where}.id", "a string", value)
+    return value
+
+
+def _item(item: Any, where: str, new_id: IdSource) -> dict[str, Any]:
+    if not isinstance(item, dict):
+        raise type_error(where, "an object", item)
+    kind = item.get("type")
+    if kind is None and "role" in item:
+        kind = "message"  # EasyInputMessage: {role, content}
+    if kind not in _ITEM_TYPES:
+        if kind is None:
+            raise invalid_request(
+                f"Missing required parameter: '{where}.type'.",
+                f"{where}.type",
+                "missing_required_parameter",
+            )
+        raise value_error(f"{where}.type", kind, _ITEM_TYPES)
+    item_id = _optional_id(item, where)
+    if kind == "message":
+        role = item.get("role")
+        if role not in _ROLES:
+            raise value_error(f"{where}.role", role, _ROLES)
+        content = _content(item.get("content"), role, f"{where}.content")
+        stored = _message(item_id or new_id("msg"), role, content)
+        if isinstance(item.get("status"), str):
+            stored["status"] = item["status"]
+        return stored
+    if kind == "function_call":
+        return {
+            "id": item_id or new_id("fc"),
+            "type": "function_call",
+            "call_id": _required_str(item, "call_id", where),
+            "name": _required_str(item, "name", where),
+            "arguments": _required_str(item, "arguments", where),
+            "status": item.get("status") or "completed",
+        }
+    if kind == "function_call_output":
+        call_id = _required_str(item, "call_id", where)
+        output = item.get("output")
+        if isinstance(output, list):
+            output = [
+                _part(p, f"{where}.output[{j}]", _OUTPUT_PART_TYPES) for j, p in enumerate(output)
+            ]
+        elif not isinstance(output, str):
+            raise type_error(f"{where}.output", "a string or an array of content parts", output)
+        return {
+            "id": item_id or new_id("fco"),
+            "type": "function_call_output",
+            "call_id": call_id,
+            "output": output,
+            "status": item.get("status") or "completed",
+        }
+    if kind == "reasoning":
+        return _reasoning_item(item, item_id or new_id("rs"), where)
+    # Hosted tool calls sent back as history are kept as they are; engines see no turn for them.
+    stored = dict(item)
+    stored["id"] = item_id or new_id("ws" if kind == "web_search_call" else "fs")
+    return stored
+
+
+def _reasoning_item(item: Mapping[str, Any], item_id: str, where: str) -> dict[str, Any]:
+    stored: dict[str, Any] = {"id": item_id, "type": "reasoning", "summary": []}
+    summary = item.get("summary")
+    if summary is not None:
+        if not isinstance(summary, list):
+            raise type_error(f"{where}.summary", "an array", summary)
+        for j, part in enumerate(summary):
+            if not isinstance(part, dict) or not isinstance(part.get("text"), str):
+                raise type_error(f"{where}.summary[{j}]", "a summary_text part", part)
+        stored["summary"] = [{"type": "summary_text", "text": p["text"]} for p in summary]
+    content = item.get("content")
+    if content is not None:
+        if not isinstance(content, list):
+            raise type_error(f"{where}.content", "an array", content)
+        for j, part in enumerate(content):
+            if not isinstance(part, dict) or not isinstance(part.get("text"), str):
+                raise type_error(f"{where}.content[{j}]", "a reasoning_text part", part)
+        stored["content"] = [{"type": "reasoning_text", "text": p["text"]} for p in content]
+    if isinstance(item.get("encrypted_content"), str):
+        stored["encrypted_content"] = item["encrypted_content"]
+    if isinstance(item.get("status"), str):
+        stored["status"] = item["status"]
+    return stored
+
+
+def _content(content: Any, role: str, where: str) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        if role == "assistant":
+            return [{"type": "output_text", "text": content, "annotations": []}]
+        return [{"type": "input_text", "text": content}]
+    if not isinstance(content, list):
+        if content is None:
+            raise invalid_request(
+                f"Missing required parameter: '{where}'.", where, "missing_required_parameter"
+            )
+        raise type_error(where, "a string or an array of content parts", content)
+    return [_part(part, f"{where}[{j}]", _PART_TYPES) for j, part in enumerate(content)]
+
+
+def _part(part: Any, where: str, allowed: tuple[str, ...]) -> dict[str, Any]:
+    if not isinstance(part, dict):
+        raise type_error(where, "an object", part)
+    kind = part.get("type")
+    if kind not in allowed:
+        raise value_error(f"{where}.type", kind, allowed)
+    if kind in ("input_text", "output_text"):
+        _required_str(part, "text", where)
+    elif kind == "refusal":
+        _required_str(part, "refusal", where)
+    elif (
+        kind == "input_image"
+        and not isinstance(part.get("image_url"), str)
+        and not isinstance(part.get("file_id"), str)
+    ):
+        raise invalid_request(
+            f"Missing required parameter: '{where}.image_url'.",
+            f"{where}.image_url",
+            "missing_required_parameter",
+        )
+    return dict(part)
+
+
+def conversation_items(
+    previous_input: Sequence[Mapping[str, Any]] | None,
+    previous_output: Sequence[Mapping[str, Any]] | None,
+    new_input: Sequence[Mapping[str, Any]],
+) -> list[dict[str, Any]]:
+    """The items a response sees: prior input, prior output, new input (SPEC §4).
+
+    A stored response's input items already hold its own history, so one level is enough.
+    """
+    items: list[dict[str, Any]] = [dict(i) for i in previous_input or ()]
+    items.extend(dict(i) for i in previous_output or ())
+    items.extend(dict(i) for i in new_input)
+    return items
+
+
+def _text_of(parts: Any) -> str:
+    if isinstance(parts, str):
+        return parts
+    pieces = []
+    for part in parts or ():
+        if part.get("type") == "refusal":
+            pieces.append(part.get("refusal", ""))
+        elif isinstance(part.get("text"), str):
+            pieces.append(part["text"])
+    return "".join(pieces)
+
+
+def _images_of(parts: Any) -> tuple[str, ...]:
+    if isinstance(parts, str):
+        return ()
+    return tuple(
+        p.get("image_url") or p.get("file_id")
+        for p in parts or ()
+        if p.get("type") == "input_image" and (p.get("image_url") or p.get("file_id"))
+    )
+
+
+class _AssistantTurn:
+    def __init__(self) -> None:
+        self.reasoning: list[str] = []
+        self.content: list[str] = []
+        self.tool_calls: list[dict[str, str]] = []
+
+    @property
+    def empty(self) -> bool:
+        return not (self.reasoning or self.content or self.tool_calls)
+
+    def message(self) -> Message:
+        return Message(
+            role="assistant",
+            content="".join(self.content),
+            tool_calls=tuple(self.tool_calls),
+            reasoning="\n".join(self.reasoning) if self.reasoning else None,
+        )
+
+
+def to_messages(items: Sequence[Mapping[str, Any]], instructions: str | None) -> list[Message]:
+    """Engine turns for ``items``; ``instructions`` become the first (system) turn.
+
+    One assistant turn gathers, in order, reasoning → text → function calls; anything else ends it.
+    """
+    messages: list[Message] = []
+    if instructions:
+        messages.append(Message(role="system", content=instructions))
+    turn = _AssistantTurn()
+
+    def flush() -> None:
+        nonlocal turn
+        if not turn.empty:
+            messages.append(turn.message())
+        turn = _AssistantTurn()
+
+    for item in items:
+        kind = item.get("type", "message")
+        if kind == "reasoning":
+            if turn.content or turn.tool_calls:
+                flush()
+            texts = [p.get("text", "") for p in item.get("summary") or ()]
+            texts += [p.get("text", "") for p in item.get("content") or ()]
+            turn.reasoning.append("\n".join(t for t in texts if t))
+        elif kind == "message" and item.get("role") == "assistant":
+            if turn.content or turn.tool_calls:
+                flush()
+            turn.content.append(_text_of(item.get("content")))
+        elif kind == "function_call":
+            turn.tool_calls.append(
+                {"call_id": item["call_id"], "name": item["name"], "arguments": item["arguments"]}
+            )
+        elif kind == "function_call_output":
+            flush()
+            messages.append(
+                Message(
+                    role="tool",
+                    content=_text_of(item.get("output")),
+                    images=_images_of(item.get("output")),
+                    tool_call_id=item["call_id"],
+                )
+            )
+        elif kind == "message":
+            flush()
+            messages.append(
+                Message(
+                    role=item["role"],
+                    content=_text_of(item.get("content")),
+                    images=_images_of(item.get("content")),
+                )
+            )
+        # hosted tool calls (web_search_call, …) carry no turn of their own
+    flush()
+    return messages
+
+
+def generation_request(
+    body: Mapping[str, Any],
+    items: Sequence[Mapping[str, Any]],
+    hints: Mapping[str, Any] | None = None,
+) -> GenerationRequest:
+    """The engine's view of a validated request whose conversation is ``items``."""
+    reasoning = body.get("reasoning") or {}
+    text = body.get("text") or {}
+    tools = tuple(
+        FunctionTool(
+            name=t["name"],
+            parameters=t.get("parameters"),
+            description=t.get("description"),
+            strict=t.get("strict"),
+        )
+        for t in body.get("tools") or ()
+        if t.get("type") == "function"
+    )
+    return GenerationRequest(
+        model=body.get("model") or "",
+        messages=to_messages(items, body.get("instructions")),
+        tools=tools,
+        tool_choice=body.get("tool_choice") or "auto",
+        parallel_tool_calls=body.get("parallel_tool_calls") is not False,
+        max_output_tokens=body.get("max_output_tokens"),
+        temperature=body.get("temperature"),
+        top_p=body.get("top_p"),
+        reasoning_effort=reasoning.get("effort"),
+        reasoning_summary=reasoning.get("summary", reasoning.get("generate_summary")),
+        text_format=text.get("format"),
+        metadata=dict(body.get("metadata") or {}),
+        hints=dict(hints or {}),
+        body=body,
+    )

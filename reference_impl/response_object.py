@@ -1,0 +1,115 @@
+"""The Response object's fixed part, built from a validated request body.
+
+The object carries the union of what OpenAI's recordings carry (tests/data/openai-recorded) and the
+fields Open Responses' ``ResponseResource`` requires (SPEC §3): every key below is always present,
+with ``null`` where the request set nothing and OpenAI's default where it has one. Key order follows
+the recordings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["echo_tools", "response_skeleton", "usage_object"]
+
+
+def echo_tools(tools: Any) -> list[dict[str, Any]]:
+    """The request's ``tools`` as the Response echoes them.
+
+    Function tools always carry ``description``, ``parameters`` and ``strict`` (nullable but present:
+    SPEC §3, known bug KB27); other tool types are echoed as sent.
+    """
+    echoed: list[dict[str, Any]] = []
+    for tool in tools or ():
+        if tool.get("type") == "function":
+            echoed.append(
+                {
+                    "type": "function",
+                    "description": tool.get("description"),
+                    "name": tool["name"],
+                    "parameters": tool.get("parameters"),
+                    "strict": tool.get("strict"),
+                }
+            )
+        else:
+            echoed.append(dict(tool))
+    return echoed
+
+
+def response_skeleton(
+    body: Mapping[str, Any], *, response_id: str, created_at: int
+) -> dict[str, Any]:
+    """The Response object for ``body`` before generation: ``in_progress``, no output, no usage."""
+    reasoning = body.get("reasoning") or {}
+    text = body.get("text") or {}
+    return {
+        "id": response_id,
+        "object": "response",
+        "created_at": created_at,
+        "status": "in_progress",
+        "background": bool(body.get("background") or False),
+        "completed_at": None,
+        "error": None,
+        "frequency_penalty": _number(body.get("frequency_penalty"), 0.0),
+        "incomplete_details": None,
+        "instructions": body.get("instructions"),
+        "max_output_tokens": body.get("max_output_tokens"),
+        "max_tool_calls": body.get("max_tool_calls"),
+        "model": body.get("model"),
+        "output": [],
+        "parallel_tool_calls": _flag(body.get("parallel_tool_calls"), True),
+        "presence_penalty": _number(body.get("presence_penalty"), 0.0),
+        "previous_response_id": body.get("previous_response_id"),
+        "prompt_cache_key": body.get("prompt_cache_key"),
+        "reasoning": {
+            "effort": reasoning.get("effort"),
+            "summary": reasoning.get("summary", reasoning.get("generate_summary")),
+        },
+        "safety_identifier": body.get("safety_identifier"),
+        "service_tier": body.get("service_tier") or "default",
+        "store": _flag(body.get("store"), True),
+        "temperature": _number(body.get("temperature"), 1.0),
+        "text": {
+            "format": dict(text.get("format") or {"type": "text"}),
+            "verbosity": text.get("verbosity") or "medium",
+        },
+        "tool_choice": body.get("tool_choice") or "auto",
+        "tools": echo_tools(body.get("tools")),
+        "top_logprobs": body.get("top_logprobs") or 0,
+        "top_p": _number(body.get("top_p"), 1.0),
+        "truncation": body.get("truncation") or "disabled",
+        "usage": None,
+        "user": body.get("user"),
+        "metadata": dict(body.get("metadata") or {}),
+    }
+
+
+def usage_object(
+    *, input_tokens: int, output_tokens: int, cached_tokens: int, reasoning_tokens: int
+) -> dict[str, Any]:
+    """Terminal usage (SPEC §3 usage accounting): both ``*_details`` objects, ``total = in + out``,
+    ``cached ≤ input``, ``reasoning ≤ output``. ``cache_write_tokens`` is sent because the SDK's
+    strict models require it (SPEC §3)."""
+    input_tokens = max(0, int(input_tokens))
+    output_tokens = max(0, int(output_tokens))
+    return {
+        "input_tokens": input_tokens,
+        "input_tokens_details": {
+            "cache_write_tokens": 0,
+            "cached_tokens": min(max(0, int(cached_tokens)), input_tokens),
+        },
+        "output_tokens": output_tokens,
+        "output_tokens_details": {
+            "reasoning_tokens": min(max(0, int(reasoning_tokens)), output_tokens),
+        },
+        "total_tokens": input_tokens + output_tokens,
+    }
+
+
+def _number(value: Any, default: float) -> Any:
+    return default if value is None else value
+
+
+def _flag(value: Any, default: bool) -> bool:
+    return default if value is None else bool(value)

@@ -1,0 +1,152 @@
+"""The async shell around the assembler: drive an engine, run background responses.
+
+:func:`drive` pulls chunks from ``engine.generate(request)`` and yields the assembler's events in
+batches (one batch per chunk). Whatever ends the iteration — the terminal event, an engine error,
+the consumer closing it (client disconnect) or a task cancel — the engine's iterator is closed with
+``aclose()`` so the backend stops generating.
+
+:class:`BackgroundRunner` runs ``background: true`` responses as asyncio tasks: it logs every event
+to the store (for ``starting_after`` resume, SPEC §2.12), wakes followers of the live stream, and
+cancels (SPEC §4; status ``cancelled``, the stream ends without a terminal event, SPEC §2.13).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+
+import anyio
+
+from .assembler import Event, ResponseAssembler
+from .engine import Engine, EngineError, GenerationRequest
+from .store import ResponseStore
+
+__all__ = ["TERMINAL_EVENTS", "TERMINAL_STATUSES", "BackgroundRunner", "drive"]
+
+log = logging.getLogger(__name__)
+
+TERMINAL_EVENTS = frozenset({"response.completed", "response.incomplete", "response.failed"})
+TERMINAL_STATUSES = frozenset({"completed", "incomplete", "failed", "cancelled"})
+
+
+async def drive(
+    engine: Engine, request: GenerationRequest, asm: ResponseAssembler
+) -> AsyncIterator[list[Event]]:
+    """Batches of events from ``response.in_progress`` to the terminal event."""
+    first = asm.begin()
+    if first:
+        yield first
+    stream = engine.generate(request)
+    try:
+        try:
+            async for chunk in stream:
+                events = asm.feed(chunk)
+                if events:
+                    yield events
+                if asm.finished:
+                    return
+            failure = asm.fail("The engine ended its stream without a final chunk.")
+        except EngineError as exc:
+            failure = asm.fail(exc.message, exc.code)
+        except Exception:
+            log.exception("engine failed while generating %s", asm.response_id)
+            failure = asm.fail("The server had an error while processing your request.")
+        if failure:
+            yield failure
+    finally:
+        aclose = getattr(stream, "aclose", None)
+        if aclose is not None:
+            with anyio.CancelScope(shield=True):
+                await aclose()
+
+
+class BackgroundRunner:
+    """Background responses of one app: their tasks and the wake-ups of their live followers."""
+
+    def __init__(self, store: ResponseStore) -> None:
+        self._store = store
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._wakeups: dict[str, asyncio.Event] = {}
+
+    def running(self, response_id: str) -> bool:
+        return response_id in self._tasks
+
+    def start(
+        self, engine: Engine, request: GenerationRequest, asm: ResponseAssembler
+    ) -> asyncio.Task[None]:
+        response_id = asm.response_id
+        self._wakeups[response_id] = asyncio.Event()
+        task = asyncio.create_task(
+            self._run(engine, request, asm), name=f"background {response_id}"
+        )
+        self._tasks[response_id] = task
+        task.add_done_callback(lambda _t: self._finished(response_id))
+        return task
+
+    def _finished(self, response_id: str) -> None:
+        self._tasks.pop(response_id, None)
+        self._wake(response_id)
+        self._wakeups.pop(response_id, None)
+
+    def _wake(self, response_id: str) -> None:
+        event = self._wakeups.get(response_id)
+        if event is not None:
+            event.set()
+            self._wakeups[response_id] = asyncio.Event()
+
+    async def _run(
+        self, engine: Engine, request: GenerationRequest, asm: ResponseAssembler
+    ) -> None:
+        response_id = asm.response_id
+        try:
+            async for batch in drive(engine, request, asm):
+                await self._store.append_events(response_id, batch)
+                if any(e["type"] in _STATUS_EVENTS for e in batch):
+                    await self._store.put(asm.response)
+                self._wake(response_id)
+        except asyncio.CancelledError:
+            with anyio.CancelScope(shield=True):
+                await self._store.put(asm.cancel())
+            raise
+        except Exception:
+            log.exception("background response %s failed", response_id)
+            with anyio.CancelScope(shield=True):
+                events = asm.fail("The server had an error while processing your request.")
+                await self._store.append_events(response_id, events)
+                await self._store.put(asm.response)
+
+    async def cancel(self, response_id: str) -> None:
+        """Stop the response's task (if it runs here) and wait until it stored ``cancelled``."""
+        task = self._tasks.get(response_id)
+        if task is None:
+            return
+        task.cancel()
+        with anyio.CancelScope(shield=True):
+            await asyncio.wait([task])
+
+    async def follow(self, response_id: str, after: int) -> AsyncIterator[Event]:
+        """Logged events with ``sequence_number > after``, then live ones until the terminal
+        event, or until the task stops (cancel: no terminal event, SPEC §2.13)."""
+        last = after
+        while True:
+            wakeup = self._wakeups.get(response_id)
+            running = self.running(response_id)
+            for event in await self._store.events_after(response_id, last):
+                yield event
+                last = int(event["sequence_number"])
+                if event["type"] in TERMINAL_EVENTS:
+                    return
+            if not running or wakeup is None:
+                return
+            await wakeup.wait()
+
+    async def aclose(self) -> None:
+        """Cancel every running task (app shutdown)."""
+        for task in list(self._tasks.values()):
+            task.cancel()
+        if self._tasks:
+            await asyncio.wait(list(self._tasks.values()))
+
+
+_STATUS_EVENTS = frozenset({"response.in_progress"} | TERMINAL_EVENTS)

@@ -1,0 +1,77 @@
+"""Run an app with uvicorn: in the foreground (:func:`serve`) or in a thread (:class:`ServerThread`).
+
+Both bind 127.0.0.1 by default (issue 3, Build 5). :class:`ServerThread` picks a free port when
+given port 0 and waits until uvicorn reports it started (no sleeps), for tests and plugins.
+"""
+
+from __future__ import annotations
+
+import threading
+from types import TracebackType
+from typing import Any
+
+import uvicorn
+from starlette.types import ASGIApp
+
+__all__ = ["ServerThread", "serve"]
+
+
+def serve(app: ASGIApp, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
+    """Serve ``app`` until interrupted; ``options`` go to ``uvicorn.Config``."""
+    options.setdefault("log_level", "info")
+    uvicorn.Server(uvicorn.Config(app, host=host, port=port, **options)).run()
+
+
+class ServerThread:
+    """``with ServerThread(app) as server: server.base_url`` → ``http://127.0.0.1:<port>``."""
+
+    def __init__(
+        self, app: ASGIApp, host: str = "127.0.0.1", port: int = 0, **options: Any
+    ) -> None:
+        options.setdefault("log_level", "warning")
+        options.setdefault("lifespan", "on")
+        self.config = uvicorn.Config(app, host=host, port=port, **options)
+        self.server = uvicorn.Server(self.config)
+        self._thread = threading.Thread(target=self.server.run, name="uvicorn", daemon=True)
+
+    @property
+    def port(self) -> int:
+        for server in self.server.servers:
+            for sock in server.sockets:
+                return int(sock.getsockname()[1])
+        raise RuntimeError("the server is not listening")
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.config.host}:{self.port}"
+
+    def start(self, timeout: float = 10.0) -> ServerThread:
+        self._thread.start()
+        started = threading.Event()
+
+        def poll() -> None:
+            while not self.server.started and self._thread.is_alive():
+                started.wait(0.005)
+
+        poller = threading.Thread(target=poll)
+        poller.start()
+        poller.join(timeout)
+        if not self.server.started:
+            self.stop()
+            raise RuntimeError("uvicorn did not start")
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.server.should_exit = True
+        self._thread.join(timeout)
+
+    def __enter__(self) -> ServerThread:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

@@ -1,0 +1,161 @@
+"""SQLiteStore: a :class:`~reference_impl.store.ResponseStore` in one SQLite file (stdlib sqlite3).
+
+Durable across process restart (WAL journal). Each call runs in a worker thread
+(``anyio.to_thread``) behind one lock, so the event loop never waits on the disk; writes are single
+small statements. A background response that was running when its process stopped stays as it was
+stored (``queued``/``in_progress``); cancelling it then marks it ``cancelled``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio.to_thread
+import orjson
+
+__all__ = ["SQLiteStore"]
+
+T = TypeVar("T")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    id TEXT PRIMARY KEY,
+    response BLOB NOT NULL,
+    input_items BLOB NOT NULL,
+    stored_at REAL NOT NULL,
+    cancel INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS events (
+    response_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    event BLOB NOT NULL,
+    PRIMARY KEY (response_id, seq)
+) WITHOUT ROWID;
+"""
+
+
+class SQLiteStore:
+    """Responses in the SQLite file ``path`` (``":memory:"`` for a throwaway database), each kept
+    ``ttl_seconds`` after its last write (default: no expiry)."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        ttl_seconds: float | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.path = str(path)
+        self.ttl_seconds = ttl_seconds
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+
+    async def _run(self, fn: Callable[[], T]) -> T:
+        def locked() -> T:
+            with self._lock:
+                return fn()
+
+        return await anyio.to_thread.run_sync(locked)
+
+    def _expired(self, stored_at: float) -> bool:
+        return self.ttl_seconds is not None and self._clock() - stored_at > self.ttl_seconds
+
+    def _row(self, response_id: str) -> tuple[bytes, bytes, int] | None:
+        row = self._db.execute(
+            "SELECT response, input_items, stored_at, cancel FROM responses WHERE id = ?",
+            (response_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        if self._expired(row[2]):
+            self._delete(response_id)
+            return None
+        return row[0], row[1], row[3]
+
+    def _delete(self, response_id: str) -> bool:
+        cur = self._db.execute("DELETE FROM responses WHERE id = ?", (response_id,))
+        self._db.execute("DELETE FROM events WHERE response_id = ?", (response_id,))
+        return cur.rowcount > 0
+
+    async def put(
+        self, response: Mapping[str, Any], input_items: Sequence[Mapping[str, Any]] | None = None
+    ) -> None:
+        response_id = str(response["id"])
+        data = orjson.dumps(response)
+        items = None if input_items is None else orjson.dumps(list(input_items))
+        now = self._clock()
+
+        def write() -> None:
+            if items is None:
+                cur = self._db.execute(
+                    "UPDATE responses SET response = ?, stored_at = ? WHERE id = ?",
+                    (data, now, response_id),
+                )
+                if cur.rowcount:
+                    return
+            self._db.execute(
+                "INSERT INTO responses (id, response, input_items, stored_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(id) DO UPDATE SET response = excluded.response, "
+                "input_items = excluded.input_items, stored_at = excluded.stored_at",
+                (response_id, data, items or b"[]", now),
+            )
+
+        await self._run(write)
+
+    async def get(self, response_id: str) -> dict[str, Any] | None:
+        row = await self._run(lambda: self._row(response_id))
+        return None if row is None else _loads(row[0], dict)
+
+    async def input_items(self, response_id: str) -> list[dict[str, Any]] | None:
+        row = await self._run(lambda: self._row(response_id))
+        return None if row is None else _loads(row[1], list)
+
+    async def delete(self, response_id: str) -> bool:
+        return await self._run(lambda: self._delete(response_id))
+
+    async def append_events(self, response_id: str, events: Sequence[Mapping[str, Any]]) -> None:
+        rows = [(response_id, int(e["sequence_number"]), orjson.dumps(e)) for e in events]
+
+        def write() -> None:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO events (response_id, seq, event) VALUES (?, ?, ?)", rows
+            )
+
+        await self._run(write)
+
+    async def events_after(self, response_id: str, after: int) -> list[dict[str, Any]]:
+        def read() -> list[Any]:
+            return self._db.execute(
+                "SELECT event FROM events WHERE response_id = ? AND seq > ? ORDER BY seq",
+                (response_id, after),
+            ).fetchall()
+
+        return [_loads(row[0], dict) for row in await self._run(read)]
+
+    async def request_cancel(self, response_id: str) -> None:
+        await self._run(
+            lambda: self._db.execute("UPDATE responses SET cancel = 1 WHERE id = ?", (response_id,))
+        )
+
+    async def cancel_requested(self, response_id: str) -> bool:
+        row = await self._run(lambda: self._row(response_id))
+        return row is not None and bool(row[2])
+
+    async def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def _loads(data: bytes, kind: type[T]) -> T:
+    value = orjson.loads(data)
+    assert isinstance(value, kind)
+    return value

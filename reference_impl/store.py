@@ -1,0 +1,177 @@
+"""Where responses live: the store interface and the bounded in-memory backend.
+
+A :class:`ResponseStore` keeps, per response id: the latest Response object, the input items it was
+created with (its whole conversation, so a ``previous_response_id`` chain resolves in one read), an
+event log for background streams (``GET …?stream=true&starting_after=N``, SPEC §2.12, §4) and a
+cancel flag. ``store: false`` responses never reach it (SPEC §3; known bug KB26).
+
+Backends: :class:`MemoryStore` (here; LRU + TTL, the default) and
+:class:`~reference_impl.sqlite_store.SQLiteStore` (durable across restart). Methods are ``async`` so
+a backend may do I/O off the event loop.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import orjson
+
+__all__ = ["DEFAULT_MAX_RESPONSES", "MemoryStore", "ResponseStore"]
+
+DEFAULT_MAX_RESPONSES = 10_000
+"""The in-memory store's default cap; the least recently used response goes first."""
+
+
+@runtime_checkable
+class ResponseStore(Protocol):
+    async def put(
+        self, response: Mapping[str, Any], input_items: Sequence[Mapping[str, Any]] | None = None
+    ) -> None:
+        """Insert or replace ``response`` (keyed by its ``id``); ``input_items=None`` keeps the
+        items stored before."""
+        ...
+
+    async def get(self, response_id: str) -> dict[str, Any] | None: ...
+
+    async def input_items(self, response_id: str) -> list[dict[str, Any]] | None:
+        """The stored input items in conversation order, or None for an unknown id."""
+        ...
+
+    async def delete(self, response_id: str) -> bool:
+        """Forget the response, its items and its event log; False if it was unknown."""
+        ...
+
+    async def append_events(self, response_id: str, events: Sequence[Mapping[str, Any]]) -> None:
+        """Add to the response's event log (background streams)."""
+        ...
+
+    async def events_after(self, response_id: str, after: int) -> list[dict[str, Any]]:
+        """Logged events with ``sequence_number > after``, in order."""
+        ...
+
+    async def request_cancel(self, response_id: str) -> None: ...
+
+    async def cancel_requested(self, response_id: str) -> bool: ...
+
+    async def close(self) -> None: ...
+
+
+@dataclass(slots=True)
+class _Entry:
+    # Serialized, so stored objects are compact and never alias a live dict.
+    response: bytes
+    input_items: bytes
+    stored_at: float
+    events: list[bytes] = field(default_factory=list)
+    cancel: bool = False
+
+
+class MemoryStore:
+    """Bounded in-memory store: at most ``max_responses`` (default 10,000, least recently used
+    evicted first), each kept ``ttl_seconds`` after its last write (default: no expiry)."""
+
+    def __init__(
+        self,
+        max_responses: int = DEFAULT_MAX_RESPONSES,
+        *,
+        ttl_seconds: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if max_responses < 1:
+            raise ValueError("max_responses must be at least 1")
+        self.max_responses = max_responses
+        self.ttl_seconds = ttl_seconds
+        self._clock = clock
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def _live(self, response_id: str) -> _Entry | None:
+        entry = self._entries.get(response_id)
+        if entry is None:
+            return None
+        if self.ttl_seconds is not None and self._clock() - entry.stored_at > self.ttl_seconds:
+            del self._entries[response_id]
+            return None
+        self._entries.move_to_end(response_id)
+        return entry
+
+    async def put(
+        self, response: Mapping[str, Any], input_items: Sequence[Mapping[str, Any]] | None = None
+    ) -> None:
+        response_id = str(response["id"])
+        now = self._clock()
+        entry = self._live(response_id)
+        data = orjson.dumps(response)
+        if entry is None:
+            items = orjson.dumps(list(input_items or ()))
+            self._entries[response_id] = _Entry(data, items, now)
+        else:
+            entry.response, entry.stored_at = data, now
+            if input_items is not None:
+                entry.input_items = orjson.dumps(list(input_items))
+        self._evict()
+
+    def _evict(self) -> None:
+        while len(self._entries) > self.max_responses:
+            self._entries.popitem(last=False)
+        if self.ttl_seconds is not None:
+            now = self._clock()
+            while self._entries:
+                oldest_id, oldest = next(iter(self._entries.items()))
+                if now - oldest.stored_at <= self.ttl_seconds:
+                    break
+                del self._entries[oldest_id]
+
+    async def get(self, response_id: str) -> dict[str, Any] | None:
+        entry = self._live(response_id)
+        return None if entry is None else _loads_dict(entry.response)
+
+    async def input_items(self, response_id: str) -> list[dict[str, Any]] | None:
+        entry = self._live(response_id)
+        return None if entry is None else _loads_list(entry.input_items)
+
+    async def delete(self, response_id: str) -> bool:
+        return self._entries.pop(response_id, None) is not None
+
+    async def append_events(self, response_id: str, events: Sequence[Mapping[str, Any]]) -> None:
+        entry = self._entries.get(response_id)
+        if entry is not None:
+            entry.events.extend(orjson.dumps(e) for e in events)
+
+    async def events_after(self, response_id: str, after: int) -> list[dict[str, Any]]:
+        entry = self._entries.get(response_id)
+        if entry is None:
+            return []
+        # Sequence numbers are 0..n-1 (SPEC §2.1), so the log index is the sequence number.
+        start = max(after + 1, 0)
+        return [_loads_dict(e) for e in entry.events[start:]]
+
+    async def request_cancel(self, response_id: str) -> None:
+        entry = self._entries.get(response_id)
+        if entry is not None:
+            entry.cancel = True
+
+    async def cancel_requested(self, response_id: str) -> bool:
+        entry = self._entries.get(response_id)
+        return entry is not None and entry.cancel
+
+    async def close(self) -> None:
+        return None
+
+
+def _loads_dict(data: bytes) -> dict[str, Any]:
+    value = orjson.loads(data)
+    assert isinstance(value, dict)
+    return value
+
+
+def _loads_list(data: bytes) -> list[dict[str, Any]]:
+    value = orjson.loads(data)
+    assert isinstance(value, list)
+    return value

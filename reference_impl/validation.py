@@ -1,0 +1,367 @@
+"""Request-body validation for ``POST /v1/responses`` with OpenAI-shaped 400s.
+
+Every failure is an :class:`~reference_impl.errors.APIError` whose ``param`` names the field
+(``max_output_tokens``, ``input[2].role``, ``tools[0].name``) and whose ``code`` is one of OpenAI's
+string codes (``invalid_type``, ``invalid_value``, ``missing_required_parameter``,
+``unknown_parameter``, ``integer_below_min_value``, …) — SPEC §3 "Request", §4 "Errors".
+Input items are checked in :mod:`reference_impl.inputs`, which normalizes them at the same time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .errors import APIError, invalid_request
+
+__all__ = ["KNOWN_CREATE_PARAMS", "validate_create_body"]
+
+# ResponseCreateParams of the openai SDK, plus `stream` and Open Responses' penalties (SPEC §3).
+KNOWN_CREATE_PARAMS = frozenset(
+    {
+        "access_programs",
+        "background",
+        "background_options",
+        "context_management",
+        "conversation",
+        "frequency_penalty",
+        "image",
+        "include",
+        "input",
+        "instructions",
+        "max_output_tokens",
+        "max_tool_calls",
+        "metadata",
+        "model",
+        "moderation",
+        "parallel_tool_calls",
+        "presence_penalty",
+        "previous_response_id",
+        "prompt",
+        "prompt_cache_key",
+        "prompt_cache_options",
+        "prompt_cache_retention",
+        "reasoning",
+        "safety_identifier",
+        "service_tier",
+        "store",
+        "stream",
+        "stream_options",
+        "temperature",
+        "text",
+        "tool_choice",
+        "tools",
+        "top_logprobs",
+        "top_p",
+        "truncation",
+        "user",
+    }
+)
+
+_TYPE_NAMES = {
+    str: "a string",
+    bool: "a boolean",
+    int: "an integer",
+    float: "a decimal",
+    dict: "an object",
+    list: "an array",
+}
+_FUNCTION_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_TOOL_CHOICE_MODES = ("none", "auto", "required")
+
+
+def _got(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a decimal"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def type_error(param: str, expected: str, value: Any) -> APIError:
+    return invalid_request(
+        f"Invalid type for '{param}': expected {expected}, but got {_got(value)} instead.",
+        param,
+        "invalid_type",
+    )
+
+
+def value_error(param: str, value: Any, allowed: tuple[str, ...]) -> APIError:
+    supported = ", ".join(f"'{a}'" for a in allowed)
+    return invalid_request(
+        f"Invalid value: '{value}'. Supported values are: {supported}.", param, "invalid_value"
+    )
+
+
+def check_type(body: Mapping[str, Any], key: str, kind: type, *, param: str | None = None) -> Any:
+    """``body[key]`` if it is ``None``/absent or of ``kind`` (ints count as decimals, bools never
+    count as numbers); else a 400 ``invalid_type``."""
+    value = body.get(key)
+    if value is None:
+        return None
+    ok = isinstance(value, kind) and not (kind is not bool and isinstance(value, bool))
+    if kind is float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if not ok:
+        raise type_error(param or key, _TYPE_NAMES[kind], value)
+    return value
+
+
+def _check_range(param: str, value: Any, low: float | None, high: float | None) -> None:
+    if value is None:
+        return
+    kind = "integer" if isinstance(value, int) else "decimal"
+    if low is not None and value < low:
+        raise invalid_request(
+            f"Invalid '{param}': {kind} below minimum value. Expected a value >= {low:g}, "
+            f"but got {value} instead.",
+            param,
+            f"{kind}_below_min_value",
+        )
+    if high is not None and value > high:
+        raise invalid_request(
+            f"Invalid '{param}': {kind} above maximum value. Expected a value <= {high:g}, "
+            f"but got {value} instead.",
+            param,
+            f"{kind}_above_max_value",
+        )
+
+
+def _check_enum(body: Mapping[str, Any], key: str, allowed: tuple[str, ...], param: str) -> None:
+    value = check_type(body, key, str, param=param)
+    if value is not None and value not in allowed:
+        raise value_error(param, value, allowed)
+
+
+def validate_create_body(body: Any, *, require_model: bool = True) -> dict[str, Any]:
+    """Check the scalar and structured fields of a create (or input_tokens) body; returns it.
+
+    ``input`` is checked by :func:`reference_impl.inputs.normalize_input`.
+    """
+    if not isinstance(body, dict):
+        raise invalid_request(
+            "The request body must be a JSON object.", None, "invalid_request_body"
+        )
+    for key in body:
+        if key not in KNOWN_CREATE_PARAMS:
+            raise invalid_request(f"Unknown parameter: '{key}'.", key, "unknown_parameter")
+    model = check_type(body, "model", str)
+    if require_model and not model:
+        raise invalid_request(
+            "Missing required parameter: 'model'.", "model", "missing_required_parameter"
+        )
+    if body.get("input") is not None and not isinstance(body["input"], str | list):
+        raise type_error("input", "a string or an array of input items", body["input"])
+    for key in (
+        "instructions",
+        "previous_response_id",
+        "user",
+        "safety_identifier",
+        "prompt_cache_key",
+    ):
+        check_type(body, key, str)
+    for key in ("stream", "background", "store", "parallel_tool_calls"):
+        check_type(body, key, bool)
+    for key, low, high in (
+        ("temperature", 0, 2),
+        ("top_p", 0, 1),
+        ("presence_penalty", -2, 2),
+        ("frequency_penalty", -2, 2),
+    ):
+        _check_range(key, check_type(body, key, float), low, high)
+    _check_range("max_output_tokens", check_type(body, "max_output_tokens", int), 16, None)
+    _check_range("max_tool_calls", check_type(body, "max_tool_calls", int), 1, None)
+    _check_range("top_logprobs", check_type(body, "top_logprobs", int), 0, 20)
+    _check_enum(body, "truncation", ("auto", "disabled"), "truncation")
+    _check_enum(
+        body, "service_tier", ("auto", "default", "flex", "scale", "priority"), "service_tier"
+    )
+    _validate_metadata(body.get("metadata"))
+    _validate_include(body.get("include"))
+    _validate_stream_options(body)
+    _validate_reasoning(body.get("reasoning"))
+    _validate_text(body.get("text"))
+    tools = _validate_tools(body.get("tools"))
+    _validate_tool_choice(body.get("tool_choice"), tools)
+    if body.get("background") and body.get("store") is False:
+        raise invalid_request(
+            "Background mode requires `store` to be true.", "background", "invalid_value"
+        )
+    return body
+
+
+def _validate_metadata(metadata: Any) -> None:
+    # SPEC §3: at most 16 pairs, keys ≤ 64 characters, values ≤ 512.
+    if metadata is None:
+        return
+    if not isinstance(metadata, dict):
+        raise type_error("metadata", "an object", metadata)
+    if len(metadata) > 16:
+        raise invalid_request(
+            "Invalid 'metadata': too many properties. Expected an object with at most 16 "
+            f"properties, but got an object with {len(metadata)} properties instead.",
+            "metadata",
+            "object_above_max_properties",
+        )
+    for key, value in metadata.items():
+        if len(key) > 64:
+            raise invalid_request(
+                f"Invalid 'metadata': key '{key[:16]}…' is too long. Expected a key of at most "
+                f"64 characters, but got {len(key)} characters instead.",
+                "metadata",
+                "string_above_max_length",
+            )
+        if not isinstance(value, str):
+            raise type_error(f"metadata.{key}", "a string", value)
+        if len(value) > 512:
+            raise invalid_request(
+                f"Invalid 'metadata.{key}': string too long. Expected a string with maximum "
+                f"length 512, but got a string with length {len(value)} instead.",
+                f"metadata.{key}",
+                "string_above_max_length",
+            )
+
+
+def _validate_include(include: Any) -> None:
+    if include is None:
+        return
+    if not isinstance(include, list):
+        raise type_error("include", "an array", include)
+    for i, entry in enumerate(include):
+        if not isinstance(entry, str):
+            raise type_error(f"include[{i}]", "a string", entry)
+
+
+def _validate_stream_options(body: Mapping[str, Any]) -> None:
+    options = check_type(body, "stream_options", dict)
+    if options is None:
+        return
+    check_type(options, "include_obfuscation", bool, param="stream_options.include_obfuscation")
+
+
+def _validate_reasoning(reasoning: Any) -> None:
+    if reasoning is None:
+        return
+    if not isinstance(reasoning, dict):
+        raise type_error("reasoning", "an object", reasoning)
+    _check_enum(
+        reasoning,
+        "effort",
+        ("none", "minimal", "low", "medium", "high", "xhigh"),
+        "reasoning.effort",
+    )
+    for key in ("summary", "generate_summary"):
+        _check_enum(reasoning, key, ("auto", "concise", "detailed"), f"reasoning.{key}")
+
+
+def _validate_text(text: Any) -> None:
+    if text is None:
+        return
+    if not isinstance(text, dict):
+        raise type_error("text", "an object", text)
+    _check_enum(text, "verbosity", ("low", "medium", "high"), "text.verbosity")
+    fmt = check_type(text, "format", dict, param="text.format")
+    if fmt is None:
+        return
+    kind = fmt.get("type")
+    if kind not in ("text", "json_object", "json_schema"):
+        raise value_error("text.format.type", kind, ("text", "json_object", "json_schema"))
+    if kind == "json_schema":
+        if not isinstance(fmt.get("name"), str):
+            raise invalid_request(
+                "Missing required parameter: 'text.format.name'.",
+                "text.format.name",
+                "missing_required_parameter",
+            )
+        if not isinstance(fmt.get("schema"), dict):
+            raise invalid_request(
+                "Missing required parameter: 'text.format.schema'.",
+                "text.format.schema",
+                "missing_required_parameter",
+            )
+        check_type(fmt, "strict", bool, param="text.format.strict")
+
+
+def _validate_tools(tools: Any) -> list[dict[str, Any]]:
+    if tools is None:
+        return []
+    if not isinstance(tools, list):
+        raise type_error("tools", "an array", tools)
+    names: set[str] = set()
+    for i, tool in enumerate(tools):
+        if not isinstance(tool, dict):
+            raise type_error(f"tools[{i}]", "an object", tool)
+        kind = tool.get("type")
+        if not isinstance(kind, str):
+            raise invalid_request(
+                f"Missing required parameter: 'tools[{i}].type'.",
+                f"tools[{i}].type",
+                "missing_required_parameter",
+            )
+        if kind != "function":
+            continue  # hosted tools are echoed as sent
+        name = tool.get("name")
+        if not isinstance(name, str):
+            raise invalid_request(
+                f"Missing required parameter: 'tools[{i}].name'.",
+                f"tools[{i}].name",
+                "missing_required_parameter",
+            )
+        if not _FUNCTION_NAME.match(name):
+            raise invalid_request(
+                f"Invalid 'tools[{i}].name': string does not match pattern. Expected a string "
+                f"that matches the pattern '^[a-zA-Z0-9_-]+$' (at most 64 characters).",
+                f"tools[{i}].name",
+                "invalid_value",
+            )
+        if name in names:
+            raise invalid_request(
+                f"Duplicate function name '{name}' in 'tools'.", f"tools[{i}].name", "invalid_value"
+            )
+        names.add(name)
+        check_type(tool, "parameters", dict, param=f"tools[{i}].parameters")
+        check_type(tool, "strict", bool, param=f"tools[{i}].strict")
+        check_type(tool, "description", str, param=f"tools[{i}].description")
+    return tools
+
+
+def _validate_tool_choice(choice: Any, tools: list[dict[str, Any]]) -> None:
+    if choice is None:
+        return
+    if isinstance(choice, str):
+        if choice not in _TOOL_CHOICE_MODES:
+            raise value_error("tool_choice", choice, _TOOL_CHOICE_MODES)
+        return
+    if not isinstance(choice, dict):
+        raise type_error("tool_choice", "a string or an object", choice)
+    kind = choice.get("type")
+    if kind == "function":
+        name = choice.get("name")
+        declared = {t.get("name") for t in tools if t.get("type") == "function"}
+        if not isinstance(name, str) or name not in declared:
+            raise invalid_request(
+                f"Tool choice '{name}' not found in 'tools' parameter.",
+                "tool_choice",
+                "invalid_value",
+            )
+    elif kind == "allowed_tools":
+        _check_enum(choice, "mode", ("auto", "required"), "tool_choice.mode")
+        if not isinstance(choice.get("tools"), list):
+            raise type_error("tool_choice.tools", "an array", choice.get("tools"))
+    elif not isinstance(kind, str):
+        raise invalid_request(
+            "Missing required parameter: 'tool_choice.type'.",
+            "tool_choice.type",
+            "missing_required_parameter",
+        )
