@@ -118,10 +118,11 @@ def check_type(body: Mapping[str, Any], key: str, kind: type, *, param: str | No
     return value
 
 
-def _check_range(param: str, value: Any, low: float | None, high: float | None) -> None:
+def _check_range(
+    param: str, value: Any, low: float | None, high: float | None, kind: str = "integer"
+) -> None:
     if value is None:
         return
-    kind = "integer" if isinstance(value, int) else "decimal"
     if low is not None and value < low:
         raise invalid_request(
             f"Invalid '{param}': {kind} below minimum value. Expected a value >= {low:g}, "
@@ -179,7 +180,7 @@ def validate_create_body(body: Any, *, require_model: bool = True) -> dict[str, 
         ("presence_penalty", -2, 2),
         ("frequency_penalty", -2, 2),
     ):
-        _check_range(key, check_type(body, key, float), low, high)
+        _check_range(key, check_type(body, key, float), low, high, "decimal")
     _check_range("max_output_tokens", check_type(body, "max_output_tokens", int), 16, None)
     _check_range("max_tool_calls", check_type(body, "max_tool_calls", int), 1, None)
     _check_range("top_logprobs", check_type(body, "top_logprobs", int), 0, 20)

@@ -1,0 +1,299 @@
+"""The ASGI app in-process (httpx2 ASGITransport): routes, framing, storage and every error shape."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any
+
+import httpx2
+import pytest
+from refimpl_support import ScriptedEngine, check_stream, parse_sse, scripts, text_script
+
+from reference_impl.app import create_app
+from reference_impl.engine import Final, TextDelta
+from reference_impl.ids import IdSource
+from reference_impl.store import MemoryStore
+
+pytestmark = pytest.mark.anyio
+
+TOOLS = [
+    {"type": "function", "name": "get_weather", "parameters": {"type": "object"}},
+    {"type": "function", "name": "get_time", "parameters": {"type": "object"}},
+]
+
+
+class FrozenIds:
+    """Ids derived from the request body (minus ``stream``) and a per-request counter: the same
+    request gives the same ids, so a stream and a non-stream answer can be compared byte for byte."""
+
+    def scope(self, body: Mapping[str, Any]) -> IdSource:
+        seed = abs(hash(repr(sorted((k, repr(v)) for k, v in body.items() if k != "stream"))))
+        counter = itertools.count()
+        return lambda prefix: f"{prefix}_{seed:x}{next(counter):04d}"
+
+
+def make_client(engine: ScriptedEngine, **options: Any) -> httpx2.AsyncClient:
+    app = create_app(engine, **options)
+    return httpx2.AsyncClient(transport=httpx2.ASGITransport(app), base_url="http://test")
+
+
+@pytest.fixture
+async def client(engine: ScriptedEngine) -> AsyncIterator[httpx2.AsyncClient]:
+    async with make_client(engine, ids=FrozenIds(), clock=lambda: 1_750_000_000.0) as c:
+        yield c
+
+
+def assert_error(
+    response: httpx2.Response, status: int, param: str | None = None, code: str | None = None
+) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"}
+    error = body["error"]
+    assert set(error) == {"message", "type", "param", "code"}
+    assert isinstance(error["message"], str) and error["message"]
+    assert error["code"] is None or isinstance(error["code"], str)  # KB21
+    assert error["param"] == param
+    if code is not None:
+        assert error["code"] == code
+    return dict(error)
+
+
+@pytest.mark.parametrize("name", sorted(scripts()))
+async def test_stream_is_framed_and_matches_the_non_stream_body(
+    client: httpx2.AsyncClient, engine: ScriptedEngine, name: str
+) -> None:
+    body = {"model": "test-model", "input": "hi", "tools": TOOLS}
+    engine.push(scripts()[name], scripts()[name])
+    streamed = await client.post("/v1/responses", json={**body, "stream": True})
+    assert streamed.status_code == 200
+    assert streamed.headers["content-type"].startswith("text/event-stream")
+    assert b"\nid:" not in streamed.content and not streamed.content.startswith(b"id:")
+    events, names, done = parse_sse(streamed.content)
+    assert done  # `data: [DONE]` (SPEC §1 Framing)
+    assert names == [e["type"] for e in events]
+    check_stream(events)
+    plain = await client.post("/v1/responses", json=body)
+    terminal = events[-1]["response"]
+    if terminal["status"] == "failed":
+        assert_error(plain, 500, None, "server_error")
+        return
+    assert plain.status_code == 200
+    assert plain.json() == terminal  # non-stream == the terminal event's response
+    retrieved = await client.get(f"/v1/responses/{terminal['id']}")
+    assert retrieved.json() == terminal
+
+
+async def test_store_false_is_streamed_but_not_retrievable(client: httpx2.AsyncClient) -> None:
+    created = await client.post("/v1/responses", json={"model": "m", "input": "x", "store": False})
+    assert created.json()["store"] is False
+    response_id = created.json()["id"]
+    assert_error(await client.get(f"/v1/responses/{response_id}"), 404)  # KB26
+
+
+async def test_retrieve_delete_and_not_found_text(client: httpx2.AsyncClient) -> None:
+    response_id = (await client.post("/v1/responses", json={"model": "m", "input": "x"})).json()[
+        "id"
+    ]
+    deleted = await client.delete(f"/v1/responses/{response_id}")
+    assert deleted.json() == {"id": response_id, "object": "response", "deleted": True}
+    error = assert_error(await client.get(f"/v1/responses/{response_id}"), 404)
+    assert error["message"] == f"Response with id '{response_id}' not found."
+    assert_error(await client.delete(f"/v1/responses/{response_id}"), 404)
+    assert_error(await client.post("/v1/responses/resp_nope/cancel"), 404)
+    assert_error(await client.get("/v1/responses/resp_nope/input_items"), 404)
+
+
+async def test_cancel_of_a_foreground_response_is_a_clear_400(client: httpx2.AsyncClient) -> None:
+    response_id = (await client.post("/v1/responses", json={"model": "m", "input": "x"})).json()[
+        "id"
+    ]
+    error = assert_error(await client.post(f"/v1/responses/{response_id}/cancel"), 400)
+    assert "background" in error["message"]
+
+
+async def test_input_items_pagination(client: httpx2.AsyncClient) -> None:
+    items = [{"role": "user", "content": f"m{i}"} for i in range(5)]
+    created = await client.post(
+        "/v1/responses", json={"model": "m", "input": items, "instructions": "sys"}
+    )
+    url = f"/v1/responses/{created.json()['id']}/input_items"
+    page = (await client.get(url)).json()
+    assert page["object"] == "list" and page["has_more"] is False
+    texts = [item["content"][0]["text"] for item in page["data"]]
+    assert texts == ["m4", "m3", "m2", "m1", "m0"]  # default order desc; no instructions item
+    assert all(item["id"].startswith("msg_") for item in page["data"])
+    assert page["first_id"] == page["data"][0]["id"] and page["last_id"] == page["data"][-1]["id"]
+    first = (await client.get(url, params={"order": "asc", "limit": 2})).json()
+    assert [i["content"][0]["text"] for i in first["data"]] == ["m0", "m1"]
+    assert first["has_more"] is True
+    rest = (await client.get(url, params={"order": "asc", "after": first["last_id"]})).json()
+    assert [i["content"][0]["text"] for i in rest["data"]] == ["m2", "m3", "m4"]
+    assert_error(await client.get(url, params={"limit": 0}), 400, "limit")
+    assert_error(await client.get(url, params={"limit": 101}), 400, "limit")
+    assert_error(await client.get(url, params={"order": "up"}), 400, "order")
+    assert_error(await client.get(url, params={"after": "msg_unknown"}), 400, "after")
+
+
+async def test_input_tokens_and_models(client: httpx2.AsyncClient) -> None:
+    counted = await client.post(
+        "/v1/responses/input_tokens", json={"model": "m", "input": "one two three"}
+    )
+    assert counted.json() == {"object": "response.input_tokens", "input_tokens": 4}
+    assert_error(
+        await client.post("/v1/responses/input_tokens", json={"input": "x", "stream": True}),
+        400,
+        "stream",
+        "unknown_parameter",
+    )
+    models = (await client.get("/v1/models")).json()
+    assert models["object"] == "list" and models["data"][0]["id"] == "test-model"
+    assert (await client.get("/v1/models/test-model")).json()["object"] == "model"
+    assert_error(await client.get("/v1/models/nope"), 404, "model", "model_not_found")
+
+
+BAD_BODIES: list[tuple[Any, str | None, str | None]] = [
+    ([1, 2], None, "invalid_request_body"),
+    ({"input": "x"}, "model", "missing_required_parameter"),
+    ({"model": 3, "input": "x"}, "model", "invalid_type"),
+    ({"model": "m", "input": 3}, "input", "invalid_type"),
+    ({"model": "m", "input": "x", "bogus": 1}, "bogus", "unknown_parameter"),
+    ({"model": "m", "input": "x", "max_output_tokens": 15}, "max_output_tokens", "integer_below_min_value"),
+    ({"model": "m", "input": "x", "max_output_tokens": "9"}, "max_output_tokens", "invalid_type"),
+    ({"model": "m", "input": "x", "temperature": 3}, "temperature", "decimal_above_max_value"),
+    ({"model": "m", "input": "x", "top_p": True}, "top_p", "invalid_type"),
+    ({"model": "m", "input": "x", "top_logprobs": 21}, "top_logprobs", "integer_above_max_value"),
+    ({"model": "m", "input": "x", "top_logprobs": -1}, "top_logprobs", "integer_below_min_value"),
+    ({"model": "m", "input": "x", "stream": "yes"}, "stream", "invalid_type"),
+    ({"model": "m", "input": "x", "metadata": {f"k{i}": "v" for i in range(17)}}, "metadata", "object_above_max_properties"),
+    ({"model": "m", "input": "x", "metadata": {"k" * 65: "v"}}, "metadata", "string_above_max_length"),
+    ({"model": "m", "input": "x", "metadata": {"k": "v" * 513}}, "metadata.k", "string_above_max_length"),
+    ({"model": "m", "input": "x", "metadata": {"k": 1}}, "metadata.k", "invalid_type"),
+    ({"model": "m", "input": "x", "truncation": "sometimes"}, "truncation", "invalid_value"),
+    ({"model": "m", "input": "x", "reasoning": {"effort": "max"}}, "reasoning.effort", "invalid_value"),
+    ({"model": "m", "input": "x", "text": {"format": {"type": "yaml"}}}, "text.format.type", "invalid_value"),
+    ({"model": "m", "input": "x", "text": {"format": {"type": "json_schema", "name": "x"}}}, "text.format.schema", "missing_required_parameter"),
+    ({"model": "m", "input": "x", "tools": {}}, "tools", "invalid_type"),
+    ({"model": "m", "input": "x", "tools": [{"type": "function"}]}, "tools[0].name", "missing_required_parameter"),
+    ({"model": "m", "input": "x", "tools": [{"type": "function", "name": "a b"}]}, "tools[0].name", "invalid_value"),
+    ({"model": "m", "input": "x", "tool_choice": "sometimes"}, "tool_choice", "invalid_value"),
+    ({"model": "m", "input": "x", "tool_choice": {"type": "function", "name": "undeclared"}}, "tool_choice", "invalid_value"),
+    ({"model": "m", "input": "x", "background": True, "store": False}, "background", "invalid_value"),
+    ({"model": "m", "input": [{"role": "robot", "content": "x"}]}, "input[0].role", "invalid_value"),
+    ({"model": "m", "input": [{"type": "teleport"}]}, "input[0].type", "invalid_value"),
+    ({"model": "m", "input": ["x"]}, "input[0]", "invalid_type"),
+    ({"model": "m", "input": [{"role": "user", "content": 5}]}, "input[0].content", "invalid_type"),
+    ({"model": "m", "input": [{"role": "user", "content": [{"type": "input_video"}]}]}, "input[0].content[0].type", "invalid_value"),
+    ({"model": "m", "input": [{"role": "user", "content": [{"type": "input_text"}]}]}, "input[0].content[0].text", "missing_required_parameter"),
+    ({"model": "m", "input": [{"type": "function_call", "call_id": "c", "name": "f"}]}, "input[0].arguments", "missing_required_parameter"),
+    ({"model": "m", "input": [{"type": "function_call_output", "call_id": "c", "output": 1}]}, "input[0].output", "invalid_type"),
+    ({"model": "m", "input": [{"type": "reasoning", "summary": "x"}]}, "input[0].summary", "invalid_type"),
+    ({"model": "m", "input": "x", "previous_response_id": "resp_missing"}, "previous_response_id", "previous_response_not_found"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("body", "param", "code"), BAD_BODIES)
+async def test_bad_request_bodies_get_openai_shaped_400s(
+    client: httpx2.AsyncClient, body: Any, param: str | None, code: str | None
+) -> None:
+    assert_error(await client.post("/v1/responses", json=body), 400, param, code)
+
+
+async def test_malformed_json_and_routes(client: httpx2.AsyncClient) -> None:
+    assert_error(await client.post("/v1/responses", content=b"{not json"), 400)
+    assert_error(await client.post("/v1/responses", content=b""), 400)
+    assert_error(await client.get("/v1/nothing-here"), 404, None, "unknown_url")
+    assert_error(await client.put("/v1/responses"), 405, None, "method_not_allowed")
+    assert_error(await client.get("/v1/responses/resp_x", params={"stream": "true"}), 404)
+
+
+async def test_oversized_body_is_413(engine: ScriptedEngine) -> None:
+    async with make_client(engine, max_body_bytes=100) as small:
+        big = {"model": "m", "input": "x" * 200}
+        assert_error(await small.post("/v1/responses", json=big), 413, None, "request_too_large")
+
+        async def chunks() -> AsyncIterator[bytes]:  # no Content-Length: counted while read
+            for _ in range(3):
+                yield b" " * 60
+
+        error = await small.post("/v1/responses", content=chunks())
+        assert_error(error, 413, None, "request_too_large")
+
+
+async def test_bearer_auth(engine: ScriptedEngine) -> None:
+    async with make_client(engine, api_key="sk-secret") as c:
+        body = {"model": "m", "input": "x"}
+        assert_error(await c.post("/v1/responses", json=body), 401, None, "invalid_api_key")
+        wrong = {"Authorization": "Bearer nope"}
+        assert_error(
+            await c.post("/v1/responses", json=body, headers=wrong), 401, None, "invalid_api_key"
+        )
+        assert_error(await c.get("/v1/models"), 401, None, "invalid_api_key")
+        ok = await c.post("/v1/responses", json=body, headers={"Authorization": "Bearer sk-secret"})
+        assert ok.status_code == 200
+
+
+async def test_engine_crash_is_a_failed_response_not_a_traceback(engine: ScriptedEngine) -> None:
+    class Boom(ScriptedEngine):
+        async def count_input_tokens(self, request: Any) -> int:
+            raise RuntimeError("secret internals")
+
+    async with make_client(Boom(), ids=FrozenIds()) as c:
+        error = assert_error(
+            await c.post("/v1/responses/input_tokens", json={"input": "x"}),
+            500,
+            None,
+            "server_error",
+        )
+        assert "secret" not in error["message"]
+
+
+async def test_hints_reach_the_engine(engine: ScriptedEngine) -> None:
+    hints: Callable[[Any], Mapping[str, Any]] = lambda request: {  # noqa: E731
+        "scenario": request.headers.get("x-scenario")
+    }
+    async with make_client(engine, hints=hints) as c:
+        await c.post(
+            "/v1/responses", json={"model": "m", "input": "x"}, headers={"x-scenario": "s1"}
+        )
+    assert engine.requests[-1].hints == {"scenario": "s1"}
+
+
+async def test_rate_limit_failure_maps_to_429(engine: ScriptedEngine) -> None:
+    engine.push([Final("error", 1, 0, error_code="rate_limit_exceeded", error_message="slow down")])
+    async with make_client(engine) as c:
+        error = assert_error(
+            await c.post("/v1/responses", json={"model": "m", "input": "x"}),
+            429,
+            None,
+            "rate_limit_exceeded",
+        )
+        assert error["message"] == "slow down"
+
+
+async def test_default_store_is_bounded(engine: ScriptedEngine) -> None:
+    store = MemoryStore(max_responses=2)
+    async with make_client(engine, store=store) as c:
+        ids = []
+        for _ in range(3):
+            engine.push(text_script("a"))
+            ids.append(
+                (await c.post("/v1/responses", json={"model": "m", "input": "x"})).json()["id"]
+            )
+        assert_error(await c.get(f"/v1/responses/{ids[0]}"), 404)
+        assert (await c.get(f"/v1/responses/{ids[2]}")).status_code == 200
+
+
+async def test_stream_respects_include_obfuscation(
+    client: httpx2.AsyncClient, engine: ScriptedEngine
+) -> None:
+    engine.push([TextDelta("a"), Final("stop", 1, 1)])
+    body = {
+        "model": "m",
+        "input": "x",
+        "stream": True,
+        "stream_options": {"include_obfuscation": False},
+    }
+    events, _, _ = parse_sse((await client.post("/v1/responses", json=body)).content)
+    assert all("obfuscation" not in e for e in events)
