@@ -1,13 +1,18 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from typing import Any
 
 import openai
 import pytest
-from refimpl_support import ScriptedEngine
+from refimpl_support import ScriptedEngine, sdk_client
 
 from reference_impl.app import create_app
+from reference_impl.engine import Engine
 from reference_impl.server import ServerThread
+
+ServeFn = Callable[..., ServerThread]
 
 
 @pytest.fixture
@@ -21,12 +26,22 @@ def engine() -> ScriptedEngine:
 
 
 @pytest.fixture
-def server(engine: ScriptedEngine) -> Iterator[ServerThread]:
-    with ServerThread(create_app(engine)) as running:
-        yield running
+def serve() -> Iterator[ServeFn]:
+    """``serve(engine, **create_app_options)`` → a running uvicorn on a free loopback port."""
+    with ExitStack() as stack:
+
+        def start(engine: Engine, **options: Any) -> ServerThread:
+            return stack.enter_context(ServerThread(create_app(engine, **options)))
+
+        yield start
+
+
+@pytest.fixture
+def server(serve: ServeFn, engine: ScriptedEngine) -> ServerThread:
+    return serve(engine)
 
 
 @pytest.fixture
 def client(server: ServerThread) -> Iterator[openai.OpenAI]:
-    with openai.OpenAI(base_url=server.base_url + "/v1", api_key="test", max_retries=0) as c:
+    with sdk_client(server) as c:
         yield c

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 from collections import deque
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import openai
 import orjson
 
 from reference_impl.engine import (
@@ -18,6 +20,17 @@ from reference_impl.engine import (
     GenerationRequest,
     TextDelta,
 )
+from reference_impl.ids import IdSource
+
+
+class FrozenIds:
+    """Ids derived from the request body (minus ``stream``) and a per-request counter: the same
+    request gives the same ids, so a stream and a non-stream answer can be compared byte for byte."""
+
+    def scope(self, body: Mapping[str, Any]) -> IdSource:
+        seed = abs(hash(repr(sorted((k, repr(v)) for k, v in body.items() if k != "stream"))))
+        counter = itertools.count()
+        return lambda prefix: f"{prefix}_{seed:x}{next(counter):04d}"
 
 
 @dataclass(frozen=True)
@@ -224,3 +237,10 @@ _NO_VALUE_DONE = {
     "response.content_part.done",
     "response.reasoning_summary_part.done",
 }
+
+
+def sdk_client(server: Any, **options: Any) -> openai.OpenAI:
+    """The official SDK pointed at a running :class:`~reference_impl.server.ServerThread`."""
+    options.setdefault("api_key", "test")
+    options.setdefault("max_retries", 0)
+    return openai.OpenAI(base_url=server.base_url + "/v1", **options)

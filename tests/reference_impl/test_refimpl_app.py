@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import httpx2
 import pytest
-from refimpl_support import ScriptedEngine, check_stream, parse_sse, scripts, text_script
+from refimpl_support import (
+    FrozenIds,
+    ScriptedEngine,
+    check_stream,
+    parse_sse,
+    scripts,
+    text_script,
+)
 
 from reference_impl.app import create_app
 from reference_impl.engine import Final, TextDelta
-from reference_impl.ids import IdSource
 from reference_impl.store import MemoryStore
 
 pytestmark = pytest.mark.anyio
@@ -21,16 +26,6 @@ TOOLS = [
     {"type": "function", "name": "get_weather", "parameters": {"type": "object"}},
     {"type": "function", "name": "get_time", "parameters": {"type": "object"}},
 ]
-
-
-class FrozenIds:
-    """Ids derived from the request body (minus ``stream``) and a per-request counter: the same
-    request gives the same ids, so a stream and a non-stream answer can be compared byte for byte."""
-
-    def scope(self, body: Mapping[str, Any]) -> IdSource:
-        seed = abs(hash(repr(sorted((k, repr(v)) for k, v in body.items() if k != "stream"))))
-        counter = itertools.count()
-        return lambda prefix: f"{prefix}_{seed:x}{next(counter):04d}"
 
 
 def make_client(engine: ScriptedEngine, **options: Any) -> httpx2.AsyncClient:
