@@ -1,0 +1,104 @@
+"""The mock server as an ASGI app: the reference protocol layer driven by :class:`MockEngine`,
+with deterministic ids, an optional frozen clock, and the fault / recording middleware.
+
+``MockServer(MockSettings(seed=1, frozen_time=FROZEN_TIME)).app`` is the ASGI app to serve;
+the same object is the scripting handle (:meth:`MockServer.queue`, :attr:`MockServer.requests`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from mock_server.engine import Chunking, Latency, MockEngine, Script
+from mock_server.faults import FaultPlan
+from mock_server.ids import DeterministicIds
+from mock_server.middleware import MockMiddleware, RecordedRequest, request_hints
+from reference_impl.app import create_app
+from reference_impl.engine import GenerationRequest
+from reference_impl.sqlite_store import SQLiteStore
+from reference_impl.store import MemoryStore, ResponseStore
+
+__all__ = ["FROZEN_TIME", "MockServer", "MockSettings", "check_store_spec", "make_store"]
+
+FROZEN_TIME = 1_700_000_000
+"""The instant ``--frozen-time`` uses when given no value (2023-11-14T22:13:20Z)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MockSettings:
+    seed: int = 0
+    scenario: str = "auto"
+    latency: Latency = field(default_factory=Latency)
+    chunking: Chunking = field(default_factory=Chunking)
+    faults: FaultPlan = field(default_factory=FaultPlan)
+    frozen_time: float | None = None  # unix seconds every timestamp takes; None = real time
+    store: str = "memory"  # "memory", "memory:MAX_RESPONSES" or "sqlite:PATH"
+    api_key: str | None = None
+
+
+def check_store_spec(spec: str) -> tuple[str, str]:
+    """``(kind, argument)`` of a store spec; :class:`ValueError` when it is malformed."""
+    kind, _, arg = spec.partition(":")
+    if (kind == "memory" and (not arg or (arg.isdigit() and int(arg) > 0))) or (
+        kind == "sqlite" and arg
+    ):
+        return kind, arg
+    raise ValueError(f"bad store {spec!r}: use memory, memory:MAX_RESPONSES or sqlite:PATH")
+
+
+def make_store(spec: str) -> ResponseStore:
+    """``memory`` (the reference default cap), ``memory:N`` or ``sqlite:PATH``."""
+    kind, arg = check_store_spec(spec)
+    if kind == "sqlite":
+        return SQLiteStore(arg)
+    return MemoryStore(int(arg)) if arg else MemoryStore()
+
+
+class MockServer:
+    """One mock server's state: engine, store, id counter, attempt counter, request log."""
+
+    def __init__(self, settings: MockSettings | None = None) -> None:
+        self.settings = settings = settings or MockSettings()
+        self.engine = MockEngine(
+            seed=settings.seed,
+            scenario=settings.scenario,
+            latency=settings.latency,
+            chunking=settings.chunking,
+        )
+        frozen = settings.frozen_time
+        clock: Callable[[], float] = time.time if frozen is None else (lambda: frozen)
+        self.store = make_store(settings.store)
+        inner = create_app(
+            self.engine,
+            store=self.store,
+            ids=DeterministicIds(settings.seed),
+            clock=clock,
+            api_key=settings.api_key,
+            hints=request_hints,
+        )
+        self.middleware = MockMiddleware(inner, plan=settings.faults, seed=settings.seed)
+        self.app = self.middleware
+
+    def queue(self, *scripts: Script) -> None:
+        """Answer the next generation requests with these scenario names or chunk lists."""
+        self.engine.queue(*scripts)
+
+    def queue_text(self, text: str) -> None:
+        self.engine.queue_text(text)
+
+    @property
+    def requests(self) -> Sequence[RecordedRequest]:
+        """Every HTTP request the server received, in order (with its attempt number)."""
+        return list(self.middleware.requests)
+
+    @property
+    def generations(self) -> Sequence[GenerationRequest]:
+        """Every request the engine was asked to answer, normalized."""
+        return list(self.engine.requests)
+
+    def reset(self) -> None:
+        """Forget queued scripts, recorded requests and attempt counts (not stored responses)."""
+        self.engine.clear()
+        self.middleware.reset()

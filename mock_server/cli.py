@@ -1,0 +1,190 @@
+"""``responses-mock``: run the deterministic Responses mock server.
+
+Exit codes: 0 after a clean shutdown (Ctrl-C / SIGTERM), 2 when the arguments are wrong or the
+address cannot be bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import socket
+import sys
+import textwrap
+from collections.abc import Sequence
+
+import uvicorn
+
+from mock_server.app import FROZEN_TIME, MockServer, MockSettings, check_store_spec
+from mock_server.engine import Chunking, Latency
+from mock_server.faults import FaultPlan, FaultSyntaxError
+from mock_server.middleware import quiet_dropped_connections
+from mock_server.scenarios import SCENARIOS
+
+__all__ = ["build_parser", "main"]
+
+_DESCRIPTION = """\
+A deterministic OpenAI Responses API server (POST /v1/responses, JSON or SSE) for tests and CI.
+Its output is a pure function of the request and --seed: same requests, same bytes.
+
+Quick start:
+  responses-mock --port 8000 --frozen-time
+  OPENAI_BASE_URL=http://127.0.0.1:8000/v1 OPENAI_API_KEY=unused python your_app.py
+
+Choose what the model does per request, first match wins:
+  header   x-mock-scenario: reasoning
+  metadata {"mock_scenario": "reasoning"}
+  model    "mock-reasoning"
+  default  --scenario (auto: answer the request's own parameters - tool_choice, reasoning.summary,
+           text.format, max_output_tokens - as a real model would)
+Scenarios: {scenarios}.
+
+Faults (--fault, repeatable, or the x-mock-fault header per request):
+  KIND[=ARG][@ATTEMPTS|~PROBABILITY]; KIND is an HTTP status 400-599, error, drop or slow.
+  429@1,2     the 1st and 2nd attempt of a request get 429 (the SDK retries, the 3rd succeeds)
+  500=2@1     500 with Retry-After 2 s on the 1st attempt
+  503~0.1     10% of attempts get 503, chosen from hash(seed, request, attempt)
+  error=5     the stream fails after 5 output tokens (error + response.failed)
+  drop=10     the connection is cut after 10 SSE events
+  slow=1.5@1  the 1st attempt starts 1.5 s late
+  An attempt is the n-th time the server sees the same method, path and body.
+
+The server prints "listening on http://HOST:PORT" once it accepts connections (use --port 0 to
+let it pick a free port).
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="responses-mock",
+        description=_DESCRIPTION.replace(
+            "{scenarios}",
+            textwrap.fill(", ".join(SCENARIOS), 96, subsequent_indent="  ", break_on_hyphens=False),
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    net = parser.add_argument_group("network")
+    net.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    net.add_argument(
+        "--port", type=int, default=8000, help="port to bind; 0 picks a free one (default: 8000)"
+    )
+    net.add_argument("--api-key", help="require 'Authorization: Bearer KEY' (default: no auth)")
+    out = parser.add_argument_group("output")
+    out.add_argument("--seed", type=int, default=0, help="seed of all content (default: 0)")
+    out.add_argument(
+        "--scenario",
+        default="auto",
+        choices=SCENARIOS,
+        metavar="NAME",
+        help="scenario when the request names none (default: auto)",
+    )
+    out.add_argument(
+        "--frozen-time",
+        type=float,
+        nargs="?",
+        const=FROZEN_TIME,
+        metavar="UNIX",
+        help=f"every timestamp is this instant (flag alone: {FROZEN_TIME}); with the seed this "
+        "makes streams byte-identical across runs",
+    )
+    out.add_argument(
+        "--store",
+        default="memory",
+        metavar="SPEC",
+        help="memory (bounded LRU), memory:MAX_RESPONSES or sqlite:PATH (default: memory)",
+    )
+    timing = parser.add_argument_group("timing and chunking (seeded; all 0 by default)")
+    timing.add_argument("--ttft", type=float, default=0.0, help="seconds to the first token")
+    timing.add_argument("--inter-token", type=float, default=0.0, help="seconds between deltas")
+    timing.add_argument(
+        "--jitter", type=float, default=0.0, help="up to this many seconds added to each delay"
+    )
+    timing.add_argument(
+        "--chunk", default="1", metavar="N|LO-HI", help="tokens per delta (default: 1)"
+    )
+    faults = parser.add_argument_group("faults")
+    faults.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="inject a fault (see above); repeatable",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="warning",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help="uvicorn log level (default: warning)",
+    )
+    return parser
+
+
+def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> MockSettings:
+    try:
+        latency = Latency(args.ttft, args.inter_token, args.jitter)
+    except ValueError as error:
+        parser.error(str(error))
+    try:
+        chunking = Chunking.parse(args.chunk)
+    except ValueError:
+        parser.error(f"--chunk: expected N or LO-HI with 1 <= LO <= HI, got {args.chunk!r}")
+    try:
+        plan = FaultPlan.combine(args.fault)
+    except FaultSyntaxError as error:
+        parser.error(f"--fault: {error}")
+    try:
+        check_store_spec(args.store)
+    except ValueError as error:
+        parser.error(f"--store: {error}")
+    return MockSettings(
+        seed=args.seed,
+        scenario=args.scenario,
+        latency=latency,
+        chunking=chunking,
+        faults=plan,
+        frozen_time=args.frozen_time,
+        store=args.store,
+        api_key=args.api_key,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    settings = _settings(parser, args)
+    try:
+        sock = _bind(args.host, args.port)
+    except OSError as error:
+        print(f"responses-mock: cannot bind {args.host}:{args.port}: {error}", file=sys.stderr)
+        return 2
+    server = MockServer(settings)
+    quiet_dropped_connections()
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    # The socket already listens, so a parent process may connect as soon as it reads this line.
+    print(f"listening on http://{shown}:{port}", flush=True)
+    config = uvicorn.Config(server.app, log_level=args.log_level, lifespan="on")
+    # uvicorn shuts down gracefully on SIGINT/SIGTERM and then re-raises the signal to the handler
+    # that was installed before it; a no-op one there makes a clean shutdown exit 0.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: None)
+    uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

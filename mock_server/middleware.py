@@ -1,0 +1,263 @@
+"""The ASGI layer the mock puts around the reference app: records requests, counts attempts,
+injects faults (:mod:`mock_server.faults`) and hands headers and fault hints down to the engine.
+
+HTTP-level faults (status, slow start, dropped connection) live here because only the transport
+can do them; a mid-stream ``error`` is passed to the engine through ``GenerationRequest.hints``
+so the reference assembler emits the real ``error`` + ``response.failed`` sequence.
+
+A dropped connection raises :class:`DroppedConnection` out of the app once the cut is sent: an
+ASGI server (uvicorn) then closes the socket without ending the chunked body, which is what a
+client sees when a real connection breaks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import threading
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import orjson
+
+from mock_server.engine import ERROR_AFTER_HINT, SCENARIO_HEADER
+from mock_server.faults import AttemptCounter, FaultPlan, FaultSyntaxError, Injection, error_body
+from mock_server.scenarios import SCENARIOS
+
+__all__ = [
+    "FAULT_HEADER",
+    "DroppedConnection",
+    "MockMiddleware",
+    "RecordedRequest",
+    "quiet_dropped_connections",
+    "request_hints",
+]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+FAULT_HEADER = "x-mock-fault"
+_SCOPE_KEY = "mock_server"
+
+
+class DroppedConnection(Exception):
+    """Raised out of the ASGI app to make the server cut the connection mid-response."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedRequest:
+    method: str
+    path: str
+    query: str
+    headers: Mapping[str, str]
+    body: bytes
+    attempt: int
+    injection: Injection = field(default_factory=Injection)
+
+    def json(self) -> Any:
+        return orjson.loads(self.body) if self.body else None
+
+
+class MockMiddleware:
+    def __init__(self, app: ASGIApp, *, plan: FaultPlan | None = None, seed: int = 0) -> None:
+        self.app = app
+        self.plan = plan or FaultPlan()
+        self.seed = seed
+        self.attempts = AttemptCounter()
+        self.requests: list[RecordedRequest] = []
+        self._lock = threading.Lock()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        body = await _read_body(receive)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        try:
+            plan = self._plan_for(headers)
+        except FaultSyntaxError as error:
+            await _send_json(send, 400, _invalid(str(error), FAULT_HEADER))
+            return
+        scenario = headers.get(SCENARIO_HEADER)
+        if scenario is not None and scenario not in SCENARIOS:
+            message = f"Unknown mock scenario {scenario!r}; known: {', '.join(SCENARIOS)}."
+            await _send_json(send, 400, _invalid(message, SCENARIO_HEADER))
+            return
+        fingerprint = hashlib.sha256(
+            b"\0".join([scope["method"].encode(), scope["path"].encode(), body])
+        ).digest()
+        with self._lock:
+            attempt = self.attempts.next(fingerprint)
+        injection = plan.injection(attempt, self.seed.to_bytes(8, "big", signed=True) + fingerprint)
+        with self._lock:
+            self.requests.append(
+                RecordedRequest(
+                    scope["method"],
+                    scope["path"],
+                    scope.get("query_string", b"").decode("latin-1"),
+                    headers,
+                    body,
+                    attempt,
+                    injection,
+                )
+            )
+        if injection.slow:
+            await anyio.sleep(injection.slow)
+        if injection.status is not None:
+            await _send_status_fault(send, injection, attempt)
+            return
+        scope = dict(scope)
+        scope[_SCOPE_KEY] = {"headers": headers, "attempt": attempt, "injection": injection}
+        replay = _replay(body, receive)
+        if injection.drop_after is None:
+            await self.app(scope, replay, send)
+            return
+        cutter = _Cutter(send, injection.drop_after)
+        try:
+            await self.app(scope, replay, cutter)
+        except DroppedConnection:
+            raise
+        except Exception as error:
+            if cutter.cut:
+                raise DroppedConnection("connection dropped by mock fault") from error
+            raise
+        if cutter.cut:
+            raise DroppedConnection("connection dropped by mock fault")
+
+    def _plan_for(self, headers: Mapping[str, str]) -> FaultPlan:
+        text = headers.get(FAULT_HEADER)
+        return self.plan if text is None else FaultPlan.parse(text)
+
+    def reset(self) -> None:
+        with self._lock:
+            self.attempts.reset()
+            self.requests.clear()
+
+
+def request_hints(request: Any) -> Mapping[str, Any]:
+    """``create_app(hints=...)``: the request's headers, attempt number and engine-level faults,
+    as the middleware left them in the ASGI scope."""
+    data = request.scope.get(_SCOPE_KEY)
+    if data is None:  # the app used without the middleware
+        return {"headers": {k.lower(): v for k, v in request.headers.items()}}
+    hints: dict[str, Any] = {"headers": data["headers"], "attempt": data["attempt"]}
+    injection: Injection = data["injection"]
+    if injection.error_after is not None:
+        hints[ERROR_AFTER_HINT] = injection.error_after
+    return hints
+
+
+class _Cutter:
+    """An ASGI ``send`` that passes through ``limit`` SSE events (or half a plain body), then
+    raises :class:`DroppedConnection`."""
+
+    def __init__(self, send: Send, limit: int) -> None:
+        self.send = send
+        self.limit = limit
+        self.events = 0
+        self.sse = False
+        self.cut = False
+
+    async def __call__(self, message: Message) -> None:
+        if self.cut:
+            raise DroppedConnection("connection dropped by mock fault")
+        if message["type"] == "http.response.start":
+            content_type = dict(message.get("headers", [])).get(b"content-type", b"")
+            self.sse = content_type.startswith(b"text/event-stream")
+            await self.send(message)
+            return
+        if message["type"] != "http.response.body":
+            await self.send(message)
+            return
+        body: bytes = message.get("body", b"")
+        if not self.sse:
+            self.cut = True
+            await self.send(
+                {"type": "http.response.body", "body": body[: len(body) // 2], "more_body": True}
+            )
+            raise DroppedConnection("connection dropped by mock fault")
+        end = 0
+        while self.events < self.limit:
+            boundary = body.find(b"\n\n", end)
+            if boundary < 0:
+                break
+            end = boundary + 2
+            self.events += 1
+        if self.events < self.limit:
+            await self.send(message)
+            return
+        self.cut = True
+        await self.send({"type": "http.response.body", "body": body[:end], "more_body": True})
+        raise DroppedConnection("connection dropped by mock fault")
+
+
+async def _read_body(receive: Receive) -> bytes:
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """The body once, then the real ``receive`` (so the app still sees ``http.disconnect``)."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+def _invalid(message: str, param: str) -> dict[str, Any]:
+    return {
+        "error": {"message": message, "type": "invalid_request_error", "param": param, "code": None}
+    }
+
+
+async def _send_json(
+    send: Send, status: int, body: Mapping[str, Any], headers: Mapping[str, str] | None = None
+) -> None:
+    data = orjson.dumps(body)
+    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    raw += [(k.encode(), v.encode()) for k, v in (headers or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": data})
+
+
+async def _send_status_fault(send: Send, injection: Injection, attempt: int) -> None:
+    assert injection.status is not None
+    delay = injection.retry_after
+    headers = {
+        "retry-after": str(max(0, math.ceil(delay))),
+        "retry-after-ms": str(max(0, math.ceil(delay * 1000))),
+        "x-mock-fault-attempt": str(attempt),
+    }
+    await _send_json(send, injection.status, error_body(injection.status, attempt, delay), headers)
+
+
+class _DroppedConnectionFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, DroppedConnection)
+
+
+def quiet_dropped_connections() -> None:
+    """Keep uvicorn from logging a traceback for every injected dropped connection."""
+    logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _DroppedConnectionFilter) for f in logger.filters):
+        logger.addFilter(_DroppedConnectionFilter())

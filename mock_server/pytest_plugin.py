@@ -1,0 +1,92 @@
+"""pytest plugin (entry point ``pytest11``): fixtures that run the deterministic Responses mock.
+
+Fixtures:
+
+- ``responses_mock`` — a fresh mock on a free 127.0.0.1 port for one test;
+- ``responses_mock_session`` — one mock for the whole session (scripts and request logs shared);
+- ``responses_mock_inprocess`` — a fresh socket-free mock: ``.transport`` for ``httpx2.Client``,
+  ``.client()`` an ``openai.OpenAI`` already wired to it.
+
+Each gives ``.base_url`` (ending in ``/v1``), ``.client()``, ``.queue(...)`` (scenario names or
+chunk lists for the next requests), ``.requests`` (HTTP requests seen) and ``.generations``.
+Configure a test's mock with the marker::
+
+    @pytest.mark.responses_mock(seed=3, scenario="reasoning", faults="429@1", frozen_time=True)
+
+(``frozen_time=True`` freezes at ``mock_server.app.FROZEN_TIME``; ``faults`` is the ``--fault``
+syntax.) Heavy imports happen inside the fixtures so merely installing the plugin costs nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from mock_server.app import MockSettings
+    from mock_server.testing import InProcessMock, LoopbackMock
+
+MARKER = "responses_mock"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}(seed=0, scenario='auto', faults=None, frozen_time=None, chunk=None, "
+        "api_key=None, store='memory'): configure the responses_mock fixtures' server",
+    )
+
+
+def _settings(options: dict[str, Any]) -> MockSettings:
+    from mock_server.app import FROZEN_TIME, MockSettings
+    from mock_server.engine import Chunking
+    from mock_server.faults import FaultPlan
+
+    options = dict(options)
+    faults = options.pop("faults", None)
+    if faults is not None:
+        texts = [faults] if isinstance(faults, str) else list(faults)
+        options["faults"] = FaultPlan.combine(texts)
+    if options.get("frozen_time") is True:
+        options["frozen_time"] = FROZEN_TIME
+    chunk = options.pop("chunk", None)
+    if chunk is not None:
+        options["chunking"] = Chunking.parse(str(chunk))
+    return MockSettings(**options)
+
+
+def _marker_options(request: pytest.FixtureRequest) -> dict[str, Any]:
+    marker = request.node.get_closest_marker(MARKER)
+    return dict(marker.kwargs) if marker is not None else {}
+
+
+@pytest.fixture
+def responses_mock(request: pytest.FixtureRequest) -> Iterator[LoopbackMock]:
+    """A mock Responses server on a free loopback port, fresh for this test."""
+    from mock_server.testing import LoopbackMock
+
+    with LoopbackMock(_settings(_marker_options(request))) as mock:
+        yield mock
+
+
+@pytest.fixture(scope="session")
+def responses_mock_session() -> Iterator[LoopbackMock]:
+    """One mock Responses server (default settings) for the whole test session."""
+    from mock_server.testing import LoopbackMock
+
+    with LoopbackMock(_settings({})) as mock:
+        yield mock
+
+
+@pytest.fixture
+def responses_mock_inprocess(request: pytest.FixtureRequest) -> Iterator[InProcessMock]:
+    """A socket-free mock: pass ``.transport`` to ``httpx2.Client`` or use ``.client()``."""
+    from mock_server.testing import InProcessMock
+
+    mock = InProcessMock(_settings(_marker_options(request)))
+    try:
+        yield mock
+    finally:
+        mock.close()

@@ -1,0 +1,104 @@
+"""Helpers for the mock's tests: an independent token counter, SSE reading, scenario requests."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+
+_WORD = re.compile(r"\w")
+
+
+def independent_count(text: str) -> int:
+    """The tokenizer's documented rule (mock_server/tokenizer.py), re-implemented by hand:
+    optional whitespace + a word run, optional whitespace + one other character, or trailing
+    whitespace."""
+    n, i = 0, 0
+    while i < len(text):
+        j = i
+        while j < len(text) and text[j].isspace():
+            j += 1
+        if j == len(text):
+            return n + 1
+        if _WORD.match(text[j]):
+            while j < len(text) and _WORD.match(text[j]):
+                j += 1
+        else:
+            j += 1
+        n, i = n + 1, j
+    return n
+
+
+def sse_events(raw: bytes) -> list[dict[str, Any]]:
+    """The JSON events of an SSE body as the mock frames it (``event:``/``data:`` + blank line)."""
+    events = []
+    for frame in raw.split(b"\n\n"):
+        for line in frame.split(b"\n"):
+            if line.startswith(b"data: ") and line != b"data: [DONE]":
+                events.append(orjson.loads(line[6:]))
+    return events
+
+
+WEATHER_TOOL: dict[str, Any] = {
+    "type": "function",
+    "name": "get_forecast",
+    "description": "Forecast for a city.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "days": {"type": "integer", "minimum": 1, "maximum": 7},
+            "unit": {"type": ["string", "null"], "enum": ["c", "f", None]},
+        },
+        "required": ["city", "days", "unit"],
+        "additionalProperties": False,
+    },
+    "strict": True,
+}
+TIME_TOOL: dict[str, Any] = {
+    "type": "function",
+    "name": "get_time",
+    "description": None,
+    "parameters": {
+        "type": "object",
+        "properties": {"tz": {"type": "string"}},
+        "required": ["tz"],
+        "additionalProperties": False,
+    },
+    "strict": True,
+}
+ANSWER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "title": {"type": "string"},
+        "items": {"type": "array", "items": {"type": "integer"}, "minItems": 1},
+    },
+    "required": ["title", "items"],
+    "additionalProperties": False,
+}
+
+
+def scenario_request(scenario: str) -> dict[str, Any]:
+    """The request the golden tests send for ``scenario`` (chosen by model name)."""
+    body: dict[str, Any] = {
+        "model": f"mock-{scenario}",
+        "input": "What is the weather in Paris today?",
+        "instructions": "Answer briefly.",
+    }
+    if "function-call" in scenario:
+        body["tools"] = [WEATHER_TOOL, TIME_TOOL]
+    if scenario == "max-output-tokens":
+        body["max_output_tokens"] = 20
+    if scenario == "structured-output":
+        body["text"] = {
+            "format": {
+                "type": "json_schema",
+                "name": "answer",
+                "schema": ANSWER_SCHEMA,
+                "strict": True,
+            }
+        }
+    if scenario == "reasoning":
+        body["reasoning"] = {"effort": "medium", "summary": "detailed"}
+    return body

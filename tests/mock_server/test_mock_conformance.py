@@ -1,0 +1,95 @@
+"""Every scenario, streamed and not, judged by the conformance validator in --strict terms
+(no MUST and no SHOULD violation), over loopback HTTP."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx2
+import orjson
+import pytest
+from mock_support import scenario_request
+
+from conformance.objects import validate_error_body, validate_response_body
+from conformance.stream import SSEStreamValidator
+from conformance.validator import PROFILES
+from mock_server.app import FROZEN_TIME, MockSettings
+from mock_server.engine import Chunking
+from mock_server.scenarios import SCENARIOS
+from mock_server.testing import LoopbackMock
+
+ALL_PROFILES = sorted(PROFILES)
+
+
+@pytest.fixture(scope="module", params=["1", "1-5"], ids=["1-token-deltas", "1-to-5-token-deltas"])
+def http(request: pytest.FixtureRequest) -> Iterator[tuple[LoopbackMock, httpx2.Client]]:
+    settings = MockSettings(
+        seed=11, frozen_time=FROZEN_TIME, chunking=Chunking.parse(request.param)
+    )
+    with LoopbackMock(settings) as mock, httpx2.Client(base_url=mock.base_url, timeout=30) as c:
+        yield mock, c
+
+
+def _strict(violations: list) -> list[str]:  # type: ignore[type-arg]
+    return [v.format() for v in violations if v.level.name in ("MUST", "SHOULD")]
+
+
+@pytest.mark.parametrize("chunk", ["1", "1-5"])
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_stream_passes_the_judge(
+    scenario: str, chunk: str, http: tuple[LoopbackMock, httpx2.Client]
+) -> None:
+    _mock, client = http
+    body = {**scenario_request(scenario), "stream": True}
+    validator = SSEStreamValidator(
+        profiles=ALL_PROFILES, max_output_tokens=body.get("max_output_tokens")
+    )
+    violations = []
+    with client.stream("POST", "/responses", json=body) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        for raw in response.iter_raw():
+            violations += validator.feed(raw)
+    violations += validator.close()
+    assert not _strict(violations)
+    expected_end = {"failure": "failed", "max-output-tokens": "incomplete"}.get(
+        scenario, "completed"
+    )
+    assert validator.validator.terminal_type == f"response.{expected_end}"
+
+
+@pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s != "failure"])
+def test_body_passes_the_judge(scenario: str, http: tuple[LoopbackMock, httpx2.Client]) -> None:
+    _mock, client = http
+    body = scenario_request(scenario)
+    response = client.post("/responses", json=body)
+    assert response.status_code == 200
+    violations = validate_response_body(
+        orjson.loads(response.content),
+        profiles=ALL_PROFILES,
+        max_output_tokens=body.get("max_output_tokens"),
+    )
+    assert not _strict(violations)
+
+
+@pytest.mark.parametrize(
+    ("request_kw", "status"),
+    [
+        ({"json": scenario_request("failure")}, 500),
+        ({"json": {"model": "mock"}, "headers": {"x-mock-fault": "429"}}, 429),
+        ({"json": {"model": "mock"}, "headers": {"x-mock-fault": "503"}}, 503),
+        ({"json": {"model": "mock"}, "headers": {"x-mock-fault": "bogus"}}, 400),
+        ({"json": {"model": "mock"}, "headers": {"x-mock-scenario": "bogus"}}, 400),
+    ],
+)
+def test_error_bodies_pass_the_judge(
+    request_kw: dict,
+    status: int,
+    http: tuple[LoopbackMock, httpx2.Client],  # type: ignore[type-arg]
+) -> None:
+    _mock, client = http
+    response = client.post("/responses", **request_kw)
+    assert response.status_code == status
+    body = orjson.loads(response.content)
+    assert not _strict(validate_error_body(body))
+    assert isinstance(body["error"]["code"], str | None)
