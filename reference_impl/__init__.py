@@ -1,1 +1,59 @@
-"""reference_impl package."""
+"""The protocol layer of a Responses API server (issue 3): engine contract, assembler, input
+handling, stores and the ASGI app. Engines (the mock, SGLang) plug in through
+:class:`~reference_impl.engine.Engine`; nothing here imports ``conformance`` (DESIGN.md).
+"""
+
+from __future__ import annotations
+
+from .app import ResponsesService, create_app
+from .assembler import EngineProtocolError, ResponseAssembler, obfuscation
+from .engine import (
+    Chunk,
+    Engine,
+    EngineError,
+    Final,
+    FunctionTool,
+    GenerationRequest,
+    HostedToolCall,
+    Message,
+    ReasoningDelta,
+    RefusalDelta,
+    TextDelta,
+    ToolCallDelta,
+)
+from .errors import APIError
+from .ids import IdFactory, IdSource, RandomIds, random_id
+from .server import ServerThread, serve
+from .sqlite_store import SQLiteStore
+from .store import DEFAULT_MAX_RESPONSES, MemoryStore, ResponseStore
+
+__all__ = [
+    "DEFAULT_MAX_RESPONSES",
+    "APIError",
+    "Chunk",
+    "Engine",
+    "EngineError",
+    "EngineProtocolError",
+    "Final",
+    "FunctionTool",
+    "GenerationRequest",
+    "HostedToolCall",
+    "IdFactory",
+    "IdSource",
+    "MemoryStore",
+    "Message",
+    "RandomIds",
+    "ReasoningDelta",
+    "RefusalDelta",
+    "ResponseAssembler",
+    "ResponseStore",
+    "ResponsesService",
+    "SQLiteStore",
+    "ServerThread",
+    "TextDelta",
+    "ToolCallDelta",
+    "create_app",
+    "obfuscation",
+    "random_id",
+    "serve",
+]
