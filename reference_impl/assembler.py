@@ -45,6 +45,7 @@ __all__ = ["EngineProtocolError", "Event", "ResponseAssembler", "obfuscation"]
 Event = dict[str, Any]
 
 _ALNUM = string.ascii_letters + string.digits
+_ALNUM_TABLE = bytes(ord(_ALNUM[b % 62]) for b in range(256))  # byte -> [A-Za-z0-9]
 _OBFUSCATION_WIDTH = 16
 
 # Hosted tools the assembler can stream: item type → (id prefix, progress event names).
@@ -69,7 +70,7 @@ def obfuscation(response_id: str, sequence_number: int, delta: str) -> str:
         f"{response_id}\x00{sequence_number}\x00{delta}".encode(), digest_size=17
     ).digest()
     size = _OBFUSCATION_WIDTH - len(delta) if len(delta) < _OBFUSCATION_WIDTH else digest[0] % 16
-    return "".join(_ALNUM[b % 62] for b in digest[1 : 1 + size])
+    return digest[1 : 1 + size].translate(_ALNUM_TABLE).decode("ascii")
 
 
 PartKind = Literal["output_text", "refusal", "reasoning_text", "summary_text"]
@@ -119,6 +120,7 @@ class ResponseAssembler:
         self._new_id = new_id
         self._clock = clock
         self._response = response_skeleton(body, response_id=response_id, created_at=created_at)
+        self._response_id = response_id
         self._background = bool(body.get("background"))
         if include_obfuscation is None:
             stream_options = body.get("stream_options") or {}
@@ -137,7 +139,7 @@ class ResponseAssembler:
     # --- state ------------------------------------------------------------------------------
     @property
     def response_id(self) -> str:
-        return str(self._response["id"])
+        return self._response_id
 
     @property
     def response(self) -> dict[str, Any]:
@@ -398,17 +400,31 @@ class ResponseAssembler:
         part = item.part
         assert part is not None
         part.pieces.append(delta)
-        where = {
-            "item_id": item.id,
-            "output_index": item.output_index,
-            "content_index": part.index,
-            "delta": delta,
-        }
+        # Built inline: this is the hot path of every text stream.
+        seq = self._seq
+        self._seq += 1
         if kind == "output_text":
-            event = self._event("response.output_text.delta", **where, logprobs=[])
-            events.append(self._obfuscated(event, delta))
+            event: Event = {
+                "type": "response.output_text.delta",
+                "sequence_number": seq,
+                "item_id": item.id,
+                "output_index": item.output_index,
+                "content_index": part.index,
+                "delta": delta,
+                "logprobs": [],
+            }
+            if self._obfuscate:
+                event["obfuscation"] = obfuscation(self._response_id, seq, delta)
         else:
-            events.append(self._event("response.refusal.delta", **where))
+            event = {
+                "type": "response.refusal.delta",
+                "sequence_number": seq,
+                "item_id": item.id,
+                "output_index": item.output_index,
+                "content_index": part.index,
+                "delta": delta,
+            }
+        events.append(event)
 
     def _reasoning(self, events: list[Event], chunk: ReasoningDelta) -> None:
         item = self._open
