@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator
 import anyio
 
 from .assembler import Event, ResponseAssembler
-from .engine import Engine, EngineError, GenerationRequest
+from .engine import Chunk, Engine, EngineError, GenerationRequest
 from .store import ResponseStore
 
 __all__ = ["TERMINAL_EVENTS", "TERMINAL_STATUSES", "BackgroundRunner", "drive"]
@@ -37,9 +37,10 @@ async def drive(
     first = asm.begin()
     if first:
         yield first
-    stream = engine.generate(request)
+    stream: AsyncIterator[Chunk] | None = None
     try:
         try:
+            stream = engine.generate(request)
             async for chunk in stream:
                 events = asm.feed(chunk)
                 if events:
@@ -55,7 +56,7 @@ async def drive(
         if failure:
             yield failure
     finally:
-        aclose = getattr(stream, "aclose", None)
+        aclose = getattr(stream, "aclose", None) if stream is not None else None
         if aclose is not None:
             with anyio.CancelScope(shield=True):
                 await aclose()

@@ -292,3 +292,34 @@ async def test_stream_respects_include_obfuscation(
     }
     events, _, _ = parse_sse((await client.post("/v1/responses", json=body)).content)
     assert all("obfuscation" not in e for e in events)
+
+
+class BrokenEngine(ScriptedEngine):
+    """Fails in the ways a real backend does: at call time, mid-stream, or by just stopping."""
+
+    def __init__(self, how: str) -> None:
+        super().__init__()
+        self.how = how
+
+    def generate(self, request: Any) -> AsyncIterator[Any]:
+        if self.how == "at_call":
+            raise RuntimeError("backend unreachable")
+        return self._broken()
+
+    async def _broken(self) -> AsyncIterator[Any]:
+        yield TextDelta("partial")
+        if self.how == "mid_stream":
+            raise RuntimeError("CUDA error: secret internals")
+        # "no_final": the iterator just ends
+
+
+@pytest.mark.parametrize("how", ["at_call", "mid_stream", "no_final"])
+async def test_broken_engines_end_the_stream_with_error_and_failed(how: str) -> None:
+    async with make_client(BrokenEngine(how)) as c:
+        streamed = await c.post("/v1/responses", json={"model": "m", "input": "x", "stream": True})
+        events, _, done = parse_sse(streamed.content)
+        check_stream(events)
+        assert done and [e["type"] for e in events[-2:]] == ["error", "response.failed"]
+        assert "secret" not in events[-2]["error"]["message"]  # no internals leak
+        plain = await c.post("/v1/responses", json={"model": "m", "input": "x"})
+        assert_error(plain, 500, None, "server_error")
