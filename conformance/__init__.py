@@ -1,1 +1,40 @@
-"""conformance package."""
+"""The judge: decides, check by check, whether Responses API traffic obeys the wire protocol.
+
+Public API:
+
+- :class:`StreamValidator` — sans-I/O validator of one event stream (``feed`` / ``close``);
+- :class:`SSEStreamValidator` — the same over raw SSE bytes, with the framing checks;
+- :func:`validate_response_body`, :func:`validate_error_body` — non-stream objects;
+- :func:`check_file` — one recorded file, format detected from its content;
+- :data:`REGISTRY` — every check by ID; :class:`Violation`, :class:`Level`.
+
+The judge shares no logic with the servers it judges (DESIGN.md): nothing here imports
+``mock_server`` or ``reference_impl``.
+"""
+
+from __future__ import annotations
+
+from . import catalog
+from .checks import REGISTRY, Check, Level, Violation, failing
+from .objects import validate_error_body, validate_response_body
+from .recorded import FileVerdict, UnreadableFile, check_bytes, check_file
+from .stream import SSEStreamValidator
+from .validator import PROFILES, StreamValidator
+
+__all__ = [
+    "PROFILES",
+    "REGISTRY",
+    "Check",
+    "FileVerdict",
+    "Level",
+    "SSEStreamValidator",
+    "StreamValidator",
+    "UnreadableFile",
+    "Violation",
+    "catalog",
+    "check_bytes",
+    "check_file",
+    "failing",
+    "validate_error_body",
+    "validate_response_body",
+]

@@ -60,7 +60,7 @@ def detect_kind(data: bytes) -> Kind:
     text = data.lstrip(b"\xef\xbb\xbf").lstrip()
     if not text:
         raise UnreadableFile("the file is empty")
-    if text.startswith(b"{"):
+    if text.startswith((b"{", b"[")):
         try:
             whole = parse_json(text)
         except ValueError:
