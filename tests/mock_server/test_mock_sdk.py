@@ -200,3 +200,11 @@ def test_queued_scripts(responses_mock: LoopbackMock) -> None:
         )  # type: ignore[union-attr]
         assert client.responses.create(model="mock", input="b").output_text == "Exactly this."
     assert [r.json()["input"] for r in responses_mock.requests] == ["a", "b"]
+
+
+def test_seed_changes_the_answer() -> None:
+    texts = []
+    for seed in (1, 2):
+        with LoopbackMock(MockSettings(seed=seed)) as mock, mock.client() as client:
+            texts.append(client.responses.create(model="mock-text", input="hi").output_text)
+    assert texts[0] != texts[1]
