@@ -62,6 +62,7 @@ def response_skeleton(
         "presence_penalty": _number(body.get("presence_penalty"), 0.0),
         "previous_response_id": body.get("previous_response_id"),
         "prompt_cache_key": body.get("prompt_cache_key"),
+        "prompt_cache_retention": body.get("prompt_cache_retention"),
         "reasoning": {
             "effort": reasoning.get("effort"),
             "summary": reasoning.get("summary", reasoning.get("generate_summary")),
