@@ -1,18 +1,16 @@
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import Any
 
 import openai
 import pytest
-from refimpl_support import ScriptedEngine, sdk_client
+from refimpl_support import ScriptedEngine, ServeFn, sdk_client
 
 from reference_impl.app import create_app
 from reference_impl.engine import Engine
 from reference_impl.server import ServerThread
-
-ServeFn = Callable[..., ServerThread]
 
 
 @pytest.fixture

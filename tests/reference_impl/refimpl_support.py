@@ -6,7 +6,7 @@ import asyncio
 import itertools
 import threading
 from collections import deque
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +31,10 @@ class FrozenIds:
         seed = abs(hash(repr(sorted((k, repr(v)) for k, v in body.items() if k != "stream"))))
         counter = itertools.count()
         return lambda prefix: f"{prefix}_{seed:x}{next(counter):04d}"
+
+
+ServeFn = Callable[..., Any]
+"""The ``serve`` fixture: ``serve(engine, **create_app_options)`` → a running ServerThread."""
 
 
 @dataclass(frozen=True)

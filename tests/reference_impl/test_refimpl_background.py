@@ -10,8 +10,7 @@ from typing import Any
 import httpx2
 import openai
 import pytest
-from conftest import ServeFn
-from refimpl_support import ScriptedEngine, WaitFor, check_stream, parse_sse, sdk_client
+from refimpl_support import ScriptedEngine, ServeFn, WaitFor, check_stream, parse_sse, sdk_client
 
 from reference_impl.engine import Final, TextDelta
 from reference_impl.server import ServerThread

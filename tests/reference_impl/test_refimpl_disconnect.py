@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import httpx2
-from conftest import ServeFn
-from refimpl_support import EndlessEngine, parse_sse, sdk_client
+from refimpl_support import EndlessEngine, ServeFn, parse_sse, sdk_client
 
 
 def test_disconnect_mid_stream_closes_the_engine_iterator(serve: ServeFn) -> None:

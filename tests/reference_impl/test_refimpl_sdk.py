@@ -7,10 +7,10 @@ from typing import Any
 import httpx2
 import openai
 import pytest
-from conftest import ServeFn
 from refimpl_support import (
     FrozenIds,
     ScriptedEngine,
+    ServeFn,
     check_stream,
     parse_sse,
     scripts,
