@@ -231,6 +231,10 @@ ARGS_ORDER = register(
     "stream.arguments.order", MUST, "SPEC §2.6",
     "argument/input deltas come before their `.done`, which comes once, before `output_item.done`",
 )
+ARGS_ADDED_FIRST = register(
+    "stream.arguments.added_first", MUST, "SPEC §2.6, §1 (shell events: see [SDK])",
+    "a value whose family has an `.added` event (`shell_call_command.added`) is opened by it, once, before its deltas and `.done`",
+)
 DELTA_TYPE_FITS_ITEM = register(
     "stream.delta.type_fits_item", MUST, "SPEC §2.6",
     "an event's kind fits the item it names (argument deltas for function calls, text for messages, …)",
@@ -244,6 +248,10 @@ DELTAS_EQUAL_DONE = register(
 DONE_EQUALS_PART = register(
     "stream.text.done_equals_part", MUST, "SPEC §2.8",
     "the `.done` value equals the value in `content_part.done` / `reasoning_summary_part.done`",
+)
+ANNOTATIONS_MATCH = register(
+    "stream.text.annotations_match", MUST, "SPEC §2.8, §1 (annotations)",
+    "the annotations streamed by `output_text.annotation.added`, numbered 0, 1, … by `annotation_index`, are the part's `annotations` in `content_part.done` and `output_item.done`",
 )
 OUTPUT_EQUALS_ITEMS = register(
     "stream.output.equals_items", MUST, "SPEC §2.9 [SDK]",

@@ -13,9 +13,10 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TextIO
 
-from . import catalog  # noqa: F401  (declares every check)
+from . import catalog, catalog_live  # noqa: F401  (declare every check)
 from .checks import REGISTRY
 from .recorded import FileVerdict, UnreadableFile, check_file
+from .suite import cli as suite_cli
 from .validator import PROFILES
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_BROKEN = 0, 1, 2
@@ -25,7 +26,8 @@ Judge OpenAI Responses API traffic against the wire protocol (SPEC.md), check by
 
   check PATH...   validate recorded streams (raw SSE or JSON Lines) and bodies offline
   list            print every check: ID, level, SPEC clause, requirement
-  run             run the live suite against a server (not yet available)
+  run             run the live suite against a server (default: the embedded mock)
+  report          merge the JSON indexes of several runs into one set of reports
 
 Exit codes: 0 conformant, 1 violations found, 2 the run itself broke.
 """
@@ -78,12 +80,7 @@ def _parser() -> argparse.ArgumentParser:
     lst = sub.add_parser("list", help="print every check", description="Print every check.")
     lst.add_argument("--format", choices=("text", "json"), default="text")
 
-    run = sub.add_parser(
-        "run", help="run the live suite against a server (not yet available)",
-        description="Run the live conformance suite (not yet available in this version).",
-    )
-    run.add_argument("--base-url", default=None)
-    run.add_argument("--report-dir", default=None)
+    suite_cli.add_subcommands(sub)
     return parser
 
 
@@ -164,11 +161,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "list":
             return _cmd_list(args.format, out)
         if args.command == "run":
-            err.write(
-                "responses-conformance run: the live suite is not yet available in this "
-                "version; use `responses-conformance check` on recorded traffic.\n"
-            )
-            return EXIT_BROKEN
+            return suite_cli.cmd_run(args, out, err)
+        if args.command == "report":
+            return suite_cli.cmd_report(args, out, err)
         parser.print_help(err)
         return EXIT_BROKEN
     except BrokenPipeError:

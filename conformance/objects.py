@@ -213,11 +213,21 @@ class ResponseChecker:
                    "usage.output_tokens")
 
 
+# Output items the model writes, besides messages and reasoning: the calls it issues (their
+# arguments, queries, commands, patches and code are generated tokens). Results the server or the
+# client produces (`*_output`, `mcp_list_tools`, `compaction`) are not evidence.
+_MODEL_ISSUED = frozenset({"mcp_approval_request", "program"})
+
+
 def _generated_output(items: list[Any]) -> str:
     """What in ``output`` proves the model generated tokens (SPEC §3), or "" if nothing does.
 
-    A function call issued by a program (``caller.type: "program"``), not by the model, proves
-    nothing: [REC] ``programmatic-tool-calling.2`` has one with usage all zero.
+    A message with text or a refusal; a reasoning item, even without summary text (reasoning
+    tokens are output tokens, SPEC §3: `max_output_tokens` counts them; [REC]: every response with
+    one reports `output_tokens ≥ 1`); a call the model issued — a function call, and every other
+    `*_call` item (shell, patch, search, MCP, …) the same way. A call issued by a program
+    (``caller.type: "program"``), not by the model, proves nothing: [REC]
+    ``programmatic-tool-calling.2`` has one with usage all zero.
     """
     for item in items:
         if not isinstance(item, dict):
@@ -228,16 +238,12 @@ def _generated_output(items: list[Any]) -> str:
                 if isinstance(part, dict) and (part.get("text") or part.get("refusal")):
                     return "message text"
         elif itype == "reasoning":
-            texts = [p.get("text") for p in (item.get("summary") or ()) if isinstance(p, dict)]
-            texts += [p.get("text") for p in (item.get("content") or ()) if isinstance(p, dict)]
-            if any(texts):
-                return "reasoning text"
-        elif itype == "function_call":
+            return "a reasoning item"
+        elif isinstance(itype, str) and (itype.endswith("_call") or itype in _MODEL_ISSUED):
             caller = item.get("caller")
             if isinstance(caller, dict) and caller.get("type") == "program":
                 continue
-            if item.get("arguments") or item.get("name"):
-                return "a function call"
+            return f"a {itype} item"
     return ""
 
 

@@ -56,16 +56,23 @@ _PART_FITS = {
     "message": frozenset({"output_text", "refusal"}),
     "reasoning": frozenset({"reasoning_text"}),
 }
-# Single-valued streamed fields: family -> (done field, item type, field of the finished item).
-_VALUE_STREAMS: dict[str, tuple[str, str | None, str | None]] = {
-    "response.function_call_arguments": ("arguments", "function_call", "arguments"),
-    "response.custom_tool_call_input": ("input", "custom_tool_call", "input"),
-    "response.mcp_call_arguments": ("arguments", "mcp_call", "arguments"),
-    "response.code_interpreter_call_code": ("code", "code_interpreter_call", "code"),
-    "response.apply_patch_call_operation_diff": ("diff", "apply_patch_call", None),
+# Single-valued streamed fields: family -> (done field, item type, path of the value in the
+# finished item; `None` in the path stands for the event's `command_index`).
+_VALUE_STREAMS: dict[str, tuple[str, str | None, tuple[str | None, ...] | None]] = {
+    "response.function_call_arguments": ("arguments", "function_call", ("arguments",)),
+    "response.custom_tool_call_input": ("input", "custom_tool_call", ("input",)),
+    "response.mcp_call_arguments": ("arguments", "mcp_call", ("arguments",)),
+    "response.code_interpreter_call_code": ("code", "code_interpreter_call", ("code",)),
+    "response.apply_patch_call_operation_diff": ("diff", "apply_patch_call", ("operation", "diff")),
     # keyed additionally by command_index
-    "response.shell_call_command": ("command", "shell_call", None),
+    "response.shell_call_command": ("command", "shell_call", ("action", "commands", None)),
+    # deltas are `{stdout?, stderr?}` objects, the `.done` carries `output: [{stdout, stderr, …}]`
+    "response.shell_call_output_content": ("output", "shell_call_output", None),
 }
+# Families whose value is opened by an `.added` event before its deltas ([SDK]).
+_ADDED_FIRST = frozenset({"response.shell_call_command"})
+# Families whose deltas and `.done` carry separate output channels.
+_CHANNELS = {"response.shell_call_output_content": ("stdout", "stderr")}
 # Event-name prefix -> the item types such events may name (SPEC §2.6).
 _FAMILY_ITEM_TYPES: tuple[tuple[str, frozenset[str]], ...] = (
     ("response.output_text.", frozenset({"message"})),
@@ -118,6 +125,8 @@ class _Part:
     done_value: str | None = None  # from `<kind>.done`
     closed: bool = False  # `content_part.done` / `reasoning_summary_part.done` seen
     closed_value: str | None = None
+    # `output_text.annotation.added` payloads, in arrival order (SPEC §2.8 applies to them too)
+    annotations: list[Any] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -132,6 +141,7 @@ class _Item:
     summaries: list[_Part] = field(default_factory=list)
     # family (+ sub-index) -> [deltas, done value or None]
     values: dict[tuple[str, int], tuple[list[str], list[str | None]]] = field(default_factory=dict)
+    opened: set[tuple[str, int]] = field(default_factory=set)  # by `<family>.added`
     interleave_reported: bool = False
 
 
@@ -178,6 +188,7 @@ class StreamValidator:
         self._next_output_index: int | None = 0 if resume_after is None else None
         self._last_added = -1
         self._error_at: int | None = None
+        self._error_pending = False  # an `error` was the last event: `response.failed` is next
         self._incomplete_item: int | None = None
         self._closed = False
         self._handlers: dict[str, Callable[[Mapping[str, Any], int], None]] = {
@@ -196,6 +207,7 @@ class StreamValidator:
             "response.reasoning_summary_part.done": self._on_summary_done,
             "response.reasoning_summary_text.delta": self._on_summary_delta,
             "response.reasoning_summary_text.done": self._on_summary_text_done,
+            "response.output_text.annotation.added": self._on_annotation_added,
         }
         for family in _PART_TEXT:
             self._handlers[family + ".delta"] = self._on_part_delta
@@ -203,6 +215,8 @@ class StreamValidator:
         for family in _VALUE_STREAMS:
             self._handlers[family + ".delta"] = self._on_value_delta
             self._handlers[family + ".done"] = self._on_value_done
+        for family in _ADDED_FIRST:
+            self._handlers[family + ".added"] = self._on_value_added
 
     # ------------------------------------------------------------------ public API
 
@@ -222,6 +236,15 @@ class StreamValidator:
             self._sequence(event, index)
             return self.violations[start:]
         self._sequence(event, index)
+        if self._error_pending:
+            self._error_pending = False
+            if etype != "response.failed":
+                # SPEC §1: an `error` is followed by `response.failed`; a second `error`, or more
+                # output, leaves the first one unanswered.
+                self._report(
+                    C.ERROR_FOLLOWED_BY_FAILED, index, "response.failed", etype,
+                    message=f"`error` at event #{self._error_at}",
+                )
         if self.terminal_type is not None:
             self._report(
                 C.LIFECYCLE_AFTER_TERMINAL, index, "no event", etype,
@@ -434,11 +457,6 @@ class StreamValidator:
                 C.RESPONSE_TERMINAL_STATUS, index, want, status, path="response.status",
                 message=f"`{etype}` carries a response whose status is {status!r}",
             )
-        if self._error_at is not None and etype != "response.failed":
-            self._report(
-                C.ERROR_FOLLOWED_BY_FAILED, index, "response.failed", etype,
-                message=f"`error` at event #{self._error_at}",
-            )
         failed = etype == "response.failed"
         if not failed:
             for item in self._items.values():
@@ -494,8 +512,10 @@ class StreamValidator:
                 )
 
     def _on_error(self, event: Mapping[str, Any], index: int) -> None:
-        if self._error_at is None:
-            self._error_at = index
+        # SPEC §2.2: `response.created` then `response.in_progress` come first, whatever follows.
+        self._require_started("error", index)
+        self._error_at = index
+        self._error_pending = True
 
     # ------------------------------------------------------------------ items
 
@@ -510,7 +530,7 @@ class StreamValidator:
         self._require_started(etype, index)
         item = self._items.get(oi)
         if item is None:
-            if self.resume_after is not None and (
+            if self.resume_after is not None and oi >= 0 and (
                 self._next_output_index is None or oi < self._next_output_index
             ):
                 # Opened before the resume point (SPEC §2.12): adopt it without its history.
@@ -566,6 +586,11 @@ class StreamValidator:
         if type(oi) is not int or not isinstance(item, dict):
             return
         iid, itype = item.get("id"), item.get("type")
+        if oi < 0:
+            self._report(
+                C.OUTPUT_INDEX_CONTIGUOUS, index, "an output_index ≥ 0", oi, path="output_index"
+            )
+            return
         if oi in self._items:
             self._report(
                 C.ITEM_ADDED_ONCE, index, f"a new output_index (next: {self._next_output_index})",
@@ -699,15 +724,24 @@ class StreamValidator:
             else:
                 for si, (part, have) in enumerate(zip(item.summaries, summary, strict=True)):
                     self._compare_part(part, have, index, f"item.summary[{si}]")
-        for (family, _sub), (_deltas, done) in item.values.items():
-            field_name = _VALUE_STREAMS[family][2]
-            if field_name is None or done[0] is None:
+        for (family, sub), (_deltas, done) in item.values.items():
+            where = _VALUE_STREAMS[family][2]
+            if where is None or done[0] is None:
                 continue
-            have = done_item.get(field_name)
+            path = tuple(sub if key is None else key for key in where)
+            have: Any = done_item
+            for key in path:
+                if isinstance(key, str) and isinstance(have, dict):
+                    have = have.get(key)
+                elif isinstance(key, int) and isinstance(have, list) and 0 <= key < len(have):
+                    have = have[key]
+                else:
+                    have = None
             if have != done[0]:
                 self._report(
                     C.ITEM_CONTENT_MATCHES, index, _short(done[0]), _short(have),
-                    path=f"item.{field_name}", message=f"`{family}.done` streamed another value",
+                    path="item." + ".".join(map(str, path)),
+                    message=f"`{family}.done` streamed another value",
                 )
 
     def _compare_part(self, part: _Part, have: Any, index: int, path: str) -> None:
@@ -719,6 +753,11 @@ class StreamValidator:
             self._report(C.ITEM_CONTENT_MATCHES, index, part.type, have.get("type"),
                          path=path + ".type")
             return
+        if part.type == "output_text" and have.get("annotations", []) != part.annotations:
+            self._report(
+                C.ANNOTATIONS_MATCH, index, f"{len(part.annotations)} streamed annotation(s)",
+                _short(have.get("annotations")), path=f"{path}.annotations",
+            )
         value = part.closed_value if part.closed_value is not None else part.done_value
         text_field = _PART_TEXT_FIELD.get(part.type, "text")
         if value is not None and have.get(text_field) != value:
@@ -736,6 +775,10 @@ class StreamValidator:
         if item is None or type(ci) is not int or not isinstance(part, dict):
             return
         ptype = part.get("type")
+        if ci < 0:
+            self._report(C.PART_INDEX_CONTIGUOUS, index, "a content_index ≥ 0", ci,
+                         path="content_index")
+            return
         if item.known:
             if ci != len(item.parts):
                 self._report(
@@ -774,17 +817,29 @@ class StreamValidator:
         if type(ci) is not int:
             return None
         etype: str = event["type"]
+        if ci < 0:
+            self._report(C.PART_INDEX_CONTIGUOUS, index, "a content_index ≥ 0", ci,
+                         path="content_index")
+            return None
         if ci >= len(item.parts):
             if not item.known:
                 item.parts.extend(_Part("?") for _ in range(ci + 1 - len(item.parts)))
                 item.parts[ci] = _Part(kind or "?", deltas=[], done_value=None)
                 item.parts[ci].closed_value = None
                 return None  # history unknown: nothing to compare
-            self._report(
-                C.PART_ADDED_BEFORE_USE, index,
-                f"`content_part.added` for content_index {ci} first", etype,
-                path="content_index",
-            )
+            if item.parts and not item.parts[-1].closed:
+                # A part is open and the event names another, never added: its index is wrong
+                # (KB09: a content_index that grows with every delta).
+                self._report(
+                    C.PART_INDEX_CONTIGUOUS, index, len(item.parts) - 1, ci, path="content_index",
+                    message="the event names a part other than the open one",
+                )
+            else:
+                self._report(
+                    C.PART_ADDED_BEFORE_USE, index,
+                    f"`content_part.added` for content_index {ci} first", etype,
+                    path="content_index",
+                )
             return None
         part = item.parts[ci]
         if ci != len(item.parts) - 1 and item.known:
@@ -850,6 +905,23 @@ class StreamValidator:
                 path=_PART_TEXT[family][0], message=_first_difference_text(value, streamed),
             )
 
+    def _on_annotation_added(self, event: Mapping[str, Any], index: int) -> None:
+        """An annotation belongs to the open `output_text` part it names (SPEC §2.6) and is the
+        next element of that part's `annotations` (SPEC §2.8)."""
+        item = self._item_for(event, index)
+        if item is None:
+            return
+        part = self._open_part(item, event, index, "output_text")
+        if part is None:
+            return
+        ai = event.get("annotation_index")
+        if type(ai) is int and ai != len(part.annotations):
+            self._report(
+                C.ANNOTATIONS_MATCH, index, len(part.annotations), ai, path="annotation_index",
+                message="annotations are numbered 0, 1, … in the order they are streamed",
+            )
+        part.annotations.append(event.get("annotation"))
+
     def _on_part_done(self, event: Mapping[str, Any], index: int) -> None:
         item = self._item_for(event, index)
         if item is None:
@@ -870,6 +942,12 @@ class StreamValidator:
                 C.PART_ORDER, index, f"part.type {part.type} (as added)", got.get("type"),
                 path="part.type",
             )
+        if part.type == "output_text" and got.get("annotations", []) != part.annotations:
+            self._report(
+                C.ANNOTATIONS_MATCH, index, f"{len(part.annotations)} streamed annotation(s)",
+                _short(got.get("annotations")), path="part.annotations",
+                message=f"content_index {ci}",
+            )
         text_field = _PART_TEXT_FIELD.get(part.type)
         if text_field is not None:
             value = got.get(text_field)
@@ -887,15 +965,24 @@ class StreamValidator:
         if type(si) is not int:
             return None
         etype: str = event["type"]
+        if si < 0:
+            self._report(C.SUMMARY_INDEX, index, "a summary_index ≥ 0", si, path="summary_index")
+            return None
         if si >= len(item.summaries):
             if not item.known:
                 item.summaries.extend(_Part("summary_text") for _ in range(si + 1 - len(item.summaries)))
                 return None
-            self._report(
-                C.SUMMARY_PART_ADDED, index,
-                f"`reasoning_summary_part.added` for summary_index {si} first", etype,
-                path="summary_index",
-            )
+            if item.summaries and not item.summaries[-1].closed:
+                self._report(
+                    C.SUMMARY_INDEX, index, len(item.summaries) - 1, si, path="summary_index",
+                    message="the event names a summary part other than the open one",
+                )
+            else:
+                self._report(
+                    C.SUMMARY_PART_ADDED, index,
+                    f"`reasoning_summary_part.added` for summary_index {si} first", etype,
+                    path="summary_index",
+                )
             return None
         part = item.summaries[si]
         if si != len(item.summaries) - 1 and item.known:
@@ -915,6 +1002,9 @@ class StreamValidator:
         item = self._item_for(event, index)
         si = event.get("summary_index")
         if item is None or type(si) is not int:
+            return
+        if si < 0:
+            self._report(C.SUMMARY_INDEX, index, "a summary_index ≥ 0", si, path="summary_index")
             return
         if item.known:
             if si != len(item.summaries):
@@ -1014,11 +1104,34 @@ class StreamValidator:
         family = etype.rsplit(".", 1)[0]
         sub = event.get("command_index", 0)
         key = (family, sub if type(sub) is int else 0)
+        if family in _ADDED_FIRST and key not in item.opened and item.known:
+            item.opened.add(key)  # report the missing `.added` once
+            self._report(
+                C.ARGS_ADDED_FIRST, index, f"`{family}.added` first", etype,
+                path="command_index",
+            )
         slot = item.values.get(key)
         if slot is None:
             slot = ([], [None])
             item.values[key] = slot
         return item, family, slot
+
+    def _on_value_added(self, event: Mapping[str, Any], index: int) -> None:
+        item = self._item_for(event, index)
+        if item is None:
+            return
+        etype: str = event["type"]
+        family = etype.rsplit(".", 1)[0]
+        sub = event.get("command_index", 0)
+        key = (family, sub if type(sub) is int else 0)
+        if key in item.opened or key in item.values:
+            self._report(
+                C.ARGS_ADDED_FIRST, index, f"one `{etype}`, before the deltas",
+                "a second one" if key in item.opened else "after its deltas",
+                path="command_index",
+            )
+        item.opened.add(key)
+        item.values.setdefault(key, ([], [None]))
 
     def _on_value_delta(self, event: Mapping[str, Any], index: int) -> None:
         found = self._value_slot(event, index)
@@ -1031,6 +1144,11 @@ class StreamValidator:
         delta = event.get("delta")
         if isinstance(delta, str):
             deltas.append(delta)
+        elif isinstance(delta, dict) and family in _CHANNELS:
+            for channel in _CHANNELS[family]:
+                piece = delta.get(channel)
+                if isinstance(piece, str):
+                    deltas.append(f"{channel}\x00{piece}")
 
     def _on_value_done(self, event: Mapping[str, Any], index: int) -> None:
         found = self._value_slot(event, index)
@@ -1039,6 +1157,9 @@ class StreamValidator:
         item, family, (deltas, done) = found
         if done[0] is not None:
             self._report(C.ARGS_ORDER, index, f"one `{family}.done`", "a second one")
+            return
+        if family in _CHANNELS:
+            self._channels_done(event, index, family, item, deltas, done)
             return
         value = event.get(_VALUE_STREAMS[family][0])
         if not isinstance(value, str):
@@ -1054,6 +1175,34 @@ class StreamValidator:
                 C.DELTAS_EQUAL_DONE, index, _short(value), _short(streamed),
                 path=_VALUE_STREAMS[family][0], message=_first_difference_text(value, streamed),
             )
+
+    def _channels_done(
+        self,
+        event: Mapping[str, Any],
+        index: int,
+        family: str,
+        item: _Item,
+        deltas: list[str],
+        done: list[str | None],
+    ) -> None:
+        """Shell output (SPEC §2.8 by [SDK]'s shapes): each channel's deltas, joined, equal the
+        channel's text across the `.done` event's `output` entries."""
+        output = event.get(_VALUE_STREAMS[family][0])
+        done[0] = ""
+        if not isinstance(output, list) or not item.known:
+            return
+        for channel in _CHANNELS[family]:
+            want = "".join(
+                o[channel] for o in output if isinstance(o, dict) and isinstance(o.get(channel), str)
+            )
+            tag = channel + "\x00"
+            streamed = "".join(d[len(tag):] for d in deltas if d.startswith(tag))
+            if streamed != want:
+                self._report(
+                    C.DELTAS_EQUAL_DONE, index, _short(want), _short(streamed),
+                    path=f"output[].{channel}", message=_first_difference_text(want, streamed),
+                )
+        deltas.clear()
 
     # ------------------------------------------------------------------ everything else
 

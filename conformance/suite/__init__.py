@@ -1,0 +1,10 @@
+"""The live conformance suite: cases against any Responses server, grouped in profiles, with
+reports per check ID (issue 4).
+
+- :mod:`.targets` — targets from flags or a TOML file;
+- :mod:`.embedded` — the embedded mock, started as a separate process;
+- :mod:`.http` — the HTTP client with per-request deadlines and event caps;
+- :mod:`.probe` — a case's handle: requests, the judge on every answer, recorded verdicts;
+- :mod:`.plugin`, :mod:`.runner` — pytest over :mod:`.cases` for one target;
+- :mod:`.results` — per case, then per check; :mod:`.reports` — JSON, JUnit XML, HTML.
+"""

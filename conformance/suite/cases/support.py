@@ -1,0 +1,94 @@
+"""What the cases share: prompts, tool declarations, schemas and small comparisons."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import jsonschema
+
+from ...objects import deep_equal_except_opaque
+from ..probe import Probe
+
+__all__ = [
+    "LONG_PROMPT",
+    "SHORT_PROMPT",
+    "TERMINAL",
+    "TIME_TOOL",
+    "WEATHER_TOOL",
+    "differing_fields",
+    "poll_until_terminal",
+    "schema_errors",
+]
+
+SHORT_PROMPT = "In one short sentence: what colour is a clear daytime sky?"
+LONG_PROMPT = (
+    "Write a detailed story of at least 600 words about a lighthouse keeper who finds a message "
+    "in a bottle. Do not stop early."
+)
+TERMINAL = frozenset({"completed", "incomplete", "failed", "cancelled"})
+
+WEATHER_TOOL: dict[str, Any] = {
+    "type": "function",
+    "name": "get_weather",
+    "description": "Get the current weather in a city.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "The city name, e.g. Paris"},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+        },
+        "required": ["city", "unit"],
+        "additionalProperties": False,
+    },
+    "strict": True,
+}
+TIME_TOOL: dict[str, Any] = {
+    "type": "function",
+    "name": "get_time",
+    "description": "Get the current local time in an IANA time zone.",
+    "parameters": {
+        "type": "object",
+        "properties": {"timezone": {"type": "string", "description": "e.g. Europe/Paris"}},
+        "required": ["timezone"],
+        "additionalProperties": False,
+    },
+    "strict": True,
+}
+
+
+def schema_errors(value: Any, schema: Mapping[str, Any]) -> list[str]:
+    """Why ``value`` is not valid for the JSON Schema ``schema`` (empty when it is)."""
+    validator = jsonschema.Draft202012Validator(schema)
+    return [
+        f"{'/'.join(str(p) for p in e.absolute_path) or '(root)'}: {e.message}"
+        for e in validator.iter_errors(value)
+    ][:5]
+
+
+def differing_fields(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+    """Top-level fields whose values differ (opaque fields exempt, SPEC §2.9)."""
+    return sorted(
+        k for k in a.keys() | b.keys()
+        if k not in a or k not in b or not deep_equal_except_opaque(a[k], b[k])
+    )  # fmt: skip
+
+
+def poll_until_terminal(
+    probe: Probe, response_id: str, *, interval: float = 0.02
+) -> tuple[list[str], dict[str, Any] | None]:
+    """GET the response until its status is terminal or the target's timeout passes; returns the
+    statuses seen and the last body (``None`` if a GET failed)."""
+    deadline = time.monotonic() + probe.target.timeout
+    statuses: list[str] = []
+    while True:
+        ex = probe.send("GET", f"/responses/{response_id}")
+        if not ex.ok:
+            return statuses, None
+        status = str(ex.json.get("status"))
+        statuses.append(status)
+        if status in TERMINAL or time.monotonic() > deadline:
+            return statuses, ex.json
+        time.sleep(interval)
+        interval = min(interval * 2, 0.5)

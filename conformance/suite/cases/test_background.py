@@ -1,0 +1,156 @@
+"""Background mode: queued → in_progress → terminal by polling; cancel, and cancel again (KB20);
+resume a background stream with `starting_after` (SPEC §2.12, §2.13, §4 [BG])."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from ... import catalog_live as L
+from ..probe import Probe
+from .support import LONG_PROMPT, SHORT_PROMPT, TERMINAL, differing_fields, poll_until_terminal
+
+pytestmark = pytest.mark.profiles("stateful")
+
+_RANK = {"queued": 0, "in_progress": 1}
+
+
+def _backwards(statuses: list[str]) -> bool:
+    ranks = [_RANK.get(s, 2) for s in statuses]
+    return any(b < a for a, b in itertools.pairwise(ranks))
+
+
+def _start(probe: Probe, prompt: str, **extra: Any) -> dict[str, Any]:
+    created = probe.create(probe.body(input=prompt, background=True, **extra))
+    probe.check(
+        L.BACKGROUND_LIFECYCLE,
+        created.get("status") in ("queued", "in_progress") and created.get("background") is True,
+        probe.last, expected="status queued or in_progress, background true",
+        actual=f"status {created.get('status')!r}, background {created.get('background')!r}",
+    )  # fmt: skip
+    return created
+
+
+def _settle(probe: Probe, rid: str, check: Any, before: list[str]) -> dict[str, Any]:
+    statuses, final = poll_until_terminal(probe, rid)
+    probe.require(
+        check, final is not None and final.get("status") in TERMINAL, probe.last,
+        expected=f"a terminal status within {probe.target.timeout:g} s",
+        actual=f"statuses seen {statuses}",
+    )  # fmt: skip
+    probe.check(
+        L.BACKGROUND_LIFECYCLE, not _backwards(before + statuses), probe.last,
+        expected="queued → in_progress → terminal, never back",
+        actual=" → ".join(before + statuses),
+    )  # fmt: skip
+    assert final is not None
+    return final
+
+
+@pytest.mark.checks(L.BACKGROUND_LIFECYCLE.id)
+def test_background_poll(probe: Probe) -> None:
+    created = _start(probe, SHORT_PROMPT)
+    final = _settle(probe, str(created.get("id")), L.BACKGROUND_LIFECYCLE, [created["status"]])
+    probe.check(
+        L.BACKGROUND_LIFECYCLE, final.get("status") == "completed", probe.last,
+        expected="status completed", actual=f"status {final.get('status')!r}",
+    )  # fmt: skip
+
+
+@pytest.mark.checks(L.BACKGROUND_CANCEL.id, L.CANCEL_IDEMPOTENT.id, L.BACKGROUND_LIFECYCLE.id)
+@pytest.mark.attempts(3)
+def test_background_cancel_running(probe: Probe) -> None:
+    created = _start(probe, LONG_PROMPT, max_output_tokens=2048)
+    rid = str(created.get("id"))
+    ex = probe.send("POST", f"/responses/{rid}/cancel")
+    probe.require(
+        L.BACKGROUND_CANCEL, ex.status == 200 and ex.json.get("id") == rid, ex,
+        expected="HTTP 200 with the response", actual=f"HTTP {ex.status} {ex.body or ex.text!r}",
+    )  # fmt: skip
+    final = _settle(probe, rid, L.BACKGROUND_CANCEL, [created["status"], str(ex.json["status"])])
+    probe.nondeterministic(
+        final.get("status") != "completed", "the response finished before the cancel arrived",
+        exhausted="skip",
+    )  # fmt: skip
+    probe.check(
+        L.BACKGROUND_CANCEL, final.get("status") == "cancelled", probe.last,
+        expected="status cancelled", actual=f"status {final.get('status')!r}",
+    )  # fmt: skip
+    again = probe.send("POST", f"/responses/{rid}/cancel")
+    probe.check(
+        L.CANCEL_IDEMPOTENT, again.status == 200 and again.json.get("status") == final["status"],
+        again, expected=f"HTTP 200, status {final['status']!r}",
+        actual=f"HTTP {again.status}, status {again.json.get('status')!r}",
+    )  # fmt: skip
+
+
+@pytest.mark.checks(L.CANCEL_IDEMPOTENT.id, L.BACKGROUND_LIFECYCLE.id)
+def test_background_cancel_finished(probe: Probe) -> None:
+    created = _start(probe, SHORT_PROMPT)
+    rid = str(created.get("id"))
+    final = _settle(probe, rid, L.BACKGROUND_LIFECYCLE, [created["status"]])
+    for attempt in ("first", "second"):
+        ex = probe.send("POST", f"/responses/{rid}/cancel")
+        diff = differing_fields(final, ex.json) if ex.status == 200 else ["(no body)"]
+        probe.check(
+            L.CANCEL_IDEMPOTENT, ex.status == 200 and not diff, ex,
+            expected=f"{attempt} cancel of a {final.get('status')} response: HTTP 200, the "
+            "final object unchanged",
+            actual=f"HTTP {ex.status}" + (f", fields that differ: {diff}" if diff else ""),
+        )  # fmt: skip
+
+
+@pytest.mark.checks(L.CANCEL_FOREGROUND.id)
+def test_cancel_foreground(probe: Probe) -> None:
+    created = probe.create(probe.body(input=SHORT_PROMPT))
+    ex = probe.send("POST", f"/responses/{created.get('id')}/cancel")
+    status = ex.status or 0
+    probe.check(
+        L.CANCEL_FOREGROUND, 400 <= status < 500, ex,
+        expected="a 4xx error (only background responses can be cancelled)",
+        actual=f"HTTP {ex.status}",
+    )  # fmt: skip
+
+
+def _signature(events: list[Any]) -> list[tuple[Any, Any]]:
+    return [(e.get("type"), e.get("sequence_number")) for e in events if isinstance(e, dict)]
+
+
+@pytest.mark.checks(L.RESUME.id, L.BACKGROUND_LIFECYCLE.id)
+def test_background_stream_resume(probe: Probe) -> None:
+    body = probe.body(input=SHORT_PROMPT, background=True, stream=True)
+    ex = probe.stream("POST", "/responses", json_body=body)
+    probe.require_ok(ex, L.RESUME)
+    events = [e for e in ex.events if isinstance(e, dict)]
+    created = events[0].get("response") if events else None
+    rid = created.get("id") if isinstance(created, dict) else None
+    probe.require(
+        L.RESUME, isinstance(rid, str) and len(events) >= 4, ex,
+        expected="a background stream opened by response.created, with events to resume",
+        actual=f"{len(events)} events, response id {rid!r}",
+    )  # fmt: skip
+    middle = events[len(events) // 2].get("sequence_number")
+    if not isinstance(middle, int):
+        probe.require(L.RESUME, False, ex, expected="integer sequence numbers", actual=repr(middle))
+        return
+    after = middle
+    resumed = probe.stream(
+        "GET", f"/responses/{rid}", params={"stream": "true", "starting_after": str(after)},
+        resume_after=after,
+    )  # fmt: skip
+    probe.require_ok(resumed, L.RESUME)
+    want = [s for s in _signature(events) if type(s[1]) is int and s[1] > after]
+    got = _signature(resumed.events)
+    probe.check(
+        L.RESUME, got == want, resumed,
+        expected=f"the {len(want)} events after #{after}: {want[:3]}…",
+        actual=f"{len(got)} events: {got[:3]}…",
+    )  # fmt: skip
+    if ex.terminal is not None and resumed.terminal is not None:
+        diff = differing_fields(ex.terminal, resumed.terminal)
+        probe.check(
+            L.RESUME, not diff, resumed, expected="the same terminal response",
+            actual=f"fields that differ: {diff}",
+        )  # fmt: skip

@@ -1,0 +1,187 @@
+"""The ``run`` and ``report`` sub-commands of ``responses-conformance`` (wired in
+:mod:`conformance.cli`). Heavy imports (pytest, the HTTP client) happen only when they run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+__all__ = ["add_subcommands", "cmd_report", "cmd_run"]
+
+EXIT_OK, EXIT_VIOLATIONS, EXIT_BROKEN = 0, 1, 2
+
+_RUN_DESCRIPTION = """\
+Run the live conformance suite against one or more Responses API servers and judge every stream
+and object they send, check by check (SPEC.md). With no --base-url and no --targets it starts the
+embedded mock server (all profiles) and runs against it.
+
+The base URL is never taken from OPENAI_BASE_URL: give it with --base-url or in a --targets file.
+"""
+
+_RUN_EPILOG = """\
+profiles: core (every server), stateful (store, retrieve, delete, input_items, background, cancel,
+resume, previous_response_id), tools, reasoning, structured, openresponses. --profile repeats or
+takes a comma list; core is always included.
+
+targets file (TOML), several targets in one run:
+  [defaults]                       # optional: any target key but base_url
+  timeout = 60
+  [targets.local-vllm]
+  base_url = "http://127.0.0.1:8000/v1"
+  model = "Qwen/Qwen3-8B"
+  api_key_env = "VLLM_API_KEY"     # default OPENAI_API_KEY; unset → no Authorization header
+  profiles = ["core", "tools"]
+  expected_failures = ["live.background.cancel_idempotent"]   # or a table: "ID" = "why"
+  [targets.mock]
+  embedded = true                  # the embedded mock server
+
+reports (--report-dir DIR): index.json (target → check → outcome, with evidence), junit.xml,
+report.html (a matrix of checks × targets). `responses-conformance report` merges several index.json.
+
+exit codes: 0 every target conformant; 1 a check failed (MUST; SHOULD too with --strict) or an
+expected failure passed; 2 the run broke (bad arguments, target unreachable, mock did not start).
+
+examples:
+  responses-conformance run --report-dir reports
+  OPENAI_API_KEY=sk-... responses-conformance run --base-url https://api.openai.com/v1 \\
+      --model gpt-4.1-mini --profile core,stateful,tools,structured --report-dir reports
+  responses-conformance run --targets targets.toml --target local-vllm --strict
+"""
+
+
+def add_subcommands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    run = sub.add_parser(
+        "run", help="run the live suite against a server (default: the embedded mock)",
+        description=_RUN_DESCRIPTION, epilog=_RUN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
+    where = run.add_argument_group("target (flags; or --targets FILE)")
+    where.add_argument("--base-url", metavar="URL", help="the server's base URL, ending in /v1")
+    where.add_argument(
+        "--model", metavar="NAME", help="the model to ask (required with --base-url)"
+    )
+    where.add_argument("--name", metavar="NAME", help="the target's name in reports")
+    where.add_argument(
+        "--api-key-env", metavar="VAR", default=None,
+        help="environment variable holding the API key (default OPENAI_API_KEY)",
+    )  # fmt: skip
+    where.add_argument(
+        "--profile", action="append", metavar="P[,P...]", default=None,
+        help="profiles the target declares (default: core; all for the embedded mock)",
+    )  # fmt: skip
+    where.add_argument(
+        "--expect-fail", action="append", metavar="CHECK_ID", default=[],
+        help="a check the target is expected to fail (repeatable); reported XPASS if it passes",
+    )  # fmt: skip
+    where.add_argument(
+        "--no-instructions", action="store_true",
+        help="the model does not follow natural-language instructions: skip the cases that need it",
+    )  # fmt: skip
+    where.add_argument("--targets", metavar="FILE", help="a TOML file of targets (see below)")
+    where.add_argument(
+        "--target", action="append", metavar="NAME", default=[],
+        help="with --targets: run only this target (repeatable)",
+    )  # fmt: skip
+    how = run.add_argument_group("run")
+    how.add_argument("--strict", action="store_true", help="SHOULD violations fail too")
+    how.add_argument(
+        "--timeout", type=float, metavar="SECONDS", default=None,
+        help="deadline of each request, stream included (default 60; 10 for the embedded mock)",
+    )  # fmt: skip
+    how.add_argument(
+        "--max-events", type=int, metavar="N", default=None,
+        help="events read from one stream before it is abandoned (default 20000)",
+    )  # fmt: skip
+    how.add_argument(
+        "-k", dest="keyword", metavar="EXPR", help="run only cases matching (pytest -k)"
+    )
+    how.add_argument("--report-dir", metavar="DIR", help="write index.json, junit.xml, report.html")
+    how.add_argument("-v", "--verbose", action="store_true", help="list skipped checks too")
+
+    report = sub.add_parser(
+        "report", help="merge JSON indexes of several runs into one set of reports",
+        description="Merge index.json files of several runs (e.g. one per vendor) into one "
+        "index.json, junit.xml and report.html with a matrix across all their targets.",
+    )  # fmt: skip
+    report.add_argument("indexes", nargs="+", metavar="INDEX", help="index.json files")
+    report.add_argument("--report-dir", metavar="DIR", required=True, help="where to write")
+
+
+def _profiles(values: list[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    return [p.strip() for v in values for p in v.split(",") if p.strip()]
+
+
+def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .console import Console
+    from .redact import Redactor
+    from .reports import build_index, write_reports
+    from .runner import run_target
+    from .targets import Target, TargetError, flag_target, load_targets
+
+    try:
+        targets: list[Target]
+        if args.targets:
+            if args.base_url or args.model:
+                raise TargetError("give targets either with --targets or with --base-url/--model")
+            targets = load_targets(args.targets, select=args.target)
+        elif args.target:
+            raise TargetError("--target selects from a --targets file")
+        else:
+            targets = [
+                flag_target(
+                    base_url=args.base_url, model=args.model, name=args.name,
+                    api_key_env=args.api_key_env, profiles=_profiles(args.profile),
+                    expected_failures=args.expect_fail, timeout=args.timeout,
+                    max_events=args.max_events,
+                    follows_instructions=False if args.no_instructions else None,
+                )
+            ]  # fmt: skip
+    except TargetError as exc:
+        err.write(f"responses-conformance run: {exc}\n")
+        return EXIT_BROKEN
+    redactor = Redactor(t.api_key() for t in targets)
+    console = Console(out, redactor, verbose=args.verbose)
+    results = []
+    for target in targets:
+        result = run_target(target, strict=args.strict, console=console, keyword=args.keyword)
+        results.append(result)
+        if result.status == "ran":
+            console.summary(result, result.outcomes())
+        else:
+            err.write(redactor.text(f"responses-conformance: {target.name}: {result.reason}\n"))
+    if args.report_dir:
+        index = build_index(results, strict=args.strict)
+        paths = write_reports(index, args.report_dir, redactor)
+        console.line("reports: " + ", ".join(str(p) for p in paths))
+    return max(r.exit_code() for r in results)
+
+
+def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .redact import Redactor
+    from .reports import load_index, merge_indexes, write_reports
+    from .reports.index import NotAnIndex
+
+    try:
+        docs = [load_index(path) for path in args.indexes]
+    except NotAnIndex as exc:
+        err.write(f"responses-conformance report: {exc}\n")
+        return EXIT_BROKEN
+    merged = merge_indexes(docs)
+    paths = write_reports(merged, args.report_dir, Redactor())
+    out.write("reports: " + ", ".join(str(p) for p in paths) + "\n")
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m conformance.suite.cli run …`` (the same as ``responses-conformance run``)."""
+    from ..cli import main as cli_main
+
+    return cli_main(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

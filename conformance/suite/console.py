@@ -1,0 +1,75 @@
+"""Console output of a run: progress per case, then a summary per check ID.
+
+Everything printed goes through :class:`Console`, which redacts the run's secrets (API keys) the
+same way the report files are redacted.
+"""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from .redact import Redactor
+from .results import CaseResult, CheckOutcome, TargetResult
+from .targets import Target
+
+__all__ = ["Console"]
+
+_LABEL = {
+    "pass": "pass", "fail": "FAIL", "warn": "warn", "info": "info", "skip": "skip",
+    "xfail": "xfail", "xpass": "XPASS",
+}  # fmt: skip
+
+
+class Console:
+    def __init__(self, out: TextIO, redactor: Redactor, *, verbose: bool = False) -> None:
+        self.out = out
+        self.redactor = redactor
+        self.verbose = verbose
+
+    def line(self, text: str = "") -> None:
+        self.out.write(self.redactor.text(text) + "\n")
+        self.out.flush()
+
+    def target_start(self, target: Target) -> None:
+        self.line(
+            f"== {target.name}: {target.shown_url()}  model {target.model}  "
+            f"profiles {', '.join(target.profiles)}"
+        )
+
+    def case(self, record: CaseResult, *, failing: list[str]) -> None:
+        label = {"passed": "PASS", "failed": "FAIL", "skipped": "SKIP"}[record.outcome]
+        text = f"  {label}  {record.id:<48} {record.duration:6.2f}s"
+        if record.retried:
+            text += f"  (retried {len(record.retried)}x: {record.retried[-1]})"
+        if failing:
+            text += "  " + ", ".join(failing)
+        elif record.outcome == "skipped":
+            text += f"  {record.skip_reason}"
+        if record.error and record.outcome == "failed":
+            text += f"\n        {record.error}"
+        self.line(text)
+
+    def summary(self, result: TargetResult, outcomes: dict[str, CheckOutcome]) -> None:
+        """The per-check summary: every check evaluated or failing (all with --verbose)."""
+        self.line(f"-- {result.target.name}: checks")
+        shown = [o for o in outcomes.values() if self.verbose or o.outcome != "skip" or o.failing]
+        width = max((len(o.check.id) for o in shown), default=10)
+        for o in shown:
+            extra = f"  {o.violations} violation(s)" if o.violations else ""
+            if o.reason and o.outcome in ("skip", "xfail", "xpass"):
+                extra += f"  {o.reason}"
+            self.line(
+                f"  {_LABEL[o.outcome]:<5}  {o.check.level.value:<6}  {o.check.id:<{width}}{extra}"
+            )
+            if o.outcome in ("fail", "warn") and o.evidence:
+                first = o.evidence[0]
+                v = first.violation
+                self.line(f"           expected: {v.expected}")
+                self.line(f"           actual:   {v.actual}   ({first.case})")
+        counts = result.summary(outcomes)
+        parts = ", ".join(f"{n} {name}" for name, n in counts.items() if n)
+        verdict = "FAILED" if result.failed(outcomes) else "passed"
+        self.line(
+            f"-- {result.target.name}: {verdict} ({parts}; {len(result.cases)} cases, "
+            f"{result.duration:.1f}s)"
+        )

@@ -1,0 +1,173 @@
+"""The pytest plugin that runs the cases against one target and collects their results.
+
+Markers a case uses (registered here):
+
+- ``checks(*ids)`` — the check IDs the case exercises (each must be in the registry);
+- ``profiles(*names)`` — the profiles a target must declare for the case to run (default core);
+- ``attempts(n)`` — how often a nondeterministic case may run (at most 3, issue 4 Build 1);
+- ``needs_instructions`` — the case needs a model that follows natural-language instructions.
+
+The ``probe`` fixture hands a case its :class:`~conformance.suite.probe.Probe`. The plugin runs
+the case function itself (``pytest_pyfunc_call``) so that it can retry it and turn the probe's
+control-flow exceptions into outcomes; pytest's own pass/fail is not the verdict — the findings are.
+"""
+
+from __future__ import annotations
+
+import traceback
+from typing import Any
+
+import pytest
+
+from .. import catalog_live as L
+from ..checks import REGISTRY
+from .console import Console
+from .http import TargetClient
+from .probe import CaseAborted, Probe, Retry, Skipped
+from .results import CaseResult
+from .targets import Target
+
+__all__ = ["MAX_ATTEMPTS", "SuitePlugin"]
+
+MAX_ATTEMPTS = 3
+_MARKERS = (
+    "checks(*ids): the check IDs this case exercises",
+    "profiles(*names): the profiles a target must declare for this case to run (default: core)",
+    f"attempts(n): run a nondeterministic case up to n times (n <= {MAX_ATTEMPTS})",
+    "needs_instructions: the case needs a model that follows natural-language instructions",
+)
+
+
+def case_id(item: pytest.Item) -> str:
+    module = getattr(item, "module", None)
+    stem = module.__name__.rsplit(".", 1)[-1] if module is not None else item.nodeid
+    return f"{stem.removeprefix('test_')}/{item.name.removeprefix('test_')}"
+
+
+class SuitePlugin:
+    def __init__(
+        self, target: Target, client: TargetClient, *, strict: bool, console: Console
+    ) -> None:
+        self.target = target
+        self.client = client
+        self.strict = strict
+        self.console = console
+        self.results: list[CaseResult] = []
+        self.collect_errors: list[str] = []
+        self._records: dict[str, CaseResult] = {}
+
+    # ------------------------------------------------------------------ collection
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        for line in _MARKERS:
+            config.addinivalue_line("markers", line)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.collect_errors.append(f"{report.nodeid}: {report.longreprtext}")
+
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        for item in items:
+            record = self._record_for(item)
+            reason = self._skip_reason(item, record)
+            if reason:
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+    def _record_for(self, item: pytest.Item) -> CaseResult:
+        checks = tuple(c for m in item.iter_markers("checks") for c in m.args)
+        unknown = [c for c in checks if c not in REGISTRY]
+        if unknown:
+            raise pytest.UsageError(f"{item.nodeid}: tagged with unknown check(s) {unknown}")
+        profiles = tuple(p for m in item.iter_markers("profiles") for p in m.args) or ("core",)
+        record = CaseResult(case_id(item), profiles, checks)
+        self._records[item.nodeid] = record
+        return record
+
+    def _skip_reason(self, item: pytest.Item, record: CaseResult) -> str:
+        missing = [p for p in record.profiles if p not in self.target.profiles]
+        if missing:
+            return f"profile `{'`, `'.join(missing)}` not declared by the target"
+        if item.get_closest_marker("needs_instructions") and not self.target.follows_instructions:
+            return "needs a model that follows instructions (the target sets follows_instructions = false)"
+        return ""
+
+    # ------------------------------------------------------------------ running
+
+    @pytest.fixture
+    def probe(self, request: pytest.FixtureRequest) -> Probe:
+        return Probe(self.target, self.client, self._records[request.node.nodeid])
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> bool:
+        record = self._records[pyfuncitem.nodeid]
+        probe = pyfuncitem.funcargs.get("probe")
+        marker = pyfuncitem.get_closest_marker("attempts")
+        attempts = min(MAX_ATTEMPTS, int(marker.args[0])) if marker else 1
+        if isinstance(probe, Probe):
+            probe.max_attempts = attempts
+        names = pyfuncitem._fixtureinfo.argnames
+        args: dict[str, Any] = {name: pyfuncitem.funcargs[name] for name in names}
+        for attempt in range(1, attempts + 1):
+            record.attempts = attempt
+            if isinstance(probe, Probe):
+                probe.attempt = attempt
+            try:
+                pyfuncitem.obj(**args)
+            except Retry as exc:
+                record.retried.append(str(exc))
+                if attempt < attempts:
+                    continue
+                record.skip_reason = f"{exc} (in {attempt} attempts)"
+            except Skipped as exc:
+                record.skip_reason = str(exc)
+            except CaseAborted:
+                pass
+            except Exception as exc:
+                record.error = _summary(exc)
+                record.exercised.add(L.CASE_COMPLETED.id)
+                if isinstance(probe, Probe):
+                    probe.check(
+                        L.CASE_COMPLETED, False, expected="the case runs to its end",
+                        actual=f"{type(exc).__name__}: {exc}", message=record.error,
+                    )  # fmt: skip
+            else:
+                record.exercised.add(L.CASE_COMPLETED.id)
+            break
+        if record.skip_reason:
+            pytest.skip(record.skip_reason)
+        return True
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        record = self._records.get(report.nodeid)
+        if record is None:
+            return
+        record.duration += report.duration
+        if report.skipped and not record.skip_reason:
+            longrepr = report.longrepr
+            reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+            record.skip_reason = reason.removeprefix("Skipped: ")
+        elif report.failed and not record.error:
+            record.error = report.longreprtext[-800:]  # a fixture or plugin failure
+        if report.when == "teardown":
+            self._finish(record)
+
+    def _finish(self, record: CaseResult) -> None:
+        failing = [
+            f for f in record.findings
+            if f.violation.level.fails(strict=self.strict)
+            and f.check_id not in self.target.expected_failures
+        ]  # fmt: skip
+        if record.skip_reason and not failing:
+            record.outcome = "skipped"
+        elif failing or (record.error and not record.findings):
+            record.outcome = "failed"
+        self.results.append(record)
+        self.console.case(record, failing=sorted({f.check_id for f in failing}))
+
+
+def _summary(exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)[-3:]
+    where = "; ".join(f"{f.name}:{f.lineno}" for f in frames)
+    return f"{type(exc).__name__}: {exc} (at {where})"

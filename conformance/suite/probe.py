@@ -1,0 +1,319 @@
+"""The case's handle on a target: send requests, have the judge look at every answer, record verdicts.
+
+Every answer a case sees goes through the judge — a stream through
+:class:`~conformance.stream.SSEStreamValidator`, a Response body through
+:func:`~conformance.objects.validate_response_body`, an error body through
+:func:`~conformance.objects.validate_error_body` — and each violation is recorded under its check
+ID with the request and the violating events as evidence. What only a live run can see (state,
+cross-request rules) the case checks itself with :meth:`Probe.check` against the ``live.*``
+checks of :mod:`conformance.catalog_live`.
+
+Control flow for cases: :meth:`Probe.require` ends the case when a step it needs failed
+(:class:`CaseAborted`); :meth:`Probe.nondeterministic` retries the case when a real model missed
+what it was asked by chance (:class:`Retry`, at most the case's ``attempts``), then fails the check
+or skips (:class:`Skipped`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping
+from typing import Any, Literal, NoReturn
+
+from .. import catalog as C
+from .. import catalog_live as L
+from ..checks import REGISTRY, Check, Violation
+from ..objects import validate_error_body, validate_response_body
+from ..stream import SSEStreamValidator
+from .http import Exchange, TargetClient, TargetHung
+from .results import CaseResult, Finding
+from .targets import Target
+
+__all__ = ["CaseAborted", "Probe", "Retry", "Skipped", "evidence_for"]
+
+_TRIM = 1500
+
+
+class CaseAborted(Exception):
+    """The case cannot go on; what stopped it is already recorded."""
+
+
+class Retry(Exception):
+    """A nondeterministic step missed; run the case again (the reason is reported)."""
+
+
+class Skipped(Exception):
+    """The case could not exercise its checks on this target (the reason is reported)."""
+
+
+@functools.cache
+def judge_checks(kind: str, profiles: frozenset[str]) -> frozenset[str]:
+    """The judge's checks one answer of ``kind`` (stream, response, error) puts to the test."""
+    groups = {
+        "stream": ("sse.", "event.", "stream.", "response.", "usage."),
+        "response": ("response.", "usage."),
+        "error": ("error.",),
+    }[kind]
+    return frozenset(
+        c.id
+        for c in REGISTRY.values()
+        if c.id.startswith(groups) and (c.profile == "core" or c.profile in profiles)
+    )
+
+
+class Probe:
+    def __init__(self, target: Target, client: TargetClient, record: CaseResult) -> None:
+        self.target = target
+        self.client = client
+        self.record = record
+        self.profiles = frozenset(target.profiles)
+        self.attempt = 1
+        self.max_attempts = 1
+        self.last: Exchange | None = None  # the latest exchange, for evidence
+
+    @property
+    def model(self) -> str:
+        return self.target.model
+
+    def body(self, **fields: Any) -> dict[str, Any]:
+        """A create request for the target's model."""
+        return {"model": self.model, **fields}
+
+    # ------------------------------------------------------------------ requests
+
+    def send(
+        self,
+        method: str,
+        path: str,
+        *,
+        json_body: Any = None,
+        content: bytes | None = None,
+        params: Mapping[str, str] | None = None,
+        max_output_tokens: int | None = None,
+    ) -> Exchange:
+        """A non-stream request; the judge looks at the answer, whatever its status."""
+        ex = self._guard(
+            lambda: self.client.call(
+                method, path, json_body=json_body, content=content, params=params
+            )
+        )
+        if max_output_tokens is None and isinstance(json_body, dict):
+            limit = json_body.get("max_output_tokens")
+            max_output_tokens = limit if type(limit) is int else None
+        self._judge_body(ex, max_output_tokens)
+        return ex
+
+    def stream(
+        self,
+        method: str,
+        path: str,
+        *,
+        json_body: Any = None,
+        params: Mapping[str, str] | None = None,
+        resume_after: int | None = None,
+    ) -> Exchange:
+        """A request answered with SSE, judged event by event as it arrives."""
+        limit = json_body.get("max_output_tokens") if isinstance(json_body, dict) else None
+        validator = SSEStreamValidator(
+            resume_after=resume_after,
+            profiles=self.profiles,
+            max_output_tokens=limit if type(limit) is int else None,
+            max_events=self.target.max_events,
+            keep_events=True,
+        )
+        ex = self._guard(
+            lambda: self.client.stream(
+                method, path, validator=validator, json_body=json_body, params=params
+            )
+        )
+        if ex.status == 200 and ex.content_type.startswith("text/event-stream"):
+            self.record.exercised |= judge_checks("stream", self.profiles)
+            for v in validator.violations:
+                self._find(v, ex)
+        else:
+            self._judge_body(ex, None)
+        return ex
+
+    def create(self, body: dict[str, Any], *, check: Check = L.HTTP_OK) -> dict[str, Any]:
+        """POST /responses, not streamed; a 200 with a Response is required (else ``check`` fails)."""
+        ex = self.send("POST", "/responses", json_body=body)
+        self.require_ok(ex, check)
+        self.require(
+            check, ex.json.get("object") == "response", ex,
+            expected="a Response object (`object: \"response\"`)", actual=_head(ex.body or ex.text),
+        )  # fmt: skip
+        return ex.json
+
+    def create_stream(
+        self, body: dict[str, Any], *, check: Check = L.HTTP_OK
+    ) -> tuple[dict[str, Any], Exchange]:
+        """POST /responses with ``stream: true``; returns the terminal response and the exchange."""
+        ex = self.stream("POST", "/responses", json_body={**body, "stream": True})
+        self.require_ok(ex, check)
+        self.check(
+            L.STREAM_CONTENT_TYPE, ex.content_type.startswith("text/event-stream"), ex,
+            expected="text/event-stream", actual=ex.content_type or "(none)",
+        )  # fmt: skip
+        terminal = ex.terminal
+        if terminal is None:
+            # The judge has reported it (stream.lifecycle.terminal_present); nothing to compare.
+            raise CaseAborted("the stream has no terminal event")
+        return terminal, ex
+
+    # ------------------------------------------------------------------ verdicts
+
+    def check(
+        self,
+        check: Check,
+        ok: bool,
+        exchange: Exchange | None = None,
+        *,
+        expected: Any = "",
+        actual: Any = "",
+        message: str = "",
+    ) -> bool:
+        """Evaluate ``check``: record it as exercised, and as violated when not ``ok``."""
+        self.record.exercised.add(check.id)
+        if not ok:
+            self._find(check.violation(expected=expected, actual=actual, message=message), exchange)
+        return ok
+
+    def require(
+        self,
+        check: Check,
+        ok: bool,
+        exchange: Exchange | None = None,
+        *,
+        expected: Any = "",
+        actual: Any = "",
+        message: str = "",
+    ) -> None:
+        """Like :meth:`check`, but the case ends when it fails."""
+        if not self.check(check, ok, exchange, expected=expected, actual=actual, message=message):
+            raise CaseAborted(check.id)
+
+    def require_ok(self, ex: Exchange, check: Check = L.HTTP_OK) -> None:
+        """The request must have been answered 200 (transport failures are already recorded)."""
+        if ex.error is not None:
+            raise CaseAborted(ex.error)
+        self.require(
+            check, ex.status == 200, ex, expected="HTTP 200",
+            actual=f"HTTP {ex.status}: {_head(ex.body or ex.text)}",
+        )  # fmt: skip
+
+    def nondeterministic(
+        self,
+        ok: bool,
+        reason: str,
+        *,
+        check: Check | None = None,
+        exchange: Exchange | None = None,
+        expected: Any = "",
+        actual: Any = "",
+        exhausted: Literal["fail", "skip"] = "fail",
+    ) -> None:
+        """A step a real model may miss by chance: retry the case; once attempts run out, fail
+        ``check`` (``exhausted="fail"``) or skip the case."""
+        if ok:
+            return
+        if self.attempt < self.max_attempts:
+            raise Retry(reason)
+        if exhausted == "skip" or check is None:
+            self.skip(f"{reason} (in {self.attempt} attempt{'s' * (self.attempt > 1)})")
+        self.require(
+            check, False, exchange, expected=expected, actual=actual,
+            message=f"{reason}; {self.attempt} attempt(s)",
+        )  # fmt: skip
+
+    def skip(self, reason: str) -> NoReturn:
+        raise Skipped(reason)
+
+    # ------------------------------------------------------------------ internals
+
+    def _guard(self, send: Any) -> Exchange:
+        try:
+            ex: Exchange = send()
+        except TargetHung as exc:
+            self.check(L.DEADLINE, False, expected="an answer", actual=str(exc))
+            raise CaseAborted(str(exc)) from None
+        self.last = ex
+        if ex.timed_out:
+            self.check(
+                L.DEADLINE, False, ex, expected=f"≤ {self.client.timeout:g} s", actual=ex.error
+            )
+        elif ex.error is not None and not (ex.stream and ex.status == 200):
+            # A broken stream that had started is the judge's to report (terminal_present).
+            self.check(L.HTTP_OK, False, ex, expected="an HTTP answer", actual=ex.error)
+        else:
+            self.record.exercised.add(L.DEADLINE.id)
+        return ex
+
+    def _judge_body(self, ex: Exchange, max_output_tokens: int | None) -> None:
+        if ex.status is None:
+            return
+        body = ex.body
+        if ex.status >= 400:
+            self.record.exercised |= judge_checks("error", self.profiles)
+            if isinstance(body, dict):
+                violations = validate_error_body(body)
+            else:
+                violations = [C.ERROR_SHAPE.violation(
+                    expected="a JSON error body", actual=_head(ex.text) or "(empty)",
+                )]  # fmt: skip
+            for v in violations:
+                self._find(v, ex)
+        elif _is_response(body):
+            self.record.exercised |= judge_checks("response", self.profiles)
+            for v in validate_response_body(
+                body, profiles=self.profiles, max_output_tokens=max_output_tokens
+            ):
+                self._find(v, ex)
+
+    def _find(self, violation: Violation, exchange: Exchange | None) -> None:
+        self.record.exercised.add(violation.check_id)
+        self.record.findings.append(
+            Finding(violation, self.record.id, self.attempt, evidence_for(exchange, violation))
+        )
+
+
+def _is_response(body: Any) -> bool:
+    """A Response object (not the `{id, object: "response", deleted}` of a DELETE)."""
+    return isinstance(body, dict) and body.get("object") == "response" and "deleted" not in body
+
+
+def evidence_for(ex: Exchange | None, violation: Violation) -> dict[str, Any]:
+    """The request, what came back, and the violating events (trimmed) — never headers."""
+    if ex is None:
+        return {}
+    response: dict[str, Any] = {"status": ex.status, "content_type": ex.content_type}
+    if ex.error:
+        response["error"] = ex.error
+    out: dict[str, Any] = {
+        "request": {"method": ex.method, "path": ex.path, "body": _trim(ex.request_body)},
+        "response": response,
+    }
+    if not ex.stream or ex.status != 200:
+        response["body"] = _trim(ex.body) if ex.body is not None else _trim(ex.text)
+        return out
+    response["events"] = len(ex.events)
+    index = violation.event_index
+    if index is not None and 0 <= index < len(ex.events):
+        picked = [i for i in (index - 1, index) if i >= 0]
+    else:  # an end-of-stream violation: the last events show how the stream ended
+        picked = list(range(max(0, len(ex.events) - 2), len(ex.events)))
+    out["events"] = [{"index": i, "event": _trim(ex.events[i])} for i in picked]
+    return out
+
+
+def _trim(value: Any, limit: int = _TRIM) -> str:
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    if len(text) > limit:
+        text = text[:limit] + f"… ({len(text) - limit} more characters)"
+    return text
+
+
+def _head(value: Any, limit: int = 200) -> str:
+    return _trim(value, limit)

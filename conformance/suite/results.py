@@ -1,0 +1,191 @@
+"""What a run found: per case, then folded per check ID (the verdict the reports show).
+
+A case leaves a :class:`CaseResult`: the checks it evaluated (``exercised``) and every violation
+it saw (:class:`Finding`, with evidence: the request, the violating events, expected, actual).
+:meth:`TargetResult.outcomes` folds those into one :class:`CheckOutcome` per check of the
+registry:
+
+=========  ===================================================================================
+``pass``   evaluated by at least one case, never violated
+``fail``   violated, and the level fails the run (MUST; SHOULD too under ``--strict``)
+``warn``   a SHOULD violated without ``--strict``
+``info``   an INFO check reported something (never fails)
+``skip``   not evaluated: profile not declared, its cases skipped, or nothing exercised it
+``xfail``  violated, and listed in the target's expected failures
+``xpass``  listed in the target's expected failures but evaluated without a violation: fails
+           the run so that expected-failure lists cannot rot (like pytest's ``xfail_strict``)
+=========  ===================================================================================
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..checks import REGISTRY, Check, Level, Violation
+from .targets import Target
+
+__all__ = [
+    "FAILING",
+    "OUTCOMES",
+    "CaseResult",
+    "CheckOutcome",
+    "Finding",
+    "TargetResult",
+]
+
+OUTCOMES = ("fail", "xpass", "warn", "xfail", "info", "pass", "skip")
+FAILING = frozenset({"fail", "xpass"})
+MAX_EVIDENCE = 5  # findings kept per check and target; the count of the rest is reported
+
+
+@dataclass(slots=True)
+class Finding:
+    """One violation seen by one case, with the evidence that shows it."""
+
+    violation: Violation
+    case: str
+    attempt: int
+    evidence: dict[str, Any]
+
+    @property
+    def check_id(self) -> str:
+        return self.violation.check_id
+
+    def as_dict(self) -> dict[str, Any]:
+        v = self.violation
+        return {
+            "case": self.case,
+            "attempt": self.attempt,
+            "expected": v.expected,
+            "actual": v.actual,
+            "message": v.message,
+            "event_index": v.event_index,
+            "path": v.path,
+            **self.evidence,
+        }
+
+
+@dataclass(slots=True)
+class CaseResult:
+    id: str  # "module/case", e.g. "core/create_string_input"
+    profiles: tuple[str, ...]
+    checks: tuple[str, ...]  # the check IDs the case is tagged with
+    outcome: str = "passed"  # passed | failed | skipped
+    skip_reason: str = ""
+    duration: float = 0.0
+    attempts: int = 1
+    retried: list[str] = field(default_factory=list)  # why earlier attempts were discarded
+    findings: list[Finding] = field(default_factory=list)
+    exercised: set[str] = field(default_factory=set)
+    error: str = ""  # an unexpected exception, summarized
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "outcome": self.outcome,
+            "profiles": list(self.profiles),
+            "checks": list(self.checks),
+            "skip_reason": self.skip_reason,
+            "duration_s": round(self.duration, 3),
+            "attempts": self.attempts,
+            "retried": list(self.retried),
+            "violations": sorted({f.check_id for f in self.findings}),
+            "error": self.error,
+        }
+
+
+@dataclass(slots=True)
+class CheckOutcome:
+    check: Check
+    outcome: str
+    violations: int = 0
+    cases: list[str] = field(default_factory=list)  # cases that evaluated it
+    evidence: list[Finding] = field(default_factory=list)
+    reason: str = ""
+
+    @property
+    def failing(self) -> bool:
+        return self.outcome in FAILING
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "outcome": self.outcome,
+            "level": self.check.level.value,
+            "failing": self.failing,
+            "violations": self.violations,
+            "cases": list(self.cases),
+            "reason": self.reason,
+            "evidence": [f.as_dict() for f in self.evidence],
+            "evidence_omitted": max(0, self.violations - len(self.evidence)),
+        }
+
+
+@dataclass(slots=True)
+class TargetResult:
+    target: Target
+    strict: bool
+    status: str = "ran"  # ran | unreachable | broken
+    reason: str = ""
+    cases: list[CaseResult] = field(default_factory=list)
+    duration: float = 0.0
+
+    def outcomes(self) -> dict[str, CheckOutcome]:
+        """One outcome per check of the registry, by ID (sorted)."""
+        findings: dict[str, list[Finding]] = {}
+        for case in self.cases:
+            for finding in case.findings:
+                findings.setdefault(finding.check_id, []).append(finding)
+        return {
+            check_id: self._outcome(REGISTRY[check_id], findings.get(check_id, []))
+            for check_id in sorted(REGISTRY)
+        }
+
+    def _outcome(self, check: Check, found: list[Finding]) -> CheckOutcome:
+        cases = [c.id for c in self.cases if check.id in c.exercised]
+        out = CheckOutcome(check, "pass", len(found), cases, found[:MAX_EVIDENCE])
+        if found:
+            if check.level.fails(strict=self.strict):
+                out.outcome = "fail"
+            else:
+                out.outcome = "warn" if check.level is Level.SHOULD else "info"
+        elif not cases:
+            out.outcome = "skip"
+            out.reason = self._skip_reason(check)
+        why = self.target.expected_failures.get(check.id)
+        if why is not None:
+            if out.outcome in ("fail", "warn"):
+                out.outcome = "xfail"
+                out.reason = why or "listed in the target's expected failures"
+            elif out.outcome == "pass":
+                out.outcome = "xpass"
+                out.reason = (
+                    "listed in the target's expected failures, but passed: remove it from the list"
+                )
+        return out
+
+    def _skip_reason(self, check: Check) -> str:
+        if self.status != "ran":
+            return f"target {self.status}"
+        if check.profile not in self.target.profiles:
+            return f"profile `{check.profile}` not declared by the target"
+        tagged = [c for c in self.cases if check.id in c.checks]
+        reasons = [f"{c.id}: {c.skip_reason}" for c in tagged if c.outcome == "skipped"]
+        if reasons:
+            return reasons[0]
+        if tagged:
+            return "its cases ended before evaluating it (see their other failures)"
+        return "not exercised by any case"
+
+    def summary(self, outcomes: dict[str, CheckOutcome] | None = None) -> dict[str, int]:
+        counts = Counter(o.outcome for o in (outcomes or self.outcomes()).values())
+        return {name: counts.get(name, 0) for name in OUTCOMES}
+
+    def failed(self, outcomes: dict[str, CheckOutcome] | None = None) -> bool:
+        return any(o.failing for o in (outcomes or self.outcomes()).values())
+
+    def exit_code(self) -> int:
+        if self.status != "ran":
+            return 2
+        return 1 if self.failed() else 0

@@ -1,0 +1,151 @@
+"""Run the cases against each target: start the embedded mock when asked, check the target is
+reachable, run pytest over :mod:`conformance.suite.cases` with :class:`SuitePlugin`, collect.
+
+pytest runs hermetically: a generated ini file (so the user's own pytest configuration, found from
+the working directory, does not apply), plugin auto-loading off (so no installed plugin — the
+mock's own among them — loads into the judge's process), no cache directory.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from .console import Console
+from .embedded import EmbeddedMock, EmbeddedMockError
+from .http import TargetClient, is_loopback
+from .plugin import SuitePlugin
+from .results import TargetResult
+from .targets import Target
+
+__all__ = ["CASES_DIR", "run_target"]
+
+CASES_DIR = Path(__file__).parent / "cases"
+_INI = "[pytest]\npython_files = test_*.py\npython_functions = test_*\nxfail_strict = true\n"
+
+
+def run_target(
+    target: Target, *, strict: bool, console: Console, keyword: str | None = None
+) -> TargetResult:
+    """Every case against ``target``; a target that cannot be reached gives status
+    ``unreachable``, a run that breaks (the mock does not start, the cases do not load)
+    ``broken``."""
+    started = time.monotonic()
+    result = TargetResult(target, strict)
+    try:
+        with _base_url(target) as resolved:
+            result.target = resolved
+            console.target_start(resolved)
+            reason = preflight(resolved)
+            if reason is not None:
+                result.status, result.reason = "unreachable", reason
+                return result
+            _run_cases(result, console, keyword)
+    except EmbeddedMockError as exc:
+        result.status, result.reason = "broken", str(exc)
+    finally:
+        result.duration = time.monotonic() - started
+    return result
+
+
+@contextmanager
+def _base_url(target: Target) -> Iterator[Target]:
+    if not target.embedded:
+        yield target
+        return
+    with EmbeddedMock() as mock:
+        yield target.with_base_url(mock.base_url)
+
+
+def preflight(target: Target) -> str | None:
+    """``None`` when the target answers HTTP at all (any status); else why it is unreachable.
+    A target that accepts the connection but does not answer is *not* unreachable: its cases will
+    fail on their timeouts."""
+    assert target.base_url is not None
+    timeout = min(target.timeout, 10.0)
+    try:
+        with httpx2.Client(timeout=timeout, trust_env=not is_loopback(target.base_url)) as client:
+            client.get(target.base_url.rstrip("/") + "/models")
+    except (httpx2.ConnectError, httpx2.ConnectTimeout) as exc:
+        return f"cannot connect to {target.shown_url()}: {_reason(exc)}"
+    except httpx2.TimeoutException:
+        return None
+    except httpx2.HTTPError as exc:
+        if isinstance(exc, httpx2.UnsupportedProtocol | httpx2.ProxyError):
+            return f"cannot reach {target.shown_url()}: {_reason(exc)}"
+        return None
+    return None
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc) or type(exc).__name__
+    return text.splitlines()[0]
+
+
+def _run_cases(result: TargetResult, console: Console, keyword: str | None) -> None:
+    target = result.target
+    assert target.base_url is not None
+    client = TargetClient(
+        target.base_url,
+        api_key=target.api_key(),
+        timeout=target.timeout,
+        max_events=target.max_events,
+    )
+    plugin = SuitePlugin(target, client, strict=result.strict, console=console)
+    try:
+        with tempfile.TemporaryDirectory(prefix="responses-conformance-") as tmp:
+            ini = Path(tmp) / "pytest.ini"
+            ini.write_text(_INI, encoding="utf-8")
+            args = _pytest_args(ini, keyword)
+            with _no_plugin_autoload():
+                code = pytest.main(args, plugins=[plugin])
+    finally:
+        client.close()
+    result.cases = plugin.results
+    broken = (
+        pytest.ExitCode.INTERNAL_ERROR,
+        pytest.ExitCode.USAGE_ERROR,
+        pytest.ExitCode.INTERRUPTED,
+    )
+    if plugin.collect_errors or code in broken:
+        detail = plugin.collect_errors[0].splitlines()[-1] if plugin.collect_errors else repr(code)
+        result.status = "broken"
+        result.reason = f"the suite's cases could not run: {detail}"
+    elif not plugin.results:
+        result.status = "broken"
+        result.reason = f"no case selected (-k {keyword!r})" if keyword else "no case collected"
+
+
+def _pytest_args(ini: Path, keyword: str | None) -> list[str]:
+    args = [
+        str(CASES_DIR),
+        "-c", str(ini),
+        "--rootdir", str(CASES_DIR),
+        "-p", "no:cacheprovider",
+        "-p", "no:terminal",
+        "-p", "no:warnings",
+    ]  # fmt: skip
+    if keyword:
+        args += ["-k", keyword]
+    return args
+
+
+@contextmanager
+def _no_plugin_autoload() -> Iterator[None]:
+    key = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"
+    previous = os.environ.get(key)
+    os.environ[key] = "1"
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = previous

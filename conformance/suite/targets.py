@@ -1,0 +1,258 @@
+"""Targets: which servers a run judges, from command-line flags or a TOML file.
+
+A target is a base URL (ending in ``/v1``, as the OpenAI SDK's ``base_url``), a model, the name of
+the environment variable holding its API key, the profiles it declares, and the check IDs it is
+expected to fail. The base URL is only ever taken from a flag or the file: never from
+``OPENAI_BASE_URL``, so that a user who has it set does not send the suite to a paid API by
+accident (issue 4 Build 3). A target with ``embedded = true`` (and the default run, with no URL at
+all) is the embedded mock server, started as a separate process.
+
+The TOML file::
+
+    [defaults]                        # optional; every key of a target but name and base_url
+    timeout = 60
+
+    [targets.local-vllm]
+    base_url = "http://127.0.0.1:8000/v1"
+    model = "Qwen/Qwen3-8B"
+    api_key_env = "VLLM_API_KEY"      # default OPENAI_API_KEY; unset variable → no key sent
+    profiles = ["core", "tools", "reasoning"]
+    expected_failures = ["live.background.cancel_idempotent"]   # or a table: ID = "why"
+
+    [targets.mock]
+    embedded = true                   # the embedded mock; profiles default to all
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from .. import catalog, catalog_live  # noqa: F401  (every check ID, for expected_failures)
+from ..checks import REGISTRY
+
+__all__ = [
+    "ALL_PROFILES",
+    "DEFAULT_API_KEY_ENV",
+    "EMBEDDED_MODEL",
+    "Target",
+    "TargetError",
+    "load_targets",
+]
+
+ALL_PROFILES = ("core", "stateful", "tools", "reasoning", "structured", "openresponses")
+DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
+EMBEDDED_MODEL = "mock"
+DEFAULT_TIMEOUT = 60.0
+EMBEDDED_TIMEOUT = 10.0
+DEFAULT_MAX_EVENTS = 20_000
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_KEYS = frozenset(
+    {
+        "base_url", "model", "api_key_env", "profiles", "expected_failures", "timeout",
+        "max_events", "embedded", "follows_instructions",
+    }
+)  # fmt: skip
+
+
+class TargetError(ValueError):
+    """A target is misconfigured (exit 2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    name: str
+    base_url: str | None  # None: the embedded mock, filled in once it listens
+    model: str
+    api_key_env: str = DEFAULT_API_KEY_ENV
+    profiles: tuple[str, ...] = ("core",)
+    expected_failures: Mapping[str, str] = field(default_factory=dict)  # check ID → why
+    timeout: float = DEFAULT_TIMEOUT
+    max_events: int = DEFAULT_MAX_EVENTS
+    embedded: bool = False
+    # Whether the model follows natural-language instructions ("repeat the code word"); the
+    # deterministic mock does not, so the cases that need it are skipped on it.
+    follows_instructions: bool = True
+
+    def api_key(self, environ: Mapping[str, str] | None = None) -> str | None:
+        env = os.environ if environ is None else environ
+        return env.get(self.api_key_env) or None
+
+    def with_base_url(self, base_url: str) -> Target:
+        return replace(self, base_url=base_url)
+
+    def shown_url(self) -> str:
+        """The base URL without any user:password part, for reports."""
+        if self.base_url is None:
+            return "(embedded mock)"
+        parts = urlsplit(self.base_url)
+        host = parts.hostname or ""
+        if parts.port is not None:
+            host = f"{host}:{parts.port}"
+        return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "base_url": self.shown_url(),
+            "model": self.model,
+            "api_key_env": self.api_key_env,
+            "profiles": list(self.profiles),
+            "expected_failures": dict(self.expected_failures),
+            "timeout": self.timeout,
+            "max_events": self.max_events,
+            "embedded": self.embedded,
+            "follows_instructions": self.follows_instructions,
+        }
+
+
+def embedded_target(**overrides: Any) -> Target:
+    """The embedded mock: every profile, a short timeout, a model that does not read prose."""
+    options: dict[str, Any] = {
+        "name": "mock",
+        "base_url": None,
+        "model": EMBEDDED_MODEL,
+        "profiles": ALL_PROFILES,
+        "timeout": EMBEDDED_TIMEOUT,
+        "embedded": True,
+        "follows_instructions": False,
+    }
+    options.update({k: v for k, v in overrides.items() if v is not None})
+    return _checked(Target(**options))
+
+
+def flag_target(
+    *,
+    base_url: str | None,
+    model: str | None,
+    name: str | None = None,
+    api_key_env: str | None = None,
+    profiles: Iterable[str] | None = None,
+    expected_failures: Iterable[str] = (),
+    timeout: float | None = None,
+    max_events: int | None = None,
+    follows_instructions: bool | None = None,
+) -> Target:
+    """The one target the flags describe; no ``base_url`` means the embedded mock."""
+    expected = {check: "" for check in expected_failures}
+    if base_url is None:
+        return embedded_target(
+            name=name, model=model, api_key_env=api_key_env,
+            profiles=tuple(profiles) if profiles else None, expected_failures=expected,
+            timeout=timeout, max_events=max_events, follows_instructions=follows_instructions,
+        )  # fmt: skip
+    if not model:
+        raise TargetError("--model is required with --base-url (the model to ask)")
+    target = Target(
+        name=name or _name_from_url(base_url),
+        base_url=base_url,
+        model=model,
+        api_key_env=api_key_env or DEFAULT_API_KEY_ENV,
+        profiles=tuple(profiles) if profiles else ("core",),
+        expected_failures=expected,
+        timeout=timeout if timeout is not None else DEFAULT_TIMEOUT,
+        max_events=max_events if max_events is not None else DEFAULT_MAX_EVENTS,
+        follows_instructions=True if follows_instructions is None else follows_instructions,
+    )
+    return _checked(target)
+
+
+def load_targets(path: str | Path, *, select: Iterable[str] = ()) -> list[Target]:
+    """Targets from a TOML file (format in the module docstring), in file order."""
+    try:
+        doc = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise TargetError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise TargetError(f"{path} is not valid TOML: {exc}") from None
+    unknown = set(doc) - {"defaults", "targets"}
+    if unknown:
+        raise TargetError(f"{path}: unknown top-level key(s): {', '.join(sorted(unknown))}")
+    defaults = doc.get("defaults", {})
+    tables = doc.get("targets", {})
+    if not isinstance(defaults, dict) or not isinstance(tables, dict) or not tables:
+        raise TargetError(f"{path}: expected [targets.NAME] tables (and optionally [defaults])")
+    for key in ("base_url", "name"):
+        if key in defaults:
+            raise TargetError(f"{path}: [defaults] cannot set {key}")
+    targets = [_from_table(name, {**defaults, **table}, path) for name, table in tables.items()]
+    wanted = list(select)
+    if wanted:
+        names = {t.name for t in targets}
+        missing = [n for n in wanted if n not in names]
+        if missing:
+            raise TargetError(f"{path}: no target named {', '.join(missing)}")
+        targets = [t for t in targets if t.name in wanted]
+    return targets
+
+
+def _from_table(name: str, table: Any, path: str | Path) -> Target:
+    where = f"{path}: [targets.{name}]"
+    if not isinstance(table, dict):
+        raise TargetError(f"{where} must be a table")
+    unknown = set(table) - _KEYS
+    if unknown:
+        raise TargetError(f"{where}: unknown key(s): {', '.join(sorted(unknown))}")
+    expected = table.get("expected_failures", {})
+    if isinstance(expected, list):
+        expected = {str(check): "" for check in expected}
+    elif not isinstance(expected, dict):
+        raise TargetError(f"{where}: expected_failures is a list of check IDs or a table ID = why")
+    options: dict[str, Any] = {"name": name, "expected_failures": expected}
+    for key in ("model", "api_key_env", "timeout", "max_events", "follows_instructions"):
+        if key in table:
+            options[key] = table[key]
+    if "profiles" in table:
+        profiles = table["profiles"]
+        if not isinstance(profiles, list) or not all(isinstance(p, str) for p in profiles):
+            raise TargetError(f"{where}: profiles is a list of names")
+        options["profiles"] = tuple(profiles)
+    if table.get("embedded", False):
+        if "base_url" in table:
+            raise TargetError(f"{where}: an embedded target has no base_url")
+        return embedded_target(**options)
+    if not isinstance(table.get("base_url"), str):
+        raise TargetError(f"{where}: base_url is required (or embedded = true)")
+    if not isinstance(options.get("model"), str):
+        raise TargetError(f"{where}: model is required")
+    return _checked(Target(base_url=table["base_url"], **options))
+
+
+def _checked(target: Target) -> Target:
+    if not _NAME.match(target.name):
+        raise TargetError(f"target name {target.name!r}: use letters, digits, '.', '_' or '-'")
+    if target.base_url is not None:
+        scheme = urlsplit(target.base_url).scheme
+        if scheme not in ("http", "https") or not urlsplit(target.base_url).hostname:
+            raise TargetError(f"{target.name}: base URL {target.base_url!r} is not an http(s) URL")
+    bad = [p for p in target.profiles if p not in ALL_PROFILES]
+    if bad:
+        raise TargetError(
+            f"{target.name}: unknown profile(s) {', '.join(bad)}; known: {', '.join(ALL_PROFILES)}"
+        )
+    if "core" not in target.profiles:
+        target = replace(target, profiles=("core", *target.profiles))
+    unknown = [c for c in target.expected_failures if c not in REGISTRY]
+    if unknown:
+        raise TargetError(f"{target.name}: expected failure(s) name no check: {', '.join(unknown)}")
+    if not (isinstance(target.timeout, int | float) and target.timeout > 0):
+        raise TargetError(f"{target.name}: timeout must be a positive number of seconds")
+    if not (isinstance(target.max_events, int) and target.max_events > 0):
+        raise TargetError(f"{target.name}: max_events must be a positive integer")
+    if not isinstance(target.model, str) or not target.model:
+        raise TargetError(f"{target.name}: model must be a non-empty string")
+    return replace(target, timeout=float(target.timeout))
+
+
+def _name_from_url(url: str) -> str:
+    parts = urlsplit(url)
+    host = (parts.hostname or "target").replace(":", "-")
+    name = f"{host}-{parts.port}" if parts.port else host
+    return re.sub(r"[^A-Za-z0-9._-]", "-", name)[:64]
