@@ -1,0 +1,326 @@
+"""The options of ``responses-bench``, declared once for two parsers, and the config built from them.
+
+The same declarations go into the CLI's own parser (to check them and print ``--help`` before Locust
+starts) and into Locust's parser (``init_command_line_parser``), which makes them Locust *custom
+arguments*: the master forwards them to every worker when the run starts, so a worker needs no
+option but ``--worker --master-host``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .arrivals import ArrivalPlan, Step, parse_duration, parse_rates
+from .slo import SLO
+from .workload import WorkloadConfig
+
+__all__ = ["SHAPES", "BenchConfig", "ConfigError", "add_arguments", "build_config"]
+
+SHAPES = ("fixed", "ramp", "open-loop", "sweep")
+
+
+class ConfigError(ValueError):
+    """Options that do not make a runnable benchmark (exit code 2)."""
+
+
+def add_arguments(parser: Any) -> None:
+    """Declare the options on an argparse-compatible parser (argparse's or Locust's)."""
+    target = parser.add_argument_group("target")
+    target.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="the server, like OPENAI_BASE_URL: http://127.0.0.1:8000/v1 (a URL without /v1 gets "
+        "it appended); requests go to URL/responses",
+    )
+    target.add_argument("--model", metavar="NAME", help="the `model` of every request (required)")
+    target.add_argument(
+        "--api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="VAR",
+        help="send 'Authorization: Bearer $VAR' when VAR is set (default: OPENAI_API_KEY)",
+    )
+    target.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="an extra request header; repeatable (e.g. 'x-mock-scenario: reasoning')",
+    )
+    target.add_argument(
+        "--request-timeout",
+        type=float,
+        default=120.0,
+        metavar="S",
+        help="seconds to connect, and the longest silence while reading (default: 120)",
+    )
+
+    work = parser.add_argument_group("workload")
+    work.add_argument(
+        "--workload",
+        metavar="FILE.jsonl",
+        help="one session per line: a request body fragment ('prompt' or 'input', any other "
+        "field), optionally 'followups': [...] sent with previous_response_id. Default: "
+        "synthetic prompts",
+    )
+    work.add_argument(
+        "--prompt-tokens",
+        default="128",
+        metavar="N|LO-HI",
+        help="synthetic prompt length in tokens, fixed or drawn from a range (default: 128)",
+    )
+    work.add_argument(
+        "--max-output-tokens",
+        type=int,
+        default=256,
+        metavar="N",
+        help="max_output_tokens of each request, >= 16; 0 sends none (default: 256)",
+    )
+    work.add_argument(
+        "--no-stream", action="store_true", help="non-streaming requests (TTFT and ITL unmeasured)"
+    )
+    work.add_argument(
+        "--tools", action="store_true", help="declare two function tools, tool_choice auto"
+    )
+    work.add_argument(
+        "--reasoning",
+        choices=["minimal", "low", "medium", "high"],
+        help="send reasoning {effort, summary: auto} (default: none)",
+    )
+    work.add_argument(
+        "--turns",
+        type=int,
+        default=1,
+        metavar="N",
+        help="synthetic sessions of N turns chained by previous_response_id (default: 1)",
+    )
+    work.add_argument("--seed", type=int, default=0, help="seed of prompts and arrivals")
+    work.add_argument(
+        "--think-time",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="closed-loop shapes: seconds a user waits between requests (default: 0)",
+    )
+
+    shape = parser.add_argument_group("load shape")
+    shape.add_argument(
+        "--shape",
+        choices=SHAPES,
+        default="fixed",
+        help="fixed: -u users for -t; ramp: --ramp-from to -u users over --ramp-time, then hold; "
+        "open-loop: --rate requests/s started on schedule for -t; sweep: each of --rates for "
+        "--step-time until the SLO breaks (default: fixed)",
+    )
+    shape.add_argument("--ramp-from", type=int, default=1, metavar="N", help="ramp: first users")
+    shape.add_argument(
+        "--ramp-time", default="30s", metavar="DURATION", help="ramp: time to reach -u (30s)"
+    )
+    shape.add_argument("--rate", type=float, metavar="R", help="open-loop: requests per second")
+    shape.add_argument(
+        "--arrivals",
+        choices=["constant", "poisson"],
+        default="constant",
+        help="open-loop/sweep: evenly spaced or Poisson arrivals (default: constant)",
+    )
+    shape.add_argument(
+        "--rates", metavar="R1,R2,…|START:STOP:STEP", help="sweep: the rates to step through"
+    )
+    shape.add_argument(
+        "--step-time", default="30s", metavar="DURATION", help="sweep: time per rate (30s)"
+    )
+    shape.add_argument(
+        "--max-in-flight",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="open-loop/sweep: concurrent requests per load process; an arrival beyond it is "
+        "skipped and counted, never delayed (default: 1000)",
+    )
+    shape.add_argument(
+        "--drain-timeout",
+        default="30s",
+        metavar="DURATION",
+        help="open-loop/sweep: how long to wait for requests in flight after the schedule (30s)",
+    )
+    shape.add_argument(
+        "--late-after",
+        type=float,
+        default=50.0,
+        metavar="MS",
+        help="open-loop: a request sent more than MS after its scheduled time counts as late "
+        "(default: 50)",
+    )
+
+    verdict = parser.add_argument_group("verdict")
+    verdict.add_argument(
+        "--slo",
+        metavar="SPEC",
+        help="objectives, e.g. ttft_p95=500ms,itl_p99=50ms,e2e_p99=10s,error_rate=1%%; a breach "
+        "exits 1. error_rate defaults to 0",
+    )
+    verdict.add_argument(
+        "--strict", action="store_true", help="SHOULD violations fail requests too (MUST always)"
+    )
+    verdict.add_argument(
+        "--no-validate",
+        action="store_true",
+        help="do not judge streams (measures the judge's cost; violations go unseen)",
+    )
+
+    output = parser.add_argument_group("output")
+    output.add_argument(
+        "--report-dir",
+        default="bench-report",
+        metavar="DIR",
+        help="summary.json, plots, Locust CSV and HTML (default: bench-report)",
+    )
+    output.add_argument(
+        "--request-log",
+        action="store_true",
+        help="also write every request to DIR/requests-<process>.jsonl",
+    )
+    output.add_argument(
+        "--progress-interval",
+        type=float,
+        default=5.0,
+        metavar="S",
+        help="seconds between progress lines (default: 5; 0 = none)",
+    )
+    output.add_argument(
+        "--ui", action="store_true", help="open Locust's web UI instead of running headless"
+    )
+    # Set by the master at test start and forwarded to workers: the open-loop schedule's start
+    # (wall clock) and how many processes share it.
+    parser.add_argument("--bench-epoch", type=float, default=0.0, help=argparse.SUPPRESS)
+    parser.add_argument("--bench-slots", type=int, default=1, help=argparse.SUPPRESS)
+    # -t is not forwarded to workers (a Locust default argument); this copy is.
+    parser.add_argument("--bench-duration", type=float, default=0.0, help=argparse.SUPPRESS)
+
+
+@dataclass(frozen=True, slots=True)
+class BenchConfig:
+    responses_url: str
+    workload: WorkloadConfig
+    shape: str
+    slo: SLO
+    strict: bool
+    validate: bool
+    headers: dict[str, str]
+    request_timeout: float
+    think_time: float
+    ramp_from: int
+    ramp_time: float
+    plan: ArrivalPlan | None
+    max_in_flight: int
+    drain_timeout: float
+    late_after: float  # seconds
+    report_dir: Path
+    request_log: bool
+    progress_interval: float
+
+
+def responses_url(base_url: str) -> str:
+    """``…/v1`` → ``…/v1/responses``; a bare origin gets ``/v1`` first (OpenAI SDK convention)."""
+    base = base_url.rstrip("/")
+    if not base.startswith(("http://", "https://")):
+        raise ConfigError(f"--base-url {base_url!r}: expected http://HOST[:PORT][/v1]")
+    if base.endswith("/responses"):
+        return base
+    if not base.endswith("/v1"):
+        base += "/v1"
+    return base + "/responses"
+
+
+def build_config(ns: argparse.Namespace, *, host: str | None = None) -> BenchConfig:
+    """Check the options; raises :class:`ConfigError` with a message for the user."""
+    base = ns.base_url or host
+    if not base:
+        raise ConfigError("--base-url is required")
+    if not ns.model:
+        raise ConfigError("--model is required")
+    try:
+        low, _, high = str(ns.prompt_tokens).partition("-")
+        tokens = (int(low), int(high or low))
+        workload = WorkloadConfig(
+            model=ns.model,
+            stream=not ns.no_stream,
+            prompt_tokens=tokens,
+            max_output_tokens=ns.max_output_tokens or None,
+            tools=ns.tools,
+            reasoning=ns.reasoning,
+            turns=ns.turns,
+            jsonl=Path(ns.workload) if ns.workload else None,
+            seed=ns.seed,
+        )
+        slo = SLO.parse(ns.slo)
+        ramp_time = parse_duration(ns.ramp_time)
+        step_time = parse_duration(ns.step_time)
+        drain = parse_duration(ns.drain_timeout)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    if workload.jsonl is not None and not workload.jsonl.is_file():
+        raise ConfigError(f"--workload {workload.jsonl}: no such file")
+    headers: dict[str, str] = {}
+    for item in ns.header:
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip():
+            raise ConfigError(f"--header {item!r}: expected 'Name: value'")
+        headers[name.strip()] = value.strip()
+    key = os.environ.get(ns.api_key_env) if ns.api_key_env else None
+    if key and not any(h.lower() == "authorization" for h in headers):
+        headers["Authorization"] = f"Bearer {key}"
+    plan: ArrivalPlan | None = None
+    run_time = _run_time(ns)
+    if ns.shape == "open-loop":
+        if not ns.rate or ns.rate <= 0:
+            raise ConfigError("--shape open-loop needs --rate R (requests per second)")
+        if run_time is None:
+            raise ConfigError("--shape open-loop needs -t/--run-time (how long to keep arriving)")
+        plan = ArrivalPlan((Step(ns.rate, run_time),), ns.arrivals == "poisson", ns.seed)
+    elif ns.shape == "sweep":
+        if not ns.rates:
+            raise ConfigError("--shape sweep needs --rates, e.g. 2,4,8 or 5:40:5")
+        try:
+            rates = parse_rates(ns.rates)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
+        plan = ArrivalPlan(
+            tuple(Step(r, step_time) for r in rates), ns.arrivals == "poisson", ns.seed
+        )
+    if ns.max_in_flight < 1:
+        raise ConfigError("--max-in-flight must be >= 1")
+    return BenchConfig(
+        responses_url=responses_url(base),
+        workload=workload,
+        shape=ns.shape,
+        slo=slo,
+        strict=ns.strict,
+        validate=not ns.no_validate,
+        headers=headers,
+        request_timeout=ns.request_timeout,
+        think_time=ns.think_time,
+        ramp_from=max(0, ns.ramp_from),
+        ramp_time=ramp_time,
+        plan=plan,
+        max_in_flight=ns.max_in_flight,
+        drain_timeout=drain,
+        late_after=ns.late_after / 1000,
+        report_dir=Path(ns.report_dir),
+        request_log=ns.request_log,
+        progress_interval=ns.progress_interval,
+    )
+
+
+def _run_time(ns: argparse.Namespace) -> float | None:
+    if getattr(ns, "bench_duration", 0.0):
+        return float(ns.bench_duration)
+    value = getattr(ns, "run_time", None)
+    if value is None or value == "":
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    return parse_duration(str(value))
