@@ -1,0 +1,137 @@
+"""``responses-bench``: load-test any Responses API server with Locust, judging every stream.
+
+A thin front to Locust: it checks the options, makes sure the target answers on TCP, then runs
+Locust's own ``main`` on :mod:`benchmarks.locustfile` with sensible defaults (headless, reports in
+``--report-dir``). Every option it does not know goes to Locust unchanged, so ``--processes``,
+``--master`` / ``--worker``, ``--csv-full-history``, ``--loglevel``… work as documented by Locust.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from .options import ConfigError, add_arguments, build_config
+
+__all__ = ["build_parser", "main"]
+
+LOCUSTFILE = Path(__file__).with_name("locustfile.py")
+
+_DESCRIPTION = """\
+Load-test a Responses API server (POST /v1/responses) with Locust. Every streamed response goes
+through the conformance judge: a stream that breaks a check fails its request under the check's ID.
+Measures TTFT, inter-token latency, time per output token, end-to-end latency, output tokens,
+requests/s, output tokens/s and goodput, and checks them against --slo.
+
+Examples:
+  # 8 concurrent users for 1 minute, streaming
+  responses-bench --base-url http://127.0.0.1:8000/v1 --model my-model -u 8 -t 60s
+  # open loop: 20 requests/s started on schedule for 2 minutes, with objectives
+  responses-bench --base-url $URL --model m --shape open-loop --rate 20 -t 2m \\
+      --slo ttft_p95=500ms,itl_p99=50ms,error_rate=1%
+  # find the highest rate that meets the SLO
+  responses-bench --base-url $URL --model m --shape sweep --rates 5:50:5 --step-time 30s \\
+      --slo ttft_p95=1s,itl_p99=80ms
+  # 4 load processes on this machine; or a master plus workers elsewhere
+  responses-bench --base-url $URL --model m -u 64 -t 5m --processes 4
+  responses-bench --base-url $URL --model m -u 64 -t 5m --master --expect-workers 2
+  responses-bench --worker --master-host 10.0.0.5        (on each worker machine)
+
+Reports in --report-dir: summary.json (percentiles, rates, goodput, failures by check ID, SLO
+verdict), timeline.png (and sweep.png), Locust's locust_*.csv and locust.html.
+
+Exit codes: 0 ok; 1 an SLO breached or a stream broke a judge check; 2 the run broke (bad options,
+target unreachable, nothing answered).
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="responses-bench",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+    )
+    add_arguments(parser)
+    locust = parser.add_argument_group(
+        "Locust options (passed through unchanged; these and every other `locust --help` option)"
+    )
+    locust.add_argument("-u", "--users", type=int, help="fixed/ramp: concurrent users (1)")
+    locust.add_argument("-r", "--spawn-rate", type=float, help="users started per second (all)")
+    locust.add_argument(
+        "-t", "--run-time", help="fixed/ramp: run time; open-loop: arrival window (60s)"
+    )
+    locust.add_argument("--processes", type=int, help="fork N worker processes here")
+    locust.add_argument("--master", action="store_true", help="distributed: be the master")
+    locust.add_argument("--worker", action="store_true", help="distributed: be a worker")
+    locust.add_argument("--master-host", help="worker: the master's address")
+    locust.add_argument("--expect-workers", type=int, help="master: workers to wait for")
+    locust.add_argument("-H", "--host", help="Locust's host (default: from --base-url)")
+    return parser
+
+
+def _given(argv: Sequence[str], *flags: str) -> bool:
+    return any(arg in flags or arg.split("=", 1)[0] in flags for arg in argv)
+
+
+def _reachable(url: str, timeout: float = 3.0) -> str | None:
+    """None when a TCP connection to the URL's host opens; else why not."""
+    parts = urlsplit(url)
+    host = parts.hostname or "127.0.0.1"
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return None
+    except OSError as error:
+        return f"cannot connect to {host}:{port}: {error}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args, _unknown = parser.parse_known_args(argv)
+    extra: list[str] = []
+    if not args.worker:
+        if args.run_time is None and args.shape != "sweep":
+            args.run_time = "60s"
+            extra += ["--run-time", "60s"]
+        try:
+            config = build_config(args)
+        except ConfigError as error:
+            print(f"responses-bench: {error}", file=sys.stderr)
+            return 2
+        problem = _reachable(config.responses_url)
+        if problem is not None:
+            print(f"responses-bench: target unreachable: {problem}", file=sys.stderr)
+            return 2
+        if not _given(argv, "-H", "--host"):
+            extra += ["--host", args.base_url]
+        if not args.ui and not _given(argv, "--headless", "--autostart"):
+            extra.append("--headless")
+        prefix = config.report_dir / "locust"
+        if not _given(argv, "--csv"):
+            extra += ["--csv", str(prefix), "--csv-full-history"]
+        if not _given(argv, "--html"):
+            extra += ["--html", str(config.report_dir / "locust.html")]
+        if not _given(argv, "-s", "--stop-timeout"):
+            extra += ["--stop-timeout", "10"]  # let streams in flight finish when time is up
+    from locust.main import main as locust_main  # imported late: it monkey-patches with gevent
+
+    saved = sys.argv
+    sys.argv = ["responses-bench", "-f", str(LOCUSTFILE), *extra, *argv]
+    try:
+        locust_main()
+    except SystemExit as done:
+        code = done.code
+        return code if isinstance(code, int) else (0 if code is None else 2)
+    finally:
+        sys.argv = saved
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,310 @@
+"""The run's verdict and reports: ``summary.json``, the plots, the console text, the exit code.
+
+Definitions (also in the README):
+
+- ``window_s``: from the first request sent to the last one finished, over all processes;
+- ``requests_per_s`` / ``output_tokens_per_s`` / ``goodput_per_s``: requests finished, output
+  tokens of successful requests, and requests meeting every latency objective (:mod:`benchmarks.slo`)
+  — each divided by ``window_s``;
+- latency percentiles are over successful requests (ITL: over every gap of every such request);
+- ``failures.by_cause`` counts each failed request once, under the name Locust shows for it;
+  ``failures.by_name`` counts every name a request earned (so several judge checks per stream);
+  ``failures.by_check_id`` is the judge's share of those.
+
+Exit codes: 0 ok; 1 an SLO breached or a stream broke a judge check (a sweep: its first step already
+breached); 2 the run broke (no request was answered at all, a crash in the load generator).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .aggregate import Stats
+from .arrivals import Step
+from .options import BenchConfig
+
+if TYPE_CHECKING:
+    from .runtime import BenchRuntime
+
+__all__ = [
+    "build_summary",
+    "progress_line",
+    "render_text",
+    "step_verdict",
+    "write_reports",
+]
+
+_METRICS = ("ttft", "itl", "tpot", "e2e")
+
+
+def _rate(count: float, window: float) -> float:
+    return round(count / window, 4) if window > 0 else 0.0
+
+
+def _stats_block(stats: Stats, window: float) -> dict[str, Any]:
+    return {
+        "requests": {
+            "total": stats.requests,
+            "succeeded": stats.requests - stats.failed,
+            "failed": stats.failed,
+            "incomplete": stats.incomplete,
+            "good": stats.good,
+        },
+        "throughput": {
+            "requests_per_s": _rate(stats.requests, window),
+            "successful_requests_per_s": _rate(stats.requests - stats.failed, window),
+            "output_tokens_per_s": _rate(stats.output_tokens, window),
+            "goodput_per_s": _rate(stats.good, window),
+        },
+        "latency_ms": {m: stats.hists[m].summary() for m in _METRICS},
+    }
+
+
+def step_verdict(
+    config: BenchConfig, number: int, step: Step, stats: Stats, unfinished: int
+) -> dict[str, Any]:
+    """A sweep step judged against the SLO; requests still unfinished count as errors."""
+    total = stats.requests + unfinished
+    failed = stats.failed + unfinished
+    objectives = config.slo.evaluate(stats.hists, failed, total)
+    block = _stats_block(stats, step.duration)
+    return {
+        "step": number,
+        "offered_rate": step.rate,
+        "duration_s": step.duration,
+        "unfinished": unfinished,
+        **block,
+        "objectives": objectives,
+        "ok": all(o["ok"] for o in objectives) and total > 0,
+    }
+
+
+def build_summary(rt: BenchRuntime) -> dict[str, Any]:
+    config = rt.config
+    assert config is not None
+    agg = rt.aggregate
+    stats = agg.all
+    window = stats.window
+    objectives = config.slo.evaluate(stats.hists, stats.failed, stats.requests)
+    breached = not all(o["ok"] for o in objectives)
+    by_check = {k: v for k, v in sorted(stats.names.items()) if not k.startswith("bench.")}
+    summary: dict[str, Any] = {
+        "tool": "responses-bench",
+        "format": 1,
+        "target": {
+            "url": config.responses_url,
+            "model": config.workload.model,
+            "stream": config.workload.stream,
+            "validated": config.validate,
+        },
+        "shape": config.shape,
+        "started_at": stats.first_start if stats.requests else None,
+        "window_s": round(window, 4),
+        **_stats_block(stats, window),
+        "tokens": {
+            "output_total": stats.output_tokens,
+            "deltas_total": stats.deltas,
+            "output_per_request_mean": round(
+                stats.output_tokens / (stats.requests - stats.failed), 2
+            )
+            if stats.requests > stats.failed
+            else None,
+        },
+        "failures": {
+            "by_cause": dict(stats.causes.most_common()),
+            "by_name": dict(stats.names.most_common()),
+            "by_check_id": by_check,
+        },
+        "slo": {
+            "spec": [o.key for o in config.slo.objectives],
+            "objectives": objectives,
+            "breached": breached,
+        },
+        "sources": dict(agg.sources),
+        "timeline": _timeline(agg.timeline),
+    }
+    if config.plan is not None:
+        summary["open_loop"] = _open_loop(rt, stats)
+    if config.shape == "sweep":
+        summary["sweep"] = _sweep(rt)
+    code, reason = _exit(summary, stats, by_check, breached)
+    summary["exit_code"] = code
+    summary["exit_reason"] = reason
+    return summary
+
+
+def _open_loop(rt: BenchRuntime, stats: Stats) -> dict[str, Any]:
+    config = rt.config
+    assert config is not None and config.plan is not None
+    progresses = rt.progresses()
+    started = sum(p.started for p in progresses)
+    late = sum(p.late for p in progresses)
+    return {
+        "arrivals": "poisson" if config.plan.poisson else "constant",
+        "steps": [{"rate": s.rate, "duration_s": s.duration} for s in config.plan.steps],
+        "processes": len(progresses),
+        "scheduled": sum(p.scheduled for p in progresses),
+        "started": started,
+        "started_on_schedule": started - late,
+        "late": late,
+        "late_after_ms": config.late_after * 1000,
+        "skipped_max_in_flight": sum(p.skipped for p in progresses),
+        "completed": sum(p.completed for p in progresses),
+        "start_lag_ms": stats.hists["lag"].summary(),
+    }
+
+
+def _sweep(rt: BenchRuntime) -> dict[str, Any]:
+    config = rt.config
+    assert config is not None and config.plan is not None
+    steps = []
+    best: float | None = None
+    for number, step in enumerate(config.plan.steps):
+        verdict = rt.sweep_verdicts.get(number)
+        if verdict is None:
+            steps.append({"step": number, "offered_rate": step.rate, "status": "not judged"})
+            continue
+        steps.append({**verdict, "status": "ok" if verdict["ok"] else "breached"})
+        before_breach = rt.sweep_stopped_at is None or number < rt.sweep_stopped_at
+        if verdict["ok"] and before_breach:
+            best = step.rate if best is None else max(best, step.rate)
+    return {"steps": steps, "breached_at_step": rt.sweep_stopped_at, "max_rate_meeting_slo": best}
+
+
+def _timeline(timeline: dict[int, Stats]) -> list[dict[str, Any]]:
+    points = []
+    for second in sorted(timeline):
+        s = timeline[second]
+        hists = s.hists
+        points.append(
+            {
+                "t": second,
+                "requests": s.requests,
+                "failed": s.failed,
+                "good": s.good,
+                "output_tokens": s.output_tokens,
+                "ttft_p50": hists["ttft"].percentile(50),
+                "ttft_p95": hists["ttft"].percentile(95),
+                "itl_p50": hists["itl"].percentile(50),
+                "itl_p99": hists["itl"].percentile(99),
+                "e2e_p50": hists["e2e"].percentile(50),
+                "e2e_p95": hists["e2e"].percentile(95),
+            }
+        )
+    return points
+
+
+def _exit(
+    summary: dict[str, Any], stats: Stats, by_check: dict[str, int], breached: bool
+) -> tuple[int, str]:
+    if stats.requests == 0:
+        return 2, "no request finished"
+    if stats.unanswered == stats.requests:
+        causes = ", ".join(stats.causes)
+        return 2, f"the target never answered ({causes})"
+    if by_check:
+        return 1, f"streams broke {len(by_check)} judge check(s): {', '.join(by_check)}"
+    sweep = summary.get("sweep")
+    if sweep is not None:
+        first = sweep["steps"][0] if sweep["steps"] else None
+        if first is not None and first.get("status") == "breached":
+            return 1, "the SLO breached at the first sweep step"
+        return 0, "sweep finished"
+    if breached:
+        failed = [o["objective"] for o in summary["slo"]["objectives"] if not o["ok"]]
+        return 1, f"SLO breached: {', '.join(map(str, failed))}"
+    return 0, "ok"
+
+
+def write_reports(directory: Path, summary: dict[str, Any], rt: BenchRuntime) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    from . import plots  # matplotlib is heavy; only the reporting process needs it
+
+    plots.write_plots(directory, summary, rt.config.slo if rt.config else None)
+
+
+def progress_line(rt: BenchRuntime, rate: float, now: float) -> str:
+    stats = rt.aggregate.all
+    elapsed = now - rt.started_wall if rt.started_wall else 0.0
+    parts = [
+        f"[responses-bench {elapsed:6.1f}s]",
+        f"{stats.requests} done",
+        f"{stats.failed} failed",
+        f"{rate:.1f} req/s",
+    ]
+    ttft = stats.hists["ttft"].percentile(95)
+    itl = stats.hists["itl"].percentile(99)
+    if ttft is not None:
+        parts.append(f"TTFT p95 {ttft:.0f} ms")
+    if itl is not None:
+        parts.append(f"ITL p99 {itl:.1f} ms")
+    if rt.config is not None and rt.config.plan is not None:
+        progresses = rt.progresses()
+        parts.append(f"{sum(p.in_flight for p in progresses)} in flight")
+        parts.append(f"{sum(p.late for p in progresses)} late")
+    if stats.causes:
+        top = ", ".join(f"{k} ×{v}" for k, v in stats.causes.most_common(3))
+        parts.append(f"failures: {top}")
+    return " | ".join(parts)
+
+
+def render_text(summary: dict[str, Any]) -> str:
+    lines = ["", "responses-bench summary", "=" * 23]
+    req = summary["requests"]
+    thr = summary["throughput"]
+    lines.append(
+        f"requests: {req['total']} ({req['succeeded']} ok, {req['failed']} failed, "
+        f"{req['incomplete']} incomplete) in {summary['window_s']:.2f} s"
+    )
+    lines.append(
+        f"throughput: {thr['requests_per_s']:.2f} req/s, {thr['output_tokens_per_s']:.1f} "
+        f"output tok/s, goodput {thr['goodput_per_s']:.2f} req/s"
+    )
+    lines.append(f"{'ms':<6}{'p50':>10}{'p90':>10}{'p95':>10}{'p99':>10}{'n':>10}")
+    for metric, values in summary["latency_ms"].items():
+        row = [_fmt(values.get(p)) for p in ("p50", "p90", "p95", "p99")]
+        lines.append(f"{metric:<6}" + "".join(f"{v:>10}" for v in row) + f"{values['count']:>10}")
+    if "open_loop" in summary:
+        ol = summary["open_loop"]
+        lines.append(
+            f"open loop: {ol['scheduled']} scheduled, {ol['started']} started, "
+            f"{ol['started_on_schedule']} on schedule (lag ≤ {ol['late_after_ms']:g} ms), "
+            f"{ol['skipped_max_in_flight']} skipped; lag p99 {_fmt(ol['start_lag_ms']['p99'])} ms"
+        )
+    if "sweep" in summary:
+        sw = summary["sweep"]
+        for step in sw["steps"]:
+            lines.append(
+                f"  sweep step {step['step']}: {step['offered_rate']:g} req/s → {step['status']}"
+            )
+        lines.append(f"  max rate meeting the SLO: {sw['max_rate_meeting_slo']}")
+    if summary["failures"]["by_cause"]:
+        lines.append(
+            "failures (by cause): "
+            + ", ".join(f"{k} ×{v}" for k, v in summary["failures"]["by_cause"].items())
+        )
+    if summary["failures"]["by_check_id"]:
+        lines.append(
+            "judge checks broken: "
+            + ", ".join(f"{k} ×{v}" for k, v in summary["failures"]["by_check_id"].items())
+        )
+    for o in summary["slo"]["objectives"]:
+        if "threshold_ms" in o:
+            lines.append(
+                f"SLO {o['objective']}: {_fmt(o['value_ms'])} ms vs {o['threshold_ms']:g} ms → "
+                f"{'ok' if o['ok'] else 'BREACHED'}"
+            )
+        else:
+            lines.append(
+                f"SLO error_rate: {o['value']:.4f} vs {o['threshold']:g} → "
+                f"{'ok' if o['ok'] else 'BREACHED'}"
+            )
+    lines.append(f"exit {summary['exit_code']}: {summary['exit_reason']}")
+    return "\n".join(lines)
+
+
+def _fmt(value: Any) -> str:
+    return "-" if value is None else f"{value:.1f}"

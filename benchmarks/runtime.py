@@ -1,0 +1,332 @@
+"""Per-process state of a Locust run: the config, the aggregate, open-loop progress, reporting hooks.
+
+One :class:`BenchRuntime` lives on each Locust ``Environment`` (master, worker or local). Users call
+:meth:`BenchRuntime.record` for every finished request; that adds it to the process's aggregate and
+fires Locust's ``request`` event (one row for the request, named by its failure; one each for TTFT,
+mean ITL and TPOT — never one per token). Workers ship their aggregate and progress to the master with
+every stats report; the master (or the local runner) merges them, prints progress, and at ``quitting``
+writes the reports and sets ``process_exit_code``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+import gevent
+import orjson
+from locust import events
+from locust.env import Environment
+from locust.runners import LocalRunner, MasterRunner, WorkerRunner
+
+from . import report
+from .aggregate import Aggregate
+from .meter import RequestRecord, warm_up
+from .options import BenchConfig, ConfigError, add_arguments, build_config
+from .workload import Workload
+
+__all__ = ["BenchRuntime", "Progress", "runtime"]
+
+log = logging.getLogger("responses_bench")
+_ATTR = "responses_bench"
+_REPORT_KEY = "responses_bench"
+# Open loop: how far ahead of "now" the master puts the shared schedule start, so every worker has
+# its spawn message before the first arrival is due.
+_MASTER_LEAD = 1.0
+
+
+@dataclass(slots=True)
+class Progress:
+    """Open-loop counters of one process (cumulative; the master keeps the latest per worker)."""
+
+    scheduled: int = 0
+    started: int = 0
+    skipped: int = 0  # arrivals dropped because --max-in-flight requests were already running
+    late: int = 0  # sent more than --late-after after their scheduled time
+    completed: int = 0
+    schedule_done: bool = False
+    started_by_step: Counter[int] = field(default_factory=Counter)
+
+    @property
+    def in_flight(self) -> int:
+        return self.started - self.completed
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "scheduled": self.scheduled,
+            "started": self.started,
+            "skipped": self.skipped,
+            "late": self.late,
+            "completed": self.completed,
+            "schedule_done": self.schedule_done,
+            "started_by_step": [[k, v] for k, v in self.started_by_step.items()],
+        }
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> Progress:
+        return cls(
+            int(data["scheduled"]),
+            int(data["started"]),
+            int(data["skipped"]),
+            int(data["late"]),
+            int(data["completed"]),
+            bool(data["schedule_done"]),
+            Counter({int(k): int(v) for k, v in data["started_by_step"]}),
+        )
+
+
+class BenchRuntime:
+    def __init__(self, environment: Environment) -> None:
+        self.environment = environment
+        self.config: BenchConfig | None = None
+        self.workload: Workload | None = None
+        self.config_error: str | None = None
+        self.aggregate = Aggregate()  # a worker's: since the last report; otherwise the whole run
+        self.progress = Progress()
+        self.progress_by_source: dict[str, Progress] = {}
+        self.scheduler_claimed = False
+        self.sweep_verdicts: dict[int, dict[str, Any]] = {}
+        self.sweep_stopped_at: int | None = None
+        self.started_wall: float | None = None
+        self.schedule_epoch: float | None = None  # open loop: wall-clock start of the schedule
+        self.reported: dict[str, float] = {}  # master: when each worker last reported
+        self._log_file: IO[bytes] | None = None
+        self._lock = threading.Lock()
+        self._user_seq = 0
+
+    # ----------------------------------------------------------------- roles
+
+    @property
+    def is_worker(self) -> bool:
+        return isinstance(self.environment.runner, WorkerRunner)
+
+    @property
+    def is_master(self) -> bool:
+        return isinstance(self.environment.runner, MasterRunner)
+
+    @property
+    def source(self) -> str:
+        runner = self.environment.runner
+        if isinstance(runner, WorkerRunner):
+            return str(runner.client_id)
+        return "local"
+
+    def share(self) -> tuple[int, int]:
+        """Which slice of the open-loop schedule this process runs: (index, of how many)."""
+        options = self.environment.parsed_options
+        slots = max(1, int(getattr(options, "bench_slots", 1) or 1))
+        runner = self.environment.runner
+        index = runner.worker_index if isinstance(runner, WorkerRunner) else 0
+        return max(index, 0) % slots, slots
+
+    def next_user_number(self) -> int:
+        with self._lock:
+            self._user_seq += 1
+            return self._user_seq
+
+    # ----------------------------------------------------------------- lifecycle
+
+    def configure(self) -> None:
+        if self.config is not None:
+            return
+        options = self.environment.parsed_options
+        if options is None:
+            self.config_error = "Locust gave no parsed options"
+            return
+        try:
+            self.config = build_config(options, host=self.environment.host)
+            self.workload = Workload.load(self.config.workload)
+        except (ConfigError, ValueError) as error:
+            self.config_error = str(error)
+            log.error("responses-bench: %s", error)
+            return
+        if self.config.validate and not self.is_master:
+            warm_up()
+        if self.config.request_log:
+            self.config.report_dir.mkdir(parents=True, exist_ok=True)
+            name = "requests-" + self.source.replace("/", "_") + ".jsonl"
+            self._log_file = (self.config.report_dir / name).open("ab")
+
+    def on_test_start(self) -> None:
+        self.started_wall = time.time()
+        runner = self.environment.runner
+        options = self.environment.parsed_options
+        if isinstance(runner, MasterRunner) and options is not None:
+            # Forwarded to workers with the spawn message (custom arguments travel with it).
+            options.bench_slots = max(1, runner.worker_count)
+            options.bench_epoch = time.time() + _MASTER_LEAD
+            options.bench_duration = float(options.run_time or 0)
+            self.schedule_epoch = options.bench_epoch
+        self.configure()
+
+    def record(self, rec: RequestRecord) -> None:
+        """A finished request: aggregate it and tell Locust."""
+        config = self.config
+        assert config is not None
+        good = config.slo.request_is_good(rec)
+        self.aggregate.add(rec, good, self.source)
+        name = "/v1/responses stream" if rec.stream else "/v1/responses"
+        fire = self.environment.events.request.fire
+        fire(
+            request_type="POST",
+            name=name,
+            response_time=(rec.e2e or 0.0) * 1000,
+            response_length=rec.size,
+            exception=rec.failure,  # the check ID or bench.* name: Locust groups failures by it
+            context={},
+        )
+        if rec.ok and rec.stream:
+            for kind, value in (
+                ("TTFT", rec.ttft),
+                ("ITL", sum(rec.itls) / len(rec.itls) if rec.itls else None),
+                ("TPOT", rec.tpot),
+            ):
+                if value is not None:
+                    fire(
+                        request_type=kind,
+                        name=name,
+                        response_time=value * 1000,
+                        response_length=0,
+                        exception=None,
+                        context={},
+                    )
+        if self._log_file is not None:
+            self._log_file.write(orjson.dumps(rec.as_dict()) + b"\n")
+
+    # ----------------------------------------------------------------- distribution
+
+    def report_to_master(self, data: dict[str, Any]) -> None:
+        data[_REPORT_KEY] = {"agg": self.aggregate.drain(), "progress": self.progress.to_wire()}
+
+    def worker_report(self, client_id: str, data: dict[str, Any]) -> None:
+        payload = data.get(_REPORT_KEY)
+        if payload is None:
+            return
+        self.aggregate.merge_wire(payload["agg"], source=client_id)
+        self.progress_by_source[client_id] = Progress.from_wire(payload["progress"])
+        self.reported[client_id] = time.time()
+
+    def reported_at(self) -> float:
+        """Up to when the merged data is complete: the oldest last report (now, when local)."""
+        if not self.is_master:
+            return time.time()
+        if len(self.reported) < _expected_sources(self):
+            return 0.0
+        return min(self.reported.values())
+
+    def progresses(self) -> list[Progress]:
+        if self.is_master:
+            return list(self.progress_by_source.values())
+        return [self.progress]
+
+    # ----------------------------------------------------------------- console and reports
+
+    def progress_loop(self) -> None:
+        config = self.config
+        if config is None or config.progress_interval <= 0:
+            return
+        last = (time.time(), 0)
+        while True:
+            gevent.sleep(config.progress_interval)
+            now = time.time()
+            total = self.aggregate.all.requests
+            rate = (total - last[1]) / max(now - last[0], 1e-9)
+            last = (now, total)
+            print(report.progress_line(self, rate, now), flush=True)
+
+    def finish(self) -> int:
+        """Write the reports; the process exit code (0 ok, 1 breach/violations, 2 broken)."""
+        if self._log_file is not None:
+            self._log_file.close()
+        if self.config is None:
+            print(f"responses-bench: the run did not start: {self.config_error}", flush=True)
+            return 2
+        summary = report.build_summary(self)
+        code = summary["exit_code"]
+        try:
+            report.write_reports(self.config.report_dir, summary, self)
+        except OSError as error:
+            print(f"responses-bench: cannot write the reports: {error}", flush=True)
+            return 2
+        print(report.render_text(summary), flush=True)
+        return int(code)
+
+
+def runtime(environment: Environment) -> BenchRuntime:
+    rt = getattr(environment, _ATTR, None)
+    if rt is None:
+        rt = BenchRuntime(environment)
+        setattr(environment, _ATTR, rt)
+    return rt
+
+
+# ---------------------------------------------------------------------- Locust hooks
+
+
+@events.init_command_line_parser.add_listener
+def _options(parser: Any) -> None:
+    add_arguments(parser)
+
+
+@events.init.add_listener
+def _init(environment: Environment, **_: Any) -> None:
+    rt = runtime(environment)
+    runner = environment.runner
+    if isinstance(runner, WorkerRunner):
+        environment.events.report_to_master.add_listener(
+            lambda client_id, data: rt.report_to_master(data)
+        )
+    elif isinstance(runner, MasterRunner):
+        environment.events.worker_report.add_listener(
+            lambda client_id, data: rt.worker_report(client_id, data)
+        )
+
+
+@events.test_start.add_listener
+def _test_start(environment: Environment, **_: Any) -> None:
+    rt = runtime(environment)
+    rt.on_test_start()
+    if isinstance(environment.runner, MasterRunner | LocalRunner):
+        gevent.spawn(rt.progress_loop)
+    if rt.config is None and not rt.is_worker and environment.runner is not None:
+        environment.process_exit_code = 2
+        gevent.spawn_later(0.1, environment.runner.quit)
+
+
+@events.quitting.add_listener
+def _quitting(environment: Environment, **_: Any) -> None:
+    rt = runtime(environment)
+    if rt.is_worker:
+        return
+    code = rt.finish()
+    from locust import log as locust_log
+
+    if locust_log.unhandled_greenlet_exception:
+        code = 2  # a crash inside the load generator: the numbers cannot be trusted
+    environment.process_exit_code = code
+
+
+def started_step_counts(rt: BenchRuntime) -> Counter[int]:
+    counts: Counter[int] = Counter()
+    for progress in rt.progresses():
+        counts.update(progress.started_by_step)
+    return counts
+
+
+def open_loop_finished(rt: BenchRuntime) -> bool:
+    """Every process has finished its schedule and has nothing in flight."""
+    progresses = rt.progresses()
+    slots = rt.share()[1] if not rt.is_master else None
+    expected = 1 if slots is not None else _expected_sources(rt)
+    if len(progresses) < expected:
+        return False
+    return all(p.schedule_done and p.in_flight == 0 for p in progresses)
+
+
+def _expected_sources(rt: BenchRuntime) -> int:
+    options = rt.environment.parsed_options
+    return max(1, int(getattr(options, "bench_slots", 1) or 1))

@@ -1,0 +1,154 @@
+"""The Locust users: a closed-loop user and the open-loop arrival scheduler.
+
+:class:`ResponsesUser` is the classic closed loop: send, wait for the whole answer, think, repeat —
+for the fixed and ramp shapes. :class:`ArrivalUser` is not a user but a clock: one per load process,
+it starts each request of its slice of the arrival schedule (:mod:`benchmarks.arrivals`) at its
+time in a greenlet of its own, whether or not earlier requests have finished. That is the open loop
+Locust lacks (its ``wait_time`` runs after a response, so a slow server slows the load).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import gevent
+from gevent.pool import Pool
+from locust import task
+from locust.contrib.fasthttp import FastHttpUser
+from locust.env import Environment
+from locust.exception import StopUser
+
+from .exchange import send
+from .runtime import BenchRuntime, runtime
+from .workload import Session
+
+__all__ = ["ArrivalUser", "ResponsesUser"]
+
+
+class _BenchUser(FastHttpUser):
+    abstract = True
+
+    def __init__(self, environment: Environment) -> None:
+        self.rt: BenchRuntime = runtime(environment)
+        config = self.rt.config
+        if config is None:
+            raise StopUser()
+        # FastHttpUser reads these in __init__ (per-instance overrides are honoured).
+        self.network_timeout = config.request_timeout
+        self.connection_timeout = config.request_timeout
+        self.host = environment.host or config.responses_url
+        self.prepare(config.max_in_flight)
+        super().__init__(environment)
+        self.rng = random.Random(
+            f"{config.workload.seed}/{self.rt.source}/{self.rt.next_user_number()}"
+        )
+
+    def prepare(self, max_in_flight: int) -> None:
+        """Hook for settings read by ``FastHttpUser.__init__``."""
+
+    def run_session_turn(self, session: Session) -> tuple[Any, bool]:
+        config = self.rt.config
+        assert config is not None
+        plan = session.next()
+        rec = send(
+            self.client,
+            config.responses_url,
+            plan,
+            config.headers,
+            validate=config.validate,
+            strict=config.strict,
+        )
+        session.answered(rec.response_id, rec.ok)
+        return rec, rec.ok
+
+
+class ResponsesUser(_BenchUser):
+    """Closed loop: one request at a time, ``--think-time`` between them; sessions chain turns."""
+
+    def __init__(self, environment: Environment) -> None:
+        super().__init__(environment)
+        self.session: Session | None = None
+
+    def wait_time(self) -> float:
+        config = self.rt.config
+        return config.think_time if config is not None else 0.0
+
+    @task
+    def respond(self) -> None:
+        workload = self.rt.workload
+        assert workload is not None
+        if self.session is None or self.session.done:
+            self.session = workload.session(self.rng)
+        rec, _ = self.run_session_turn(self.session)
+        self.rt.record(rec)
+
+
+class ArrivalUser(_BenchUser):
+    """Open loop: starts its share of the schedule on time; one per process."""
+
+    def prepare(self, max_in_flight: int) -> None:
+        # One connection per request in flight: the pool must not make arrivals queue.
+        self.concurrency = max_in_flight
+
+    @task
+    def schedule(self) -> None:
+        rt = self.rt
+        config = rt.config
+        assert config is not None and config.plan is not None
+        if rt.scheduler_claimed:
+            # The dispatcher gave this process a second scheduler; one is the whole share.
+            raise StopUser()
+        rt.scheduler_claimed = True
+        share, shares = rt.share()
+        plan = config.plan
+        progress = rt.progress
+        progress.scheduled = plan.scheduled(share, shares)
+        options = self.environment.parsed_options
+        epoch = float(getattr(options, "bench_epoch", 0.0) or 0.0) or time.time()
+        rt.schedule_epoch = epoch
+        # Schedule on the monotonic clock, anchored to the shared wall-clock start.
+        origin = time.perf_counter() + (epoch - time.time())
+        pool = self._pool = Pool(config.max_in_flight)
+        for number, (offset, step) in enumerate(plan.arrivals(share, shares)):
+            due = origin + offset
+            delay = due - time.perf_counter()
+            if delay > 0:
+                gevent.sleep(delay)
+            if pool.full():
+                progress.skipped += 1
+                continue
+            progress.started += 1
+            progress.started_by_step[step] += 1
+            pool.spawn(self._arrival, due, step, f"{share}/{number}")
+        progress.schedule_done = True
+        if not pool.join(timeout=config.drain_timeout):
+            pool.kill(block=False)
+        raise StopUser()
+
+    def on_stop(self) -> None:
+        # Stopped early (a sweep breached, or Ctrl-C): requests in flight go with the user.
+        pool = getattr(self, "_pool", None)
+        if pool is not None:
+            pool.kill(block=False)
+
+    def _arrival(self, due: float, step: int, key: str) -> None:
+        rt = self.rt
+        config = rt.config
+        workload = rt.workload
+        assert config is not None and workload is not None
+        session = workload.session(random.Random(f"{config.workload.seed}/{key}"))
+        first = True
+        try:
+            while not session.done:
+                lag = time.perf_counter() - due if first else None
+                if lag is not None and lag > config.late_after:
+                    rt.progress.late += 1
+                rec, _ = self.run_session_turn(session)
+                rec.step = step
+                rec.lag = lag
+                first = False
+                rt.record(rec)
+        finally:
+            rt.progress.completed += 1
