@@ -67,6 +67,7 @@ def test_delete_of_a_running_background_response(
 ) -> None:
     engine.push(held_script(gate))
     created = client.responses.create(model="m", input="x", background=True)
+    wait_until(lambda: client.responses.retrieve(created.id).status == "in_progress")
     client.responses.delete(created.id)
     assert engine.closed == 1
     with pytest.raises(openai.NotFoundError):
