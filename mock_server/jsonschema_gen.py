@@ -13,7 +13,8 @@ Supported (drafts 4 to 2020-12 as tool schemas use them):
   ``minProperties`` asks for more keys), ``minProperties`` / ``maxProperties``;
 - arrays: ``items`` (a schema, or a list as in draft 4), ``prefixItems``, ``minItems`` /
   ``maxItems``, ``uniqueItems``;
-- strings: ``minLength`` / ``maxLength``, ``format`` ``date-time``, ``date``, ``time``,
+- strings: plausible values for common property names (``city``, ``location``, ``name``, …),
+  ``minLength`` / ``maxLength``, ``format`` ``date-time``, ``date``, ``time``,
   ``email``, ``uri`` / ``url`` / ``uri-reference``, ``uuid``, ``hostname``, ``ipv4``, ``ipv6``;
 - numbers and integers: ``minimum`` / ``maximum``, ``exclusiveMinimum`` / ``exclusiveMaximum``
   (draft-4 booleans and draft-6 numbers), ``multipleOf``;
@@ -44,6 +45,21 @@ _WORDS = (
     "alpha", "amber", "harbor", "maple", "orbit", "pepper", "quartz", "river", "signal", "tundra",
     "velvet", "willow", "cobalt", "ember", "falcon", "garnet",
 )  # fmt: skip
+
+
+# Plausible strings for common property names (matched as a substring of the lower-cased name),
+# so tool calls read like a model's: {"city": "Paris"} rather than {"city": "harbor"}.
+_NAMED: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("city", ("Paris", "Tokyo", "Lagos", "Lima", "Oslo", "Toronto")),
+    ("location", ("Paris, France", "Tokyo, Japan", "Lima, Peru", "Oslo, Norway")),
+    ("country", ("France", "Japan", "Peru", "Norway")),
+    ("timezone", ("Europe/Paris", "Asia/Tokyo", "America/Lima")),
+    ("tz", ("Europe/Paris", "Asia/Tokyo", "America/Lima")),
+    ("currency", ("EUR", "JPY", "USD")),
+    ("language", ("en", "fr", "ja")),
+    ("name", ("Ada", "Grace", "Alan", "Edsger")),
+    ("query", ("weather today", "opening hours", "latest news")),
+)
 
 
 class SchemaError(ValueError):
@@ -191,7 +207,11 @@ class _Gen:
         fmt = schema.get("format")
         text = _formatted(fmt, self.rng) if fmt else None
         if text is None:
-            text = self.rng.choice(_WORDS) if self.rng.random() < 0.5 else _phrase(self.rng)
+            named = next((v for key, v in _NAMED if key in name.lower()), None)
+            if named is not None:
+                text = self.rng.choice(named)
+            else:
+                text = self.rng.choice(_WORDS) if self.rng.random() < 0.5 else _phrase(self.rng)
         lo = int(schema.get("minLength", 0))
         while len(text) < lo:
             text = f"{text} {self.rng.choice(_WORDS)}"
