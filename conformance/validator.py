@@ -729,17 +729,17 @@ class StreamValidator:
             if where is None or done[0] is None:
                 continue
             path = tuple(sub if key is None else key for key in where)
-            have: Any = done_item
+            found: Any = done_item
             for key in path:
-                if isinstance(key, str) and isinstance(have, dict):
-                    have = have.get(key)
-                elif isinstance(key, int) and isinstance(have, list) and 0 <= key < len(have):
-                    have = have[key]
+                if isinstance(key, str) and isinstance(found, dict):
+                    found = found.get(key)
+                elif isinstance(key, int) and isinstance(found, list) and 0 <= key < len(found):
+                    found = found[key]
                 else:
-                    have = None
-            if have != done[0]:
+                    found = None
+            if found != done[0]:
                 self._report(
-                    C.ITEM_CONTENT_MATCHES, index, _short(done[0]), _short(have),
+                    C.ITEM_CONTENT_MATCHES, index, _short(done[0]), _short(found),
                     path="item." + ".".join(map(str, path)),
                     message=f"`{family}.done` streamed another value",
                 )

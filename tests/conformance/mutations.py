@@ -508,6 +508,16 @@ def _done_item(event: Event) -> Iterator[tuple[Path_, Any]]:
         yield ("item",), event.get("item")
 
 
+ITEM_TYPES = ("message", "reasoning", "function_call", "web_search_call")
+
+
+def _item_type_paths(event: Event) -> Iterator[tuple[Path_, str]]:
+    if _etype(event) in ("response.output_item.added", "response.output_item.done"):
+        for item_type in ITEM_TYPES:
+            if _has(event, ("item", "type")) and event["item"]["type"] != item_type:
+                yield ("item", "type"), item_type
+
+
 def _replace(_value: Any, variant: str) -> Any:
     return variant
 
@@ -630,6 +640,7 @@ OPERATORS: tuple[Operator, ...] = (
              _field_sites(_item_status_in(_terminal_output_items)), _edit_with(_replace)),
     Operator("done_item_status", "status", _field_sites(_item_status_in(_done_item)),
              _edit_with(_replace)),
+    Operator("item_type", "ids", _field_sites(_item_type_paths), _edit_with(_replace)),
     Operator("terminal_event_type", "status", _field_sites(_terminal_type_paths),
              _edit_with(_replace)),
     Operator("usage_count", "usage", _field_sites(_usage_count_paths), _edit_with(_shift)),
@@ -695,7 +706,7 @@ def judge(events: Sequence[Event]) -> list[Violation]:
     for event in events:
         validator.feed(event)
     validator.close()
-    return validator.violations
+    return list(validator.violations)
 
 
 def caught(violations: Sequence[Violation]) -> bool:

@@ -91,7 +91,9 @@ def reasoning_as_content(events: Sequence[Event]) -> list[Event]:
                 event["part"] = {"type": "reasoning_text", "text": event["part"]["text"]}
         for item in _items_of(event):
             if item.get("type") == "reasoning" and item.get("summary"):
-                item["content"] = [{"type": "reasoning_text", "text": s["text"]} for s in item["summary"]]
+                item["content"] = [
+                    {"type": "reasoning_text", "text": s["text"]} for s in item["summary"]
+                ]
                 item["summary"] = []
         out.append(event)
     return out

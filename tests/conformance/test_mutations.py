@@ -50,6 +50,8 @@ def _same_but_number(a: Event | None, b: Event | None) -> bool:
 def _numbered_like(original: Sequence[Event], mutant: Sequence[Event]) -> bool:
     """The mutant keeps SPEC §2.1's counter intact: 0, 1, 2, … from the recording's first number."""
     start = original[0].get("sequence_number") if original else 0
+    if type(start) is not int:
+        return False
     return [e.get("sequence_number") for e in mutant] == [start + i for i in range(len(mutant))]
 
 
@@ -91,7 +93,7 @@ _OPAQUE = frozenset({"obfuscation", "encrypted_content", "fingerprint"})
 
 def _rule_opaque_field(original: Sequence[Event], mutant: Sequence[Event]) -> bool:
     diffs = _event_diffs(original, mutant)
-    return bool(diffs) and all(path and path[-1] in _OPAQUE for _, path in diffs)
+    return bool(diffs) and all(path and path[-1] in _OPAQUE for _, path in diffs or ())
 
 
 # Rule "usage detail within bounds". SPEC §3 constrains `cached_tokens` and `reasoning_tokens`
@@ -250,7 +252,8 @@ def _rule_annotation_position(original: Sequence[Event], mutant: Sequence[Event]
 # immediately followed by a `response.failed` restating its code and message leaves the failure
 # and its cause announced, by the event every client already handles.
 def _error_fields(event: Event) -> tuple[Any, Any]:
-    body = event.get("error") if isinstance(event.get("error"), dict) else event
+    nested = event.get("error")
+    body: Event = nested if isinstance(nested, dict) else event
     return body.get("code"), body.get("message")
 
 
