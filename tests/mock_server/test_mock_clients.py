@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
@@ -44,7 +45,6 @@ def test_openai_agents_runner_with_a_function_tool(responses_mock: LoopbackMock)
 
 
 def test_langchain_chat_openai_responses_api(responses_mock: LoopbackMock) -> None:
-    from langchain_core.messages import HumanMessage, ToolMessage
     from langchain_core.tools import tool
 
     @tool
@@ -52,9 +52,23 @@ def test_langchain_chat_openai_responses_api(responses_mock: LoopbackMock) -> No
         """Weather for a city."""
         return f"Sunny in {city}"
 
-    llm = langchain_openai.ChatOpenAI(
-        model="mock", base_url=responses_mock.base_url, api_key="unused", use_responses_api=True
-    )
+    import httpx2
+
+    # Our own HTTP client, closed here: LangChain's cached default one outlives the test.
+    with httpx2.Client() as http:
+        llm = langchain_openai.ChatOpenAI(
+            model="mock",
+            base_url=responses_mock.base_url,
+            api_key="unused",
+            use_responses_api=True,
+            http_client=http,
+        )
+        _langchain_round_trip(llm, get_weather)
+
+
+def _langchain_round_trip(llm: Any, get_weather: Any) -> None:
+    from langchain_core.messages import HumanMessage, ToolMessage
+
     assert 'You said: "Hello there"' in llm.invoke("Hello there").text
     streamed = "".join(chunk.text for chunk in llm.stream("Hello stream"))
     assert streamed.startswith('You said: "Hello stream"')
