@@ -53,6 +53,8 @@ class LogHistogram:
         if not self.count:
             return None
         rank = max(1, math.ceil(q / 100 * self.count))
+        if rank >= self.count:
+            return self.max  # known exactly
         seen = 0
         for key in sorted(self.buckets):
             seen += self.buckets[key]

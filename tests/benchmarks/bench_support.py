@@ -1,0 +1,297 @@
+"""Helpers for the load-test tests: the mock and ``responses-bench`` as subprocesses, on loopback.
+
+The mock runs through its console script, as any server under test would (benchmarks/ must not import
+mock_server). Readiness is its ``listening on`` line, read as soon as it is printed — never a sleep.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import selectors
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+BIN = Path(sys.executable).parent
+_LISTENING = re.compile(rb"listening on (http://\S+)")
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("OPENAI_API_KEY", None)
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+@contextmanager
+def mock_server(*args: str, timeout: float = 20.0) -> Iterator[str]:
+    """A ``responses-mock --port 0 ARGS`` on 127.0.0.1; yields its base URL (``…/v1``)."""
+    proc = subprocess.Popen(
+        [str(BIN / "responses-mock"), "--host", "127.0.0.1", "--port", "0", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=_env(),
+    )
+    drain: threading.Thread | None = None
+    try:
+        assert proc.stdout is not None
+        selector = selectors.DefaultSelector()
+        selector.register(proc.stdout, selectors.EVENT_READ)
+        deadline = time.monotonic() + timeout
+        seen = b""
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or proc.poll() is not None:
+                raise RuntimeError(f"responses-mock did not start: {seen.decode(errors='replace')}")
+            if selector.select(left):
+                line = proc.stdout.readline()
+                seen += line
+                match = _LISTENING.search(line)
+                if match:
+                    break
+        selector.close()
+        # Keep draining its output so a chatty server never blocks on a full pipe.
+        drain = threading.Thread(target=proc.stdout.read, daemon=True)
+        drain.start()
+        yield match.group(1).decode() + "/v1"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if drain is not None:
+            drain.join(timeout=5)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+@dataclass
+class BenchRun:
+    code: int
+    output: str
+    report_dir: Path
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        return json.loads((self.report_dir / "summary.json").read_text())  # type: ignore[no-any-return]
+
+    def requests(self) -> list[dict[str, Any]]:
+        out = []
+        for path in sorted(self.report_dir.glob("requests-*.jsonl")):
+            out += [json.loads(line) for line in path.read_text().splitlines() if line]
+        return out
+
+
+def bench_command(*args: str) -> list[str]:
+    return [str(BIN / "responses-bench"), *args]
+
+
+def run_bench(report_dir: Path, *args: str, timeout: float = 60.0, quiet: bool = True) -> BenchRun:
+    """Run ``responses-bench`` to completion (bounded by ``timeout``)."""
+    extra = ["--loglevel", "WARNING", "--only-summary", "--progress-interval", "0"] if quiet else []
+    proc = subprocess.run(
+        bench_command("--report-dir", str(report_dir), *extra, *args),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=_env(),
+    )
+    return BenchRun(proc.returncode, proc.stdout + proc.stderr, report_dir)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+# ---------------------------------------------------------------- a server that sends given bytes
+
+
+def sse(events: Sequence[dict[str, Any]], *, done: bool = True) -> bytes:
+    body = b"".join(
+        b"event: " + e["type"].encode() + b"\ndata: " + json.dumps(e).encode() + b"\n\n"
+        for e in events
+    )
+    return body + (b"data: [DONE]\n\n" if done else b"")
+
+
+@contextmanager
+def scripted_server(body: bytes, status: int = 200) -> Iterator[str]:
+    """A loopback HTTP server answering every POST with ``body`` as an SSE stream; yields ``…/v1``."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            kind = "text/event-stream" if status == 200 else "application/json"
+            self.send_response(status)
+            self.send_header("content-type", kind)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def response_object(status: str = "in_progress", **extra: Any) -> dict[str, Any]:
+    obj: dict[str, Any] = {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1700000000,
+        "status": status,
+        "error": None,
+        "incomplete_details": None,
+        "instructions": None,
+        "model": "m",
+        "output": [],
+        "parallel_tool_calls": True,
+        "metadata": {},
+        "tool_choice": "auto",
+        "tools": [],
+        "temperature": 1.0,
+        "top_p": 1.0,
+        "usage": None,
+    }
+    obj.update(extra)
+    return obj
+
+
+def text_stream(
+    pieces: Sequence[str],
+    *,
+    output_tokens: int | None = None,
+    status: str = "completed",
+    total_delta: int = 0,
+) -> list[dict[str, Any]]:
+    """A well-formed text stream; ``output_tokens`` / ``total_delta`` let a test break usage."""
+    text = "".join(pieces)
+    message_open = {
+        "id": "msg_1",
+        "type": "message",
+        "status": "in_progress",
+        "role": "assistant",
+        "content": [],
+    }
+    part = {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
+    message_done = {**message_open, "status": "completed", "content": [part]}
+    out_tokens = len(pieces) if output_tokens is None else output_tokens
+    usage = {
+        "input_tokens": 10,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": out_tokens,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 10 + out_tokens + total_delta,
+    }
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": response_object()},
+        {"type": "response.in_progress", "response": response_object()},
+        {"type": "response.output_item.added", "output_index": 0, "item": message_open},
+        {
+            "type": "response.content_part.added",
+            "item_id": "msg_1",
+            "output_index": 0,
+            "content_index": 0,
+            "part": {"type": "output_text", "text": "", "annotations": [], "logprobs": []},
+        },
+    ]
+    for piece in pieces:
+        events.append(
+            {
+                "type": "response.output_text.delta",
+                "item_id": "msg_1",
+                "output_index": 0,
+                "content_index": 0,
+                "delta": piece,
+                "logprobs": [],
+            }
+        )
+    events += [
+        {
+            "type": "response.output_text.done",
+            "item_id": "msg_1",
+            "output_index": 0,
+            "content_index": 0,
+            "text": text,
+            "logprobs": [],
+        },
+        {
+            "type": "response.content_part.done",
+            "item_id": "msg_1",
+            "output_index": 0,
+            "content_index": 0,
+            "part": part,
+        },
+        {"type": "response.output_item.done", "output_index": 0, "item": message_done},
+    ]
+    terminal = {"completed": "response.completed", "incomplete": "response.incomplete"}[status]
+    extra: dict[str, Any] = {}
+    if status == "incomplete":
+        extra["incomplete_details"] = {"reason": "max_output_tokens"}
+    events.append(
+        {
+            "type": terminal,
+            "response": response_object(status, output=[message_done], usage=usage, **extra),
+        }
+    )
+    for number, event in enumerate(events):
+        event["sequence_number"] = number
+    return events
+
+
+@contextmanager
+def capacity_server(slots: int, service: float, body: bytes) -> Iterator[str]:
+    """A server that can work on ``slots`` requests at once, ``service`` seconds each, and queues
+    the rest — so latency climbs once the offered rate passes ``slots / service`` (sweep tests)."""
+    gate = threading.Semaphore(slots)
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            with gate:
+                time.sleep(service)  # the work this server does; not a wait for readiness
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    server.request_queue_size = 256
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
