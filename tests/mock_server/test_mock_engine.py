@@ -8,7 +8,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mock_server.engine import ERROR_AFTER_HINT, Chunking, MockEngine
+from mock_server.engine import ERROR_AFTER_HINT, Chunking, Latency, MockEngine
 from mock_server.scenarios import SCENARIOS
 from reference_impl.engine import (
     Chunk,
@@ -249,3 +249,32 @@ def test_parallel_calls_respect_parallel_tool_calls() -> None:
     assert calls == {0, 1}
     single = req("mock-parallel-function-calls", parallel_tool_calls=False)
     assert {c.index for c in run(MockEngine(), single) if isinstance(c, ToolCallDelta)} == {0}
+
+
+def _sleeps(
+    monkeypatch: pytest.MonkeyPatch, engine: MockEngine, request: GenerationRequest
+) -> list[float]:
+    slept: list[float] = []
+
+    async def fake_sleep(delay: float) -> None:
+        slept.append(delay)
+
+    monkeypatch.setattr("mock_server.engine.anyio.sleep", fake_sleep)
+    run(engine, request)
+    return slept
+
+
+def test_latency_is_seeded(monkeypatch: pytest.MonkeyPatch) -> None:
+    latency = Latency(ttft=0.5, inter_token=0.01, jitter=0.002)
+    request = req("mock-text")
+    first = _sleeps(monkeypatch, MockEngine(latency=latency), request)
+    again = _sleeps(monkeypatch, MockEngine(latency=latency), request)
+    assert first == again
+    deltas = [c for c in run(MockEngine(), request) if not isinstance(c, Final)]
+    assert len(first) == len(deltas)
+    assert 0.5 <= first[0] <= 0.502
+    assert all(0.01 <= d <= 0.012 for d in first[1:])
+    assert len(set(first[1:])) > 1  # jitter varies per delta
+    assert _sleeps(monkeypatch, MockEngine(), request) == []  # no latency: no sleeping at all
+    with pytest.raises(ValueError):
+        Latency(ttft=-1)
