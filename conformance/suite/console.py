@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from .redact import Redactor
-from .results import CaseResult, CheckOutcome, TargetResult
+from .results import CaseResult, CheckOutcome, Finding, TargetResult
 from .targets import Target
 
 __all__ = ["Console"]
@@ -36,13 +36,15 @@ class Console:
             f"profiles {', '.join(target.profiles)}"
         )
 
-    def case(self, record: CaseResult, *, failing: list[str]) -> None:
+    def case(self, record: CaseResult, *, failing: list[Finding]) -> None:
         label = {"passed": "PASS", "failed": "FAIL", "skipped": "SKIP"}[record.outcome]
         text = f"  {label}  {record.id:<48} {record.duration:6.2f}s"
         if record.retried:
             text += f"  (retried {len(record.retried)}x: {record.retried[-1]})"
         if failing:
-            text += "  " + ", ".join(failing)
+            text += "  " + ", ".join(sorted({f.check_id for f in failing}))
+            first = failing[0].violation
+            text += f"\n        {first.check_id}: {_short(first.actual)}"
         elif record.outcome == "skipped":
             text += f"  {record.skip_reason}"
         if record.error and record.outcome == "failed":
@@ -73,3 +75,8 @@ class Console:
             f"-- {result.target.name}: {verdict} ({parts}; {len(result.cases)} cases, "
             f"{result.duration:.1f}s)"
         )
+
+
+def _short(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

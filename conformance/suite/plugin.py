@@ -164,7 +164,7 @@ class SuitePlugin:
         elif failing or (record.error and not record.findings):
             record.outcome = "failed"
         self.results.append(record)
-        self.console.case(record, failing=sorted({f.check_id for f in failing}))
+        self.console.case(record, failing=failing)
 
 
 def _summary(exc: BaseException) -> str:

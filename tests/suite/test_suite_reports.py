@@ -1,0 +1,104 @@
+"""Folding findings into per-check outcomes, and the reports built from them (unit level)."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from conformance import catalog as C
+from conformance import catalog_live as L
+from conformance.cli import main
+from conformance.suite.redact import REDACTED, Redactor
+from conformance.suite.reports import (
+    build_index,
+    merge_indexes,
+    render_html,
+    render_junit,
+    write_reports,
+)
+from conformance.suite.results import CaseResult, Finding, TargetResult
+from conformance.suite.targets import flag_target
+
+
+def _result(*, strict: bool = False, expected: tuple[str, ...] = ()) -> TargetResult:
+    target = flag_target(
+        base_url="http://127.0.0.1:9/v1", model="m", name="t",
+        profiles=["stateful", "reasoning"], expected_failures=expected,
+    )  # fmt: skip
+    case = CaseResult("store/x", ("stateful",), (L.STORE_FALSE.id, L.DELETE.id))
+    case.exercised |= {L.STORE_FALSE.id, L.DELETE.id, L.REASONING_TOKENS_HARDCODED.id}
+    evidence = {"request": {"method": "GET", "path": "/responses/r", "body": ""}}
+    for check in (L.STORE_FALSE, L.REASONING_TOKENS_HARDCODED, C.EVENT_TYPE_KNOWN):
+        violation = check.violation(expected="404", actual="<script>alert(1)</script>")
+        case.findings.append(Finding(violation, case.id, 1, evidence))
+    skipped = CaseResult("tools/y", ("tools",), (L.TOOLS_NONE.id,), outcome="skipped",
+                         skip_reason="profile `tools` not declared by the target")  # fmt: skip
+    return TargetResult(target, strict, cases=[case, skipped])
+
+
+def test_outcomes_fold_levels_strictness_and_expectations() -> None:
+    plain = _result().outcomes()
+    assert plain[L.STORE_FALSE.id].outcome == "fail"
+    assert plain[L.REASONING_TOKENS_HARDCODED.id].outcome == "warn"  # SHOULD
+    assert plain[C.EVENT_TYPE_KNOWN.id].outcome == "info"
+    assert plain[L.DELETE.id].outcome == "pass"
+    assert plain[L.TOOLS_NONE.id].outcome == "skip"
+    assert "not declared" in plain[L.TOOLS_NONE.id].reason
+    assert plain[L.RECALL.id].outcome == "skip"
+    strict = _result(strict=True).outcomes()
+    assert strict[L.REASONING_TOKENS_HARDCODED.id].outcome == "fail"
+    expected = _result(expected=(L.STORE_FALSE.id, L.DELETE.id)).outcomes()
+    assert expected[L.STORE_FALSE.id].outcome == "xfail"
+    assert expected[L.DELETE.id].outcome == "xpass" and expected[L.DELETE.id].failing
+    assert _result().exit_code() == 1
+    assert _result(expected=(L.STORE_FALSE.id,)).exit_code() == 0
+    assert _result(expected=(L.STORE_FALSE.id, L.DELETE.id)).exit_code() == 1
+
+
+def test_index_junit_html() -> None:
+    index = build_index([_result()], strict=False)
+    entry = index["targets"]["t"]["checks"][L.STORE_FALSE.id]
+    assert entry["outcome"] == "fail" and entry["evidence"][0]["request"]["path"] == "/responses/r"
+    assert index["targets"]["t"]["exit_code"] == 1
+    junit = ET.fromstring(render_junit(index).split("\n", 1)[1])
+    suite = junit.find("testsuite")
+    assert suite is not None and suite.get("name") == "t"
+    failures = [tc.get("name") for tc in suite.iter("testcase") if tc.find("failure") is not None]
+    assert failures == [L.STORE_FALSE.id]
+    html = render_html(index)
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
+    assert 'id="d-t-live-store-false-not-retrievable"' in html
+
+
+def test_merge_keeps_every_target() -> None:
+    one = build_index([_result()], strict=False)
+    merged = merge_indexes([one, one])
+    assert list(merged["targets"]) == ["t", "t#2"]
+    assert "t#2" in render_html(merged)
+
+
+def test_report_subcommand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = tmp_path / "a.json"
+    a.write_text(json.dumps(build_index([_result()], strict=False)))
+    assert main(["report", "--report-dir", str(tmp_path / "out"), str(a), str(a)]) == 0
+    assert {p.name for p in (tmp_path / "out").iterdir()} == {
+        "index.json",
+        "junit.xml",
+        "report.html",
+    }
+    (tmp_path / "bad.json").write_text("{}")
+    assert main(["report", "--report-dir", str(tmp_path / "out"), str(tmp_path / "bad.json")]) == 2
+    assert "is not a responses-conformance.index/1 file" in capsys.readouterr().err
+
+
+def test_write_reports_redacts(tmp_path: Path) -> None:
+    index = build_index([_result()], strict=False)
+    index["targets"]["t"]["reason"] = 'key "sk-secret-123" leaked'
+    write_reports(index, tmp_path, Redactor(["sk-secret-123"]))
+    for path in tmp_path.iterdir():
+        text = path.read_text()
+        assert "sk-secret-123" not in text
+    assert REDACTED in (tmp_path / "index.json").read_text()
