@@ -35,6 +35,7 @@ from typing import Any
 import anyio
 import orjson
 
+from mock_server.jsonschema_gen import SchemaError
 from mock_server.scenarios import SCENARIOS, Plan, Segment, build_plan
 from mock_server.tokenizer import count_request_tokens, count_tokens, tokenize
 from reference_impl.engine import (
@@ -208,7 +209,15 @@ class MockEngine:
             stream = _scripted(script, count_request_tokens(request))
         else:
             scenario = script if isinstance(script, str) else self.scenario_for(request)
-            plan = build_plan(scenario, request, _rng(request_digest(request, self.seed, scenario)))
+            try:
+                plan = build_plan(
+                    scenario, request, _rng(request_digest(request, self.seed, scenario))
+                )
+            except SchemaError as error:
+                raise EngineError(
+                    f"The mock cannot generate a value for the JSON schema: {error}",
+                    code="invalid_request",
+                ) from error
             error_after = request.hints.get(ERROR_AFTER_HINT)
             stream = self._render(plan, request, error_after)
         timing = _rng(request_digest(request, self.seed, "latency"))

@@ -138,6 +138,8 @@ def auto(request: GenerationRequest, rng: random.Random) -> Plan:
     - else ``tool_choice`` ``required`` / named / ``allowed_tools`` required, or ``auto`` with
       function tools declared and a user turn last → one call (to the named tool, else the tool
       whose name the last user message mentions, else the first declared);
+    - else a hosted ``web_search`` / ``web_search_preview`` tool declared and a user turn last →
+      the ``web-search`` sequence;
     - else ``text.format`` ``json_schema`` / ``json_object`` → JSON valid for it;
     - else prose of 40–80 tokens (so a small ``max_output_tokens`` cuts it off).
 
@@ -155,6 +157,8 @@ def auto(request: GenerationRequest, rng: random.Random) -> Plan:
         segments.append(Segment("text", prose.tool_result_answer(rng, request.messages, 30)))
     elif _wants_call(request, last.role if last else None):
         segments.extend(_calls(request, rng, 1))
+    elif _has_web_search(request) and last is not None and last.role == "user":
+        segments.extend(build_plan("web-search", request, rng).segments)
     elif _json_format(request.text_format) is not None:
         segments.append(_structured(request, rng))
     else:
@@ -175,6 +179,13 @@ def _wants_call(request: GenerationRequest, last_role: str | None) -> bool:
             return True
     # "auto": a user asking, with tools at hand, gets a call; the tool's output then gets text.
     return last_role == "user"
+
+
+def _has_web_search(request: GenerationRequest) -> bool:
+    tools = request.body.get("tools") or ()
+    return any(
+        isinstance(t, Mapping) and str(t.get("type", "")).startswith("web_search") for t in tools
+    )
 
 
 def _text(rng: random.Random, request: GenerationRequest) -> Segment:

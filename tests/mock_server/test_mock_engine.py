@@ -278,3 +278,25 @@ def test_latency_is_seeded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _sleeps(monkeypatch, MockEngine(), request) == []  # no latency: no sleeping at all
     with pytest.raises(ValueError):
         Latency(ttft=-1)
+
+
+def test_auto_with_a_hosted_web_search_tool() -> None:
+    request = GenerationRequest(
+        "mock", [Message("user", "news?")], body={"tools": [{"type": "web_search"}]}
+    )
+    assert isinstance(run(MockEngine(), request)[0], HostedToolCall)
+
+
+def test_unsatisfiable_schema_is_an_engine_error() -> None:
+    request = req(text_format={"type": "json_schema", "name": "x", "schema": {"not": {}}})
+    failure = run(MockEngine(), request)[-1]
+    assert isinstance(failure, EngineError) and "JSON schema" in failure.message
+
+
+def test_package_exports() -> None:
+    import mock_server
+
+    assert mock_server.MockEngine is MockEngine
+    assert "mock-reasoning" in MockEngine().model_ids()
+    with pytest.raises(AttributeError):
+        _ = mock_server.nothing  # type: ignore[attr-defined]
