@@ -94,7 +94,7 @@ def _sweep(path: Path, summary: dict[str, Any], slo: SLO | None) -> Path:
     )
     for metric, q, label, color in series:
         ys = [s["latency_ms"][metric][q] for s in steps]
-        if any(y is not None for y in ys):
+        if any(y for y in ys):  # a log axis cannot show zeros (e.g. ITL of one-chunk answers)
             ax.plot(
                 xs, [float("nan") if y is None else y for y in ys], "-o", color=color, label=label
             )
@@ -102,15 +102,15 @@ def _sweep(path: Path, summary: dict[str, Any], slo: SLO | None) -> Path:
                 if y is not None and s["status"] == "breached":
                     ax.plot([x], [y], "o", color="tab:red", markersize=11, fillstyle="none")
     for x, s in zip(xs, steps, strict=True):
-        ax.annotate(
-            f"{s['offered_rate']:g}/s offered",
-            (x, ax.get_ylim()[0]),
-            textcoords="offset points",
-            xytext=(0, 6),
-            ha="center",
-            fontsize=7,
-            rotation=90,
-        )
+        y = s["latency_ms"]["ttft"]["p95"] or s["latency_ms"]["e2e"]["p50"]
+        if y:
+            ax.annotate(
+                f"offered {s['offered_rate']:g}/s",
+                (x, y),
+                textcoords="offset points",
+                xytext=(4, 8),
+                fontsize=8,
+            )
     if slo is not None:
         colors = {"ttft": "tab:blue", "itl": "tab:green", "e2e": "tab:purple", "tpot": "tab:brown"}
         for o in slo.latency:

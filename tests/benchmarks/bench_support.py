@@ -26,7 +26,8 @@ BIN = Path(sys.executable).parent
 _LISTENING = re.compile(rb"listening on (http://\S+)")
 
 
-def _env() -> dict[str, str]:
+def quiet_env() -> dict[str, str]:
+    """The environment for a child: no API key of the developer's leaks into a test."""
     env = dict(os.environ)
     env.pop("OPENAI_API_KEY", None)
     env["PYTHONUNBUFFERED"] = "1"
@@ -40,7 +41,7 @@ def mock_server(*args: str, timeout: float = 20.0) -> Iterator[str]:
         [str(BIN / "responses-mock"), "--host", "127.0.0.1", "--port", "0", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        env=_env(),
+        env=quiet_env(),
     )
     drain: threading.Thread | None = None
     try:
@@ -106,7 +107,7 @@ def run_bench(report_dir: Path, *args: str, timeout: float = 60.0, quiet: bool =
         capture_output=True,
         text=True,
         timeout=timeout,
-        env=_env(),
+        env=quiet_env(),
     )
     return BenchRun(proc.returncode, proc.stdout + proc.stderr, report_dir)
 
