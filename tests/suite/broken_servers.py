@@ -17,14 +17,14 @@ Events = list[dict[str, Any] | None]
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 
 
-def _streams_only(edit: Callable[[Events], Events]) -> Rewriter:
-    return Rewriter(mock_app(), on_sse=lambda method, path, events: edit(events))
+def _streams_only(edit: Callable[[Events], Events], inner: ASGIApp | None) -> Rewriter:
+    return Rewriter(inner or mock_app(), on_sse=lambda method, path, events: edit(events))
 
 
 # --- stream-level rows ------------------------------------------------------------------------
 
 
-def kb01_output_index_from_1() -> ASGIApp:
+def kb01_output_index_from_1(inner: ASGIApp | None = None) -> ASGIApp:
     """KB01 (sglang#12644): streamed `output_index` starts at 1."""
 
     def edit(events: Events) -> Events:
@@ -33,10 +33,10 @@ def kb01_output_index_from_1() -> ASGIApp:
                 e["output_index"] += 1
         return events
 
-    return _streams_only(edit)
+    return _streams_only(edit, inner)
 
 
-def kb08_completed_without_output() -> ASGIApp:
+def kb08_completed_without_output(inner: ASGIApp | None = None) -> ASGIApp:
     """KB08 (vllm #30223): `response.completed` has `output: []` although items were streamed."""
 
     def edit(events: Events) -> Events:
@@ -45,26 +45,26 @@ def kb08_completed_without_output() -> ASGIApp:
                 e["response"]["output"] = []
         return events
 
-    return _streams_only(edit)
+    return _streams_only(edit, inner)
 
 
-def kb14_done_without_added() -> ASGIApp:
+def kb14_done_without_added(inner: ASGIApp | None = None) -> ASGIApp:
     """KB14 (litellm#37852): `.done` events for an item that was never added."""
 
     def edit(events: Events) -> Events:
         kept = [e for e in events if e is None or e.get("type") != "response.output_item.added"]
         return renumber(kept)
 
-    return _streams_only(edit)
+    return _streams_only(edit, inner)
 
 
-def kb22_no_terminal_event() -> ASGIApp:
+def kb22_no_terminal_event(inner: ASGIApp | None = None) -> ASGIApp:
     """KB22 (ollama#14600): the stream is closed before any terminal event."""
 
     def edit(events: Events) -> Events:
         return [e for e in events if e is not None and e.get("type") not in _TERMINAL]
 
-    return _streams_only(edit)
+    return _streams_only(edit, inner)
 
 
 # --- rows only a live run can see -------------------------------------------------------------
@@ -79,7 +79,7 @@ def _uncut(response: dict[str, Any]) -> None:
                 item["status"] = "completed"
 
 
-def kb10_completed_after_cutoff() -> ASGIApp:
+def kb10_completed_after_cutoff(inner: ASGIApp | None = None) -> ASGIApp:
     """KB10 (omlx #2817; sglang): `status: completed` after a `max_output_tokens` cut-off."""
 
     def on_json(method: str, path: str, status: int, body: Any) -> tuple[int, Any]:
@@ -99,10 +99,10 @@ def kb10_completed_after_cutoff() -> ASGIApp:
                 e["item"]["status"] = "completed"
         return events
 
-    return Rewriter(mock_app(), on_json=on_json, on_sse=on_sse)
+    return Rewriter(inner or mock_app(), on_json=on_json, on_sse=on_sse)
 
 
-def kb19_wrong_history() -> ASGIApp:
+def kb19_wrong_history(inner: ASGIApp | None = None) -> ASGIApp:
     """KB19 (sglang #25302; vllm#43244): `previous_response_id` replays the previous turn's
     instructions instead of its input and output (the assistant turn and its calls are lost)."""
     instructions: dict[str, Any] = {}
@@ -142,10 +142,10 @@ def kb19_wrong_history() -> ASGIApp:
                 restore(e["response"])
         return events
 
-    return Rewriter(mock_app(), on_request=on_request, on_json=on_json, on_sse=on_sse)
+    return Rewriter(inner or mock_app(), on_request=on_request, on_json=on_json, on_sse=on_sse)
 
 
-def kb20_cancel_not_idempotent() -> ASGIApp:
+def kb20_cancel_not_idempotent(inner: ASGIApp | None = None) -> ASGIApp:
     """KB20 (vllm#57999): cancelling a finished background response errors."""
     cancelled: set[str] = set()
 
@@ -163,10 +163,10 @@ def kb20_cancel_not_idempotent() -> ASGIApp:
             }}  # fmt: skip
         return status, body
 
-    return Rewriter(mock_app(), on_json=on_json)
+    return Rewriter(inner or mock_app(), on_json=on_json)
 
 
-def kb21_code_is_http_status() -> ASGIApp:
+def kb21_code_is_http_status(inner: ASGIApp | None = None) -> ASGIApp:
     """KB21 (sglang serving_responses): error body `code` is the HTTP status number."""
 
     def on_json(method: str, path: str, status: int, body: Any) -> tuple[int, Any]:
@@ -174,7 +174,7 @@ def kb21_code_is_http_status() -> ASGIApp:
             body["error"]["code"] = status
         return status, body
 
-    return Rewriter(mock_app(), on_json=on_json)
+    return Rewriter(inner or mock_app(), on_json=on_json)
 
 
 def _zero_reasoning(response: dict[str, Any]) -> None:
@@ -183,7 +183,7 @@ def _zero_reasoning(response: dict[str, Any]) -> None:
         details["reasoning_tokens"] = 0
 
 
-def kb25_reasoning_tokens_zero() -> ASGIApp:
+def kb25_reasoning_tokens_zero(inner: ASGIApp | None = None) -> ASGIApp:
     """KB25 (vllm#23363): `reasoning_tokens` hard-coded 0 while reasoning items are produced."""
 
     def on_json(method: str, path: str, status: int, body: Any) -> tuple[int, Any]:
@@ -197,10 +197,10 @@ def kb25_reasoning_tokens_zero() -> ASGIApp:
                 _zero_reasoning(e["response"])
         return events
 
-    return Rewriter(mock_app(), on_json=on_json, on_sse=on_sse)
+    return Rewriter(inner or mock_app(), on_json=on_json, on_sse=on_sse)
 
 
-def kb26_store_false_retrievable() -> ASGIApp:
+def kb26_store_false_retrievable(inner: ASGIApp | None = None) -> ASGIApp:
     """KB26 (sglang serving_responses): a `store: false` response is still retrievable."""
 
     def on_request(method: str, path: str, body: Any) -> Any:
@@ -225,7 +225,14 @@ def kb26_store_false_retrievable() -> ASGIApp:
                 restore(e["response"])
         return events
 
-    return Rewriter(mock_app(), on_request=on_request, on_json=on_json, on_sse=on_sse)
+    return Rewriter(inner or mock_app(), on_request=on_request, on_json=on_json, on_sse=on_sse)
+
+
+def several_defects() -> ASGIApp:
+    """KB01 + KB10 + KB21 + KB26 at once: a server for the HTML matrix's second column."""
+    return kb26_store_false_retrievable(kb21_code_is_http_status(kb10_completed_after_cutoff(
+        kb01_output_index_from_1()
+    )))  # fmt: skip
 
 
 @dataclass(frozen=True)
