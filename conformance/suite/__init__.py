@@ -6,5 +6,5 @@ reports per check ID (issue 4).
 - :mod:`.http` — the HTTP client with per-request deadlines and event caps;
 - :mod:`.probe` — a case's handle: requests, the judge on every answer, recorded verdicts;
 - :mod:`.plugin`, :mod:`.runner` — pytest over :mod:`.cases` for one target;
-- :mod:`.results` — per case, then per check; :mod:`.reports` — JSON, JUnit XML, HTML.
+- :mod:`.results` — per case, then per check; :mod:`.reporting` — JSON, JUnit XML, HTML.
 """

@@ -118,7 +118,7 @@ def _profiles(values: list[str] | None) -> list[str] | None:
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .console import Console
     from .redact import Redactor
-    from .reports import build_index, write_reports
+    from .reporting import build_index, write_reports
     from .runner import run_target
     from .targets import Target, TargetError, flag_target, load_targets
 
@@ -162,8 +162,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .redact import Redactor
-    from .reports import load_index, merge_indexes, write_reports
-    from .reports.index import NotAnIndex
+    from .reporting import load_index, merge_indexes, write_reports
+    from .reporting.index import NotAnIndex
 
     try:
         docs = [load_index(path) for path in args.indexes]

@@ -12,7 +12,7 @@ from conformance import catalog as C
 from conformance import catalog_live as L
 from conformance.cli import main
 from conformance.suite.redact import REDACTED, Redactor
-from conformance.suite.reports import (
+from conformance.suite.reporting import (
     build_index,
     merge_indexes,
     render_html,

@@ -1,0 +1,242 @@
+"""The HTML report: one self-contained page (no scripts, no external assets) from a JSON index.
+
+Autobahn-style: a summary per target, then the matrix of checks (rows, grouped by their first two
+ID segments) × targets (columns), each cell an outcome that links to its evidence below.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from itertools import groupby
+from typing import Any
+
+__all__ = ["render_html"]
+
+_LABEL = {
+    "pass": "PASS", "fail": "FAIL", "warn": "WARN", "info": "INFO", "skip": "SKIP",
+    "xfail": "XFAIL", "xpass": "XPASS", "na": "—",
+}  # fmt: skip
+_LEGEND = {
+    "pass": "evaluated, no violation",
+    "fail": "violated (MUST, or SHOULD under --strict)",
+    "warn": "SHOULD violated (not failing without --strict)",
+    "info": "informational finding",
+    "skip": "not evaluated",
+    "xfail": "violated, listed as an expected failure",
+    "xpass": "listed as an expected failure but passed (fails the run)",
+}
+
+_CSS = """
+body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px; color: #1f2328; }
+h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 18px; margin: 28px 0 8px; }
+.meta { color: #59636e; margin-bottom: 16px; }
+table { border-collapse: collapse; }
+th, td { border: 1px solid #d1d9e0; padding: 4px 8px; text-align: left; vertical-align: top; }
+th { background: #f6f8fa; }
+.matrix td.cell { text-align: center; font-weight: 600; font-size: 12px; width: 110px; }
+.matrix td.id { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; }
+.matrix tr.group td { background: #eef1f4; font-weight: 600; font-size: 12px; }
+.lvl { font-size: 11px; color: #59636e; }
+a { color: inherit; text-decoration: none; } a:hover { text-decoration: underline; }
+.pass { background: #d4edda; color: #1e5e2f; } .fail { background: #f8c9cc; color: #8a1020; }
+.warn { background: #fff0c2; color: #7a5200; } .info { background: #dcecfb; color: #1d4f86; }
+.skip { background: #f0f1f3; color: #6e7781; } .xfail { background: #e6dcf7; color: #4b2a85; }
+.xpass { background: #ffd8b5; color: #8a3b00; } .na { background: #fafafa; color: #aaa; }
+.verdict-ok { color: #1e5e2f; font-weight: 700; } .verdict-bad { color: #8a1020; font-weight: 700; }
+.evidence { border: 1px solid #d1d9e0; border-radius: 6px; margin: 8px 0; padding: 8px 12px; }
+.evidence h3 { font-size: 14px; margin: 0 0 4px; }
+pre { background: #f6f8fa; padding: 6px 8px; overflow-x: auto; white-space: pre-wrap;
+      word-break: break-all; font-size: 12px; margin: 4px 0; }
+.legend span { display: inline-block; padding: 2px 8px; margin: 0 6px 4px 0; border-radius: 4px; font-size: 12px; }
+"""
+
+
+def _anchor(target: str, check_id: str) -> str:
+    return "d-" + "".join(c if c.isalnum() else "-" for c in f"{target}-{check_id}")
+
+
+def _summary(index: dict[str, Any]) -> list[str]:
+    rows = [
+        "<table><tr><th>target</th><th>base URL</th><th>model</th><th>profiles</th>"
+        "<th>verdict</th><th>pass</th><th>fail</th><th>warn</th><th>skip</th><th>xfail</th>"
+        "<th>xpass</th><th>cases</th><th>time</th></tr>"
+    ]
+    for name, t in index.get("targets", {}).items():
+        info, summary = t.get("target", {}), t.get("summary", {})
+        code = t.get("exit_code", 2)
+        if t.get("status") != "ran":
+            verdict = f'<span class="verdict-bad">{escape(t.get("status", "?"))}</span>: '
+            verdict += escape(str(t.get("reason", "")))
+        elif code == 0:
+            verdict = '<span class="verdict-ok">PASSED</span>'
+        else:
+            verdict = '<span class="verdict-bad">FAILED</span>'
+        counts = "".join(
+            f"<td>{summary.get(k, 0)}</td>"
+            for k in ("pass", "fail", "warn", "skip", "xfail", "xpass")
+        )
+        rows.append(
+            f"<tr><td><b>{escape(name)}</b></td><td>{escape(str(info.get('base_url', '')))}</td>"
+            f"<td>{escape(str(info.get('model', '')))}</td>"
+            f"<td>{escape(', '.join(info.get('profiles', [])))}</td><td>{verdict}</td>{counts}"
+            f"<td>{len(t.get('cases', []))}</td><td>{t.get('duration_s', 0):.1f} s</td></tr>"
+        )
+    rows.append("</table>")
+    return rows
+
+
+def _matrix(index: dict[str, Any]) -> list[str]:
+    targets = index.get("targets", {})
+    names = list(targets)
+    head = "".join(f"<th>{escape(n)}</th>" for n in names)
+    rows = [f'<table class="matrix"><tr><th>check</th><th>level</th>{head}</tr>']
+    catalog = index.get("checks", {})
+
+    def group(check_id: str) -> str:
+        return ".".join(check_id.split(".")[:2])
+
+    for grp, ids in groupby(sorted(catalog), key=group):
+        rows.append(f'<tr class="group"><td colspan="{len(names) + 2}">{escape(grp)}</td></tr>')
+        for check_id in ids:
+            meta = catalog[check_id]
+            cells = []
+            for name in names:
+                entry = targets[name].get("checks", {}).get(check_id)
+                outcome = entry.get("outcome", "na") if entry else "na"
+                label = _LABEL.get(outcome, outcome.upper())
+                if entry and (entry.get("evidence") or entry.get("reason")):
+                    label = f'<a href="#{_anchor(name, check_id)}">{label}</a>'
+                cells.append(f'<td class="cell {escape(outcome)}">{label}</td>')
+            title = escape(f"{meta.get('requirement', '')} ({meta.get('clause', '')})")
+            rows.append(
+                f'<tr><td class="id" title="{title}">{escape(check_id)}</td>'
+                f'<td class="lvl">{escape(meta.get("level", ""))}</td>{"".join(cells)}</tr>'
+            )
+    rows.append("</table>")
+    return rows
+
+
+def _failing(index: dict[str, Any]) -> list[str]:
+    """Every failing (or expected-failing) outcome first, one row each, linked to its evidence."""
+    rows: list[str] = []
+    catalog = index.get("checks", {})
+    for name, target in index.get("targets", {}).items():
+        for check_id, entry in target.get("checks", {}).items():
+            outcome = entry.get("outcome")
+            if outcome not in ("fail", "xpass", "warn", "xfail"):
+                continue
+            first = (entry.get("evidence") or [{}])[0]
+            if first:
+                actual = f"expected {first.get('expected')} · actual {first.get('actual')}"
+            else:
+                actual = str(entry.get("reason", ""))
+            actual = actual if len(actual) <= 140 else actual[:139] + "…"
+            rows.append(
+                f'<tr><td>{escape(name)}</td><td class="cell {escape(outcome)}">'
+                f'<a href="#{_anchor(name, check_id)}">{_LABEL[outcome]}</a></td>'
+                f'<td class="id">{escape(check_id)}</td>'
+                f'<td class="lvl">{escape(catalog.get(check_id, {}).get("level", ""))}</td>'
+                f"<td>{escape(actual)}</td></tr>"
+            )
+    if not rows:
+        return ["<h2>Findings</h2>", "<p>No check failed on any target.</p>"]
+    head = (
+        '<table class="matrix"><tr><th>target</th><th>outcome</th><th>check</th><th>level</th>'
+        "<th>first evidence</th></tr>"
+    )
+    return ["<h2>Findings</h2>", head, *rows, "</table>"]
+
+
+def _evidence(ev: dict[str, Any]) -> list[str]:
+    out = [f"<p><b>case</b> {escape(str(ev.get('case')))} (attempt {ev.get('attempt')})"]
+    where = []
+    if ev.get("event_index") is not None:
+        where.append(f"event #{ev['event_index']}")
+    if ev.get("path"):
+        where.append(f"at {ev['path']}")
+    out.append((" — " + ", ".join(escape(w) for w in where)) if where else "")
+    out.append("</p>")
+    out.append(f"<div><b>expected</b> <code>{escape(str(ev.get('expected')))}</code></div>")
+    out.append(f"<div><b>actual</b> <code>{escape(str(ev.get('actual')))}</code></div>")
+    if ev.get("message"):
+        out.append(f"<div><b>note</b> {escape(str(ev['message']))}</div>")
+    request = ev.get("request")
+    if request:
+        out.append(
+            f"<div><b>request</b> {escape(str(request.get('method')))} "
+            f"{escape(str(request.get('path')))}</div>"
+        )
+        if request.get("body"):
+            out.append(f"<pre>{escape(str(request['body']))}</pre>")
+    response = ev.get("response")
+    if response:
+        line = f"HTTP {response.get('status')} {response.get('content_type', '')}"
+        if response.get("events") is not None:
+            line += f", {response['events']} events"
+        if response.get("error"):
+            line += f", {response['error']}"
+        out.append(f"<div><b>response</b> {escape(line)}</div>")
+        if response.get("body"):
+            out.append(f"<pre>{escape(str(response['body']))}</pre>")
+    for event in ev.get("events", []):
+        out.append(f"<div><b>event #{event.get('index')}</b></div>")
+        out.append(f"<pre>{escape(str(event.get('event')))}</pre>")
+    return out
+
+
+def _details(index: dict[str, Any]) -> list[str]:
+    out = ["<h2>Details</h2>"]
+    catalog = index.get("checks", {})
+    for name, target in index.get("targets", {}).items():
+        entries = [
+            (cid, e) for cid, e in target.get("checks", {}).items()
+            if e.get("evidence") or (e.get("reason") and e.get("outcome") != "skip")
+        ]  # fmt: skip
+        skipped = [
+            (cid, e) for cid, e in target.get("checks", {}).items() if e.get("outcome") == "skip"
+        ]
+        out.append(f"<h2>{escape(name)}</h2>")
+        for cid, entry in entries + skipped:
+            meta = catalog.get(cid, {})
+            outcome = entry.get("outcome", "")
+            out.append(f'<div class="evidence" id="{_anchor(name, cid)}">')
+            out.append(
+                f'<h3><span class="{escape(outcome)}">&nbsp;{_LABEL.get(outcome, outcome)}&nbsp;</span> '
+                f"{escape(cid)} <span class='lvl'>{escape(meta.get('level', ''))} · "
+                f"{escape(meta.get('clause', ''))}</span></h3>"
+            )
+            out.append(f"<div>{escape(meta.get('requirement', ''))}</div>")
+            if entry.get("reason"):
+                out.append(f"<div><i>{escape(str(entry['reason']))}</i></div>")
+            for ev in entry.get("evidence", []):
+                out += _evidence(ev)
+            if entry.get("evidence_omitted"):
+                out.append(f"<p>(+{entry['evidence_omitted']} more violations)</p>")
+            out.append("</div>")
+    return out
+
+
+def render_html(index: dict[str, Any]) -> str:
+    legend = "".join(
+        f'<span class="{k}">{_LABEL[k]}</span>{escape(v)} &nbsp; ' for k, v in _LEGEND.items()
+    )
+    strict = " · --strict" if index.get("strict") else ""
+    tool = index.get("tool", {})
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        "<title>Responses API conformance</title>",
+        f"<style>{_CSS}</style></head><body>",
+        "<h1>Responses API conformance</h1>",
+        f'<div class="meta">{escape(str(index.get("generated_at", "")))} · '
+        f"{escape(str(tool.get('name', '')))} {escape(str(tool.get('version', '')))}{strict} · "
+        f"{len(index.get('checks', {}))} checks × {len(index.get('targets', {}))} targets</div>",
+        *_summary(index),
+        f'<p class="legend">{legend}</p>',
+        *_failing(index),
+        "<h2>Matrix</h2>",
+        *_matrix(index),
+        *_details(index),
+        "</body></html>",
+    ]
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,116 @@
+"""JUnit XML from a JSON index: per target one ``<testsuite>`` of checks (a failing outcome is a
+``<failure>``, skip and xfail are ``<skipped>``) and one of cases, for CI dashboards."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import Any
+
+__all__ = ["render_junit"]
+
+
+def _evidence_text(entry: dict[str, Any]) -> str:
+    lines: list[str] = []
+    for ev in entry.get("evidence", []):
+        request = ev.get("request", {})
+        response = ev.get("response", {})
+        lines.append(f"case {ev.get('case')} (attempt {ev.get('attempt')})")
+        if request:
+            lines.append(f"  request:  {request.get('method')} {request.get('path')}")
+        if response:
+            lines.append(f"  response: HTTP {response.get('status')}")
+        lines.append(f"  expected: {ev.get('expected')}")
+        lines.append(f"  actual:   {ev.get('actual')}")
+        if ev.get("message"):
+            lines.append(f"  note:     {ev.get('message')}")
+        for event in ev.get("events", []):
+            lines.append(f"  event #{event.get('index')}: {event.get('event')}")
+    if entry.get("evidence_omitted"):
+        lines.append(f"(+{entry['evidence_omitted']} more violations)")
+    return "\n".join(lines)
+
+
+def _checks_suite(name: str, target: dict[str, Any], catalog: dict[str, Any]) -> ET.Element:
+    suite = ET.Element("testsuite", name=name, timestamp="", time=str(target.get("duration_s", 0)))
+    props = ET.SubElement(suite, "properties")
+    info = target.get("target", {})
+    for key in ("base_url", "model", "profiles", "status", "reason"):
+        value = info.get(key) if key in info else target.get(key)
+        text = ", ".join(value) if isinstance(value, list) else str(value or "")
+        ET.SubElement(props, "property", name=key, value=text)
+    counts = {"tests": 0, "failures": 0, "skipped": 0, "errors": 0}
+    if target.get("status") != "ran":
+        case = ET.SubElement(suite, "testcase", classname=name, name="target.reachable", time="0")
+        ET.SubElement(case, "error", message=str(target.get("reason", "")), type=target["status"])
+        counts["tests"] = counts["errors"] = 1
+    else:
+        for check_id, entry in target.get("checks", {}).items():
+            group = ".".join(check_id.split(".")[:2])
+            case = ET.SubElement(
+                suite, "testcase", classname=f"{name}.{group}", name=check_id, time="0"
+            )
+            counts["tests"] += 1
+            outcome = entry.get("outcome")
+            meta = catalog.get(check_id, {})
+            head = (
+                f"[{entry.get('level')}] {meta.get('requirement', '')} ({meta.get('clause', '')})"
+            )
+            if outcome in ("fail", "xpass"):
+                counts["failures"] += 1
+                message = head if outcome == "fail" else f"XPASS: {entry.get('reason')}"
+                failure = ET.SubElement(case, "failure", message=message, type=outcome.upper())
+                failure.text = _evidence_text(entry)
+            elif outcome in ("skip", "xfail"):
+                counts["skipped"] += 1
+                ET.SubElement(case, "skipped", message=f"{outcome}: {entry.get('reason', '')}")
+            elif outcome in ("warn", "info"):
+                out = ET.SubElement(case, "system-out")
+                out.text = f"{outcome}: {head}\n{_evidence_text(entry)}"
+    for key, value in counts.items():
+        suite.set(key, str(value))
+    return suite
+
+
+def _cases_suite(name: str, target: dict[str, Any]) -> ET.Element:
+    suite = ET.Element("testsuite", name=f"{name}:cases", timestamp="")
+    counts = {"tests": 0, "failures": 0, "skipped": 0, "errors": 0}
+    total = 0.0
+    for case in target.get("cases", []):
+        module, _, rest = str(case.get("id")).partition("/")
+        el = ET.SubElement(
+            suite, "testcase", classname=f"{name}.cases.{module}", name=rest,
+            time=str(case.get("duration_s", 0)),
+        )  # fmt: skip
+        total += float(case.get("duration_s", 0))
+        counts["tests"] += 1
+        if case.get("outcome") == "failed":
+            counts["failures"] += 1
+            failure = ET.SubElement(el, "failure", message=", ".join(case.get("violations", [])))
+            failure.text = case.get("error") or ""
+        elif case.get("outcome") == "skipped":
+            counts["skipped"] += 1
+            ET.SubElement(el, "skipped", message=str(case.get("skip_reason", "")))
+        if case.get("retried"):
+            out = ET.SubElement(el, "system-out")
+            out.text = "retried: " + "; ".join(case["retried"])
+    for key, value in counts.items():
+        suite.set(key, str(value))
+    suite.set("time", f"{total:.3f}")
+    return suite
+
+
+def render_junit(index: dict[str, Any]) -> str:
+    root = ET.Element("testsuites", name="responses-conformance")
+    catalog = index.get("checks", {})
+    totals = {"tests": 0, "failures": 0, "skipped": 0, "errors": 0}
+    for name, target in index.get("targets", {}).items():
+        for suite in (_checks_suite(name, target, catalog), _cases_suite(name, target)):
+            if suite.get("tests") == "0":
+                continue
+            root.append(suite)
+            for key in totals:
+                totals[key] += int(suite.get(key, "0"))
+    for key, value in totals.items():
+        root.set(key, str(value))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
