@@ -47,19 +47,25 @@ Examples:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="responses-conformance", description=_DESCRIPTION,
+        prog="responses-conformance",
+        description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     check = sub.add_parser(
-        "check", help="validate recorded streams and bodies offline",
+        "check",
+        help="validate recorded streams and bodies offline",
         description="Validate recorded Responses streams and bodies against SPEC.md.",
-        epilog=_CHECK_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_CHECK_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check.add_argument("paths", nargs="+", metavar="PATH", help="files to validate")
     check.add_argument(
-        "--resume-after", type=int, metavar="N", default=None,
+        "--resume-after",
+        type=int,
+        metavar="N",
+        default=None,
         help="the stream is a resumed one (GET …?stream=true&starting_after=N): "
         "its first event is numbered N+1 and it has no response.created (SPEC §2.12)",
     )
@@ -67,13 +73,18 @@ def _parser() -> argparse.ArgumentParser:
         "--strict", action="store_true", help="SHOULD violations fail too (not only MUST)"
     )
     check.add_argument(
-        "--profile", action="append", choices=sorted(PROFILES), default=None,
+        "--profile",
+        action="append",
+        choices=sorted(PROFILES),
+        default=None,
         help="add a profile's checks (repeatable); `openresponses` adds the Open Responses "
         "requirements ([DONE], event names, required Response fields). Default: core",
     )
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.add_argument(
-        "-v", "--verbose", action="store_true",
+        "-v",
+        "--verbose",
+        action="store_true",
         help="text format: also print non-failing (SHOULD without --strict, INFO) violations",
     )
 
@@ -118,9 +129,7 @@ def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     broken: list[dict[str, str]] = []
     for path in args.paths:
         try:
-            verdicts.append(
-                check_file(path, resume_after=args.resume_after, profiles=profiles)
-            )
+            verdicts.append(check_file(path, resume_after=args.resume_after, profiles=profiles))
         except UnreadableFile as exc:
             broken.append({"path": path, "error": str(exc)})
             if args.format == "text":
