@@ -1,0 +1,153 @@
+"""What judging every stream costs the load generator: events per CPU-second on one core.
+
+The load test's per-request path without the network: SSE bytes arrive one event per chunk (a
+streaming server flushes each event), each chunk is stamped and fed to
+:class:`benchmarks.meter.StreamMeter`, the stream is finished into a record. Three clients over the
+same bytes:
+
+- ``validating``: the meter with the judge (``SSEStreamValidator``) — what ``responses-bench`` runs;
+- ``no-validation``: the same meter with ``--no-validate`` (bare SSE decoder + JSON parse + timing);
+- ``json-only``: a client that only ``json.loads`` each event's ``data:`` payload.
+
+    python -m benchmarks.client_cost [--repeat 5] [--sse capture.sse ...] [--profile] [--json out]
+
+Streams: the recorded OpenAI corpus (``tests/data/openai-recorded/streams``), or captured SSE files.
+The process is pinned to one CPU; rates are events per CPU-second (``time.process_time``).
+``--profile`` prints where the validating client's time goes (cProfile, top functions by own time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+
+from benchmarks.meter import StreamMeter, warm_up
+
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "openai-recorded" / "streams"
+
+Stream = list[bytes]  # one SSE event block per chunk
+
+
+def corpus_streams(corpus: Path) -> list[Stream]:
+    streams = []
+    for path in sorted(corpus.glob("*.jsonl")):
+        lines = [ln for ln in path.read_bytes().splitlines() if ln.strip()]
+        streams.append(
+            [
+                b"event: " + orjson.loads(ln)["type"].encode() + b"\ndata: " + ln + b"\n\n"
+                for ln in lines
+            ]
+        )
+    return streams
+
+
+def sse_file_streams(paths: list[Path]) -> list[Stream]:
+    streams = []
+    for path in paths:
+        blocks = path.read_bytes().replace(b"\r\n", b"\n").split(b"\n\n")
+        streams.append([b + b"\n\n" for b in blocks if b.strip()])
+    return streams
+
+
+def _metered(validate: bool) -> Callable[[list[Stream]], int]:
+    def run(streams: list[Stream]) -> int:
+        clock = time.perf_counter
+        bad = 0
+        for stream in streams:
+            meter = StreamMeter(t0=clock(), start=0.0, validate=validate)
+            for chunk in stream:
+                meter.feed(chunk, clock())
+            bad += not meter.finish(clock()).ok
+        return bad
+
+    return run
+
+
+def _json_only(streams: list[Stream]) -> int:
+    loads = json.loads
+    for stream in streams:
+        for chunk in stream:
+            start = chunk.find(b"data: ")
+            if start >= 0:
+                end = chunk.find(b"\n", start)
+                payload = chunk[start + 6 : end]
+                if payload != b"[DONE]":
+                    loads(payload)
+    return 0
+
+
+CLIENTS: dict[str, Callable[[list[Stream]], int]] = {
+    "validating": _metered(True),
+    "no-validation": _metered(False),
+    "json-only": _json_only,
+}
+
+
+def count_events(streams: list[Stream]) -> int:
+    return sum(1 for stream in streams for chunk in stream if b"data: [DONE]" not in chunk)
+
+
+def measure(fn: Callable[[list[Stream]], int], streams: list[Stream], repeat: int) -> float:
+    """Median events per CPU-second over ``repeat`` passes (after one warm-up pass)."""
+    events = count_events(streams)
+    fn(streams)
+    rates = []
+    for _ in range(repeat):
+        c0 = time.process_time()
+        fn(streams)
+        rates.append(events / max(time.process_time() - c0, 1e-9))
+    return statistics.median(rates)
+
+
+def profile(streams: list[Stream], top: int = 18, passes: int = 5) -> str:
+    # Several passes, after the measured ones: a single cold pass is dominated by first-use costs.
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(passes):
+        CLIENTS["validating"](streams)
+    profiler.disable()
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(top)
+    return out.getvalue()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--sse", type=Path, nargs="*", help="captured SSE bodies instead")
+    parser.add_argument("--profile", action="store_true", help="print a cProfile of validating")
+    parser.add_argument("--json", type=Path, help="write the rates here")
+    args = parser.parse_args(argv)
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    streams = sse_file_streams(args.sse) if args.sse else corpus_streams(CORPUS)
+    if not streams:
+        print("no streams to measure", file=sys.stderr)
+        return 2
+    warm_up()
+    events = count_events(streams)
+    rates = {name: measure(fn, streams, args.repeat) for name, fn in CLIENTS.items()}
+    print(f"{len(streams)} streams, {events} events, one event per chunk, one CPU")
+    for name, rate in rates.items():
+        print(f"  {name:<14} {rate:>12,.0f} events/CPU-s")
+    print(f"  validation costs {rates['no-validation'] / rates['validating']:.2f}× the meter alone")
+    if args.profile:
+        print(profile(streams))
+    if args.json:
+        args.json.write_text(json.dumps({"events": events, "rates": rates}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
