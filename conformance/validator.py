@@ -125,6 +125,8 @@ class _Part:
     done_value: str | None = None  # from `<kind>.done`
     closed: bool = False  # `content_part.done` / `reasoning_summary_part.done` seen
     closed_value: str | None = None
+    # Opened before a resume point (SPEC §2.12): its earlier deltas were not seen.
+    partial: bool = False
     # `output_text.annotation.added` payloads, in arrival order (SPEC §2.8 applies to them too)
     annotations: list[Any] = field(default_factory=list)
 
@@ -823,10 +825,11 @@ class StreamValidator:
             return None
         if ci >= len(item.parts):
             if not item.known:
-                item.parts.extend(_Part("?") for _ in range(ci + 1 - len(item.parts)))
-                item.parts[ci] = _Part(kind or "?", deltas=[], done_value=None)
-                item.parts[ci].closed_value = None
-                return None  # history unknown: nothing to compare
+                item.parts.extend(
+                    _Part("?", partial=True) for _ in range(ci + 1 - len(item.parts))
+                )
+                item.parts[ci] = _Part(kind or "?", partial=True)
+                return item.parts[ci]
             if item.parts and not item.parts[-1].closed:
                 # A part is open and the event names another, never added: its index is wrong
                 # (KB09: a content_index that grows with every delta).
@@ -899,7 +902,7 @@ class StreamValidator:
         part.done_value = value
         streamed = "".join(part.deltas)
         part.deltas = []
-        if streamed != value:
+        if streamed != value and not part.partial:
             self._report(
                 C.DELTAS_EQUAL_DONE, index, _short(value), _short(streamed),
                 path=_PART_TEXT[family][0], message=_first_difference_text(value, streamed),
@@ -970,8 +973,11 @@ class StreamValidator:
             return None
         if si >= len(item.summaries):
             if not item.known:
-                item.summaries.extend(_Part("summary_text") for _ in range(si + 1 - len(item.summaries)))
-                return None
+                item.summaries.extend(
+                    _Part("summary_text", partial=True)
+                    for _ in range(si + 1 - len(item.summaries))
+                )
+                return item.summaries[si]
             if item.summaries and not item.summaries[-1].closed:
                 self._report(
                     C.SUMMARY_INDEX, index, len(item.summaries) - 1, si, path="summary_index",
@@ -1063,7 +1069,7 @@ class StreamValidator:
         part.done_value = value
         streamed = "".join(part.deltas)
         part.deltas = []
-        if streamed != value:
+        if streamed != value and not part.partial:
             self._report(
                 C.DELTAS_EQUAL_DONE, index, _short(value), _short(streamed), path="text",
                 message=_first_difference_text(value, streamed),
