@@ -36,7 +36,7 @@ _ATTR = "responses_bench"
 _REPORT_KEY = "responses_bench"
 # Open loop: how far ahead of "now" the master puts the shared schedule start, so every worker has
 # its spawn message before the first arrival is due.
-_MASTER_LEAD = 1.0
+_MASTER_LEAD = 2.0
 
 
 @dataclass(slots=True)
@@ -144,8 +144,6 @@ class BenchRuntime:
             self.config_error = str(error)
             log.error("responses-bench: %s", error)
             return
-        if self.config.validate and not self.is_master:
-            warm_up()
         if self.config.request_log:
             self.config.report_dir.mkdir(parents=True, exist_ok=True)
             name = "requests-" + self.source.replace("/", "_") + ".jsonl"
@@ -276,6 +274,9 @@ def _options(parser: Any) -> None:
 def _init(environment: Environment, **_: Any) -> None:
     rt = runtime(environment)
     runner = environment.runner
+    if not isinstance(runner, MasterRunner):
+        # Now, long before the first arrival is due, rather than inside the open loop's schedule.
+        warm_up()
     if isinstance(runner, WorkerRunner):
         environment.events.report_to_master.add_listener(
             lambda client_id, data: rt.report_to_master(data)

@@ -21,7 +21,7 @@ def test_http_and_mid_stream_faults_are_named_and_breach_the_error_rate(tmp_path
     with mock_server(*faults) as url:
         run = run_bench(
             tmp_path, "--base-url", url, "--model", "mock", "--max-output-tokens", "32",
-            "-u", "4", "-t", "3s", "--slo", "error_rate=5%",
+            "-u", "4", "-t", "2s", "--slo", "error_rate=5%",
         )  # fmt: skip
     summary = run.summary
     causes = summary["failures"]["by_cause"]

@@ -11,18 +11,18 @@ from bench_support import mock_server, run_bench
 def test_measured_ttft_and_itl_match_the_configured_latency(tmp_path: Path) -> None:
     # TTFT 200 ms, 20 ms between deltas, no jitter, one token per delta.
     with mock_server("--ttft", "0.2", "--inter-token", "0.02", "--chunk", "1") as url:
-        run = run_bench(tmp_path, "--base-url", url, "--model", "mock", "-u", "4", "-t", "4s")
+        run = run_bench(tmp_path, "--base-url", url, "--model", "mock", "-u", "4", "-t", "3s")
     assert run.code == 0, run.output
     summary = run.summary
     latency = summary["latency_ms"]
     assert latency["ttft"]["p50"] == pytest.approx(200, rel=0.10)
     assert latency["itl"]["p50"] == pytest.approx(20, rel=0.10)
     assert latency["tpot"]["p50"] == pytest.approx(20, rel=0.10)
-    assert latency["itl"]["count"] > 300
+    assert latency["itl"]["count"] > 250
     assert summary["failures"]["by_name"] == {}
     # One token per delta: the usage the server reports equals the deltas it streamed.
     assert summary["tokens"]["deltas_total"] == summary["tokens"]["output_total"] > 0
-    assert summary["requests"]["total"] >= 8
+    assert summary["requests"]["total"] >= 6
     for name in ("locust_stats.csv", "locust_failures.csv", "locust.html", "timeline.png"):
         assert (tmp_path / name).stat().st_size > 0, name
     stats_csv = (tmp_path / "locust_stats.csv").read_text()

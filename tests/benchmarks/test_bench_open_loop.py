@@ -32,7 +32,7 @@ def test_goodput_is_the_requests_meeting_the_slo_per_second(tmp_path: Path) -> N
     with mock_server("--ttft", "0.05", "--fault", "slow=0.4~0.5") as url:
         run = run_bench(
             tmp_path, "--base-url", url, "--model", "mock", "--max-output-tokens", "16",
-            "-u", "4", "-t", "3s", "--slo", "ttft_p99=300ms,error_rate=100%", "--request-log",
+            "-u", "4", "-t", "2s", "--slo", "ttft_p99=300ms,error_rate=100%", "--request-log",
         )  # fmt: skip
     summary = run.summary
     records = run.requests()
