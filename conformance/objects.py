@@ -9,7 +9,7 @@ offline check of non-stream bodies. Schema conformance is :mod:`conformance.sche
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from . import catalog as C
 from .checks import Check, Violation
@@ -28,12 +28,38 @@ OPAQUE_FIELDS = frozenset({"encrypted_content", "fingerprint"})
 
 # SPEC §3 [OR] ResponseResource required fields (the `openresponses` profile).
 OPENRESPONSES_FIELDS = (
-    "id", "object", "created_at", "completed_at", "status", "incomplete_details", "model",
-    "previous_response_id", "instructions", "output", "error", "tools", "tool_choice",
-    "truncation", "parallel_tool_calls", "text", "top_p", "presence_penalty",
-    "frequency_penalty", "top_logprobs", "temperature", "reasoning", "usage",
-    "max_output_tokens", "max_tool_calls", "store", "background", "service_tier", "metadata",
-    "safety_identifier", "prompt_cache_key", "user",
+    "id",
+    "object",
+    "created_at",
+    "completed_at",
+    "status",
+    "incomplete_details",
+    "model",
+    "previous_response_id",
+    "instructions",
+    "output",
+    "error",
+    "tools",
+    "tool_choice",
+    "truncation",
+    "parallel_tool_calls",
+    "text",
+    "top_p",
+    "presence_penalty",
+    "frequency_penalty",
+    "top_logprobs",
+    "temperature",
+    "reasoning",
+    "usage",
+    "max_output_tokens",
+    "max_tool_calls",
+    "store",
+    "background",
+    "service_tier",
+    "metadata",
+    "safety_identifier",
+    "prompt_cache_key",
+    "user",
 )
 
 _SCHEMA_RESPONSE_CHECKS: dict[str, Check] = {
@@ -54,15 +80,13 @@ def deep_equal_except_opaque(a: Any, b: Any) -> bool:
         return True
     if isinstance(a, dict) and isinstance(b, dict):
         keys = (a.keys() | b.keys()) - OPAQUE_FIELDS
-        return all(
-            k in a and k in b and deep_equal_except_opaque(a[k], b[k]) for k in keys
-        )
+        return all(k in a and k in b and deep_equal_except_opaque(a[k], b[k]) for k in keys)
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         return all(deep_equal_except_opaque(x, y) for x, y in zip(a, b, strict=True))
     return False
 
 
-def _is_count(value: Any) -> bool:
+def _is_count(value: Any) -> TypeGuard[int]:
     return type(value) is int and value >= 0
 
 
@@ -86,8 +110,11 @@ class ResponseChecker:
                 return
             out.append(
                 check.violation(
-                    expected=expected, actual=actual, event_index=event_index,
-                    path=prefix + where, message=message,
+                    expected=expected,
+                    actual=actual,
+                    event_index=event_index,
+                    path=prefix + where,
+                    message=message,
                 )
             )
 
@@ -97,13 +124,18 @@ class ResponseChecker:
             reason = details.get("reason") if isinstance(details, dict) else None
             if not isinstance(reason, str) or not reason:
                 report(
-                    C.RESPONSE_INCOMPLETE_DETAILS, "incomplete_details.reason set",
-                    _short(details), "incomplete_details",
+                    C.RESPONSE_INCOMPLETE_DETAILS,
+                    "incomplete_details.reason set",
+                    _short(details),
+                    "incomplete_details",
                 )
         elif details is not None and status is not None:
             report(
-                C.RESPONSE_INCOMPLETE_DETAILS, "incomplete_details: null", _short(details),
-                "incomplete_details", message=f"status is {status!r}",
+                C.RESPONSE_INCOMPLETE_DETAILS,
+                "incomplete_details: null",
+                _short(details),
+                "incomplete_details",
+                message=f"status is {status!r}",
             )
         error = response.get("error")
         if status == "failed":
@@ -115,7 +147,10 @@ class ResponseChecker:
                 report(C.RESPONSE_FAILED_ERROR, "error: {code, message}", _short(error), "error")
         elif error is not None and status is not None:
             report(
-                C.RESPONSE_FAILED_ERROR, "error: null", _short(error), "error",
+                C.RESPONSE_FAILED_ERROR,
+                "error: null",
+                _short(error),
+                "error",
                 message=f"status is {status!r}",
             )
 
@@ -141,7 +176,9 @@ class ResponseChecker:
                     ptype = part.get("type") if isinstance(part, dict) else None
                     if ptype not in fits:
                         report(
-                            C.PART_TYPE_FITS_ITEM, " or ".join(sorted(fits)), ptype,
+                            C.PART_TYPE_FITS_ITEM,
+                            " or ".join(sorted(fits)),
+                            ptype,
                             f"output[{pos}].content[{ci}].type",
                         )
 
@@ -151,8 +188,10 @@ class ResponseChecker:
             missing = [k for k in OPENRESPONSES_FIELDS if k not in response]
             if missing:
                 report(
-                    C.RESPONSE_OPENRESPONSES_FIELDS, "every ResponseResource field",
-                    "missing: " + ", ".join(missing), "",
+                    C.RESPONSE_OPENRESPONSES_FIELDS,
+                    "every ResponseResource field",
+                    "missing: " + ", ".join(missing),
+                    "",
                 )
         return out
 
@@ -161,13 +200,16 @@ class ResponseChecker:
     ) -> None:
         usage = response.get("usage")
         if status in ("completed", "incomplete") and not isinstance(usage, dict):
-            report(C.USAGE_PRESENT, "a usage object", _short(usage), "usage",
-                   f"status is {status!r}")
+            report(
+                C.USAGE_PRESENT, "a usage object", _short(usage), "usage", f"status is {status!r}"
+            )
             return
         if not isinstance(usage, dict):
             return
         inp, outp, total = (
-            usage.get("input_tokens"), usage.get("output_tokens"), usage.get("total_tokens")
+            usage.get("input_tokens"),
+            usage.get("output_tokens"),
+            usage.get("total_tokens"),
         )
         in_details = usage.get("input_tokens_details")
         out_details = usage.get("output_tokens_details")
@@ -179,10 +221,16 @@ class ResponseChecker:
                 missing.append("input_tokens_details.cached_tokens")
             if reasoning is None:
                 missing.append("output_tokens_details.reasoning_tokens")
-            report(C.USAGE_DETAILS, "both *_details objects with their counts",
-                   "missing: " + ", ".join(missing), "usage")
+            report(
+                C.USAGE_DETAILS,
+                "both *_details objects with their counts",
+                "missing: " + ", ".join(missing),
+                "usage",
+            )
         counts = {
-            "input_tokens": inp, "output_tokens": outp, "total_tokens": total,
+            "input_tokens": inp,
+            "output_tokens": outp,
+            "total_tokens": total,
             "input_tokens_details.cached_tokens": cached,
             "output_tokens_details.reasoning_tokens": reasoning,
         }
@@ -195,22 +243,35 @@ class ResponseChecker:
         if _is_count(inp) and _is_count(outp) and _is_count(total) and total != inp + outp:
             report(C.USAGE_TOTAL, f"{inp} + {outp} = {inp + outp}", total, "usage.total_tokens")
         if _is_count(cached) and _is_count(inp) and cached > inp:
-            report(C.USAGE_CACHED_LE_INPUT, f"≤ {inp}", cached,
-                   "usage.input_tokens_details.cached_tokens")
+            report(
+                C.USAGE_CACHED_LE_INPUT,
+                f"≤ {inp}",
+                cached,
+                "usage.input_tokens_details.cached_tokens",
+            )
         if _is_count(reasoning) and _is_count(outp) and reasoning > outp:
-            report(C.USAGE_REASONING_LE_OUTPUT, f"≤ {outp}", reasoning,
-                   "usage.output_tokens_details.reasoning_tokens")
+            report(
+                C.USAGE_REASONING_LE_OUTPUT,
+                f"≤ {outp}",
+                reasoning,
+                "usage.output_tokens_details.reasoning_tokens",
+            )
         if _is_count(outp) and outp == 0:
             evidence = _generated_output(items)
             if evidence:
-                report(C.USAGE_OUTPUT_NONZERO, "output_tokens ≥ 1", 0, "usage.output_tokens",
-                       f"the model generated {evidence}")
-        limit = response.get("max_output_tokens")
-        if type(limit) is not int:
-            limit = self.max_output_tokens
-        if type(limit) is int and _is_count(outp) and outp > limit:
-            report(C.USAGE_MAX_OUTPUT, f"≤ max_output_tokens ({limit})", outp,
-                   "usage.output_tokens")
+                report(
+                    C.USAGE_OUTPUT_NONZERO,
+                    "output_tokens ≥ 1",
+                    0,
+                    "usage.output_tokens",
+                    f"the model generated {evidence}",
+                )
+        echoed = response.get("max_output_tokens")
+        limit = echoed if type(echoed) is int else self.max_output_tokens
+        if limit is not None and _is_count(outp) and outp > limit:
+            report(
+                C.USAGE_MAX_OUTPUT, f"≤ max_output_tokens ({limit})", outp, "usage.output_tokens"
+            )
 
 
 # Output items the model writes, besides messages and reasoning: the calls it issues (their
@@ -271,9 +332,7 @@ def validate_response_body(
     status = body.get("status")
     if status in ("in_progress", "queued") and body.get("usage") is not None:
         pass  # a polled background response; nothing more to require
-    out.extend(
-        ResponseChecker(profiles=profiles, max_output_tokens=max_output_tokens).check(body)
-    )
+    out.extend(ResponseChecker(profiles=profiles, max_output_tokens=max_output_tokens).check(body))
     return out
 
 
@@ -284,15 +343,21 @@ def validate_error_body(
     out: list[Violation] = []
     error = body.get("error")
     if not isinstance(error, dict):
-        return [C.ERROR_SHAPE.violation(expected="an `error` object", actual=_short(error),
-                                        path="error")]
+        return [
+            C.ERROR_SHAPE.violation(
+                expected="an `error` object", actual=_short(error), path="error"
+            )
+        ]
     code = error.get("code", None)
     if code is not None and not isinstance(code, str):
         out.append(
             C.ERROR_CODE_TYPE.violation(
-                expected="a string or null", actual=repr(code), path="error.code",
+                expected="a string or null",
+                actual=repr(code),
+                path="error.code",
                 message="the HTTP status belongs in the status line, not in `code`"
-                if isinstance(code, int) else "",
+                if isinstance(code, int)
+                else "",
             )
         )
     for issue in (schemas or SCHEMAS).validate_error_body(dict(body)):
@@ -300,6 +365,7 @@ def validate_error_body(
             continue  # reported above under its own ID
         if issue.kind == "enum":
             continue  # open enums (SPEC §1a)
-        out.append(C.ERROR_SHAPE.violation(expected=issue.expected, actual=issue.actual,
-                                           path=issue.path))
+        out.append(
+            C.ERROR_SHAPE.violation(expected=issue.expected, actual=issue.actual, path=issue.path)
+        )
     return out

@@ -79,7 +79,8 @@ def detect_kind(data: bytes) -> Kind:
         )
     first = text.split(b"\n", 1)[0].split(b"\r", 1)[0]
     if first.startswith((b"data:", b"event:", b"id:", b"retry:", b":")) or first in (
-        b"data", b"event"
+        b"data",
+        b"event",
     ):
         return "sse"
     if b"\x00" in data[:4096]:
@@ -113,8 +114,10 @@ def check_bytes(
     profiles = tuple(profiles)
     if kind == "sse":
         sse = SSEStreamValidator(
-            resume_after=resume_after, profiles=profiles,
-            max_event_bytes=max_event_bytes, max_events=max_events,
+            resume_after=resume_after,
+            profiles=profiles,
+            max_event_bytes=max_event_bytes,
+            max_events=max_events,
         )
         sse.feed(data)
         sse.close()
@@ -152,6 +155,10 @@ def check_file(
     except OSError as exc:
         raise UnreadableFile(exc.strerror or str(exc)) from None
     return check_bytes(
-        data, name=str(path), resume_after=resume_after, profiles=profiles,
-        max_event_bytes=max_event_bytes, max_events=max_events,
+        data,
+        name=str(path),
+        resume_after=resume_after,
+        profiles=profiles,
+        max_event_bytes=max_event_bytes,
+        max_events=max_events,
     )

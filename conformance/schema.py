@@ -1349,6 +1349,15 @@ class SchemaValidator:
         """Every ``type`` constant of the members of [OAPI]'s ``ResponseStreamEvent`` union."""
         return frozenset(self._compile().events)
 
+    def event_predicate(self, event_type: str) -> Callable[[dict[str, Any]], bool] | None:
+        """The compiled yes/no check for events of ``event_type`` (None: not in the union).
+
+        For hot loops that only need to know that an event is valid; on False, call
+        :meth:`validate_event` for the issues.
+        """
+        self._compile()
+        return self._predicates.get(event_type)
+
     def validate_event(self, event: dict[str, Any]) -> list[SchemaIssue]:
         """One stream event, by its ``type``; an unknown type gives no issue (the caller's to report).
 

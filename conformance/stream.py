@@ -72,7 +72,7 @@ class SSEStreamValidator:
         """Every violation so far, framing and stream, in the order found."""
         return sorted(
             self.framing + self.validator.violations,
-            key=lambda v: (v.event_index if v.event_index is not None else 1 << 62),
+            key=lambda v: v.event_index if v.event_index is not None else 1 << 62,
         )
 
     def feed(self, chunk: bytes) -> list[Violation]:
@@ -97,15 +97,23 @@ class SSEStreamValidator:
             except SSELimitError as exc:
                 out += self._abort(exc)
         if self._missing_name:
-            out.append(self._framing(
-                C.SSE_EVENT_NAME_PRESENT, None, "an `event:` line on every event",
-                f"{self._missing_name} event(s) without one",
-            ))
-            if self._openresponses:
-                out.append(self._framing(
-                    C.SSE_EVENT_NAME_REQUIRED, None, "an `event:` line on every event",
+            out.append(
+                self._framing(
+                    C.SSE_EVENT_NAME_PRESENT,
+                    None,
+                    "an `event:` line on every event",
                     f"{self._missing_name} event(s) without one",
-                ))
+                )
+            )
+            if self._openresponses:
+                out.append(
+                    self._framing(
+                        C.SSE_EVENT_NAME_REQUIRED,
+                        None,
+                        "an `event:` line on every event",
+                        f"{self._missing_name} event(s) without one",
+                    )
+                )
         if self._openresponses and not self.done_seen and self.aborted is None:
             out.append(self._framing(C.SSE_DONE_REQUIRED, None, "data: [DONE]", "no [DONE]"))
         out += self.validator.close()
@@ -123,8 +131,11 @@ class SSEStreamValidator:
     def _abort(self, exc: SSELimitError) -> list[Violation]:
         self.aborted = str(exc)
         check = C.SSE_LIMIT_EVENT_SIZE if exc.kind == "event_size" else C.SSE_LIMIT_EVENT_COUNT
-        return [self._framing(check, self.validator.events, f"≤ {exc.limit}", exc.actual,
-                              message=str(exc))]
+        return [
+            self._framing(
+                check, self.validator.events, f"≤ {exc.limit}", exc.actual, message=str(exc)
+            )
+        ]
 
     def _judge(self, decoded: list[SSEEvent]) -> list[Violation]:
         out: list[Violation] = []
@@ -132,9 +143,9 @@ class SSEStreamValidator:
         for sse in decoded:
             index = validator.events
             if self.done_seen:
-                out.append(self._framing(
-                    C.SSE_AFTER_DONE, index, "nothing after [DONE]", _head(sse.data)
-                ))
+                out.append(
+                    self._framing(C.SSE_AFTER_DONE, index, "nothing after [DONE]", _head(sse.data))
+                )
                 if sse.is_done:
                     continue
             elif sse.is_done:
@@ -147,23 +158,28 @@ class SSEStreamValidator:
                 event = parse_json(sse.data)
             except ValueError as exc:
                 validator.skip()  # keep indices aligned with the events received
-                out.append(self._framing(
-                    C.SSE_DATA_JSON, index, "a JSON object", _head(sse.data), message=str(exc)
-                ))
+                out.append(
+                    self._framing(
+                        C.SSE_DATA_JSON, index, "a JSON object", _head(sse.data), message=str(exc)
+                    )
+                )
                 continue
             if not isinstance(event, dict):
                 validator.skip()
-                out.append(self._framing(
-                    C.SSE_DATA_JSON, index, "a JSON object", _head(sse.data)
-                ))
+                out.append(self._framing(C.SSE_DATA_JSON, index, "a JSON object", _head(sse.data)))
                 continue
             name = sse.event
             if name is None:
                 self._missing_name += 1
             elif name != event.get("type"):
-                out.append(self._framing(
-                    C.SSE_EVENT_NAME_MATCHES, index, event.get("type"), name,
-                ))
+                out.append(
+                    self._framing(
+                        C.SSE_EVENT_NAME_MATCHES,
+                        index,
+                        event.get("type"),
+                        name,
+                    )
+                )
             if self.keep_events:
                 self.events.append(event)
             out += validator.feed(event)

@@ -183,7 +183,9 @@ class StreamValidator:
         self._created_at: Any = None
         self._next_seq: int | None = None if resume_after is None else resume_after + 1
         self._seq_started = False
-        self._phase = 0 if resume_after is None else 3  # 0 start, 1 created, 2 queued, 3 in_progress
+        self._phase = (
+            0 if resume_after is None else 3
+        )  # 0 start, 1 created, 2 queued, 3 in_progress
         self._seen_lifecycle: set[str] = set()
         self._items: dict[int, _Item] = {}
         self._item_ids: set[Any] = set()
@@ -220,10 +222,125 @@ class StreamValidator:
         for family in _ADDED_FIRST:
             self._handlers[family + ".added"] = self._on_value_added
 
+        # The fast path (delta events, most of any stream): a handler that either proves the
+        # event breaks no rule and records it, or changes nothing and returns False so that the
+        # full path judges it. Every rule still runs on every event; only the order differs.
+        self._fast: dict[str, Callable[[dict[str, Any]], bool]] = {}
+        self._valid = _delta_predicates(self._schemas)
+        for family, (_field, kind) in _PART_TEXT.items():
+            if family + ".delta" in self._valid:
+                self._fast[family + ".delta"] = self._fast_part_delta_for(kind)
+        if "response.reasoning_summary_text.delta" in self._valid:
+            self._fast["response.reasoning_summary_text.delta"] = self._fast_summary_delta
+        for family in _VALUE_STREAMS:
+            if family in _ADDED_FIRST or family in _CHANNELS:
+                continue
+            if family + ".delta" in self._valid:
+                self._fast[family + ".delta"] = self._fast_value_delta
+        self._fits_cache: dict[str, frozenset[str] | None] = {}
+
+    # ------------------------------------------------------------------ fast path
+
+    def _fast_item(self, event: dict[str, Any]) -> _Item | None:
+        """The open item a delta names, if the stream is in a state where nothing about the
+        event's framing can be wrong but what the caller still checks; None otherwise."""
+        if (
+            self._phase != 3
+            or self._error_pending
+            or self.terminal_type is not None
+            or self._closed
+            or not self._seq_started
+        ):
+            return None
+        seq = event.get("sequence_number")
+        if type(seq) is not int or seq != self._next_seq:
+            return None
+        oi = event.get("output_index")
+        if type(oi) is not int or oi != self._last_added:
+            return None  # an earlier item: the interleaving rule has to look
+        item = self._items.get(oi)
+        if item is None or item.done or not item.known or event.get("item_id", _MISSING) != item.id:
+            return None
+        etype: str = event["type"]
+        fits = self._fits_cache.get(etype, _MISSING)
+        if fits is _MISSING:
+            fits = self._fits_cache[etype] = _fits_for(etype)
+        if fits is not None and item.type not in fits:
+            return None
+        return item
+
+    def _fast_part_delta_for(self, kind: str) -> Callable[[dict[str, Any]], bool]:
+        def fast(event: dict[str, Any]) -> bool:
+            item = self._fast_item(event)
+            if item is None:
+                return False
+            ci = event.get("content_index")
+            parts = item.parts
+            if type(ci) is not int or ci != len(parts) - 1 or ci < 0:
+                return False
+            part = parts[ci]
+            delta = event.get("delta")
+            if (
+                part.closed
+                or part.done_value is not None
+                or part.type != kind
+                or type(delta) is not str
+                or not self._valid[event["type"]](event)
+            ):
+                return False
+            self._next_seq = event["sequence_number"] + 1
+            part.deltas.append(delta)
+            return True
+
+        return fast
+
+    def _fast_summary_delta(self, event: dict[str, Any]) -> bool:
+        item = self._fast_item(event)
+        if item is None:
+            return False
+        si = event.get("summary_index")
+        parts = item.summaries
+        if type(si) is not int or si != len(parts) - 1 or si < 0:
+            return False
+        part = parts[si]
+        delta = event.get("delta")
+        if (
+            part.closed
+            or part.done_value is not None
+            or type(delta) is not str
+            or not self._valid[event["type"]](event)
+        ):
+            return False
+        self._next_seq = event["sequence_number"] + 1
+        part.deltas.append(delta)
+        return True
+
+    def _fast_value_delta(self, event: dict[str, Any]) -> bool:
+        item = self._fast_item(event)
+        if item is None or "command_index" in event:
+            return False
+        slot = item.values.get((event["type"][: -len(".delta")], 0))
+        delta = event.get("delta")
+        if (
+            slot is None
+            or slot[1][0] is not None
+            or type(delta) is not str
+            or not self._valid[event["type"]](event)
+        ):
+            return False
+        self._next_seq = event["sequence_number"] + 1
+        slot[0].append(delta)
+        return True
+
     # ------------------------------------------------------------------ public API
 
     def feed(self, event: object) -> list[Violation]:
         """Judge one event; returns the violations it reveals (also kept in ``violations``)."""
+        if type(event) is dict:
+            fast = self._fast.get(event.get("type"))  # type: ignore[arg-type]
+            if fast is not None and fast(event):
+                self.events += 1
+                return []
         index = self.events
         self.events += 1
         start = len(self.violations)
@@ -244,12 +361,18 @@ class StreamValidator:
                 # SPEC §1: an `error` is followed by `response.failed`; a second `error`, or more
                 # output, leaves the first one unanswered.
                 self._report(
-                    C.ERROR_FOLLOWED_BY_FAILED, index, "response.failed", etype,
+                    C.ERROR_FOLLOWED_BY_FAILED,
+                    index,
+                    "response.failed",
+                    etype,
                     message=f"`error` at event #{self._error_at}",
                 )
         if self.terminal_type is not None:
             self._report(
-                C.LIFECYCLE_AFTER_TERMINAL, index, "no event", etype,
+                C.LIFECYCLE_AFTER_TERMINAL,
+                index,
+                "no event",
+                etype,
                 message=f"the stream already ended with {self.terminal_type}",
             )
         if etype in self._known_types:
@@ -258,8 +381,10 @@ class StreamValidator:
                 self._schema_issues(issues, index)
         elif etype in _NONSTANDARD:
             self._report(
-                C.EVENT_TYPE_NONSTANDARD, index,
-                "`response.content_part.*` with a `reasoning_text` part", etype,
+                C.EVENT_TYPE_NONSTANDARD,
+                index,
+                "`response.content_part.*` with a `reasoning_text` part",
+                etype,
             )
         else:
             self._report(C.EVENT_TYPE_KNOWN, index, "a documented event type", etype)
@@ -284,12 +409,16 @@ class StreamValidator:
             else:
                 actual = "the stream ended without one"
             self._report(
-                C.LIFECYCLE_TERMINAL_PRESENT, None,
-                "`response.completed`, `response.incomplete` or `response.failed`", actual,
+                C.LIFECYCLE_TERMINAL_PRESENT,
+                None,
+                "`response.completed`, `response.incomplete` or `response.failed`",
+                actual,
             )
             if self._error_at is not None:
                 self._report(
-                    C.ERROR_FOLLOWED_BY_FAILED, None, "`response.failed` after the `error`",
+                    C.ERROR_FOLLOWED_BY_FAILED,
+                    None,
+                    "`response.failed` after the `error`",
                     "no `response.failed`",
                     message=f"`error` at event #{self._error_at}",
                 )
@@ -328,7 +457,10 @@ class StreamValidator:
     def _schema_issues(self, issues: Iterable[SchemaIssue], index: int) -> None:
         for issue in issues:
             self._report(
-                _SCHEMA_EVENT_CHECKS[issue.kind], index, issue.expected, issue.actual,
+                _SCHEMA_EVENT_CHECKS[issue.kind],
+                index,
+                issue.expected,
+                issue.actual,
                 path=issue.path,
             )
 
@@ -336,8 +468,11 @@ class StreamValidator:
         seq = event.get("sequence_number")
         if type(seq) is not int:
             self._report(
-                C.SEQ_PRESENT, index, "an integer `sequence_number`",
-                "missing" if seq is None else repr(seq), path="sequence_number",
+                C.SEQ_PRESENT,
+                index,
+                "an integer `sequence_number`",
+                "missing" if seq is None else repr(seq),
+                path="sequence_number",
             )
             if self._next_seq is not None:
                 self._next_seq += 1
@@ -349,8 +484,13 @@ class StreamValidator:
                 self._report(C.SEQ_START, index, first, seq, path="sequence_number")
         elif seq != self._next_seq:
             self._report(
-                C.SEQ_CONTIGUOUS, index, self._next_seq, seq, path="sequence_number",
-                message="a repeat" if self._next_seq is not None and seq < self._next_seq
+                C.SEQ_CONTIGUOUS,
+                index,
+                self._next_seq,
+                seq,
+                path="sequence_number",
+                message="a repeat"
+                if self._next_seq is not None and seq < self._next_seq
                 else "a gap",
             )
         self._next_seq = seq + 1
@@ -365,12 +505,13 @@ class StreamValidator:
             self._created_at = created_at
             return
         if rid != self.response_id:
-            self._report(
-                C.RESPONSE_ID_STABLE, index, self.response_id, rid, path="response.id"
-            )
+            self._report(C.RESPONSE_ID_STABLE, index, self.response_id, rid, path="response.id")
         if created_at != self._created_at:
             self._report(
-                C.RESPONSE_CREATED_AT_STABLE, index, self._created_at, created_at,
+                C.RESPONSE_CREATED_AT_STABLE,
+                index,
+                self._created_at,
+                created_at,
                 path="response.created_at",
             )
 
@@ -382,7 +523,10 @@ class StreamValidator:
         elif self._phase in (1, 2):
             self._phase = -2
             self._report(
-                C.LIFECYCLE_IN_PROGRESS, index, "response.in_progress", etype,
+                C.LIFECYCLE_IN_PROGRESS,
+                index,
+                "response.in_progress",
+                etype,
                 message="an event arrived before `response.in_progress`",
             )
 
@@ -393,8 +537,12 @@ class StreamValidator:
             etype == "response.created" and self.resume_after is not None
         ):
             self._report(
-                C.LIFECYCLE_UNIQUE, index, f"one `{etype}`" if self.resume_after is None
-                else "no `response.created` in a resumed stream", etype,
+                C.LIFECYCLE_UNIQUE,
+                index,
+                f"one `{etype}`"
+                if self.resume_after is None
+                else "no `response.created` in a resumed stream",
+                etype,
             )
         self._seen_lifecycle.add(etype)
         if etype == "response.created":
@@ -402,7 +550,9 @@ class StreamValidator:
                 self._report(C.LIFECYCLE_CREATED_FIRST, index, "response.created first", etype)
             elif index != 0 and self.resume_after is None:
                 self._report(
-                    C.LIFECYCLE_CREATED_FIRST, index, "response.created as event #0",
+                    C.LIFECYCLE_CREATED_FIRST,
+                    index,
+                    "response.created as event #0",
                     f"event #{index}",
                 )
             self._phase = max(self._phase, 1)
@@ -412,7 +562,9 @@ class StreamValidator:
                 self._report(C.LIFECYCLE_CREATED_FIRST, index, "response.created", etype)
             elif self._phase >= 3:
                 self._report(
-                    C.LIFECYCLE_UNIQUE, index, "`response.queued` before `response.in_progress`",
+                    C.LIFECYCLE_UNIQUE,
+                    index,
+                    "`response.queued` before `response.in_progress`",
                     etype,
                 )
             self._phase = max(self._phase, 2)
@@ -427,17 +579,26 @@ class StreamValidator:
         status = response.get("status")
         if status not in ("in_progress", "queued"):
             self._report(
-                C.RESPONSE_INTERIM_STATE, index, "status `in_progress` or `queued`", status,
+                C.RESPONSE_INTERIM_STATE,
+                index,
+                "status `in_progress` or `queued`",
+                status,
                 path="response.status",
             )
         if response.get("output") != []:
             self._report(
-                C.RESPONSE_INTERIM_STATE, index, "output: []",
-                _short(response.get("output")), path="response.output",
+                C.RESPONSE_INTERIM_STATE,
+                index,
+                "output: []",
+                _short(response.get("output")),
+                path="response.output",
             )
         if response.get("usage") is not None:
             self._report(
-                C.RESPONSE_INTERIM_STATE, index, "usage: null", _short(response.get("usage")),
+                C.RESPONSE_INTERIM_STATE,
+                index,
+                "usage: null",
+                _short(response.get("usage")),
                 path="response.usage",
             )
 
@@ -456,7 +617,11 @@ class StreamValidator:
         status = response.get("status")
         if status != want:
             self._report(
-                C.RESPONSE_TERMINAL_STATUS, index, want, status, path="response.status",
+                C.RESPONSE_TERMINAL_STATUS,
+                index,
+                want,
+                status,
+                path="response.status",
                 message=f"`{etype}` carries a response whose status is {status!r}",
             )
         failed = etype == "response.failed"
@@ -464,14 +629,17 @@ class StreamValidator:
             for item in self._items.values():
                 if not item.done:
                     self._report(
-                        C.ITEM_CLOSED_BEFORE_TERMINAL, index,
+                        C.ITEM_CLOSED_BEFORE_TERMINAL,
+                        index,
                         f"`output_item.done` for output_index {item.output_index}",
-                        "the item is still open", path="response.output",
+                        "the item is still open",
+                        path="response.output",
                     )
         self._check_output(response, index, failed=failed)
         for v in self._responses.check(response, event_index=index, path="response"):
-            self._report(v.check, v.event_index, v.expected, v.actual, message=v.message,
-                         path=v.path)
+            self._report(
+                v.check, v.event_index, v.expected, v.actual, message=v.message, path=v.path
+            )
 
     def _check_output(self, response: Mapping[str, Any], index: int, *, failed: bool) -> None:
         """SPEC §2.9: the terminal output equals the done items, in order (KB08)."""
@@ -486,9 +654,13 @@ class StreamValidator:
                     output[item.output_index], item.done_item
                 ):
                     self._report(
-                        C.OUTPUT_EQUALS_ITEMS, index, _short(item.done_item),
-                        _short(output[item.output_index]) if item.output_index < len(output)
-                        else "missing", path=f"response.output[{item.output_index}]",
+                        C.OUTPUT_EQUALS_ITEMS,
+                        index,
+                        _short(item.done_item),
+                        _short(output[item.output_index])
+                        if item.output_index < len(output)
+                        else "missing",
+                        path=f"response.output[{item.output_index}]",
                     )
             return
         if failed:
@@ -496,19 +668,28 @@ class StreamValidator:
             for pos, item in enumerate(done):
                 if pos < len(output) and not deep_equal_except_opaque(output[pos], item.done_item):
                     self._report(
-                        C.OUTPUT_EQUALS_ITEMS, index, _short(item.done_item), _short(output[pos]),
+                        C.OUTPUT_EQUALS_ITEMS,
+                        index,
+                        _short(item.done_item),
+                        _short(output[pos]),
                         path=f"response.output[{pos}]",
                     )
             return
         if len(output) != len(done):
             self._report(
-                C.OUTPUT_EQUALS_ITEMS, index, f"{len(done)} item(s), as streamed",
-                f"{len(output)} item(s)", path="response.output",
+                C.OUTPUT_EQUALS_ITEMS,
+                index,
+                f"{len(done)} item(s), as streamed",
+                f"{len(output)} item(s)",
+                path="response.output",
             )
         for pos, (have, item) in enumerate(zip(output, done, strict=False)):
             if not deep_equal_except_opaque(have, item.done_item):
                 self._report(
-                    C.OUTPUT_EQUALS_ITEMS, index, _short(item.done_item), _short(have),
+                    C.OUTPUT_EQUALS_ITEMS,
+                    index,
+                    _short(item.done_item),
+                    _short(have),
                     path=f"response.output[{pos}]",
                     message=_first_difference(item.done_item, have),
                 )
@@ -532,40 +713,49 @@ class StreamValidator:
         self._require_started(etype, index)
         item = self._items.get(oi)
         if item is None:
-            if self.resume_after is not None and oi >= 0 and (
-                self._next_output_index is None or oi < self._next_output_index
+            if (
+                self.resume_after is not None
+                and oi >= 0
+                and (self._next_output_index is None or oi < self._next_output_index)
             ):
                 # Opened before the resume point (SPEC §2.12): adopt it without its history.
                 item = _Item(oi, event.get("item_id"), None, known=False)
                 self._items[oi] = item
             else:
                 self._report(
-                    C.ITEM_ADDED_BEFORE_USE, index,
-                    f"`output_item.added` for output_index {oi} first", etype,
+                    C.ITEM_ADDED_BEFORE_USE,
+                    index,
+                    f"`output_item.added` for output_index {oi} first",
+                    etype,
                     path="output_index",
                 )
                 return None
         if item.done and not allow_done:
             self._report(
-                C.ITEM_DONE_ONCE, index, f"no event for the finished item {oi}", etype,
+                C.ITEM_DONE_ONCE,
+                index,
+                f"no event for the finished item {oi}",
+                etype,
                 path="output_index",
             )
             return None
         item_id = event.get("item_id", _MISSING)
         if item_id is not _MISSING and item.known and item_id != item.id:
             self._report(
-                C.ITEM_ID_MATCHES, index, item.id, item_id, path="item_id",
+                C.ITEM_ID_MATCHES,
+                index,
+                item.id,
+                item_id,
+                path="item_id",
                 message=f"output_index {oi} is item {item.id!r}",
             )
-        if (
-            oi < self._last_added
-            and not item.interleave_reported
-            and item.known
-        ):
+        if oi < self._last_added and not item.interleave_reported and item.known:
             item.interleave_reported = True
             self._report(
-                C.ITEM_INTERLEAVE, index,
-                f"events of item {oi} before item {self._last_added} was added", etype,
+                C.ITEM_INTERLEAVE,
+                index,
+                f"events of item {oi} before item {self._last_added} was added",
+                etype,
                 path="output_index",
             )
         if item.known and item.type is not None:
@@ -573,8 +763,10 @@ class StreamValidator:
                 if etype.startswith(prefix):
                     if item.type not in types:
                         self._report(
-                            C.DELTA_TYPE_FITS_ITEM, index,
-                            f"an item of type {' or '.join(sorted(types))}", item.type,
+                            C.DELTA_TYPE_FITS_ITEM,
+                            index,
+                            f"an item of type {' or '.join(sorted(types))}",
+                            item.type,
                             message=f"`{etype}` names output_index {oi}",
                         )
                         return None
@@ -595,8 +787,11 @@ class StreamValidator:
             return
         if oi in self._items:
             self._report(
-                C.ITEM_ADDED_ONCE, index, f"a new output_index (next: {self._next_output_index})",
-                oi, path="output_index",
+                C.ITEM_ADDED_ONCE,
+                index,
+                f"a new output_index (next: {self._next_output_index})",
+                oi,
+                path="output_index",
                 message=f"output_index {oi} was already added as item {self._items[oi].id!r}",
             )
             return
@@ -607,7 +802,11 @@ class StreamValidator:
         if iid is not None:
             if iid in self._item_ids:
                 self._report(
-                    C.ITEM_ID_UNIQUE, index, "a new item id", iid, path="item.id",
+                    C.ITEM_ID_UNIQUE,
+                    index,
+                    "a new item id",
+                    iid,
+                    path="item.id",
                     message="another item of this response has this id",
                 )
             self._item_ids.add(iid)
@@ -618,7 +817,10 @@ class StreamValidator:
                 )
         if self._incomplete_item is not None:
             self._report(
-                C.ITEM_INCOMPLETE_LAST, index, "no item after an incomplete one", itype,
+                C.ITEM_INCOMPLETE_LAST,
+                index,
+                "no item after an incomplete one",
+                itype,
                 message=f"item {self._incomplete_item} ended `incomplete`",
             )
         self._last_added = max(self._last_added, oi)
@@ -658,8 +860,11 @@ class StreamValidator:
         existing = self._items.get(oi)
         if existing is not None and existing.done:
             self._report(
-                C.ITEM_DONE_ONCE, index, "one `output_item.done` per item",
-                f"a second `output_item.done` for output_index {oi}", path="output_index",
+                C.ITEM_DONE_ONCE,
+                index,
+                "one `output_item.done` per item",
+                f"a second `output_item.done` for output_index {oi}",
+                path="output_index",
             )
             return
         item = self._item_for(event, index)
@@ -676,19 +881,26 @@ class StreamValidator:
             )
         if done_item.get("type") != item.type:
             self._report(
-                C.ITEM_DONE_MATCHES_ADDED, index, item.type, done_item.get("type"),
+                C.ITEM_DONE_MATCHES_ADDED,
+                index,
+                item.type,
+                done_item.get("type"),
                 path="item.type",
             )
         for ci, part in enumerate(item.parts):
             if not part.closed:
                 self._report(
-                    C.PART_CLOSED, index, f"`content_part.done` for content_index {ci}",
-                    "`output_item.done` while the part is open", path=f"item.content[{ci}]",
+                    C.PART_CLOSED,
+                    index,
+                    f"`content_part.done` for content_index {ci}",
+                    "`output_item.done` while the part is open",
+                    path=f"item.content[{ci}]",
                 )
         for si, part in enumerate(item.summaries):
             if not part.closed:
                 self._report(
-                    C.SUMMARY_ORDER, index,
+                    C.SUMMARY_ORDER,
+                    index,
                     f"`reasoning_summary_part.done` for summary_index {si}",
                     "`output_item.done` while the summary part is open",
                     path=f"item.summary[{si}]",
@@ -696,7 +908,9 @@ class StreamValidator:
         for (family, sub), (deltas, done) in item.values.items():
             if done[0] is None:
                 self._report(
-                    C.ARGS_ORDER, index, f"`{family}.done` before `output_item.done`",
+                    C.ARGS_ORDER,
+                    index,
+                    f"`{family}.done` before `output_item.done`",
                     f"{len(deltas)} delta(s) and no `.done`",
                     message=f"index {sub}" if sub else "",
                 )
@@ -710,8 +924,11 @@ class StreamValidator:
             content = done_item.get("content")
             if not isinstance(content, list) or len(content) != len(item.parts):
                 self._report(
-                    C.ITEM_CONTENT_MATCHES, index, f"{len(item.parts)} content part(s)",
-                    _short(content), path="item.content",
+                    C.ITEM_CONTENT_MATCHES,
+                    index,
+                    f"{len(item.parts)} content part(s)",
+                    _short(content),
+                    path="item.content",
                 )
             else:
                 for ci, (part, have) in enumerate(zip(item.parts, content, strict=True)):
@@ -720,8 +937,11 @@ class StreamValidator:
             summary = done_item.get("summary")
             if not isinstance(summary, list) or len(summary) != len(item.summaries):
                 self._report(
-                    C.ITEM_CONTENT_MATCHES, index, f"{len(item.summaries)} summary part(s)",
-                    _short(summary), path="item.summary",
+                    C.ITEM_CONTENT_MATCHES,
+                    index,
+                    f"{len(item.summaries)} summary part(s)",
+                    _short(summary),
+                    path="item.summary",
                 )
             else:
                 for si, (part, have) in enumerate(zip(item.summaries, summary, strict=True)):
@@ -741,30 +961,41 @@ class StreamValidator:
                     found = None
             if found != done[0]:
                 self._report(
-                    C.ITEM_CONTENT_MATCHES, index, _short(done[0]), _short(found),
+                    C.ITEM_CONTENT_MATCHES,
+                    index,
+                    _short(done[0]),
+                    _short(found),
                     path="item." + ".".join(map(str, path)),
                     message=f"`{family}.done` streamed another value",
                 )
 
     def _compare_part(self, part: _Part, have: Any, index: int, path: str) -> None:
         if not isinstance(have, dict):
-            self._report(C.ITEM_CONTENT_MATCHES, index, f"a {part.type} part", _short(have),
-                         path=path)
+            self._report(
+                C.ITEM_CONTENT_MATCHES, index, f"a {part.type} part", _short(have), path=path
+            )
             return
         if have.get("type") != part.type:
-            self._report(C.ITEM_CONTENT_MATCHES, index, part.type, have.get("type"),
-                         path=path + ".type")
+            self._report(
+                C.ITEM_CONTENT_MATCHES, index, part.type, have.get("type"), path=path + ".type"
+            )
             return
         if part.type == "output_text" and have.get("annotations", []) != part.annotations:
             self._report(
-                C.ANNOTATIONS_MATCH, index, f"{len(part.annotations)} streamed annotation(s)",
-                _short(have.get("annotations")), path=f"{path}.annotations",
+                C.ANNOTATIONS_MATCH,
+                index,
+                f"{len(part.annotations)} streamed annotation(s)",
+                _short(have.get("annotations")),
+                path=f"{path}.annotations",
             )
         value = part.closed_value if part.closed_value is not None else part.done_value
         text_field = _PART_TEXT_FIELD.get(part.type, "text")
         if value is not None and have.get(text_field) != value:
             self._report(
-                C.ITEM_CONTENT_MATCHES, index, _short(value), _short(have.get(text_field)),
+                C.ITEM_CONTENT_MATCHES,
+                index,
+                _short(value),
+                _short(have.get(text_field)),
                 path=f"{path}.{text_field}",
             )
 
@@ -778,32 +1009,46 @@ class StreamValidator:
             return
         ptype = part.get("type")
         if ci < 0:
-            self._report(C.PART_INDEX_CONTIGUOUS, index, "a content_index ≥ 0", ci,
-                         path="content_index")
+            self._report(
+                C.PART_INDEX_CONTIGUOUS, index, "a content_index ≥ 0", ci, path="content_index"
+            )
             return
         if item.known:
             if ci != len(item.parts):
                 self._report(
-                    C.PART_INDEX_CONTIGUOUS, index, len(item.parts), ci, path="content_index",
+                    C.PART_INDEX_CONTIGUOUS,
+                    index,
+                    len(item.parts),
+                    ci,
+                    path="content_index",
                     message="parts of an item are numbered 0, 1, … in order",
                 )
             if item.parts and not item.parts[-1].closed:
                 self._report(
-                    C.PART_CLOSED, index,
+                    C.PART_CLOSED,
+                    index,
                     f"`content_part.done` for content_index {len(item.parts) - 1} first",
-                    "a new part opened", path="content_index",
+                    "a new part opened",
+                    path="content_index",
                 )
             fits = _PART_FITS.get(item.type) if isinstance(item.type, str) else None
             if fits is not None and ptype not in fits:
                 self._report(
-                    C.PART_TYPE_FITS_ITEM, index, " or ".join(sorted(fits)), ptype,
-                    path="part.type", message=f"a {item.type} item",
+                    C.PART_TYPE_FITS_ITEM,
+                    index,
+                    " or ".join(sorted(fits)),
+                    ptype,
+                    path="part.type",
+                    message=f"a {item.type} item",
                 )
             text_field = _PART_TEXT_FIELD.get(ptype) if isinstance(ptype, str) else None
             if text_field is not None and part.get(text_field, "") != "":
                 self._report(
-                    C.PART_ORDER, index, f'part.{text_field} == ""',
-                    _short(part.get(text_field)), path=f"part.{text_field}",
+                    C.PART_ORDER,
+                    index,
+                    f'part.{text_field} == ""',
+                    _short(part.get(text_field)),
+                    path=f"part.{text_field}",
                     message="a part opens empty; clients append the deltas to it",
                 )
         if ci >= len(item.parts):
@@ -820,46 +1065,62 @@ class StreamValidator:
             return None
         etype: str = event["type"]
         if ci < 0:
-            self._report(C.PART_INDEX_CONTIGUOUS, index, "a content_index ≥ 0", ci,
-                         path="content_index")
+            self._report(
+                C.PART_INDEX_CONTIGUOUS, index, "a content_index ≥ 0", ci, path="content_index"
+            )
             return None
         if ci >= len(item.parts):
             if not item.known:
-                item.parts.extend(
-                    _Part("?", partial=True) for _ in range(ci + 1 - len(item.parts))
-                )
+                item.parts.extend(_Part("?", partial=True) for _ in range(ci + 1 - len(item.parts)))
                 item.parts[ci] = _Part(kind or "?", partial=True)
                 return item.parts[ci]
             if item.parts and not item.parts[-1].closed:
                 # A part is open and the event names another, never added: its index is wrong
                 # (KB09: a content_index that grows with every delta).
                 self._report(
-                    C.PART_INDEX_CONTIGUOUS, index, len(item.parts) - 1, ci, path="content_index",
+                    C.PART_INDEX_CONTIGUOUS,
+                    index,
+                    len(item.parts) - 1,
+                    ci,
+                    path="content_index",
                     message="the event names a part other than the open one",
                 )
             else:
                 self._report(
-                    C.PART_ADDED_BEFORE_USE, index,
-                    f"`content_part.added` for content_index {ci} first", etype,
+                    C.PART_ADDED_BEFORE_USE,
+                    index,
+                    f"`content_part.added` for content_index {ci} first",
+                    etype,
                     path="content_index",
                 )
             return None
         part = item.parts[ci]
         if ci != len(item.parts) - 1 and item.known:
             self._report(
-                C.PART_INDEX_CONTIGUOUS, index, len(item.parts) - 1, ci, path="content_index",
+                C.PART_INDEX_CONTIGUOUS,
+                index,
+                len(item.parts) - 1,
+                ci,
+                path="content_index",
                 message="the event names a part other than the open one",
             )
         if part.closed:
             self._report(
-                C.PART_ORDER, index, f"no `{etype}` after `content_part.done`", etype,
+                C.PART_ORDER,
+                index,
+                f"no `{etype}` after `content_part.done`",
+                etype,
                 path="content_index",
             )
             return None
         if kind is not None and part.type != "?" and part.type != kind:
             self._report(
-                C.PART_KIND_MATCHES, index, f"a part of type {kind}", part.type,
-                path="content_index", message=f"`{etype}` writes to a {part.type} part",
+                C.PART_KIND_MATCHES,
+                index,
+                f"a part of type {kind}",
+                part.type,
+                path="content_index",
+                message=f"`{etype}` writes to a {part.type} part",
             )
             return None
         return part
@@ -875,7 +1136,10 @@ class StreamValidator:
             return
         if part.done_value is not None:
             self._report(
-                C.PART_ORDER, index, f"no delta after `{family}.done`", etype,
+                C.PART_ORDER,
+                index,
+                f"no delta after `{family}.done`",
+                etype,
                 path="content_index",
             )
             return
@@ -893,8 +1157,9 @@ class StreamValidator:
         if part is None:
             return
         if part.done_value is not None:
-            self._report(C.PART_ORDER, index, f"one `{etype}`", "a second one",
-                         path="content_index")
+            self._report(
+                C.PART_ORDER, index, f"one `{etype}`", "a second one", path="content_index"
+            )
             return
         value = event.get(_PART_TEXT[family][0])
         if not isinstance(value, str):
@@ -904,8 +1169,12 @@ class StreamValidator:
         part.deltas = []
         if streamed != value and not part.partial:
             self._report(
-                C.DELTAS_EQUAL_DONE, index, _short(value), _short(streamed),
-                path=_PART_TEXT[family][0], message=_first_difference_text(value, streamed),
+                C.DELTAS_EQUAL_DONE,
+                index,
+                _short(value),
+                _short(streamed),
+                path=_PART_TEXT[family][0],
+                message=_first_difference_text(value, streamed),
             )
 
     def _on_annotation_added(self, event: Mapping[str, Any], index: int) -> None:
@@ -920,7 +1189,11 @@ class StreamValidator:
         ai = event.get("annotation_index")
         if type(ai) is int and ai != len(part.annotations):
             self._report(
-                C.ANNOTATIONS_MATCH, index, len(part.annotations), ai, path="annotation_index",
+                C.ANNOTATIONS_MATCH,
+                index,
+                len(part.annotations),
+                ai,
+                path="annotation_index",
                 message="annotations are numbered 0, 1, … in the order they are streamed",
             )
         part.annotations.append(event.get("annotation"))
@@ -936,19 +1209,28 @@ class StreamValidator:
             return
         if part.done_value is None and part.type in _PART_TEXT_FIELD:
             self._report(
-                C.PART_ORDER, index, f"`{_done_event_for(part.type)}` before `content_part.done`",
-                "response.content_part.done", path="content_index",
+                C.PART_ORDER,
+                index,
+                f"`{_done_event_for(part.type)}` before `content_part.done`",
+                "response.content_part.done",
+                path="content_index",
             )
         part.closed = True
         if got.get("type") != part.type and part.type != "?":
             self._report(
-                C.PART_ORDER, index, f"part.type {part.type} (as added)", got.get("type"),
+                C.PART_ORDER,
+                index,
+                f"part.type {part.type} (as added)",
+                got.get("type"),
                 path="part.type",
             )
         if part.type == "output_text" and got.get("annotations", []) != part.annotations:
             self._report(
-                C.ANNOTATIONS_MATCH, index, f"{len(part.annotations)} streamed annotation(s)",
-                _short(got.get("annotations")), path="part.annotations",
+                C.ANNOTATIONS_MATCH,
+                index,
+                f"{len(part.annotations)} streamed annotation(s)",
+                _short(got.get("annotations")),
+                path="part.annotations",
                 message=f"content_index {ci}",
             )
         text_field = _PART_TEXT_FIELD.get(part.type)
@@ -957,8 +1239,12 @@ class StreamValidator:
             part.closed_value = value if isinstance(value, str) else None
             if part.done_value is not None and value != part.done_value:
                 self._report(
-                    C.DONE_EQUALS_PART, index, _short(part.done_value), _short(value),
-                    path=f"part.{text_field}", message=f"content_index {ci}",
+                    C.DONE_EQUALS_PART,
+                    index,
+                    _short(part.done_value),
+                    _short(value),
+                    path=f"part.{text_field}",
+                    message=f"content_index {ci}",
                 )
 
     # ------------------------------------------------------------------ reasoning summaries
@@ -974,32 +1260,44 @@ class StreamValidator:
         if si >= len(item.summaries):
             if not item.known:
                 item.summaries.extend(
-                    _Part("summary_text", partial=True)
-                    for _ in range(si + 1 - len(item.summaries))
+                    _Part("summary_text", partial=True) for _ in range(si + 1 - len(item.summaries))
                 )
                 return item.summaries[si]
             if item.summaries and not item.summaries[-1].closed:
                 self._report(
-                    C.SUMMARY_INDEX, index, len(item.summaries) - 1, si, path="summary_index",
+                    C.SUMMARY_INDEX,
+                    index,
+                    len(item.summaries) - 1,
+                    si,
+                    path="summary_index",
                     message="the event names a summary part other than the open one",
                 )
             else:
                 self._report(
-                    C.SUMMARY_PART_ADDED, index,
-                    f"`reasoning_summary_part.added` for summary_index {si} first", etype,
+                    C.SUMMARY_PART_ADDED,
+                    index,
+                    f"`reasoning_summary_part.added` for summary_index {si} first",
+                    etype,
                     path="summary_index",
                 )
             return None
         part = item.summaries[si]
         if si != len(item.summaries) - 1 and item.known:
             self._report(
-                C.SUMMARY_INDEX, index, len(item.summaries) - 1, si, path="summary_index",
+                C.SUMMARY_INDEX,
+                index,
+                len(item.summaries) - 1,
+                si,
+                path="summary_index",
                 message="the event names a summary part other than the open one",
             )
         if part.closed:
             self._report(
-                C.SUMMARY_ORDER, index, f"no `{etype}` after `reasoning_summary_part.done`",
-                etype, path="summary_index",
+                C.SUMMARY_ORDER,
+                index,
+                f"no `{etype}` after `reasoning_summary_part.done`",
+                etype,
+                path="summary_index",
             )
             return None
         return part
@@ -1014,19 +1312,24 @@ class StreamValidator:
             return
         if item.known:
             if si != len(item.summaries):
-                self._report(C.SUMMARY_INDEX, index, len(item.summaries), si,
-                             path="summary_index")
+                self._report(C.SUMMARY_INDEX, index, len(item.summaries), si, path="summary_index")
             if item.summaries and not item.summaries[-1].closed:
                 self._report(
-                    C.SUMMARY_ORDER, index,
+                    C.SUMMARY_ORDER,
+                    index,
                     f"`reasoning_summary_part.done` for summary_index {len(item.summaries) - 1}",
-                    "a new summary part opened", path="summary_index",
+                    "a new summary part opened",
+                    path="summary_index",
                 )
             part = event.get("part")
             if isinstance(part, dict) and part.get("text", "") != "":
                 self._report(
-                    C.SUMMARY_ORDER, index, 'part.text == ""', _short(part.get("text")),
-                    path="part.text", message="a summary part opens empty",
+                    C.SUMMARY_ORDER,
+                    index,
+                    'part.text == ""',
+                    _short(part.get("text")),
+                    path="part.text",
+                    message="a summary part opens empty",
                 )
         while len(item.summaries) < si:
             item.summaries.append(_Part("summary_text", closed=True))
@@ -1044,8 +1347,11 @@ class StreamValidator:
             return
         if part.done_value is not None:
             self._report(
-                C.SUMMARY_ORDER, index, "no delta after `reasoning_summary_text.done`",
-                event["type"], path="summary_index",
+                C.SUMMARY_ORDER,
+                index,
+                "no delta after `reasoning_summary_text.done`",
+                event["type"],
+                path="summary_index",
             )
             return
         delta = event.get("delta")
@@ -1060,8 +1366,13 @@ class StreamValidator:
         if part is None:
             return
         if part.done_value is not None:
-            self._report(C.SUMMARY_ORDER, index, "one `reasoning_summary_text.done`",
-                         "a second one", path="summary_index")
+            self._report(
+                C.SUMMARY_ORDER,
+                index,
+                "one `reasoning_summary_text.done`",
+                "a second one",
+                path="summary_index",
+            )
             return
         value = event.get("text")
         if not isinstance(value, str):
@@ -1071,7 +1382,11 @@ class StreamValidator:
         part.deltas = []
         if streamed != value and not part.partial:
             self._report(
-                C.DELTAS_EQUAL_DONE, index, _short(value), _short(streamed), path="text",
+                C.DELTAS_EQUAL_DONE,
+                index,
+                _short(value),
+                _short(streamed),
+                path="text",
                 message=_first_difference_text(value, streamed),
             )
 
@@ -1084,9 +1399,11 @@ class StreamValidator:
             return
         if part.done_value is None:
             self._report(
-                C.SUMMARY_ORDER, index,
+                C.SUMMARY_ORDER,
+                index,
                 "`reasoning_summary_text.done` before `reasoning_summary_part.done`",
-                event["type"], path="summary_index",
+                event["type"],
+                path="summary_index",
             )
         part.closed = True
         got = event.get("part")
@@ -1094,7 +1411,10 @@ class StreamValidator:
         part.closed_value = value if isinstance(value, str) else None
         if part.done_value is not None and value != part.done_value:
             self._report(
-                C.DONE_EQUALS_PART, index, _short(part.done_value), _short(value),
+                C.DONE_EQUALS_PART,
+                index,
+                _short(part.done_value),
+                _short(value),
                 path="part.text",
             )
 
@@ -1113,7 +1433,10 @@ class StreamValidator:
         if family in _ADDED_FIRST and key not in item.opened and item.known:
             item.opened.add(key)  # report the missing `.added` once
             self._report(
-                C.ARGS_ADDED_FIRST, index, f"`{family}.added` first", etype,
+                C.ARGS_ADDED_FIRST,
+                index,
+                f"`{family}.added` first",
+                etype,
                 path="command_index",
             )
         slot = item.values.get(key)
@@ -1132,7 +1455,9 @@ class StreamValidator:
         key = (family, sub if type(sub) is int else 0)
         if key in item.opened or key in item.values:
             self._report(
-                C.ARGS_ADDED_FIRST, index, f"one `{etype}`, before the deltas",
+                C.ARGS_ADDED_FIRST,
+                index,
+                f"one `{etype}`, before the deltas",
                 "a second one" if key in item.opened else "after its deltas",
                 path="command_index",
             )
@@ -1178,8 +1503,12 @@ class StreamValidator:
         deltas.clear()
         if streamed != value:
             self._report(
-                C.DELTAS_EQUAL_DONE, index, _short(value), _short(streamed),
-                path=_VALUE_STREAMS[family][0], message=_first_difference_text(value, streamed),
+                C.DELTAS_EQUAL_DONE,
+                index,
+                _short(value),
+                _short(streamed),
+                path=_VALUE_STREAMS[family][0],
+                message=_first_difference_text(value, streamed),
             )
 
     def _channels_done(
@@ -1199,14 +1528,20 @@ class StreamValidator:
             return
         for channel in _CHANNELS[family]:
             want = "".join(
-                o[channel] for o in output if isinstance(o, dict) and isinstance(o.get(channel), str)
+                o[channel]
+                for o in output
+                if isinstance(o, dict) and isinstance(o.get(channel), str)
             )
             tag = channel + "\x00"
-            streamed = "".join(d[len(tag):] for d in deltas if d.startswith(tag))
+            streamed = "".join(d[len(tag) :] for d in deltas if d.startswith(tag))
             if streamed != want:
                 self._report(
-                    C.DELTAS_EQUAL_DONE, index, _short(want), _short(streamed),
-                    path=f"output[].{channel}", message=_first_difference_text(want, streamed),
+                    C.DELTAS_EQUAL_DONE,
+                    index,
+                    _short(want),
+                    _short(streamed),
+                    path=f"output[].{channel}",
+                    message=_first_difference_text(want, streamed),
                 )
         deltas.clear()
 
@@ -1220,7 +1555,34 @@ class StreamValidator:
             self._require_started(etype, index)
 
 
-_MISSING = object()
+_MISSING: Any = object()
+
+
+_PREDICATES: dict[int, tuple[SchemaValidator, dict[str, Callable[[dict[str, Any]], bool]]]] = {}
+
+
+def _delta_predicates(
+    schemas: SchemaValidator,
+) -> dict[str, Callable[[dict[str, Any]], bool]]:
+    """The compiled schema predicates of the delta events, once per schema validator."""
+    cached = _PREDICATES.get(id(schemas))
+    if cached is None or cached[0] is not schemas:
+        table = {}
+        for etype in schemas.event_types():
+            if etype.endswith(".delta"):
+                predicate = schemas.event_predicate(etype)
+                if predicate is not None:
+                    table[etype] = predicate
+        cached = _PREDICATES[id(schemas)] = (schemas, table)
+    return cached[1]
+
+
+def _fits_for(etype: str) -> frozenset[str] | None:
+    """The item types an event of this name may name (None: any)."""
+    for prefix, types in _FAMILY_ITEM_TYPES:
+        if etype.startswith(prefix):
+            return types
+    return None
 
 
 def _short(value: Any, limit: int = 120) -> str:
@@ -1239,7 +1601,7 @@ def _done_event_for(part_type: str) -> str:
 def _first_difference_text(want: str, got: str) -> str:
     for i, (a, b) in enumerate(zip(want, got, strict=False)):
         if a != b:
-            return f"they differ from character {i}: {want[i:i + 20]!r} vs {got[i:i + 20]!r}"
+            return f"they differ from character {i}: {want[i : i + 20]!r} vs {got[i : i + 20]!r}"
     if len(want) != len(got):
         return f"lengths {len(want)} (done) vs {len(got)} (deltas joined)"
     return ""

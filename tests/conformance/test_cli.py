@@ -71,9 +71,7 @@ def test_text_format_prints_requirement_expected_actual(
     assert "event #3" in out
 
 
-def test_should_fails_only_under_strict(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
+def test_should_fails_only_under_strict(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     events = _events(CORPUS / "streams" / "openai-reasoning-encrypted-content.1.part1.jsonl")
     renamed = False
     for e in events:
@@ -108,8 +106,7 @@ def test_resume_after(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
 def test_raw_sse_capture(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     lines = TEXT_STREAM.read_bytes().splitlines()
     body = b"".join(
-        b"event: " + json.loads(x)["type"].encode() + b"\r\ndata: " + x + b"\r\n\r\n"
-        for x in lines
+        b"event: " + json.loads(x)["type"].encode() + b"\r\ndata: " + x + b"\r\n\r\n" for x in lines
     )
     path = tmp_path / "capture.sse"
     path.write_bytes(b": keep-alive\n\n" + body + b"data: [DONE]\n\n")
@@ -157,13 +154,20 @@ def test_bad_usage_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert _run(capsys, "frobnicate")[0] == 2
 
 
-def test_error_body_with_numeric_code(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
+def test_error_body_with_numeric_code(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "err.json"
-    path.write_text(json.dumps(
-        {"error": {"message": "bad", "type": "invalid_request_error", "param": None, "code": 400}}
-    ))
+    path.write_text(
+        json.dumps(
+            {
+                "error": {
+                    "message": "bad",
+                    "type": "invalid_request_error",
+                    "param": None,
+                    "code": 400,
+                }
+            }
+        )
+    )
     code, out, _ = _run(capsys, "check", str(path))
     assert code == 1 and "error.code.type" in out  # KB21
 
