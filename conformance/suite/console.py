@@ -25,6 +25,7 @@ class Console:
         self.out = out
         self.redactor = redactor
         self.verbose = verbose
+        self._hidden = 0  # cases not shown: their profile is not declared (shown with -v)
 
     def line(self, text: str = "") -> None:
         self.out.write(self.redactor.text(text) + "\n")
@@ -37,6 +38,10 @@ class Console:
         )
 
     def case(self, record: CaseResult, *, failing: list[Finding]) -> None:
+        undeclared = "not declared by the target" in record.skip_reason
+        if record.outcome == "skipped" and undeclared and not self.verbose:
+            self._hidden += 1
+            return
         label = {"passed": "PASS", "failed": "FAIL", "skipped": "SKIP"}[record.outcome]
         text = f"  {label}  {record.id:<48} {record.duration:6.2f}s"
         if record.retried:
@@ -53,6 +58,9 @@ class Console:
 
     def summary(self, result: TargetResult, outcomes: dict[str, CheckOutcome]) -> None:
         """The per-check summary: every check evaluated or failing (all with --verbose)."""
+        if self._hidden:
+            self.line(f"  ({self._hidden} cases of undeclared profiles not run; -v lists them)")
+            self._hidden = 0
         self.line(f"-- {result.target.name}: checks")
         shown = [o for o in outcomes.values() if self.verbose or o.outcome != "skip" or o.failing]
         width = max((len(o.check.id) for o in shown), default=10)
@@ -60,9 +68,10 @@ class Console:
             extra = f"  {o.violations} violation(s)" if o.violations else ""
             if o.reason and o.outcome in ("skip", "xfail", "xpass"):
                 extra += f"  {o.reason}"
-            self.line(
+            row = (
                 f"  {_LABEL[o.outcome]:<5}  {o.check.level.value:<6}  {o.check.id:<{width}}{extra}"
             )
+            self.line(row.rstrip())
             if o.outcome in ("fail", "warn") and o.evidence:
                 first = o.evidence[0]
                 v = first.violation

@@ -30,6 +30,7 @@ from .targets import Target
 __all__ = ["MAX_ATTEMPTS", "SuitePlugin"]
 
 MAX_ATTEMPTS = 3
+PROFILE_SKIP = "not declared by the target"
 _MARKERS = (
     "checks(*ids): the check IDs this case exercises",
     "profiles(*names): the profiles a target must declare for this case to run (default: core)",
@@ -80,7 +81,9 @@ class SuitePlugin:
         unknown = [c for c in checks if c not in REGISTRY]
         if unknown:
             raise pytest.UsageError(f"{item.nodeid}: tagged with unknown check(s) {unknown}")
-        profiles = tuple(p for m in item.iter_markers("profiles") for p in m.args) or ("core",)
+        # A case's own marker and its module's may both name a profile: keep each once.
+        profiles = tuple(dict.fromkeys(p for m in item.iter_markers("profiles") for p in m.args))
+        profiles = profiles or ("core",)
         record = CaseResult(case_id(item), profiles, checks)
         self._records[item.nodeid] = record
         return record
@@ -88,7 +91,7 @@ class SuitePlugin:
     def _skip_reason(self, item: pytest.Item, record: CaseResult) -> str:
         missing = [p for p in record.profiles if p not in self.target.profiles]
         if missing:
-            return f"profile `{'`, `'.join(missing)}` not declared by the target"
+            return f"profile `{'`, `'.join(missing)}` {PROFILE_SKIP}"
         if item.get_closest_marker("needs_instructions") and not self.target.follows_instructions:
             return "needs a model that follows instructions (the target sets follows_instructions = false)"
         return ""

@@ -10,8 +10,10 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
 from suite_support import ROOT, run_suite
 
+from conformance.suite.embedded import EmbeddedMock, EmbeddedMockError
 from conformance.suite.targets import ALL_PROFILES
 
 # Checks a case evaluates through the probe's helpers, whatever it is tagged with.
@@ -86,3 +88,8 @@ def test_index_is_json_keyed_target_check_outcome(tmp_path: Path) -> None:
                               "store/store_false_not_retrievable[stream]"]  # fmt: skip
     assert doc["checks"]["live.store.false_not_retrievable"]["clause"].startswith("SPEC")
     assert run.code == 0
+
+
+def test_an_embedded_mock_that_cannot_start_is_a_clear_error() -> None:
+    with pytest.raises(EmbeddedMockError, match=r"did not start: .*bad store"):
+        EmbeddedMock(extra_args=("--store", "bogus")).start()
