@@ -117,6 +117,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             extra += ["--csv", str(prefix), "--csv-full-history"]
         if not _given(argv, "--html"):
             extra += ["--html", str(config.report_dir / "locust.html")]
+        if not _given(argv, "-r", "--spawn-rate"):
+            # Locust's headless default is 1 user/s: a short run would be mostly ramp-up.
+            extra += ["--spawn-rate", str(max(args.users or 1, 1))]
         if not _given(argv, "-s", "--stop-timeout"):
             extra += ["--stop-timeout", "10"]  # let streams in flight finish when time is up
     from locust.main import main as locust_main  # imported late: it monkey-patches with gevent

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 
+import gevent
 from locust import LoadTestShape
 from locust.runners import MasterRunner
 
@@ -47,6 +48,8 @@ class BenchShape(LoadTestShape):
         run_time = float(getattr(options, "run_time", 0) or 0)
         if config.shape in ("fixed", "ramp"):
             if run_time and elapsed >= run_time:
+                if isinstance(runner, MasterRunner):
+                    _stop_and_collect(runner, rt)
                 return None
             users = int(getattr(options, "num_users", 0) or 1)
             if config.shape == "fixed":
@@ -72,6 +75,20 @@ class BenchShape(LoadTestShape):
         if now >= schedule_end + config.drain_timeout + _REPORT_SLACK:
             return None
         return slots, _SPAWN_RATE, [ArrivalUser]
+
+
+def _stop_and_collect(runner: MasterRunner, rt: BenchRuntime) -> None:
+    """Stop the workers gracefully, then wait for the reports that carry their last requests.
+
+    Returning ``None`` alone would make a headless master *quit* at once: workers then drop the
+    requests in flight (``--stop-timeout`` is honoured only by a stop) and their last report may
+    come after the master has gone.
+    """
+    runner.stop()  # waits until every worker has stopped its users (they finish their request)
+    stopped = time.time()
+    deadline = stopped + _REPORT_SLACK + 1.0
+    while time.time() < deadline and rt.reported_at() < stopped:
+        gevent.sleep(0.2)
 
 
 def _sweep_breached(rt: BenchRuntime, now: float, epoch: float) -> bool:
