@@ -10,7 +10,7 @@ sans-I/O like the validator, so the CLI, the live suite and the load tests all d
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import orjson
@@ -40,6 +40,8 @@ class SSEStreamValidator:
 
     ``keep_events``: keep every decoded event object in ``events`` (evidence for reports);
     off by default so a load test's memory stays flat.
+    ``on_event``: called with each decoded event object before it is judged (e.g. a load test's
+    timing of the first delta), so callers need not decode the stream a second time.
     """
 
     def __init__(
@@ -51,6 +53,7 @@ class SSEStreamValidator:
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         max_events: int = DEFAULT_MAX_EVENTS,
         keep_events: bool = False,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.validator = StreamValidator(
             resume_after=resume_after, profiles=profiles, max_output_tokens=max_output_tokens
@@ -59,6 +62,7 @@ class SSEStreamValidator:
         self._openresponses = "openresponses" in self.profiles
         self._decoder = SSEDecoder(max_event_bytes=max_event_bytes, max_events=max_events)
         self.keep_events = keep_events
+        self.on_event = on_event
         self.events: list[Any] = []
         self.framing: list[Violation] = []
         self.done_seen = False
@@ -182,6 +186,8 @@ class SSEStreamValidator:
                 )
             if self.keep_events:
                 self.events.append(event)
+            if self.on_event is not None:
+                self.on_event(event)
             out += validator.feed(event)
         return out
 

@@ -197,3 +197,19 @@ def test_console_script_installed() -> None:
         [exe, "check", "--strict", str(TEXT_STREAM)], capture_output=True, text=True, check=False
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_on_event_hook_and_warm_up() -> None:
+    from conformance import SSEStreamValidator, warm_up
+
+    warm_up()
+    seen: list[str] = []
+    sse = SSEStreamValidator(on_event=lambda e: seen.append(e["type"]))
+    body = b"".join(
+        b"event: " + json.loads(x)["type"].encode() + b"\ndata: " + x + b"\n\n"
+        for x in TEXT_STREAM.read_bytes().splitlines()
+    )
+    sse.feed(body)
+    sse.close()
+    assert seen == [e["type"] for e in _events(TEXT_STREAM)]
+    assert not sse.violations
