@@ -30,8 +30,12 @@ def _evidence_text(entry: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _checks_suite(name: str, target: dict[str, Any], catalog: dict[str, Any]) -> ET.Element:
-    suite = ET.Element("testsuite", name=name, timestamp="", time=str(target.get("duration_s", 0)))
+def _checks_suite(
+    name: str, target: dict[str, Any], catalog: dict[str, Any], stamp: str
+) -> ET.Element:
+    suite = ET.Element(
+        "testsuite", name=name, timestamp=stamp, time=str(target.get("duration_s", 0))
+    )
     props = ET.SubElement(suite, "properties")
     info = target.get("target", {})
     for key in ("base_url", "model", "profiles", "status", "reason"):
@@ -71,8 +75,8 @@ def _checks_suite(name: str, target: dict[str, Any], catalog: dict[str, Any]) ->
     return suite
 
 
-def _cases_suite(name: str, target: dict[str, Any]) -> ET.Element:
-    suite = ET.Element("testsuite", name=f"{name}:cases", timestamp="")
+def _cases_suite(name: str, target: dict[str, Any], stamp: str) -> ET.Element:
+    suite = ET.Element("testsuite", name=f"{name}:cases", timestamp=stamp)
     counts = {"tests": 0, "failures": 0, "skipped": 0, "errors": 0}
     total = 0.0
     for case in target.get("cases", []):
@@ -103,8 +107,12 @@ def render_junit(index: dict[str, Any]) -> str:
     root = ET.Element("testsuites", name="responses-conformance")
     catalog = index.get("checks", {})
     totals = {"tests": 0, "failures": 0, "skipped": 0, "errors": 0}
+    stamp = str(index.get("generated_at", ""))[:19]  # ISO 8601 without the zone, as JUnit has it
     for name, target in index.get("targets", {}).items():
-        for suite in (_checks_suite(name, target, catalog), _cases_suite(name, target)):
+        for suite in (
+            _checks_suite(name, target, catalog, stamp),
+            _cases_suite(name, target, stamp),
+        ):
             if suite.get("tests") == "0":
                 continue
             root.append(suite)
