@@ -143,7 +143,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except TargetError as exc:
         err.write(f"responses-conformance run: {exc}\n")
         return EXIT_BROKEN
-    redactor = Redactor(t.api_key() for t in targets)
+    redactor = Redactor(secret for t in targets for secret in t.secrets())
     console = Console(out, redactor, verbose=args.verbose)
     results = []
     for target in targets:

@@ -85,6 +85,13 @@ class Target:
         env = os.environ if environ is None else environ
         return env.get(self.api_key_env) or None
 
+    def secrets(self, environ: Mapping[str, str] | None = None) -> list[str]:
+        """What no report may show: the API key, and a password in the base URL."""
+        found = [self.api_key(environ)]
+        if self.base_url is not None:
+            found.append(urlsplit(self.base_url).password)
+        return [s for s in found if s]
+
     def with_base_url(self, base_url: str) -> Target:
         return replace(self, base_url=base_url)
 

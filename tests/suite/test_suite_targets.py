@@ -54,6 +54,7 @@ embedded = true
     assert a.profiles == ("core", "tools", "stateful")
     assert a.expected_failures == {"live.background.cancel_idempotent": ""}
     assert a.shown_url() == "https://api.example.test/v1"  # no credentials in reports
+    assert a.secrets({"VENDOR_A_KEY": "sk-a"}) == ["sk-a", "secret"]
     assert b.timeout == 5 and b.profiles == ("core",)
     assert b.expected_failures["stream.output_index.contiguous"].startswith("sglang")
     assert mock.embedded and mock.base_url is None and mock.profiles == ALL_PROFILES
