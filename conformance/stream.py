@@ -63,6 +63,8 @@ class SSEStreamValidator:
         self._decoder = SSEDecoder(max_event_bytes=max_event_bytes, max_events=max_events)
         self.keep_events = keep_events
         self.on_event = on_event
+        # Decoded event objects, one per event received (a non-JSON payload as its raw text), so
+        # that a violation's event_index indexes this list.
         self.events: list[Any] = []
         self.framing: list[Violation] = []
         self.done_seen = False
@@ -89,8 +91,12 @@ class SSEStreamValidator:
             return self._abort(exc)
         return self._judge(decoded)
 
-    def close(self) -> list[Violation]:
-        """End of the body; returns end-of-stream violations."""
+    def close(self, *, cancelled: bool = False) -> list[Violation]:
+        """End of the body; returns end-of-stream violations.
+
+        ``cancelled``: the response was cancelled while this stream was read, so the stream may
+        end without a terminal event (SPEC §2.13); every other rule still holds.
+        """
         if self._closed:
             return []
         self._closed = True
@@ -118,9 +124,9 @@ class SSEStreamValidator:
                         f"{self._missing_name} event(s) without one",
                     )
                 )
-        if self._openresponses and not self.done_seen and self.aborted is None:
+        if self._openresponses and not self.done_seen and self.aborted is None and not cancelled:
             out.append(self._framing(C.SSE_DONE_REQUIRED, None, "data: [DONE]", "no [DONE]"))
-        out += self.validator.close()
+        out += self.validator.close(cancelled=cancelled)
         return out
 
     # ------------------------------------------------------------------ internals
@@ -162,6 +168,8 @@ class SSEStreamValidator:
                 event = parse_json(sse.data)
             except ValueError as exc:
                 validator.skip()  # keep indices aligned with the events received
+                if self.keep_events:
+                    self.events.append(sse.data)  # so that events[event_index] is this one
                 out.append(
                     self._framing(
                         C.SSE_DATA_JSON, index, "a JSON object", _head(sse.data), message=str(exc)
@@ -170,6 +178,8 @@ class SSEStreamValidator:
                 continue
             if not isinstance(event, dict):
                 validator.skip()
+                if self.keep_events:
+                    self.events.append(event)
                 out.append(self._framing(C.SSE_DATA_JSON, index, "a JSON object", _head(sse.data)))
                 continue
             name = sse.event

@@ -395,13 +395,18 @@ class StreamValidator:
             self._on_other(event, etype, index)
         return self.violations[start:]
 
-    def close(self) -> list[Violation]:
-        """End of stream: report what never finished."""
+    def close(self, *, cancelled: bool = False) -> list[Violation]:
+        """End of stream: report what never finished.
+
+        ``cancelled``: the caller cancelled the (background) response while reading, and SPEC
+        §2.13 lets such a stream end without a terminal event; what counts then is the retrieved
+        object's ``status: "cancelled"``, which is the caller's to check.
+        """
         if self._closed:
             return []
         self._closed = True
         start = len(self.violations)
-        if self.terminal_type is None:
+        if self.terminal_type is None and not cancelled:
             if self.events == 0:
                 actual = "an empty stream"
             elif self._error_at is not None:

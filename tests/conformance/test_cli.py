@@ -213,3 +213,33 @@ def test_on_event_hook_and_warm_up() -> None:
     sse.close()
     assert seen == [e["type"] for e in _events(TEXT_STREAM)]
     assert not sse.violations
+
+
+def test_evidence_indices_survive_an_undecodable_event() -> None:
+    from conformance import SSEStreamValidator
+
+    lines = TEXT_STREAM.read_bytes().splitlines()
+    frames = [b"event: x\ndata: " + x + b"\n\n" for x in lines]
+    frames.insert(3, b"data: {not json\n\n")
+    sse = SSEStreamValidator(keep_events=True)
+    sse.feed(b"".join(frames))
+    sse.close()
+    by_id = {v.check_id: v for v in sse.violations}
+    bad = by_id["sse.data.json"]
+    assert bad.event_index == 3 and sse.events[3] == "{not json"
+    # every later event keeps the index it had in the stream as received
+    assert sse.events[4]["sequence_number"] == 3
+
+
+def test_cancelled_stream_may_end_without_terminal() -> None:
+    from conformance import StreamValidator
+
+    events = _events(TEXT_STREAM)[:5]  # cut mid-message, as a cancel does (SPEC §2.13)
+    v = StreamValidator()
+    for e in events:
+        v.feed(e)
+    assert v.close(cancelled=True) == []
+    v = StreamValidator()
+    for e in events:
+        v.feed(e)
+    assert [x.check_id for x in v.close()] == ["stream.lifecycle.terminal_present"]
