@@ -1,0 +1,132 @@
+"""Install SGLang 0.5.23 for CPU into a Python environment (the tox env `sglang`, or a venv).
+
+    python scripts/install_sglang.py                 # into the running interpreter's environment
+    python3 scripts/install_sglang.py --venv .venv-sglang   # create the venv first, then install
+
+Why not `pip install sglang`: it pins a CUDA torch 2.14.1 and pulls sglang-kernel, flashinfer and
+3.6 GB of CUDA libraries (291 s, 11 GB), after which `import sgl_kernel` fails on a machine
+without libcuda (../shared/notes/sglang-on-cpu.md). What works, in order:
+
+1. ``torch==2.13.0`` — the CPU build (on this machine's disk; pip finds it through its
+   find-links);
+2. ``sglang==0.5.23`` and ``torchvision==0.28.0`` with ``--no-deps`` (sglang is pinned because
+   its internal import paths — the parsers the reference engine reuses — move between releases);
+3. SGLang's pure-Python dependencies (``scripts/sglang-requirements.txt``) under the constraint
+   ``torch==2.13.0``, so nothing can swap the CPU torch for a CUDA one;
+4. the torchvision fix: PyPI's torchvision is linked against CUDA torch, so next to CPU torch its
+   C++ operators cannot load and ``import torchvision`` raises (``operator torchvision::nms does
+   not exist``) while registering fake kernels for them. SGLang imports torchvision at module load
+   (multimodal processors) but a text model never calls a torchvision operator. The fix is a
+   ``.pth`` hook (``responses_sglang_torchvision.pth``, code in
+   ``scripts/sglang_cpu/torchvision_ops.py``) that declares the schemas of torchvision's operators,
+   without kernels, before torchvision registers their fakes; calling one raises. No installed
+   file is edited, and the hook lives only in this environment.
+
+The step is idempotent: a second run with everything in place takes a second or two.
+Exit codes: 0 installed, 2 a step failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import venv
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REQUIREMENTS = HERE / "sglang-requirements.txt"
+HOOK_SOURCE = HERE / "sglang_cpu" / "torchvision_ops.py"
+SGLANG = "sglang==0.5.23"
+TORCH = "torch==2.13.0"
+TORCHVISION = "torchvision==0.28.0"  # the release built for torch 2.13
+PTH_NAME = "responses_sglang_torchvision.pth"
+HOOK_MODULE = "responses_sglang_torchvision"
+
+
+def _pip(python: str, *args: str) -> None:
+    cmd = [python, "-m", "pip", "install", "--disable-pip-version-check", "-q", *args]
+    print("+", " ".join(cmd), flush=True)
+    subprocess.run(cmd, check=True)
+
+
+def _installed(python: str) -> dict[str, str]:
+    out = subprocess.run(
+        [python, "-m", "pip", "list", "--format", "freeze", "--disable-pip-version-check"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    pairs = (line.split("==", 1) for line in out.splitlines() if "==" in line)
+    return {name.lower(): version for name, version in pairs}
+
+
+def _purelib(python: str) -> Path:
+    out = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return Path(out.strip())
+
+
+def install(python: str) -> None:
+    have = _installed(python)
+    if not have.get("torch", "").startswith("2.13.0"):
+        _pip(python, TORCH)
+    wanted = {"sglang": "0.5.23", "torchvision": "0.28.0"}
+    if any(have.get(name) != version for name, version in wanted.items()):
+        _pip(python, "--no-deps", SGLANG, TORCHVISION)
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as constraints:
+        constraints.write(f"{TORCH}\n{TORCHVISION}\n")
+    try:
+        # pip skips what is already satisfied, so this is quick on a warm environment.
+        env_constraint = ["-c", constraints.name]
+        _pip(python, "-r", str(REQUIREMENTS), *env_constraint)
+    finally:
+        os.unlink(constraints.name)
+    site = _purelib(python)
+    shutil.copyfile(HOOK_SOURCE, site / f"{HOOK_MODULE}.py")
+    (site / PTH_NAME).write_text(f"import {HOOK_MODULE}; {HOOK_MODULE}.install()\n")
+    subprocess.run(
+        [python, "-c", "import torchvision, sglang; print('sglang', sglang.__version__)"],
+        check=True,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--venv",
+        type=Path,
+        help="create this virtualenv (if missing) and install into it; default: the running "
+        "interpreter's environment",
+    )
+    args = parser.parse_args(argv)
+    python = sys.executable
+    if args.venv is not None:
+        if not (args.venv / "bin" / "python").exists():
+            venv.EnvBuilder(with_pip=True).create(args.venv)
+        python = str(args.venv / "bin" / "python")
+    elif sys.prefix == sys.base_prefix and not os.environ.get("SGLANG_INSTALL_SYSTEM"):
+        print(
+            "install_sglang: refusing to install into the system Python; use --venv DIR "
+            f"(running {python}, purelib {sysconfig.get_paths()['purelib']})",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        install(python)
+    except subprocess.CalledProcessError as error:
+        print(f"install_sglang: step failed: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
