@@ -28,7 +28,7 @@ import hashlib
 import random
 import threading
 from collections import deque
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
@@ -220,25 +220,36 @@ class MockEngine:
                 ) from error
             error_after = request.hints.get(ERROR_AFTER_HINT)
             stream = self._render(plan, request, error_after)
+        latency = self.latency
+        if not (latency.ttft or latency.inter_token or latency.jitter):
+            # The common case, and the hot path of every stream (benchmarks/
+            # mock_streaming_throughput.py): no timing RNG, no per-chunk checks.
+            for chunk in stream:
+                yield chunk
+            return
         timing = _rng(request_digest(request, self.seed, "latency"))
         first = True
-        async for chunk in stream:
-            delay = self.latency.ttft if first else self.latency.inter_token
+        for chunk in stream:
+            delay = latency.ttft if first else latency.inter_token
             if not isinstance(chunk, Final):
-                delay += self.latency.jitter * timing.random() if self.latency.jitter else 0.0
+                delay += latency.jitter * timing.random() if latency.jitter else 0.0
                 if delay > 0:
                     await anyio.sleep(delay)
                 first = False
             yield chunk
 
-    async def _render(
+    def _render(
         self, plan: Plan, request: GenerationRequest, error_after: int | None
-    ) -> AsyncIterator[Chunk]:
-        sizes = _rng(request_digest(request, self.seed, "chunking"))
+    ) -> Iterator[Chunk]:
+        """The plan, token by token (synchronous: the engine's timing is applied by the caller)."""
+        low, high = self.chunking.low, self.chunking.high
+        # Chunk sizes come from their own RNG, so a fixed size may skip it without changing output.
+        sizes = _rng(request_digest(request, self.seed, "chunking")) if low != high else None
         fail_at = _min(plan.fail_after, error_after)
         message = plan.fail_message or "The mock server injected a mid-stream error."
         used = reasoning = 0
         budget = plan.budget
+        limit = _min(budget, fail_at)  # a chunk never crosses the budget or the failure point
         input_tokens = count_request_tokens(request)
         for segment in plan.segments:
             tokens = tokenize(segment.text)
@@ -250,22 +261,23 @@ class MockEngine:
                 yield _chunk(segment, segment.text, first=True)
                 used += len(tokens)
                 continue
-            pos = 0
-            while pos < len(tokens):
+            is_text = segment.kind == "text"
+            is_reasoning = segment.kind in ("summary", "raw")
+            pos, count = 0, len(tokens)
+            while pos < count:
                 if fail_at is not None and used >= fail_at:
                     raise EngineError(message, code="server_error")
                 if budget is not None and used >= budget:
                     yield Final("length", input_tokens, used, reasoning_tokens=reasoning)
                     return
-                size = sizes.randint(self.chunking.low, self.chunking.high)
-                for limit in (budget, fail_at):
-                    if limit is not None:
-                        size = min(size, limit - used)
-                piece = "".join(tokens[pos : pos + size])
-                yield _chunk(segment, piece, first=pos == 0)
+                size = low if sizes is None else sizes.randint(low, high)
+                if limit is not None:
+                    size = min(size, limit - used)
+                piece = tokens[pos] if size == 1 else "".join(tokens[pos : pos + size])
+                yield TextDelta(piece) if is_text else _chunk(segment, piece, first=pos == 0)
                 pos += size
                 used += size
-                if segment.kind in ("summary", "raw"):
+                if is_reasoning:
                     reasoning += size
         if fail_at is not None and used >= fail_at:
             raise EngineError(message, code="server_error")
@@ -292,9 +304,7 @@ def _chunk(segment: Segment, piece: str, *, first: bool) -> Chunk:
     return HostedToolCall("web_search_call", dict(segment.action))
 
 
-async def _scripted(
-    script: Sequence[Chunk | EngineError], input_tokens: int
-) -> AsyncIterator[Chunk]:
+def _scripted(script: Sequence[Chunk | EngineError], input_tokens: int) -> Iterator[Chunk]:
     for item in script:
         if isinstance(item, EngineError):
             raise item

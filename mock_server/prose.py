@@ -31,15 +31,24 @@ _TAILS = (
 )  # fmt: skip
 
 
+# Token counts of the sentences drawn so far: at most 8 x 8 x 10 x 7 = 4,480 of them, and counting
+# was most of the cost of a long answer (benchmarks/mock_streaming_throughput.py).
+_SENTENCE_TOKENS: dict[str, int] = {}
+
+
 def sentences(rng: random.Random, min_tokens: int) -> str:
     """Sentences until at least ``min_tokens`` tokens."""
     out: list[str] = []
     total = 0
+    choice = rng.choice
     while total < min_tokens:
-        s = f"{rng.choice(_SUBJECTS)} {rng.choice(_VERBS)} {rng.choice(_OBJECTS)}{rng.choice(_TAILS)}."
+        s = f"{choice(_SUBJECTS)} {choice(_VERBS)} {choice(_OBJECTS)}{choice(_TAILS)}."
         s = s if not out else " " + s
+        n = _SENTENCE_TOKENS.get(s)
+        if n is None:
+            n = _SENTENCE_TOKENS[s] = count_tokens(s)
         out.append(s)
-        total += count_tokens(s)
+        total += n
     return "".join(out)
 
 

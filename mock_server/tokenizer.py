@@ -59,7 +59,7 @@ def tokenize(text: str) -> list[str]:
 
 
 def count_tokens(text: str) -> int:
-    return sum(1 for _ in _TOKEN.finditer(text))
+    return len(_TOKEN.findall(text))
 
 
 def tool_text(tool: FunctionTool) -> str:

@@ -66,11 +66,25 @@ def obfuscation(response_id: str, sequence_number: int, delta: str) -> str:
     characters (5,436 of 5,436) and longer deltas carry 0–15 characters; this reproduces that shape
     deterministically from a hash, so identical requests give identical bytes.
     """
-    digest = hashlib.blake2b(
-        f"{response_id}\x00{sequence_number}\x00{delta}".encode(), digest_size=17
-    ).digest()
-    size = _OBFUSCATION_WIDTH - len(delta) if len(delta) < _OBFUSCATION_WIDTH else digest[0] % 16
-    return digest[1 : 1 + size].translate(_ALNUM_TABLE).decode("ascii")
+    return _Obfuscator(response_id)(sequence_number, delta)
+
+
+class _Obfuscator:
+    """:func:`obfuscation` for one response: the hash of the response id is computed once and
+    copied per delta (the text-delta hot path; same digests as hashing the whole input)."""
+
+    __slots__ = ("_prefix",)
+
+    def __init__(self, response_id: str) -> None:
+        self._prefix = hashlib.blake2b(f"{response_id}\x00".encode(), digest_size=17)
+
+    def __call__(self, sequence_number: int, delta: str) -> str:
+        h = self._prefix.copy()
+        h.update(f"{sequence_number}\x00{delta}".encode())
+        digest = h.digest()
+        n = len(delta)
+        size = _OBFUSCATION_WIDTH - n if n < _OBFUSCATION_WIDTH else digest[0] % 16
+        return digest[1 : 1 + size].translate(_ALNUM_TABLE).decode("ascii")
 
 
 PartKind = Literal["output_text", "refusal", "reasoning_text", "summary_text"]
@@ -125,7 +139,7 @@ class ResponseAssembler:
         if include_obfuscation is None:
             stream_options = body.get("stream_options") or {}
             include_obfuscation = bool(stream_options.get("include_obfuscation", True))
-        self._obfuscate = include_obfuscation
+        self._obfuscation = _Obfuscator(response_id) if include_obfuscation else None
         self._seq = 0
         self._done_items: list[dict[str, Any]] = []
         self._open: _OpenItem | None = None
@@ -180,6 +194,13 @@ class ResponseAssembler:
         """The events for one engine chunk; :class:`Final` ends the stream with its terminal event."""
         if self._finished:
             raise EngineProtocolError("the engine sent a chunk after its final chunk")
+        if type(chunk) is TextDelta and self._in_progress:
+            # The hot path: more text for the open output_text part, exactly one delta event.
+            item = self._open
+            if item is not None and item.part is not None and item.part.kind == "output_text":
+                events: list[Event] = []
+                self._text(events, chunk.text, "output_text")
+                return events
         events = self.begin()
         try:
             if isinstance(chunk, TextDelta):
@@ -249,8 +270,8 @@ class ResponseAssembler:
         return self._event(type_, response=dict(self._response))
 
     def _obfuscated(self, event: Event, delta: str) -> Event:
-        if self._obfuscate:
-            event["obfuscation"] = obfuscation(self.response_id, event["sequence_number"], delta)
+        if self._obfuscation is not None:
+            event["obfuscation"] = self._obfuscation(event["sequence_number"], delta)
         return event
 
     # --- items ------------------------------------------------------------------------------
@@ -413,8 +434,8 @@ class ResponseAssembler:
                 "delta": delta,
                 "logprobs": [],
             }
-            if self._obfuscate:
-                event["obfuscation"] = obfuscation(self._response_id, seq, delta)
+            if self._obfuscation is not None:
+                event["obfuscation"] = self._obfuscation(seq, delta)
         else:
             event = {
                 "type": "response.refusal.delta",

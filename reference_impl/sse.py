@@ -23,8 +23,17 @@ __all__ = ["DONE", "SSEResponse", "encode_event"]
 DONE = b"data: [DONE]\n\n"
 
 
+_PREFIXES: dict[str, bytes] = {}  # event type → b"event: <type>\ndata: "; a few dozen types
+
+
 def encode_event(event: Mapping[str, Any]) -> bytes:
-    return b"event: " + str(event["type"]).encode() + b"\ndata: " + orjson.dumps(event) + b"\n\n"
+    type_ = event["type"]
+    prefix = _PREFIXES.get(type_)
+    if prefix is None:
+        prefix = b"event: " + str(type_).encode() + b"\ndata: "
+        if len(_PREFIXES) < 1024:  # bounded: event types come from the assembler's fixed set
+            _PREFIXES[type_] = prefix
+    return prefix + orjson.dumps(event) + b"\n\n"
 
 
 class SSEResponse:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from collections.abc import Sequence
 from typing import Any
@@ -315,6 +316,16 @@ def test_obfuscation_is_deterministic_and_padded() -> None:
     assert len(obfuscation("r", 1, "")) == 16
     assert len(obfuscation("r", 1, "x" * 40)) < 16
     assert obfuscation("r", 1, "abc").isalnum()
+
+
+@pytest.mark.parametrize("delta", ["", "blue", " word", "é✓", "x" * 40])
+def test_obfuscation_is_the_one_shot_hash(delta: str) -> None:
+    # The assembler hashes the response id once and copies the state per delta; the golden
+    # snapshots pin the bytes, this pins the formula they were made with.
+    digest = hashlib.blake2b(f"resp_1\x00{7}\x00{delta}".encode(), digest_size=17).digest()
+    size = 16 - len(delta) if len(delta) < 16 else digest[0] % 16
+    alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    assert obfuscation("resp_1", 7, delta) == "".join(alnum[b % 62] for b in digest[1 : 1 + size])
 
 
 def test_include_obfuscation_false_omits_it() -> None:
