@@ -1,0 +1,239 @@
+"""What the matrix judges: each codebase pinned to an exact version, and the targets built from it.
+
+A *vendor* is a codebase at one version, installed into a virtualenv of its own. A *target* is
+one server the suite judges: a vendor, started a given way, in front of a given backend (for the
+SGLang-backed ones: SGLang 0.5.23 on one of the scripted models of ``tests/sglang``), declaring
+the profiles that codebase claims to support. Only claims are judged: a profile a vendor does not
+claim is not run against it, and which claim is whose is written next to each target (``claim``).
+
+Pins: third-party packages are installed from the ``locks/`` constraints file (every dependency
+at the version that was judged) after their own wheel was downloaded alone and its sha256 checked
+against the value here. LiteLLM: 1.82.7 and 1.82.8 were published by an attacker (a credential
+stealer, partly a ``.pth`` file that runs at every Python start) and withdrawn; they and any other
+release listed in :data:`BANNED` are refused, and after installing, every ``.pth`` file in the
+venv must be one of ``allowed_pth``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = [
+    "BANNED",
+    "SGLANG_MODELS",
+    "SLICES",
+    "TARGETS",
+    "VENDORS",
+    "SGLangModel",
+    "TargetSpec",
+    "Vendor",
+    "targets_for",
+]
+
+LOCKS = Path(__file__).resolve().parent / "locks"
+
+# Releases that must never be installed: (distribution, version) → why.
+BANNED: dict[tuple[str, str], str] = {
+    (
+        "litellm",
+        "1.82.7",
+    ): "published by an attacker (credential stealer with a .pth hook), withdrawn",
+    (
+        "litellm",
+        "1.82.8",
+    ): "published by an attacker (credential stealer with a .pth hook), withdrawn",
+}
+
+# setuptools' own hook, present in every venv made by `python -m venv` with pip's setuptools.
+STANDARD_PTH = frozenset({"distutils-precedence.pth"})
+
+
+@dataclass(frozen=True, slots=True)
+class Vendor:
+    key: str  # the venv's folder name
+    codebase: str  # what the matrix calls it
+    distribution: str  # the PyPI name ("" for the special installs below)
+    version: str
+    source: str  # where it comes from, said in the report
+    extras: str = ""
+    wheel_sha256: str = ""  # of the one wheel pip picks on this platform (manylinux x86_64 / any)
+    lock: str = ""  # file in locks/: every dependency pinned
+    allowed_pth: frozenset[str] = STANDARD_PTH
+    homepage: str = ""
+
+    @property
+    def requirement(self) -> str:
+        extras = f"[{self.extras}]" if self.extras else ""
+        return f"{self.distribution}{extras}=={self.version}"
+
+
+VENDORS: dict[str, Vendor] = {
+    v.key: v
+    for v in (
+        Vendor(
+            key="litellm",
+            codebase="LiteLLM proxy",
+            distribution="litellm",
+            extras="proxy",
+            version="1.108.5",
+            source="PyPI",
+            # litellm-1.108.5-cp310-abi3-manylinux_2_28_x86_64.whl, as PyPI lists it
+            wheel_sha256="1b99ab7d3759588e6a943f5c7b6801e851b7f16be3a7fb137341e76546f91ded",
+            lock="litellm.txt",
+            homepage="https://github.com/BerriAI/litellm",
+        ),
+        Vendor(
+            key="open-responses-server",
+            codebase="open-responses-server",
+            distribution="open-responses-server",
+            version="0.4.1",
+            source="PyPI",
+            wheel_sha256="d9b113af2c1dd829c7ef06f6bcbb6e38eb7220c1214058a558a69a97f06b555e",
+            lock="open-responses-server.txt",
+            homepage="https://github.com/teabranch/open-responses-server",
+        ),
+        # Installed by scripts/install_sglang.py (the CPU recipe of issue 6), pinned there.
+        Vendor(
+            key="sglang",
+            codebase="SGLang",
+            distribution="sglang",
+            version="0.5.23",
+            source="PyPI (CPU install: scripts/install_sglang.py)",
+            homepage="https://github.com/sgl-project/sglang",
+        ),
+        # This repository's working tree, installed non-editable (the version is the commit).
+        Vendor(
+            key="ours",
+            codebase="responses-conformance (this project)",
+            distribution="responses-conformance",
+            version="0.1.0",
+            source="this repository",
+        ),
+    )
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SGLangModel:
+    kind: str  # a kind of tests/sglang/scripted_models.py
+    served_name: str
+    parser_args: tuple[str, ...]
+    thinks: bool  # emits reasoning
+    calls_tools: bool
+
+
+SGLANG_MODELS: dict[str, SGLangModel] = {
+    m.kind: m
+    for m in (
+        SGLangModel("plain", "scripted-plain", ("--reasoning-parser", "qwen3"), True, False),
+        SGLangModel("tools", "scripted-tools", ("--tool-call-parser", "qwen25"), False, True),
+        # SGLang takes its harmony path for model_type gpt_oss by itself; the parsers name it.
+        SGLangModel(
+            "gpt_oss",
+            "scripted-gpt-oss",
+            ("--reasoning-parser", "gpt-oss", "--tool-call-parser", "gpt-oss"),
+            True,
+            False,
+        ),
+    )
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TargetSpec:
+    name: str
+    vendor: str  # key of VENDORS
+    kind: str  # mock | sglang | reference | litellm | open-responses-server
+    profiles: tuple[str, ...]
+    claim: str  # where the profiles come from: the vendor's own words or docs
+    model: str = ""  # SGLang scripted model kind ("" for the mock)
+    follows_instructions: bool = False  # the scripted models do not read instructions
+    timeout: float = 60.0
+    path: str = "/v1"  # where the Responses routes are, relative to the server root
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def backend(self) -> str:
+        if not self.model:
+            return "-"
+        how = (
+            "in-process engine" if self.kind in ("sglang", "reference") else "/v1/chat/completions"
+        )
+        return f"SGLang 0.5.23, scripted `{self.model}` model ({how})"
+
+
+def _sglang(model: str, profiles: tuple[str, ...]) -> TargetSpec:
+    return TargetSpec(
+        name=f"sglang-{model.replace('_', '-')}",
+        vendor="sglang",
+        kind="sglang",
+        model=model,
+        profiles=profiles,
+        claim="SGLang serves /v1/responses with store, retrieve, cancel, background and "
+        "previous_response_id under --enable-response-store (serving_responses.py); tools and "
+        "reasoning through its parsers",
+    )
+
+
+def _litellm(model: str, profiles: tuple[str, ...]) -> TargetSpec:
+    return TargetSpec(
+        name=f"litellm-{model.replace('_', '-')}",
+        vendor="litellm",
+        kind="litellm",
+        model=model,
+        profiles=profiles,
+        claim="LiteLLM bridges /v1/responses through /v1/chat/completions for OpenAI-compatible "
+        "providers without a Responses API (custom_openai/); its retrieve/delete and "
+        "previous_response_id need the proxy's database, which this deployment does not have, "
+        "so `stateful` is not claimed here",
+    )
+
+
+def _ors(model: str, profiles: tuple[str, ...]) -> TargetSpec:
+    return TargetSpec(
+        name=f"ors-{model.replace('_', '-')}",
+        vendor="open-responses-server",
+        kind="open-responses-server",
+        model=model,
+        profiles=profiles,
+        claim="its README: 'a drop-in replacement for OpenAI's Responses API', handling "
+        "'stateful chat, tool calls' (in-memory); it serves POST /responses at the root",
+        path="",
+    )
+
+
+TARGETS: dict[str, TargetSpec] = {
+    t.name: t
+    for t in (
+        TargetSpec(
+            name="mock",
+            vendor="ours",
+            kind="mock",
+            profiles=("core", "stateful", "tools", "reasoning", "structured", "openresponses"),
+            claim="ours: every profile",
+            timeout=10.0,
+        ),
+        _sglang("plain", ("core", "stateful", "reasoning")),
+        _sglang("tools", ("core", "stateful", "tools")),
+        _sglang("gpt_oss", ("core", "stateful", "reasoning")),
+        _litellm("plain", ("core", "reasoning")),
+        _litellm("tools", ("core", "tools")),
+        _ors("plain", ("core", "stateful")),
+        _ors("tools", ("core", "stateful", "tools")),
+    )
+}
+
+# The CI slice: SGLang native on one model and one bridge in front of the same server (≤ 5 min).
+SLICES: dict[str, tuple[str, ...]] = {
+    "ci": ("sglang-plain", "ors-plain"),
+    "full": tuple(TARGETS),
+}
+
+
+def targets_for(names: list[str] | None, slice_name: str) -> list[TargetSpec]:
+    chosen = names or list(SLICES[slice_name])
+    unknown = [n for n in chosen if n not in TARGETS]
+    if unknown:
+        raise KeyError(f"unknown target(s): {', '.join(unknown)} (known: {', '.join(TARGETS)})")
+    return [TARGETS[n] for n in chosen]

@@ -1,0 +1,218 @@
+"""``python -m benchmarks.vendors``: run the vendor matrix, reproduce one failure, serve a target.
+
+    python -m benchmarks.vendors run                      # the full matrix → reports/vendors/
+    python -m benchmarks.vendors run --slice ci --baseline docs/vendors/matrix/index.json
+    python -m benchmarks.vendors run --target litellm-plain --publish docs/vendors
+    python -m benchmarks.vendors repro litellm-plain -k 'create_stream and string'
+    python -m benchmarks.vendors serve sglang-plain       # start it, print its base URL, wait
+    python -m benchmarks.vendors summary reports/vendors  # re-render SUMMARY.md from a run
+
+Exit codes: 0 done (``run``: and, with ``--baseline``, every verdict as in the baseline);
+1 a verdict differs from the baseline (``run``) or the case failed (``repro``); 2 the run broke
+(a target could not be installed or started, bad arguments). With ``--skip-missing``, a slice
+whose SGLang pieces are not in the tree yet is skipped with exit 0 (and says so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .catalog import SLICES, TARGETS, targets_for
+from .compare import compare
+from .run import RunOptions, run
+from .summary import render_summary
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_OUT = REPO / "reports" / "vendors"
+DEFAULT_VENVS = REPO / ".venv-vendors"
+
+
+def _log(message: str) -> None:
+    print(f"[vendors {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--venv-root",
+        type=Path,
+        default=DEFAULT_VENVS,
+        help="where the vendors' venvs and the scripted models live (default %(default)s)",
+    )
+    p.add_argument(
+        "--sglang-python",
+        type=Path,
+        help="an interpreter with SGLang 0.5.23 installed for CPU (default: install one "
+        "into VENV_ROOT/sglang with scripts/install_sglang.py)",
+    )
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.vendors",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="install, start and judge targets; write the matrix")
+    r.add_argument("--slice", choices=sorted(SLICES), default="full")
+    r.add_argument("--target", action="append", metavar="NAME", help=f"one of {', '.join(TARGETS)}")
+    r.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    r.add_argument("--baseline", type=Path, help="a merged index.json to compare verdicts with")
+    r.add_argument(
+        "--publish", type=Path, help="copy the summary, index and HTML here (docs/vendors)"
+    )
+    r.add_argument("--png", action="store_true", help="render the HTML matrix to PNG (Chromium)")
+    r.add_argument(
+        "--skip-missing",
+        action="store_true",
+        help="exit 0 with a note when SGLang's CPU set-up is not in the tree",
+    )
+    _common(r)
+    rp = sub.add_parser("repro", help="start one target and run only the matching cases")
+    rp.add_argument("target", choices=sorted(TARGETS))
+    rp.add_argument("-k", dest="expr", required=True, help="pytest -k expression (the case)")
+    rp.add_argument("--out", type=Path)
+    _common(rp)
+    s = sub.add_parser("serve", help="start one target, print its base URL and wait for Ctrl-C")
+    s.add_argument("target", choices=sorted(TARGETS))
+    _common(s)
+    sm = sub.add_parser("summary", help="re-render SUMMARY.md of a run directory")
+    sm.add_argument("run_dir", type=Path)
+    return parser
+
+
+def _sglang_missing() -> str:
+    needed = [
+        REPO / "scripts" / "install_sglang.py",
+        REPO / "tests" / "sglang" / "scripted_models.py",
+        REPO / "tests" / "sglang" / "cpu_stubs" / "sgl_kernel" / "__init__.py",
+    ]
+    absent = [str(p.relative_to(REPO)) for p in needed if not p.is_file()]
+    return ", ".join(absent)
+
+
+def write_summary(out: Path, record: dict[str, Any]) -> Path | None:
+    merged = out / "merged" / "index.json"
+    if not merged.is_file():
+        return None
+    index = json.loads(merged.read_text())
+    path = out / "SUMMARY.md"
+    path.write_text(render_summary(index, record))
+    return path
+
+
+def _png(out: Path) -> Path | None:
+    html = out / "merged" / "report.html"
+    png = out / "matrix.png"
+    script = REPO / "scripts" / "render_report_png.py"
+    if not html.is_file() or not script.is_file():
+        return None
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, str(script), str(html), str(png), "--window-size", "1500,2400"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    _log(f"PNG: {png if done.returncode == 0 else 'failed: ' + done.stderr.strip()[:200]}")
+    return png if done.returncode == 0 else None
+
+
+def _publish(out: Path, dest: Path, png: Path | None) -> None:
+    (dest / "matrix").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(out / "SUMMARY.md", dest / "matrix.md")
+    shutil.copyfile(out / "merged" / "index.json", dest / "matrix" / "index.json")
+    shutil.copyfile(out / "merged" / "report.html", dest / "matrix" / "report.html")
+    shutil.copyfile(out / "run.json", dest / "matrix" / "run.json")
+    if png is not None and png.is_file():
+        shutil.copyfile(png, dest / "matrix.png")
+    _log(f"published to {dest}")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    if args.skip_missing and _sglang_missing():
+        print(
+            f"vendor matrix skipped: SGLang's CPU set-up is not in the tree yet ({_sglang_missing()})"
+        )
+        return 0
+    try:
+        targets = targets_for(args.target, args.slice)
+    except KeyError as exc:
+        print(f"vendors: {exc.args[0]}", file=sys.stderr)
+        return 2
+    opts = RunOptions(
+        out=args.out,
+        repo=REPO,
+        venv_root=args.venv_root,
+        sglang_python=args.sglang_python,
+        slice_name=args.slice,
+    )
+    record = run(targets, opts, _log)
+    summary = write_summary(args.out, record)
+    png = _png(args.out) if args.png else None
+    if args.publish and summary is not None:
+        _publish(args.out, args.publish, png)
+    broken = [n for n, t in record["targets"].items() if t.get("exit_code") == 2]
+    print(
+        f"vendor matrix: {len(record['targets'])} target(s) in {record['wall_s']:.0f} s; "
+        f"summary {summary}; broken: {', '.join(broken) or 'none'}"
+    )
+    code = 2 if broken else 0
+    if args.baseline is not None and summary is not None:
+        current = json.loads((args.out / "merged" / "index.json").read_text())
+        baseline = json.loads(args.baseline.read_text())
+        differences = compare(baseline, current)
+        for line in differences:
+            print("  " + line)
+        print(
+            f"verdicts vs {args.baseline}: {'same' if not differences else f'{len(differences)} difference(s)'}"
+        )
+        code = max(code, 1 if differences else 0)
+    return code
+
+
+def cmd_repro(args: argparse.Namespace) -> int:
+    out = args.out or DEFAULT_OUT.parent / f"vendors-repro-{args.target}"
+    opts = RunOptions(
+        out=out,
+        repo=REPO,
+        venv_root=args.venv_root,
+        sglang_python=args.sglang_python,
+        suite_args=["-k", args.expr, "-v"],
+        slice_name="repro",
+    )
+    record = run([TARGETS[args.target]], opts, _log)
+    result = record["targets"][args.target]
+    log = out / "targets" / args.target / "suite.log"
+    if log.is_file():
+        print(log.read_text())
+    else:
+        print(result.get("error", "not run"))
+    return int(result.get("exit_code", 2))
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .serve import serve
+
+    return serve(TARGETS[args.target], REPO, args.venv_root, args.sglang_python, _log)
+
+
+def cmd_summary(args: argparse.Namespace) -> int:
+    record = json.loads((args.run_dir / "run.json").read_text())
+    path = write_summary(args.run_dir, record)
+    print(path or "no merged index in this run")
+    return 0 if path else 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    handlers = {"run": cmd_run, "repro": cmd_repro, "serve": cmd_serve, "summary": cmd_summary}
+    return handlers[args.command](args)

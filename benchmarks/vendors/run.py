@@ -1,0 +1,307 @@
+"""The run: install, start, judge, stop — one backend at a time — then merge and summarize.
+
+Targets are grouped by backend: the mock alone, then per scripted model one SGLang server that
+SGLang-native is judged on directly and every bridge is put in front of (its
+``/v1/chat/completions``). One SGLang server at a time: the machine has two cores. The suite runs
+as a subprocess of the project's interpreter (``python -m conformance.cli run``), one target at a
+time, each into ``<out>/targets/<name>/``; ``responses-conformance report`` merges the indexes
+into ``<out>/merged/`` (``index.json``, ``report.html``), and :mod:`.summary` writes
+``<out>/SUMMARY.md``. ``<out>/run.json`` keeps what was run: versions, commands, wall times.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import venvs
+from .catalog import SGLANG_MODELS, VENDORS, TargetSpec
+from .services import Service, ServiceError
+from .stack import (
+    KEY_ENV,
+    Launched,
+    bridge_service,
+    build_models,
+    clean_env,
+    mock_service,
+    sglang_service,
+)
+
+__all__ = ["RunOptions", "judge_command", "run"]
+
+Log = Callable[[str], None]
+
+
+@dataclass(slots=True)
+class RunOptions:
+    out: Path
+    repo: Path
+    venv_root: Path
+    sglang_python: Path | None = None
+    suite_args: list[str] = field(default_factory=list)  # e.g. ["-k", "case"] for a reproduction
+    slice_name: str = "full"
+
+
+def judge_command() -> list[str]:
+    return [sys.executable, "-m", "conformance.cli"]
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=False)
+    return done.stdout.strip()
+
+
+def _suite(spec: TargetSpec, launched: Launched, opts: RunOptions, log: Log) -> dict[str, Any]:
+    report = opts.out / "targets" / spec.name
+    report.mkdir(parents=True, exist_ok=True)
+    cmd = [
+        *judge_command(),
+        "run",
+        "--base-url",
+        launched.base_url,
+        "--model",
+        launched.model,
+        "--name",
+        spec.name,
+        "--profile",
+        ",".join(spec.profiles),
+        "--timeout",
+        f"{spec.timeout:g}",
+        "--report-dir",
+        str(report),
+    ]
+    if not spec.follows_instructions:
+        cmd.append("--no-instructions")
+    env = clean_env()
+    if launched.api_key:
+        cmd += ["--api-key-env", KEY_ENV]
+        env[KEY_ENV] = launched.api_key
+    cmd += opts.suite_args
+    log(f"judging {spec.name} at {launched.base_url} ({', '.join(spec.profiles)})")
+    started = time.monotonic()
+    with (report / "suite.log").open("w") as console:
+        done = subprocess.run(
+            cmd,
+            stdout=console,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            cwd=opts.repo,
+            check=False,
+        )
+    wall = time.monotonic() - started
+    log(f"  {spec.name}: exit {done.returncode} in {wall:.1f} s")
+    shown = [
+        "$BASE_URL" if c == launched.base_url else "DIR" if c == str(report) else c
+        for c in cmd[len(judge_command()) :]
+    ]
+    return {
+        "exit_code": done.returncode,
+        "suite_s": round(wall, 1),
+        "command": "responses-conformance " + " ".join(shown),
+        "index": str(report / "index.json"),
+    }
+
+
+def _broken(spec: TargetSpec, why: str, log: Log) -> dict[str, Any]:
+    log(f"  {spec.name}: NOT RUN — {why.splitlines()[0]}")
+    return {"exit_code": 2, "suite_s": 0.0, "error": why, "index": ""}
+
+
+def run(targets: list[TargetSpec], opts: RunOptions, log: Log) -> dict[str, Any]:
+    started = time.monotonic()
+    opts.out.mkdir(parents=True, exist_ok=True)
+    logs = opts.out / "logs"
+    logs.mkdir(exist_ok=True)
+    record: dict[str, Any] = {
+        "date": dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
+        "slice": opts.slice_name,
+        "machine": {
+            "cpus": _cpus(),
+            "python": platform.python_version(),
+            "gpu": "none",
+            "platform": platform.platform(),
+        },
+        "repo": {
+            "commit": _git(opts.repo, "rev-parse", "HEAD"),
+            "dirty": bool(_git(opts.repo, "status", "--porcelain", "--untracked-files=no")),
+        },
+        "vendors": {},
+        "targets": {},
+        "backends": {},
+    }
+    pythons: dict[str, Path] = {}
+    install_errors: dict[str, str] = {}
+    needed = [k for t in targets for k in (["sglang"] if t.model else []) + [t.vendor]]
+    for k in dict.fromkeys(needed):
+        t0 = time.monotonic()
+        try:
+            python, versions = venvs.ensure_vendor(
+                k, opts.venv_root, opts.repo, log, sglang_python=opts.sglang_python
+            )
+        except (venvs.InstallError, subprocess.CalledProcessError, OSError) as exc:
+            install_errors[k] = str(exc)
+            log(f"{k}: install failed: {exc}")
+            continue
+        pythons[k] = python
+        vendor = VENDORS[k]
+        installed = versions.get(vendor.distribution, "")
+        if k == "ours":
+            installed = f"{vendor.version}+g{record['repo']['commit'][:10]}"
+        record["vendors"][k] = {
+            "codebase": vendor.codebase,
+            "version": vendor.version,
+            "installed": installed,
+            "requirement": vendor.requirement,
+            "source": vendor.source,
+            "wheel_sha256": vendor.wheel_sha256,
+            "venv": str(python.parent.parent),
+            "install_s": round(time.monotonic() - t0, 1),
+            "homepage": vendor.homepage,
+        }
+
+    def missing(spec: TargetSpec) -> str:
+        need = [spec.vendor] + (["sglang"] if spec.model else [])
+        return "; ".join(f"{k}: {install_errors[k]}" for k in need if k in install_errors)
+
+    results: dict[str, dict[str, Any]] = {}
+    for spec in [t for t in targets if t.kind == "mock"]:
+        results[spec.name] = _run_mock(spec, pythons, missing(spec), opts, logs, log)
+
+    by_model: dict[str, list[TargetSpec]] = {}
+    for spec in targets:
+        if spec.model:
+            by_model.setdefault(spec.model, []).append(spec)
+    for kind, group in by_model.items():
+        results.update(_run_model(kind, group, pythons, missing, opts, logs, record, log))
+
+    for spec in targets:
+        results[spec.name].update(
+            {
+                "vendor": spec.vendor,
+                "kind": spec.kind,
+                "model": spec.model,
+                "profiles": list(spec.profiles),
+                "claim": spec.claim,
+                "backend": spec.backend,
+            }
+        )
+    record["targets"] = results
+    merged = _merge(opts, [r["index"] for r in results.values() if r.get("index")], log)
+    record["merged"] = merged
+    record["wall_s"] = round(time.monotonic() - started, 1)
+    (opts.out / "run.json").write_text(json.dumps(record, indent=1) + "\n")
+    return record
+
+
+def _cpus() -> int:
+    import os
+
+    return (
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 0)
+    )
+
+
+def _run_mock(
+    spec: TargetSpec, pythons: dict[str, Path], why: str, opts: RunOptions, logs: Path, log: Log
+) -> dict[str, Any]:
+    if why:
+        return _broken(spec, why, log)
+    service, root = mock_service(pythons["ours"], logs)
+    try:
+        service.start()
+    except ServiceError as exc:
+        return _broken(spec, str(exc), log)
+    try:
+        result = _suite(spec, Launched(f"{root}{spec.path}", "mock", "", [service]), opts, log)
+        result["startup_s"] = round(service.startup_s, 1)
+        return result
+    finally:
+        service.stop()
+
+
+def _run_model(
+    kind: str,
+    group: list[TargetSpec],
+    pythons: dict[str, Path],
+    missing: Callable[[TargetSpec], str],
+    opts: RunOptions,
+    logs: Path,
+    record: dict[str, Any],
+    log: Log,
+) -> dict[str, dict[str, Any]]:
+    results: dict[str, dict[str, Any]] = {}
+    if "sglang" not in pythons:
+        for spec in group:
+            results[spec.name] = _broken(spec, missing(spec) or "SGLang is not installed", log)
+        return results
+    sglang_python = pythons["sglang"]
+    t0 = time.monotonic()
+    try:
+        models = build_models(sglang_python, opts.repo, opts.venv_root, [kind], logs / "models.log")
+    except (RuntimeError, subprocess.CalledProcessError) as exc:
+        for spec in group:
+            results[spec.name] = _broken(spec, str(exc), log)
+        return results
+    build_s = time.monotonic() - t0
+    service, root = sglang_service(sglang_python, opts.repo, opts.venv_root, models, kind, logs)
+    log(f"starting SGLang on the scripted `{kind}` model")
+    try:
+        service.start()
+    except (ServiceError, subprocess.CalledProcessError) as exc:
+        for spec in group:
+            results[spec.name] = _broken(spec, f"SGLang did not start: {exc}", log)
+        return results
+    record["backends"][kind] = {
+        "model_build_s": round(build_s, 1),
+        "startup_s": round(service.startup_s, 1),
+        "served_model": SGLANG_MODELS[kind].served_name,
+        "command": " ".join(service.command),
+    }
+    log(f"SGLang `{kind}` ready in {service.startup_s:.0f} s at {root}")
+    try:
+        for spec in group:
+            why = missing(spec)
+            if why:
+                results[spec.name] = _broken(spec, why, log)
+                continue
+            if spec.kind == "sglang":
+                launched = Launched(f"{root}{spec.path}", SGLANG_MODELS[kind].served_name)
+                results[spec.name] = _suite(spec, launched, opts, log)
+                continue
+            launched = bridge_service(
+                pythons[spec.vendor], spec, root, opts.out / "work" / spec.name, logs
+            )
+            bridge: Service = launched.services[0]
+            try:
+                bridge.start()
+            except ServiceError as exc:
+                results[spec.name] = _broken(spec, str(exc), log)
+                continue
+            try:
+                results[spec.name] = _suite(spec, launched, opts, log)
+                results[spec.name]["startup_s"] = round(bridge.startup_s, 1)
+            finally:
+                launched.stop()
+    finally:
+        service.stop()
+    return results
+
+
+def _merge(opts: RunOptions, indexes: list[str], log: Log) -> dict[str, Any]:
+    present = [i for i in indexes if Path(i).is_file()]
+    merged = opts.out / "merged"
+    if not present:
+        return {}
+    cmd = [*judge_command(), "report", "--report-dir", str(merged), *present]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=opts.repo, check=False)
+    log(f"merged {len(present)} index(es) into {merged} (exit {done.returncode})")
+    return {"index": str(merged / "index.json"), "html": str(merged / "report.html")}

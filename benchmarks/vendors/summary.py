@@ -1,0 +1,228 @@
+"""The Markdown summary of a run: the matrix (MUST / SHOULD failures per target), the versions,
+the wall times, and every failing check with its evidence and a one-command reproduction.
+
+Pure functions of the merged JSON index (``responses-conformance report``) and ``run.json``:
+nothing here starts a server, so the summary can be re-rendered from a committed run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .attribution import why_theirs
+
+__all__ = ["counts", "failing_checks", "render_summary", "repro_command", "trim"]
+
+EVENT_CHARS = 320
+BODY_CHARS = 400
+EVENTS_SHOWN = 3
+
+
+def trim(text: str, limit: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def counts(target: dict[str, Any]) -> dict[str, int]:
+    """MUST failures, SHOULD failures (warn, or fail under --strict), and the other outcomes."""
+    out = {"must": 0, "should": 0, "pass": 0, "skip": 0, "info": 0, "xfail": 0, "xpass": 0}
+    for outcome in target.get("checks", {}).values():
+        kind, level = outcome.get("outcome"), outcome.get("level")
+        if kind in ("fail", "warn"):
+            out["must" if level == "MUST" else "should" if level == "SHOULD" else "info"] += 1
+        elif kind in out:
+            out[kind] += 1
+    return out
+
+
+def failing_checks(target: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(check ID, outcome) of every MUST then SHOULD failure, by ID."""
+    found = [
+        (cid, o)
+        for cid, o in target.get("checks", {}).items()
+        if o.get("outcome") in ("fail", "warn", "xpass") and o.get("level") != "INFO"
+    ]
+    return sorted(found, key=lambda item: (item[1].get("level") != "MUST", item[0]))
+
+
+def repro_command(target: str, case: str) -> str:
+    """One command that installs and starts the target and runs only this case."""
+    name, _, param = case.partition("/")[2].partition("[")
+    expr = name if not param else f"{name} and {param.rstrip(']')}"
+    return f"python -m benchmarks.vendors repro {target} -k '{expr}'"
+
+
+def _curl(request: dict[str, Any]) -> str:
+    method = str(request.get("method", "POST"))
+    path = str(request.get("path", ""))
+    body = request.get("body") or ""
+    parts = [f'curl -sN -X {method} "$BASE_URL{path}"']
+    if body:
+        parts.append("-H 'content-type: application/json'")
+        parts.append(f"-d '{trim(body, BODY_CHARS)}'")
+    return " ".join(parts)
+
+
+def _version_cell(run: dict[str, Any], vendor: str) -> str:
+    info = run.get("vendors", {}).get(vendor, {})
+    return f"{info.get('codebase', vendor)} {info.get('installed') or info.get('version', '?')}"
+
+
+def _matrix(index: dict[str, Any], run: dict[str, Any]) -> list[str]:
+    rows = [
+        "| target | codebase | backend | profiles claimed | verdict | MUST fail | SHOULD fail "
+        "| pass | skip | suite time |",
+        "|---|---|---|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for name, target in index.get("targets", {}).items():
+        meta = run.get("targets", {}).get(name, {})
+        c = counts(target)
+        status = target.get("status")
+        verdict = (
+            ("**not run**: " + trim(target.get("reason", ""), 80))
+            if status != "ran"
+            else ("conformant" if c["must"] == 0 else "**fails**")
+        )
+        profiles = ", ".join(target.get("target", {}).get("profiles", []))
+        rows.append(
+            f"| `{name}` | {_version_cell(run, meta.get('vendor', ''))} | {meta.get('backend', '-')} "
+            f"| {profiles} | {verdict} | {c['must']} | {c['should']} | {c['pass']} | {c['skip']} "
+            f"| {target.get('duration_s', 0):.0f} s |"
+        )
+    for name, meta in run.get("targets", {}).items():
+        if name not in index.get("targets", {}):
+            rows.append(
+                f"| `{name}` | {_version_cell(run, meta.get('vendor', ''))} "
+                f"| {meta.get('backend', '-')} | {', '.join(meta.get('profiles', []))} "
+                f"| **not run**: {trim(meta.get('error', '?'), 120)} | – | – | – | – | – |"
+            )
+    return rows
+
+
+def _versions(run: dict[str, Any]) -> list[str]:
+    rows = [
+        "| vendor | pinned | installed | from | main wheel sha256 | install |",
+        "|---|---|---|---|---|---:|",
+    ]
+    for key, v in run.get("vendors", {}).items():
+        sha = f"`{v['wheel_sha256'][:16]}…`" if v.get("wheel_sha256") else "-"
+        rows.append(
+            f"| {v.get('codebase', key)} | `{v.get('requirement')}` | {v.get('installed')} "
+            f"| {v.get('source')} | {sha} | {v.get('install_s', 0):.0f} s |"
+        )
+    return rows
+
+
+def _evidence(target: str, cid: str, outcome: dict[str, Any], check: dict[str, Any]) -> list[str]:
+    level = outcome.get("level", "?")
+    lines = [
+        f"#### `{cid}` — {level}, {check.get('clause', '')}",
+        "",
+        f"*{check.get('requirement', '')}* — {outcome.get('violations', 0)} violation(s) in "
+        f"{len({e.get('case') for e in outcome.get('evidence', [])})} case(s) shown.",
+        "",
+    ]
+    evidence = outcome.get("evidence", [])
+    if evidence:
+        first = evidence[0]
+        request = first.get("request", {})
+        lines.append(
+            f"- case `{first.get('case')}`"
+            + (f", event #{first['event_index']}" if first.get("event_index") is not None else "")
+        )
+        if request:
+            body = trim(request.get("body") or "", BODY_CHARS)
+            lines.append(
+                f"- request: `{request.get('method')} {request.get('path')}`"
+                + (f" `{body}`" if body else "")
+            )
+        response = first.get("response", {})
+        if response.get("body"):
+            lines.append(
+                f"- response: HTTP {response.get('status')} `{trim(response['body'], BODY_CHARS)}`"
+            )
+        events = first.get("events", [])[-EVENTS_SHOWN:]
+        if events:
+            lines.append("- offending events (last shown is the one that broke the rule):")
+            lines.append("")
+            lines.append("  ```")
+            for event in events:
+                lines.append(
+                    f"  #{event.get('index')}: {trim(event.get('event', ''), EVENT_CHARS)}"
+                )
+            lines.append("  ```")
+        lines.append(f"- expected: {trim(first.get('expected', ''), 300)}")
+        lines.append(f"- actual: {trim(first.get('actual', ''), 300)}")
+        others = sorted({e.get("case", "") for e in evidence[1:]} - {first.get("case")})
+        if others:
+            lines.append(f"- also in: {', '.join(f'`{c}`' for c in others)}")
+        lines.append(
+            f"- reproduce: `{repro_command(target, str(first.get('case', '')))}`"
+            + (f"; by hand: `{_curl(request)}`" if request else "")
+        )
+    why = why_theirs(target, cid)
+    if why:
+        lines.append(f"- why it is the server's: {why}")
+    lines.append("")
+    return lines
+
+
+def render_summary(index: dict[str, Any], run: dict[str, Any], *, title: str = "") -> str:
+    checks = index.get("checks", {})
+    judge = index.get("tool", {})
+    wall = run.get("wall_s", 0)
+    lines = [
+        f"# {title or 'Vendor matrix: real Responses servers judged by responses-conformance'}",
+        "",
+        f"Run {run.get('date', '?')} (UTC), slice `{run.get('slice', '?')}`, on "
+        f"{run.get('machine', {}).get('cpus', '?')} CPU cores and no GPU; wall time "
+        f"{wall / 60:.1f} min ({wall:.0f} s) including installs and model builds. Judge: "
+        f"{judge.get('name', 'responses-conformance')} {judge.get('version', '')} at commit "
+        f"`{run.get('repo', {}).get('commit', '?')[:10]}`. Every server ran on 127.0.0.1 only.",
+        "",
+        "Counts are checks (a check fails once however many times it was violated). MUST "
+        "failures make a target non-conformant; SHOULD failures are reported, not failing "
+        "(`--strict` makes them fail). A profile a vendor does not claim is not run against it "
+        "(its checks show as skip).",
+        "",
+        "## Matrix",
+        "",
+        *_matrix(index, run),
+        "",
+        "## Versions",
+        "",
+        *_versions(run),
+        "",
+        "## Backends and wall times",
+        "",
+    ]
+    for kind, b in run.get("backends", {}).items():
+        lines.append(
+            f"- SGLang on the scripted `{kind}` model (`{b.get('served_model')}`): model "
+            f"build {b.get('model_build_s', 0):.0f} s, server ready in "
+            f"{b.get('startup_s', 0):.0f} s."
+        )
+    for name, meta in run.get("targets", {}).items():
+        lines.append(
+            f"- `{name}`: suite {meta.get('suite_s', 0):.0f} s"
+            + (f", start {meta['startup_s']:.0f} s" if meta.get("startup_s") else "")
+            + (f" — `{meta['command']}`" if meta.get("command") else "")
+        )
+    lines += ["", "## What each target claims", ""]
+    for name, meta in run.get("targets", {}).items():
+        lines.append(f"- `{name}` ({', '.join(meta.get('profiles', []))}): {meta.get('claim', '')}")
+    lines += ["", "## Failures, with evidence", ""]
+    for name, target in index.get("targets", {}).items():
+        failing = failing_checks(target)
+        c = counts(target)
+        lines.append(f"### `{name}` — {c['must']} MUST, {c['should']} SHOULD")
+        lines.append("")
+        if target.get("status") != "ran":
+            lines += [f"Not run: {target.get('reason', '')}", ""]
+            continue
+        if not failing:
+            lines += ["No failing check.", ""]
+            continue
+        for cid, outcome in failing:
+            lines += _evidence(name, cid, outcome, checks.get(cid, {}))
+    return "\n".join(lines).rstrip() + "\n"
