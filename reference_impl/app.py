@@ -34,7 +34,12 @@ from .assembler import Event, ResponseAssembler
 from .engine import Engine, GenerationRequest
 from .errors import APIError, invalid_request, not_found
 from .ids import IdFactory, RandomIds
-from .inputs import conversation_items, generation_request, normalize_input
+from .inputs import (
+    check_call_outputs,
+    conversation_items,
+    generation_request,
+    normalize_input,
+)
 from .runner import TERMINAL_STATUSES, BackgroundRunner, drive
 from .sse import DONE, SSEResponse, encode_event
 from .store import MemoryStore, ResponseStore
@@ -187,6 +192,7 @@ class ResponsesService:
             previous_output = previous.get("output") or []
         # SPEC §4: prior input, prior output, new input; prior instructions are not carried over.
         items = conversation_items(previous_input, previous_output, new_items)
+        check_call_outputs(items, new_items)
         hints = self.hints(request) if self.hints is not None else {}
         return generation_request(body, items, hints), items, new_id
 

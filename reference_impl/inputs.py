@@ -8,7 +8,9 @@ Three steps, all sans-I/O:
    (``input[1].content[0].type``).
 2. :func:`conversation_items` puts a ``previous_response_id`` chain together: the prior response's
    input, then its output, then the new input (SPEC §4, [OR]); the prior ``instructions`` are not
-   carried over (SPEC §3; known bug KB19).
+   carried over (SPEC §3; known bug KB19). :func:`check_call_outputs` then rejects a new
+   ``function_call_output`` whose ``call_id`` no ``function_call`` in that conversation carries
+   (OpenAI's 400, ``param: "input"``).
 3. :func:`to_messages` turns items into :class:`~reference_impl.engine.Message` turns (instructions
    first as a system turn; an assistant turn gathers its reasoning, text and function calls) and
    :func:`generation_request` builds the :class:`~reference_impl.engine.GenerationRequest`.
@@ -24,7 +26,13 @@ from .errors import invalid_request
 from .ids import IdSource
 from .validation import type_error, value_error
 
-__all__ = ["conversation_items", "generation_request", "normalize_input", "to_messages"]
+__all__ = [
+    "check_call_outputs",
+    "conversation_items",
+    "generation_request",
+    "normalize_input",
+    "to_messages",
+]
 
 _ROLES = ("user", "system", "developer", "assistant")
 _ITEM_TYPES = (
@@ -212,6 +220,25 @@ def conversation_items(
     items.extend(dict(i) for i in previous_output or ())
     items.extend(dict(i) for i in new_input)
     return items
+
+
+def check_call_outputs(
+    conversation: Sequence[Mapping[str, Any]], new_input: Sequence[Mapping[str, Any]]
+) -> None:
+    """400 for a ``function_call_output`` in ``new_input`` whose ``call_id`` matches no
+    ``function_call`` in ``conversation`` (the whole chain, new input included).
+
+    OpenAI's answer, word for word (e.g. continuedev/continue#10092, microsoft/vscode#320060):
+    ``invalid_request_error``, ``param: "input"``, ``code: null``. Only the new input is checked,
+    so a chain stored before this check existed still continues.
+    """
+    calls = {i.get("call_id") for i in conversation if i.get("type") == "function_call"}
+    for item in new_input:
+        if item.get("type") == "function_call_output" and item.get("call_id") not in calls:
+            raise invalid_request(
+                f"No tool call found for function call output with call_id {item.get('call_id')}.",
+                "input",
+            )
 
 
 def _text_of(parts: Any) -> str:

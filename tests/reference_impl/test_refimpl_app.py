@@ -17,7 +17,7 @@ from refimpl_support import (
 )
 
 from reference_impl.app import create_app
-from reference_impl.engine import Final, TextDelta
+from reference_impl.engine import Final, TextDelta, ToolCallDelta
 from reference_impl.store import MemoryStore
 
 pytestmark = pytest.mark.anyio
@@ -193,6 +193,44 @@ async def test_bad_request_bodies_get_openai_shaped_400s(
     client: httpx2.AsyncClient, body: Any, param: str | None, code: str | None
 ) -> None:
     assert_error(await client.post("/v1/responses", json=body), 400, param, code)
+
+
+async def test_function_call_output_needs_its_call(
+    client: httpx2.AsyncClient, engine: ScriptedEngine
+) -> None:
+    # OpenAI's 400, word for word (continuedev/continue#10092, microsoft/vscode#320060).
+    orphan = {"type": "function_call_output", "call_id": "call_nowhere", "output": "sunny"}
+    for path in ("/v1/responses", "/v1/responses/input_tokens"):
+        error = assert_error(
+            await client.post(path, json={"model": "m", "input": [orphan]}), 400, "input"
+        )
+        assert error == {
+            "message": "No tool call found for function call output with call_id call_nowhere.",
+            "type": "invalid_request_error",
+            "param": "input",
+            "code": None,
+        }
+    call = {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{}"}
+    output = {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}
+    stateless = await client.post("/v1/responses", json={"model": "m", "input": [call, output]})
+    assert stateless.status_code == 200, stateless.text
+    # The call may come from the previous_response_id chain (here: the prior response's output).
+    engine.push(
+        [ToolCallDelta(0, "{}", name="get_weather", call_id="call_2"), Final("tool_calls", 1, 1)]
+    )
+    first = (
+        await client.post("/v1/responses", json={"model": "m", "input": "x", "tools": TOOLS})
+    ).json()
+    chained = {"model": "m", "previous_response_id": first["id"]}
+    ok = await client.post(
+        "/v1/responses", json={**chained, "input": [{**output, "call_id": "call_2"}]}
+    )
+    assert ok.status_code == 200, ok.text
+    bad = await client.post("/v1/responses", json={**chained, "input": [orphan]})
+    assert_error(bad, 400, "input")
+    # A later turn over the chain (which now holds the call and its output) still works.
+    later = {"model": "m", "previous_response_id": ok.json()["id"], "input": "thanks"}
+    assert (await client.post("/v1/responses", json=later)).status_code == 200
 
 
 async def test_malformed_json_and_routes(client: httpx2.AsyncClient) -> None:

@@ -10,6 +10,7 @@ import pytest
 from reference_impl.engine import Message
 from reference_impl.errors import APIError
 from reference_impl.inputs import (
+    check_call_outputs,
     conversation_items,
     generation_request,
     normalize_input,
@@ -171,3 +172,18 @@ def test_bad_items_name_their_path(value: Any, param: str) -> None:
     with pytest.raises(APIError) as info:
         normalize_input(value, ids())
     assert info.value.status == 400 and info.value.param == param
+
+
+def test_call_outputs_must_answer_a_call_in_the_conversation() -> None:
+    call = {"type": "function_call", "call_id": "call_1", "name": "f", "arguments": "{}"}
+    output = {"type": "function_call_output", "call_id": "call_1", "output": "r"}
+    # The conversation is the whole chain: the call may be in the new input or before it.
+    check_call_outputs([call, output], [output])
+    check_call_outputs([{**output, "call_id": "old"}], [])  # only the new input is checked
+    with pytest.raises(APIError) as info:
+        check_call_outputs(
+            [call, {**output, "call_id": "call_2"}], [{**output, "call_id": "call_2"}]
+        )
+    error = info.value
+    assert (error.status, error.param, error.code) == (400, "input", None)
+    assert error.message == "No tool call found for function call output with call_id call_2."
