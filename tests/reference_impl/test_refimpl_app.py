@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx2
 import pytest
+from openai.types.responses import ResponseItemList
 from refimpl_support import (
     FrozenIds,
     ScriptedEngine,
@@ -16,6 +17,7 @@ from refimpl_support import (
     text_script,
 )
 
+from conformance.schema import SCHEMAS
 from reference_impl.app import create_app
 from reference_impl.engine import Final, TextDelta, ToolCallDelta
 from reference_impl.store import MemoryStore
@@ -129,6 +131,20 @@ async def test_input_items_pagination(client: httpx2.AsyncClient) -> None:
     assert_error(await client.get(url, params={"limit": 101}), 400, "limit")
     assert_error(await client.get(url, params={"order": "up"}), 400, "order")
     assert_error(await client.get(url, params={"after": "msg_unknown"}), 400, "after")
+
+
+async def test_input_items_empty_page_has_string_ids(client: httpx2.AsyncClient) -> None:
+    # [OAPI] ResponseItemList and the SDK's model require first_id / last_id as strings.
+    created = await client.post("/v1/responses", json={"model": "m", "input": "only"})
+    url = f"/v1/responses/{created.json()['id']}/input_items"
+    only = (await client.get(url)).json()["data"][0]["id"]
+    empty = (await client.get(url, params={"after": only})).json()
+    assert empty == {"object": "list", "data": [], "first_id": "", "last_id": "", "has_more": False}
+    assert SCHEMAS.validate("ResponseItemList", empty) == []
+    ResponseItemList.model_validate(empty)
+    no_input = await client.post("/v1/responses", json={"model": "m"})
+    listed = (await client.get(f"/v1/responses/{no_input.json()['id']}/input_items")).json()
+    assert (listed["data"], listed["first_id"], listed["last_id"]) == ([], "", "")
 
 
 async def test_input_tokens_and_models(client: httpx2.AsyncClient) -> None:
