@@ -1,0 +1,576 @@
+"""Streaming throughput of the mock server, in events per **server** CPU-second, against a bare
+Starlette/uvicorn endpoint that replays the same bytes (issue 3, Acceptance).
+
+    python benchmarks/mock_streaming_throughput.py [--rounds 9] [--streams 6] [--json out.json]
+
+What runs:
+
+- **mock**: ``responses-mock --port 0 --seed 1 --frozen-time --scenario long-text --chunk 1``
+  (its console entry point, a separate process; the default in-memory store, so every response is
+  stored as a client would have it);
+- **bare**: this script's ``--serve-replay FILE`` mode, a Starlette app whose one route returns a
+  ``StreamingResponse`` over the SSE frames captured from the mock for the same request — one
+  body write per event, exactly as the mock writes them — served by uvicorn with the same settings
+  as the mock's CLI (default loop and HTTP implementation, log level ``warning``).
+
+Both servers are pinned to ``--server-cpu`` and this process (the load generator) to
+``--client-cpu``. The load: ``--connections`` (16) keep-alive HTTP/1.1 connections, each sending
+``--streams`` streaming requests back to back; every stream must deliver the captured number of
+frames or the run fails. Per round and server: one warm-up stream per connection, then the server's
+CPU time (user + system, ``psutil``) is read before and after the measured streams. Rounds alternate
+the servers (ABBA order) and the summary gives medians. The machine may be shared: CPU time of
+the server process is what is compared, not wall time, and wall rates are shown only as context.
+
+The client is a minimal asyncio HTTP/1.1 client that counts ``\\n\\n`` frame ends in the raw
+chunked body (a chunk-size line never contains two consecutive LFs), so its own cost per event
+is small and it does not throttle either server.
+
+Exit codes: 0 measured (the ratio is reported, not enforced), 2 the run broke (a server did not
+start, a stream was short or malformed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import ctypes
+import json
+import os
+import platform
+import select
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+TARGET_RATIO = 0.65
+DEFAULT_BODY = {
+    "model": "mock",
+    "input": "Tell me a long story about a lighthouse keeper.",
+    "stream": True,
+}
+_END = b"\r\n0\r\n\r\n"  # the last chunk of a chunked body (RFC 9112 §7.1)
+
+
+class RunError(Exception):
+    """The run itself broke (exit code 2)."""
+
+
+# --- servers ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Server:
+    name: str
+    process: subprocess.Popen[bytes]
+    host: str
+    port: int
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def cpu_seconds(self) -> float:
+        import psutil  # type: ignore[import-untyped]
+
+        times = psutil.Process(self.pid).cpu_times()
+        return float(times.user + times.system)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+
+def _child_setup(cpu: int | None) -> Callable[[], None]:
+    """Runs in the server process before it starts: pin it, and let it die with this process."""
+
+    def setup() -> None:
+        if cpu is not None and hasattr(os, "sched_setaffinity"):
+            os.sched_setaffinity(0, {cpu})
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG (Linux): no orphaned servers
+
+    return setup
+
+
+def start_server(
+    name: str, argv: Sequence[str], cpu: int | None, *, quiet: bool = True, timeout: float = 30
+) -> Server:
+    """Start ``argv`` and wait for its ``listening on http://HOST:PORT`` line."""
+    process = subprocess.Popen(
+        list(argv),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL if quiet else None,
+        preexec_fn=_child_setup(cpu),
+    )
+    assert process.stdout is not None
+    deadline = time.monotonic() + timeout
+    line = b""
+    while not line.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0 or process.poll() is not None:
+            _abandon(process)
+            raise RunError(f"{name} server did not start: {' '.join(argv)}")
+        ready, _, _ = select.select([process.stdout], [], [], left)
+        if ready:
+            byte = os.read(process.stdout.fileno(), 1)  # unbuffered: select() sees the rest
+            if not byte:
+                continue
+            line += byte
+    text = line.decode().strip()
+    if not text.startswith("listening on http://"):
+        _abandon(process)
+        raise RunError(f"{name} server printed {text!r} instead of its address")
+    host, _, port = text.removeprefix("listening on http://").rpartition(":")
+    return Server(name, process, host.strip("[]"), int(port))
+
+
+def _abandon(process: subprocess.Popen[bytes]) -> None:
+    process.kill()
+    process.wait()
+    if process.stdout is not None:
+        process.stdout.close()
+
+
+def mock_command(args: argparse.Namespace) -> list[str]:
+    entry = Path(sys.executable).with_name("responses-mock")
+    base = [str(entry)] if entry.exists() else [sys.executable, "-m", "mock_server.cli"]
+    return [
+        *base,
+        "--port",
+        "0",
+        "--seed",
+        "1",
+        "--frozen-time",
+        "--scenario",
+        args.scenario,
+        "--chunk",
+        args.chunk,
+        *args.mock_arg,
+    ]
+
+
+def replay_app(body: bytes) -> Any:
+    """The bare endpoint: the captured frames, one ``StreamingResponse`` body write each."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import StreamingResponse
+    from starlette.routing import Route
+
+    frames = split_frames(body)
+
+    async def replay() -> Any:
+        for frame in frames:
+            yield frame
+
+    async def endpoint(request: Request) -> StreamingResponse:
+        await request.body()  # read like the mock does; its content is ignored
+        return StreamingResponse(
+            replay(), media_type="text/event-stream", headers={"cache-control": "no-cache"}
+        )
+
+    return Starlette(routes=[Route("/v1/responses", endpoint, methods=["POST"])])
+
+
+def serve_replay(path: Path) -> int:
+    """``--serve-replay FILE``: the bare server, started and announced like ``responses-mock``."""
+    import uvicorn
+
+    app = replay_app(path.read_bytes())
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(2048)
+    print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}", flush=True)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: None)
+    uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
+def split_frames(body: bytes) -> list[bytes]:
+    return [frame + b"\n\n" for frame in body.split(b"\n\n") if frame]
+
+
+# --- the load generator -----------------------------------------------------------------------
+
+
+def request_bytes(host: str, port: int, body: bytes) -> bytes:
+    head = (
+        f"POST /v1/responses HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        "Content-Type: application/json\r\nAccept: text/event-stream\r\n"
+        f"Authorization: Bearer unused\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+async def _read_head(reader: asyncio.StreamReader) -> None:
+    head = await reader.readuntil(b"\r\n\r\n")
+    status, _, rest = head.partition(b"\r\n")
+    if not status.startswith(b"HTTP/1.1 200"):
+        raise RunError(f"server answered {status.decode(errors='replace')!r}")
+    if b"transfer-encoding: chunked" not in rest.lower():
+        raise RunError("expected a chunked streaming body")
+
+
+async def stream_once(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes
+) -> int:
+    """Send one request on a kept-alive connection; the number of SSE frames it delivered."""
+    writer.write(request)
+    await _read_head(reader)
+    frames = 0
+    last = b""  # the previous read's last 8 bytes: a frame end or the terminator may straddle
+    while True:
+        data = await reader.read(1 << 18)
+        if not data:
+            raise RunError("the server closed the connection mid-stream")
+        frames += data.count(b"\n\n")
+        if last.endswith(b"\n") and data.startswith(b"\n"):
+            frames += 1
+        last = (last + data[-8:])[-8:]
+        if last.endswith(_END):
+            return frames
+
+
+async def capture(host: str, port: int, body: bytes) -> bytes:
+    """The decoded body of one stream (chunked decoding done properly: this is the reference)."""
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        writer.write(request_bytes(host, port, body))
+        await _read_head(reader)
+        out = bytearray()
+        while True:
+            size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
+            if size == 0:
+                await reader.readuntil(b"\r\n")
+                return bytes(out)
+            out += await reader.readexactly(size)
+            await reader.readexactly(2)
+    finally:
+        writer.close()
+
+
+@dataclass
+class Sample:
+    server: str
+    round: int
+    events: int
+    cpu_seconds: float
+    wall_seconds: float
+
+    @property
+    def events_per_cpu_s(self) -> float:
+        return self.events / max(self.cpu_seconds, 1e-9)
+
+    @property
+    def events_per_wall_s(self) -> float:
+        return self.events / max(self.wall_seconds, 1e-9)
+
+
+async def load_round(
+    server: Server, body: bytes, frames_per_stream: int, connections: int, streams: int, rnd: int
+) -> Sample:
+    request = request_bytes(server.host, server.port, body)
+    conns = [await asyncio.open_connection(server.host, server.port) for _ in range(connections)]
+    try:
+
+        async def run(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> int:
+            total = 0
+            for _ in range(n):
+                got = await stream_once(reader, writer, request)
+                if got != frames_per_stream:
+                    raise RunError(
+                        f"{server.name}: a stream delivered {got} frames, expected "
+                        f"{frames_per_stream}"
+                    )
+                total += got
+            return total
+
+        await asyncio.gather(*(run(r, w, 1) for r, w in conns))  # warm-up, not measured
+        cpu0, wall0 = server.cpu_seconds(), time.perf_counter()
+        frames = sum(await asyncio.gather(*(run(r, w, streams) for r, w in conns)))
+        wall1, cpu1 = time.perf_counter(), server.cpu_seconds()
+    finally:
+        for _, writer in conns:
+            writer.close()
+    # Responses events: every frame except the closing `data: [DONE]`.
+    events = frames - connections * streams
+    return Sample(server.name, rnd, events, cpu1 - cpu0, wall1 - wall0)
+
+
+# --- the run ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Results:
+    settings: dict[str, Any]
+    samples: list[Sample] = field(default_factory=list)
+
+    def rates(self, name: str) -> list[float]:
+        return [s.events_per_cpu_s for s in self.samples if s.server == name]
+
+    def summary(self) -> dict[str, Any]:
+        mock, bare = self.rates("mock"), self.rates("bare")
+        rounds = sorted({s.round for s in self.samples})
+        per_round = [
+            m.events_per_cpu_s / b.events_per_cpu_s
+            for r in rounds
+            for m in self.samples
+            if m.server == "mock" and m.round == r
+            for b in self.samples
+            if b.server == "bare" and b.round == r
+        ]
+        wall = {
+            name: statistics.median(s.events_per_wall_s for s in self.samples if s.server == name)
+            for name in ("mock", "bare")
+        }
+        ratio = statistics.median(mock) / statistics.median(bare)
+        return {
+            "mock_events_per_cpu_s_median": statistics.median(mock),
+            "bare_events_per_cpu_s_median": statistics.median(bare),
+            "ratio": ratio,
+            "ratio_per_round": per_round,
+            "ratio_per_round_median": statistics.median(per_round),
+            # On a shared machine the least disturbed round is the best estimate of each cost.
+            "mock_events_per_cpu_s_best": max(mock),
+            "bare_events_per_cpu_s_best": max(bare),
+            "ratio_best": max(mock) / max(bare),
+            "mock_events_per_wall_s_median": wall["mock"],
+            "bare_events_per_wall_s_median": wall["bare"],
+            "target_ratio": TARGET_RATIO,
+            "meets_target": ratio >= TARGET_RATIO,
+        }
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "settings": self.settings,
+            "samples": [
+                {
+                    "server": s.server,
+                    "round": s.round,
+                    "events": s.events,
+                    "cpu_seconds": s.cpu_seconds,
+                    "wall_seconds": s.wall_seconds,
+                    "events_per_cpu_s": s.events_per_cpu_s,
+                    "events_per_wall_s": s.events_per_wall_s,
+                }
+                for s in self.samples
+            ],
+            "summary": self.summary(),
+        }
+
+
+def _cpus(args: argparse.Namespace) -> tuple[int | None, int | None]:
+    if not hasattr(os, "sched_getaffinity") or args.no_pin:
+        return None, None
+    allowed = sorted(os.sched_getaffinity(0))
+    server = args.server_cpu if args.server_cpu is not None else allowed[0]
+    client = args.client_cpu if args.client_cpu is not None else allowed[-1]
+    return server, client
+
+
+def _http_impl() -> str:
+    names = []
+    for module, label in (("uvloop", "uvloop"), ("httptools", "httptools")):
+        try:
+            __import__(module)
+            names.append(label)
+        except ImportError:
+            names.append(f"no {label}")
+    return ", ".join(names)
+
+
+@contextlib.contextmanager
+def servers(args: argparse.Namespace, body: bytes, cpu: int | None) -> Iterator[dict[str, Any]]:
+    started: list[Server] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            mock = start_server("mock", mock_command(args), cpu, quiet=not args.verbose)
+            started.append(mock)
+            captured = asyncio.run(capture(mock.host, mock.port, body))
+            frames_file = Path(tmp) / "frames.sse"
+            frames_file.write_bytes(captured)
+            replay_cmd = [sys.executable, str(Path(__file__).resolve())]
+            bare = start_server(
+                "bare",
+                [*replay_cmd, "--serve-replay", str(frames_file)],
+                cpu,
+                quiet=not args.verbose,
+            )
+            started.append(bare)
+            yield {"mock": mock, "bare": bare, "captured": captured}
+        finally:
+            for server in started:
+                server.stop()
+
+
+def judge_stream(captured: bytes) -> int | None:
+    """Violations of the captured stream under the judge's ``--strict`` rules (None: no judge)."""
+    try:
+        from conformance import SSEStreamValidator, failing
+    except ImportError:
+        return None
+    sse = SSEStreamValidator()
+    sse.feed(captured)
+    sse.close()
+    return len(failing(sse.violations, strict=True))
+
+
+def run(args: argparse.Namespace) -> Results:
+    server_cpu, client_cpu = _cpus(args)
+    if client_cpu is not None:
+        allowed = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {client_cpu})
+        try:
+            return _run(args, server_cpu, client_cpu)
+        finally:
+            os.sched_setaffinity(0, allowed)
+    return _run(args, server_cpu, client_cpu)
+
+
+def _run(args: argparse.Namespace, server_cpu: int | None, client_cpu: int | None) -> Results:
+    body = orjson.dumps(
+        {
+            **DEFAULT_BODY,
+            **({"max_output_tokens": args.max_output_tokens} if args.max_output_tokens else {}),
+        }
+    )
+    with servers(args, body, server_cpu) as running:
+        captured: bytes = running["captured"]
+        frames = split_frames(captured)
+        if len(frames) < 2 or frames[-1] != b"data: [DONE]\n\n":
+            raise RunError("the captured stream does not end with data: [DONE]")
+        settings = {
+            "mock_command": mock_command(args),
+            "request": orjson.loads(body),
+            "events_per_stream": len(frames) - 1,
+            "bytes_per_stream": len(captured),
+            "connections": args.connections,
+            "streams_per_connection": args.streams,
+            "rounds": args.rounds,
+            "server_cpu": server_cpu,
+            "client_cpu": client_cpu,
+            "os_cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "http": _http_impl(),
+            "judge_violations_strict": judge_stream(captured),
+        }
+        if settings["events_per_stream"] < 200:
+            print(
+                f"warning: {settings['events_per_stream']} events per stream (< 200 asked by the "
+                "issue)",
+                file=sys.stderr,
+            )
+        results = Results(settings)
+        for rnd in range(args.rounds):
+            order = ("mock", "bare") if rnd % 2 == 0 else ("bare", "mock")
+            for name in order:
+                sample = asyncio.run(
+                    load_round(
+                        running[name], body, len(frames), args.connections, args.streams, rnd
+                    )
+                )
+                results.samples.append(sample)
+                print(
+                    f"round {rnd + 1}/{args.rounds} {name:4}: {sample.events:>8,} events  "
+                    f"{sample.cpu_seconds:6.2f} server CPU-s  "
+                    f"{sample.events_per_cpu_s:>9,.0f} events/CPU-s  "
+                    f"({sample.events_per_wall_s:,.0f}/wall-s)",
+                    flush=True,
+                )
+    return results
+
+
+def print_summary(results: Results) -> None:
+    s, summary = results.settings, results.summary()
+    print()
+    print(
+        f"stream: {s['events_per_stream']} events, {s['bytes_per_stream']:,} bytes "
+        f"(judge --strict violations: {s['judge_violations_strict']})"
+    )
+    print(
+        f"load: {s['connections']} keep-alive connections x {s['streams_per_connection']} "
+        f"streams per round, {s['rounds']} rounds; server CPU {s['server_cpu']}, "
+        f"client CPU {s['client_cpu']}; {s['http']}"
+    )
+    print(f"mock:  {summary['mock_events_per_cpu_s_median']:>10,.0f} events per server CPU-s")
+    print(f"bare:  {summary['bare_events_per_cpu_s_median']:>10,.0f} events per server CPU-s")
+    verdict = "meets" if summary["meets_target"] else "below"
+    print(
+        f"ratio: {summary['ratio']:>10.2f}  ({verdict} the target {TARGET_RATIO}; per-round "
+        f"median {summary['ratio_per_round_median']:.2f}, range "
+        f"{min(summary['ratio_per_round']):.2f}-{max(summary['ratio_per_round']):.2f}; "
+        f"best round of each: {summary['ratio_best']:.2f})"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        description=(__doc__ or "").split("\n\n")[0],
+        epilog="Exit codes: 0 measured, 2 the run broke.",
+    )
+    parser.add_argument("--rounds", type=int, default=9, help="rounds per server (default: 9)")
+    parser.add_argument(
+        "--streams", type=int, default=6, help="measured streams per connection (default: 6)"
+    )
+    parser.add_argument(
+        "--connections", type=int, default=16, help="keep-alive connections (default: 16)"
+    )
+    parser.add_argument(
+        "--scenario", default="long-text", help="mock scenario (default: long-text)"
+    )
+    parser.add_argument("--chunk", default="1", help="mock tokens per delta (default: 1)")
+    parser.add_argument("--max-output-tokens", type=int, default=None)
+    parser.add_argument(
+        "--mock-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="extra argument for responses-mock (repeatable), e.g. --mock-arg=--store=memory:100",
+    )
+    parser.add_argument("--server-cpu", type=int, default=None, help="default: first allowed CPU")
+    parser.add_argument("--client-cpu", type=int, default=None, help="default: last allowed CPU")
+    parser.add_argument("--no-pin", action="store_true", help="do not pin processes to CPUs")
+    parser.add_argument("--verbose", action="store_true", help="show the servers' stderr")
+    parser.add_argument("--json", type=Path, default=None, help="write samples and summary here")
+    parser.add_argument("--serve-replay", type=Path, default=None, help=argparse.SUPPRESS)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.serve_replay is not None:
+        return serve_replay(args.serve_replay)
+    try:
+        results = run(args)
+    except (RunError, OSError, asyncio.IncompleteReadError) as error:
+        print(f"mock_streaming_throughput: {error}", file=sys.stderr)
+        return 2
+    print_summary(results)
+    if args.json:
+        args.json.write_text(json.dumps(results.as_json(), indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
