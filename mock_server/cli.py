@@ -35,8 +35,8 @@ Choose what the model does per request, first match wins:
   header   x-mock-scenario: reasoning
   metadata {"mock_scenario": "reasoning"}
   model    "mock-reasoning"
-  default  --scenario (auto: answer the request's own parameters - tool_choice, reasoning.summary,
-           text.format, max_output_tokens - as a real model would)
+  default  --scenario (auto: answer the request's own parameters - tool_choice, reasoning.effort
+           and .summary, text.format, max_output_tokens - as a real model would)
 Scenarios: {scenarios}.
 
 Faults (--fault, repeatable, or the x-mock-fault header per request):

@@ -46,6 +46,7 @@ from reference_impl.engine import (
     GenerationRequest,
     HostedToolCall,
     ReasoningDelta,
+    ReasoningItem,
     RefusalDelta,
     TextDelta,
     ToolCallDelta,
@@ -253,6 +254,18 @@ class MockEngine:
         input_tokens = count_request_tokens(request)
         for segment in plan.segments:
             tokens = tokenize(segment.text)
+            if segment.kind == "hidden":
+                # Reasoning nobody sees: one item, its tokens counted at once, cut at the budget.
+                if fail_at is not None and used >= fail_at:
+                    raise EngineError(message, code="server_error")
+                counted = len(tokens) if budget is None else min(len(tokens), budget - used)
+                yield ReasoningItem()
+                used += counted
+                reasoning += counted
+                if counted < len(tokens):
+                    yield Final("length", input_tokens, used, reasoning_tokens=reasoning)
+                    return
+                continue
             if segment.kind == "hosted":
                 # A hosted call is atomic; its query counts as output as a whole.
                 if budget is not None and used + len(tokens) > budget:

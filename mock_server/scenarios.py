@@ -36,9 +36,10 @@ from mock_server import prose
 from mock_server.jsonschema_gen import generate
 from reference_impl.engine import FinishReason, FunctionTool, GenerationRequest
 
-__all__ = ["DEFAULT_TOOL", "SCENARIOS", "Plan", "Segment", "build_plan"]
+__all__ = ["DEFAULT_TOOL", "HIDDEN_REASONING_TOKENS", "SCENARIOS", "Plan", "Segment", "build_plan"]
 
-SegmentKind = Literal["summary", "raw", "text", "refusal", "tool_call", "hosted"]
+# "hidden": reasoning the model does not show (an engine.ReasoningItem); its text is only counted.
+SegmentKind = Literal["summary", "raw", "hidden", "text", "refusal", "tool_call", "hosted"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +84,14 @@ _BUILTIN_SCHEMA: Mapping[str, Any] = {
     "additionalProperties": False,
 }
 
+# Hidden reasoning tokens per reasoning.effort (low-high, seeded), when no summary is asked for.
+HIDDEN_REASONING_TOKENS: Mapping[str, tuple[int, int]] = {
+    "minimal": (4, 12),
+    "low": (24, 48),
+    "medium": (64, 128),
+    "high": (160, 320),
+    "xhigh": (320, 640),
+}
 CUTOFF_DEFAULT = 16
 FAIL_AFTER = 5
 FAILURE_MESSAGE = "The mock engine failed mid-stream (scenario 'failure')."
@@ -143,7 +152,10 @@ def auto(request: GenerationRequest, rng: random.Random) -> Plan:
     - else ``text.format`` ``json_schema`` / ``json_object`` → JSON valid for it;
     - else prose of 40–80 tokens (so a small ``max_output_tokens`` cuts it off).
 
-    ``reasoning.summary`` set puts a summary (two parts when ``"detailed"``) before any of these.
+    ``reasoning.summary`` set puts a summary (two parts when ``"detailed"``) before any of these;
+    ``reasoning.effort`` set (not ``"none"``) without a summary puts a reasoning item that shows no
+    text (``summary: []``, as OpenAI sends), its tokens (``HIDDEN_REASONING_TOKENS``) counted as
+    reasoning tokens.
     """
     segments: list[Segment] = []
     if request.reasoning_summary:
@@ -152,6 +164,9 @@ def auto(request: GenerationRequest, rng: random.Random) -> Plan:
             segments.append(
                 Segment("summary", prose.reasoning_summary(rng, request.messages, i), index=i)
             )
+    elif (effort := request.reasoning_effort) is not None and effort in HIDDEN_REASONING_TOKENS:
+        low, high = HIDDEN_REASONING_TOKENS[effort]
+        segments.append(Segment("hidden", prose.sentences(rng, rng.randint(low, high))))
     last = request.messages[-1] if request.messages else None
     if last is not None and last.role == "tool":
         segments.append(Segment("text", prose.tool_result_answer(rng, request.messages, 30)))

@@ -33,6 +33,7 @@ from .engine import (
     GenerationRequest,
     HostedToolCall,
     ReasoningDelta,
+    ReasoningItem,
     RefusalDelta,
     TextDelta,
     ToolCallDelta,
@@ -209,6 +210,8 @@ class ResponseAssembler:
                 self._text(events, chunk.text, "refusal")
             elif isinstance(chunk, ReasoningDelta):
                 self._reasoning(events, chunk)
+            elif isinstance(chunk, ReasoningItem):
+                self._hidden_reasoning(events)
             elif isinstance(chunk, ToolCallDelta):
                 self._tool_call(events, chunk)
             elif isinstance(chunk, HostedToolCall):
@@ -483,6 +486,11 @@ class ResponseAssembler:
                 delta=chunk.text,
             )
             events.append(self._obfuscated(event, chunk.text))
+
+    def _hidden_reasoning(self, events: list[Event]) -> None:
+        # engine.ReasoningItem: a whole item, `summary: []` in added and done, as in [REC].
+        self._open_item(events, "reasoning", "rs")
+        self._close_open(events, "completed")
 
     def _tool_call(self, events: list[Event], chunk: ToolCallDelta) -> None:
         item = self._open

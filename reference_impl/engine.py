@@ -10,6 +10,13 @@ chunks, then exactly one :class:`Final`. A chunk of one kind after a chunk of an
 new output item (the assembler closes the open one), except ``ToolCallDelta`` chunks, which are
 grouped by ``index``. An engine that fails raises :class:`EngineError` (or yields ``Final`` with
 ``finish_reason="error"``).
+
+Reasoning comes in two shapes. Reasoning the client sees streams as :class:`ReasoningDelta` chunks
+(summary parts, or raw ``reasoning_text``). Reasoning the model did but does not show — what OpenAI
+sends when no ``reasoning.summary`` is asked for — is one :class:`ReasoningItem` chunk: a whole
+reasoning item with ``summary: []`` and no content, opened and closed at once (the chunk after it
+starts a new item). Its tokens are counted only in ``Final.reasoning_tokens`` (and
+``output_tokens``). An empty ``ReasoningDelta`` is not that: it is an empty piece of text.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ __all__ = [
     "HostedToolCall",
     "Message",
     "ReasoningDelta",
+    "ReasoningItem",
     "RefusalDelta",
     "TextDelta",
     "ToolCallDelta",
@@ -94,6 +102,13 @@ class ReasoningDelta:
 
 
 @dataclass(frozen=True, slots=True)
+class ReasoningItem:
+    """A reasoning item that shows no text: ``{"type": "reasoning", "summary": []}``, as OpenAI
+    sends when the request sets ``reasoning.effort`` but no ``reasoning.summary`` ([REC]
+    ``openai-code-interpreter-tool.1``). Count its tokens in ``Final.reasoning_tokens``."""
+
+
+@dataclass(frozen=True, slots=True)
 class TextDelta:
     text: str
 
@@ -137,7 +152,15 @@ class Final:
     error_message: str | None = None
 
 
-Chunk = ReasoningDelta | TextDelta | RefusalDelta | ToolCallDelta | HostedToolCall | Final
+Chunk = (
+    ReasoningDelta
+    | ReasoningItem
+    | TextDelta
+    | RefusalDelta
+    | ToolCallDelta
+    | HostedToolCall
+    | Final
+)
 
 
 class EngineError(Exception):

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import httpx2
 import orjson
@@ -56,6 +57,41 @@ def test_stream_passes_the_judge(
         scenario, "completed"
     )
     assert validator.validator.terminal_type == f"response.{expected_end}"
+
+
+@pytest.mark.parametrize("max_output_tokens", [None, 20])
+def test_hidden_reasoning_passes_the_judge(
+    max_output_tokens: int | None, http: tuple[LoopbackMock, httpx2.Client]
+) -> None:
+    # reasoning.effort without reasoning.summary: a reasoning item with `summary: []` (auto mode).
+    _mock, client = http
+    body: dict[str, Any] = {"model": "mock", "input": "Why?", "reasoning": {"effort": "medium"}}
+    if max_output_tokens is not None:
+        body["max_output_tokens"] = max_output_tokens  # cut inside the reasoning
+    validator = SSEStreamValidator(profiles=ALL_PROFILES, max_output_tokens=max_output_tokens)
+    violations = []
+    with client.stream("POST", "/responses", json={**body, "stream": True}) as response:
+        for raw in response.iter_raw():
+            violations += validator.feed(raw)
+    violations += validator.close()
+    assert not _strict(violations)
+    plain = client.post("/responses", json=body).json()
+    judged = validate_response_body(
+        plain, profiles=ALL_PROFILES, max_output_tokens=max_output_tokens
+    )
+    assert not _strict(judged)
+    assert plain["output"][0] == {
+        "id": plain["output"][0]["id"],
+        "type": "reasoning",
+        "summary": [],
+    }
+    reasoning_tokens = plain["usage"]["output_tokens_details"]["reasoning_tokens"]
+    if max_output_tokens is None:
+        assert plain["status"] == "completed" and reasoning_tokens >= 64
+        assert plain["output"][1]["type"] == "message"
+    else:
+        assert plain["status"] == "incomplete" and len(plain["output"]) == 1
+        assert reasoning_tokens == plain["usage"]["output_tokens"] == max_output_tokens
 
 
 @pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s != "failure"])

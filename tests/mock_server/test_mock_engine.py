@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from mock_server.engine import ERROR_AFTER_HINT, Chunking, Latency, MockEngine
-from mock_server.scenarios import SCENARIOS
+from mock_server.scenarios import HIDDEN_REASONING_TOKENS, SCENARIOS
 from reference_impl.engine import (
     Chunk,
     EngineError,
@@ -19,6 +19,7 @@ from reference_impl.engine import (
     HostedToolCall,
     Message,
     ReasoningDelta,
+    ReasoningItem,
     RefusalDelta,
     TextDelta,
     ToolCallDelta,
@@ -220,6 +221,33 @@ def test_auto_reasoning_summary_comes_first() -> None:
     chunks = run(MockEngine(), req(reasoning_summary="detailed"))
     indices = {c.summary_index for c in chunks if isinstance(c, ReasoningDelta)}
     assert isinstance(chunks[0], ReasoningDelta) and indices == {0, 1}
+
+
+@pytest.mark.parametrize("effort", sorted(HIDDEN_REASONING_TOKENS))
+def test_auto_effort_without_summary_is_a_reasoning_item_without_text(effort: str) -> None:
+    chunks = run(MockEngine(), req(reasoning_effort=effort))
+    assert isinstance(chunks[0], ReasoningItem)
+    assert not any(isinstance(c, ReasoningDelta | ReasoningItem) for c in chunks[1:])
+    final = chunks[-1]
+    assert isinstance(final, Final) and final.finish_reason == "stop"
+    low, high = HIDDEN_REASONING_TOKENS[effort]
+    assert low <= final.reasoning_tokens <= high + 16  # whole sentences, up to one over
+    answer = independent_count(streamed_text(chunks))
+    assert final.output_tokens == final.reasoning_tokens + answer
+    # With a summary asked for, the summary is the reasoning item; "none" reasons not at all.
+    summarized = run(MockEngine(), req(reasoning_effort=effort, reasoning_summary="auto"))
+    assert not any(isinstance(c, ReasoningItem) for c in summarized)
+    assert isinstance(summarized[0], ReasoningDelta)
+    unreasoned = run(MockEngine(), req(reasoning_effort="none"))
+    assert isinstance(unreasoned[0], TextDelta) and unreasoned[-1].reasoning_tokens == 0  # type: ignore[union-attr]
+
+
+def test_hidden_reasoning_is_cut_at_max_output_tokens() -> None:
+    chunks = run(MockEngine(), req(reasoning_effort="high", max_output_tokens=20))
+    assert [type(c) for c in chunks] == [ReasoningItem, Final]
+    final = chunks[-1]
+    assert isinstance(final, Final) and final.finish_reason == "length"
+    assert final.output_tokens == final.reasoning_tokens == 20
 
 
 def test_structured_output_matches_the_schema() -> None:

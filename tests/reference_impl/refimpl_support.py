@@ -152,6 +152,7 @@ def scripts() -> dict[str, list[Step]]:
     from reference_impl.engine import (
         HostedToolCall,
         ReasoningDelta,
+        ReasoningItem,
         RefusalDelta,
         ToolCallDelta,
     )
@@ -170,6 +171,14 @@ def scripts() -> dict[str, list[Step]]:
             ReasoningDelta("thoughts", kind="raw"),
             TextDelta("Done."),
             Final("stop", 9, 6, reasoning_tokens=3),
+        ],
+        # reasoning.effort without reasoning.summary: the item shows no text ([REC]).
+        "reasoning_hidden": [
+            ReasoningItem(),
+            ToolCallDelta(0, '{"city":"Rome"}', name="get_weather"),
+            ReasoningItem(),
+            TextDelta("Sunny."),
+            Final("stop", 9, 40, reasoning_tokens=32),
         ],
         "refusal": [RefusalDelta("I can't "), RefusalDelta("help with that."), Final("stop", 4, 5)],
         "function_call": [

@@ -18,6 +18,7 @@ from reference_impl.engine import (
     HostedToolCall,
     Message,
     ReasoningDelta,
+    ReasoningItem,
     TextDelta,
     ToolCallDelta,
 )
@@ -180,6 +181,27 @@ def test_raw_reasoning_uses_reasoning_text_parts() -> None:
     assert all(
         "obfuscation" not in e for e in events if e["type"].startswith("response.reasoning_text")
     )
+
+
+def test_reasoning_item_without_text_is_added_and_done_with_an_empty_summary() -> None:
+    # The shape of [REC] openai-code-interpreter-tool.1 (reasoning.effort set, no summary).
+    _, events = assemble(
+        [ReasoningItem(), TextDelta("Hi."), Final("stop", 5, 30, reasoning_tokens=28)]
+    )
+    assert types(events)[2:4] == ["response.output_item.added", "response.output_item.done"]
+    item = {"id": "rs_0000", "type": "reasoning", "summary": []}
+    assert events[2]["item"] == events[3]["item"] == item
+    assert events[2]["output_index"] == events[3]["output_index"] == 0
+    response = events[-1]["response"]
+    assert response["output"][0] == item and response["output"][1]["type"] == "message"
+    assert response["usage"]["output_tokens_details"]["reasoning_tokens"] == 28
+    # A reasoning delta after it starts a new item; one before it is closed first.
+    _, events = assemble(
+        [ReasoningDelta("shown"), ReasoningItem(), ReasoningDelta("again"), Final("stop", 5, 9)]
+    )
+    output = events[-1]["response"]["output"]
+    assert [len(o["summary"]) for o in output] == [1, 0, 1]
+    assert len({o["id"] for o in output}) == 3
 
 
 def test_refusal_part() -> None:
