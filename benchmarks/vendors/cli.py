@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import time
@@ -38,6 +39,13 @@ def _log(message: str) -> None:
     print(f"[vendors {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
+def _default_sglang_python() -> Path | None:
+    """``$VENDORS_SGLANG_PYTHON`` when it names an interpreter that exists (tox points it at the
+    ``sglang`` env, when there is one, so CI installs SGLang once)."""
+    value = os.environ.get("VENDORS_SGLANG_PYTHON", "")
+    return Path(value) if value and Path(value).is_file() else None
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--venv-root",
@@ -48,6 +56,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--sglang-python",
         type=Path,
+        default=_default_sglang_python(),
         help="an interpreter with SGLang 0.5.23 installed for CPU (default: install one "
         "into VENV_ROOT/sglang with scripts/install_sglang.py)",
     )

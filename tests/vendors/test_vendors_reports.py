@@ -1,0 +1,92 @@
+"""The Markdown summary and the baseline comparison, from a small synthetic index."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from benchmarks.vendors.compare import compare
+from benchmarks.vendors.summary import counts, failing_checks, render_summary, repro_command
+
+EVENT = (
+    '{"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "delta": "Hi"}'
+)
+INDEX: dict[str, Any] = {
+    "tool": {"name": "responses-conformance", "version": "0.1.0"},
+    "checks": {
+        "stream.sequence.present": {"level": "MUST", "clause": "SPEC §2.1 [REC]",
+                                    "requirement": "every event carries `sequence_number`"},
+        "live.errors.param_named": {"level": "SHOULD", "clause": "SPEC §4",
+                                    "requirement": "a 400 names the field in `param`"},
+    },
+    "targets": {
+        "vendor-x": {
+            "status": "ran", "duration_s": 12.0,
+            "target": {"profiles": ["core"]},
+            "checks": {
+                "stream.sequence.present": {
+                    "outcome": "fail", "level": "MUST", "violations": 7,
+                    "evidence": [{
+                        "case": "core/create_stream[string]", "event_index": 2,
+                        "expected": "an integer `sequence_number`", "actual": "missing",
+                        "request": {"method": "POST", "path": "/responses",
+                                    "body": '{"model": "m", "input": "Say hi", "stream": true}'},
+                        "events": [{"index": 2, "event": EVENT}],
+                    }],
+                },
+                "live.errors.param_named": {"outcome": "warn", "level": "SHOULD", "violations": 1,
+                                            "evidence": []},
+                "usage.total": {"outcome": "pass", "level": "MUST", "violations": 0},
+                "tools.choice": {"outcome": "skip", "level": "MUST", "violations": 0},
+            },
+        },
+    },
+}  # fmt: skip
+RUN: dict[str, Any] = {
+    "date": "2026-11-30T10:00:00+00:00", "slice": "full", "wall_s": 600,
+    "machine": {"cpus": 2}, "repo": {"commit": "abcdef1234567"},
+    "vendors": {"x": {"codebase": "Vendor X", "version": "1.2.3", "installed": "1.2.3",
+                      "requirement": "x==1.2.3", "source": "PyPI", "wheel_sha256": "ab" * 32,
+                      "install_s": 3}},
+    "targets": {"vendor-x": {"vendor": "x", "profiles": ["core"], "claim": "its README",
+                             "backend": "SGLang", "suite_s": 12}},
+}  # fmt: skip
+
+
+def test_counts_are_checks_by_level() -> None:
+    target = INDEX["targets"]["vendor-x"]
+    assert counts(target)["must"] == 1 and counts(target)["should"] == 1
+    assert counts(target)["pass"] == 1 and counts(target)["skip"] == 1
+    assert [cid for cid, _ in failing_checks(target)] == [
+        "stream.sequence.present", "live.errors.param_named"
+    ]  # fmt: skip
+
+
+def test_summary_has_the_matrix_versions_evidence_and_a_reproduction() -> None:
+    text = render_summary(INDEX, RUN)
+    assert (
+        "| `vendor-x` | Vendor X 1.2.3 | SGLang | core | **fails** | 1 | 1 | 1 | 1 | 12 s |" in text
+    )
+    assert "`x==1.2.3`" in text and "10.0 min" in text
+    assert "#### `stream.sequence.present` — MUST, SPEC §2.1 [REC]" in text
+    assert "#2: " + EVENT in text
+    assert "- expected: an integer `sequence_number`" in text and "- actual: missing" in text
+    assert "python -m benchmarks.vendors repro vendor-x -k 'create_stream and string'" in text
+    assert 'curl -sN -X POST "$BASE_URL/responses"' in text
+
+
+def test_repro_command_turns_a_case_id_into_a_k_expression() -> None:
+    assert repro_command("t", "store/delete") == "python -m benchmarks.vendors repro t -k 'delete'"
+    assert repro_command("t", "errors/bad_input[malformed_json]").endswith(
+        "-k 'bad_input and malformed_json'"
+    )
+
+
+def test_compare_reports_every_changed_verdict_and_unknown_targets() -> None:
+    assert compare(INDEX, INDEX) == []
+    changed = copy.deepcopy(INDEX)
+    changed["targets"]["vendor-x"]["checks"]["usage.total"]["outcome"] = "fail"
+    changed["targets"]["other"] = {"status": "ran", "checks": {}}
+    assert compare(INDEX, changed) == [
+        "vendor-x: usage.total pass → fail", "other: not in the baseline"
+    ]  # fmt: skip
