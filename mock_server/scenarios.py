@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 import orjson
 
-from mock_server import prose
+from mock_server import instructions, prose
 from mock_server.jsonschema_gen import generate
 from reference_impl.engine import FinishReason, FunctionTool, GenerationRequest
 
@@ -145,8 +145,11 @@ def auto(request: GenerationRequest, rng: random.Random) -> Plan:
 
     - the last input is a function call's output → a text answer quoting it;
     - else ``tool_choice`` ``required`` / named / ``allowed_tools`` required, or ``auto`` with
-      function tools declared and a user turn last → one call (to the named tool, else the tool
-      whose name the last user message mentions, else the first declared);
+      function tools declared and a user turn last → one call per independent thing the last user
+      turn asks for (:func:`mock_server.instructions.asks`: "the weather in Paris and in Tokyo" →
+      two calls, issued in parallel), but one call when ``parallel_tool_calls`` is false; the calls
+      go to the named tool, else to the tools the last user message mentions, else to the
+      declared tools in order (cycling);
     - else a hosted ``web_search`` / ``web_search_preview`` tool declared and a user turn last →
       the ``web-search`` sequence;
     - else ``text.format`` ``json_schema`` / ``json_object`` → JSON valid for it;
@@ -171,7 +174,8 @@ def auto(request: GenerationRequest, rng: random.Random) -> Plan:
     if last is not None and last.role == "tool":
         segments.append(Segment("text", prose.tool_result_answer(rng, request.messages, 30)))
     elif _wants_call(request, last.role if last else None):
-        segments.extend(_calls(request, rng, 1))
+        n = instructions.asks(request.messages) if request.parallel_tool_calls else 1
+        segments.extend(_calls(request, rng, n))
     elif _has_web_search(request) and last is not None and last.role == "user":
         segments.extend(build_plan("web-search", request, rng).segments)
     elif _json_format(request.text_format) is not None:
@@ -218,8 +222,8 @@ def _choose_tools(request: GenerationRequest, n: int) -> list[FunctionTool]:
             allowed = {t.get("name") for t in choice.get("tools", ()) if isinstance(t, Mapping)}
             tools = [t for t in tools if t.name in allowed] or tools
     user = prose.quote(request.messages, 10_000)
-    mentioned = [t for t in tools if t.name in user]
-    ordered = mentioned + [t for t in tools if t not in mentioned]
+    # A user who names a tool wants that one: "call get_weather once for each city".
+    ordered = [t for t in tools if t.name in user] or tools
     return [ordered[i % len(ordered)] for i in range(n)]
 
 

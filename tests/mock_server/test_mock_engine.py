@@ -9,6 +9,7 @@ import jsonschema
 import pytest
 
 from mock_server.engine import ERROR_AFTER_HINT, Chunking, Latency, MockEngine
+from mock_server.instructions import MAX_ASKS, asks
 from mock_server.scenarios import HIDDEN_REASONING_TOKENS, SCENARIOS
 from reference_impl.engine import (
     Chunk,
@@ -277,6 +278,59 @@ def test_parallel_calls_respect_parallel_tool_calls() -> None:
     assert calls == {0, 1}
     single = req("mock-parallel-function-calls", parallel_tool_calls=False)
     assert {c.index for c in run(MockEngine(), single) if isinstance(c, ToolCallDelta)} == {0}
+
+
+TWO_CITIES = (  # conformance/suite/cases/test_tools.py, test_parallel_calls
+    "Get the weather in Paris and in Tokyo, in celsius. Call lookup once for each city, "
+    "both calls in this one turn."
+)
+
+
+@pytest.mark.parametrize("choice", ["auto", "required", {"type": "function", "name": "lookup"}])
+def test_auto_issues_parallel_calls_for_several_asks(choice: Any) -> None:
+    request = req(text=TWO_CITIES, tools=[OTHER, WEATHER], tool_choice=choice)
+    chunks = run(MockEngine(), request)
+    starts = [c for c in chunks if isinstance(c, ToolCallDelta) and c.name]
+    # Two calls, both to the tool the user names, each with arguments valid for its schema.
+    assert [(c.index, c.name) for c in starts] == [(0, "lookup"), (1, "lookup")]
+    for index in (0, 1):
+        args = "".join(
+            c.arguments for c in chunks if isinstance(c, ToolCallDelta) and c.index == index
+        )
+        jsonschema.validate(json.loads(args), WEATHER.parameters)  # type: ignore[arg-type]
+    assert isinstance(chunks[-1], Final) and chunks[-1].finish_reason == "tool_calls"
+    serial = run(MockEngine(), req(text=TWO_CITIES, tools=[OTHER, WEATHER], tool_choice=choice,
+                                    parallel_tool_calls=False))  # fmt: skip
+    assert {c.index for c in serial if isinstance(c, ToolCallDelta)} == {0}
+    single = run(MockEngine(), req(tools=[OTHER, WEATHER], tool_choice=choice))
+    assert {c.index for c in single if isinstance(c, ToolCallDelta)} == {0}
+
+
+def test_parallel_calls_without_a_named_tool_go_to_the_declared_tools_in_order() -> None:
+    request = req(text="Check Oslo, Rome and Lima.", tools=[OTHER, WEATHER])
+    names = [c.name for c in run(MockEngine(), request) if isinstance(c, ToolCallDelta) and c.name]
+    assert names == ["other", "lookup", "other"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("What is the weather in Paris?", 1),
+        (TWO_CITIES, 2),
+        ("Paris and Rome. Oslo and Bern and Lima.", 3),
+        ("Compare Oslo, the Hague, and Lima.", 3),
+        ("Ann, Bo, Cy, Di and Ed", MAX_ASKS),
+        ("Paris, Tokyo", 1),  # a list needs its "and"
+        ("the and of and to and this and that", 1),  # lowercase prose (benchmark prompts)
+        ("Grandstand, Android, Band.", 1),  # whole words only
+    ],
+)
+def test_asks_counts_the_and_joined_requests_of_the_last_user_turn(
+    text: str, expected: int
+) -> None:
+    assert asks([Message("user", text), Message("assistant", "ok")]) == expected
+    assert asks([Message("user", "A and B"), Message("user", text)]) == expected
+    assert asks([]) == 1
 
 
 def _sleeps(

@@ -61,9 +61,10 @@ def test_cases_are_tagged_with_the_checks_they_evaluate(tmp_path: Path) -> None:
     # A retried case says so, and never runs more than three times (issue 4 Build 1).
     assert all(c["attempts"] <= 3 for c in target["cases"])
     assert all(len(c["retried"]) in (c["attempts"] - 1, c["attempts"]) for c in target["cases"])
+    # The mock's auto mode answers the case's two-city request with two calls at once
+    # (mock_server/instructions.py), deterministically: no retry needed.
     parallel = next(c for c in target["cases"] if c["id"] == "tools/parallel_calls")
-    if parallel["outcome"] == "skipped":  # the mock's auto mode issues one call at a time
-        assert parallel["attempts"] == 3 and len(parallel["retried"]) == 2
+    assert parallel["outcome"] == "passed" and parallel["attempts"] == 1
 
 
 def test_the_judge_never_imports_the_judged() -> None:
