@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from mock_server.engine import Chunking, Latency, MockEngine, Script
+from mock_server.engine import REQUEST_LOG, Chunking, Latency, MockEngine, Script
 from mock_server.faults import FaultPlan
 from mock_server.ids import DeterministicIds
 from mock_server.middleware import MockMiddleware, RecordedRequest, request_hints
@@ -36,6 +36,7 @@ class MockSettings:
     frozen_time: float | None = None  # unix seconds every timestamp takes; None = real time
     store: str = "memory"  # "memory", "memory:MAX_RESPONSES" or "sqlite:PATH"
     api_key: str | None = None
+    request_log: int = REQUEST_LOG  # recent requests kept for `requests` / `generations`
 
 
 def check_store_spec(spec: str) -> tuple[str, str]:
@@ -66,6 +67,7 @@ class MockServer:
             scenario=settings.scenario,
             latency=settings.latency,
             chunking=settings.chunking,
+            request_log=settings.request_log,
         )
         frozen = settings.frozen_time
         clock: Callable[[], float] = time.time if frozen is None else (lambda: frozen)
@@ -78,7 +80,9 @@ class MockServer:
             api_key=settings.api_key,
             hints=request_hints,
         )
-        self.middleware = MockMiddleware(inner, plan=settings.faults, seed=settings.seed)
+        self.middleware = MockMiddleware(
+            inner, plan=settings.faults, seed=settings.seed, request_log=settings.request_log
+        )
         self.app = self.middleware
 
     def queue(self, *scripts: Script) -> None:
@@ -90,12 +94,14 @@ class MockServer:
 
     @property
     def requests(self) -> Sequence[RecordedRequest]:
-        """Every HTTP request the server received, in order (with its attempt number)."""
+        """The HTTP requests the server received, in order (with their attempt numbers): the
+        most recent ``MockSettings.request_log`` of them (1,000 by default)."""
         return list(self.middleware.requests)
 
     @property
     def generations(self) -> Sequence[GenerationRequest]:
-        """Every request the engine was asked to answer, normalized."""
+        """The requests the engine was asked to answer, normalized (the most recent
+        ``MockSettings.request_log``)."""
         return list(self.engine.requests)
 
     def reset(self) -> None:

@@ -20,6 +20,7 @@ from mock_server.engine import Chunking, Latency
 from mock_server.faults import FaultPlan, FaultSyntaxError
 from mock_server.middleware import quiet_dropped_connections
 from mock_server.scenarios import SCENARIOS
+from reference_impl.store import DEFAULT_MAX_RESPONSES
 
 __all__ = ["build_parser", "main"]
 
@@ -91,7 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--store",
         default="memory",
         metavar="SPEC",
-        help="memory (bounded LRU), memory:MAX_RESPONSES or sqlite:PATH (default: memory)",
+        help=f"memory (LRU, at most {DEFAULT_MAX_RESPONSES:,} responses), memory:MAX_RESPONSES "
+        "or sqlite:PATH (default: memory)",
     )
     timing = parser.add_argument_group("timing and chunking (seeded; all 0 by default)")
     timing.add_argument("--ttft", type=float, default=0.0, help="seconds to the first token")

@@ -54,6 +54,7 @@ from reference_impl.engine import (
 
 __all__ = [
     "ERROR_AFTER_HINT",
+    "REQUEST_LOG",
     "Chunking",
     "Latency",
     "MockEngine",
@@ -62,6 +63,8 @@ __all__ = [
 ]
 
 ERROR_AFTER_HINT = "mock_error_after"
+REQUEST_LOG = 1_000
+"""How many recent requests :attr:`MockEngine.requests` (and the middleware's log) keep."""
 SCENARIO_HEADER = "x-mock-scenario"
 SCENARIO_METADATA = "mock_scenario"
 
@@ -142,6 +145,7 @@ class MockEngine:
         scenario: str = "auto",
         latency: Latency | None = None,
         chunking: Chunking | None = None,
+        request_log: int = REQUEST_LOG,
     ) -> None:
         if scenario not in SCENARIOS:
             raise ValueError(f"unknown scenario {scenario!r}; known: {', '.join(SCENARIOS)}")
@@ -149,7 +153,8 @@ class MockEngine:
         self.scenario = scenario
         self.latency = latency or Latency()
         self.chunking = chunking or Chunking()
-        self.requests: list[GenerationRequest] = []
+        # The most recent requests only, so a long-running server does not grow with its traffic.
+        self.requests: deque[GenerationRequest] = deque(maxlen=request_log)
         self._queue: deque[Script] = deque()
         self._lock = threading.Lock()
 

@@ -16,6 +16,7 @@ import hashlib
 import logging
 import math
 import threading
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +24,7 @@ from typing import Any
 import anyio
 import orjson
 
-from mock_server.engine import ERROR_AFTER_HINT, SCENARIO_HEADER
+from mock_server.engine import ERROR_AFTER_HINT, REQUEST_LOG, SCENARIO_HEADER
 from mock_server.faults import AttemptCounter, FaultPlan, FaultSyntaxError, Injection, error_body
 from mock_server.scenarios import SCENARIOS
 
@@ -65,12 +66,19 @@ class RecordedRequest:
 
 
 class MockMiddleware:
-    def __init__(self, app: ASGIApp, *, plan: FaultPlan | None = None, seed: int = 0) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        plan: FaultPlan | None = None,
+        seed: int = 0,
+        request_log: int = REQUEST_LOG,
+    ) -> None:
         self.app = app
         self.plan = plan or FaultPlan()
         self.seed = seed
         self.attempts = AttemptCounter()
-        self.requests: list[RecordedRequest] = []
+        self.requests: deque[RecordedRequest] = deque(maxlen=request_log)  # the most recent
         self._lock = threading.Lock()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -83,3 +83,16 @@ def test_transport_thread_is_a_daemon() -> None:
     names = {t.name: t.daemon for t in threading.enumerate()}
     assert names.get("mock-transport") is True
     mock.close()
+
+
+def test_request_logs_keep_the_most_recent_requests() -> None:
+    # A long-running mock must not grow with its traffic (benchmarks/store_memory.py).
+    mock = InProcessMock(MockSettings(request_log=2))
+    try:
+        with httpx2.Client(transport=mock.transport, base_url=mock.base_url) as client:
+            for n in range(5):
+                client.post("/responses", json={"model": "mock-text", "input": f"q{n}"})
+        assert [r.json()["input"] for r in mock.requests] == ["q3", "q4"]
+        assert [g.messages[-1].content for g in mock.generations] == ["q3", "q4"]
+    finally:
+        mock.close()

@@ -146,3 +146,21 @@ async def test_app_on_sqlite_keeps_responses_and_chains_across_restart(tmp_path:
 def client_for(engine: ScriptedEngine, store: ResponseStore) -> httpx2.AsyncClient:
     app = create_app(engine, store=store)
     return httpx2.AsyncClient(transport=httpx2.ASGITransport(app), base_url="http://test")
+
+
+async def test_memory_store_keeps_right_sized_copies() -> None:
+    # orjson returns its whole write buffer (>= 4 KiB) with only the length trimmed; held as is,
+    # a 1.3 KB response pinned ~16 KB (benchmarks/store_memory.py).
+    import tracemalloc
+
+    store = MemoryStore(max_responses=1000)
+    big = {**response("resp_0"), "instructions": "x" * 1300}
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for n in range(200):
+            await store.put({**big, "id": f"resp_{n}"}, [{"type": "message", "content": "hi"}])
+        per_response = (tracemalloc.get_traced_memory()[0] - before) / 200
+    finally:
+        tracemalloc.stop()
+    assert per_response < 2 * 1500, per_response
