@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import anyio
 
@@ -83,7 +83,20 @@ class BackgroundRunner:
         )
         self._tasks[response_id] = task
         task.add_done_callback(lambda _t: self._finished(response_id))
+        wait_cancel = getattr(self._store, "wait_cancel", None)
+        if wait_cancel is not None:
+            # A store shared by replicas (Redis) tells this replica about a cancel that another
+            # replica received, so the task stops here and generation is aborted (issue 6).
+            watcher = asyncio.create_task(self._watch_cancel(wait_cancel, response_id, task))
+            task.add_done_callback(lambda _t: watcher.cancel())
         return task
+
+    @staticmethod
+    async def _watch_cancel(
+        wait_cancel: Callable[[str], Awaitable[None]], response_id: str, task: asyncio.Task[None]
+    ) -> None:
+        await wait_cancel(response_id)
+        task.cancel()
 
     def _finished(self, response_id: str) -> None:
         self._tasks.pop(response_id, None)

@@ -22,13 +22,15 @@ without libcuda (../shared/notes/sglang-on-cpu.md). What works, in order:
    without kernels, before torchvision registers their fakes; calling one raises. No installed
    file is edited, and the hook lives only in this environment.
 
-The step is idempotent: a second run with everything in place takes a second or two.
+The step is idempotent: a stamp in site-packages records what was installed, so a second run with
+nothing changed returns at once.
 Exit codes: 0 installed, 2 a step failed.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import shutil
 import subprocess
@@ -75,7 +77,31 @@ def _purelib(python: str) -> Path:
     return Path(out.strip())
 
 
-def install(python: str) -> None:
+def _stamp() -> str:
+    # Everything that decides what gets installed; equal stamps mean there is nothing to do.
+    parts = [SGLANG, TORCH, TORCHVISION, REQUIREMENTS.read_text(), HOOK_SOURCE.read_text()]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def install(python: str, project: Path | None = None) -> None:
+    site = _purelib(python)
+    stamp = site / "responses_sglang_install.stamp"
+    if stamp.exists() and stamp.read_text() == _stamp():
+        print("install_sglang: up to date")
+    else:
+        _install_sglang(python, site)
+        stamp.write_text(_stamp())
+    if project is not None:
+        # The project itself, under the same constraint (its dependencies must not move torch).
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as constraints:
+            constraints.write(f"{TORCH}\n{TORCHVISION}\n")
+        try:
+            _pip(python, "-c", constraints.name, "-e", str(project))
+        finally:
+            os.unlink(constraints.name)
+
+
+def _install_sglang(python: str, site: Path) -> None:
     have = _installed(python)
     if not have.get("torch", "").startswith("2.13.0"):
         _pip(python, TORCH)
@@ -90,7 +116,6 @@ def install(python: str) -> None:
         _pip(python, "-r", str(REQUIREMENTS), *env_constraint)
     finally:
         os.unlink(constraints.name)
-    site = _purelib(python)
     shutil.copyfile(HOOK_SOURCE, site / f"{HOOK_MODULE}.py")
     (site / PTH_NAME).write_text(f"import {HOOK_MODULE}; {HOOK_MODULE}.install()\n")
     subprocess.run(
@@ -107,6 +132,11 @@ def main(argv: list[str] | None = None) -> int:
         help="create this virtualenv (if missing) and install into it; default: the running "
         "interpreter's environment",
     )
+    parser.add_argument(
+        "--project",
+        type=Path,
+        help="also install this project (editable) into the environment, under the same constraint",
+    )
     args = parser.parse_args(argv)
     python = sys.executable
     if args.venv is not None:
@@ -121,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     try:
-        install(python)
+        install(python, args.project)
     except subprocess.CalledProcessError as error:
         print(f"install_sglang: step failed: {error}", file=sys.stderr)
         return 2

@@ -93,14 +93,11 @@ type {{ fn.name }} = (_: {{ fn.parameters | tojson }}) => any;
 {%- if add_generation_prompt -%}<|start|>assistant{%- endif -%}
 """
 
-HARMONY_REASONING = (
-    "The user wants a short answer. I will reply kindly and briefly, with one useful fact, "
-    "then stop."
-)
-HARMONY_ANSWER = (
-    "Hello! On a clear day the sky looks blue: sunlight scatters off the air, and blue light "
-    "spreads the most."
-)
+# Short on purpose: with o200k's 201k-entry vocabulary each step costs ~50 ms on this CPU (the LM
+# head and the sampler see every entry), yet the answer must outlast max_output_tokens=16 and a
+# cancel sent right after the start.
+HARMONY_REASONING = "A short, kind reply will do here."
+HARMONY_ANSWER = "Hello! On a clear day the sky looks blue."
 
 
 def gpt_oss_spec() -> ModelSpec:
@@ -161,6 +158,21 @@ def harmony_env(cache: Path) -> dict[str, str]:
     return {"TIKTOKEN_ENCODINGS_BASE": str(encodings), "TIKTOKEN_CACHE_DIR": str(tiktoken_cache)}
 
 
+def _fix_special_ids(path: Path, special: dict[str, int]) -> None:
+    """The converter numbers the special tokens in order after the ranks (so ``<|channel|>`` would
+    be 200006, not 200005); give each the id tiktoken and openai_harmony use."""
+    data = json.loads(path.read_text())
+    by_id: dict[int, str] = {}
+    for content, token_id in special.items():
+        by_id[token_id] = content  # later names win: <|reserved_200018|> over <|endofprompt|>
+    template = dict(data["added_tokens"][0])
+    data["added_tokens"] = [
+        {**template, "id": token_id, "content": content}
+        for token_id, content in sorted(by_id.items())
+    ]
+    path.write_text(json.dumps(data, ensure_ascii=False))
+
+
 def harmony_tokenizer(
     out: Path, spec: ModelSpec, *, cache: Path | None = None
 ) -> tuple[Any, int, Callable[[str], list[int]]]:
@@ -172,13 +184,14 @@ def harmony_tokenizer(
     from transformers import PreTrainedTokenizerFast
 
     encoding = tiktoken.get_encoding("o200k_harmony")
-    converted = cache / "hf-o200k_harmony"
+    converted = cache / "hf-o200k_harmony-v2"
     if not (converted / "tokenizer.json").exists():
         from transformers.integrations.tiktoken import convert_tiktoken_to_fast
 
         staging = cache / "hf-o200k_harmony.partial"
         shutil.rmtree(staging, ignore_errors=True)
         convert_tiktoken_to_fast(encoding, str(staging))
+        _fix_special_ids(staging / "tokenizer.json", encoding._special_tokens)
         staging.rename(converted)
     out.mkdir(parents=True, exist_ok=True)
     fast = PreTrainedTokenizerFast(

@@ -342,7 +342,7 @@ def _weights(plan: _Plan, vocab: int, eos: int) -> tuple[dict[str, Any], dict[st
     import torch
 
     n_codes = len(plan.codes)
-    hidden = HEAD_DIM * max(2, math.ceil((2 * n_codes + 1) / HEAD_DIM))
+    hidden = HEAD_DIM * max(1, math.ceil((2 * n_codes + 1) / HEAD_DIM))
     heads = hidden // HEAD_DIM
     const = 2 * n_codes  # the constant dimension; codes in [0, n), previous-token codes in [n, 2n)
     rules = len(plan.first) + len(plan.pairs) + 1

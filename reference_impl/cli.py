@@ -1,0 +1,230 @@
+"""``responses-reference``: the reference Responses server on SGLang.
+
+Exit codes: 0 after a clean shutdown (Ctrl-C / SIGTERM), 2 when the arguments are wrong, SGLang is
+missing or unreachable, or the address cannot be bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["build_parser", "main", "make_store"]
+
+_DESCRIPTION = """\
+A spec-correct OpenAI Responses API server (POST /v1/responses, JSON or SSE; retrieve, delete,
+cancel, input_items, background, previous_response_id) on SGLang: the same protocol layer as
+responses-mock, with SGLang generating.
+
+Two ways to run SGLang:
+  in-process   responses-reference --model-path Qwen/Qwen3-8B --reasoning-parser qwen3 \\
+                   --tool-call-parser qwen25 [any other SGLang server option, e.g. --tp 2]
+               SGLang's engine runs inside this process (its scheduler and detokenizer as
+               child processes); every `python -m sglang.launch_server` option is accepted and
+               passed through (see `python -m sglang.launch_server --help`).
+  remote       responses-reference --sglang-url http://127.0.0.1:30000
+               a running SGLang server (or SGLang's router before many GPU workers) generates
+               through its native /generate; its model, tokenizer and parsers are read from its
+               /server_info (override with --model-path, --reasoning-parser, ...).
+
+State (--store): memory (bounded LRU, default), memory:MAX_RESPONSES, sqlite:PATH (durable), or
+redis://HOST:PORT/DB (shared by several replicas behind a load balancer).
+
+The server prints "listening on http://HOST:PORT" once it accepts connections.
+"""
+
+# SGLang options this CLI reads itself; in-process they are passed on to SGLang too.
+_SHARED = ("model_path", "tokenizer_path", "served_model_name", "reasoning_parser",
+           "tool_call_parser", "context_length")  # fmt: skip
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="responses-reference",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    net = parser.add_argument_group("network (this server)")
+    net.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    net.add_argument(
+        "--port", type=int, default=8000, help="port; 0 picks a free one (default 8000)"
+    )
+    net.add_argument("--api-key", help="require 'Authorization: Bearer KEY' (default: no auth)")
+    net.add_argument("--api-key-env", metavar="VAR", help="read the required key from $VAR")
+    state = parser.add_argument_group("state")
+    state.add_argument(
+        "--store",
+        default="memory",
+        metavar="SPEC",
+        help="memory, memory:N, sqlite:PATH or redis://…",
+    )
+    model = parser.add_argument_group("model (SGLang's option names)")
+    model.add_argument("--sglang-url", metavar="URL", help="use a running SGLang server (remote)")
+    model.add_argument(
+        "--sglang-api-key-env", metavar="VAR", help="$VAR holds the SGLang server's key"
+    )
+    model.add_argument("--model-path", help="model (and, by default, tokenizer) path or HF id")
+    model.add_argument("--tokenizer-path", help="tokenizer path, if not the model's")
+    model.add_argument("--served-model-name", help="the model name clients use")
+    model.add_argument("--reasoning-parser", help="SGLang reasoning parser, e.g. qwen3, gpt-oss")
+    model.add_argument("--tool-call-parser", help="SGLang function-call parser, e.g. qwen25")
+    model.add_argument("--context-length", type=int, help="the model's context length")
+    model.add_argument(
+        "--no-tool-choice-grammar",
+        action="store_true",
+        help="do not constrain decoding for tool_choice required / named",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="warning",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help="log level of this server (default: warning)",
+    )
+    return parser
+
+
+def make_store(spec: str) -> Any:
+    """A :class:`~reference_impl.store.ResponseStore` from ``memory``, ``memory:N``,
+    ``sqlite:PATH`` or ``redis://…``; :class:`ValueError` when malformed."""
+    from .sqlite_store import SQLiteStore
+    from .store import MemoryStore
+
+    if spec.startswith(("redis://", "rediss://", "unix://")):
+        from .redis_store import RedisStore
+
+        return RedisStore.from_url(spec)
+    kind, _, arg = spec.partition(":")
+    if kind == "memory" and not arg:
+        return MemoryStore()
+    if kind == "memory" and arg.isdigit() and int(arg) > 0:
+        return MemoryStore(int(arg))
+    if kind == "sqlite" and arg:
+        return SQLiteStore(arg)
+    raise ValueError(
+        f"bad store {spec!r}: use memory, memory:N, sqlite:PATH or redis://HOST:PORT/DB"
+    )
+
+
+def _engine(args: argparse.Namespace, passthrough: list[str]) -> Any:
+    from .sglang_backends import HTTPBackend, InProcessBackend
+    from .sglang_engine import SGLangConfig, SGLangEngine
+
+    shared = {name: getattr(args, name) for name in _SHARED}
+    if args.sglang_url:
+        if passthrough:
+            raise SystemExit(f"responses-reference: unknown options in remote mode: {passthrough}")
+        key = os.environ.get(args.sglang_api_key_env) if args.sglang_api_key_env else None
+        backend: Any = HTTPBackend(args.sglang_url, api_key=key)
+        info = backend.server_info()
+        for name in _SHARED:
+            if shared[name] is None:
+                shared[name] = info.get(name)
+        if not shared["model_path"]:
+            raise SystemExit("responses-reference: the SGLang server did not say its model path")
+        served = shared["served_model_name"]
+        if isinstance(served, list):  # SGLang accepts several names; clients use the first
+            shared["served_model_name"] = served[0] if served else None
+    else:
+        if not shared["model_path"]:
+            raise SystemExit("responses-reference: --model-path (or --sglang-url) is required")
+        from sglang.srt.server_args import ServerArgs
+
+        sglang_parser = argparse.ArgumentParser(prog="sglang", add_help=False)
+        ServerArgs.add_cli_args(sglang_parser)
+        argv = list(passthrough)
+        for name, value in shared.items():
+            if value is not None:
+                argv += [f"--{name.replace('_', '-')}", str(value)]
+        server_args = ServerArgs.from_cli_args(sglang_parser.parse_args(argv))
+        backend = InProcessBackend.launch(server_args=server_args)
+        for name in _SHARED:
+            shared[name] = getattr(server_args, name, None) or shared[name]
+    config = SGLangConfig(
+        model_path=str(shared["model_path"]),
+        tokenizer_path=shared["tokenizer_path"],
+        served_model_name=shared["served_model_name"],
+        reasoning_parser=shared["reasoning_parser"],
+        tool_call_parser=shared["tool_call_parser"],
+        context_length=shared["context_length"],
+        constrain_tool_choice=not args.no_tool_choice_grammar,
+    )
+    return SGLangEngine(backend, config)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args, passthrough = parser.parse_known_args(argv)
+    try:
+        store = make_store(args.store)
+    except ValueError as error:
+        parser.error(f"--store: {error}")
+    api_key = args.api_key
+    if args.api_key_env:
+        api_key = os.environ.get(args.api_key_env)
+        if not api_key:
+            parser.error(f"--api-key-env: ${args.api_key_env} is not set")
+    try:
+        sock = _bind(args.host, args.port)
+    except OSError as error:
+        print(f"responses-reference: cannot bind {args.host}:{args.port}: {error}", file=sys.stderr)
+        return 2
+    try:
+        engine = _engine(args, passthrough)
+    except ImportError as error:
+        print(
+            f"responses-reference: SGLang is not installed ({error}); "
+            "pip install 'responses-conformance[sglang]'",
+            file=sys.stderr,
+        )
+        return 2
+    except (OSError, RuntimeError) as error:
+        print(f"responses-reference: {error}", file=sys.stderr)
+        return 2
+    try:
+        _serve(engine, store, api_key, sock, args.log_level)
+    finally:
+        import asyncio
+
+        asyncio.run(engine.close())
+    return 0
+
+
+def _serve(engine: Any, store: Any, api_key: str | None, sock: socket.socket, level: str) -> None:
+    import uvicorn
+
+    from .app import create_app
+
+    app = create_app(engine, store=store, api_key=api_key)
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    # The socket already listens, so a parent process may connect as soon as it reads this line.
+    print(f"listening on http://{shown}:{port}", flush=True)
+    config = uvicorn.Config(app, log_level=level, lifespan="on")
+    # uvicorn re-raises the shutdown signal to the handler installed before it; a no-op one there
+    # makes a clean shutdown exit 0.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: None)
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
