@@ -32,6 +32,7 @@ from .stack import (
     build_models,
     clean_env,
     mock_service,
+    reference_service,
     sglang_service,
 )
 
@@ -59,37 +60,39 @@ def _git(repo: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
+def targets_toml(spec: TargetSpec, launched: Launched) -> str:
+    """The suite's targets file for one target (``responses-conformance run --targets``): the
+    flags' equivalent, plus the expected failures — defects a bridge inherits from its backend,
+    each with the reason (``TargetSpec.inherited``), shown as XFAIL instead of blamed on it."""
+    q = json.dumps  # a JSON string is a TOML basic string
+    lines = [
+        f"[targets.{q(spec.name)}]",
+        f"base_url = {q(launched.base_url)}",
+        f"model = {q(launched.model)}",
+        f"profiles = [{', '.join(q(p) for p in spec.profiles)}]",
+        f"timeout = {spec.timeout:g}",
+        f"follows_instructions = {str(spec.follows_instructions).lower()}",
+    ]
+    if launched.api_key:
+        lines.append(f"api_key_env = {q(KEY_ENV)}")
+    if spec.inherited:
+        lines.append(f"[targets.{q(spec.name)}.expected_failures]")
+        lines += [f"{q(check)} = {q(why)}" for check, why in spec.inherited]
+    return "\n".join(lines) + "\n"
+
+
 def _suite(spec: TargetSpec, launched: Launched, opts: RunOptions, log: Log) -> dict[str, Any]:
     report = opts.out / "targets" / spec.name
     report.mkdir(parents=True, exist_ok=True)
-    cmd = [
-        *judge_command(),
-        "run",
-        "--base-url",
-        launched.base_url,
-        "--model",
-        launched.model,
-        "--name",
-        spec.name,
-        "--profile",
-        ",".join(spec.profiles),
-        "--timeout",
-        f"{spec.timeout:g}",
-        "--report-dir",
-        str(report),
-    ]
-    if not spec.follows_instructions:
-        cmd.append("--no-instructions")
-    env = clean_env()
-    if launched.api_key:
-        cmd += ["--api-key-env", KEY_ENV]
-        env[KEY_ENV] = launched.api_key
-    cmd += opts.suite_args
+    toml = report / "target.toml"
+    toml.write_text(targets_toml(spec, launched))
+    args = ["run", "--targets", str(toml), "--report-dir", str(report), *opts.suite_args]
+    env = clean_env({KEY_ENV: launched.api_key} if launched.api_key else None)
     log(f"judging {spec.name} at {launched.base_url} ({', '.join(spec.profiles)})")
     started = time.monotonic()
     with (report / "suite.log").open("w") as console:
         done = subprocess.run(
-            cmd,
+            [*judge_command(), *args],
             stdout=console,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -99,14 +102,14 @@ def _suite(spec: TargetSpec, launched: Launched, opts: RunOptions, log: Log) -> 
         )
     wall = time.monotonic() - started
     log(f"  {spec.name}: exit {done.returncode} in {wall:.1f} s")
-    shown = [
-        "$BASE_URL" if c == launched.base_url else "DIR" if c == str(report) else c
-        for c in cmd[len(judge_command()) :]
-    ]
+    flags = [f"--base-url $BASE_URL --model {launched.model} --profile {','.join(spec.profiles)}"]
+    if not spec.follows_instructions:
+        flags.append("--no-instructions")
+    flags += [f"--expect-fail {check}" for check, _ in spec.inherited]
     return {
         "exit_code": done.returncode,
         "suite_s": round(wall, 1),
-        "command": "responses-conformance " + " ".join(shown),
+        "command": "responses-conformance run " + " ".join(flags),
         "index": str(report / "index.json"),
     }
 
@@ -140,7 +143,12 @@ def run(targets: list[TargetSpec], opts: RunOptions, log: Log) -> dict[str, Any]
     }
     pythons: dict[str, Path] = {}
     install_errors: dict[str, str] = {}
-    needed = [k for t in targets for k in (["sglang"] if t.model else []) + [t.vendor]]
+    # what each target runs on: a reference server runs from SGLang's env (with this project)
+    needed = [
+        k
+        for t in targets
+        for k in (["sglang"] if t.model else []) + ([] if t.kind == "reference" else [t.vendor])
+    ]
     for k in dict.fromkeys(needed):
         t0 = time.monotonic()
         try:
@@ -168,8 +176,20 @@ def run(targets: list[TargetSpec], opts: RunOptions, log: Log) -> dict[str, Any]
             "homepage": vendor.homepage,
         }
 
+    if any(t.kind == "reference" for t in targets) and "ours" not in record["vendors"]:
+        ours = VENDORS["ours"]
+        record["vendors"]["ours"] = {
+            "codebase": ours.codebase, "version": ours.version,
+            "installed": f"{ours.version}+g{record['repo']['commit'][:10]}",
+            "requirement": "this repository (editable, in SGLang's env)", "source": ours.source,
+            "wheel_sha256": "", "venv": str(pythons.get("sglang", "")), "install_s": 0,
+            "homepage": "",
+        }  # fmt: skip
+
     def missing(spec: TargetSpec) -> str:
-        need = [spec.vendor] + (["sglang"] if spec.model else [])
+        need = ([] if spec.kind == "reference" else [spec.vendor]) + (
+            ["sglang"] if spec.model else []
+        )
         return "; ".join(f"{k}: {install_errors[k]}" for k in need if k in install_errors)
 
     results: dict[str, dict[str, Any]] = {}
@@ -277,9 +297,16 @@ def _run_model(
                 launched = Launched(f"{root}{spec.path}", SGLANG_MODELS[kind].served_name)
                 results[spec.name] = _suite(spec, launched, opts, log)
                 continue
-            launched = bridge_service(
-                pythons[spec.vendor], spec, root, opts.out / "work" / spec.name, logs
-            )
+            try:
+                if spec.kind == "reference":
+                    launched = reference_service(sglang_python, spec, root, logs)
+                else:
+                    launched = bridge_service(
+                        pythons[spec.vendor], spec, root, opts.out / "work" / spec.name, logs
+                    )
+            except OSError as exc:
+                results[spec.name] = _broken(spec, str(exc), log)
+                continue
             bridge: Service = launched.services[0]
             try:
                 bridge.start()

@@ -15,7 +15,15 @@ from pathlib import Path
 from . import venvs
 from .catalog import SGLANG_MODELS, TargetSpec
 from .services import Service
-from .stack import KEY_ENV, Launched, bridge_service, build_models, mock_service, sglang_service
+from .stack import (
+    KEY_ENV,
+    Launched,
+    bridge_service,
+    build_models,
+    mock_service,
+    reference_service,
+    sglang_service,
+)
 
 __all__ = ["serve"]
 
@@ -32,9 +40,8 @@ def serve(
     logs.mkdir()
     started: list[Service] = []
     try:
-        python, _ = venvs.ensure_vendor(
-            spec.vendor, venv_root, repo, log, sglang_python=sglang_python
-        )
+        key = "sglang" if spec.kind == "reference" else spec.vendor
+        python, _ = venvs.ensure_vendor(key, venv_root, repo, log, sglang_python=sglang_python)
         if spec.kind == "mock":
             service, root = mock_service(python, logs)
             started.append(service.start())
@@ -48,6 +55,9 @@ def serve(
             started.append(service.start())
             if spec.kind == "sglang":
                 launched = Launched(f"{root}{spec.path}", SGLANG_MODELS[spec.model].served_name)
+            elif spec.kind == "reference":
+                launched = reference_service(sg_python, spec, root, logs)
+                started.append(launched.services[0].start())
             else:
                 launched = bridge_service(python, spec, root, work / "work", logs)
                 started.append(launched.services[0].start())

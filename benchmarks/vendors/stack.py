@@ -32,6 +32,7 @@ __all__ = [
     "build_models",
     "clean_env",
     "mock_service",
+    "reference_service",
     "sglang_service",
 ]
 
@@ -225,6 +226,10 @@ def _litellm(python: Path, spec: TargetSpec, chat_base: str, work: Path, logs: P
                             "model": f"custom_openai/{model}",
                             "api_base": chat_base,
                             "api_key": "unused",
+                            # SGLang's chat endpoint takes reasoning_effort; without this,
+                            # LiteLLM answers `reasoning.effort` with a 400 for custom_openai/
+                            # models (UnsupportedParamsError): configuration, not protocol.
+                            "allowed_openai_params": ["reasoning_effort"],
                         },
                     }
                 ],
@@ -302,6 +307,32 @@ def _ors(python: Path, spec: TargetSpec, sglang_root: str, work: Path, logs: Pat
     # included) is forwarded to the backend — so the base URL must be the root, or the suite
     # would be judging SGLang through a proxy.
     return Launched(f"{root_url}{spec.path}", model, "", [service])
+
+
+def reference_service(
+    sglang_python: Path, spec: TargetSpec, sglang_root: str, logs: Path
+) -> Launched:
+    """Our reference server in front of the same SGLang server (its native ``/generate``): the
+    protocol layer of ``reference_impl`` judged on the very backend SGLang-native is judged on.
+    It needs this project installed in SGLang's environment (``install_sglang.py --project``)."""
+    binary = sglang_python.parent / "responses-reference"
+    if not binary.is_file():
+        raise FileNotFoundError(
+            f"{binary} is missing: install this project into the SGLang env "
+            "(scripts/install_sglang.py --project .)"
+        )
+    port = free_port()
+    root_url = f"http://{LOOPBACK}:{port}"
+    cmd = [str(binary), "--sglang-url", sglang_root, "--host", LOOPBACK, "--port", str(port)]
+    service = Service(
+        spec.name,
+        cmd,
+        ready_url=f"{root_url}/v1/models",
+        log_path=logs / f"{spec.name}.log",
+        env=clean_env({"HF_HUB_OFFLINE": "1"}),
+        startup_timeout=180,
+    )
+    return Launched(f"{root_url}{spec.path}", SGLANG_MODELS[spec.model].served_name, "", [service])
 
 
 def bridge_service(

@@ -228,7 +228,8 @@ def _install_sglang(root: Path, repo: Path, log: Log) -> Path:
     if not script.is_file():
         raise InstallError(f"{script} is missing: the SGLang CPU install (issue 6) is not here yet")
     venv_dir = root / "sglang"
-    _run([sys.executable, str(script), "--venv", str(venv_dir)], log)
+    # --project: this repository too (editable), for the reference server (responses-reference)
+    _run([sys.executable, str(script), "--venv", str(venv_dir), "--project", str(repo)], log)
     return _python(venv_dir)
 
 
