@@ -153,6 +153,8 @@ def auto(request: GenerationRequest, rng: random.Random) -> Plan:
     - else a hosted ``web_search`` / ``web_search_preview`` tool declared and a user turn last →
       the ``web-search`` sequence;
     - else ``text.format`` ``json_schema`` / ``json_object`` → JSON valid for it;
+    - else the answer to a simple request the last user turn makes — recall a code word an
+      earlier turn gave, "Reply only with OK." (:func:`mock_server.instructions.reply`);
     - else prose of 40–80 tokens (so a small ``max_output_tokens`` cuts it off).
 
     ``reasoning.summary`` set puts a summary (two parts when ``"detailed"``) before any of these;
@@ -180,6 +182,8 @@ def auto(request: GenerationRequest, rng: random.Random) -> Plan:
         segments.extend(build_plan("web-search", request, rng).segments)
     elif _json_format(request.text_format) is not None:
         segments.append(_structured(request, rng))
+    elif (answer := instructions.reply(request.messages)) is not None:
+        segments.append(Segment("text", answer))
     else:
         segments.append(_text(rng, request))
     return Plan(tuple(segments), request.max_output_tokens)

@@ -214,8 +214,11 @@ class Probe:
         exhausted: Literal["fail", "skip"] = "fail",
     ) -> None:
         """A step a real model may miss by chance: retry the case; once attempts run out, fail
-        ``check`` (``exhausted="fail"``) or skip the case."""
+        ``check`` (``exhausted="fail"``) or skip the case. When ``ok``, ``check`` is recorded as
+        exercised (a case whose only evaluation of a check is this one still reports it)."""
         if ok:
+            if check is not None:
+                self.check(check, True, exchange)
             return
         if self.attempt < self.max_attempts:
             raise Retry(reason)

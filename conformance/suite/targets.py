@@ -77,8 +77,9 @@ class Target:
     timeout: float = DEFAULT_TIMEOUT
     max_events: int = DEFAULT_MAX_EVENTS
     embedded: bool = False
-    # Whether the model follows natural-language instructions ("repeat the code word"); the
-    # deterministic mock does not, so the cases that need it are skipped on it.
+    # Whether the model follows natural-language instructions ("repeat the code word"); the cases
+    # that need it are skipped on a target that does not (--no-instructions). The embedded mock
+    # follows the few simple ones the cases make (mock_server/instructions.py).
     follows_instructions: bool = True
 
     def api_key(self, environ: Mapping[str, str] | None = None) -> str | None:
@@ -121,7 +122,8 @@ class Target:
 
 
 def embedded_target(**overrides: Any) -> Target:
-    """The embedded mock: every profile, a short timeout, a model that does not read prose."""
+    """The embedded mock: every profile, a short timeout; it follows the cases' simple
+    instructions ("reply with the code word only"), deterministically."""
     options: dict[str, Any] = {
         "name": "mock",
         "base_url": None,
@@ -129,7 +131,7 @@ def embedded_target(**overrides: Any) -> Target:
         "profiles": ALL_PROFILES,
         "timeout": EMBEDDED_TIMEOUT,
         "embedded": True,
-        "follows_instructions": False,
+        "follows_instructions": True,
     }
     options.update({k: v for k, v in overrides.items() if v is not None})
     return _checked(Target(**options))

@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from mock_server.engine import ERROR_AFTER_HINT, Chunking, Latency, MockEngine
-from mock_server.instructions import MAX_ASKS, asks
+from mock_server.instructions import MAX_ASKS, asks, reply
 from mock_server.scenarios import HIDDEN_REASONING_TOKENS, SCENARIOS
 from reference_impl.engine import (
     Chunk,
@@ -331,6 +331,57 @@ def test_asks_counts_the_and_joined_requests_of_the_last_user_turn(
     assert asks([Message("user", text), Message("assistant", "ok")]) == expected
     assert asks([Message("user", "A and B"), Message("user", text)]) == expected
     assert asks([]) == 1
+
+
+RECALL_CHAIN = [  # conformance/suite/cases/test_chain.py, test_chain_recall
+    Message("user", "Remember this code word: QUASAR-417. Reply only with OK."),
+    Message("assistant", "OK"),
+    Message("user", "Reply only with the name of one colour."),
+    Message("assistant", "You said: ..."),
+    Message(
+        "user", "What was the code word I asked you to remember? Reply with the code word only."
+    ),
+]
+
+
+def test_auto_follows_simple_instructions() -> None:
+    def answer(messages: list[Message], **kw: Any) -> str:
+        chunks = run(MockEngine(), GenerationRequest("mock", messages, **kw))
+        assert isinstance(chunks[-1], Final) and chunks[-1].output_tokens == independent_count(
+            streamed_text(chunks)
+        )
+        return streamed_text(chunks)
+
+    assert answer(RECALL_CHAIN) == "QUASAR-417"
+    assert answer(RECALL_CHAIN[:1]) == "OK"
+    assert answer(RECALL_CHAIN[:3]).startswith('You said: "Reply only with the name')  # not literal
+    # Tool calls and structured output come first; a scenario other than auto does not listen.
+    assert isinstance(
+        run(MockEngine(), req(text="Reply only with OK.", tools=[WEATHER]))[0], ToolCallDelta
+    )
+    assert streamed_text(run(MockEngine(), req("mock-text", text="Reply only with OK."))) != "OK"
+
+
+@pytest.mark.parametrize(
+    ("turns", "expected"),
+    [
+        (["Repeat the word TANGERINE."], "TANGERINE"),
+        (["Respond with the word yes."], "yes"),
+        (['Please reply with "done".'], "done"),
+        (["Say exactly: hello."], "hello"),
+        (["Note the password: open-sesame. Thanks!", "What is the password I gave you?"],
+         "The password was open-sesame."),
+        (["My code word is X.", "What was the code word I told you?"], None),  # no "remember"
+        (["Remember the code word: A1.", "Remember the code word: B2.",
+          "What was the code word I told you? Only the word."], "B2"),  # the latest one
+        (["What was the code word I asked you to remember?"], None),  # nothing to recall
+        (["Say OK in one word."], None),
+        (["Reply only with the name of one colour."], None),
+        (["What is the weather in Paris today?"], None),
+    ],
+)  # fmt: skip
+def test_reply_understands_a_few_simple_requests(turns: list[str], expected: str | None) -> None:
+    assert reply([Message("user", t) for t in turns]) == expected
 
 
 def _sleeps(

@@ -34,10 +34,9 @@ def test_main_job_every_profile_green(tmp_path: Path) -> None:
     assert target["target"]["profiles"] == list(ALL_PROFILES)
     outcomes = run.outcomes()
     assert not {c for c, o in outcomes.items() if o in ("fail", "xpass", "warn")}
-    # The one check the mock cannot exercise: it does not follow instructions ("repeat the word").
-    assert {c for c, o in outcomes.items() if o == "skip"} == {"live.previous_response.recall"}
-    assert all(o == "pass" for c, o in outcomes.items() if c.startswith("live.") and
-               c != "live.previous_response.recall")  # fmt: skip
+    # Every check runs: the mock even follows the recall case's instruction (it is deterministic).
+    assert not {c for c, o in outcomes.items() if o == "skip"}
+    assert all(o == "pass" for c, o in outcomes.items() if c.startswith("live."))
     for name in ("index.json", "junit.xml", "report.html"):
         assert (tmp_path / name).stat().st_size > 1000
     junit = ET.parse(tmp_path / "junit.xml").getroot()

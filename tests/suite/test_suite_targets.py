@@ -85,6 +85,15 @@ def test_base_url_never_comes_from_the_environment(monkeypatch: pytest.MonkeyPat
     assert target.embedded and target.base_url is None
 
 
+def test_embedded_mock_follows_instructions_unless_told_not_to() -> None:
+    # The mock answers the cases' simple instructions (mock_server/instructions.py).
+    assert flag_target(base_url=None, model=None).follows_instructions is True
+    assert (
+        flag_target(base_url=None, model=None, follows_instructions=False).follows_instructions
+        is False
+    )
+
+
 def test_expected_failures_xfail_and_xpass(tmp_path: Path) -> None:
     with serve(kb26_store_false_retrievable()) as url:
         path = _toml(tmp_path, f"""
