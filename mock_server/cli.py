@@ -102,6 +102,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--jitter", type=float, default=0.0, help="up to this many seconds added to each delay"
     )
     timing.add_argument(
+        "--duration",
+        type=float,
+        metavar="SECONDS",
+        help="every response takes this long, however many tokens it has (load tests): the "
+        "deltas are spread evenly over it, the first after --ttft if given; excludes "
+        "--inter-token and --jitter",
+    )
+    timing.add_argument(
         "--chunk", default="1", metavar="N|LO-HI", help="tokens per delta (default: 1)"
     )
     faults = parser.add_argument_group("faults")
@@ -123,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> MockSettings:
     try:
-        latency = Latency(args.ttft, args.inter_token, args.jitter)
+        latency = Latency(args.ttft, args.inter_token, args.jitter, args.duration)
     except ValueError as error:
         parser.error(str(error))
     try:

@@ -15,8 +15,10 @@ tokenizer (:mod:`mock_server.tokenizer`), so ``usage`` is exact and a cut-off at
 
 **Timing** (:class:`Latency`, all 0 by default): time to first token, a delay before each further
 delta, and up to ``jitter`` seconds added to each, drawn from an RNG seeded like the content (but
-separately, so timing never changes content). **Chunking** (:class:`Chunking`): tokens per delta,
-a fixed number or a seeded range.
+separately, so timing never changes content). Or, for load tests, a fixed ``duration`` per
+response: the gaps are computed from its number of deltas so every stream takes that long
+(:meth:`Latency.offsets`). **Chunking** (:class:`Chunking`): tokens per delta, a fixed number or a
+seeded range.
 
 **Faults the app layer passes down**: ``hints["mock_error_after"] = N`` makes the engine raise
 :class:`EngineError` once N output tokens have been streamed (see :mod:`mock_server.faults`).
@@ -79,10 +81,33 @@ class Latency:
     ttft: float = 0.0  # seconds before the first chunk
     inter_token: float = 0.0  # seconds before each further chunk
     jitter: float = 0.0  # up to this many seconds added to each delay (seeded)
+    # Seconds every response takes, whatever its length (load tests): see `offsets`.
+    duration: float | None = None
 
     def __post_init__(self) -> None:
-        if min(self.ttft, self.inter_token, self.jitter) < 0:
+        if min(self.ttft, self.inter_token, self.jitter, self.duration or 0.0) < 0:
             raise ValueError("latencies must be >= 0")
+        if self.duration is not None:
+            if self.inter_token or self.jitter:
+                raise ValueError("a duration sets the inter-token delays: no inter-token or jitter")
+            if self.ttft > self.duration:
+                raise ValueError("ttft must be <= duration")
+
+    def offsets(self, deltas: int) -> list[float]:
+        """With ``duration``: when each of a response's ``deltas`` delta chunks goes out, in
+        seconds after generation starts; the final chunk goes out at ``duration``. A ``ttft``
+        places the first delta and spreads the rest evenly up to ``duration``; without one every
+        gap, the first included, is ``duration / deltas``."""
+        total = self.duration or 0.0
+        if deltas <= 0:
+            return []
+        if not self.ttft:
+            step = total / deltas
+            return [step * (i + 1) for i in range(deltas)]
+        if deltas == 1:
+            return [self.ttft]
+        step = (total - self.ttft) / (deltas - 1)
+        return [self.ttft + step * i for i in range(deltas)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +252,10 @@ class MockEngine:
             error_after = request.hints.get(ERROR_AFTER_HINT)
             stream = self._render(plan, request, error_after)
         latency = self.latency
+        if latency.duration is not None:
+            async for chunk in _paced(stream, latency):
+                yield chunk
+            return
         if not (latency.ttft or latency.inter_token or latency.jitter):
             # The common case, and the hot path of every stream (benchmarks/
             # mock_streaming_throughput.py): no timing RNG, no per-chunk checks.
@@ -300,6 +329,30 @@ class MockEngine:
         if fail_at is not None and used >= fail_at:
             raise EngineError(message, code="server_error")
         yield Final(plan.finish_reason, input_tokens, used, reasoning_tokens=reasoning)
+
+
+async def _paced(stream: Iterator[Chunk], latency: Latency) -> AsyncIterator[Chunk]:
+    """``stream`` on the schedule of :meth:`Latency.offsets`: rendered first (its length sets the
+    gaps), then sent against a deadline per chunk, so sleep overshoot does not add up."""
+    chunks: list[Chunk] = []
+    failure: EngineError | None = None
+    try:
+        chunks.extend(stream)
+    except EngineError as error:  # raised after the deltas before it, on their schedule
+        failure = error
+    offsets = latency.offsets(sum(1 for c in chunks if not isinstance(c, Final)))
+    start = anyio.current_time()
+    sent = 0
+    for chunk in chunks:
+        due = (latency.duration or 0.0) if isinstance(chunk, Final) else offsets[sent]
+        wait = start + due - anyio.current_time()
+        if wait > 0:
+            await anyio.sleep(wait)
+        if not isinstance(chunk, Final):
+            sent += 1
+        yield chunk
+    if failure is not None:
+        raise failure
 
 
 def _min(*values: int | None) -> int | None:

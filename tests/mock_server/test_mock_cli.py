@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -83,6 +84,23 @@ def test_cli_options_apply() -> None:
         assert ok["output"][0]["content"][0]["type"] == "refusal"
 
 
+def test_duration_makes_every_response_take_that_long() -> None:
+    # Load tests (--duration): a short and a long answer both stream for about 0.4 s, evenly paced.
+    with running("--duration", "0.4", "--ttft", "0.1") as url, httpx2.Client(timeout=30) as client:
+        for scenario in ("text", "long-text"):
+            body = {"model": f"mock-{scenario}", "input": "hi", "stream": True}
+            started = time.monotonic()
+            arrivals = []
+            with client.stream("POST", url + "/v1/responses", json=body) as response:
+                for line in response.iter_lines():
+                    if line.startswith("data: ") and '"response.output_text.delta"' in line:
+                        arrivals.append(time.monotonic() - started)
+            total = time.monotonic() - started
+            assert 0.4 <= total < 0.9, (scenario, total)
+            assert 0.1 <= arrivals[0] < 0.3
+            assert arrivals[-1] >= 0.4 * 0.95
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -91,6 +109,10 @@ def test_cli_options_apply() -> None:
         ["--scenario", "nope"],
         ["--store", "redis:x"],
         ["--ttft", "-1"],
+        ["--duration", "-1"],
+        ["--duration", "1", "--inter-token", "0.1"],
+        ["--duration", "1", "--jitter", "0.1"],
+        ["--duration", "1", "--ttft", "2"],
         ["--port", "http"],
     ],
 )

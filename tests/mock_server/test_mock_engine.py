@@ -3,6 +3,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 from typing import Any
 
 import jsonschema
@@ -411,6 +412,56 @@ def test_latency_is_seeded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _sleeps(monkeypatch, MockEngine(), request) == []  # no latency: no sleeping at all
     with pytest.raises(ValueError):
         Latency(ttft=-1)
+
+
+def test_duration_offsets_spread_the_deltas_over_it() -> None:
+    assert Latency(duration=1.0).offsets(4) == [0.25, 0.5, 0.75, 1.0]
+    assert Latency(ttft=0.2, duration=1.0).offsets(3) == pytest.approx([0.2, 0.6, 1.0])
+    assert Latency(ttft=0.2, duration=1.0).offsets(1) == [0.2]  # the final chunk at 1.0
+    assert Latency(duration=1.0).offsets(0) == []
+    for bad in ({"inter_token": 0.1}, {"jitter": 0.1}, {"ttft": 2.0}):
+        with pytest.raises(ValueError):
+            Latency(duration=1.0, **bad)
+    with pytest.raises(ValueError):
+        Latency(duration=-1.0)
+
+
+@pytest.mark.parametrize("scenario", ["text", "long-text", "function-call", "failure"])
+def test_duration_paces_the_stream_to_it(monkeypatch: pytest.MonkeyPatch, scenario: str) -> None:
+    clock = [100.0]  # a fake clock that only the fake sleep moves
+
+    async def fake_sleep(delay: float) -> None:
+        clock[0] += delay
+
+    monkeypatch.setattr("mock_server.engine.anyio.sleep", fake_sleep)
+    monkeypatch.setattr("mock_server.engine.anyio.current_time", lambda: clock[0])
+    latency = Latency(ttft=0.05, duration=2.0)
+    request = req(f"mock-{scenario}", tools=[WEATHER])
+
+    async def collect() -> list[tuple[float, Chunk | EngineError]]:
+        out: list[tuple[float, Chunk | EngineError]] = []
+        try:
+            async for chunk in MockEngine(latency=latency).generate(request):
+                out.append((clock[0] - 100.0, chunk))
+        except EngineError as error:
+            out.append((clock[0] - 100.0, error))
+        return out
+
+    timed = asyncio.run(collect())
+    deltas = [t for t, c in timed if not isinstance(c, Final | EngineError)]
+    assert deltas == pytest.approx(latency.offsets(len(deltas)))
+    assert deltas[0] == pytest.approx(0.05) and timed[-1][0] == pytest.approx(2.0)
+    # The content does not depend on the timing.
+    assert [repr(c) for _, c in timed] == list(map(repr, run(MockEngine(), request)))
+
+
+def test_duration_holds_in_real_time() -> None:
+    latency = Latency(duration=0.3)
+    started = time.monotonic()
+    chunks = run(MockEngine(latency=latency), req("mock-long-text"))
+    elapsed = time.monotonic() - started
+    # Deadlines, not relative sleeps: ~500 deltas would add up their sleeps' overshoot.
+    assert len(chunks) > 400 and 0.3 <= elapsed < 0.6, elapsed
 
 
 def test_auto_with_a_hosted_web_search_tool() -> None:
