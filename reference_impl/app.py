@@ -39,10 +39,11 @@ from .inputs import (
     conversation_items,
     generation_request,
     normalize_input,
+    resolve_references,
 )
 from .runner import TERMINAL_STATUSES, BackgroundRunner, drive
 from .sse import DONE, SSEResponse, encode_event
-from .store import MemoryStore, ResponseStore
+from .store import ItemLookup, MemoryStore, ResponseStore
 from .validation import validate_create_body
 
 __all__ = ["ResponsesService", "create_app"]
@@ -177,6 +178,9 @@ class ResponsesService:
         """Engine request, stored input items (whole conversation) and id source for ``body``."""
         new_id = self.ids.scope(body)
         new_items = normalize_input(body.get("input"), new_id)
+        if any(item["type"] == "item_reference" for item in new_items):
+            find = self.store.item if isinstance(self.store, ItemLookup) else None
+            new_items = await resolve_references(new_items, find)
         previous_input: list[dict[str, Any]] | None = None
         previous_output: list[dict[str, Any]] | None = None
         previous_id = body.get("previous_response_id")

@@ -5,7 +5,8 @@ Three steps, all sans-I/O:
 1. :func:`normalize_input` checks ``input`` (a string or a list of items) and returns the items in
    their stored form, each with an id (``msg_…``, ``fc_…``, ``fco_…``, ``rs_…``) — what
    ``GET /v1/responses/{id}/input_items`` lists. Bad items are 400s whose ``param`` is the path
-   (``input[1].content[0].type``).
+   (``input[1].content[0].type``). An ``item_reference`` stays a reference here;
+   :func:`resolve_references` swaps in the stored item it names.
 2. :func:`conversation_items` puts a ``previous_response_id`` chain together: the prior response's
    input, then its output, then the new input (SPEC §4, [OR]); the prior ``instructions`` are not
    carried over (SPEC §3; known bug KB19). :func:`check_call_outputs` then rejects a new
@@ -18,7 +19,7 @@ Three steps, all sans-I/O:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from .engine import FunctionTool, GenerationRequest, Message
@@ -31,6 +32,7 @@ __all__ = [
     "conversation_items",
     "generation_request",
     "normalize_input",
+    "resolve_references",
     "to_messages",
 ]
 
@@ -42,6 +44,7 @@ _ITEM_TYPES = (
     "reasoning",
     "web_search_call",
     "file_search_call",
+    "item_reference",
 )
 _PART_TYPES = ("input_text", "output_text", "refusal", "input_image", "input_file")
 _OUTPUT_PART_TYPES = ("input_text", "input_image", "input_file")
@@ -94,6 +97,8 @@ def _item(item: Any, where: str, new_id: IdSource) -> dict[str, Any]:
     kind = item.get("type")
     if kind is None and "role" in item:
         kind = "message"  # EasyInputMessage: {role, content}
+    elif kind is None and set(item) == {"id"}:
+        kind = "item_reference"  # ItemReferenceParam: its type is optional [OAPI]
     if kind not in _ITEM_TYPES:
         if kind is None:
             raise invalid_request(
@@ -139,6 +144,11 @@ def _item(item: Any, where: str, new_id: IdSource) -> dict[str, Any]:
         }
     if kind == "reasoning":
         return _reasoning_item(item, item_id or new_id("rs"), where)
+    if kind == "item_reference":
+        # Replaced by the stored item it names before the conversation is built
+        # (ResponsesService._prepare). The Vercel AI SDK sends these for earlier output items
+        # (reasoning, assistant messages) whenever `store` is on.
+        return {"type": "item_reference", "id": _required_str(item, "id", where)}
     # Hosted tool calls sent back as history are kept as they are; engines see no turn for them.
     stored = dict(item)
     stored["id"] = item_id or new_id("ws" if kind == "web_search_call" else "fs")
@@ -205,6 +215,25 @@ def _part(part: Any, where: str, allowed: tuple[str, ...]) -> dict[str, Any]:
             "missing_required_parameter",
         )
     return dict(part)
+
+
+async def resolve_references(
+    items: Sequence[Mapping[str, Any]],
+    find: Callable[[str], Awaitable[dict[str, Any] | None]] | None,
+) -> list[dict[str, Any]]:
+    """``items`` with each ``item_reference`` replaced by the stored item ``find`` returns for its
+    id; an unknown id (or a store that cannot look items up: ``find`` None) is a 400 naming the
+    reference."""
+    resolved = []
+    for i, item in enumerate(items):
+        if item.get("type") != "item_reference":
+            resolved.append(dict(item))
+            continue
+        found = await find(item["id"]) if find is not None else None
+        if found is None:
+            raise invalid_request(f"Item with id '{item['id']}' not found.", f"input[{i}].id")
+        resolved.append(found)
+    return resolved
 
 
 def conversation_items(

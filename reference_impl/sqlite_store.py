@@ -1,4 +1,5 @@
-"""SQLiteStore: a :class:`~reference_impl.store.ResponseStore` in one SQLite file (stdlib sqlite3).
+"""SQLiteStore: a :class:`~reference_impl.store.ResponseStore` in one SQLite file (stdlib sqlite3),
+with :class:`~reference_impl.store.ItemLookup` (output items by id).
 
 Durable across process restart (WAL journal). Each call runs in a worker thread
 (``anyio.to_thread``) behind one lock, so the event loop never waits on the disk; writes are single
@@ -18,6 +19,8 @@ from typing import Any, TypeVar
 import anyio.to_thread
 import orjson
 
+from .store import find_output_item, output_item_ids
+
 __all__ = ["SQLiteStore"]
 
 T = TypeVar("T")
@@ -36,6 +39,11 @@ CREATE TABLE IF NOT EXISTS events (
     event BLOB NOT NULL,
     PRIMARY KEY (response_id, seq)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS items (
+    item_id TEXT PRIMARY KEY,
+    response_id TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS items_by_response ON items (response_id);
 """
 
 
@@ -84,6 +92,7 @@ class SQLiteStore:
     def _delete(self, response_id: str) -> bool:
         cur = self._db.execute("DELETE FROM responses WHERE id = ?", (response_id,))
         self._db.execute("DELETE FROM events WHERE response_id = ?", (response_id,))
+        self._db.execute("DELETE FROM items WHERE response_id = ?", (response_id,))
         return cur.rowcount > 0
 
     async def put(
@@ -92,9 +101,13 @@ class SQLiteStore:
         response_id = str(response["id"])
         data = orjson.dumps(response)
         items = None if input_items is None else orjson.dumps(list(input_items))
+        item_rows = [(item_id, response_id) for item_id in output_item_ids(response)]
         now = self._clock()
 
         def write() -> None:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO items (item_id, response_id) VALUES (?, ?)", item_rows
+            )
             if items is None:
                 cur = self._db.execute(
                     "UPDATE responses SET response = ?, stored_at = ? WHERE id = ?",
@@ -118,6 +131,17 @@ class SQLiteStore:
     async def input_items(self, response_id: str) -> list[dict[str, Any]] | None:
         row = await self._run(lambda: self._row(response_id))
         return None if row is None else _loads(row[1], list)
+
+    async def item(self, item_id: str) -> dict[str, Any] | None:
+        def read() -> bytes | None:
+            found = self._db.execute(
+                "SELECT response_id FROM items WHERE item_id = ?", (item_id,)
+            ).fetchone()
+            row = None if found is None else self._row(found[0])
+            return None if row is None else row[0]
+
+        data = await self._run(read)
+        return None if data is None else find_output_item(_loads(data, dict), item_id)
 
     async def delete(self, response_id: str) -> bool:
         return await self._run(lambda: self._delete(response_id))

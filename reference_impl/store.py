@@ -3,7 +3,8 @@
 A :class:`ResponseStore` keeps, per response id: the latest Response object, the input items it was
 created with (its whole conversation, so a ``previous_response_id`` chain resolves in one read), an
 event log for background streams (``GET …?stream=true&starting_after=N``, SPEC §2.12, §4) and a
-cancel flag. ``store: false`` responses never reach it (SPEC §3; known bug KB26).
+cancel flag. ``store: false`` responses never reach it (SPEC §3; known bug KB26). A backend that
+also implements :class:`ItemLookup` finds stored output items by id, for ``item_reference`` inputs.
 
 Backends: :class:`MemoryStore` (here; LRU + TTL, the default) and
 :class:`~reference_impl.sqlite_store.SQLiteStore` (durable across restart). Methods are ``async`` so
@@ -20,7 +21,14 @@ from typing import Any, Protocol, runtime_checkable
 
 import orjson
 
-__all__ = ["DEFAULT_MAX_RESPONSES", "MemoryStore", "ResponseStore"]
+__all__ = [
+    "DEFAULT_MAX_RESPONSES",
+    "ItemLookup",
+    "MemoryStore",
+    "ResponseStore",
+    "find_output_item",
+    "output_item_ids",
+]
 
 DEFAULT_MAX_RESPONSES = 10_000
 """The in-memory store's default cap; the least recently used response goes first."""
@@ -60,6 +68,28 @@ class ResponseStore(Protocol):
     async def close(self) -> None: ...
 
 
+@runtime_checkable
+class ItemLookup(Protocol):
+    """What a backend may offer besides :class:`ResponseStore`: stored output items by id, for
+    ``item_reference`` inputs. The app answers a reference with a 400 when its store lacks this."""
+
+    async def item(self, item_id: str) -> dict[str, Any] | None:
+        """The output item ``item_id`` of a stored response, or None."""
+        ...
+
+
+def output_item_ids(response: Mapping[str, Any]) -> list[str]:
+    """The ids of ``response``'s output items (what :meth:`ItemLookup.item` finds)."""
+    return [str(i["id"]) for i in response.get("output") or () if isinstance(i, dict) and "id" in i]
+
+
+def find_output_item(response: Mapping[str, Any], item_id: str) -> dict[str, Any] | None:
+    for item in response.get("output") or ():
+        if isinstance(item, dict) and item.get("id") == item_id:
+            return dict(item)
+    return None
+
+
 @dataclass(slots=True)
 class _Entry:
     # Serialized, so stored objects are compact and never alias a live dict.
@@ -68,6 +98,7 @@ class _Entry:
     stored_at: float
     events: list[bytes] = field(default_factory=list)
     cancel: bool = False
+    item_ids: tuple[str, ...] = ()  # output items indexed in MemoryStore._items
 
 
 class MemoryStore:
@@ -87,6 +118,7 @@ class MemoryStore:
         self.ttl_seconds = ttl_seconds
         self._clock = clock
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._items: dict[str, str] = {}  # output item id → response id
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -96,7 +128,7 @@ class MemoryStore:
         if entry is None:
             return None
         if self.ttl_seconds is not None and self._clock() - entry.stored_at > self.ttl_seconds:
-            del self._entries[response_id]
+            self._drop(response_id)
             return None
         self._entries.move_to_end(response_id)
         return entry
@@ -110,23 +142,35 @@ class MemoryStore:
         data = _dumps(response)
         if entry is None:
             items = _dumps(list(input_items or ()))
-            self._entries[response_id] = _Entry(data, items, now)
+            entry = self._entries[response_id] = _Entry(data, items, now)
         else:
             entry.response, entry.stored_at = data, now
             if input_items is not None:
                 entry.input_items = _dumps(list(input_items))
+        item_ids = output_item_ids(response)
+        if len(item_ids) != len(entry.item_ids):
+            entry.item_ids = tuple(item_ids)
+            self._items.update(dict.fromkeys(item_ids, response_id))
         self._evict()
+
+    def _drop(self, response_id: str) -> _Entry | None:
+        entry = self._entries.pop(response_id, None)
+        if entry is not None:
+            for item_id in entry.item_ids:
+                if self._items.get(item_id) == response_id:
+                    del self._items[item_id]
+        return entry
 
     def _evict(self) -> None:
         while len(self._entries) > self.max_responses:
-            self._entries.popitem(last=False)
+            self._drop(next(iter(self._entries)))
         if self.ttl_seconds is not None:
             now = self._clock()
             while self._entries:
                 oldest_id, oldest = next(iter(self._entries.items()))
                 if now - oldest.stored_at <= self.ttl_seconds:
                     break
-                del self._entries[oldest_id]
+                self._drop(oldest_id)
 
     async def get(self, response_id: str) -> dict[str, Any] | None:
         entry = self._live(response_id)
@@ -136,8 +180,13 @@ class MemoryStore:
         entry = self._live(response_id)
         return None if entry is None else _loads_list(entry.input_items)
 
+    async def item(self, item_id: str) -> dict[str, Any] | None:
+        response_id = self._items.get(item_id)
+        entry = None if response_id is None else self._live(response_id)
+        return None if entry is None else find_output_item(_loads_dict(entry.response), item_id)
+
     async def delete(self, response_id: str) -> bool:
-        return self._entries.pop(response_id, None) is not None
+        return self._drop(response_id) is not None
 
     async def append_events(self, response_id: str, events: Sequence[Mapping[str, Any]]) -> None:
         entry = self._entries.get(response_id)

@@ -249,6 +249,37 @@ async def test_function_call_output_needs_its_call(
     assert (await client.post("/v1/responses", json=later)).status_code == 200
 
 
+async def test_item_reference_inputs_resolve_to_stored_output_items(
+    client: httpx2.AsyncClient, engine: ScriptedEngine
+) -> None:
+    # The Vercel AI SDK sends earlier assistant messages and reasoning items back as
+    # {"type": "item_reference", "id": ...} whenever `store` is on (tests/clients/vercel).
+    first = (await client.post("/v1/responses", json={"model": "m", "input": "hi"})).json()
+    message = first["output"][0]
+    later = {
+        "model": "m",
+        "input": [
+            {"role": "user", "content": "hi"},
+            {"type": "item_reference", "id": message["id"]},
+            {"id": message["id"]},  # the type is optional in ItemReferenceParam [OAPI]
+            {"role": "user", "content": "and?"},
+        ],
+    }
+    ok = await client.post("/v1/responses", json=later)
+    assert ok.status_code == 200, ok.text
+    assistant = [m for m in engine.requests[-1].messages if m.role == "assistant"]
+    assert [m.content for m in assistant] == ["ok", "ok"]
+    items = (await client.get(f"/v1/responses/{ok.json()['id']}/input_items")).json()["data"]
+    assert [i["id"] for i in items if i["type"] == "message" and i["role"] == "assistant"] == [
+        message["id"],
+        message["id"],
+    ]
+    unknown = {"model": "m", "input": [{"type": "item_reference", "id": "msg_nowhere"}]}
+    assert_error(await client.post("/v1/responses", json=unknown), 400, "input[0].id")
+    missing = {"model": "m", "input": [{"type": "item_reference"}]}
+    assert_error(await client.post("/v1/responses", json=missing), 400, "input[0].id")
+
+
 async def test_malformed_json_and_routes(client: httpx2.AsyncClient) -> None:
     assert_error(await client.post("/v1/responses", content=b"{not json"), 400)
     assert_error(await client.post("/v1/responses", content=b""), 400)

@@ -12,7 +12,7 @@ from refimpl_support import ScriptedEngine, text_script
 
 from reference_impl.app import create_app
 from reference_impl.sqlite_store import SQLiteStore
-from reference_impl.store import DEFAULT_MAX_RESPONSES, MemoryStore, ResponseStore
+from reference_impl.store import DEFAULT_MAX_RESPONSES, ItemLookup, MemoryStore, ResponseStore
 
 pytestmark = pytest.mark.anyio
 
@@ -164,3 +164,23 @@ async def test_memory_store_keeps_right_sized_copies() -> None:
     finally:
         tracemalloc.stop()
     assert per_response < 2 * 1500, per_response
+
+
+async def test_output_items_are_found_by_id(store: ResponseStore) -> None:
+    assert isinstance(store, ItemLookup)
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "content": []}
+    await store.put(response("resp_1", "in_progress"), [])
+    assert await store.item("msg_1") is None
+    await store.put({**response("resp_1"), "output": [message]})
+    assert await store.item("msg_1") == message
+    assert await store.item("msg_2") is None
+    await store.delete("resp_1")
+    assert await store.item("msg_1") is None
+
+
+async def test_memory_store_forgets_items_of_evicted_responses() -> None:
+    store = MemoryStore(max_responses=1)
+    await store.put({**response("resp_1"), "output": [{"id": "msg_1", "type": "message"}]})
+    await store.put({**response("resp_2"), "output": [{"id": "msg_2", "type": "message"}]})
+    assert await store.item("msg_1") is None and await store.item("msg_2") is not None
+    assert store._items == {"msg_2": "resp_2"}
