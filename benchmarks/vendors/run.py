@@ -34,6 +34,7 @@ from .stack import (
     mock_service,
     reference_service,
     sglang_service,
+    vllm_service,
 )
 
 __all__ = ["RunOptions", "judge_command", "run"]
@@ -198,10 +199,13 @@ def run(targets: list[TargetSpec], opts: RunOptions, log: Log) -> dict[str, Any]
 
     by_model: dict[str, list[TargetSpec]] = {}
     for spec in targets:
-        if spec.model:
+        if spec.model and spec.kind != "vllm":
             by_model.setdefault(spec.model, []).append(spec)
     for kind, group in by_model.items():
         results.update(_run_model(kind, group, pythons, missing, opts, logs, record, log))
+    # vLLM brings its own engine: one at a time, after SGLang has stopped (two cores).
+    for spec in [t for t in targets if t.kind == "vllm"]:
+        results[spec.name] = _run_vllm(spec, pythons, missing(spec), opts, logs, log)
 
     for spec in targets:
         results[spec.name].update(
@@ -246,6 +250,37 @@ def _run_mock(
         return result
     finally:
         service.stop()
+
+
+def _run_vllm(
+    spec: TargetSpec,
+    pythons: dict[str, Path],
+    why: str,
+    opts: RunOptions,
+    logs: Path,
+    log: Log,
+) -> dict[str, Any]:
+    if why:
+        return _broken(spec, why, log)
+    try:  # the scripted models are built with SGLang's interpreter (it has transformers)
+        models = build_models(
+            pythons["sglang"], opts.repo, opts.venv_root, [spec.model], logs / "models.log"
+        )
+    except (RuntimeError, subprocess.CalledProcessError) as exc:
+        return _broken(spec, str(exc), log)
+    launched = vllm_service(pythons["vllm"], spec, models, logs)
+    service = launched.services[0]
+    log(f"starting vLLM on the scripted `{spec.model}` model")
+    try:
+        service.start()
+    except ServiceError as exc:
+        return _broken(spec, str(exc), log)
+    try:
+        result = _suite(spec, launched, opts, log)
+        result["startup_s"] = round(service.startup_s, 1)
+        return result
+    finally:
+        launched.stop()
 
 
 def _run_model(

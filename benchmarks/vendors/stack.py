@@ -34,6 +34,7 @@ __all__ = [
     "mock_service",
     "reference_service",
     "sglang_service",
+    "vllm_service",
 ]
 
 KEY_ENV = "VENDOR_MATRIX_API_KEY"  # the variable the suite reads a target's key from
@@ -307,6 +308,47 @@ def _ors(python: Path, spec: TargetSpec, sglang_root: str, work: Path, logs: Pat
     # included) is forwarded to the backend — so the base URL must be the root, or the suite
     # would be judging SGLang through a proxy.
     return Launched(f"{root_url}{spec.path}", model, "", [service])
+
+
+VLLM_PARSERS: dict[str, tuple[str, ...]] = {
+    "plain": ("--reasoning-parser", "qwen3"),
+    # vLLM's parser for Qwen2.5's `<tool_call>{…}</tool_call>` is called hermes
+    "tools": ("--enable-auto-tool-choice", "--tool-call-parser", "hermes"),
+}
+
+
+def vllm_service(python: Path, spec: TargetSpec, models: Path, logs: Path) -> Launched:
+    """vLLM's OpenAI server (the CPU build) on the same scripted model, with its response store."""
+    model = SGLANG_MODELS[spec.model]
+    port = free_port()
+    root_url = f"http://{LOOPBACK}:{port}"
+    env = clean_env(
+        {
+            "VLLM_ENABLE_RESPONSES_API_STORE": "1",  # store, retrieve, background, chains
+            "VLLM_CPU_KVCACHE_SPACE": "1",  # GiB; the default takes a large part of the RAM
+            "VLLM_HOST_IP": LOOPBACK,  # its engine's own sockets stay on loopback too
+            "VLLM_NO_USAGE_STATS": "1",
+            "DO_NOT_TRACK": "1",
+            "HF_HUB_OFFLINE": "1",
+        }
+    )
+    # `python -m`, not the `vllm` script: the CLI looks up the "vllm" distribution's version,
+    # and this one is called vllm-cpu.
+    cmd = [
+        str(python), "-m", "vllm.entrypoints.openai.api_server",
+        "--model", str(models / spec.model), "--served-model-name", model.served_name,
+        "--host", LOOPBACK, "--port", str(port), "--dtype", "float32",
+        "--max-model-len", "4096", *VLLM_PARSERS[spec.model],
+    ]  # fmt: skip
+    service = Service(
+        spec.name,
+        cmd,
+        ready_url=f"{root_url}/health",
+        log_path=logs / f"{spec.name}.log",
+        env=env,
+        startup_timeout=600,
+    )
+    return Launched(f"{root_url}{spec.path}", model.served_name, "", [service])
 
 
 def reference_service(

@@ -177,49 +177,41 @@ def _install_pinned(vendor: Vendor, root: Path, log: Log) -> Path:
                 f"{wheels[0].name}: sha256 {digest}, pinned {vendor.wheel_sha256} — not the "
                 "file that was judged; refusing to install it"
             )
-        extras = f"[{vendor.extras}]" if vendor.extras else ""
-        _run(
-            [
-                str(python),
-                "-m",
-                "pip",
-                "install",
-                "-q",
-                "--disable-pip-version-check",
-                f"{wheels[0]}{extras}",
-                "-c",
-                str(lock),
-            ],
-            log,
-        )
+        pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+        if vendor.install == "exact":
+            _run([*pip, "--no-deps", "-r", str(lock)], log)
+            _run([*pip, "--no-deps", str(wheels[0])], log)
+        else:
+            extras = f"[{vendor.extras}]" if vendor.extras else ""
+            _run([*pip, f"{wheels[0]}{extras}", "-c", str(lock)], log)
     (venv_dir / STAMP).write_text(json.dumps(want, indent=1))
     return python
 
 
+def export_head(repo: Path, root: Path) -> Path:
+    """The repository at its HEAD commit, exported once to ``<root>/src/<commit>``: what "ours"
+    means in the matrix is a commit, not a working tree with someone's uncommitted edits."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    dest = root / "src" / commit[:12]
+    if not (dest / "pyproject.toml").is_file():
+        dest.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(
+            ["git", "archive", "--format=tar", commit], cwd=repo, capture_output=True, check=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    return dest
+
+
 def _install_ours(vendor: Vendor, root: Path, repo: Path, log: Log) -> Path:
     python = _create(root / vendor.key, log)
-    # Non-editable: the venv holds a copy of the tree as it is now, like a user's install.
+    source = export_head(repo, root)
+    # Non-editable, from the HEAD commit: like a user's install of that commit.
+    pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
     with tempfile.TemporaryDirectory(prefix="vendor-ours-") as tmp:
-        _run(
-            [
-                str(python),
-                "-m",
-                "pip",
-                "install",
-                "-q",
-                "--disable-pip-version-check",
-                "--force-reinstall",
-                "--no-deps",
-                str(repo),
-            ],
-            log,
-            cwd=Path(tmp),
-        )
-        _run(
-            [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(repo)],
-            log,
-            cwd=Path(tmp),
-        )
+        _run([*pip, "--force-reinstall", "--no-deps", str(source)], log, cwd=Path(tmp))
+        _run([*pip, str(source)], log, cwd=Path(tmp))  # its dependencies, if missing
     return python
 
 
@@ -228,8 +220,10 @@ def _install_sglang(root: Path, repo: Path, log: Log) -> Path:
     if not script.is_file():
         raise InstallError(f"{script} is missing: the SGLang CPU install (issue 6) is not here yet")
     venv_dir = root / "sglang"
-    # --project: this repository too (editable), for the reference server (responses-reference)
-    _run([sys.executable, str(script), "--venv", str(venv_dir), "--project", str(repo)], log)
+    # --project: this project too, for the reference server (responses-reference): the HEAD
+    # commit, exported (install_sglang.py installs it editable, from that export)
+    source = export_head(repo, root)
+    _run([sys.executable, str(script), "--venv", str(venv_dir), "--project", str(source)], log)
     return _python(venv_dir)
 
 
