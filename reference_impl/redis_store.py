@@ -112,7 +112,7 @@ class RedisStore:
             await self._redis.publish(f"{self.prefix}cancel:{response_id}", b"1")
 
     async def cancel_requested(self, response_id: str) -> bool:
-        return await self._redis.hget(self._key(response_id), "cancel") == b"1"
+        return bool(await self._redis.hget(self._key(response_id), "cancel") == b"1")
 
     async def wait_cancel(self, response_id: str) -> None:
         """Return once a cancel of ``response_id`` is requested, on any replica."""

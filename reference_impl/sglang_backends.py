@@ -116,7 +116,10 @@ class HTTPBackend:
             base_url=self.base_url, headers=self._headers, timeout=self._connect_timeout
         ) as client:
             for path in ("/server_info", "/get_server_info"):
-                response = client.get(path)
+                try:
+                    response = client.get(path)
+                except httpx2.HTTPError as exc:
+                    raise RuntimeError(f"cannot reach SGLang at {self.base_url}: {exc}") from exc
                 if response.status_code == 200:
                     info = response.json()
                     if self._incremental is None:

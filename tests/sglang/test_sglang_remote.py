@@ -83,24 +83,33 @@ def _running(base_url: str) -> int:
 
 
 def test_remote_close_aborts_the_sglang_request(stack: Stack) -> None:
-    engine, spy = _engine(stack)
     request = GenerationRequest("m", [Message("user", "Tell me a story")], max_output_tokens=3000)
+    native = stack.native["tools"].base_url
 
-    async def read_some() -> str:
+    async def read_some() -> tuple[str, SpyBackend, int]:
+        engine, spy = _engine(stack)
         stream = engine.generate(request)
         text = ""
-        async for chunk in stream:
-            if isinstance(chunk, TextDelta):
-                text += chunk.text
-                if len(text) > 40:
-                    break
-        await stream.aclose()  # what the app does when the client goes away
-        return text
+        try:
+            async for chunk in stream:
+                if isinstance(chunk, TextDelta):
+                    text += chunk.text
+                    if len(text) > 40:
+                        break
+            running = 0
+            deadline = time.monotonic() + 5  # the load snapshot trails the scheduler a little
+            while not running and time.monotonic() < deadline:
+                running = await asyncio.to_thread(_running, native)  # the story is generating
+            await stream.aclose()  # what the app does when the client goes away
+        finally:
+            await engine.close()
+        return text, spy, running
 
-    text = asyncio.run(read_some())
+    text, spy, running = asyncio.run(read_some())
     assert text.startswith("Once upon a time")
+    assert running == 1
     assert spy.aborted == spy.started
     deadline = time.monotonic() + 10
-    while _running(stack.native["tools"].base_url) and time.monotonic() < deadline:
+    while _running(native) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _running(stack.native["tools"].base_url) == 0
+    assert _running(native) == 0, "SGLang kept generating after the stream was closed"
