@@ -25,6 +25,13 @@ The client is a minimal asyncio HTTP/1.1 client that counts ``\\n\\n`` frame end
 chunked body (a chunk-size line never contains two consecutive LFs), so its own cost per event
 is small and it does not throttle either server.
 
+Profiling the server: on a busy machine a sampling profiler that reads stacks by wall clock
+(py-spy) charges the time a process waits for a CPU to wherever it was preempted — mostly
+syscall returns, so ``socket.send`` looks far more expensive than it is. CPU-time sampling is
+honest: run the mock under Python >= 3.12 with ``-X perf`` and ``perf record -e cpu-clock
+--call-graph dwarf -p PID`` while this benchmark loads it, then attribute each sample to its
+innermost ``py::`` frame.
+
 Exit codes: 0 measured (the ratio is reported, not enforced), 2 the run broke (a server did not
 start, a stream was short or malformed).
 """
