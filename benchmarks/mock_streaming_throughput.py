@@ -294,17 +294,48 @@ class Sample:
         return self.events / max(self.wall_seconds, 1e-9)
 
 
+class _Connection:
+    """One keep-alive connection; reopened when the server closed it while idle (uvicorn's
+    keep-alive timeout is 5 s, and a starved server may keep a connection waiting that long)."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def stream(self, request: bytes) -> int:
+        for attempt in (1, 2):
+            if self.writer is None:
+                self.reader, self.writer = await asyncio.open_connection(
+                    self.server.host, self.server.port
+                )
+            assert self.reader is not None
+            try:
+                return await stream_once(self.reader, self.writer, request)
+            except (asyncio.IncompleteReadError, ConnectionError) as error:
+                nothing = isinstance(error, ConnectionError) or not error.partial
+                if attempt == 2 or not nothing:
+                    raise
+                self.close()  # closed before answering: the idle connection had timed out
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+
 async def load_round(
     server: Server, body: bytes, frames_per_stream: int, connections: int, streams: int, rnd: int
 ) -> Sample:
     request = request_bytes(server.host, server.port, body)
-    conns = [await asyncio.open_connection(server.host, server.port) for _ in range(connections)]
+    conns = [_Connection(server) for _ in range(connections)]
     try:
 
-        async def run(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> int:
+        async def run(conn: _Connection, n: int) -> int:
             total = 0
             for _ in range(n):
-                got = await stream_once(reader, writer, request)
+                got = await conn.stream(request)
                 if got != frames_per_stream:
                     raise RunError(
                         f"{server.name}: a stream delivered {got} frames, expected "
@@ -313,13 +344,13 @@ async def load_round(
                 total += got
             return total
 
-        await asyncio.gather(*(run(r, w, 1) for r, w in conns))  # warm-up, not measured
+        await asyncio.gather(*(run(c, 1) for c in conns))  # warm-up, not measured
         cpu0, wall0 = server.cpu_seconds(), time.perf_counter()
-        frames = sum(await asyncio.gather(*(run(r, w, streams) for r, w in conns)))
+        frames = sum(await asyncio.gather(*(run(c, streams) for c in conns)))
         wall1, cpu1 = time.perf_counter(), server.cpu_seconds()
     finally:
-        for _, writer in conns:
-            writer.close()
+        for conn in conns:
+            conn.close()
     # Responses events: every frame except the closing `data: [DONE]`.
     events = frames - connections * streams
     return Sample(server.name, rnd, events, cpu1 - cpu0, wall1 - wall0)
