@@ -96,9 +96,12 @@ def test_duration_makes_every_response_take_that_long() -> None:
                     if line.startswith("data: ") and '"response.output_text.delta"' in line:
                         arrivals.append(time.monotonic() - started)
             total = time.monotonic() - started
-            assert 0.4 <= total < 0.9, (scenario, total)
-            assert 0.1 <= arrivals[0] < 0.3
+            # Lower bounds only are exact on a real clock: a busy machine can make a stream late,
+            # never early. The even pacing itself is proven on a fake clock (test_mock_engine).
+            assert total >= 0.4, (scenario, total)
+            assert arrivals[0] >= 0.1
             assert arrivals[-1] >= 0.4 * 0.95
+            assert total < 10, (scenario, total)  # not stuck
 
 
 @pytest.mark.parametrize(
