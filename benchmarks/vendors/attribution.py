@@ -38,6 +38,20 @@ BY_CHECK: dict[str, str] = {
         "SPEC §2.12 and §4 [BG]: `GET /v1/responses/{id}?stream=true&starting_after=N` replays "
         "the events after N as SSE; the answer carries none of them"
     ),
+    "live.background.cancel": (
+        "SPEC §4 [BG]: `POST /v1/responses/{id}/cancel` on a response created with "
+        "`background: true` returns the Response (cancelled, or final if it had already "
+        "finished); here a 400 'Cannot cancel a synchronous response' for a background response"
+    ),
+    "live.background.cancel_idempotent": (
+        "SPEC §4 [BG]: cancelling a background response that already finished, or cancelling "
+        "twice, returns the final object (idempotent); here a 400 (KB20, vllm#57999)"
+    ),
+    "stream.response.terminal_status": (
+        "SPEC §2.2 and §4: the terminal event's type matches the status — an `incomplete` "
+        "Response ends the stream with `response.incomplete`, not `response.completed` (the "
+        "openai SDK dispatches on the event type)"
+    ),
     "live.background.cancel_foreground_4xx": (
         "SPEC §4 quoting [BG]: 'only responses created with `background:true` can be "
         "cancelled'; a foreground response was cancelled with 200"
@@ -99,6 +113,11 @@ BY_CHECK: dict[str, str] = {
         "SPEC §2.10 [OR]: an item that ends `incomplete` is the last one; here a finished "
         "reasoning item is marked incomplete although a message follows it"
     ),
+    "stream.item.no_interleave": (
+        "SPEC §2.5 (SHOULD): items do not interleave — every [REC] stream finishes an item "
+        "before the next is added; here the second call's argument deltas come before the "
+        "first call's `.done`"
+    ),
     "stream.lifecycle.unique": (
         "SPEC §2.2: one `response.created`, one `response.in_progress`, then items; a second "
         "`response.in_progress` arrives mid-stream"
@@ -120,6 +139,26 @@ BY_CHECK: dict[str, str] = {
     "stream.summary.part_added": (
         "SPEC §2.6: `reasoning_summary_part.added` opens a summary part before its text "
         "events (KB23)"
+    ),
+    "usage.cached_le_input": (
+        "SPEC §3 usage (MUST): `cached_tokens ≤ input_tokens`; here input_tokens is 0 while "
+        "cached_tokens counts the prompt"
+    ),
+    "usage.output_nonzero": (
+        "SPEC §3 usage (MUST): `output_tokens ≥ 1` when the model produced a message, reasoning "
+        "or a call — the output shown has text, and usage says 0 (KB11)"
+    ),
+    "live.usage.reasoning_tokens_hardcoded": (
+        "SPEC §3 (SHOULD, KB25): reasoning items with text on every response and "
+        "`reasoning_tokens` 0 on all of them (one such response alone is allowed: [REC] has two)"
+    ),
+    "stream.part.added_before_use": (
+        "SPEC §2.6: `content_part.added` opens a part before its deltas; the reasoning part's "
+        "deltas arrive unopened (KB05's family)"
+    ),
+    "live.previous_response.history": (
+        "SPEC §3 usage across requests (MUST): a `previous_response_id` turn counts the prior "
+        "input and output in `input_tokens`"
     ),
     "usage.details_present": (
         "SPEC §3 usage (MUST): both `input_tokens_details` and `output_tokens_details` are "
@@ -147,6 +186,11 @@ BY_TARGET: dict[tuple[str, str], str] = {
         '`…/input_items` route, and FastAPI answers `{"detail": …}` (the input_tokens probe '
         "shows the same body, but that endpoint is optional: see the suite notes)"
     ),
+    ("sglang-gpt-oss", "live.previous_response.history"): (
+        "SPEC §3: a chained turn's `input_tokens` counts the history; on the harmony path "
+        "SGLang reports `input_tokens: 0` for every turn (the zero-usage defect the notes on "
+        "SGLang 0.5.23 describe), so the chain cannot show — one defect, several checks"
+    ),
     ("ors", "error.code.type"): (
         "open-responses-server forwards the routes it lacks (`GET /responses/{id}`, cancel) to "
         "its backend and relays SGLang's body with `code: 404` unchanged: the client talks to "
@@ -163,9 +207,16 @@ BY_TARGET: dict[tuple[str, str], str] = {
         "non-streamed requests (background ones included) are answered `200 null` (SPEC §4)"
     ),
     ("litellm", "live.errors.bad_input_4xx"): (
-        "SPEC §4: `input: 42`, an unknown `tool_choice` and `temperature: 7` reach the backend "
-        "and come back as 500 (`APIConnectionError … 'int' object is not iterable`) — bad "
-        "input must be a 4xx"
+        "SPEC §4: `input: 42` comes back as a 500 (`APIConnectionError … 'int' object is not "
+        "iterable`), and an invalid `tool_choice` and one naming an undeclared function as "
+        "200 — SGLang answers both of those 400 when asked directly (sglang-* pass them), so "
+        "the bridge drops them. (`temperature: 7` → 200 is SGLang's leniency passed through: "
+        "sglang-* fail that case too)"
+    ),
+    ("ors", "live.errors.bad_input_4xx"): (
+        'SPEC §4: malformed JSON and `input: 42` are 500s (`{"detail": "Error processing '
+        'request: …"}`), the other bad inputs 200s; SGLang answers 400 to most of them '
+        "directly (sglang-* pass those cases)"
     ),
 }
 

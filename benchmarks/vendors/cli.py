@@ -117,16 +117,33 @@ def write_summary(out: Path, record: dict[str, Any]) -> Path | None:
     return path
 
 
-def _png(out: Path) -> Path | None:
+def _grid_html(out: Path) -> Path | None:
+    """The suite's HTML report with the findings list and the per-target details left out: the
+    summary table and the check × target matrix, for one picture."""
     html = out / "merged" / "report.html"
+    if not html.is_file():
+        return None
+    text = html.read_text(encoding="utf-8")
+    start, grid, details = (text.find(f"<h2>{h}</h2>") for h in ("Findings", "Matrix", "Details"))
+    if min(start, grid, details) < 0:
+        return html
+    grid_html = out / "merged" / "matrix-grid.html"
+    grid_html.write_text(text[:start] + text[grid:details] + "</body></html>\n", encoding="utf-8")
+    return grid_html
+
+
+def _png(out: Path) -> Path | None:
+    html = _grid_html(out)
     png = out / "matrix.png"
     script = REPO / "scripts" / "render_report_png.py"
-    if not html.is_file() or not script.is_file():
+    if html is None or not script.is_file():
         return None
     import subprocess
 
+    rows = len(json.loads((out / "merged" / "index.json").read_text()).get("checks", {}))
+    height = 700 + 26 * rows + 40 * 30  # summary, one row per check, group headers
     done = subprocess.run(
-        [sys.executable, str(script), str(html), str(png), "--window-size", "1500,2400"],
+        [sys.executable, str(script), str(html), str(png), "--window-size", f"1700,{height}"],
         capture_output=True,
         text=True,
         check=False,

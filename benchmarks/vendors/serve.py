@@ -23,6 +23,7 @@ from .stack import (
     mock_service,
     reference_service,
     sglang_service,
+    vllm_service,
 )
 
 __all__ = ["serve"]
@@ -51,6 +52,10 @@ def serve(
                 "sglang", venv_root, repo, log, sglang_python=sglang_python
             )
             models = build_models(sg_python, repo, venv_root, [spec.model], logs / "models.log")
+            if spec.kind == "vllm":
+                launched = vllm_service(python, spec, models, logs)
+                started.append(launched.services[0].start())
+                return _wait(launched, started, logs, log)
             service, root = sglang_service(sg_python, repo, venv_root, models, spec.model, logs)
             started.append(service.start())
             if spec.kind == "sglang":
@@ -61,18 +66,22 @@ def serve(
             else:
                 launched = bridge_service(python, spec, root, work / "work", logs)
                 started.append(launched.services[0].start())
-        print(f"export BASE_URL={launched.base_url}   # model {launched.model}; logs in {logs}")
-        if launched.api_key:
-            print(
-                f'export {KEY_ENV}={launched.api_key}   # add -H "authorization: Bearer ${KEY_ENV}"'
-            )
-        print("Ctrl-C stops it.", flush=True)
-        while all(s.proc is not None and s.proc.poll() is None for s in started):
-            time.sleep(1)
-        log("a server exited; see " + os.fspath(logs))
-        return 1
+        return _wait(launched, started, logs, log)
     except KeyboardInterrupt:
         return 0
     finally:
         for service in reversed(started):
             service.stop()
+
+
+def _wait(
+    launched: Launched, started: list[Service], logs: Path, log: Callable[[str], None]
+) -> int:
+    print(f"export BASE_URL={launched.base_url}   # model {launched.model}; logs in {logs}")
+    if launched.api_key:
+        print(f'export {KEY_ENV}={launched.api_key}   # add -H "authorization: Bearer ${KEY_ENV}"')
+    print("Ctrl-C stops it.", flush=True)
+    while all(s.proc is not None and s.proc.poll() is None for s in started):
+        time.sleep(1)
+    log("a server exited; see " + os.fspath(logs))
+    return 1

@@ -185,6 +185,11 @@ def render_summary(index: dict[str, Any], run: dict[str, Any], *, title: str = "
         "(`--strict` makes them fail). A profile a vendor does not claim is not run against it "
         "(its checks show as skip).",
         "",
+        "How the harness works, the suite's own faults this matrix found, the servers tried "
+        "and what is left: [matrix-notes.md](matrix-notes.md). The picture: "
+        "[matrix.png](matrix.png); every check and its evidence: "
+        "[matrix/report.html](matrix/report.html), [matrix/index.json](matrix/index.json).",
+        "",
         "## Matrix",
         "",
         *_matrix(index, run),

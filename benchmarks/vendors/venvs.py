@@ -201,6 +201,9 @@ def export_head(repo: Path, root: Path) -> Path:
             ["git", "archive", "--format=tar", commit], cwd=repo, capture_output=True, check=True
         ).stdout
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    for old in dest.parent.iterdir():  # earlier commits' exports: the venvs move to this one
+        if old != dest:
+            shutil.rmtree(old, ignore_errors=True)
     return dest
 
 
