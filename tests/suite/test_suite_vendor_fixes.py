@@ -34,3 +34,35 @@ def test_background_need_not_be_echoed(echo: Any, outcome: str, tmp_path: Path) 
                         "-k", "background_poll", "--no-instructions", "--timeout", "10",
                         report_dir=tmp_path)  # fmt: skip
     assert run.outcomes()["live.background.lifecycle"] == outcome, run.stdout[-3000:]
+
+
+def _cut_calls(status: str) -> Rewriter:
+    """The mock, with every function call's arguments cut in half, the Response `status`."""
+
+    def on_json(method: str, path: str, code: int, body: Any) -> tuple[int, Any]:
+        calls = [
+            item for item in (body.get("output") or []) if item.get("type") == "function_call"
+        ] if isinstance(body, dict) and body.get("object") == "response" else []  # fmt: skip
+        for item in calls:
+            item["arguments"] = item["arguments"][: len(item["arguments"]) // 2]
+        if calls and status == "incomplete":
+            body["status"] = "incomplete"
+            body["incomplete_details"] = {"reason": "max_output_tokens"}
+            calls[-1]["status"] = "incomplete"
+        return code, body
+
+    return Rewriter(mock_app(), on_json=on_json)
+
+
+@pytest.mark.parametrize(("status", "outcome"), [("incomplete", "skip"), ("completed", "fail")])
+def test_a_call_cut_off_by_a_token_limit_is_not_judged(
+    status: str, outcome: str, tmp_path: Path
+) -> None:
+    # vLLM 0.32's constrained decoding ran the scripted model to its length limit inside a JSON
+    # string: the call was cut, the response `incomplete`. Cut arguments on a `completed`
+    # response are still a failure.
+    with serve(_cut_calls(status)) as url:
+        run = run_suite("--base-url", url, "--model", "mock", "--profile", "core,tools",
+                        "-k", "tool_choice_required and nonstream", "--no-instructions",
+                        "--timeout", "10", report_dir=tmp_path)  # fmt: skip
+    assert run.outcomes()["live.tools.arguments_valid"] == outcome, run.stdout[-3000:]
