@@ -191,6 +191,13 @@ BY_TARGET: dict[tuple[str, str], str] = {
         "SGLang reports `input_tokens: 0` for every turn (the zero-usage defect the notes on "
         "SGLang 0.5.23 describe), so the chain cannot show — one defect, several checks"
     ),
+    ("vllm-tools", "live.previous_response.history"): (
+        "KB19 (vllm#43244): the tool round trip's second turn counts 278 input tokens; the "
+        "model's chat template gives 227 for the first turn (vLLM: 235, +8 for its own tool "
+        "rendering), 318 for the full history and 270 for the history WITHOUT the assistant's "
+        "function call — 270 + 8 = 278: the call is dropped from the replayed history (measured "
+        "by `serve vllm-tools` and the tokenizer, see matrix-notes.md)"
+    ),
     ("ors", "error.code.type"): (
         "open-responses-server forwards the routes it lacks (`GET /responses/{id}`, cancel) to "
         "its backend and relays SGLang's body with `code: 404` unchanged: the client talks to "

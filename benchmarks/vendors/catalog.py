@@ -254,6 +254,7 @@ TARGETS: dict[str, TargetSpec] = {
             kind="mock",
             profiles=("core", "stateful", "tools", "reasoning", "structured", "openresponses"),
             claim="ours: every profile",
+            follows_instructions=True,  # the mock follows the cases' simple instructions
             timeout=10.0,
         ),
         _sglang("plain", ("core", "stateful", "reasoning")),

@@ -198,9 +198,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         differences = compare(baseline, current)
         for line in differences:
             print("  " + line)
-        print(
-            f"verdicts vs {args.baseline}: {'same' if not differences else f'{len(differences)} difference(s)'}"
-        )
+        changed = {line.split(":", 1)[0] for line in differences}
+        same = [name for name in current.get("targets", {}) if name not in changed]
+        print(f"verdicts vs {args.baseline}: {len(differences)} difference(s)")
+        # one line per target, then the plain closing line CI reads
+        print(f"vendors: {len(same)} passed, {len(changed)} failed")
         code = max(code, 1 if differences else 0)
     return code
 
