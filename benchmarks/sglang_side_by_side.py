@@ -133,7 +133,25 @@ def _suite(
     return {"status": target["status"], "profiles": per_profile, "summary": target["summary"]}
 
 
-def _load(base_url: str, model: str, users: int, seconds: float, out: Path) -> dict[str, float]:
+def _cpu_seconds(pids: Sequence[int]) -> float:
+    """User + system CPU seconds of these processes and all their descendants so far."""
+    import psutil  # type: ignore[import-untyped]  # no stubs; locust brings psutil
+
+    total = 0.0
+    for pid in pids:
+        try:
+            root = psutil.Process(pid)
+            for proc in (root, *root.children(recursive=True)):
+                times = proc.cpu_times()
+                total += times.user + times.system
+        except psutil.Error:
+            continue
+    return total
+
+
+def _load(
+    base_url: str, model: str, users: int, seconds: float, out: Path, servers: Sequence[int]
+) -> dict[str, float]:
     argv = [
         _bin(sys.executable, "responses-bench"), "--base-url", f"{base_url}/v1", "--model", model,
         "-u", str(users), "-t", f"{seconds:g}s", "--prompt-tokens", "32", "--max-output-tokens",
@@ -143,7 +161,11 @@ def _load(base_url: str, model: str, users: int, seconds: float, out: Path) -> d
         # has no TTFT), and the judge's cost would be the same on both sides anyway.
         "--no-validate",
     ]  # fmt: skip
+    # Server CPU per request does not depend on what else the machine runs (a shared 2-core CI
+    # box swings wall-clock throughput several-fold); it is measured over every server process.
+    cpu_before = _cpu_seconds(servers)
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    cpu = _cpu_seconds(servers) - cpu_before
     path = out / "summary.json"
     if not path.exists():
         raise RuntimeError(
@@ -157,8 +179,10 @@ def _load(base_url: str, model: str, users: int, seconds: float, out: Path) -> d
         value = block.get(p) if isinstance(block, dict) else None
         return float(value) if isinstance(value, int | float) else float("nan")
 
+    requests = float(summary["requests"]["total"])
     return {
         "requests_per_s": float(summary["throughput"]["requests_per_s"]),
+        "requests_per_cpu_s": requests / cpu if cpu > 0 else float("nan"),
         "ttft_p50_ms": pct("ttft", "p50"),
         "itl_p50_ms": pct("itl", "p50"),
         "failures": float(summary.get("requests", {}).get("failed", 0) or 0),
@@ -249,9 +273,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             repeats = args.repeats if users == 8 else 1
             for i in range(repeats):  # alternate, so drift on the machine hits both alike
                 for name in ("native", "reference") if i % 2 == 0 else ("reference", "native"):
-                    run = _load(
-                        targets[name], model, users, args.seconds, out / f"load-{name}-{users}-{i}"
-                    )
+                    pids = [server.popen.pid for server in servers]
+                    run_dir = out / f"load-{name}-{users}-{i}"
+                    run = _load(targets[name], model, users, args.seconds, run_dir, pids)
                     load[name].setdefault(str(users), []).append(run)
         result["load"] = load
         for users in levels:
@@ -268,7 +292,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _ratio(r["requests_per_s"], n["requests_per_s"])
                 for r, n in zip(load["reference"][key], load["native"][key], strict=True)
             ]
+            per_cpu = [
+                _ratio(r["requests_per_cpu_s"], n["requests_per_cpu_s"])
+                for r, n in zip(load["reference"][key], load["native"][key], strict=True)
+            ]
             ratios[key] = {
+                "requests_per_cpu_s": statistics.median(per_cpu),
                 "requests_per_s_paired": statistics.median(paired),
                 "requests_per_s": _ratio(
                     med["reference"]["requests_per_s"], med["native"]["requests_per_s"]
@@ -299,13 +328,14 @@ def _print(result: dict[str, Any]) -> None:
         shown = ", ".join(f"{p} {c[0]}/{c[1]}" for p, c in sorted(conf["profiles"].items()))
         print(f"  {name:10} {conf['status']:8} {shown}")
     print("load (ratio reference / native; requests/s: higher is better, latencies: lower):")
-    print("  medians of the runs; 'paired' is the median of the ratios of neighbouring runs")
-    print("  streams   req/s native  req/s ref  ratio  paired   TTFT p50 ratio  ITL p50 ratio")
+    print("  medians of the runs; 'paired' is the median of the ratios of neighbouring runs;")
+    print("  'per CPU-s' compares requests per server CPU-second (robust to a busy machine)")
+    print("  streams   req/s native  req/s ref  ratio  paired  per CPU-s  TTFT p50  ITL p50")
     for users, r in result["ratios"].items():
         print(
             f"  {users:>7}   {r['native_rps']:12.2f}  {r['reference_rps']:9.2f}  "
-            f"{r['requests_per_s']:5.3f}  {r['requests_per_s_paired']:6.3f}   "
-            f"{r['ttft_p50']:14.3f}  {r['itl_p50']:13.3f}"
+            f"{r['requests_per_s']:5.3f}  {r['requests_per_s_paired']:6.3f}  "
+            f"{r['requests_per_cpu_s']:9.3f}  {r['ttft_p50']:8.3f}  {r['itl_p50']:7.3f}"
         )
 
 
