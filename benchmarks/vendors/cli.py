@@ -141,7 +141,7 @@ def _png(out: Path) -> Path | None:
     import subprocess
 
     rows = len(json.loads((out / "merged" / "index.json").read_text()).get("checks", {}))
-    height = 700 + 26 * rows + 40 * 30  # summary, one row per check, group headers
+    height = 800 + 30 * (rows + 50)  # the summary, one row per check and per group heading
     done = subprocess.run(
         [sys.executable, str(script), str(html), str(png), "--window-size", f"1700,{height}"],
         capture_output=True,
@@ -201,6 +201,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         changed = {line.split(":", 1)[0] for line in differences}
         same = [name for name in current.get("targets", {}) if name not in changed]
         print(f"verdicts vs {args.baseline}: {len(differences)} difference(s)")
+        if differences:
+            print(
+                "  a suite change that moves a vendor's verdict must be right by SPEC.md and the "
+                "recordings; if it is, re-publish the matrix: python -m benchmarks.vendors run "
+                "--png --publish docs/vendors"
+            )
         # one line per target, then the plain closing line CI reads
         print(f"vendors: {len(same)} passed, {len(changed)} failed")
         code = max(code, 1 if differences else 0)
