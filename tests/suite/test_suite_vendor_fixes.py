@@ -66,3 +66,18 @@ def test_a_call_cut_off_by_a_token_limit_is_not_judged(
                         "-k", "tool_choice_required and nonstream", "--no-instructions",
                         "--timeout", "10", report_dir=tmp_path)  # fmt: skip
     assert run.outcomes()["live.tools.arguments_valid"] == outcome, run.stdout[-3000:]
+    if status == "incomplete":
+        cases = next(iter(run.index["targets"].values()))["cases"]
+        assert all("incomplete" in c["skip_reason"] for c in cases), cases
+
+
+def test_a_round_trip_whose_call_was_cut_off_is_not_judged(tmp_path: Path) -> None:
+    # The same cut-off in the chain's tool round trip: no call to answer, nothing to judge.
+    with serve(_cut_calls("incomplete")) as url:
+        run = run_suite("--base-url", url, "--model", "mock", "--profile", "core,stateful,tools",
+                        "-k", "chain_tool_round_trip", "--no-instructions", "--timeout", "10",
+                        report_dir=tmp_path)  # fmt: skip
+    assert run.outcomes()["live.previous_response.tool_round_trip"] == "skip", run.stdout[-3000:]
+    cases = next(iter(run.index["targets"].values()))["cases"]
+    (case,) = [c for c in cases if c["id"] == "chain/chain_tool_round_trip"]
+    assert "first turn is incomplete" in case["skip_reason"]

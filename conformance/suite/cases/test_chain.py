@@ -119,6 +119,11 @@ def test_chain_tool_round_trip(probe: Probe) -> None:
         probe, "What is the weather in Paris right now?", None,
         tools=[WEATHER_TOOL], tool_choice={"type": "function", "name": "get_weather"},
     )  # fmt: skip
+    if first.get("status") == "incomplete":
+        # Cut off by a token limit before the call was finished: there is no call to answer
+        # (as in the tools cases; found by the vendor matrix on vLLM's constrained decoding).
+        reason = (first.get("incomplete_details") or {}).get("reason")
+        probe.skip(f"the first turn is incomplete ({reason}): a cut-off call cannot be answered")
     calls = A.function_calls(first)
     probe.require(
         L.TOOL_ROUND_TRIP, bool(calls) and isinstance(calls[0].get("call_id"), str), probe.last,
