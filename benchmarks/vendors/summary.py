@@ -151,6 +151,8 @@ def _evidence(target: str, cid: str, outcome: dict[str, Any], check: dict[str, A
                     f"  #{event.get('index')}: {trim(event.get('event', ''), EVENT_CHARS)}"
                 )
             lines.append("  ```")
+        if first.get("path"):
+            lines.append(f"- at: `{first['path']}`")
         lines.append(f"- expected: {trim(first.get('expected', ''), 300)}")
         lines.append(f"- actual: {trim(first.get('actual', ''), 300)}")
         others = sorted({e.get("case", "") for e in evidence[1:]} - {first.get("case")})
