@@ -34,6 +34,7 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import signal
 import socket
 import statistics
@@ -217,6 +218,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     profiles = args.profiles or ("core,stateful,reasoning" if args.cpu else "core,stateful")
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
+    for stale in [*out.glob("load-*"), *out.glob("suite-*")]:  # this script's own earlier runs
+        shutil.rmtree(stale, ignore_errors=True)
     logs = out / "logs"
     logs.mkdir(exist_ok=True)
     env = dict(os.environ, HF_HUB_OFFLINE=os.environ.get("HF_HUB_OFFLINE", "0"))
