@@ -33,6 +33,7 @@ from .targets import Target
 __all__ = ["CaseAborted", "Probe", "Retry", "Skipped", "evidence_for"]
 
 _TRIM = 1500
+NOT_OFFERED = (404, 405)  # how a server says it has no such route
 
 
 class CaseAborted(Exception):
@@ -91,13 +92,21 @@ class Probe:
         content: bytes | None = None,
         params: Mapping[str, str] | None = None,
         max_output_tokens: int | None = None,
+        optional: bool = False,
     ) -> Exchange:
-        """A non-stream request; the judge looks at the answer, whatever its status."""
+        """A non-stream request; the judge looks at the answer, whatever its status.
+
+        ``optional``: an endpoint a target need not offer (``POST /v1/responses/input_tokens``).
+        A 404 or 405 from it means "not offered": that answer is the web framework's, not the
+        Responses layer's, and is not judged (found by the vendor matrix: SGLang's and vLLM's
+        FastAPI answer `{"detail": "Method Not Allowed"}` there)."""
         ex = self._guard(
             lambda: self.client.call(
                 method, path, json_body=json_body, content=content, params=params
             )
         )
+        if optional and ex.status in NOT_OFFERED:
+            return ex
         if max_output_tokens is None and isinstance(json_body, dict):
             limit = json_body.get("max_output_tokens")
             max_output_tokens = limit if type(limit) is int else None
