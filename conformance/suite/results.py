@@ -19,6 +19,7 @@ registry:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +39,8 @@ __all__ = [
 OUTCOMES = ("fail", "xpass", "warn", "xfail", "info", "pass", "skip")
 FAILING = frozenset({"fail", "xpass"})
 MAX_EVIDENCE = 5  # findings kept per check and target; the count of the rest is reported
+MAX_KINDS = 25  # distinct kinds of violation listed per check and target
+_INDEX = re.compile(r"\[\d+\]")
 
 
 @dataclass(slots=True)
@@ -104,6 +107,9 @@ class CheckOutcome:
     cases: list[str] = field(default_factory=list)  # cases that evaluated it
     evidence: list[Finding] = field(default_factory=list)
     reason: str = ""
+    # every distinct kind of violation (where, what was expected), with its count: what a reader
+    # auditing a verdict needs when the evidence shown is only the first few findings
+    kinds: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def failing(self) -> bool:
@@ -119,6 +125,7 @@ class CheckOutcome:
             "reason": self.reason,
             "evidence": [f.as_dict() for f in self.evidence],
             "evidence_omitted": max(0, self.violations - len(self.evidence)),
+            "kinds": self.kinds,
         }
 
 
@@ -144,7 +151,8 @@ class TargetResult:
 
     def _outcome(self, check: Check, found: list[Finding]) -> CheckOutcome:
         cases = [c.id for c in self.cases if check.id in c.exercised]
-        out = CheckOutcome(check, "pass", len(found), cases, found[:MAX_EVIDENCE])
+        evidence, kinds = _distinct(found)
+        out = CheckOutcome(check, "pass", len(found), cases, evidence, kinds=kinds)
         if found:
             if check.level.fails(strict=self.strict):
                 out.outcome = "fail"
@@ -189,3 +197,34 @@ class TargetResult:
         if self.status != "ran":
             return 2
         return 1 if self.failed() else 0
+
+
+def _kind(finding: Finding) -> tuple[str, str]:
+    v = finding.violation
+    return _INDEX.sub("[]", v.path or ""), str(v.expected)[:200]
+
+
+def _distinct(found: list[Finding]) -> tuple[list[Finding], list[dict[str, Any]]]:
+    """The evidence to keep — the first finding of each distinct kind first, then the next ones
+    in order, :data:`MAX_EVIDENCE` in all — and the kinds: path (indices elided), expected, how
+    many, one actual value and the cases that showed it."""
+    kinds: dict[tuple[str, str], dict[str, Any]] = {}
+    firsts: list[Finding] = []
+    for f in found:
+        key = _kind(f)
+        entry = kinds.get(key)
+        if entry is None:
+            firsts.append(f)
+            entry = kinds[key] = {
+                "path": key[0], "expected": key[1], "actual": str(f.violation.actual)[:200],
+                "count": 0, "cases": [],
+            }  # fmt: skip
+        entry["count"] += 1
+        if f.case not in entry["cases"] and len(entry["cases"]) < 5:
+            entry["cases"].append(f.case)
+    chosen = firsts[:MAX_EVIDENCE]
+    rest = [f for f in found if not any(f is c for c in chosen)]
+    chosen += rest[: MAX_EVIDENCE - len(chosen)]
+    order = {id(f): i for i, f in enumerate(found)}
+    chosen.sort(key=lambda f: order[id(f)])
+    return chosen, list(kinds.values())[:MAX_KINDS]

@@ -102,3 +102,26 @@ def test_write_reports_redacts(tmp_path: Path) -> None:
         text = path.read_text()
         assert "sk-secret-123" not in text
     assert REDACTED in (tmp_path / "index.json").read_text()
+
+
+def test_evidence_shows_every_kind_of_violation_first() -> None:
+    # Auditing the vendor matrix (issue 7): a check violated 90 times in one way and once in
+    # another showed five findings of the first kind only. Now the first finding of each kind
+    # comes first, and every kind is listed with its count.
+    target = flag_target(base_url="http://127.0.0.1:9/v1", model="m", name="t")
+    case = CaseResult("core/x", ("core",), (C.RESPONSE_SCHEMA_TYPE.id,))
+    for n in range(9):
+        v = C.RESPONSE_SCHEMA_TYPE.violation(expected="object", actual="null", path="text")
+        case.findings.append(Finding(v, case.id, 1, {"n": n}))
+    odd = C.RESPONSE_SCHEMA_TYPE.violation(
+        expected="array", actual="null", path="output[1].content[0].logprobs"
+    )
+    case.findings.append(Finding(odd, case.id, 1, {"n": 9}))
+    entry = build_index([TargetResult(target, False, cases=[case])], strict=False)["targets"]["t"]
+    shown = entry["checks"][C.RESPONSE_SCHEMA_TYPE.id]
+    assert len(shown["evidence"]) == 5 and shown["evidence_omitted"] == 5
+    assert [e["n"] for e in shown["evidence"]] == [0, 1, 2, 3, 9]
+    assert [(k["path"], k["count"]) for k in shown["kinds"]] == [
+        ("text", 9),
+        ("output[].content[].logprobs", 1),
+    ]
