@@ -157,8 +157,10 @@ BY_CHECK: dict[str, str] = {
         "deltas arrive unopened (KB05's family)"
     ),
     "live.previous_response.history": (
-        "SPEC §3 usage across requests (MUST): a `previous_response_id` turn counts the prior "
-        "input and output in `input_tokens`"
+        "SPEC §3 usage across requests (MUST) and §4 ([OR]: the prior input, then its output, "
+        "then the new input): the chained turn counts no more input tokens than the same "
+        "history sent explicitly WITHOUT the part named, while that part does count when sent "
+        "explicitly — it is missing from the replayed history (KB19)"
     ),
     "usage.details_present": (
         "SPEC §3 usage (MUST): both `input_tokens_details` and `output_tokens_details` are "
@@ -183,25 +185,48 @@ BY_TARGET: dict[tuple[str, str], str] = {
     ),
     ("sglang", "error.shape"): (
         "SPEC §4 [OAPI] ErrorResponse; SGLang has no `DELETE /v1/responses/{id}` nor "
-        '`…/input_items` route, and FastAPI answers `{"detail": …}` (the input_tokens probe '
-        "shows the same body, but that endpoint is optional: see the suite notes)"
+        '`…/input_items` route (both in SPEC §4), and FastAPI answers `{"detail": …}` — the '
+        "same missing routes as live.store.delete and live.input_items.list (the optional "
+        "input_tokens endpoint's 405 is not judged)"
     ),
-    ("sglang-gpt-oss", "live.previous_response.history"): (
-        "SPEC §3: a chained turn's `input_tokens` counts the history; on the harmony path "
-        "SGLang reports `input_tokens: 0` for every turn (the zero-usage defect the notes on "
-        "SGLang 0.5.23 describe), so the chain cannot show — one defect, several checks"
+    ("vllm", "error.shape"): (
+        "SPEC §4 [OAPI] ErrorResponse; vLLM has no `DELETE /v1/responses/{id}` nor "
+        '`…/input_items` route (both in SPEC §4), and FastAPI answers `{"detail": …}` — the '
+        "same missing routes as live.store.delete and live.input_items.list (the optional "
+        "input_tokens endpoint's 405 is not judged)"
     ),
-    ("vllm-tools", "live.previous_response.history"): (
-        "KB19 (vllm#43244): the tool round trip's second turn counts 278 input tokens; the "
-        "model's chat template gives 227 for the first turn (vLLM: 235, +8 for its own tool "
-        "rendering), 318 for the full history and 270 for the history WITHOUT the assistant's "
-        "function call — 270 + 8 = 278: the call is dropped from the replayed history (measured "
-        "by `serve vllm-tools` and the tokenizer, see matrix-notes.md)"
+    ("ors", "error.shape"): (
+        "SPEC §4 [OAPI] ErrorResponse; the bridge's own `POST /responses` answers malformed "
+        'JSON and `input: 42` with 500 `{"detail": "Error processing request: …"}` (its '
+        'api_controller.py); the `{"detail": …}` 404/405 of `…/input_items` and DELETE are '
+        "SGLang's, relayed by its catch-all proxy"
     ),
-    ("ors", "error.code.type"): (
-        "open-responses-server forwards the routes it lacks (`GET /responses/{id}`, cancel) to "
-        "its backend and relays SGLang's body with `code: 404` unchanged: the client talks to "
-        "the bridge, which answers for it (SPEC §4)"
+    ("ors", "live.tools.named"): (
+        "SPEC §3: `tool_choice` names get_time and both calls are get_weather; "
+        "open-responses-server 0.4.1 deletes `tool_choice` from every request before it reaches "
+        'the backend (api_controller.py: `chat_request.pop("tool_choice", None)`, \'Remove '
+        "unsupported tool_choice parameter'); litellm-tools passes on the same backend"
+    ),
+    ("ors", "live.tools.none"): (
+        "SPEC §3: `tool_choice: none` and the answer has two calls; the bridge deletes "
+        "`tool_choice` before it reaches the backend (api_controller.py), litellm-tools passes "
+        "on the same backend"
+    ),
+    ("ors", "live.max_output_tokens.incomplete"): (
+        "SPEC §4 (KB10): the bridge passes `max_output_tokens` on as `max_tokens` "
+        "(responses_service.py), so the backend cuts the answer at the limit, but the bridge "
+        "knows only the finish reasons `stop`, `tool_calls` and `function_call` — never "
+        "`length` — and ends the stream `response.completed`, `status: completed`"
+    ),
+    ("ors", "live.previous_response.unknown"): (
+        "SPEC §4: an unknown `previous_response_id` is answered 200 — the bridge loads history "
+        "only `if previous_response_id in conversation_history` and otherwise ignores the id "
+        "(responses_service.py)"
+    ),
+    ("ors", "live.background.resume"): (
+        "SPEC §2.12, §4: a background stream is resumed by `sequence_number`; the bridge's "
+        "events carry none (stream.sequence.present), so no `starting_after` can name a point "
+        "in it — and `GET /responses/{id}` is not the bridge's route (it forwards it to SGLang)"
     ),
     ("ors", "live.store.retrieve_equals"): (
         "the bridge forwards `GET /responses/{id}` to SGLang, which never saw the bridge's "

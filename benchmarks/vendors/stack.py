@@ -43,6 +43,13 @@ _SECRET = re.compile(
 )
 
 
+# How long a server may take to answer its readiness probe, a ceiling (a quick start costs
+# nothing): the machine is shared and the matrix runs under `nice`, so others' work can slow an
+# import-heavy start (LiteLLM's proxy) tenfold — a full run on 2026-11-30 lost LiteLLM
+# and open-responses-server to ceilings of 180 s and 60 s at a load average of 20 on 2 cores.
+STARTUP_S = 200.0
+
+
 def clean_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not _SECRET.search(k)}
     env.update(extra or {})
@@ -179,7 +186,7 @@ def sglang_service(
         ready_url=f"{root_url}/health",
         log_path=logs / f"sglang-{kind}.log",
         env=env,
-        startup_timeout=300,
+        startup_timeout=STARTUP_S * 5,
     )
     return service, root_url
 
@@ -204,7 +211,7 @@ def mock_service(ours_python: Path, logs: Path) -> tuple[Service, str]:
         ready_url=f"{root_url}/v1/models",
         log_path=logs / "mock.log",
         env=clean_env(),
-        startup_timeout=60,
+        startup_timeout=STARTUP_S,
     ), root_url
 
 
@@ -265,7 +272,7 @@ def _litellm(python: Path, spec: TargetSpec, chat_base: str, work: Path, logs: P
         log_path=logs / f"{spec.name}.log",
         env=env,
         cwd=work,
-        startup_timeout=180,
+        startup_timeout=STARTUP_S * 3,
     )
     return Launched(f"{root_url}{spec.path}", model, key, [service])
 
@@ -302,7 +309,7 @@ def _ors(python: Path, spec: TargetSpec, sglang_root: str, work: Path, logs: Pat
         log_path=logs / f"{spec.name}.log",
         env=env,
         cwd=work,
-        startup_timeout=60,
+        startup_timeout=STARTUP_S,
     )
     # Its Responses route is POST /responses at the root; every other path (/v1/responses
     # included) is forwarded to the backend — so the base URL must be the root, or the suite
@@ -346,7 +353,7 @@ def vllm_service(python: Path, spec: TargetSpec, models: Path, logs: Path) -> La
         ready_url=f"{root_url}/health",
         log_path=logs / f"{spec.name}.log",
         env=env,
-        startup_timeout=600,
+        startup_timeout=STARTUP_S * 6,
     )
     return Launched(f"{root_url}{spec.path}", model.served_name, "", [service])
 
@@ -372,7 +379,7 @@ def reference_service(
         ready_url=f"{root_url}/v1/models",
         log_path=logs / f"{spec.name}.log",
         env=clean_env({"HF_HUB_OFFLINE": "1"}),
-        startup_timeout=180,
+        startup_timeout=STARTUP_S * 3,
     )
     return Launched(f"{root_url}{spec.path}", SGLANG_MODELS[spec.model].served_name, "", [service])
 

@@ -162,6 +162,16 @@ def _evidence(target: str, cid: str, outcome: dict[str, Any], check: dict[str, A
             f"- reproduce: `{repro_command(target, str(first.get('case', '')))}`"
             + (f"; by hand: `{_curl(request)}`" if request else "")
         )
+    kinds = outcome.get("kinds", [])
+    if len(kinds) > 1 or (kinds and kinds[0].get("count", 0) < outcome.get("violations", 0)):
+        lines.append(
+            "- every kind of violation: "
+            + "; ".join(
+                f"`{k.get('path') or '-'}` expected {trim(k.get('expected', ''), 60)}, e.g. "
+                f"{trim(k.get('actual', ''), 60)} (×{k.get('count')})"
+                for k in kinds
+            )
+        )
     why = why_theirs(target, cid)
     if why:
         lines.append(f"- why it is the server's: {why}")
@@ -227,9 +237,24 @@ def render_summary(index: dict[str, Any], run: dict[str, Any], *, title: str = "
         if target.get("status") != "ran":
             lines += [f"Not run: {target.get('reason', '')}", ""]
             continue
-        if not failing:
+        if not failing and not any(
+            o.get("outcome") == "xfail" for o in target.get("checks", {}).values()
+        ):
             lines += ["No failing check.", ""]
             continue
+        if not failing:
+            lines += ["No failing check.", ""]
         for cid, outcome in failing:
             lines += _evidence(name, cid, outcome, checks.get(cid, {}))
+        inherited = [
+            (cid, o) for cid, o in target.get("checks", {}).items() if o.get("outcome") == "xfail"
+        ]
+        if inherited:
+            lines += ["Expected failures (XFAIL: shown, not counted against this target):", ""]
+            lines += [
+                f"- `{cid}` ({o.get('level')}, {o.get('violations', 0)} violation(s)): "
+                f"{o.get('reason', '')}"
+                for cid, o in sorted(inherited)
+            ]
+            lines.append("")
     return "\n".join(lines).rstrip() + "\n"

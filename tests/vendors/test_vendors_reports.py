@@ -90,3 +90,20 @@ def test_compare_reports_every_changed_verdict_and_unknown_targets() -> None:
     assert compare(INDEX, changed) == [
         "vendor-x: usage.total pass → fail", "other: not in the baseline"
     ]  # fmt: skip
+
+
+def test_summary_lists_every_kind_and_the_inherited_failures() -> None:
+    index = copy.deepcopy(INDEX)
+    checks = index["targets"]["vendor-x"]["checks"]
+    checks["stream.sequence.present"]["kinds"] = [
+        {"path": "sequence_number", "expected": "an integer", "actual": "missing", "count": 6},
+        {"path": "response.sequence_number", "expected": "an integer", "actual": "null",
+         "count": 1},
+    ]  # fmt: skip
+    checks["usage.total"] = {"outcome": "xfail", "level": "MUST", "violations": 2,
+                             "reason": "inherited from the backend: it does the same"}  # fmt: skip
+    text = render_summary(index, RUN)
+    assert "- every kind of violation: `sequence_number` expected an integer" in text
+    assert "(×6); `response.sequence_number`" in text
+    assert "Expected failures (XFAIL: shown, not counted against this target):" in text
+    assert "- `usage.total` (MUST, 2 violation(s)): inherited from the backend" in text
