@@ -29,6 +29,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from .assembler import Event, ResponseAssembler
 from .engine import Engine, GenerationRequest
@@ -41,8 +42,8 @@ from .inputs import (
     normalize_input,
     resolve_references,
 )
-from .runner import TERMINAL_STATUSES, BackgroundRunner, drive
-from .sse import DONE, SSEResponse, encode_event
+from .runner import TERMINAL_EVENTS, TERMINAL_STATUSES, BackgroundRunner, drive
+from .sse import DONE, EventSink, Producer, SSEResponse, raw_send_scope
 from .store import ItemLookup, MemoryStore, ResponseStore
 from .validation import validate_create_body
 
@@ -217,8 +218,7 @@ class ResponsesService:
         if body.get("stream"):
             return SSEResponse(self._stream(gen, asm, items, store))
         await self._put(store, asm.start(), asm, items)
-        async for _batch in drive(self.engine, gen, asm):
-            pass
+        await drive(self.engine, gen, asm)
         if store:
             await self.store.put(asm.response)
         error = asm.response.get("error")
@@ -235,30 +235,33 @@ class ResponsesService:
             await self.store.put(asm.response, items)
         return events
 
-    async def _stream(
+    def _stream(
         self,
         gen: GenerationRequest,
         asm: ResponseAssembler,
         items: list[dict[str, Any]],
         store: bool,
-    ) -> AsyncIterator[bytes]:
-        for event in await self._put(store, asm.start(), asm, items):
-            yield encode_event(event)
-        try:
-            async for batch in drive(self.engine, gen, asm):
-                if asm.finished and store:
-                    # Stored before the terminal event goes out, so a client that retrieves the
-                    # response right after it sees the final object.
-                    await self.store.put(asm.response)
-                for event in batch:
-                    yield encode_event(event)
-        finally:
-            if not asm.finished:  # the client went away: generation stopped
-                asm.cancel()
-                if store:
-                    with anyio.CancelScope(shield=True):
-                        await self.store.put(asm.response)
-        yield DONE
+    ) -> Producer:
+        async def put_final() -> None:
+            # Stored before the terminal event goes out, so a client that retrieves the response
+            # right after it sees the final object.
+            await self.store.put(asm.response)
+
+        async def produce(sink: EventSink) -> None:
+            await sink.events(await self._put(store, asm.start(), asm, items))
+            try:
+                await drive(
+                    self.engine, gen, asm, sink.events, finished=put_final if store else None
+                )
+            finally:
+                if not asm.finished:  # the client went away: generation stopped
+                    asm.cancel()
+                    if store:
+                        with anyio.CancelScope(shield=True):
+                            await self.store.put(asm.response)
+            await sink.frame(DONE)
+
+        return produce
 
     async def _create_background(
         self,
@@ -276,14 +279,16 @@ class ResponsesService:
             return SSEResponse(self._follow(asm.response_id, -1))
         return Response(queued, media_type="application/json")
 
-    async def _follow(self, response_id: str, after: int) -> AsyncIterator[bytes]:
-        ended = False
-        async for event in self.background.follow(response_id, after):
-            ended = ended or event["type"] in ("response.completed", "response.incomplete")
-            ended = ended or event["type"] == "response.failed"
-            yield encode_event(event)
-        if ended:
-            yield DONE
+    def _follow(self, response_id: str, after: int) -> Producer:
+        async def produce(sink: EventSink) -> None:
+            ended = False
+            async for event in self.background.follow(response_id, after):
+                ended = ended or event["type"] in TERMINAL_EVENTS
+                await sink.event(event)
+            if ended:
+                await sink.frame(DONE)
+
+        return produce
 
     # --- /v1/responses/{id} -----------------------------------------------------------------
     async def _stored(self, response_id: str) -> dict[str, Any]:
@@ -441,6 +446,12 @@ async def _server_error(request: Request, exc: Exception) -> Response:
     )
 
 
+class _ResponsesApp(Starlette):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        raw_send_scope(scope, send)  # SSE frames skip the middleware's send wrappers (sse.py)
+        await super().__call__(scope, receive, send)
+
+
 def create_app(
     engine: Engine,
     *,
@@ -484,7 +495,7 @@ def create_app(
         Route("/v1/models", ep(service.models), methods=["GET"]),
         Route("/v1/models/{model_id:path}", ep(service.model), methods=["GET"]),
     ]
-    app = Starlette(
+    app = _ResponsesApp(
         routes=routes,
         exception_handlers={HTTPException: _http_error, Exception: _server_error},
         lifespan=lifespan,

@@ -1,9 +1,9 @@
 """The async shell around the assembler: drive an engine, run background responses.
 
-:func:`drive` pulls chunks from ``engine.generate(request)`` and yields the assembler's events in
-batches (one batch per chunk). Whatever ends the iteration — the terminal event, an engine error,
-the consumer closing it (client disconnect) or a task cancel — the engine's iterator is closed with
-``aclose()`` so the backend stops generating.
+:func:`drive` pulls chunks from ``engine.generate(request)`` and pushes the assembler's events in
+batches (one batch per chunk) to a callback. Whatever ends the run — the terminal event, an engine
+error, the callback failing (client disconnect) or a task cancel — the engine's iterator is closed
+with ``aclose()`` so the backend stops generating.
 
 :class:`BackgroundRunner` runs ``background: true`` responses as asyncio tasks: it logs every event
 to the store (for ``starting_after`` resume, SPEC §2.12), wakes followers of the live stream, and
@@ -30,31 +30,50 @@ TERMINAL_EVENTS = frozenset({"response.completed", "response.incomplete", "respo
 TERMINAL_STATUSES = frozenset({"completed", "incomplete", "failed", "cancelled"})
 
 
+Emit = Callable[[list[Event]], Awaitable[None]]
+
+
 async def drive(
-    engine: Engine, request: GenerationRequest, asm: ResponseAssembler
-) -> AsyncIterator[list[Event]]:
-    """Batches of events from ``response.in_progress`` to the terminal event."""
-    first = asm.begin()
-    if first:
-        yield first
+    engine: Engine,
+    request: GenerationRequest,
+    asm: ResponseAssembler,
+    emit: Emit | None = None,
+    *,
+    finished: Callable[[], Awaitable[None]] | None = None,
+) -> None:
+    """Run ``engine`` for ``request`` through ``asm``: each batch of events, from
+    ``response.in_progress`` to the terminal event, is awaited in ``emit``; ``finished`` is awaited
+    once the response is finished, before the batch with the terminal event is emitted.
+
+    Pushing batches (instead of yielding them) keeps a stream's per-event path short: the
+    engine's iterator, the assembler, ``emit``. An exception out of ``emit`` or ``finished``
+    (the client went away) propagates; only the engine's own errors become a failed response.
+    """
     stream: AsyncIterator[Chunk] | None = None
     try:
-        try:
-            stream = engine.generate(request)
-            async for chunk in stream:
-                events = asm.feed(chunk)
-                if events:
-                    yield events
-                if asm.finished:
-                    return
-            failure = asm.fail("The engine ended its stream without a final chunk.")
-        except EngineError as exc:
-            failure = asm.fail(exc.message, exc.code)
-        except Exception:
-            log.exception("engine failed while generating %s", asm.response_id)
-            failure = asm.fail("The server had an error while processing your request.")
-        if failure:
-            yield failure
+        events = asm.begin()
+        if events and emit is not None:
+            await emit(events)
+        while True:
+            try:
+                if stream is None:
+                    stream = engine.generate(request)
+                    next_chunk = stream.__anext__
+                events = asm.feed(await next_chunk())
+            except StopAsyncIteration:
+                events = asm.fail("The engine ended its stream without a final chunk.")
+            except EngineError as exc:
+                events = asm.fail(exc.message, exc.code)
+            except Exception:
+                log.exception("engine failed while generating %s", asm.response_id)
+                events = asm.fail("The server had an error while processing your request.")
+            done = asm.finished
+            if done and finished is not None:
+                await finished()
+            if events and emit is not None:
+                await emit(events)
+            if done:
+                return
     finally:
         aclose = getattr(stream, "aclose", None) if stream is not None else None
         if aclose is not None:
@@ -113,12 +132,15 @@ class BackgroundRunner:
         self, engine: Engine, request: GenerationRequest, asm: ResponseAssembler
     ) -> None:
         response_id = asm.response_id
+
+        async def log_batch(batch: list[Event]) -> None:
+            await self._store.append_events(response_id, batch)
+            if any(e["type"] in _STATUS_EVENTS for e in batch):
+                await self._store.put(asm.response)
+            self._wake(response_id)
+
         try:
-            async for batch in drive(engine, request, asm):
-                await self._store.append_events(response_id, batch)
-                if any(e["type"] in _STATUS_EVENTS for e in batch):
-                    await self._store.put(asm.response)
-                self._wake(response_id)
+            await drive(engine, request, asm, log_batch)
         except asyncio.CancelledError:
             with anyio.CancelScope(shield=True):
                 await self._store.put(asm.cancel())

@@ -4,24 +4,33 @@ Each event is one frame ``event: <type>\\ndata: <json>\\n\\n`` written with one 
 "Framing"; the ``event:`` name equals the body's ``type``, no ``id:`` lines). The stream ends with
 ``data: [DONE]``: optional for OpenAI, required by Open Responses, so we send it.
 
-:class:`SSEResponse` watches for the client's ``http.disconnect`` while it streams; on disconnect it
-stops and closes the frame iterator, which closes the engine's iterator (``aclose()``) so generation
-stops (issue 3, Build 5).
+:class:`SSEResponse` runs a *producer*: a coroutine function that pushes events into the
+:class:`EventSink` it is given. Pushing (rather than pulling from a chain of async generators) keeps
+the per-event path to one coroutine call and one ``send`` — this is the hot path of every stream
+(issue 3, the streaming throughput benchmark).
+
+While the producer runs, :class:`SSEResponse` watches for the client's ``http.disconnect``; on
+disconnect it cancels the producer, whose ``finally`` blocks close the engine's iterator so
+generation stops (issue 3, Build 5).
+
+Body frames bypass the app's own ``send`` wrappers: :func:`raw_send_scope` records the ``send``
+the server handed the app, and the response start still goes through the wrapped ``send`` so
+Starlette's error middleware knows the response has started (all that its wrappers do).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from typing import Any
 
 import anyio
 import orjson
 from starlette.types import Receive, Scope, Send
 
-__all__ = ["DONE", "SSEResponse", "encode_event"]
+__all__ = ["DONE", "EventSink", "Producer", "SSEResponse", "encode_event", "raw_send_scope"]
 
 DONE = b"data: [DONE]\n\n"
-
+RAW_SEND = "reference_impl.raw_send"  # scope key: the server's own `send`
 
 _PREFIXES: dict[str, bytes] = {}  # event type → b"event: <type>\ndata: "; a few dozen types
 
@@ -36,11 +45,43 @@ def encode_event(event: Mapping[str, Any]) -> bytes:
     return prefix + orjson.dumps(event) + b"\n\n"
 
 
-class SSEResponse:
-    """An ASGI response that sends each frame of ``frames`` as one body chunk."""
+def raw_send_scope(scope: MutableMapping[str, Any], send: Send) -> None:
+    """Record ``send`` (the server's, before any middleware of the app wraps it) in ``scope``."""
+    scope[RAW_SEND] = send
 
-    def __init__(self, frames: AsyncIterator[bytes], headers: Mapping[str, str] | None = None):
-        self.frames = frames
+
+class EventSink:
+    """Where a producer puts its stream: each event becomes one frame, one body ``send``."""
+
+    __slots__ = ("_send",)
+
+    def __init__(self, send: Send) -> None:
+        self._send = send
+
+    async def events(self, events: Iterable[Mapping[str, Any]]) -> None:
+        send = self._send
+        for event in events:
+            await send(
+                {"type": "http.response.body", "body": encode_event(event), "more_body": True}
+            )
+
+    async def event(self, event: Mapping[str, Any]) -> None:
+        await self._send(
+            {"type": "http.response.body", "body": encode_event(event), "more_body": True}
+        )
+
+    async def frame(self, frame: bytes) -> None:
+        await self._send({"type": "http.response.body", "body": frame, "more_body": True})
+
+
+Producer = Callable[[EventSink], Awaitable[None]]
+
+
+class SSEResponse:
+    """An ASGI response that streams what ``producer`` puts into its sink, one frame per send."""
+
+    def __init__(self, producer: Producer, headers: Mapping[str, str] | None = None):
+        self.producer = producer
         self.headers = dict(headers or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -51,23 +92,17 @@ class SSEResponse:
         ]
         raw_headers += [(k.lower().encode(), v.encode()) for k, v in self.headers.items()]
         await send({"type": "http.response.start", "status": 200, "headers": raw_headers})
-        try:
-            async with anyio.create_task_group() as tg:
+        raw: Send = scope.get(RAW_SEND, send)
+        async with anyio.create_task_group() as tg:
 
-                async def watch_disconnect() -> None:
-                    while True:
-                        message = await receive()
-                        if message["type"] == "http.disconnect":
-                            tg.cancel_scope.cancel()
-                            return
+            async def watch_disconnect() -> None:
+                while True:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        tg.cancel_scope.cancel()
+                        return
 
-                tg.start_soon(watch_disconnect)
-                async for frame in self.frames:
-                    await send({"type": "http.response.body", "body": frame, "more_body": True})
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
-                tg.cancel_scope.cancel()
-        finally:
-            aclose = getattr(self.frames, "aclose", None)
-            if aclose is not None:
-                with anyio.CancelScope(shield=True):
-                    await aclose()
+            tg.start_soon(watch_disconnect)
+            await self.producer(EventSink(raw))
+            await raw({"type": "http.response.body", "body": b"", "more_body": False})
+            tg.cancel_scope.cancel()
