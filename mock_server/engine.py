@@ -309,6 +309,12 @@ class MockEngine:
                 used += len(tokens)
                 continue
             is_text = segment.kind == "text"
+            if is_text and limit is None and sizes is None and low == 1:
+                # The common case, token by token with nothing to check: the hot path of every
+                # text stream (benchmarks/mock_streaming_throughput.py).
+                yield from map(_text_delta, tokens)
+                used += len(tokens)
+                continue
             is_reasoning = segment.kind in ("summary", "raw")
             pos, count = 0, len(tokens)
             while pos < count:
@@ -321,7 +327,7 @@ class MockEngine:
                 if limit is not None:
                     size = min(size, limit - used)
                 piece = tokens[pos] if size == 1 else "".join(tokens[pos : pos + size])
-                yield TextDelta(piece) if is_text else _chunk(segment, piece, first=pos == 0)
+                yield _text_delta(piece) if is_text else _chunk(segment, piece, first=pos == 0)
                 pos += size
                 used += size
                 if is_reasoning:
@@ -353,6 +359,23 @@ async def _paced(stream: Iterator[Chunk], latency: Latency) -> AsyncIterator[Chu
         yield chunk
     if failure is not None:
         raise failure
+
+
+# Text deltas by their text: a chunk is immutable, and prose repeats a small vocabulary, so the
+# token-by-token stream reuses them instead of building one per token. Bounded in entries and in
+# the length of a cached text.
+_TEXT_DELTAS: dict[str, TextDelta] = {}
+_TEXT_DELTAS_MAX = 1 << 16
+_TEXT_DELTA_LEN_MAX = 64
+
+
+def _text_delta(text: str) -> TextDelta:
+    chunk = _TEXT_DELTAS.get(text)
+    if chunk is None:
+        chunk = TextDelta(text)
+        if len(text) <= _TEXT_DELTA_LEN_MAX and len(_TEXT_DELTAS) < _TEXT_DELTAS_MAX:
+            _TEXT_DELTAS[text] = chunk
+    return chunk
 
 
 def _min(*values: int | None) -> int | None:

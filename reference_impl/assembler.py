@@ -67,25 +67,25 @@ def obfuscation(response_id: str, sequence_number: int, delta: str) -> str:
     characters (5,436 of 5,436) and longer deltas carry 0–15 characters; this reproduces that shape
     deterministically from a hash, so identical requests give identical bytes.
     """
-    return _Obfuscator(response_id)(sequence_number, delta)
+    return _obfuscator(response_id)(sequence_number, delta)
 
 
-class _Obfuscator:
+def _obfuscator(response_id: str) -> Callable[[int, str], str]:
     """:func:`obfuscation` for one response: the hash of the response id is computed once and
-    copied per delta (the text-delta hot path; same digests as hashing the whole input)."""
+    copied per delta (the text-delta hot path; same digests as hashing the whole input). A
+    closure, not an object with ``__call__``: calling it is cheaper."""
+    copy = hashlib.blake2b(f"{response_id}\x00".encode(), digest_size=17).copy
+    table = _ALNUM_TABLE
 
-    __slots__ = ("_prefix",)
-
-    def __init__(self, response_id: str) -> None:
-        self._prefix = hashlib.blake2b(f"{response_id}\x00".encode(), digest_size=17)
-
-    def __call__(self, sequence_number: int, delta: str) -> str:
-        h = self._prefix.copy()
+    def obfuscate(sequence_number: int, delta: str) -> str:
+        h = copy()
         h.update(f"{sequence_number}\x00{delta}".encode())
         digest = h.digest()
         n = len(delta)
-        size = _OBFUSCATION_WIDTH - n if n < _OBFUSCATION_WIDTH else digest[0] % 16
-        return digest[1 : 1 + size].translate(_ALNUM_TABLE).decode("ascii")
+        end = _OBFUSCATION_WIDTH + 1 - n if n < _OBFUSCATION_WIDTH else 1 + digest[0] % 16
+        return digest[1:end].translate(table).decode("ascii")
+
+    return obfuscate
 
 
 PartKind = Literal["output_text", "refusal", "reasoning_text", "summary_text"]
@@ -140,7 +140,7 @@ class ResponseAssembler:
         if include_obfuscation is None:
             stream_options = body.get("stream_options") or {}
             include_obfuscation = bool(stream_options.get("include_obfuscation", True))
-        self._obfuscation = _Obfuscator(response_id) if include_obfuscation else None
+        self._obfuscation = _obfuscator(response_id) if include_obfuscation else None
         self._seq = 0
         self._done_items: list[dict[str, Any]] = []
         self._open: _OpenItem | None = None
@@ -193,15 +193,33 @@ class ResponseAssembler:
 
     def feed(self, chunk: Chunk) -> list[Event]:
         """The events for one engine chunk; :class:`Final` ends the stream with its terminal event."""
+        if type(chunk) is TextDelta:
+            # The hot path of every text stream: more text for the open output_text part, exactly
+            # one delta event (the event `_text` builds, inlined). An open item implies a started,
+            # unfinished response.
+            item = self._open
+            if item is not None:
+                part = item.part
+                if part is not None and part.kind == "output_text":
+                    delta = chunk.text
+                    part.pieces.append(delta)
+                    seq = self._seq
+                    self._seq = seq + 1
+                    event: Event = {
+                        "type": "response.output_text.delta",
+                        "sequence_number": seq,
+                        "item_id": item.id,
+                        "output_index": item.output_index,
+                        "content_index": part.index,
+                        "delta": delta,
+                        "logprobs": [],
+                    }
+                    obfuscate = self._obfuscation
+                    if obfuscate is not None:
+                        event["obfuscation"] = obfuscate(seq, delta)
+                    return [event]
         if self._finished:
             raise EngineProtocolError("the engine sent a chunk after its final chunk")
-        if type(chunk) is TextDelta and self._in_progress:
-            # The hot path: more text for the open output_text part, exactly one delta event.
-            item = self._open
-            if item is not None and item.part is not None and item.part.kind == "output_text":
-                events: list[Event] = []
-                self._text(events, chunk.text, "output_text")
-                return events
         events = self.begin()
         try:
             if isinstance(chunk, TextDelta):
