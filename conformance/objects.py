@@ -174,7 +174,7 @@ class ResponseChecker:
             if fits is not None and isinstance(content, list):
                 for ci, part in enumerate(content):
                     ptype = part.get("type") if isinstance(part, dict) else None
-                    if ptype not in fits:
+                    if not isinstance(ptype, str) or ptype not in fits:
                         report(
                             C.PART_TYPE_FITS_ITEM,
                             " or ".join(sorted(fits)),
