@@ -95,6 +95,14 @@ if sorted(SSEEvent.__slots__) != sorted(_EventTwin.__slots__):  # pragma: no cov
 # line-by-line rules below (one optional space after the colon is dropped by " ?" being greedy) at a
 # fraction of the cost; anything else falls through to those rules.
 _COMMON_BLOCK = re.compile(r"(?:event: ?(.*+)\n)?data: ?(.*+)\n\n")
+# A run of such blocks, all with `event:`, is split in one call (findall) into (event, data) pairs.
+_EVENT_RUN = re.compile(r"(?:event: ?.*+\ndata: ?.*+\n\n)+")
+_EVENT_BLOCK = re.compile(r"event: ?(.*+)\ndata: ?(.*+)\n\n")
+
+# What the decoder produces internally: ``(event, data)`` for the common block, ``(event, data,
+# id, retry)`` otherwise; :meth:`SSEDecoder.feed` turns them into :class:`SSEEvent`, the framing
+# layer (conformance.stream) reads them as they are.
+Record = tuple[str | None, str] | tuple[str | None, str, str | None, int | None]
 
 
 class SSELimitError(Exception):
@@ -195,6 +203,16 @@ class SSEDecoder:
 
         May raise :class:`SSELimitError`.
         """
+        first = self._count
+        return _events(self._feed_records(chunk), first)
+
+    def close(self) -> list[SSEEvent]:
+        """End of stream: return the final event, if its block lacked the blank line."""
+        first = self._count
+        return _events(self._close_records(), first)
+
+    def _feed_records(self, chunk: bytes | bytearray) -> list[Record]:
+        """:meth:`feed`, returning records (see ``Record``)."""
         # Servers flush event by event, so a chunk is often one event: the overhead per call counts
         # as much as the cost per event, hence the ordering of the tests below (commonest first).
         self.bytes_seen += len(chunk)
@@ -252,7 +270,7 @@ class SSEDecoder:
             self._fail_size(size + len(self._partial))
         return events
 
-    def _grow_partial(self, chunk: bytes | bytearray) -> list[SSEEvent]:
+    def _grow_partial(self, chunk: bytes | bytearray) -> list[Record]:
         """A chunk without a line end: the partial line grows, but never past the bound."""
         partial = self._partial
         partial += chunk
@@ -260,8 +278,8 @@ class SSEDecoder:
             self._fail_size(self._block_bytes + len(partial))
         return []
 
-    def close(self) -> list[SSEEvent]:
-        """End of stream: return the final event, if its block lacked the blank line."""
+    def _close_records(self) -> list[Record]:
+        """:meth:`close`, returning records."""
         if self._error is not None:
             raise self._reraise()
         if self._closed:
@@ -318,9 +336,9 @@ class SSEDecoder:
                 size = 0
             position += len(line) + 1
 
-    def _interpret(self, text: str, end: int) -> list[SSEEvent]:
+    def _interpret(self, text: str, end: int) -> list[Record]:
         """Interpret the whole lines ``text[:end]`` (WHATWG §9.2.6). The hot path: state in locals."""
-        out: list[SSEEvent] = []
+        out: list[Record] = []
         data = self._data
         event = self._event
         id_ = self._id
@@ -328,26 +346,31 @@ class SSEDecoder:
         count = self._count
         max_events = self._max_events
         comments = 0
-        new = object.__new__
+        run = _EVENT_RUN.match
+        findall = _EVENT_BLOCK.findall
         match = _COMMON_BLOCK.match
         pos = 0
         while pos < end:
             if not data and event is None and id_ is None and retry is None:
-                m = match(text, pos, end)
-                while m is not None:
+                while True:
+                    m = run(text, pos, end)
+                    if m is not None:
+                        found = findall(text, pos, m.end())
+                        if count + len(found) > max_events:
+                            self._count = max_events
+                            self._fail_count(max_events)
+                        out += found
+                        count += len(found)
+                        pos = m.end()
+                    m = match(text, pos, end)  # a block without `event:`
+                    if m is None:
+                        break
                     if count >= max_events:
                         self._count = count
                         self._fail_count(count)
-                    built: _EventTwin = new(_EventTwin)
-                    built.event, built.data = m.groups()
-                    built.id = None
-                    built.retry = None
-                    built.index = count
-                    built.__class__ = SSEEvent  # type: ignore[assignment]
-                    out.append(built)  # type: ignore[arg-type]
+                    out.append(m.groups())  # type: ignore[arg-type]
                     count += 1
                     pos = m.end()
-                    m = match(text, pos, end)
                 if pos >= end:
                     break
             newline = text.find("\n", pos)  # always found: text[:end] ends with a line end
@@ -358,14 +381,7 @@ class SSEDecoder:
                     if count >= max_events:
                         self._count = count
                         self._fail_count(count)
-                    built = new(_EventTwin)
-                    built.data = "\n".join(data)
-                    built.event = event
-                    built.id = id_
-                    built.retry = retry
-                    built.index = count
-                    built.__class__ = SSEEvent  # type: ignore[assignment]
-                    out.append(built)  # type: ignore[arg-type]
+                    out.append((event, "\n".join(data), id_, retry))
                     count += 1
                     data = []
                 # WHATWG resets the event type even when nothing is dispatched.
@@ -412,6 +428,24 @@ class SSEDecoder:
         assert self._error is not None
         error = self._error
         return SSELimitError(error.kind, error.limit, error.actual, error.index)
+
+
+def _events(records: list[Record], first: int) -> list[SSEEvent]:
+    """Records as :class:`SSEEvent` objects, numbered from ``first``."""
+    out: list[SSEEvent] = []
+    new = object.__new__
+    for index, record in enumerate(records, first):
+        built: _EventTwin = new(_EventTwin)
+        if len(record) == 2:
+            built.event, built.data = record
+            built.id = None
+            built.retry = None
+        else:
+            built.event, built.data, built.id, built.retry = record
+        built.index = index
+        built.__class__ = SSEEvent  # type: ignore[assignment]
+        out.append(built)  # type: ignore[arg-type]
+    return out
 
 
 def decode_sse(

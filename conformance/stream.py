@@ -17,7 +17,7 @@ import orjson
 
 from . import catalog as C
 from .checks import Check, Violation
-from .sse import SSEDecoder, SSEEvent, SSELimitError
+from .sse import Record, SSEDecoder, SSELimitError
 from .validator import StreamValidator
 
 __all__ = ["DEFAULT_MAX_EVENTS", "DEFAULT_MAX_EVENT_BYTES", "SSEStreamValidator", "parse_json"]
@@ -86,7 +86,7 @@ class SSEStreamValidator:
         if self.aborted is not None or self._closed:
             return []
         try:
-            decoded = self._decoder.feed(chunk)
+            decoded = self._decoder._feed_records(chunk)
         except SSELimitError as exc:
             return self._abort(exc)
         return self._judge(decoded)
@@ -103,7 +103,7 @@ class SSEStreamValidator:
         out: list[Violation] = []
         if self.aborted is None:
             try:
-                out += self._judge(self._decoder.close())
+                out += self._judge(self._decoder._close_records())
             except SSELimitError as exc:
                 out += self._abort(exc)
         if self._missing_name:
@@ -147,58 +147,80 @@ class SSEStreamValidator:
             )
         ]
 
-    def _judge(self, decoded: list[SSEEvent]) -> list[Violation]:
+    def _judge(self, records: list[Record]) -> list[Violation]:
+        # The hot loop. The common event — `event: <type>` and `data: <JSON object>` whose type
+        # is that name, before any [DONE] — is parsed and judged here; everything else goes
+        # through `_judge_one`, which applies every framing rule.
         out: list[Violation] = []
         validator = self.validator
-        for sse in decoded:
-            index = validator.events
-            if self.done_seen:
-                out.append(
-                    self._framing(C.SSE_AFTER_DONE, index, "nothing after [DONE]", _head(sse.data))
-                )
-                if sse.is_done:
+        fast = validator._fast_delta
+        full = validator._feed_full
+        loads = orjson.loads
+        keep = self.keep_events
+        on_event = self.on_event
+        for record in records:
+            if len(record) == 2 and not self.done_seen:
+                name, data = record
+                try:
+                    event = loads(data)
+                except orjson.JSONDecodeError:
+                    out += self._judge_one(record)
                     continue
-            elif sse.is_done:
-                self.done_seen = True
-                continue
-            if sse.id is not None and not self._id_reported and self._openresponses:
-                self._id_reported = True
-                out.append(self._framing(C.SSE_ID_ABSENT, index, "no `id:` field", sse.id))
-            try:
-                event = parse_json(sse.data)
-            except ValueError as exc:
-                validator.skip()  # keep indices aligned with the events received
-                if self.keep_events:
-                    self.events.append(sse.data)  # so that events[event_index] is this one
-                out.append(
-                    self._framing(
-                        C.SSE_DATA_JSON, index, "a JSON object", _head(sse.data), message=str(exc)
-                    )
+                if type(event) is dict and name is not None and event.get("type") == name:
+                    if keep:
+                        self.events.append(event)
+                    if on_event is not None:
+                        on_event(event)
+                    if not fast(event, name):
+                        out += full(event)
+                    continue
+            out += self._judge_one(record)
+        return out
+
+    def _judge_one(self, record: Record) -> list[Violation]:
+        out: list[Violation] = []
+        validator = self.validator
+        name, data = record[0], record[1]
+        sse_id = record[2] if len(record) == 4 else None
+        index = validator.events
+        is_done = data == "[DONE]"
+        if self.done_seen:
+            out.append(self._framing(C.SSE_AFTER_DONE, index, "nothing after [DONE]", _head(data)))
+            if is_done:
+                return out
+        elif is_done:
+            self.done_seen = True
+            return out
+        if sse_id is not None and not self._id_reported and self._openresponses:
+            self._id_reported = True
+            out.append(self._framing(C.SSE_ID_ABSENT, index, "no `id:` field", sse_id))
+        try:
+            event = parse_json(data)
+        except ValueError as exc:
+            validator.skip()  # keep indices aligned with the events received
+            if self.keep_events:
+                self.events.append(data)  # so that events[event_index] is this one
+            out.append(
+                self._framing(
+                    C.SSE_DATA_JSON, index, "a JSON object", _head(data), message=str(exc)
                 )
-                continue
-            if not isinstance(event, dict):
-                validator.skip()
-                if self.keep_events:
-                    self.events.append(event)
-                out.append(self._framing(C.SSE_DATA_JSON, index, "a JSON object", _head(sse.data)))
-                continue
-            name = sse.event
-            if name is None:
-                self._missing_name += 1
-            elif name != event.get("type"):
-                out.append(
-                    self._framing(
-                        C.SSE_EVENT_NAME_MATCHES,
-                        index,
-                        event.get("type"),
-                        name,
-                    )
-                )
+            )
+            return out
+        if not isinstance(event, dict):
+            validator.skip()
             if self.keep_events:
                 self.events.append(event)
-            if self.on_event is not None:
-                self.on_event(event)
-            out += validator.feed(event)
+            out.append(self._framing(C.SSE_DATA_JSON, index, "a JSON object", _head(data)))
+            return out
+        if name is None:
+            self._missing_name += 1
+        elif name != event.get("type"):
+            out.append(self._framing(C.SSE_EVENT_NAME_MATCHES, index, event.get("type"), name))
+        if self.keep_events:
+            self.events.append(event)
+        if self.on_event is not None:
+            self.on_event(event)
+        out += validator.feed(event)
         return out
 
 

@@ -171,7 +171,6 @@ class StreamValidator:
             raise ValueError(f"unknown profile(s): {', '.join(sorted(unknown))}")
         self.resume_after = resume_after
         self._schemas = schemas if schemas is not None else SCHEMAS
-        self._known_types = self._schemas.event_types()
         self._responses = ResponseChecker(
             profiles=self.profiles, max_output_tokens=max_output_tokens
         )
@@ -195,55 +194,17 @@ class StreamValidator:
         self._error_pending = False  # an `error` was the last event: `response.failed` is next
         self._incomplete_item: int | None = None
         self._closed = False
-        self._handlers: dict[str, Callable[[Mapping[str, Any], int], None]] = {
-            "response.created": self._on_lifecycle,
-            "response.queued": self._on_lifecycle,
-            "response.in_progress": self._on_lifecycle,
-            "response.completed": self._on_terminal,
-            "response.incomplete": self._on_terminal,
-            "response.failed": self._on_terminal,
-            "error": self._on_error,
-            "response.output_item.added": self._on_item_added,
-            "response.output_item.done": self._on_item_done,
-            "response.content_part.added": self._on_part_added,
-            "response.content_part.done": self._on_part_done,
-            "response.reasoning_summary_part.added": self._on_summary_added,
-            "response.reasoning_summary_part.done": self._on_summary_done,
-            "response.reasoning_summary_text.delta": self._on_summary_delta,
-            "response.reasoning_summary_text.done": self._on_summary_text_done,
-            "response.output_text.annotation.added": self._on_annotation_added,
-        }
-        for family in _PART_TEXT:
-            self._handlers[family + ".delta"] = self._on_part_delta
-            self._handlers[family + ".done"] = self._on_part_text_done
-        for family in _VALUE_STREAMS:
-            self._handlers[family + ".delta"] = self._on_value_delta
-            self._handlers[family + ".done"] = self._on_value_done
-        for family in _ADDED_FIRST:
-            self._handlers[family + ".added"] = self._on_value_added
-
-        # The fast path (delta events, most of any stream): a handler that either proves the
-        # event breaks no rule and records it, or changes nothing and returns False so that the
-        # full path judges it. Every rule still runs on every event; only the order differs.
-        self._fast: dict[str, Callable[[dict[str, Any]], bool]] = {}
-        self._valid = _delta_predicates(self._schemas)
-        for family, (_field, kind) in _PART_TEXT.items():
-            if family + ".delta" in self._valid:
-                self._fast[family + ".delta"] = self._fast_part_delta_for(kind)
-        if "response.reasoning_summary_text.delta" in self._valid:
-            self._fast["response.reasoning_summary_text.delta"] = self._fast_summary_delta
-        for family in _VALUE_STREAMS:
-            if family in _ADDED_FIRST or family in _CHANNELS:
-                continue
-            if family + ".delta" in self._valid:
-                self._fast[family + ".delta"] = self._fast_value_delta
-        self._fits_cache: dict[str, frozenset[str] | None] = {}
+        known, self._handlers, self._fast = _tables(self._schemas)
+        self._known_types = known
+        # See `_fast_pick`; kept up to date by every event the full path judges, and by close().
+        self._fast_item: _Item | None = None
 
     # ------------------------------------------------------------------ fast path
 
-    def _fast_item(self, event: dict[str, Any]) -> _Item | None:
-        """The open item a delta names, if the stream is in a state where nothing about the
-        event's framing can be wrong but what the caller still checks; None otherwise."""
+    def _fast_pick(self) -> _Item | None:
+        """The item a fast-path delta may name: the newest one, open and seen from its start, in
+        a stream where nothing about a delta's framing can be wrong but what `_fast_delta`
+        checks; None when the full path must judge every event."""
         if (
             self._phase != 3
             or self._error_pending
@@ -252,84 +213,60 @@ class StreamValidator:
             or not self._seq_started
         ):
             return None
-        seq = event.get("sequence_number")
-        if type(seq) is not int or seq != self._next_seq:
-            return None
-        oi = event.get("output_index")
-        if type(oi) is not int or oi != self._last_added:
-            return None  # an earlier item: the interleaving rule has to look
-        item = self._items.get(oi)
-        if item is None or item.done or not item.known or event.get("item_id", _MISSING) != item.id:
-            return None
-        etype: str = event["type"]
-        fits = self._fits_cache.get(etype, _MISSING)
-        if fits is _MISSING:
-            fits = self._fits_cache[etype] = _fits_for(etype)
-        if fits is not None and item.type not in fits:
+        item = self._items.get(self._last_added)
+        if item is None or item.done or not item.known or type(item.type) is not str:
             return None
         return item
 
-    def _fast_part_delta_for(self, kind: str) -> Callable[[dict[str, Any]], bool]:
-        def fast(event: dict[str, Any]) -> bool:
-            item = self._fast_item(event)
-            if item is None:
-                return False
-            ci = event.get("content_index")
-            parts = item.parts
-            if type(ci) is not int or ci != len(parts) - 1 or ci < 0:
-                return False
-            part = parts[ci]
-            delta = event.get("delta")
-            if (
-                part.closed
-                or part.done_value is not None
-                or part.type != kind
-                or type(delta) is not str
-                or not self._valid[event["type"]](event)
-            ):
-                return False
-            self._next_seq = event["sequence_number"] + 1
-            part.deltas.append(delta)
-            return True
+    def _fast_delta(self, event: dict[str, Any], etype: Any) -> bool:
+        """Judge a delta event that names the newest open item and continues its latest part
+        with the next sequence number, and passes its schema: record it and return True.
+        Anything else returns False having changed nothing, for the full path to judge.
 
-        return fast
-
-    def _fast_summary_delta(self, event: dict[str, Any]) -> bool:
-        item = self._fast_item(event)
+        Equalities come first and the schema predicate last: it checks the type of every field
+        compared here (an int compares equal to a float or a bool, which it refuses), and nothing
+        is recorded before it has passed."""
+        item = self._fast_item
         if item is None:
             return False
-        si = event.get("summary_index")
-        parts = item.summaries
-        if type(si) is not int or si != len(parts) - 1 or si < 0:
+        spec = self._fast.get(etype)
+        if spec is None:
             return False
-        part = parts[si]
-        delta = event.get("delta")
+        mode, kind, valid, fits = spec
+        seq = event.get("sequence_number")
         if (
-            part.closed
-            or part.done_value is not None
-            or type(delta) is not str
-            or not self._valid[event["type"]](event)
+            seq != self._next_seq
+            or event.get("output_index") != item.output_index
+            or event.get("item_id", _MISSING) != item.id
+            or (fits is not None and item.type not in fits)
         ):
             return False
-        self._next_seq = event["sequence_number"] + 1
-        part.deltas.append(delta)
-        return True
-
-    def _fast_value_delta(self, event: dict[str, Any]) -> bool:
-        item = self._fast_item(event)
-        if item is None or "command_index" in event:
+        target: list[str]
+        if mode == 2:
+            if "command_index" in event:
+                return False
+            slot = item.values.get((kind, 0))
+            if slot is None or slot[1][0] is not None:
+                return False
+            target = slot[0]
+        else:
+            if mode == 0:
+                index = event.get("content_index")
+                parts = item.parts
+            else:
+                index = event.get("summary_index")
+                parts = item.summaries
+            if index != len(parts) - 1 or not parts:
+                return False
+            part = parts[-1]
+            if part.closed or part.done_value is not None or (mode == 0 and part.type != kind):
+                return False
+            target = part.deltas
+        if not valid(event):
             return False
-        slot = item.values.get((event["type"][: -len(".delta")], 0))
-        delta = event.get("delta")
-        if (
-            slot is None
-            or slot[1][0] is not None
-            or type(delta) is not str
-            or not self._valid[event["type"]](event)
-        ):
-            return False
-        self._next_seq = event["sequence_number"] + 1
-        slot[0].append(delta)
+        self._next_seq = seq + 1  # type: ignore[operator]  # an int: the predicate passed
+        target.append(event["delta"])
+        self.events += 1
         return True
 
     # ------------------------------------------------------------------ public API
@@ -337,10 +274,18 @@ class StreamValidator:
     def feed(self, event: object) -> list[Violation]:
         """Judge one event; returns the violations it reveals (also kept in ``violations``)."""
         if type(event) is dict:
-            fast = self._fast.get(event.get("type"))  # type: ignore[arg-type]
-            if fast is not None and fast(event):
-                self.events += 1
+            etype = event.get("type")
+            if type(etype) is str and self._fast_delta(event, etype):
                 return []
+        return self._feed_full(event)
+
+    def _feed_full(self, event: object) -> list[Violation]:
+        """:meth:`feed` without the fast path (for a caller that tried it first)."""
+        out = self._feed(event)
+        self._fast_item = self._fast_pick()
+        return out
+
+    def _feed(self, event: object) -> list[Violation]:
         index = self.events
         self.events += 1
         start = len(self.violations)
@@ -390,7 +335,7 @@ class StreamValidator:
             self._report(C.EVENT_TYPE_KNOWN, index, "a documented event type", etype)
         handler = self._handlers.get(etype)
         if handler is not None:
-            handler(event, index)
+            handler(self, event, index)
         else:
             self._on_other(event, etype, index)
         return self.violations[start:]
@@ -405,6 +350,7 @@ class StreamValidator:
         if self._closed:
             return []
         self._closed = True
+        self._fast_item = None
         start = len(self.violations)
         if self.terminal_type is None and not cancelled:
             if self.events == 0:
@@ -766,7 +712,7 @@ class StreamValidator:
         if item.known and item.type is not None:
             for prefix, types in _FAMILY_ITEM_TYPES:
                 if etype.startswith(prefix):
-                    if item.type not in types:
+                    if not isinstance(item.type, str) or item.type not in types:
                         self._report(
                             C.DELTA_TYPE_FITS_ITEM,
                             index,
@@ -805,7 +751,7 @@ class StreamValidator:
             self._report(C.OUTPUT_INDEX_CONTIGUOUS, index, expected_oi, oi, path="output_index")
         self._next_output_index = oi + 1 if expected_oi is None else max(expected_oi, oi + 1)
         if iid is not None:
-            if iid in self._item_ids:
+            if _hashable(iid) in self._item_ids:
                 self._report(
                     C.ITEM_ID_UNIQUE,
                     index,
@@ -814,7 +760,7 @@ class StreamValidator:
                     path="item.id",
                     message="another item of this response has this id",
                 )
-            self._item_ids.add(iid)
+            self._item_ids.add(_hashable(iid))
             prefixes = _ID_PREFIX.get(itype) if isinstance(itype, str) else None
             if prefixes and isinstance(iid, str) and not iid.startswith(prefixes):
                 self._report(
@@ -1037,7 +983,7 @@ class StreamValidator:
                     path="content_index",
                 )
             fits = _PART_FITS.get(item.type) if isinstance(item.type, str) else None
-            if fits is not None and ptype not in fits:
+            if fits is not None and (not isinstance(ptype, str) or ptype not in fits):
                 self._report(
                     C.PART_TYPE_FITS_ITEM,
                     index,
@@ -1212,7 +1158,7 @@ class StreamValidator:
         got = event.get("part")
         if part is None or not isinstance(got, dict):
             return
-        if part.done_value is None and part.type in _PART_TEXT_FIELD:
+        if part.done_value is None and isinstance(part.type, str) and part.type in _PART_TEXT_FIELD:
             self._report(
                 C.PART_ORDER,
                 index,
@@ -1560,6 +1506,75 @@ class StreamValidator:
             self._require_started(etype, index)
 
 
+_TABLES: dict[int, tuple[SchemaValidator, tuple[frozenset[str], Any, Any]]] = {}
+
+
+def _tables(
+    schemas: SchemaValidator,
+) -> tuple[
+    frozenset[str],
+    dict[str, Callable[[StreamValidator, Mapping[str, Any], int], None]],
+    dict[str, tuple[int, str, Callable[[dict[str, Any]], bool], frozenset[str] | None]],
+]:
+    """Per schema validator, built once and shared by every stream (a stream is often short, so
+    its set-up counts): the documented event types, the handler of each event type, and the
+    fast-path table of the delta types."""
+    cached = _TABLES.get(id(schemas))
+    if cached is not None and cached[0] is schemas:
+        return cached[1]
+    V = StreamValidator
+    handlers: dict[str, Callable[[StreamValidator, Mapping[str, Any], int], None]] = {
+        "response.created": V._on_lifecycle,
+        "response.queued": V._on_lifecycle,
+        "response.in_progress": V._on_lifecycle,
+        "response.completed": V._on_terminal,
+        "response.incomplete": V._on_terminal,
+        "response.failed": V._on_terminal,
+        "error": V._on_error,
+        "response.output_item.added": V._on_item_added,
+        "response.output_item.done": V._on_item_done,
+        "response.content_part.added": V._on_part_added,
+        "response.content_part.done": V._on_part_done,
+        "response.reasoning_summary_part.added": V._on_summary_added,
+        "response.reasoning_summary_part.done": V._on_summary_done,
+        "response.reasoning_summary_text.delta": V._on_summary_delta,
+        "response.reasoning_summary_text.done": V._on_summary_text_done,
+        "response.output_text.annotation.added": V._on_annotation_added,
+    }
+    for family in _PART_TEXT:
+        handlers[family + ".delta"] = V._on_part_delta
+        handlers[family + ".done"] = V._on_part_text_done
+    for family in _VALUE_STREAMS:
+        handlers[family + ".delta"] = V._on_value_delta
+        handlers[family + ".done"] = V._on_value_done
+    for family in _ADDED_FIRST:
+        handlers[family + ".added"] = V._on_value_added
+
+    # The fast path (delta events, most of any stream): `_fast_delta` either proves the
+    # event breaks no rule and records it, or changes nothing and returns False so that the
+    # full path judges it. Every rule still runs on every event; only the order differs.
+    # Per delta type: (mode, part type or value family, schema predicate, item types it may
+    # name or None); mode 0 a content-part text, 1 a reasoning summary text, 2 a value.
+    valid = _delta_predicates(schemas)
+    fast: dict[str, tuple[int, str, Callable[[dict[str, Any]], bool], Any]] = {}
+    for family, (_field, kind) in _PART_TEXT.items():
+        if family + ".delta" in valid:
+            fast[family + ".delta"] = (0, kind, valid[family + ".delta"], None)
+    summary = "response.reasoning_summary_text.delta"
+    if summary in valid:
+        fast[summary] = (1, "", valid[summary], None)
+    for family in _VALUE_STREAMS:
+        if family in _ADDED_FIRST or family in _CHANNELS:
+            continue
+        if family + ".delta" in valid:
+            fast[family + ".delta"] = (2, family, valid[family + ".delta"], None)
+    for etype, (mode, kind, predicate, _fits) in fast.items():
+        fast[etype] = (mode, kind, predicate, _fits_for(etype))
+    tables = (schemas.event_types(), handlers, fast)
+    _TABLES[id(schemas)] = (schemas, tables)
+    return tables
+
+
 _MISSING: Any = object()
 
 
@@ -1588,6 +1603,12 @@ def _fits_for(etype: str) -> frozenset[str] | None:
         if etype.startswith(prefix):
             return types
     return None
+
+
+def _hashable(value: Any) -> Any:
+    """A value usable as a set member: itself, or its repr when it is a list or an object (a
+    malformed id must be judged, not crash the judge)."""
+    return repr(value) if isinstance(value, (dict, list)) else value
 
 
 def _short(value: Any, limit: int = 120) -> str:
