@@ -47,6 +47,7 @@ from reference_impl.engine import (
     FinishReason,
     GenerationRequest,
     HostedToolCall,
+    ReadyChunks,
     ReasoningDelta,
     ReasoningItem,
     RefusalDelta,
@@ -232,34 +233,40 @@ class MockEngine:
     async def count_input_tokens(self, request: GenerationRequest) -> int:
         return count_request_tokens(request)
 
-    async def generate(self, request: GenerationRequest) -> AsyncIterator[Chunk]:
+    def generate(self, request: GenerationRequest) -> AsyncIterator[Chunk]:
+        latency = self.latency
+        if latency.duration is None and not (latency.ttft or latency.inter_token or latency.jitter):
+            # The common case, and the hot path of every stream (benchmarks/
+            # mock_streaming_throughput.py): nothing to wait for, so the runner may iterate the
+            # chunks without an await each.
+            return ReadyChunks(self._chunks(request))
+        return self._timed(request)
+
+    def _chunks(self, request: GenerationRequest) -> Iterator[Chunk]:
+        """The response's chunks, untimed (a generator: nothing happens before the first one is
+        asked for, as with an async engine)."""
         with self._lock:
             self.requests.append(request)
         script = self._next_script()
         if script is not None and not isinstance(script, str):
-            stream = _scripted(script, count_request_tokens(request))
-        else:
-            scenario = script if isinstance(script, str) else self.scenario_for(request)
-            try:
-                plan = build_plan(
-                    scenario, request, _rng(request_digest(request, self.seed, scenario))
-                )
-            except SchemaError as error:
-                raise EngineError(
-                    f"The mock cannot generate a value for the JSON schema: {error}",
-                    code="invalid_request",
-                ) from error
-            error_after = request.hints.get(ERROR_AFTER_HINT)
-            stream = self._render(plan, request, error_after)
+            yield from _scripted(script, count_request_tokens(request))
+            return
+        scenario = script if isinstance(script, str) else self.scenario_for(request)
+        try:
+            plan = build_plan(scenario, request, _rng(request_digest(request, self.seed, scenario)))
+        except SchemaError as error:
+            raise EngineError(
+                f"The mock cannot generate a value for the JSON schema: {error}",
+                code="invalid_request",
+            ) from error
+        yield from self._render(plan, request, request.hints.get(ERROR_AFTER_HINT))
+
+    async def _timed(self, request: GenerationRequest) -> AsyncIterator[Chunk]:
+        """:meth:`_chunks` on the schedule of :attr:`latency`."""
         latency = self.latency
+        stream = self._chunks(request)
         if latency.duration is not None:
             async for chunk in _paced(stream, latency):
-                yield chunk
-            return
-        if not (latency.ttft or latency.inter_token or latency.jitter):
-            # The common case, and the hot path of every stream (benchmarks/
-            # mock_streaming_throughput.py): no timing RNG, no per-chunk checks.
-            for chunk in stream:
                 yield chunk
             return
         timing = _rng(request_digest(request, self.seed, "latency"))

@@ -17,11 +17,15 @@ sends when no ``reasoning.summary`` is asked for — is one :class:`ReasoningIte
 reasoning item with ``summary: []`` and no content, opened and closed at once (the chunk after it
 starts a new item). Its tokens are counted only in ``Final.reasoning_tokens`` (and
 ``output_tokens``). An empty ``ReasoningDelta`` is not that: it is an empty piece of text.
+
+An engine whose chunks need no waiting (a scripted or mock engine without latency) may return
+:class:`ReadyChunks` from ``generate``: still an async iterator, but the runner iterates the plain
+iterator inside directly, with no await per chunk.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -34,6 +38,7 @@ __all__ = [
     "GenerationRequest",
     "HostedToolCall",
     "Message",
+    "ReadyChunks",
     "ReasoningDelta",
     "ReasoningItem",
     "RefusalDelta",
@@ -161,6 +166,30 @@ Chunk = (
     | HostedToolCall
     | Final
 )
+
+
+class ReadyChunks:
+    """An engine stream over a plain iterator of chunks that are ready when asked for (see the
+    module docstring). ``aclose()`` closes the iterator when it has ``close`` (a generator)."""
+
+    __slots__ = ("chunks",)
+
+    def __init__(self, chunks: Iterator[Chunk]) -> None:
+        self.chunks = chunks
+
+    def __aiter__(self) -> ReadyChunks:
+        return self
+
+    async def __anext__(self) -> Chunk:
+        try:
+            return next(self.chunks)
+        except StopIteration:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        close = getattr(self.chunks, "close", None)
+        if close is not None:
+            close()
 
 
 class EngineError(Exception):

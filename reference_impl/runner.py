@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 import anyio
 
 from .assembler import Event, ResponseAssembler
-from .engine import Chunk, Engine, EngineError, GenerationRequest
+from .engine import Chunk, Engine, EngineError, GenerationRequest, ReadyChunks
 from .store import ResponseStore
 
 __all__ = ["TERMINAL_EVENTS", "TERMINAL_STATUSES", "BackgroundRunner", "drive"]
@@ -31,6 +31,7 @@ TERMINAL_STATUSES = frozenset({"completed", "incomplete", "failed", "cancelled"}
 
 
 Emit = Callable[[list[Event]], Awaitable[None]]
+_NO_FINAL_CHUNK = "The engine ended its stream without a final chunk."
 
 
 async def drive(
@@ -50,6 +51,7 @@ async def drive(
     (the client went away) propagates; only the engine's own errors become a failed response.
     """
     stream: AsyncIterator[Chunk] | None = None
+    ready: Iterator[Chunk] | None = None  # engine.ReadyChunks: no await per chunk
     try:
         events = asm.begin()
         if events and emit is not None:
@@ -59,9 +61,12 @@ async def drive(
                 if stream is None:
                     stream = engine.generate(request)
                     next_chunk = stream.__anext__
-                events = asm.feed(await next_chunk())
+                    if isinstance(stream, ReadyChunks):
+                        ready = stream.chunks
+                chunk = next(ready, None) if ready is not None else await next_chunk()
+                events = asm.feed(chunk) if chunk is not None else asm.fail(_NO_FINAL_CHUNK)
             except StopAsyncIteration:
-                events = asm.fail("The engine ended its stream without a final chunk.")
+                events = asm.fail(_NO_FINAL_CHUNK)
             except EngineError as exc:
                 events = asm.fail(exc.message, exc.code)
             except Exception:

@@ -20,6 +20,7 @@ Starlette's error middleware knows the response has started (all that its wrappe
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from typing import Any
 
@@ -93,16 +94,21 @@ class SSEResponse:
         raw_headers += [(k.lower().encode(), v.encode()) for k, v in self.headers.items()]
         await send({"type": "http.response.start", "status": 200, "headers": raw_headers})
         raw: Send = scope.get(RAW_SEND, send)
-        async with anyio.create_task_group() as tg:
+        with anyio.CancelScope() as scope_:
 
             async def watch_disconnect() -> None:
                 while True:
                     message = await receive()
                     if message["type"] == "http.disconnect":
-                        tg.cancel_scope.cancel()
+                        scope_.cancel()
                         return
 
-            tg.start_soon(watch_disconnect)
-            await self.producer(EventSink(raw))
-            await raw({"type": "http.response.body", "body": b"", "more_body": False})
-            tg.cancel_scope.cancel()
+            # A plain task, stopped with a plain cancel when the stream ends: an anyio task group
+            # costs about 0.1 ms per response to start and stop (anyio's cancel formats the
+            # task's repr), a third of the rest of a short stream's fixed cost.
+            watcher = asyncio.get_running_loop().create_task(watch_disconnect())
+            try:
+                await self.producer(EventSink(raw))
+                await raw({"type": "http.response.body", "body": b"", "more_body": False})
+            finally:
+                watcher.cancel()
