@@ -72,6 +72,7 @@ class SSEStreamValidator:
         self._missing_name = 0
         self._id_reported = False
         self._closed = False
+        self._names: dict[bytes, str] = {}
 
     @property
     def violations(self) -> list[Violation]:
@@ -158,30 +159,48 @@ class SSEStreamValidator:
         loads = orjson.loads
         keep = self.keep_events
         on_event = self.on_event
+        names = self._names
         for record in records:
             if len(record) == 2 and not self.done_seen:
-                name, data = record
+                raw_name, data = record
                 try:
                     event = loads(data)
                 except orjson.JSONDecodeError:
                     out += self._judge_one(record)
                     continue
-                if type(event) is dict and name is not None and event.get("type") == name:
-                    if keep:
-                        self.events.append(event)
-                    if on_event is not None:
-                        on_event(event)
-                    if not fast(event, name):
-                        out += full(event)
-                    continue
+                if type(event) is dict and raw_name is not None:
+                    name = names.get(raw_name)
+                    if name is None:
+                        name = self._name(raw_name)
+                    if event.get("type") == name:
+                        if keep:
+                            self.events.append(event)
+                        if on_event is not None:
+                            on_event(event)
+                        if not fast(event, name):
+                            out += full(event)
+                        continue
             out += self._judge_one(record)
         return out
+
+    def _name(self, raw: bytes) -> str:
+        """An event name as text, remembered for the next events (a stream uses a few dozen;
+        a stream of ever new names is decoded each time, not remembered without bound)."""
+        name = raw.decode("utf-8", "replace")
+        if len(self._names) < 256:
+            self._names[raw] = name
+        return name
 
     def _judge_one(self, record: Record) -> list[Violation]:
         out: list[Violation] = []
         validator = self.validator
-        name, data = record[0], record[1]
-        sse_id = record[2] if len(record) == 4 else None
+        if len(record) == 2:
+            raw_name, raw_data = record
+            name = None if raw_name is None else raw_name.decode("utf-8", "replace")
+            data = raw_data.decode("utf-8", "replace")
+            sse_id = None
+        else:
+            name, data, sse_id, _retry = record
         index = validator.events
         is_done = data == "[DONE]"
         if self.done_seen:

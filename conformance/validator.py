@@ -196,8 +196,10 @@ class StreamValidator:
         self._closed = False
         known, self._handlers, self._fast = _tables(self._schemas)
         self._known_types = known
-        # See `_fast_pick`; kept up to date by every event the full path judges, and by close().
+        # See `_fast_pick` and `_fast_route`; kept up to date by every event the full path judges,
+        # and by close().
         self._fast_item: _Item | None = None
+        self._fast_routes: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ fast path
 
@@ -226,48 +228,71 @@ class StreamValidator:
         Equalities come first and the schema predicate last: it checks the type of every field
         compared here (an int compares equal to a float or a bool, which it refuses), and nothing
         is recorded before it has passed."""
-        item = self._fast_item
-        if item is None:
+        route = self._fast_routes.get(etype)
+        if route is None:
+            if self._fast_item is None:
+                return False
+            route = self._fast_route(etype)
+        if route is _NO_ROUTE:
             return False
-        spec = self._fast.get(etype)
-        if spec is None:
-            return False
-        mode, kind, valid, fits = spec
         seq = event.get("sequence_number")
+        oi, item_id, key, index, valid, target = route
         if (
             seq != self._next_seq
-            or event.get("output_index") != item.output_index
-            or event.get("item_id", _MISSING) != item.id
-            or (fits is not None and item.type not in fits)
+            or event.get("output_index") != oi
+            or event.get("item_id", _MISSING) != item_id
+            or event.get(key, _MISSING) != index
+            or not valid(event)
         ):
-            return False
-        target: list[str]
-        if mode == 2:
-            if "command_index" in event:
-                return False
-            slot = item.values.get((kind, 0))
-            if slot is None or slot[1][0] is not None:
-                return False
-            target = slot[0]
-        else:
-            if mode == 0:
-                index = event.get("content_index")
-                parts = item.parts
-            else:
-                index = event.get("summary_index")
-                parts = item.summaries
-            if index != len(parts) - 1 or not parts:
-                return False
-            part = parts[-1]
-            if part.closed or part.done_value is not None or (mode == 0 and part.type != kind):
-                return False
-            target = part.deltas
-        if not valid(event):
             return False
         self._next_seq = seq + 1  # type: ignore[operator]  # an int: the predicate passed
         target.append(event["delta"])
         self.events += 1
         return True
+
+    def _fast_route(self, etype: str) -> Any:
+        """Where a delta of this type may go on the fast path until the full path next judges
+        an event (which forgets every route): the item and part fields it must carry, its
+        schema predicate, and the list its text joins; `_NO_ROUTE` when it must take the
+        full path."""
+        item = self._fast_item
+        spec = self._fast.get(etype)
+        route: Any = _NO_ROUTE
+        if item is not None and spec is not None:
+            mode, kind, valid, fits = spec
+            if fits is None or item.type in fits:
+                if mode == 2:
+                    # A value stream; `command_index` keys another kind of slot.
+                    slot = item.values.get((kind, 0))
+                    if slot is not None and slot[1][0] is None:
+                        route = (
+                            item.output_index,
+                            item.id,
+                            "command_index",
+                            _MISSING,
+                            valid,
+                            slot[0],
+                        )
+                else:
+                    parts = item.parts if mode == 0 else item.summaries
+                    key = "content_index" if mode == 0 else "summary_index"
+                    if parts:
+                        part = parts[-1]
+                        if (
+                            not part.closed
+                            and part.done_value is None
+                            and (mode == 1 or part.type == kind)
+                        ):
+                            route = (
+                                item.output_index,
+                                item.id,
+                                key,
+                                len(parts) - 1,
+                                valid,
+                                part.deltas,
+                            )
+        self._fast_routes[etype] = route
+        return route
 
     # ------------------------------------------------------------------ public API
 
@@ -283,6 +308,8 @@ class StreamValidator:
         """:meth:`feed` without the fast path (for a caller that tried it first)."""
         out = self._feed(event)
         self._fast_item = self._fast_pick()
+        if self._fast_routes:
+            self._fast_routes = {}
         return out
 
     def _feed(self, event: object) -> list[Violation]:
@@ -351,6 +378,7 @@ class StreamValidator:
             return []
         self._closed = True
         self._fast_item = None
+        self._fast_routes = {}
         start = len(self.violations)
         if self.terminal_type is None and not cancelled:
             if self.events == 0:
@@ -1576,6 +1604,7 @@ def _tables(
 
 
 _MISSING: Any = object()
+_NO_ROUTE: Any = object()
 
 
 _PREDICATES: dict[int, tuple[SchemaValidator, dict[str, Callable[[dict[str, Any]], bool]]]] = {}
