@@ -564,3 +564,48 @@ def test_corpus_round_trips(path: Path, chunk: int | None) -> None:
     assert [e.data for e in events] == [line.decode() for line in lines]
     assert [e.event for e in events] == [json.loads(line)["type"] for line in lines]
     assert [e.index for e in events] == list(range(len(lines)))
+
+
+# --- property: runs of common blocks (the decoder's fast split) decode as the rules say -----------
+
+_NAME = st.sampled_from(["response.output_text.delta", "x", "", " lead", "é"])
+
+
+@st.composite
+def _common_heavy_blocks(draw: st.DrawFn) -> list[list[str]]:
+    """Mostly `event:`+`data:` blocks as servers write them, some spelled otherwise, some without
+    `event:`, with comments or blank runs between: the shapes the fast split must get right or
+    hand over to the line rules."""
+    blocks = []
+    for _ in range(draw(st.integers(0, 12))):
+        shape = draw(
+            st.sampled_from(["canonical"] * 6 + ["no_space", "data_only", "comment", "two_data"])
+        )
+        name, data = draw(_NAME), draw(_TEXT)
+        if shape == "canonical":
+            blocks.append([f"event: {name}", f"data: {data}"])
+        elif shape == "no_space":
+            blocks.append([f"event:{name}", f"data:{data}"])
+        elif shape == "data_only":
+            blocks.append([f"data: {data}"])
+        elif shape == "comment":
+            blocks.append([": keep-alive"])
+        else:
+            blocks.append([f"event: {name}", f"data: {data}", f"data: {data}"])
+    return blocks
+
+
+@settings(deadline=None, max_examples=300)
+@given(_common_heavy_blocks(), st.lists(st.integers(0, 10_000), max_size=8))
+def test_runs_of_common_blocks(blocks: list[list[str]], cuts: list[int]) -> None:
+    stream = b"".join(line.encode() + b"\n" for block in blocks for line in [*block, ""])
+    expected = _expected(blocks)
+    assert decode_sse(stream) == expected
+    assert decode_split(stream, [cut % (len(stream) + 1) for cut in cuts]) == expected
+
+
+def test_invalid_utf8_in_a_common_block_is_replaced_as_in_any_other() -> None:
+    bad = b'event: e\xff\ndata: {"a": "\xe2\x82"}\n\n'
+    events = decode_sse(bad + bad.replace(b"event: ", b"event:"))
+    assert [e.event for e in events] == ["e\ufffd", "e\ufffd"]
+    assert [e.data for e in events] == ['{"a": "\ufffd"}', '{"a": "\ufffd"}']
