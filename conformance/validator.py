@@ -738,18 +738,16 @@ class StreamValidator:
                 path="output_index",
             )
         if item.known and item.type is not None:
-            for prefix, types in _FAMILY_ITEM_TYPES:
-                if etype.startswith(prefix):
-                    if not isinstance(item.type, str) or item.type not in types:
-                        self._report(
-                            C.DELTA_TYPE_FITS_ITEM,
-                            index,
-                            f"an item of type {' or '.join(sorted(types))}",
-                            item.type,
-                            message=f"`{etype}` names output_index {oi}",
-                        )
-                        return None
-                    break
+            types = _fits_for(etype)
+            if types is not None and (not isinstance(item.type, str) or item.type not in types):
+                self._report(
+                    C.DELTA_TYPE_FITS_ITEM,
+                    index,
+                    f"an item of type {' or '.join(sorted(types))}",
+                    item.type,
+                    message=f"`{etype}` names output_index {oi}",
+                )
+                return None
         return item
 
     def _on_item_added(self, event: Mapping[str, Any], index: int) -> None:
@@ -1626,12 +1624,19 @@ def _delta_predicates(
     return cached[1]
 
 
+_FITS: dict[str, frozenset[str] | None] = {}
+
+
 def _fits_for(etype: str) -> frozenset[str] | None:
     """The item types an event of this name may name (None: any)."""
-    for prefix, types in _FAMILY_ITEM_TYPES:
-        if etype.startswith(prefix):
-            return types
-    return None
+    try:
+        return _FITS[etype]
+    except KeyError:
+        pass
+    fits = next((types for prefix, types in _FAMILY_ITEM_TYPES if etype.startswith(prefix)), None)
+    if len(_FITS) < 4096:  # event names come from the stream: remember the documented few
+        _FITS[etype] = fits
+    return fits
 
 
 def _hashable(value: Any) -> Any:
