@@ -247,6 +247,20 @@ class SSEDecoder:
             self._check_size(chunk, cut)
         if type(chunk) is not bytes:
             chunk = bytes(chunk)
+        if (
+            cut == len(chunk)
+            and not self._data
+            and self._event is None
+            and self._id is None
+            and self._retry is None
+            and self._count < self._max_events
+        ):
+            # One whole canonical block, as a server flushes it and a network read delivers it.
+            m = _CANONICAL_BLOCK.fullmatch(chunk)
+            if m is not None:
+                self._count += 1
+                self._block_bytes = 0
+                return [m.groups()]  # type: ignore[list-item]
         events = self._interpret(chunk, cut)
         if cut == len(chunk):
             if chunk[-2:] == b"\n\n":  # whole events: nothing carries over
@@ -360,7 +374,15 @@ class SSEDecoder:
                 # span exactly when their lengths add up to it (each is 16 bytes longer than its
                 # two groups), which proves there is nothing between them.
                 stop = buf.rfind(b"\n\n", pos, end) + 2
-                if stop > pos:
+                m = _CANONICAL_BLOCK.fullmatch(buf, pos, stop) if stop > pos else None
+                if m is not None:  # one block: a server's flush, a network read
+                    if count >= max_events:
+                        self._count = count
+                        self._fail_count(count)
+                    out.append(m.groups())  # type: ignore[arg-type]
+                    count += 1
+                    pos = stop
+                elif stop > pos:
                     found = _CANONICAL_BLOCK.findall(buf, pos, stop)
                     if sum(map(len, chain.from_iterable(found))) + 16 * len(found) == stop - pos:
                         if count + len(found) > max_events:
