@@ -129,10 +129,19 @@ class Chunking:
         return cls(int(low), int(high or low))
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}  # dataclass → its field names, in order
+
+
 def _plain(value: Any) -> Any:
     """JSON-ready copy of dataclasses / mappings / sequences, for hashing."""
-    if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    if value is None or isinstance(value, str | int | float):
+        return value
+    cls = type(value)
+    names = _FIELD_NAMES.get(cls)
+    if names is None and is_dataclass(value) and not isinstance(value, type):
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(value))
+    if names is not None:
+        return {name: _plain(getattr(value, name)) for name in names}
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -34,16 +34,19 @@ DONE = b"data: [DONE]\n\n"
 RAW_SEND = "reference_impl.raw_send"  # scope key: the server's own `send`
 
 _PREFIXES: dict[str, bytes] = {}  # event type → b"event: <type>\ndata: "; a few dozen types
+_dumps = orjson.dumps
 
 
 def encode_event(event: Mapping[str, Any]) -> bytes:
-    type_ = event["type"]
-    prefix = _PREFIXES.get(type_)
-    if prefix is None:
-        prefix = b"event: " + str(type_).encode() + b"\ndata: "
-        if len(_PREFIXES) < 1024:  # bounded: event types come from the assembler's fixed set
-            _PREFIXES[type_] = prefix
-    return prefix + orjson.dumps(event) + b"\n\n"
+    prefix = _PREFIXES.get(event["type"]) or _prefix(event["type"])
+    return prefix + _dumps(event) + b"\n\n"
+
+
+def _prefix(type_: Any) -> bytes:
+    prefix = b"event: " + str(type_).encode() + b"\ndata: "
+    if len(_PREFIXES) < 1024:  # bounded: event types come from the assembler's fixed set
+        _PREFIXES[type_] = prefix
+    return prefix
 
 
 def raw_send_scope(scope: MutableMapping[str, Any], send: Send) -> None:
@@ -62,9 +65,10 @@ class EventSink:
     async def events(self, events: Iterable[Mapping[str, Any]]) -> None:
         send = self._send
         for event in events:
-            await send(
-                {"type": "http.response.body", "body": encode_event(event), "more_body": True}
-            )
+            # encode_event, inlined: once per event of every stream
+            prefix = _PREFIXES.get(event["type"]) or _prefix(event["type"])
+            body = prefix + _dumps(event) + b"\n\n"
+            await send({"type": "http.response.body", "body": body, "more_body": True})
 
     async def event(self, event: Mapping[str, Any]) -> None:
         await self._send(
