@@ -147,6 +147,43 @@ class _Item:
     interleave_reported: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class _Frame:
+    """What differs between the two kinds of parts an item holds, content parts (SPEC §2.7) and
+    reasoning summary parts (SPEC §2.10): one state machine judges both."""
+
+    key: str  # the event field that names the part
+    noun: str
+    added: str  # the event that opens one
+    done: str  # the event that closes one
+    index_check: Check
+    added_check: Check
+    order_check: Check
+    fill: str  # the type of a part opened before a resume point
+
+
+_CONTENT = _Frame(
+    "content_index",
+    "part",
+    "content_part.added",
+    "content_part.done",
+    C.PART_INDEX_CONTIGUOUS,
+    C.PART_ADDED_BEFORE_USE,
+    C.PART_ORDER,
+    "?",
+)
+_SUMMARY = _Frame(
+    "summary_index",
+    "summary part",
+    "reasoning_summary_part.added",
+    "reasoning_summary_part.done",
+    C.SUMMARY_INDEX,
+    C.SUMMARY_PART_ADDED,
+    C.SUMMARY_ORDER,
+    "summary_text",
+)
+
+
 class StreamValidator:
     """Validates one Responses event stream, event by event.
 
@@ -1034,60 +1071,63 @@ class StreamValidator:
         else:
             item.parts[ci] = _Part(ptype if isinstance(ptype, str) else "?")
 
-    def _open_part(
-        self, item: _Item, event: Mapping[str, Any], index: int, kind: str | None
+    def _open(
+        self, item: _Item, frame: _Frame, event: Mapping[str, Any], index: int, kind: str | None
     ) -> _Part | None:
-        ci = event.get("content_index")
-        if type(ci) is not int:
+        """The open part (content or summary, by ``frame``) that an event names, or None after
+        reporting why it names none. ``kind``: the part type the event writes to, if it does."""
+        i = event.get(frame.key)
+        if type(i) is not int:
             return None
         etype: str = event["type"]
-        if ci < 0:
-            self._report(
-                C.PART_INDEX_CONTIGUOUS, index, "a content_index ≥ 0", ci, path="content_index"
-            )
+        parts = item.parts if frame is _CONTENT else item.summaries
+        if i < 0:
+            self._report(frame.index_check, index, f"a {frame.key} ≥ 0", i, path=frame.key)
             return None
-        if ci >= len(item.parts):
+        if i >= len(parts):
             if not item.known:
-                item.parts.extend(_Part("?", partial=True) for _ in range(ci + 1 - len(item.parts)))
-                item.parts[ci] = _Part(kind or "?", partial=True)
-                return item.parts[ci]
-            if item.parts and not item.parts[-1].closed:
+                # Opened before the resume point (SPEC §2.12): its start was not seen.
+                parts.extend(_Part(frame.fill, partial=True) for _ in range(i + 1 - len(parts)))
+                if kind is not None:
+                    parts[i] = _Part(kind, partial=True)
+                return parts[i]
+            if parts and not parts[-1].closed:
                 # A part is open and the event names another, never added: its index is wrong
                 # (KB09: a content_index that grows with every delta).
                 self._report(
-                    C.PART_INDEX_CONTIGUOUS,
+                    frame.index_check,
                     index,
-                    len(item.parts) - 1,
-                    ci,
-                    path="content_index",
-                    message="the event names a part other than the open one",
+                    len(parts) - 1,
+                    i,
+                    path=frame.key,
+                    message=f"the event names a {frame.noun} other than the open one",
                 )
             else:
                 self._report(
-                    C.PART_ADDED_BEFORE_USE,
+                    frame.added_check,
                     index,
-                    f"`content_part.added` for content_index {ci} first",
+                    f"`{frame.added}` for {frame.key} {i} first",
                     etype,
-                    path="content_index",
+                    path=frame.key,
                 )
             return None
-        part = item.parts[ci]
-        if ci != len(item.parts) - 1 and item.known:
+        part = parts[i]
+        if i != len(parts) - 1 and item.known:
             self._report(
-                C.PART_INDEX_CONTIGUOUS,
+                frame.index_check,
                 index,
-                len(item.parts) - 1,
-                ci,
-                path="content_index",
-                message="the event names a part other than the open one",
+                len(parts) - 1,
+                i,
+                path=frame.key,
+                message=f"the event names a {frame.noun} other than the open one",
             )
         if part.closed:
             self._report(
-                C.PART_ORDER,
+                frame.order_check,
                 index,
-                f"no `{etype}` after `content_part.done`",
+                f"no `{etype}` after `{frame.done}`",
                 etype,
-                path="content_index",
+                path=frame.key,
             )
             return None
         if kind is not None and part.type != "?" and part.type != kind:
@@ -1096,7 +1136,7 @@ class StreamValidator:
                 index,
                 f"a part of type {kind}",
                 part.type,
-                path="content_index",
+                path=frame.key,
                 message=f"`{etype}` writes to a {part.type} part",
             )
             return None
@@ -1108,7 +1148,7 @@ class StreamValidator:
             return
         etype: str = event["type"]
         family = etype[: -len(".delta")]
-        part = self._open_part(item, event, index, _PART_TEXT[family][1])
+        part = self._open(item, _CONTENT, event, index, _PART_TEXT[family][1])
         if part is None:
             return
         if part.done_value is not None:
@@ -1130,7 +1170,7 @@ class StreamValidator:
             return
         etype: str = event["type"]
         family = etype[: -len(".done")]
-        part = self._open_part(item, event, index, _PART_TEXT[family][1])
+        part = self._open(item, _CONTENT, event, index, _PART_TEXT[family][1])
         if part is None:
             return
         if part.done_value is not None:
@@ -1160,7 +1200,7 @@ class StreamValidator:
         item = self._item_for(event, index)
         if item is None:
             return
-        part = self._open_part(item, event, index, "output_text")
+        part = self._open(item, _CONTENT, event, index, "output_text")
         if part is None:
             return
         ai = event.get("annotation_index")
@@ -1179,7 +1219,7 @@ class StreamValidator:
         item = self._item_for(event, index)
         if item is None:
             return
-        part = self._open_part(item, event, index, None)
+        part = self._open(item, _CONTENT, event, index, None)
         ci = event.get("content_index")
         got = event.get("part")
         if part is None or not isinstance(got, dict):
@@ -1226,59 +1266,6 @@ class StreamValidator:
 
     # ------------------------------------------------------------------ reasoning summaries
 
-    def _open_summary(self, item: _Item, event: Mapping[str, Any], index: int) -> _Part | None:
-        si = event.get("summary_index")
-        if type(si) is not int:
-            return None
-        etype: str = event["type"]
-        if si < 0:
-            self._report(C.SUMMARY_INDEX, index, "a summary_index ≥ 0", si, path="summary_index")
-            return None
-        if si >= len(item.summaries):
-            if not item.known:
-                item.summaries.extend(
-                    _Part("summary_text", partial=True) for _ in range(si + 1 - len(item.summaries))
-                )
-                return item.summaries[si]
-            if item.summaries and not item.summaries[-1].closed:
-                self._report(
-                    C.SUMMARY_INDEX,
-                    index,
-                    len(item.summaries) - 1,
-                    si,
-                    path="summary_index",
-                    message="the event names a summary part other than the open one",
-                )
-            else:
-                self._report(
-                    C.SUMMARY_PART_ADDED,
-                    index,
-                    f"`reasoning_summary_part.added` for summary_index {si} first",
-                    etype,
-                    path="summary_index",
-                )
-            return None
-        part = item.summaries[si]
-        if si != len(item.summaries) - 1 and item.known:
-            self._report(
-                C.SUMMARY_INDEX,
-                index,
-                len(item.summaries) - 1,
-                si,
-                path="summary_index",
-                message="the event names a summary part other than the open one",
-            )
-        if part.closed:
-            self._report(
-                C.SUMMARY_ORDER,
-                index,
-                f"no `{etype}` after `reasoning_summary_part.done`",
-                etype,
-                path="summary_index",
-            )
-            return None
-        return part
-
     def _on_summary_added(self, event: Mapping[str, Any], index: int) -> None:
         item = self._item_for(event, index)
         si = event.get("summary_index")
@@ -1319,7 +1306,7 @@ class StreamValidator:
         item = self._item_for(event, index)
         if item is None:
             return
-        part = self._open_summary(item, event, index)
+        part = self._open(item, _SUMMARY, event, index, None)
         if part is None:
             return
         if part.done_value is not None:
@@ -1339,7 +1326,7 @@ class StreamValidator:
         item = self._item_for(event, index)
         if item is None:
             return
-        part = self._open_summary(item, event, index)
+        part = self._open(item, _SUMMARY, event, index, None)
         if part is None:
             return
         if part.done_value is not None:
@@ -1371,7 +1358,7 @@ class StreamValidator:
         item = self._item_for(event, index)
         if item is None:
             return
-        part = self._open_summary(item, event, index)
+        part = self._open(item, _SUMMARY, event, index, None)
         if part is None:
             return
         if part.done_value is None:
