@@ -199,16 +199,20 @@ class TargetResult:
         return 1 if self.failed() else 0
 
 
-def _kind(finding: Finding) -> tuple[str, str]:
+def _kind(finding: Finding) -> tuple[str, str, str]:
+    """Where and what: the path (indices elided) and the expectation — and for a violation
+    without a path (a live check's), what came instead, so that a 500 and a 200 to the same
+    "a 4xx error" are two kinds."""
     v = finding.violation
-    return _INDEX.sub("[]", v.path or ""), str(v.expected)[:200]
+    path = _INDEX.sub("[]", v.path or "")
+    return path, str(v.expected)[:200], "" if path else str(v.actual)[:200]
 
 
 def _distinct(found: list[Finding]) -> tuple[list[Finding], list[dict[str, Any]]]:
     """The evidence to keep — the first finding of each distinct kind first, then the next ones
     in order, :data:`MAX_EVIDENCE` in all — and the kinds: path (indices elided), expected, how
     many, one actual value and the cases that showed it."""
-    kinds: dict[tuple[str, str], dict[str, Any]] = {}
+    kinds: dict[tuple[str, str, str], dict[str, Any]] = {}
     firsts: list[Finding] = []
     for f in found:
         key = _kind(f)

@@ -125,3 +125,11 @@ def test_evidence_shows_every_kind_of_violation_first() -> None:
         ("text", 9),
         ("output[].content[].logprobs", 1),
     ]
+    # without a path (a live check), what came instead tells the kinds apart
+    live = CaseResult("errors/x", ("core",), (L.BAD_INPUT_4XX.id,))
+    for actual in ("HTTP 500", "HTTP 200", "HTTP 200"):
+        v = L.BAD_INPUT_4XX.violation(expected="a 4xx error", actual=actual)
+        live.findings.append(Finding(v, live.id, 1, {}))
+    entry = build_index([TargetResult(target, False, cases=[live])], strict=False)["targets"]["t"]
+    kinds = entry["checks"][L.BAD_INPUT_4XX.id]["kinds"]
+    assert [(k["actual"], k["count"]) for k in kinds] == [("HTTP 500", 1), ("HTTP 200", 2)]
