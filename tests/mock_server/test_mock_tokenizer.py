@@ -3,7 +3,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mock_server.tokenizer import count_request_tokens, count_tokens, tokenize, tool_text
+from mock_server.tokenizer import _TOKEN, count_request_tokens, count_tokens, tokenize, tool_text
 from reference_impl.engine import FunctionTool, GenerationRequest, Message
 
 
@@ -20,6 +20,17 @@ def test_tokens_join_back_to_the_text(text: str) -> None:
     assert "".join(tokens) == text
     assert count_tokens(text) == len(tokens)
     assert all(tokens)
+
+
+# Long texts are tokenized piece by piece, cut after ". " (with a cache): the same tokens as the
+# rule applied to the whole text, whatever the text.
+_SENTENCY = st.text(alphabet=st.sampled_from(list("ab9_ .,\n\t\x1c\u00a0é'\"{}:")), min_size=400)
+
+
+@given(st.one_of(_SENTENCY, st.text(min_size=400)))
+def test_long_texts_tokenize_as_a_whole(text: str) -> None:
+    assert tokenize(text) == _TOKEN.findall(text)
+    assert tokenize(text) == _TOKEN.findall(text)  # again, from the cache
 
 
 def test_request_formula() -> None:
