@@ -31,10 +31,16 @@ _TAILS = (
 )  # fmt: skip
 
 
-# Token counts of the sentences drawn so far: at most 8 x 8 x 10 x 7 = 4,480 of them, and counting
-# was most of the cost of a long answer (benchmarks/mock_streaming_throughput.py).
-_SENTENCE_TOKENS: dict[str, int] = {}
-_PARTS = (_SUBJECTS, _VERBS, _OBJECTS, _TAILS)
+# The sentences drawn so far, with their token counts, by the indices of their four words: at most
+# 8 x 8 x 10 x 7 = 4,480 of them; counting was most of the cost of a long answer
+# (benchmarks/mock_streaming_throughput.py).
+_SENTENCES: dict[tuple[int, int, int, int], tuple[str, int]] = {}
+# rng.choice(words) is words[r] with r from getrandbits(k), k = len(words).bit_length(), drawn again
+# while r >= len(words) (CPython's Random._randbelow_with_getrandbits); sentences() makes exactly
+# these draws itself, in order, so the text is the same at a third of the cost.
+_DRAWS = tuple(
+    (len(words), len(words).bit_length()) for words in (_SUBJECTS, _VERBS, _OBJECTS, _TAILS)
+)
 
 
 def sentences(rng: random.Random, min_tokens: int) -> str:
@@ -42,26 +48,29 @@ def sentences(rng: random.Random, min_tokens: int) -> str:
     out: list[str] = []
     total = 0
     getrandbits = rng.getrandbits
+    (n1, k1), (n2, k2), (n3, k3), (n4, k4) = _DRAWS
     while total < min_tokens:
-        # rng.choice(words) four times, inlined (half the cost of a long answer): the draws of
-        # CPython's Random.choice -> _randbelow_with_getrandbits, so the text is unchanged.
-        picked = []
-        for words in _PARTS:
-            n = len(words)
-            k = n.bit_length()
-            r = getrandbits(k)
-            while r >= n:
-                r = getrandbits(k)
-            picked.append(words[r])
-        subject, verb, obj, tail = picked
-        s = f"{subject} {verb} {obj}{tail}."
-        s = s if not out else " " + s
-        count = _SENTENCE_TOKENS.get(s)
-        if count is None:
-            count = _SENTENCE_TOKENS[s] = count_tokens(s)
-        out.append(s)
-        total += count
-    return "".join(out)
+        a = getrandbits(k1)
+        while a >= n1:
+            a = getrandbits(k1)
+        b = getrandbits(k2)
+        while b >= n2:
+            b = getrandbits(k2)
+        c = getrandbits(k3)
+        while c >= n3:
+            c = getrandbits(k3)
+        d = getrandbits(k4)
+        while d >= n4:
+            d = getrandbits(k4)
+        key = (a, b, c, d)
+        known = _SENTENCES.get(key)
+        if known is None:
+            text = f"{_SUBJECTS[a]} {_VERBS[b]} {_OBJECTS[c]}{_TAILS[d]}."
+            # Counted with the space that joins it to the sentence before: the same count.
+            known = _SENTENCES[key] = (text, count_tokens(" " + text))
+        out.append(known[0])
+        total += known[1]
+    return " ".join(out)
 
 
 def quote(messages: Sequence[Message], max_words: int = 8) -> str:
