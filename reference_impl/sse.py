@@ -21,7 +21,7 @@ Starlette's error middleware knows the response has started (all that its wrappe
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping, Sequence
 from typing import Any
 
 import anyio
@@ -62,13 +62,23 @@ class EventSink:
     def __init__(self, send: Send) -> None:
         self._send = send
 
-    async def events(self, events: Iterable[Mapping[str, Any]]) -> None:
-        send = self._send
-        for event in events:
+    def events(self, events: Sequence[Mapping[str, Any]]) -> Awaitable[None]:
+        """Send each of ``events`` (await the result). One event — every text delta — is sent
+        without a coroutine of its own: the server's ``send`` is returned to be awaited."""
+        if len(events) == 1:
+            event = events[0]
             # encode_event, inlined: once per event of every stream
             prefix = _PREFIXES.get(event["type"]) or _prefix(event["type"])
             body = prefix + _dumps(event) + b"\n\n"
-            await send({"type": "http.response.body", "body": body, "more_body": True})
+            return self._send({"type": "http.response.body", "body": body, "more_body": True})
+        return self._each(events)
+
+    async def _each(self, events: Sequence[Mapping[str, Any]]) -> None:
+        send = self._send
+        for event in events:
+            await send(
+                {"type": "http.response.body", "body": encode_event(event), "more_body": True}
+            )
 
     async def event(self, event: Mapping[str, Any]) -> None:
         await self._send(
