@@ -71,6 +71,10 @@ def test_index_junit_html() -> None:
     html = render_html(index)
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
     assert 'id="d-t-live-store-false-not-retrievable"' in html
+    # the summary counts failing checks per level (issue 7: MUST / SHOULD per target, on the PNG)
+    assert "<th>MUST fail</th><th>SHOULD fail</th>" in html
+    pass_count = index["targets"]["t"]["summary"]["pass"]
+    assert f"<td>{pass_count}</td><td>1</td><td>1</td>" in html
 
 
 def test_merge_keeps_every_target() -> None:

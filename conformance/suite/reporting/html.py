@@ -58,8 +58,8 @@ def _anchor(target: str, check_id: str) -> str:
 def _summary(index: dict[str, Any]) -> list[str]:
     rows = [
         "<table><tr><th>target</th><th>base URL</th><th>model</th><th>profiles</th>"
-        "<th>verdict</th><th>pass</th><th>fail</th><th>warn</th><th>skip</th><th>xfail</th>"
-        "<th>xpass</th><th>cases</th><th>time</th></tr>"
+        "<th>verdict</th><th>pass</th><th>MUST fail</th><th>SHOULD fail</th><th>skip</th>"
+        "<th>xfail</th><th>xpass</th><th>cases</th><th>time</th></tr>"
     ]
     for name, t in index.get("targets", {}).items():
         info, summary = t.get("target", {}), t.get("summary", {})
@@ -71,9 +71,13 @@ def _summary(index: dict[str, Any]) -> list[str]:
             verdict = '<span class="verdict-ok">PASSED</span>'
         else:
             verdict = '<span class="verdict-bad">FAILED</span>'
+        # failing checks by level (a SHOULD fails as `warn`, or as `fail` under --strict)
+        failed = [c.get("level") for c in t.get("checks", {}).values()
+                  if c.get("outcome") in ("fail", "warn")]  # fmt: skip
+        by_level = {"must": failed.count("MUST"), "should": failed.count("SHOULD")}
         counts = "".join(
-            f"<td>{summary.get(k, 0)}</td>"
-            for k in ("pass", "fail", "warn", "skip", "xfail", "xpass")
+            f"<td>{by_level[k] if k in by_level else summary.get(k, 0)}</td>"
+            for k in ("pass", "must", "should", "skip", "xfail", "xpass")
         )
         rows.append(
             f"<tr><td><b>{escape(name)}</b></td><td>{escape(str(info.get('base_url', '')))}</td>"
