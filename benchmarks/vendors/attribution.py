@@ -233,10 +233,14 @@ BY_TARGET: dict[tuple[str, str], str] = {
         "response id: stored state is claimed by its README but not served (SPEC §4)"
     ),
     ("ors", "live.create.input_forms"): (
-        "a non-streamed `POST /responses` is answered `200` with the body `null` (SPEC §4)"
+        "SPEC §4: a non-streamed `POST /responses` is answered `200` with the body `null` — the "
+        "bridge's handler only logs 'Non-streaming response unsupported' and returns nothing "
+        "(api_controller.py)"
     ),
     ("ors", "live.http.status_ok"): (
-        "non-streamed requests (background ones included) are answered `200 null` (SPEC §4)"
+        "SPEC §4: non-streamed requests (background ones included) are answered `200 null`: "
+        "the bridge does not implement `stream: false` (api_controller.py: 'Non-streaming "
+        "response unsupported')"
     ),
     ("litellm", "live.errors.bad_input_4xx"): (
         "SPEC §4: `input: 42` comes back as a 500 (`APIConnectionError … 'int' object is not "
