@@ -52,6 +52,7 @@ from reference_impl.engine import (
     ReasoningItem,
     RefusalDelta,
     TextDelta,
+    TextRun,
     ToolCallDelta,
 )
 
@@ -256,12 +257,13 @@ class MockEngine:
             # The common case, and the hot path of every stream (benchmarks/
             # mock_streaming_throughput.py): nothing to wait for, so the runner may iterate the
             # chunks without an await each.
-            return ReadyChunks(self._chunks(request))
+            return ReadyChunks(self._chunks(request, runs=True))
         return self._timed(request)
 
-    def _chunks(self, request: GenerationRequest) -> Iterator[Chunk]:
+    def _chunks(self, request: GenerationRequest, *, runs: bool = False) -> Iterator[Chunk]:
         """The response's chunks, untimed (a generator: nothing happens before the first one is
-        asked for, as with an async engine)."""
+        asked for, as with an async engine). ``runs``: text may come as :class:`TextRun` chunks
+        (when no timing applies per delta)."""
         with self._lock:
             self.requests.append(request)
         script = self._next_script()
@@ -276,7 +278,7 @@ class MockEngine:
                 f"The mock cannot generate a value for the JSON schema: {error}",
                 code="invalid_request",
             ) from error
-        yield from self._render(plan, request, request.hints.get(ERROR_AFTER_HINT))
+        yield from self._render(plan, request, request.hints.get(ERROR_AFTER_HINT), runs)
 
     async def _timed(self, request: GenerationRequest) -> AsyncIterator[Chunk]:
         """:meth:`_chunks` on the schedule of :attr:`latency`."""
@@ -298,7 +300,7 @@ class MockEngine:
             yield chunk
 
     def _render(
-        self, plan: Plan, request: GenerationRequest, error_after: int | None
+        self, plan: Plan, request: GenerationRequest, error_after: int | None, runs: bool = False
     ) -> Iterator[Chunk]:
         """The plan, token by token (synchronous: the engine's timing is applied by the caller)."""
         low, high = self.chunking.low, self.chunking.high
@@ -335,8 +337,13 @@ class MockEngine:
             is_text = segment.kind == "text"
             if is_text and limit is None and sizes is None and low == 1:
                 # The common case, token by token with nothing to check: the hot path of every
-                # text stream (benchmarks/mock_streaming_throughput.py).
-                yield from map(_text_delta, tokens)
+                # text stream (benchmarks/mock_streaming_throughput.py). Without per-delta timing
+                # the tokens go in runs: the same delta events, a chunk for many.
+                if runs:
+                    for start in range(0, len(tokens), _RUN):
+                        yield TextRun(tokens[start : start + _RUN])
+                else:
+                    yield from map(_text_delta, tokens)
                 used += len(tokens)
                 continue
             is_reasoning = segment.kind in ("summary", "raw")
@@ -384,6 +391,8 @@ async def _paced(stream: Iterator[Chunk], latency: Latency) -> AsyncIterator[Chu
     if failure is not None:
         raise failure
 
+
+_RUN = 256  # tokens per TextRun: the events of one run are built before the first is sent
 
 # Text deltas by their text: a chunk is immutable, and prose repeats a small vocabulary, so the
 # token-by-token stream reuses them instead of building one per token. Bounded in entries and in
@@ -445,6 +454,8 @@ def _count_output(chunks: Iterable[Chunk]) -> tuple[int, int]:
             texts.setdefault((f"reasoning-{c.kind}", c.summary_index), []).append(c.text)
         elif isinstance(c, TextDelta | RefusalDelta):
             texts.setdefault((type(c).__name__, 0), []).append(c.text)
+        elif isinstance(c, TextRun):
+            texts.setdefault(("TextDelta", 0), []).extend(c.pieces)
         elif isinstance(c, ToolCallDelta):
             texts.setdefault(("call", c.index), []).append(c.arguments)
         elif isinstance(c, HostedToolCall):

@@ -21,6 +21,7 @@ from .engine import (
     ReasoningItem,
     RefusalDelta,
     TextDelta,
+    TextRun,
     ToolCallDelta,
 )
 from .errors import APIError
@@ -55,6 +56,7 @@ __all__ = [
     "SQLiteStore",
     "ServerThread",
     "TextDelta",
+    "TextRun",
     "ToolCallDelta",
     "create_app",
     "obfuscation",

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import string
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -36,6 +36,7 @@ from .engine import (
     ReasoningItem,
     RefusalDelta,
     TextDelta,
+    TextRun,
     ToolCallDelta,
 )
 from .ids import IdSource
@@ -224,6 +225,8 @@ class ResponseAssembler:
         try:
             if isinstance(chunk, TextDelta):
                 self._text(events, chunk.text, "output_text")
+            elif isinstance(chunk, TextRun):
+                self._text_run(events, chunk.pieces)
             elif isinstance(chunk, RefusalDelta):
                 self._text(events, chunk.text, "refusal")
             elif isinstance(chunk, ReasoningDelta):
@@ -467,6 +470,39 @@ class ResponseAssembler:
                 "delta": delta,
             }
         events.append(event)
+
+    def _text_run(self, events: list[Event], pieces: Sequence[str]) -> None:
+        rest = iter(pieces)
+        first = next(rest, None)
+        if first is None:
+            return
+        self._text(events, first, "output_text")  # opens the message and its part if needed
+        item = self._open
+        assert item is not None and item.part is not None
+        part = item.part
+        # The rest: the events of `_text` for an open output_text part, built in one loop (the
+        # hot path of the mock's streams).
+        item_id, output_index, content_index = item.id, item.output_index, part.index
+        obfuscate = self._obfuscation
+        keep = part.pieces.append
+        emit = events.append
+        seq = self._seq
+        for delta in rest:
+            keep(delta)
+            event: Event = {
+                "type": "response.output_text.delta",
+                "sequence_number": seq,
+                "item_id": item_id,
+                "output_index": output_index,
+                "content_index": content_index,
+                "delta": delta,
+                "logprobs": [],
+            }
+            if obfuscate is not None:
+                event["obfuscation"] = obfuscate(seq, delta)
+            emit(event)
+            seq += 1
+        self._seq = seq
 
     def _reasoning(self, events: list[Event], chunk: ReasoningDelta) -> None:
         item = self._open

@@ -20,7 +20,8 @@ starts a new item). Its tokens are counted only in ``Final.reasoning_tokens`` (a
 
 An engine whose chunks need no waiting (a scripted or mock engine without latency) may return
 :class:`ReadyChunks` from ``generate``: still an async iterator, but the runner iterates the plain
-iterator inside directly, with no await per chunk.
+iterator inside directly, with no await per chunk, and that iterator may hand over many text
+deltas as one :class:`TextRun`.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ __all__ = [
     "ReasoningItem",
     "RefusalDelta",
     "TextDelta",
+    "TextRun",
     "ToolCallDelta",
 ]
 
@@ -119,6 +121,15 @@ class TextDelta:
 
 
 @dataclass(frozen=True, slots=True)
+class TextRun:
+    """Several text deltas in one chunk, for an engine that has them at once (the mock without
+    latency): the assembler emits one ``response.output_text.delta`` per piece — the same events
+    as one :class:`TextDelta` per piece, without a chunk and a runner step for each."""
+
+    pieces: Sequence[str]
+
+
+@dataclass(frozen=True, slots=True)
 class RefusalDelta:
     text: str
 
@@ -161,6 +172,7 @@ Chunk = (
     ReasoningDelta
     | ReasoningItem
     | TextDelta
+    | TextRun
     | RefusalDelta
     | ToolCallDelta
     | HostedToolCall
@@ -170,21 +182,34 @@ Chunk = (
 
 class ReadyChunks:
     """An engine stream over a plain iterator of chunks that are ready when asked for (see the
-    module docstring). ``aclose()`` closes the iterator when it has ``close`` (a generator)."""
+    module docstring). ``chunks`` may hold :class:`TextRun` chunks, which the runner feeds to the
+    assembler as they are; iterated as an async iterator, a run comes out as one
+    :class:`TextDelta` per piece, like any engine's stream. ``aclose()`` closes the iterator when
+    it has ``close`` (a generator)."""
 
-    __slots__ = ("chunks",)
+    __slots__ = ("_pending", "chunks")
 
     def __init__(self, chunks: Iterator[Chunk]) -> None:
         self.chunks = chunks
+        self._pending: Iterator[TextDelta] | None = None
 
     def __aiter__(self) -> ReadyChunks:
         return self
 
     async def __anext__(self) -> Chunk:
-        try:
-            return next(self.chunks)
-        except StopIteration:
-            raise StopAsyncIteration from None
+        while True:
+            if self._pending is not None:
+                delta = next(self._pending, None)
+                if delta is not None:
+                    return delta
+                self._pending = None
+            try:
+                chunk = next(self.chunks)
+            except StopIteration:
+                raise StopAsyncIteration from None
+            if not isinstance(chunk, TextRun):
+                return chunk
+            self._pending = map(TextDelta, chunk.pieces)
 
     async def aclose(self) -> None:
         close = getattr(self.chunks, "close", None)

@@ -76,9 +76,9 @@ class EventSink:
     async def _each(self, events: Sequence[Mapping[str, Any]]) -> None:
         send = self._send
         for event in events:
-            await send(
-                {"type": "http.response.body", "body": encode_event(event), "more_body": True}
-            )
+            prefix = _PREFIXES.get(event["type"]) or _prefix(event["type"])
+            body = prefix + _dumps(event) + b"\n\n"
+            await send({"type": "http.response.body", "body": body, "more_body": True})
 
     async def event(self, event: Mapping[str, Any]) -> None:
         await self._send(

@@ -20,6 +20,7 @@ from reference_impl.engine import (
     ReasoningDelta,
     ReasoningItem,
     TextDelta,
+    TextRun,
     ToolCallDelta,
 )
 
@@ -382,3 +383,43 @@ def test_reasoning_then_text_then_tool_call_indices() -> None:
     output = events[-1]["response"]["output"]
     assert [o["type"] for o in output] == ["reasoning", "message", "function_call"]
     assert len({o["id"] for o in output}) == 3  # KB02
+
+
+def _as_runs(steps: Sequence[Step], size: int) -> list[Step]:
+    """``steps`` with each stretch of TextDelta chunks regrouped into TextRun chunks of ``size``."""
+    out: list[Step] = []
+    texts: list[str] = []
+    for step in [*steps, None]:
+        if isinstance(step, TextDelta):
+            texts.append(step.text)
+            continue
+        out += [TextRun(texts[i : i + size]) for i in range(0, len(texts), size)]
+        texts = []
+        if step is not None:
+            out.append(step)
+    return out
+
+
+@pytest.mark.parametrize("size", [1, 2, 5])
+@pytest.mark.parametrize("obfuscate", [True, False])
+@pytest.mark.parametrize(
+    "steps",
+    [
+        [*(TextDelta(t) for t in ("Hel", "lo", ",", " world", ".")), Final("stop", 3, 5)],
+        [ReasoningDelta("hmm"), *(TextDelta(t) for t in "abcdefg"), Final("length", 3, 8)],
+        [
+            TextDelta("a"),
+            ToolCallDelta(0, "{}", name="get_weather"),
+            *(TextDelta(t) for t in "bc"),
+            Final("tool_calls", 3, 4),
+        ],
+    ],
+)
+def test_text_runs_give_the_events_of_their_deltas(
+    steps: list[Step], size: int, obfuscate: bool
+) -> None:
+    body = {**BODY, "stream_options": {"include_obfuscation": obfuscate}}
+    _, expected = assemble(steps, body)
+    _, events = assemble(_as_runs(steps, size), body)
+    assert events == expected
+    assert assemble([TextRun([]), *steps], body)[1] == expected  # an empty run: no events
