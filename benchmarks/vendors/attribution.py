@@ -214,9 +214,13 @@ BY_TARGET: dict[tuple[str, str], str] = {
     ),
     ("ors", "live.max_output_tokens.incomplete"): (
         "SPEC §4 (KB10): the bridge passes `max_output_tokens` on as `max_tokens` "
-        "(responses_service.py), so the backend cuts the answer at the limit, but the bridge "
-        "knows only the finish reasons `stop`, `tool_calls` and `function_call` — never "
-        "`length` — and ends the stream `response.completed`, `status: completed`"
+        "(responses_service.py), so the backend cuts the answer at the limit; the bridge handles "
+        "the finish reasons `stop`, `tool_calls` and `function_call` only, and at the backend's "
+        "`[DONE]` marks any other stream `completed`, ending it `response.completed`"
+    ),
+    ("ors", "usage.present"): (
+        "SPEC §3 usage: a `completed` Response carries `usage`; the bridge's stream translation "
+        "never sets it (`usage: null` on every completed Response)"
     ),
     ("ors", "live.previous_response.unknown"): (
         "SPEC §4: an unknown `previous_response_id` is answered 200 — the bridge loads history "
