@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -61,3 +62,31 @@ def test_a_small_run_measures_both_servers(tmp_path: Path) -> None:
         s["events"] == 2 * result["settings"]["events_per_stream"] for s in result["samples"]
     )
     assert result["summary"]["ratio"] > 0
+
+
+async def _accepted_nodelay(sock: socket.socket) -> int:
+    """TCP_NODELAY of a connection asyncio accepts on ``sock`` (as uvicorn's server does)."""
+    accepted: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        conn = writer.get_extra_info("socket")
+        accepted.set_result(conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+        writer.close()
+
+    server = await asyncio.start_server(on_connect, sock=sock)
+    async with server:
+        _, writer = await asyncio.open_connection(*sock.getsockname()[:2])
+        try:
+            return await asyncio.wait_for(accepted, 10)
+        finally:
+            writer.close()
+
+
+def test_bare_and_mock_connections_both_have_nagle_off() -> None:
+    # The same TCP settings for both servers: with Nagle on, the kernel merges the bare's
+    # one-write-per-event frames into large segments, which the mock's frames are not.
+    from mock_server.cli import _bind
+
+    for sock in (bench.listen_socket(), _bind("127.0.0.1", 0)):
+        with sock:
+            assert asyncio.run(_accepted_nodelay(sock)) == 1
