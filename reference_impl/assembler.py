@@ -196,29 +196,12 @@ class ResponseAssembler:
         """The events for one engine chunk; :class:`Final` ends the stream with its terminal event."""
         if type(chunk) is TextDelta:
             # The hot path of every text stream: more text for the open output_text part, exactly
-            # one delta event (the event `_text` builds, inlined). An open item implies a started,
-            # unfinished response.
+            # one delta event. An open item implies a started, unfinished response.
             item = self._open
             if item is not None:
                 part = item.part
                 if part is not None and part.kind == "output_text":
-                    delta = chunk.text
-                    part.pieces.append(delta)
-                    seq = self._seq
-                    self._seq = seq + 1
-                    event: Event = {
-                        "type": "response.output_text.delta",
-                        "sequence_number": seq,
-                        "item_id": item.id,
-                        "output_index": item.output_index,
-                        "content_index": part.index,
-                        "delta": delta,
-                        "logprobs": [],
-                    }
-                    obfuscate = self._obfuscation
-                    if obfuscate is not None:
-                        event["obfuscation"] = obfuscate(seq, delta)
-                    return [event]
+                    return [self._output_text_delta(item, part, chunk.text)]
         if self._finished:
             raise EngineProtocolError("the engine sent a chunk after its final chunk")
         events = self.begin()
@@ -444,24 +427,14 @@ class ResponseAssembler:
             self._open_part(events, item, kind)
         part = item.part
         assert part is not None
+        if kind == "output_text":
+            events.append(self._output_text_delta(item, part, delta))
+            return
         part.pieces.append(delta)
-        # Built inline: this is the hot path of every text stream.
         seq = self._seq
         self._seq += 1
-        if kind == "output_text":
-            event: Event = {
-                "type": "response.output_text.delta",
-                "sequence_number": seq,
-                "item_id": item.id,
-                "output_index": item.output_index,
-                "content_index": part.index,
-                "delta": delta,
-                "logprobs": [],
-            }
-            if self._obfuscation is not None:
-                event["obfuscation"] = self._obfuscation(seq, delta)
-        else:
-            event = {
+        events.append(
+            {
                 "type": "response.refusal.delta",
                 "sequence_number": seq,
                 "item_id": item.id,
@@ -469,7 +442,27 @@ class ResponseAssembler:
                 "content_index": part.index,
                 "delta": delta,
             }
-        events.append(event)
+        )
+
+    def _output_text_delta(self, item: _OpenItem, part: _Part, delta: str) -> Event:
+        """More text for the open output_text ``part`` of ``item``: its delta event (the hot path
+        of every text stream)."""
+        part.pieces.append(delta)
+        seq = self._seq
+        self._seq = seq + 1
+        event: Event = {
+            "type": "response.output_text.delta",
+            "sequence_number": seq,
+            "item_id": item.id,
+            "output_index": item.output_index,
+            "content_index": part.index,
+            "delta": delta,
+            "logprobs": [],
+        }
+        obfuscate = self._obfuscation
+        if obfuscate is not None:
+            event["obfuscation"] = obfuscate(seq, delta)
+        return event
 
     def _text_run(self, events: list[Event], pieces: Sequence[str]) -> None:
         rest = iter(pieces)
@@ -480,29 +473,7 @@ class ResponseAssembler:
         item = self._open
         assert item is not None and item.part is not None
         part = item.part
-        # The rest: the events of `_text` for an open output_text part, built in one loop (the
-        # hot path of the mock's streams).
-        item_id, output_index, content_index = item.id, item.output_index, part.index
-        obfuscate = self._obfuscation
-        keep = part.pieces.append
-        emit = events.append
-        seq = self._seq
-        for delta in rest:
-            keep(delta)
-            event: Event = {
-                "type": "response.output_text.delta",
-                "sequence_number": seq,
-                "item_id": item_id,
-                "output_index": output_index,
-                "content_index": content_index,
-                "delta": delta,
-                "logprobs": [],
-            }
-            if obfuscate is not None:
-                event["obfuscation"] = obfuscate(seq, delta)
-            emit(event)
-            seq += 1
-        self._seq = seq
+        events.extend([self._output_text_delta(item, part, delta) for delta in rest])
 
     def _reasoning(self, events: list[Event], chunk: ReasoningDelta) -> None:
         item = self._open
