@@ -179,11 +179,16 @@ class TargetResult:
         if check.profile not in self.target.profiles:
             return f"profile `{check.profile}` not declared by the target"
         tagged = [c for c in self.cases if check.id in c.checks]
+        ran = [c.id for c in tagged if c.outcome != "skipped"]
+        if ran:
+            # A case that ran says more than one skipped for another reason (a profile, say).
+            return (
+                f"{', '.join(ran)} ran without evaluating it: ended before it (see its other "
+                "findings), or the responses gave it nothing to judge"
+            )
         reasons = [f"{c.id}: {c.skip_reason}" for c in tagged if c.outcome == "skipped"]
         if reasons:
             return reasons[0]
-        if tagged:
-            return "its cases ended before evaluating it (see their other failures)"
         return "not exercised by any case"
 
     def summary(self, outcomes: dict[str, CheckOutcome] | None = None) -> dict[str, int]:

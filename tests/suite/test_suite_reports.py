@@ -58,6 +58,20 @@ def test_outcomes_fold_levels_strictness_and_expectations() -> None:
     assert _result(expected=(L.STORE_FALSE.id, L.DELETE.id)).exit_code() == 1
 
 
+def test_skip_reason_names_the_case_that_ran_over_one_skipped_elsewhere() -> None:
+    # A check two cases may evaluate: one skipped (its profile is not declared), one that ran and
+    # did not get to it. The reason must point at the one that ran, not the unrelated skip.
+    result = _result()
+    skipped = CaseResult("chain/tools", ("stateful",), (L.RECALL.id,), outcome="skipped",
+                         skip_reason="profile `tools` not declared by the target")  # fmt: skip
+    result.cases += [skipped, CaseResult("chain/z", ("stateful",), (L.RECALL.id,))]
+    reason = result.outcomes()[L.RECALL.id].reason
+    assert reason.startswith("chain/z ran without evaluating it"), reason
+    assert "not declared" not in reason
+    result.cases.pop()  # only the skipped one left: its reason is the one to show
+    assert "not declared" in result.outcomes()[L.RECALL.id].reason
+
+
 def test_index_junit_html() -> None:
     index = build_index([_result()], strict=False)
     entry = index["targets"]["t"]["checks"][L.STORE_FALSE.id]
