@@ -11,9 +11,8 @@ What runs:
 - **bare**: this script's ``--serve-replay FILE`` mode, a Starlette app whose one route returns a
   ``StreamingResponse`` over the SSE frames captured from the mock for the same request — one
   body write per event, exactly as the mock writes them — served by uvicorn with the same settings
-  as the mock's CLI (default loop and HTTP implementation, log level ``warning``, a listening
-  socket made like the CLI's so that asyncio turns Nagle's algorithm off for both: see
-  :func:`listen_socket`).
+  as the mock's CLI (default loop and HTTP implementation, log level ``warning``, the same listening
+  socket, so that asyncio turns Nagle's algorithm off for both: see :func:`serve_replay`).
 
 Both servers are pinned to ``--server-cpu`` and this process (the load generator) to
 ``--client-cpu``. The load: ``--connections`` (16) keep-alive HTTP/1.1 connections, each sending
@@ -49,7 +48,6 @@ import os
 import platform
 import select
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -200,34 +198,20 @@ def replay_app(body: bytes) -> Any:
 
 
 def serve_replay(path: Path) -> int:
-    """``--serve-replay FILE``: the bare server, started and announced like ``responses-mock``."""
-    import uvicorn
+    """``--serve-replay FILE``: the bare server, bound, started and announced by the very functions
+    ``responses-mock`` uses (:func:`reference_impl.server.bind` and ``serve_socket``).
 
-    app = replay_app(path.read_bytes())
-    sock = listen_socket()
-    print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}", flush=True)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: None)
-    uvicorn.Server(config).run(sockets=[sock])
-    return 0
-
-
-def listen_socket(host: str = "127.0.0.1") -> socket.socket:
-    """The bare server's listening socket, made like the mock CLI's (``mock_server/cli.py``).
-
-    Its proto is IPPROTO_TCP, as a socket made from ``getaddrinfo`` has it: asyncio turns Nagle's
-    algorithm off (TCP_NODELAY) only on connections accepted from such a socket. With proto 0 the
-    bare server kept Nagle on, so the kernel merged its one-write-per-event frames into ~64 KB
-    segments (a stream arrived in ~3 reads, its tail ~40 ms late behind a delayed ACK) while the
-    mock's frames went out one segment each: the two were not served with the same settings, and
-    the merging, not the server, saved the bare most of its per-event kernel and wake-up cost.
+    The socket matters: made from ``getaddrinfo`` its protocol is IPPROTO_TCP, and asyncio turns
+    Nagle's algorithm off (TCP_NODELAY) only on connections accepted from such a socket. A bare
+    server once bound with protocol 0 kept Nagle on, so the kernel merged its one-write-per-event
+    frames into ~64 KB segments (a stream arrived in ~3 reads, its tail ~40 ms late behind a
+    delayed ACK) while the mock's went out one segment each: the merging, not the server, saved
+    the bare most of its per-event kernel and wake-up cost.
     """
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, 0))
-    sock.listen(2048)
-    return sock
+    from reference_impl.server import bind, serve_socket
+
+    serve_socket(replay_app(path.read_bytes()), bind("127.0.0.1", 0), "warning")
+    return 0
 
 
 def split_frames(body: bytes) -> list[bytes]:

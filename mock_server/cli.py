@@ -7,19 +7,16 @@ address cannot be bound.
 from __future__ import annotations
 
 import argparse
-import signal
-import socket
 import sys
 import textwrap
 from collections.abc import Sequence
-
-import uvicorn
 
 from mock_server.app import FROZEN_TIME, MockServer, MockSettings, check_store_spec
 from mock_server.engine import Chunking, Latency
 from mock_server.faults import FaultPlan, FaultSyntaxError
 from mock_server.middleware import quiet_dropped_connections
 from mock_server.scenarios import SCENARIOS
+from reference_impl.server import bind, serve_socket
 from reference_impl.store import DEFAULT_MAX_RESPONSES
 
 __all__ = ["build_parser", "main"]
@@ -163,37 +160,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     settings = _settings(parser, args)
     try:
-        sock = _bind(args.host, args.port)
+        sock = bind(args.host, args.port)
     except OSError as error:
         print(f"responses-mock: cannot bind {args.host}:{args.port}: {error}", file=sys.stderr)
         return 2
     server = MockServer(settings)
     quiet_dropped_connections()
-    host, port = sock.getsockname()[:2]
-    shown = f"[{host}]" if ":" in host else host
-    # The socket already listens, so a parent process may connect as soon as it reads this line.
-    print(f"listening on http://{shown}:{port}", flush=True)
-    config = uvicorn.Config(server.app, log_level=args.log_level, lifespan="on")
-    # uvicorn shuts down gracefully on SIGINT/SIGTERM and then re-raises the signal to the handler
-    # that was installed before it; a no-op one there makes a clean shutdown exit 0.
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: None)
-    uvicorn.Server(config).run(sockets=[sock])
+    serve_socket(server.app, sock, args.log_level)
     return 0
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-    sock = socket.socket(family, kind, proto)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind(address)
-        sock.listen(2048)
-    except OSError:
-        sock.close()
-        raise
-    sock.set_inheritable(True)
-    return sock
 
 
 if __name__ == "__main__":

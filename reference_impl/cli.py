@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import socket
 import sys
 from collections.abc import Sequence
@@ -168,8 +167,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         api_key = os.environ.get(args.api_key_env)
         if not api_key:
             parser.error(f"--api-key-env: ${args.api_key_env} is not set")
+    from .server import bind
+
     try:
-        sock = _bind(args.host, args.port)
+        sock = bind(args.host, args.port)
     except OSError as error:
         print(f"responses-reference: cannot bind {args.host}:{args.port}: {error}", file=sys.stderr)
         return 2
@@ -195,35 +196,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _serve(engine: Any, store: Any, api_key: str | None, sock: socket.socket, level: str) -> None:
-    import uvicorn
-
     from .app import create_app
+    from .server import serve_socket
 
-    app = create_app(engine, store=store, api_key=api_key)
-    host, port = sock.getsockname()[:2]
-    shown = f"[{host}]" if ":" in host else host
-    # The socket already listens, so a parent process may connect as soon as it reads this line.
-    print(f"listening on http://{shown}:{port}", flush=True)
-    config = uvicorn.Config(app, log_level=level, lifespan="on")
-    # uvicorn re-raises the shutdown signal to the handler installed before it; a no-op one there
-    # makes a clean shutdown exit 0.
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: None)
-    uvicorn.Server(config).run(sockets=[sock])
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-    sock = socket.socket(family, kind, proto)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind(address)
-        sock.listen(2048)
-    except OSError:
-        sock.close()
-        raise
-    sock.set_inheritable(True)
-    return sock
+    serve_socket(create_app(engine, store=store, api_key=api_key), sock, level)
 
 
 if __name__ == "__main__":

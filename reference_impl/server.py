@@ -1,4 +1,5 @@
-"""Run an app with uvicorn: in the foreground (:func:`serve`) or in a thread (:class:`ServerThread`).
+"""Run an app with uvicorn: in the foreground (:func:`serve`, or :func:`bind` then
+:func:`serve_socket` as the CLIs do) or in a thread (:class:`ServerThread`).
 
 Both bind 127.0.0.1 by default (issue 3, Build 5). :class:`ServerThread` picks a free port when
 given port 0 and waits until uvicorn reports it started (no sleeps), for tests and plugins.
@@ -6,6 +7,8 @@ given port 0 and waits until uvicorn reports it started (no sleeps), for tests a
 
 from __future__ import annotations
 
+import signal
+import socket
 import threading
 from types import TracebackType
 from typing import Any
@@ -13,13 +16,45 @@ from typing import Any
 import uvicorn
 from starlette.types import ASGIApp
 
-__all__ = ["ServerThread", "serve"]
+__all__ = ["ServerThread", "bind", "serve", "serve_socket"]
 
 
 def serve(app: ASGIApp, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
     """Serve ``app`` until interrupted; ``options`` go to ``uvicorn.Config``."""
     options.setdefault("log_level", "info")
     uvicorn.Server(uvicorn.Config(app, host=host, port=port, **options)).run()
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket, made as uvicorn makes its own: the address family and protocol from
+    ``getaddrinfo`` (an IPPROTO_TCP socket, on whose connections asyncio turns Nagle's algorithm
+    off), ``SO_REUSEADDR``, inheritable. Raises ``OSError`` when the address cannot be bound."""
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve_socket(app: ASGIApp, sock: socket.socket, log_level: str = "warning") -> None:
+    """Print ``listening on http://HOST:PORT`` and serve ``app`` on ``sock`` until SIGINT or
+    SIGTERM; a clean shutdown returns normally (exit status 0)."""
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    # The socket already listens, so a parent process may connect as soon as it reads this line.
+    print(f"listening on http://{shown}:{port}", flush=True)
+    config = uvicorn.Config(app, log_level=log_level, lifespan="on")
+    # uvicorn shuts down gracefully on SIGINT/SIGTERM and then re-raises the signal to the handler
+    # that was installed before it; a no-op one there makes a clean shutdown exit 0.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: None)
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 class ServerThread:

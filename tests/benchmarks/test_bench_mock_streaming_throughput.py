@@ -83,10 +83,10 @@ async def _accepted_nodelay(sock: socket.socket) -> int:
 
 
 def test_bare_and_mock_connections_both_have_nagle_off() -> None:
-    # The same TCP settings for both servers: with Nagle on, the kernel merges the bare's
-    # one-write-per-event frames into large segments, which the mock's frames are not.
-    from mock_server.cli import _bind
+    # The same TCP settings for both servers (both bind with reference_impl.server.bind): with
+    # Nagle on, the kernel would merge one server's one-write-per-event frames into large
+    # segments and not the other's.
+    from reference_impl.server import bind
 
-    for sock in (bench.listen_socket(), _bind("127.0.0.1", 0)):
-        with sock:
-            assert asyncio.run(_accepted_nodelay(sock)) == 1
+    with bind("127.0.0.1", 0) as sock:
+        assert asyncio.run(_accepted_nodelay(sock)) == 1
