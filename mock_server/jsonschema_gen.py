@@ -89,7 +89,10 @@ class _Gen:
         if "const" in schema:
             return schema["const"]
         if "enum" in schema:
-            return self.rng.choice(list(schema["enum"]))
+            choices = list(schema["enum"])
+            if not choices:
+                raise SchemaError("an empty 'enum' admits no value")
+            return self.rng.choice(choices)
         for key in ("oneOf", "anyOf"):
             if key in schema:
                 return self.branch(schema, key, depth, name)

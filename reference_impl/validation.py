@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
+
+import orjson
 
 from .errors import APIError, invalid_request
 
@@ -291,6 +294,12 @@ def _validate_text(text: Any) -> None:
                 "text.format.schema",
                 "missing_required_parameter",
             )
+        _check_schema(
+            fmt["schema"],
+            f"response_format '{fmt['name']}'",
+            "text.format.schema",
+            "invalid_json_schema",
+        )
         check_type(fmt, "strict", bool, param="text.format.strict")
 
 
@@ -331,10 +340,86 @@ def _validate_tools(tools: Any) -> list[dict[str, Any]]:
                 f"Duplicate function name '{name}' in 'tools'.", f"tools[{i}].name", "invalid_value"
             )
         names.add(name)
-        check_type(tool, "parameters", dict, param=f"tools[{i}].parameters")
+        parameters = check_type(tool, "parameters", dict, param=f"tools[{i}].parameters")
+        if parameters is not None:
+            _check_schema(
+                parameters,
+                f"function '{name}'",
+                f"tools[{i}].parameters",
+                "invalid_function_parameters",
+            )
         check_type(tool, "strict", bool, param=f"tools[{i}].strict")
         check_type(tool, "description", str, param=f"tools[{i}].description")
     return tools
+
+
+def _check_schema(schema: dict[str, Any], what: str, param: str, code: str) -> None:
+    """A JSON Schema the request carries must be one (its draft's metaschema), as OpenAI checks:
+    [REC] errors/issue-6454-nested-definitions-error.json answers an invalid
+    ``text.format.schema`` with 400 ``invalid_json_schema`` "Invalid schema for response_format
+    'NAME': …". Without the check a malformed schema reached the engine (the mock's generator
+    failed on it with a 500)."""
+    try:
+        key = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # not JSON (integers beyond 64 bits): checked without the cache
+        key = None
+    problem = _schema_problem(key) if key is not None else _schema_problem_of(schema)
+    if problem:
+        raise invalid_request(f"Invalid schema for {what}: {problem}", param, code)
+
+
+@lru_cache(maxsize=256)
+def _schema_problem(key: bytes) -> str:
+    return _schema_problem_of(orjson.loads(key))
+
+
+def _schema_problem_of(schema: Any) -> str:
+    from jsonschema import exceptions, validators  # an import of ~50 ms: only when needed
+
+    try:
+        validators.validator_for(schema, default=validators.Draft202012Validator).check_schema(
+            schema
+        )
+    except exceptions.SchemaError as error:
+        where = "/".join(str(p) for p in error.absolute_path)
+        return f"{error.message}" + (f" (at '{where}')" if where else "")
+    return _unresolved_reference(schema, schema, ())
+
+
+def _unresolved_reference(root: Any, node: Any, context: tuple[str, ...]) -> str:
+    """The first local ``$ref`` that names nothing in the schema, in OpenAI's words ([REC]
+    errors/issue-6454-nested-definitions-error.json), or ""."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#") and not _resolves(root, ref):
+            return (
+                f"In context={context!r}, reference to component '{ref}' which was not found "
+                "in the schema."
+            )
+        for key, child in node.items():
+            found = _unresolved_reference(root, child, (*context, str(key)))
+            if found:
+                return found
+    elif isinstance(node, list):
+        for i, child in enumerate(node):
+            found = _unresolved_reference(root, child, (*context, str(i)))
+            if found:
+                return found
+    return ""
+
+
+def _resolves(root: Any, ref: str) -> bool:
+    """Whether the JSON Pointer fragment ``ref`` (``#``, ``#/$defs/X``) names a value of ``root``."""
+    target = root
+    for token in ref[1:].split("/")[1:] if ref != "#" else ():
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(target, dict) and token in target:
+            target = target[token]
+        elif isinstance(target, list) and token.isdigit() and int(token) < len(target):
+            target = target[int(token)]
+        else:
+            return False
+    return True
 
 
 def _validate_tool_choice(choice: Any, tools: list[dict[str, Any]]) -> None:

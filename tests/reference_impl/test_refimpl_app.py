@@ -185,6 +185,10 @@ BAD_BODIES: list[tuple[Any, str | None, str | None]] = [
     ({"model": "m", "input": "x", "reasoning": {"effort": "max"}}, "reasoning.effort", "invalid_value"),
     ({"model": "m", "input": "x", "text": {"format": {"type": "yaml"}}}, "text.format.type", "invalid_value"),
     ({"model": "m", "input": "x", "text": {"format": {"type": "json_schema", "name": "x"}}}, "text.format.schema", "missing_required_parameter"),
+    ({"model": "m", "input": "x", "text": {"format": {"type": "json_schema", "name": "x", "schema": {"type": "object", "properties": 5}}}}, "text.format.schema", "invalid_json_schema"),
+    ({"model": "m", "input": "x", "text": {"format": {"type": "json_schema", "name": "x", "schema": {"properties": {"a": {"$ref": "#/$defs/A"}}}}}}, "text.format.schema", "invalid_json_schema"),
+    ({"model": "m", "input": "x", "tools": [{"type": "function", "name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "strin"}}}}]}, "tools[0].parameters", "invalid_function_parameters"),
+    ({"model": "m", "input": "x", "tools": [{"type": "function", "name": "f", "parameters": {"type": "string", "pattern": "("}}]}, "tools[0].parameters", "invalid_function_parameters"),
     ({"model": "m", "input": "x", "tools": {}}, "tools", "invalid_type"),
     ({"model": "m", "input": "x", "tools": [{"type": "function"}]}, "tools[0].name", "missing_required_parameter"),
     ({"model": "m", "input": "x", "tools": [{"type": "function", "name": "a b"}]}, "tools[0].name", "invalid_value"),
@@ -209,6 +213,39 @@ async def test_bad_request_bodies_get_openai_shaped_400s(
     client: httpx2.AsyncClient, body: Any, param: str | None, code: str | None
 ) -> None:
     assert_error(await client.post("/v1/responses", json=body), 400, param, code)
+
+
+async def test_a_schema_with_a_dangling_reference_is_refused_as_openai_does(
+    client: httpx2.AsyncClient,
+) -> None:
+    # [REC] errors/issue-6454-nested-definitions-error.json, the same message for the same fault.
+    schema = {
+        "type": "object",
+        "properties": {
+            "elements": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"shared": {"$ref": "#/$defs/Shared"}},
+                },
+            }
+        },
+    }
+    body = {"model": "m", "input": "x"}
+    body["text"] = {"format": {"type": "json_schema", "name": "response", "schema": schema}}
+    error = assert_error(
+        await client.post("/v1/responses", json=body),
+        400,
+        "text.format.schema",
+        "invalid_json_schema",
+    )
+    assert error["message"] == (
+        "Invalid schema for response_format 'response': In context=('properties', 'elements', "
+        "'items', 'properties', 'shared'), reference to component '#/$defs/Shared' which was not "
+        "found in the schema."
+    )
+    schema["$defs"] = {"Shared": {"type": "string"}}
+    assert (await client.post("/v1/responses", json=body)).status_code == 200
 
 
 async def test_function_call_output_needs_its_call(
