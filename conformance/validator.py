@@ -1065,6 +1065,8 @@ class StreamValidator:
                     path=f"part.{text_field}",
                     message="a part opens empty; clients append the deltas to it",
                 )
+        if ci - len(item.parts) > _MAX_INDEX_GAP:
+            return  # reported above; not padded: an index of 10**30 must not allocate 10**30 parts
         if ci >= len(item.parts):
             item.parts.extend(_Part("?", closed=True) for _ in range(ci - len(item.parts)))
             item.parts.append(_Part(ptype if isinstance(ptype, str) else "?"))
@@ -1087,6 +1089,15 @@ class StreamValidator:
         if i >= len(parts):
             if not item.known:
                 # Opened before the resume point (SPEC §2.12): its start was not seen.
+                if i - len(parts) > _MAX_INDEX_GAP:
+                    self._report(
+                        frame.index_check,
+                        index,
+                        f"a {frame.key} at most {_MAX_INDEX_GAP} past the parts seen",
+                        i,
+                        path=frame.key,
+                    )
+                    return None
                 parts.extend(_Part(frame.fill, partial=True) for _ in range(i + 1 - len(parts)))
                 if kind is not None:
                     parts[i] = _Part(kind, partial=True)
@@ -1587,6 +1598,10 @@ def _tables(
     _TABLES[id(schemas)] = (schemas, tables)
     return tables
 
+
+# How far past the parts seen an index may point and still be tracked (its gap padded with
+# placeholders). Real items have a handful of parts; a larger jump is reported, not allocated.
+_MAX_INDEX_GAP = 1024
 
 _MISSING: Any = object()
 _NO_ROUTE: Any = object()
