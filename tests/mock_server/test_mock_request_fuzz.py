@@ -9,19 +9,17 @@ OpenAI refuses them with 400 `invalid_json_schema` / `invalid_function_parameter
 
 from __future__ import annotations
 
-import copy
 import json
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import httpx2
 import pytest
+from wrong_types import confuse
 
 from conformance.objects import validate_error_body
 from mock_server.testing import InProcessMock
 
-WRONG: tuple[Any, ...] = ({}, [], None, True, 1.5, "x", -1, 10**30, {"a": [1]}, [{}], "", 0)
 WEATHER = {
     "type": "function",
     "name": "get_weather",
@@ -73,17 +71,6 @@ BODIES: tuple[dict[str, Any], ...] = (
 )
 
 
-def _paths(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    if isinstance(value, dict):
-        for key, child in value.items():
-            yield (*path, key)
-            yield from _paths(child, (*path, key))
-    elif isinstance(value, list):
-        for i, child in enumerate(value):
-            yield (*path, i)
-            yield from _paths(child, (*path, i))
-
-
 @pytest.mark.parametrize("seed", [0, 1])
 def test_wrongly_typed_request_bodies_get_openai_shaped_4xx(seed: int) -> None:
     rng = random.Random(seed)
@@ -91,13 +78,7 @@ def test_wrongly_typed_request_bodies_get_openai_shaped_4xx(seed: int) -> None:
     refused = 0
     with httpx2.Client(transport=mock.transport, base_url=mock.url, timeout=10) as client:
         for _ in range(400):
-            body = copy.deepcopy(rng.choice(BODIES))
-            for _ in range(rng.randint(1, 2)):
-                path = rng.choice(list(_paths(body)))
-                parent = body
-                for key in path[:-1]:
-                    parent = parent[key]
-                parent[path[-1]] = copy.deepcopy(rng.choice(WRONG))
+            body = confuse(rng.choice(BODIES), rng, rng.randint(1, 2))
             response = client.post("/v1/responses", content=json.dumps(body))
             assert response.status_code < 500, (body, response.text[:300])
             if response.status_code >= 400:
