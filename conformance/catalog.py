@@ -69,6 +69,13 @@ SSE_LIMIT_EVENT_COUNT = register(
     "judge limit (DESIGN.md: bounded decoder)",
     "the stream does not exceed the judge's event-count limit",
 )
+SSE_LIMIT_DEPTH = register(
+    "sse.limit.depth",
+    MUST,
+    "judge limit (DESIGN.md: bounded decoder)",
+    "no event or body nests JSON deeper than the judge follows (about 900 levels; Python's "
+    "`json` and the openai SDK fail on such JSON too)",
+)
 
 # --- event.*: one event on its own (SPEC §1, §1a) ---------------------------------------------
 EVENT_TYPE_PRESENT = register(

@@ -309,7 +309,10 @@ def _generated_output(items: list[Any]) -> str:
 
 
 def _short(value: Any, limit: int = 120) -> str:
-    text = value if isinstance(value, str) else repr(value)
+    try:
+        text = value if isinstance(value, str) else repr(value)
+    except RecursionError:
+        text = "[…]" if isinstance(value, list) else "{…}"  # nested too deeply to show
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -323,20 +326,41 @@ def validate_response_body(
     """A non-stream Response object: schema, then the per-Response rules."""
     profiles = frozenset(profiles)
     out: list[Violation] = []
-    for issue in (schemas or SCHEMAS).validate_response(dict(body)):
-        out.append(
-            _SCHEMA_RESPONSE_CHECKS[issue.kind].violation(
-                expected=issue.expected, actual=issue.actual, path=issue.path
+    try:
+        for issue in (schemas or SCHEMAS).validate_response(dict(body)):
+            out.append(
+                _SCHEMA_RESPONSE_CHECKS[issue.kind].violation(
+                    expected=issue.expected, actual=issue.actual, path=issue.path
+                )
             )
-        )
-    out.extend(ResponseChecker(profiles=profiles, max_output_tokens=max_output_tokens).check(body))
+        checker = ResponseChecker(profiles=profiles, max_output_tokens=max_output_tokens)
+        out.extend(checker.check(body))
+    except RecursionError:
+        out.append(_too_deep())
     return out
+
+
+def _too_deep() -> Violation:
+    return C.SSE_LIMIT_DEPTH.violation(
+        expected="JSON the judge can follow",
+        actual="a value nested too deeply",
+        message="the body was judged only as far as the judge could follow it",
+    )
 
 
 def validate_error_body(
     body: Mapping[str, Any], *, schemas: SchemaValidator | None = None
 ) -> list[Violation]:
     """An error body: ``{"error": {message, type, param, code}}`` with ``code`` string or null."""
+    try:
+        return _validate_error_body(body, schemas)
+    except RecursionError:
+        return [_too_deep()]
+
+
+def _validate_error_body(
+    body: Mapping[str, Any], schemas: SchemaValidator | None
+) -> list[Violation]:
     out: list[Violation] = []
     error = body.get("error")
     if not isinstance(error, dict):

@@ -48,6 +48,16 @@ paths, skipping every subtree whose own predicate passes. Values are expected as
 ``float``, ``bool``, ``None``); types are compared exactly, so a ``dict`` subclass is not an object.
 Validation is recursive: the SSE decoder bounds the size, hence the depth, of what reaches it.
 
+Typed decoding. For the events that make up most of a stream (the deltas), parsing into a ``dict``
+and then testing it costs more than the rest of judging them. :meth:`SchemaValidator.event_decoder`
+goes from the JSON bytes straight to a typed object (a ``msgspec`` struct built from the same
+lowered schema): a property that is a plain ``integer``, ``string`` or ``boolean``, or a ``type``
+constant, is checked by the decoder itself while it parses; every other property is decoded as
+JSON and tested by the generated code for its schema, as the predicate would test it. So the
+decoder gives an object exactly when the predicate would pass the parsed event; anything else
+(invalid, or JSON it parses differently, such as invalid UTF-8 in a string) raises or gives False,
+and the caller takes the ``dict`` path, which is the reference.
+
 The empty result is one shared, immutable list (the success path allocates nothing); do not mutate a
 result — copy it with ``list(...)`` first.
 """
@@ -57,11 +67,13 @@ from __future__ import annotations
 import copy
 import dataclasses
 import importlib.resources
+import keyword
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NoReturn
 
+import msgspec
 import orjson
 
 __all__ = [
@@ -878,6 +890,124 @@ class _CodeGen:
         self._n += 1
         return f"{prefix}{self._n}"
 
+    def _struct_type(self, node: _Node, depth: int) -> Any:
+        """The type a typed decoder checks a value with while it parses, when that check is
+        exactly the schema's; None otherwise (then the value is tested by generated code).
+
+        Covered: integer (a JSON integer: msgspec, like the predicate, refuses ``true`` and
+        ``3.0``), number (an integer or a float, never a boolean), string, boolean, a string
+        constant, any of them nullable; an array of a covered type; an object whose properties
+        all are of covered types (unknown keys skipped, as everywhere)."""
+        while node.is_bare_ref() and node.ref is not None and depth < 8:
+            node, depth = self.lw.node(node.ref), depth + 1
+        if node.types is None or len(node.types) != 1 or depth >= 8:
+            return None
+        (json_type,) = node.types
+        kind: Any = None
+        if json_type == "array":
+            if dataclasses.replace(node, items=None).constrains_value():
+                return None
+            if node.items is None:
+                kind = list
+            else:
+                inner = self._struct_type(node.items, depth + 1)
+                kind = None if inner is None else list[inner]  # type: ignore[valid-type]
+        elif json_type == "object":
+            if (
+                dataclasses.replace(node, props={}, required=()).constrains_value()
+                or any(key not in node.props for key in node.required)
+                or any(not key.isidentifier() or keyword.iskeyword(key) for key in node.props)
+            ):
+                return None
+            fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
+            for key, sub in node.props.items():
+                inner = self._struct_type(sub, depth + 1)
+                if inner is None:
+                    return None
+                # An absent optional property is never read: any default does.
+                fields.append((key, inner) if key in node.required else (key, inner, None))
+            fields.sort(key=len)
+            kind = msgspec.defstruct(f"Typed{self._name('S')}", fields, gc=False)
+        elif dataclasses.replace(node, const=None).constrains_value():
+            return None
+        elif node.const is not None:
+            kind = Literal[node.const] if json_type == "string" else None
+        else:
+            kind = _STRUCT_TYPES.get(json_type)
+        if kind is not None and node.nullable:
+            kind = kind | None
+        return kind
+
+    def decoder(
+        self, node: _Node, also: Iterable[str], missing: object
+    ) -> Callable[[bytes], Any] | None:
+        """A typed decoder for an object schema (see "Typed decoding" above), or None when the
+        schema has a shape it does not cover (a union, ``allOf``, a map, object bounds, a key that
+        is no identifier). ``also``: further properties to read, absent ones as ``missing``."""
+        while node.is_bare_ref() and node.ref is not None:
+            node = self.lw.node(node.ref)
+        if (
+            node.nullable
+            or (node.types is not None and node.types != frozenset({"object"}))
+            or (node.types is None and not node.props)
+            or node.ref is not None
+            or node.const is not None
+            or node.enum is not None
+            or node.items is not None
+            or node.extra is not None
+            or node.keys is not None
+            or node.bounds
+            or node.pattern is not None
+            or node.union is not None
+            or node.all_of
+        ):
+            return None
+        keys = [*node.props, *(k for k in node.required if k not in node.props)]
+        keys += [k for k in dict.fromkeys(also) if k not in keys]
+        if any(not k.isidentifier() or keyword.iskeyword(k) for k in keys):
+            return None
+        fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
+        checks: list[str] = []
+        absent = self._constant("A", missing)
+        defs, tables = len(self.defs), len(self.tables)  # helpers the checks may add
+        for key in keys:
+            sub = node.props.get(key)
+            kind: Any = Any
+            if sub is not None:
+                kind = self._struct_type(sub, 0)
+                if kind is None:
+                    kind = Any
+                    inner = self._emit(sub, "v1", 1)
+                    if inner:
+                        if key in node.required:
+                            checks += [f"v1 = v0.{key}", *inner]
+                        else:
+                            checks += [f"v1 = v0.{key}", f"if v1 is not {absent}:", *_indent(inner)]
+            # An absent optional property reads as `missing`; the decoder never checks a default.
+            fields.append((key, kind) if key in node.required else (key, kind, missing))
+        # Required fields first: a struct's fields with defaults must come last.
+        fields.sort(key=len)
+        struct = msgspec.defstruct(f"Typed{self._n}", fields, gc=False)
+        decode: Callable[[bytes], Any] = msgspec.json.Decoder(struct).decode
+        if not checks:
+            return decode
+        fname = self._name("X")
+        self.ns[f"{fname}_decode"] = decode
+        body = [
+            f"def {fname}(b):",
+            f"    v0 = {fname}_decode(b)",
+            "    try:",
+            *_indent(_indent(checks)),
+            "    except KeyError:",
+            "        return False",
+            "    return v0",
+        ]
+        source = "\n\n".join([*self.defs[defs:], *self.tables[tables:], "\n".join(body)]) + "\n"
+        exec(compile(source, "<conformance.schema generated>", "exec"), self.ns)
+        self.ns["__source__"] += "\n" + source
+        decode = self.ns[fname]
+        return decode
+
     def _constant(self, prefix: str, value: object) -> str:
         name = self._name(prefix)
         self.ns[name] = value
@@ -1065,6 +1195,14 @@ class _CodeGen:
             test = "return False" if others == "_false" else f"if not {others}({v}): return False"
             lines += ["else:", f"    {test}"]
         return lines
+
+
+_STRUCT_TYPES: Final[dict[str, Any]] = {
+    "integer": int,
+    "string": str,
+    "boolean": bool,
+    "number": int | float,
+}
 
 
 def _indent(lines: list[str]) -> list[str]:
@@ -1270,8 +1408,11 @@ def _one_of(values: Iterable[str]) -> str:
 def _short(value: Any) -> str:
     try:
         text = orjson.dumps(value).decode()
-    except TypeError:
-        text = repr(value)
+    except TypeError:  # not JSON, or nested deeper than orjson writes (255 levels)
+        try:
+            text = repr(value)
+        except RecursionError:
+            text = "[…]" if isinstance(value, list) else "{…}"
     return _truncate(text, _ACTUAL_MAX)
 
 
@@ -1297,6 +1438,7 @@ class _Compiled:
     checker: _Checker
     namespace: dict[str, Any]
     events: dict[str, tuple[_Node, ...]]  # event type -> the union members it names
+    codegen: _CodeGen  # goes on writing into `namespace` (typed decoders)
 
 
 class SchemaValidator:
@@ -1306,7 +1448,7 @@ class SchemaValidator:
     ``document`` defaults to the packaged subset (:func:`load_document`).
     """
 
-    __slots__ = ("_compiled", "_document", "_predicates", "relaxations")
+    __slots__ = ("_compiled", "_decoders", "_document", "_predicates", "relaxations")
 
     def __init__(
         self,
@@ -1319,6 +1461,8 @@ class SchemaValidator:
         )
         self._document = document
         self._compiled: _Compiled | None = None
+        # (event type, also, id(missing)) -> (decoder, missing): `missing` kept alive for its id
+        self._decoders: dict[tuple[str, tuple[str, ...], int], tuple[Any, object]] = {}
         # event type -> predicate; compiles on the first lookup, then is replaced by a plain dict.
         self._predicates: dict[str, _Predicate] = _CompileOnMiss(self)
 
@@ -1341,7 +1485,9 @@ class SchemaValidator:
         for value, indices in dispatch.table.items():
             events[value] = members = tuple(union.union[i] for i in indices)
             predicates[value] = _first_of([namespace[codegen.predicate(m)] for m in members])
-        self._compiled = _Compiled(lowerer, _Checker(lowerer, prune=codegen), namespace, events)
+        self._compiled = _Compiled(
+            lowerer, _Checker(lowerer, prune=codegen), namespace, events, codegen
+        )
         self._predicates = predicates
         return self._compiled
 
@@ -1357,6 +1503,31 @@ class SchemaValidator:
         """
         self._compile()
         return self._predicates.get(event_type)
+
+    def event_decoder(
+        self, event_type: str, *, also: Iterable[str] = (), missing: object = None
+    ) -> Callable[[bytes], Any] | None:
+        """A typed decoder for events of ``event_type``, for hot loops (see "Typed decoding").
+
+        ``decode(data)`` takes the event's JSON bytes and returns an object with one attribute
+        per property of the event's schema, and per name in ``also``, when the bytes are one
+        JSON object that the event's predicate passes; an absent optional property reads as
+        ``missing``. Otherwise it raises ``ValueError`` (the bytes do not decode to such an
+        object) or returns False (a property fails its schema). Either way, judge the bytes the
+        ``dict`` way: that is the reference, also for JSON the typed decoder parses differently
+        from ``orjson``/``json`` (e.g. invalid UTF-8 in a string it skips).
+        None when the event's schema has a shape the decoder does not cover.
+        """
+        compiled = self._compile()
+        members = compiled.events.get(event_type)
+        if members is None or len(members) != 1:
+            return None
+        key = (event_type, tuple(also), id(missing))
+        cached = self._decoders.get(key)
+        if cached is None:
+            decoder = compiled.codegen.decoder(members[0], also, missing)
+            cached = self._decoders[key] = (decoder, missing)
+        return cached[0]
 
     def validate_event(self, event: dict[str, Any]) -> list[SchemaIssue]:
         """One stream event, by its ``type``; an unknown type gives no issue (the caller's to report).

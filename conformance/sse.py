@@ -38,7 +38,6 @@ from __future__ import annotations
 import contextlib
 import re
 from dataclasses import dataclass
-from itertools import chain
 from typing import Literal, NoReturn
 
 __all__ = ["SSEDecoder", "SSEEvent", "SSELimitError", "decode_sse"]
@@ -370,9 +369,7 @@ class SSEDecoder:
         while pos < end:
             if not data and event is None and id_ is None and retry is None:
                 # Clean state. First the commonest case, a span made only of canonical blocks
-                # (`event: <name>\ndata: <payload>\n\n`): one findall; the matches tile the
-                # span exactly when their lengths add up to it (each is 16 bytes longer than its
-                # two groups), which proves there is nothing between them.
+                # (`event: <name>\ndata: <payload>\n\n`): one split by the block pattern.
                 stop = buf.rfind(b"\n\n", pos, end) + 2
                 m = _CANONICAL_BLOCK.fullmatch(buf, pos, stop) if stop > pos else None
                 if m is not None:  # one block: a server's flush, a network read
@@ -383,8 +380,16 @@ class SSEDecoder:
                     count += 1
                     pos = stop
                 elif stop > pos:
-                    found = _CANONICAL_BLOCK.findall(buf, pos, stop)
-                    if sum(map(len, chain.from_iterable(found))) + 16 * len(found) == stop - pos:
+                    # split() returns what lies between the blocks too, [gap, event, data, gap,
+                    # …]: the blocks tile the span when every gap is empty.
+                    # From the start of the buffer, split it whole rather than copy the span:
+                    # the blocks then tile the span when the last gap begins where it ends.
+                    whole = pos == 0
+                    parts = _CANONICAL_BLOCK.split(buf if whole else buf[pos:stop])
+                    if whole and len(parts[-1]) == len(buf) - stop:
+                        parts[-1] = b""
+                    if not any(parts[::3]):
+                        found = list(zip(parts[1::3], parts[2::3], strict=True))
                         if count + len(found) > max_events:
                             self._count = max_events
                             self._fail_count(max_events)

@@ -18,21 +18,36 @@ import orjson
 from . import catalog as C
 from .checks import Check, Violation
 from .sse import Record, SSEDecoder, SSELimitError
-from .validator import StreamValidator
+from .validator import _NO_ROUTE, StreamValidator
 
-__all__ = ["DEFAULT_MAX_EVENTS", "DEFAULT_MAX_EVENT_BYTES", "SSEStreamValidator", "parse_json"]
+__all__ = [
+    "DEFAULT_MAX_EVENTS",
+    "DEFAULT_MAX_EVENT_BYTES",
+    "JSONDepthError",
+    "SSEStreamValidator",
+    "parse_json",
+]
 
 DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 DEFAULT_MAX_EVENTS = 1_000_000
 
 
+class JSONDepthError(ValueError):
+    """JSON nested deeper than the parsers go (orjson stops at 1,024 levels, ``json`` near
+    Python's recursion limit)."""
+
+
 def parse_json(text: str | bytes) -> Any:
     """orjson, falling back to the standard library for what orjson refuses but JSON allows
-    (integers beyond 64 bits); raises ``ValueError`` on text that is not JSON."""
+    (integers beyond 64 bits); raises ``ValueError`` on text that is not JSON, and its subclass
+    :class:`JSONDepthError` on JSON nested too deeply to parse."""
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
-        return json.loads(text)
+        try:
+            return json.loads(text)
+        except RecursionError:
+            raise JSONDepthError("JSON nested too deeply to parse") from None
 
 
 class SSEStreamValidator:
@@ -72,7 +87,7 @@ class SSEStreamValidator:
         self._missing_name = 0
         self._id_reported = False
         self._closed = False
-        self._names: dict[bytes, str] = {}
+        self._names = _NAMES
 
     @property
     def violations(self) -> list[Violation]:
@@ -152,6 +167,14 @@ class SSEStreamValidator:
         # The hot loop. The common event — `event: <type>` and `data: <JSON object>` whose type
         # is that name, before any [DONE] — is parsed and judged here; everything else goes
         # through `_judge_one`, which applies every framing rule.
+        #
+        # A delta that continues the validator's current route (`StreamValidator._fast_route`)
+        # is first decoded straight into a typed object, which both parses it and checks its
+        # schema (`SchemaValidator.event_decoder`); when that object continues the route, the
+        # delta is recorded as `StreamValidator._fast_delta` would record it. Anything else —
+        # bytes the typed decoder refuses, a delta off the route, and every other event — is
+        # parsed into a dict and judged the reference way. Not when the caller wants the event
+        # objects (`keep_events`, `on_event`): they are dicts.
         out: list[Violation] = []
         validator = self.validator
         fast = validator._fast_delta
@@ -159,14 +182,53 @@ class SSEStreamValidator:
         loads = orjson.loads
         keep = self.keep_events
         on_event = self.on_event
+        typed = not keep and on_event is None
         names = self._names
+        # The validator's routes, keyed here by the raw event name (it keys its own by the
+        # text); it clears them all whenever its full path judges an event.
+        routes = validator._fast_routes
+        # The validator's sequence and event counters, held in locals between full-path events.
+        next_seq = validator._next_seq
+        count = validator.events
+        # The route of the previous event's name (a run of deltas shares one): comparing two
+        # names costs less than hashing one. Forgotten whenever the validator is called.
+        last_name: bytes | None = None
+        route: Any = _NO_ROUTE
         for record in records:
             if len(record) == 2 and not self.done_seen:
                 raw_name, data = record
+                if typed and raw_name is not None:
+                    if raw_name != last_name:
+                        route = routes.get(raw_name)
+                        if route is None:
+                            route = self._typed_route(raw_name)
+                        last_name = raw_name
+                    if route is not _NO_ROUTE:
+                        decode, get, oi, item_id, index, target = route
+                        try:
+                            typed_event = decode(data)
+                        except (ValueError, RecursionError):
+                            typed_event = False
+                        if (
+                            typed_event
+                            and typed_event.sequence_number == next_seq
+                            and typed_event.output_index == oi
+                            and typed_event.item_id == item_id
+                            and get(typed_event) == index
+                        ):
+                            next_seq = typed_event.sequence_number + 1
+                            target.append(typed_event.delta)
+                            count += 1
+                            continue
+                last_name = None
+                validator._next_seq = next_seq
+                validator.events = count
                 try:
                     event = loads(data)
                 except orjson.JSONDecodeError:
                     out += self._judge_one(record)
+                    next_seq = validator._next_seq
+                    count = validator.events
                     continue
                 if type(event) is dict and raw_name is not None:
                     name = names.get(raw_name)
@@ -179,16 +241,45 @@ class SSEStreamValidator:
                             on_event(event)
                         if not fast(event, name):
                             out += full(event)
+                        next_seq = validator._next_seq
+                        count = validator.events
                         continue
+            last_name = None
+            validator._next_seq = next_seq
+            validator.events = count
             out += self._judge_one(record)
+            next_seq = validator._next_seq
+            count = validator.events
+        validator._next_seq = next_seq
+        validator.events = count
         return out
 
+    def _typed_route(self, raw_name: bytes) -> Any:
+        """The validator's fast-path route for deltas of this name, as the typed loop in
+        `_judge` reads it: ``(typed decoder, getter of the slot key, output_index, item_id,
+        slot index, the list the text joins)``; `_NO_ROUTE` when there is none, or no typed
+        decoder for the name. Kept in the validator's route table, under the raw name."""
+        validator = self.validator
+        name = self._names.get(raw_name)
+        if name is None:
+            name = self._name(raw_name)
+        typed: Any = _NO_ROUTE
+        if name in validator._fast:
+            route = validator._fast_routes.get(name)
+            if route is None:
+                route = validator._fast_route(name)
+            if route is not _NO_ROUTE and route[6] is not None:
+                oi, item_id, _key, index, _valid, target, decode, get = route
+                typed = (decode, get, oi, item_id, index, target)
+        validator._fast_routes[raw_name] = typed
+        return typed
+
     def _name(self, raw: bytes) -> str:
-        """An event name as text, remembered for the next events (a stream uses a few dozen;
-        a stream of ever new names is decoded each time, not remembered without bound)."""
+        """An event name as text, remembered for the next events and streams (a server uses a
+        few dozen; ever new names are decoded each time, not remembered without bound)."""
         name = raw.decode("utf-8", "replace")
-        if len(self._names) < 256:
-            self._names[raw] = name
+        if len(_NAMES) < 1024:
+            _NAMES[raw] = name
         return name
 
     def _judge_one(self, record: Record) -> list[Violation]:
@@ -219,11 +310,15 @@ class SSEStreamValidator:
             validator.skip()  # keep indices aligned with the events received
             if self.keep_events:
                 self.events.append(data)  # so that events[event_index] is this one
-            out.append(
-                self._framing(
+            if isinstance(exc, JSONDepthError):
+                v = self._framing(
+                    C.SSE_LIMIT_DEPTH, index, "JSON the judge can parse", _head(data), str(exc)
+                )
+            else:
+                v = self._framing(
                     C.SSE_DATA_JSON, index, "a JSON object", _head(data), message=str(exc)
                 )
-            )
+            out.append(v)
             return out
         if not isinstance(event, dict):
             validator.skip()
@@ -241,6 +336,10 @@ class SSEStreamValidator:
             self.on_event(event)
         out += validator.feed(event)
         return out
+
+
+# Event names as text, by their bytes; shared by every stream (see `SSEStreamValidator._name`).
+_NAMES: dict[bytes, str] = {}
 
 
 def _head(text: str, limit: int = 80) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from . import catalog as C
@@ -236,7 +237,7 @@ class StreamValidator:
         # See `_fast_pick` and `_fast_route`; kept up to date by every event the full path judges,
         # and by close().
         self._fast_item: _Item | None = None
-        self._fast_routes: dict[str, Any] = {}
+        self._fast_routes: dict[str | bytes, Any] = {}  # bytes: see SSEStreamValidator
 
     # ------------------------------------------------------------------ fast path
 
@@ -273,7 +274,7 @@ class StreamValidator:
         if route is _NO_ROUTE:
             return False
         seq = event.get("sequence_number")
-        oi, item_id, key, index, valid, target = route
+        oi, item_id, key, index, valid, target, _decode, _get = route
         if (
             seq != self._next_seq
             or event.get("output_index") != oi
@@ -289,30 +290,26 @@ class StreamValidator:
 
     def _fast_route(self, etype: str) -> Any:
         """Where a delta of this type may go on the fast path until the full path next judges
-        an event (which forgets every route): the item and part fields it must carry, its
-        schema predicate, and the list its text joins; `_NO_ROUTE` when it must take the
-        full path."""
+        an event (which forgets every route): the item and slot fields it must carry, as
+        ``(output_index, item_id, slot key, slot index, schema predicate, the list its text
+        joins, typed decoder or None, getter of the slot key)``; `_NO_ROUTE` when it must take
+        the full path."""
         item = self._fast_item
         spec = self._fast.get(etype)
         route: Any = _NO_ROUTE
         if item is not None and spec is not None:
-            mode, kind, valid, fits = spec
+            mode, kind, valid, fits, decode = spec
+            key = _ROUTE_KEYS[mode]
             if fits is None or item.type in fits:
+                target: list[str] | None = None
+                index: Any = _MISSING
                 if mode == 2:
                     # A value stream; `command_index` keys another kind of slot.
                     slot = item.values.get((kind, 0))
                     if slot is not None and slot[1][0] is None:
-                        route = (
-                            item.output_index,
-                            item.id,
-                            "command_index",
-                            _MISSING,
-                            valid,
-                            slot[0],
-                        )
+                        target = slot[0]
                 else:
                     parts = item.parts if mode == 0 else item.summaries
-                    key = "content_index" if mode == 0 else "summary_index"
                     if parts:
                         part = parts[-1]
                         if (
@@ -320,14 +317,18 @@ class StreamValidator:
                             and part.done_value is None
                             and (mode == 1 or part.type == kind)
                         ):
-                            route = (
-                                item.output_index,
-                                item.id,
-                                key,
-                                len(parts) - 1,
-                                valid,
-                                part.deltas,
-                            )
+                            target, index = part.deltas, len(parts) - 1
+                if target is not None:
+                    route = (
+                        item.output_index,
+                        item.id,
+                        key,
+                        index,
+                        valid,
+                        target,
+                        decode,
+                        _GETTERS[mode],
+                    )
         self._fast_routes[etype] = route
         return route
 
@@ -346,7 +347,7 @@ class StreamValidator:
         out = self._feed(event)
         self._fast_item = self._fast_pick()
         if self._fast_routes:
-            self._fast_routes = {}
+            self._fast_routes.clear()  # the framing layer holds this dict
         return out
 
     def _feed(self, event: object) -> list[Violation]:
@@ -385,7 +386,11 @@ class StreamValidator:
                 message=f"the stream already ended with {self.terminal_type}",
             )
         if etype in self._known_types:
-            issues = self._schemas.validate_event(event)
+            try:
+                issues = self._schemas.validate_event(event)
+            except RecursionError:
+                issues = []
+                self._too_deep(index)
             if issues:
                 self._schema_issues(issues, index)
         elif etype in _NONSTANDARD:
@@ -398,11 +403,28 @@ class StreamValidator:
         else:
             self._report(C.EVENT_TYPE_KNOWN, index, "a documented event type", etype)
         handler = self._handlers.get(etype)
-        if handler is not None:
-            handler(self, event, index)
-        else:
-            self._on_other(event, etype, index)
+        try:
+            if handler is not None:
+                handler(self, event, index)
+            else:
+                self._on_other(event, etype, index)
+        except RecursionError:
+            # A value nested ~1,000 deep (orjson parses 1,024 levels) outruns Python's stack
+            # in a comparison or a rendering; the event is judged as far as it went.
+            self._too_deep(index)
         return self.violations[start:]
+
+    def _too_deep(self, index: int) -> None:
+        if not any(
+            v.check is C.SSE_LIMIT_DEPTH and v.event_index == index for v in self.violations
+        ):
+            self._report(
+                C.SSE_LIMIT_DEPTH,
+                index,
+                "JSON the judge can follow",
+                "a value nested too deeply",
+                message="the event was judged only as far as the judge could follow it",
+            )
 
     def close(self, *, cancelled: bool = False) -> list[Violation]:
         """End of stream: report what never finished.
@@ -415,7 +437,7 @@ class StreamValidator:
             return []
         self._closed = True
         self._fast_item = None
-        self._fast_routes = {}
+        self._fast_routes.clear()
         start = len(self.violations)
         if self.terminal_type is None and not cancelled:
             if self.events == 0:
@@ -1538,7 +1560,16 @@ def _tables(
 ) -> tuple[
     frozenset[str],
     dict[str, Callable[[StreamValidator, Mapping[str, Any], int], None]],
-    dict[str, tuple[int, str, Callable[[dict[str, Any]], bool], frozenset[str] | None]],
+    dict[
+        str,
+        tuple[
+            int,
+            str,
+            Callable[[dict[str, Any]], bool],
+            frozenset[str] | None,
+            Callable[[bytes], Any] | None,
+        ],
+    ],
 ]:
     """Per schema validator, built once and shared by every stream (a stream is often short, so
     its set-up counts): the documented event types, the handler of each event type, and the
@@ -1580,7 +1611,7 @@ def _tables(
     # Per delta type: (mode, part type or value family, schema predicate, item types it may
     # name or None); mode 0 a content-part text, 1 a reasoning summary text, 2 a value.
     valid = _delta_predicates(schemas)
-    fast: dict[str, tuple[int, str, Callable[[dict[str, Any]], bool], Any]] = {}
+    fast: dict[str, Any] = {}
     for family, (_field, kind) in _PART_TEXT.items():
         if family + ".delta" in valid:
             fast[family + ".delta"] = (0, kind, valid[family + ".delta"], None)
@@ -1593,7 +1624,13 @@ def _tables(
         if family + ".delta" in valid:
             fast[family + ".delta"] = (2, family, valid[family + ".delta"], None)
     for etype, (mode, kind, predicate, _fits) in fast.items():
-        fast[etype] = (mode, kind, predicate, _fits_for(etype))
+        # The typed decoder reads what the route compares (`SSEStreamValidator._judge`).
+        decode = schemas.event_decoder(
+            etype,
+            also=("sequence_number", "output_index", "item_id", _ROUTE_KEYS[mode], "delta"),
+            missing=_MISSING,
+        )
+        fast[etype] = (mode, kind, predicate, _fits_for(etype), decode)
     tables = (schemas.event_types(), handlers, fast)
     _TABLES[id(schemas)] = (schemas, tables)
     return tables
@@ -1605,6 +1642,10 @@ _MAX_INDEX_GAP = 1024
 
 _MISSING: Any = object()
 _NO_ROUTE: Any = object()
+# The event field that names the slot a fast-path delta writes to, by mode (see `_tables`); a
+# value stream's deltas name none, and must not carry a `command_index`.
+_ROUTE_KEYS = ("content_index", "summary_index", "command_index")
+_GETTERS = tuple(attrgetter(key) for key in _ROUTE_KEYS)
 
 
 _PREDICATES: dict[int, tuple[SchemaValidator, dict[str, Callable[[dict[str, Any]], bool]]]] = {}
@@ -1648,7 +1689,10 @@ def _hashable(value: Any) -> Any:
 
 
 def _short(value: Any, limit: int = 120) -> str:
-    text = value if isinstance(value, str) else repr(value)
+    try:
+        text = value if isinstance(value, str) else repr(value)
+    except RecursionError:
+        text = "[…]" if isinstance(value, list) else "{…}"  # nested too deeply to show
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -58,6 +58,8 @@ def parse_arguments(call: Mapping[str, Any]) -> tuple[Any, str]:
         return json.loads(raw), ""
     except ValueError as exc:
         return None, f"not JSON: {exc}"
+    except RecursionError:
+        return None, "JSON nested too deeply to parse"
 
 
 def reasoning_has_content(response: Mapping[str, Any]) -> bool:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from mutations import generate, load_recordings
 
+from conformance import SSEStreamValidator
 from conformance.validator import StreamValidator
 
 
@@ -56,3 +58,137 @@ def test_fast_and_full_paths_agree_on_every_mutant() -> None:
         assert fast == full, mutant.name
         compared += 1
     assert compared > 2000
+
+
+# --- the typed path: delta bytes decoded straight into typed objects ---------------------------
+#
+# `SSEStreamValidator` decodes a delta that continues the current route with a typed decoder
+# (`SchemaValidator.event_decoder`), which parses and checks the schema in one step; the reference
+# is the dict path (`keep_events=True` turns the typed path off) with the validator's own fast
+# path off too. Both must judge every mutant, and every byte-level oddity of JSON, alike.
+
+
+def _sse(events: list[Any]) -> bytes:
+    return b"".join(
+        b"event: "
+        + (
+            e.get("type") if isinstance(e, dict) and isinstance(e.get("type"), str) else "x"
+        ).encode()
+        + b"\ndata: "
+        + orjson.dumps(e)
+        + b"\n\n"
+        for e in events
+    )
+
+
+def _sse_verdicts(body: bytes, *, typed: bool, chunk: int = 1 << 16) -> list[tuple[Any, ...]]:
+    judge = SSEStreamValidator(keep_events=not typed)
+    if not typed:
+        judge.validator._fast = {}
+    for i in range(0, len(body), chunk):
+        judge.feed(body[i : i + chunk])
+    judge.close()
+    return [(v.check_id, v.event_index, v.path, v.expected, v.actual) for v in judge.violations]
+
+
+def test_typed_path_is_taken() -> None:
+    recording = next(r for r in load_recordings() if r.name.startswith("azure-text"))
+    judge = SSEStreamValidator()
+    calls: list[str] = []
+    full = judge.validator._feed_full
+
+    def counting(event: object) -> Any:
+        calls.append(event["type"] if isinstance(event, dict) else "?")
+        return full(event)
+
+    judge.validator._feed_full = counting  # type: ignore[method-assign]
+    judge.feed(_sse(list(recording.events)))
+    judge.close()
+    assert not judge.violations
+    # Every delta was judged without the dict path (its validator never saw one).
+    assert "response.output_text.delta" not in calls
+    assert judge.validator.events == len(recording.events)
+
+
+def test_typed_and_reference_paths_agree_on_every_mutant() -> None:
+    recordings = load_recordings()
+    compared = 0
+    for recording in recordings:
+        body = _sse(list(recording.events))
+        assert _sse_verdicts(body, typed=True) == _sse_verdicts(body, typed=False)
+    for mutant in generate(recordings):
+        body = _sse(mutant.events)
+        typed, reference = _sse_verdicts(body, typed=True), _sse_verdicts(body, typed=False)
+        assert typed == reference, mutant.name
+        compared += 1
+    assert compared > 2000
+
+
+_DELTA = (
+    b'{"type":"response.output_text.delta","content_index":0,"delta":"DELTA","item_id":"ITEM",'
+    b'"logprobs":[],"obfuscation":"abc","output_index":0,"sequence_number":SEQ}'
+)
+# Byte-level variants of one delta's JSON, each applied to the whole payload: every way the typed
+# decoder and orjson/json could part company (types, numbers, strings, duplicates, escapes).
+_EDITS: list[tuple[bytes, bytes]] = [
+    (b'"delta":"DELTA"', b'"delta":"a\\u00e9\\ud83d\\ude00\\n"'),  # escapes, a surrogate pair
+    (b'"delta":"DELTA"', b'"delta":"\\ud800"'),  # a lone surrogate escape
+    (b'"delta":"DELTA"', b'"delta":"\xff\xfe"'),  # invalid UTF-8 in a checked string
+    (b'"obfuscation":"abc"', b'"obfuscation":"\xff"'),  # invalid UTF-8 in a skipped one
+    (b'"obfuscation":"abc"', b'"obfuscation":"\xed\xa0\x80"'),  # UTF-8 of a surrogate
+    (b'"obfuscation":"abc"', b'"obfuscation":1e400'),  # a float out of range
+    (b'"obfuscation":"abc"', b'"obfuscation":NaN'),
+    (b'"obfuscation":"abc"', b'"obfuscation":"a\x01b"'),  # a raw control character
+    (b'"obfuscation":"abc"', b'"obfuscation":[1,]'),
+    (b'"obfuscation":"abc"', b'"obfuscation":' + b"[" * 2000 + b"]" * 2000),
+    (b'"content_index":0', b'"content_index":0.0'),
+    (b'"content_index":0', b'"content_index":-0'),
+    (b'"content_index":0', b'"content_index":false'),
+    (b'"content_index":0', b'"content_index":1e0'),
+    (b'"content_index":0', b'"content_index":00'),
+    (b'"output_index":0', b'"output_index":0,"output_index":1'),  # duplicates: the last counts
+    (b'"output_index":0', b'"output_index":1,"output_index":0'),
+    (b'"output_index":0', b'"output_index":"0","output_index":0'),
+    (b'"delta":"DELTA"', b'"delta":"DELTA","delta":null'),
+    (b'"delta":"DELTA"', b'"\\u0064elta":"DELTA"'),  # an escaped key
+    (b'"delta":"DELTA"', b'"delta":"DELTA","command_index":0'),
+    (b'"logprobs":[]', b'"logprobs":[{"token":"a","logprob":-1,"top_logprobs":[]}]'),
+    (b'"logprobs":[]', b'"logprobs":[{"token":"a","logprob":true,"top_logprobs":[]}]'),
+    (b'"logprobs":[]', b'"logprobs":[{"token":"a","logprob":-1,"top_logprobs":[{"logprob":1}]}]'),
+    (b'"logprobs":[]', b'"logprobs":[{"token":"a","logprob":-1,"top_logprobs":[{"token":1}]}]'),
+    (b'"logprobs":[]', b'"logprobs":[{"token":"a"}]'),
+    (b'"logprobs":[]', b'"logprobs":null'),
+    (b'"sequence_number":SEQ', b'"sequence_number":SEQ.0'),
+    (b'"sequence_number":SEQ', b'"sequence_number":SEQ00000000000000000000000'),
+    (b'"type":"response.output_text.delta"', b'"type":"response.output_text.delta "'),
+    (b'"type":"response.output_text.delta"', b'"type":"response.output_text.\\u0064elta"'),
+    (b'{"type"', b' \t{"type"'),  # whitespace around the object
+    (b'"sequence_number":SEQ}', b'"sequence_number":SEQ} '),
+    (b'"sequence_number":SEQ}', b'"sequence_number":SEQ}x'),
+    (b'"item_id":"ITEM"', b'"item_id":"ITEM","item_id":"ITEM"'),
+    (b'"item_id":"ITEM"', b'"item_id":null'),
+]
+
+
+def test_typed_and_reference_paths_agree_on_json_oddities() -> None:
+    recording = next(r for r in load_recordings() if r.name.startswith("azure-text"))
+    events = list(recording.events)
+    deltas = [i for i, e in enumerate(events) if e["type"] == "response.output_text.delta"]
+    item_id = events[deltas[0]]["item_id"].encode()
+    for old, new in _EDITS:
+        for position in (deltas[0], deltas[len(deltas) // 2], deltas[-1]):
+            payloads = [orjson.dumps(e) for e in events]
+            seq = str(events[position]["sequence_number"]).encode()
+            template = _DELTA.replace(old, new)
+            payloads[position] = (
+                template.replace(b"SEQ", seq).replace(b"ITEM", item_id).replace(b"DELTA", b"x")
+            )
+            # The item's finished text must still match for the delta to be judged on its own.
+            body = b"".join(
+                b"event: " + e["type"].encode() + b"\ndata: " + p + b"\n\n"
+                for e, p in zip(events, payloads, strict=True)
+            )
+            for chunk in (1 << 16, 97):
+                typed = _sse_verdicts(body, typed=True, chunk=chunk)
+                reference = _sse_verdicts(body, typed=False, chunk=chunk)
+                assert typed == reference, (new, position, chunk)

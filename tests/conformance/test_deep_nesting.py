@@ -1,0 +1,141 @@
+"""JSON nested about as deep as parsers go never crashes the judge.
+
+orjson parses 1,024 levels, but Python code that follows a value that deep — a comparison, a
+``repr`` for a report, a recursive schema — outruns the interpreter's stack near 1,000 levels and
+raises RecursionError. A value nested like that is judged as far as the judge can follow it and
+reported under ``sse.limit.depth``; deeper JSON, which no parser here reads, is reported the same
+way instead of as "not JSON". Either way: a verdict, never a traceback.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mutations import load_recordings
+
+from conformance import SSEStreamValidator
+from conformance.objects import validate_error_body, validate_response_body
+from conformance.stream import parse_json
+
+# Within orjson's 1,024 levels (so the judge gets a value to follow), and far beyond them.
+DEPTHS = (990, 3000)
+
+
+def _nested(depth: int) -> list[Any]:
+    top: list[Any] = []
+    inner = top
+    for _ in range(depth - 1):
+        inner.append([])
+        inner = inner[0]
+    return top
+
+
+def _sse(events: list[dict[str, Any]]) -> bytes:
+    # json.dumps recurses once per level; orjson writes 255 levels at most.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(20_000)
+    try:
+        return b"".join(
+            b"event: " + e["type"].encode() + b"\ndata: " + json.dumps(e).encode() + b"\n\n"
+            for e in events
+        )
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _set(etype: str, put: Callable[[dict[str, Any], Any], None]) -> Any:
+    def mutate(events: list[dict[str, Any]], deep: Any) -> None:
+        for event in events:
+            if event["type"] == etype:
+                put(event, deep)
+
+    return mutate
+
+
+def _same_in_item_and_output(events: list[dict[str, Any]], deep: Any) -> None:
+    # Equal deep values on both sides of the terminal output comparison (`==` recurses).
+    for event in events:
+        if event["type"] == "response.output_item.done":
+            event["item"]["x"] = deep
+        if event["type"] == "response.completed":
+            for item in event["response"]["output"]:
+                item["x"] = deep
+
+
+PLACES = {
+    "lifecycle-metadata": _set(
+        "response.created", lambda e, d: e["response"].__setitem__("metadata", {"k": d})
+    ),
+    "terminal-output-extra": _set(
+        "response.completed", lambda e, d: e["response"]["output"][0].__setitem__("x", d)
+    ),
+    "item-and-output-equal": _same_in_item_and_output,
+    "delta-logprobs": _set("response.output_text.delta", lambda e, d: e.__setitem__("logprobs", d)),
+    "delta-unknown-field": _set("response.output_text.delta", lambda e, d: e.__setitem__("x", d)),
+    "usage": _set("response.completed", lambda e, d: e["response"].__setitem__("usage", d)),
+}
+
+
+@pytest.mark.parametrize("depth", DEPTHS)
+@pytest.mark.parametrize("place", sorted(PLACES))
+def test_deep_values_in_a_stream_get_a_verdict(place: str, depth: int) -> None:
+    recording = next(r for r in load_recordings() if r.name == "azure-text.1")
+    events = copy.deepcopy(list(recording.events))
+    PLACES[place](events, _nested(depth))
+    body = _sse(events)
+    verdicts = []
+    for keep in (False, True):  # the typed path for deltas, and the dict path
+        judge = SSEStreamValidator(keep_events=keep)
+        judge.feed(body)
+        judge.close()
+        verdicts.append([(v.check_id, v.event_index) for v in judge.violations])
+    assert verdicts[0] == verdicts[1]
+    found = {check for check, _ in verdicts[0]}
+    if depth > 1024 or place == "item-and-output-equal":
+        assert "sse.limit.depth" in found  # the judge could not follow the value: said so
+    elif place == "delta-unknown-field":
+        assert not found  # an unknown field of any depth is no defect
+    else:
+        assert found  # a defect the judge could follow (a wrong type, an extra field)
+
+
+@pytest.mark.parametrize("depth", DEPTHS)
+def test_deep_bodies_get_a_verdict(depth: int) -> None:
+    deep = _nested(depth)
+    text = _sse([{"type": "x", "v": deep}])  # any serialisation of the value will do
+    payload = text.split(b"data: ", 1)[1].strip()
+    try:
+        value = parse_json(payload)["v"]
+    except ValueError:
+        assert depth > 1024  # too deep to parse: the CLI reports the file unreadable (below)
+        return
+    response = {"object": "response", "id": "resp_1", "metadata": {"k": value}}
+    assert validate_response_body(response)
+    assert validate_error_body({"error": {"message": value, "type": "x", "code": None}})
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".sse"])
+def test_cli_reports_json_too_deep_to_parse(tmp_path: Path, suffix: str) -> None:
+    payload = b'{"type": "response.created", "response": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    path = tmp_path / f"deep{suffix}"
+    path.write_bytes(payload + b"\n" if suffix == ".jsonl" else b"data: " + payload + b"\n\n")
+    exe = shutil.which("responses-conformance", path=str(Path(sys.executable).parent))
+    assert exe is not None
+    run = subprocess.run(
+        [exe, "check", "--format", "json", str(path)], capture_output=True, text=True, check=False
+    )
+    assert "Traceback" not in run.stderr
+    if suffix == ".jsonl":  # a JSON Lines file whose line cannot be parsed: unreadable
+        assert run.returncode == 2, run.stdout + run.stderr
+        assert "nested too deeply" in run.stdout + run.stderr
+    else:  # an SSE capture: the event is judged, and found too deep to parse
+        assert run.returncode == 1, run.stdout + run.stderr
+        assert "sse.limit.depth" in run.stdout
