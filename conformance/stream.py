@@ -179,32 +179,41 @@ class SSEStreamValidator:
         validator = self.validator
         fast = validator._fast_delta
         full = validator._feed_full
+        fast_types = validator._fast
         loads = orjson.loads
         keep = self.keep_events
         on_event = self.on_event
         typed = not keep and on_event is None
         names = self._names
-        # The validator's routes, keyed here by the raw event name (it keys its own by the
-        # text); it clears them all whenever its full path judges an event.
+        # The validator's fast-path routes by event name; it clears them whenever its full
+        # path judges an event, and `_fast_route` makes them anew.
         routes = validator._fast_routes
+        route_for = validator._fast_route
         # The validator's sequence and event counters, held in locals between full-path events.
         next_seq = validator._next_seq
         count = validator.events
-        # The route of the previous event's name (a run of deltas shares one): comparing two
+        # The name and route of the previous event (a run of deltas shares them): comparing two
         # names costs less than hashing one. Forgotten whenever the validator is called.
         last_name: bytes | None = None
+        name = ""
         route: Any = _NO_ROUTE
+        done_seen = self.done_seen  # set only by `_judge_one`
         for record in records:
-            if len(record) == 2 and not self.done_seen:
+            if len(record) == 2 and not done_seen:
                 raw_name, data = record
-                if typed and raw_name is not None:
+                if raw_name is not None:
                     if raw_name != last_name:
-                        route = routes.get(raw_name)
-                        if route is None:
-                            route = self._typed_route(raw_name)
                         last_name = raw_name
-                    if route is not _NO_ROUTE:
-                        decode, get, oi, item_id, index, target = route
+                        name = names.get(raw_name)  # type: ignore[assignment]
+                        if name is None:
+                            name = self._name(raw_name)
+                        route = _NO_ROUTE
+                        if typed and name in fast_types:
+                            route = routes.get(name)
+                            if route is None:
+                                route = route_for(name)
+                    if route is not _NO_ROUTE and route[6] is not None:
+                        oi, item_id, _key, index, _valid, target, decode, get = route
                         try:
                             typed_event = decode(data)
                         except (ValueError, RecursionError):
@@ -229,50 +238,28 @@ class SSEStreamValidator:
                     out += self._judge_one(record)
                     next_seq = validator._next_seq
                     count = validator.events
+                    done_seen = self.done_seen
                     continue
-                if type(event) is dict and raw_name is not None:
-                    name = names.get(raw_name)
-                    if name is None:
-                        name = self._name(raw_name)
-                    if event.get("type") == name:
-                        if keep:
-                            self.events.append(event)
-                        if on_event is not None:
-                            on_event(event)
-                        if not fast(event, name):
-                            out += full(event)
-                        next_seq = validator._next_seq
-                        count = validator.events
-                        continue
+                if type(event) is dict and raw_name is not None and event.get("type") == name:
+                    if keep:
+                        self.events.append(event)
+                    if on_event is not None:
+                        on_event(event)
+                    if name not in fast_types or not fast(event, name):
+                        out += full(event)
+                    next_seq = validator._next_seq
+                    count = validator.events
+                    continue
             last_name = None
             validator._next_seq = next_seq
             validator.events = count
             out += self._judge_one(record)
             next_seq = validator._next_seq
             count = validator.events
+            done_seen = self.done_seen
         validator._next_seq = next_seq
         validator.events = count
         return out
-
-    def _typed_route(self, raw_name: bytes) -> Any:
-        """The validator's fast-path route for deltas of this name, as the typed loop in
-        `_judge` reads it: ``(typed decoder, getter of the slot key, output_index, item_id,
-        slot index, the list the text joins)``; `_NO_ROUTE` when there is none, or no typed
-        decoder for the name. Kept in the validator's route table, under the raw name."""
-        validator = self.validator
-        name = self._names.get(raw_name)
-        if name is None:
-            name = self._name(raw_name)
-        typed: Any = _NO_ROUTE
-        if name in validator._fast:
-            route = validator._fast_routes.get(name)
-            if route is None:
-                route = validator._fast_route(name)
-            if route is not _NO_ROUTE and route[6] is not None:
-                oi, item_id, _key, index, _valid, target, decode, get = route
-                typed = (decode, get, oi, item_id, index, target)
-        validator._fast_routes[raw_name] = typed
-        return typed
 
     def _name(self, raw: bytes) -> str:
         """An event name as text, remembered for the next events and streams (a server uses a

@@ -237,7 +237,7 @@ class StreamValidator:
         # See `_fast_pick` and `_fast_route`; kept up to date by every event the full path judges,
         # and by close().
         self._fast_item: _Item | None = None
-        self._fast_routes: dict[str | bytes, Any] = {}  # bytes: see SSEStreamValidator
+        self._fast_routes: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ fast path
 
