@@ -69,6 +69,7 @@ import dataclasses
 import importlib.resources
 import keyword
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NoReturn
@@ -890,19 +891,22 @@ class _CodeGen:
         self._n += 1
         return f"{prefix}{self._n}"
 
-    def _struct_type(self, node: _Node, depth: int) -> Any:
+    def _struct_type(self, node: _Node, depth: int, *, containers: bool = True) -> Any:
         """The type a typed decoder checks a value with while it parses, when that check is
         exactly the schema's; None otherwise (then the value is tested by generated code).
 
         Covered: integer (a JSON integer: msgspec, like the predicate, refuses ``true`` and
         ``3.0``), number (an integer or a float, never a boolean), string, boolean, a string
         constant, any of them nullable; an array of a covered type; an object whose properties
-        all are of covered types (unknown keys skipped, as everywhere)."""
+        all are of covered types (unknown keys skipped, as everywhere). ``containers`` False:
+        scalars only."""
         while node.is_bare_ref() and node.ref is not None and depth < 8:
             node, depth = self.lw.node(node.ref), depth + 1
         if node.types is None or len(node.types) != 1 or depth >= 8:
             return None
         (json_type,) = node.types
+        if not containers and json_type in ("array", "object"):
+            return None
         kind: Any = None
         if json_type == "array":
             if dataclasses.replace(node, items=None).constrains_value():
@@ -963,6 +967,7 @@ class _CodeGen:
         ):
             return None
         keys = [*node.props, *(k for k in node.required if k not in node.props)]
+        also = tuple(also)
         keys += [k for k in dict.fromkeys(also) if k not in keys]
         if any(not k.isidentifier() or keyword.iskeyword(k) for k in keys):
             return None
@@ -974,7 +979,8 @@ class _CodeGen:
             sub = node.props.get(key)
             kind: Any = Any
             if sub is not None:
-                kind = self._struct_type(sub, 0)
+                # What the caller reads (`also`) stays as JSON parses it: no struct for an object.
+                kind = self._struct_type(sub, 0, containers=key not in also)
                 if kind is None:
                     kind = Any
                     inner = self._emit(sub, "v1", 1)
@@ -1430,6 +1436,7 @@ def _join(path: str, key: str) -> str:
 
 _Predicate = Callable[[Any], bool]
 _EVENT_UNION: Final = "ResponseStreamEvent"
+_CODEGEN_LOCK: Final = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -1512,7 +1519,8 @@ class SchemaValidator:
         ``decode(data)`` takes the event's JSON bytes and returns an object with one attribute
         per property of the event's schema, and per name in ``also``, when the bytes are one
         JSON object that the event's predicate passes; an absent optional property reads as
-        ``missing``. Otherwise it raises ``ValueError`` (the bytes do not decode to such an
+        ``missing``. The properties named in ``also`` hold their values as JSON parsers give
+        them; other object-valued properties may hold typed objects. Otherwise it raises ``ValueError`` (the bytes do not decode to such an
         object) or returns False (a property fails its schema). Either way, judge the bytes the
         ``dict`` way: that is the reference, also for JSON the typed decoder parses differently
         from ``orjson``/``json`` (e.g. invalid UTF-8 in a string it skips).
@@ -1525,8 +1533,11 @@ class SchemaValidator:
         key = (event_type, tuple(also), id(missing))
         cached = self._decoders.get(key)
         if cached is None:
-            decoder = compiled.codegen.decoder(members[0], also, missing)
-            cached = self._decoders[key] = (decoder, missing)
+            with _CODEGEN_LOCK:  # the code generator numbers what it writes into one namespace
+                cached = self._decoders.get(key)
+                if cached is None:
+                    decoder = compiled.codegen.decoder(members[0], also, missing)
+                    cached = self._decoders[key] = (decoder, missing)
         return cached[0]
 
     def validate_event(self, event: dict[str, Any]) -> list[SchemaIssue]:
