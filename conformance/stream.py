@@ -204,9 +204,8 @@ class SSEStreamValidator:
                 if raw_name is not None:
                     if raw_name != last_name:
                         last_name = raw_name
-                        name = names.get(raw_name)  # type: ignore[assignment]
-                        if name is None:
-                            name = self._name(raw_name)
+                        known = names.get(raw_name)
+                        name = self._name(raw_name) if known is None else known
                         route = _NO_ROUTE
                         if typed and name in fast_types:
                             route = routes.get(name)
