@@ -231,6 +231,7 @@ class StreamValidator:
         self._error_at: int | None = None
         self._error_pending = False  # an `error` was the last event: `response.failed` is next
         self._incomplete_item: int | None = None
+        self._too_deep_at: int | None = None
         self._closed = False
         known, self._handlers, self._fast = _tables(self._schemas)
         self._known_types = known
@@ -415,9 +416,8 @@ class StreamValidator:
         return self.violations[start:]
 
     def _too_deep(self, index: int) -> None:
-        if not any(
-            v.check is C.SSE_LIMIT_DEPTH and v.event_index == index for v in self.violations
-        ):
+        if self._too_deep_at != index:  # once per event
+            self._too_deep_at = index
             self._report(
                 C.SSE_LIMIT_DEPTH,
                 index,
