@@ -389,12 +389,12 @@ class SSEDecoder:
                     if whole and len(parts[-1]) == len(buf) - stop:
                         parts[-1] = b""
                     if not any(parts[::3]):
-                        found = list(zip(parts[1::3], parts[2::3], strict=True))
-                        if count + len(found) > max_events:
+                        blocks = len(parts) // 3
+                        if count + blocks > max_events:
                             self._count = max_events
                             self._fail_count(max_events)
-                        out += found
-                        count += len(found)
+                        out += zip(parts[1::3], parts[2::3], strict=True)
+                        count += blocks
                         pos = stop
                 while pos < end:
                     m = _EVENT_RUN.match(buf, pos, end)

@@ -196,7 +196,13 @@ class SSEStreamValidator:
         # names costs less than hashing one. Forgotten whenever the validator is called.
         last_name: bytes | None = None
         name = ""
-        route: Any = _NO_ROUTE
+        # That route's typed decoder (None: no typed route) and the fields a delta must match.
+        decode: Any = None
+        get: Any = None
+        oi: Any = None
+        item_id: Any = None
+        index: Any = None
+        target: list[str] = []
         done_seen = self.done_seen  # set only by `_judge_one`
         for record in records:
             if len(record) == 2 and not done_seen:
@@ -206,13 +212,14 @@ class SSEStreamValidator:
                         last_name = raw_name
                         known = names.get(raw_name)
                         name = self._name(raw_name) if known is None else known
-                        route = _NO_ROUTE
+                        decode = None
                         if typed and name in fast_types:
                             route = routes.get(name)
                             if route is None:
                                 route = route_for(name)
-                    if route is not _NO_ROUTE and route[6] is not None:
-                        oi, item_id, _key, index, _valid, target, decode, get = route
+                            if route is not _NO_ROUTE:
+                                oi, item_id, _key, index, _valid, target, decode, get = route
+                    if decode is not None:
                         try:
                             typed_event = decode(data)
                         except (ValueError, RecursionError):
