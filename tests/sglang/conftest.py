@@ -23,6 +23,7 @@ from sglang_support import (
     START_TIMEOUT,
     STUBS,
     InProcessStack,
+    PortTaken,
     SpyBackend,
     Stack,
     cpu_env,
@@ -73,8 +74,19 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         st.inprocess = _start_inprocess(st.models["plain"])
         st.timings["inprocess_engine"] = time.monotonic() - t0
         deadline = time.monotonic() + START_TIMEOUT
-        for process in st.native.values():
-            process.wait_ready("/health", deadline)
+        for kind in KINDS:
+            for attempt in range(3):
+                try:
+                    st.native[kind].wait_ready("/health", deadline)
+                    break
+                except PortTaken:
+                    if attempt == 2:
+                        raise
+                    # Start it again on another port (the log of the failed start is kept).
+                    st.native[kind].stop()
+                    log = logs / f"native-{kind}.retry{attempt + 1}.log"
+                    st.native[kind] = start_native(kind, st.models[kind], log, env)
+                    deadline = max(deadline, time.monotonic() + START_TIMEOUT)
         st.timings["native_servers"] = time.monotonic() - t0
         for kind in ("tools", "gpt_oss"):
             process = start_reference_remote(

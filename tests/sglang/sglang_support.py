@@ -62,6 +62,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+class PortTaken(RuntimeError):
+    """A server could not bind the port it was given (see `Process.port_taken`)."""
+
+
 @dataclass
 class Process:
     """A server subprocess in its own process group, with its output in a log file."""
@@ -78,6 +82,8 @@ class Process:
                     raise RuntimeError(
                         f"{self.name} exited ({self.popen.returncode}):\n{self.tail()}"
                     )
+                if self.port_taken():
+                    raise PortTaken(f"{self.name}: its port was taken:\n{self.tail()}")
                 try:
                     if client.get(path).status_code == 200:
                         return
@@ -86,6 +92,17 @@ class Process:
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"{self.name} not ready in time:\n{self.tail()}")
                 time.sleep(0.5)  # polling readiness, not waiting blind
+
+    def port_taken(self) -> bool:
+        """Whether the server failed to bind its port. A port is chosen free (`free_port`) but
+        bound only when SGLang has imported, a minute later, and in between another server's
+        own ports (SGLang allocates several) may land on it; SGLang then hangs, not exits."""
+        try:
+            with self.log.open("rb") as handle:
+                handle.seek(max(0, self.log.stat().st_size - 65536))
+                return b"address already in use" in handle.read()
+        except OSError:
+            return False
 
     def tail(self, lines: int = 40) -> str:
         try:
