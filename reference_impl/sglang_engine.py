@@ -314,6 +314,18 @@ class OutputParser:
         if self._tools is not None:
             if normal:
                 normal, calls = self._tools.parse_stream_chunk(normal)
+                calls = list(calls)
+                # SGLang's detectors take one step per call: a delta that holds a whole call
+                # (SGLang's detokenizer merges tokens when its reader falls behind) gives the
+                # call's name now and its arguments only at the next call. Drain what they hold.
+                for _ in range(_MAX_DRAIN):
+                    if not calls:
+                        break
+                    more_text, more = self._tools.parse_stream_chunk("")
+                    if not more and not more_text:
+                        break
+                    normal = (normal or "") + (more_text or "")
+                    calls += more
             if final:
                 rest, more = self._tools.parse_stream_end()
                 normal = (normal or "") + (rest or "")
@@ -353,6 +365,11 @@ class OutputParser:
             if full.startswith(sent) and len(full) > len(sent):
                 out.extend(self._call(index, None, full[len(sent) :]))
         return out
+
+
+# How many steps a detector may take on text it already holds: a step per call name and per
+# arguments piece, so a bound far above the calls one delta can carry.
+_MAX_DRAIN = 256
 
 
 def _call_id() -> str:
