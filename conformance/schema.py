@@ -51,9 +51,10 @@ Validation is recursive: the SSE decoder bounds the size, hence the depth, of wh
 Typed decoding. For the events that make up most of a stream (the deltas), parsing into a ``dict``
 and then testing it costs more than the rest of judging them. :meth:`SchemaValidator.event_decoder`
 goes from the JSON bytes straight to a typed object (a ``msgspec`` struct built from the same
-lowered schema): a property that is a plain ``integer``, ``string`` or ``boolean``, or a ``type``
-constant, is checked by the decoder itself while it parses; every other property is decoded as
-JSON and tested by the generated code for its schema, as the predicate would test it. So the
+lowered schema): a property that is a plain ``integer``, ``number``, ``string`` or ``boolean``, a
+string constant, or an array or object made only of those (``logprobs``), is checked by the
+decoder itself while it parses; every other property is decoded as JSON and tested by the
+generated code for its schema, as the predicate would test it. So the
 decoder gives an object exactly when the predicate would pass the parsed event; anything else
 (invalid, or JSON it parses differently, such as invalid UTF-8 in a string) raises or gives False,
 and the caller takes the ``dict`` path, which is the reference.
@@ -1530,7 +1531,8 @@ class SchemaValidator:
         members = compiled.events.get(event_type)
         if members is None or len(members) != 1:
             return None
-        key = (event_type, tuple(also), id(missing))
+        also = tuple(also)
+        key = (event_type, also, id(missing))
         cached = self._decoders.get(key)
         if cached is None:
             with _CODEGEN_LOCK:  # the code generator numbers what it writes into one namespace
