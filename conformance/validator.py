@@ -21,7 +21,7 @@ from typing import Any
 
 from . import catalog as C
 from .checks import Check, Violation
-from .objects import ResponseChecker, deep_equal_except_opaque
+from .objects import ResponseChecker, _short, deep_equal_except_opaque
 from .schema import SCHEMAS, SchemaIssue, SchemaValidator
 
 __all__ = ["PROFILES", "StreamValidator"]
@@ -1686,14 +1686,6 @@ def _hashable(value: Any) -> Any:
     """A value usable as a set member: itself, or its repr when it is a list or an object (a
     malformed id must be judged, not crash the judge)."""
     return repr(value) if isinstance(value, (dict, list)) else value
-
-
-def _short(value: Any, limit: int = 120) -> str:
-    try:
-        text = value if isinstance(value, str) else repr(value)
-    except RecursionError:
-        text = "[…]" if isinstance(value, list) else "{…}"  # nested too deeply to show
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _done_event_for(part_type: str) -> str:
