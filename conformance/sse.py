@@ -366,11 +366,19 @@ class SSEDecoder:
         max_events = self._max_events
         comments = 0
         pos = 0
+        # The span fast path below looks at everything up to the last blank line: tried once per
+        # call, not once per line that leaves the state clean (a comment, a blank line), which made
+        # a keep-alive flood quadratic in the size of the chunk.
+        spanned = False
         while pos < end:
             if not data and event is None and id_ is None and retry is None:
                 # Clean state. First the commonest case, a span made only of canonical blocks
                 # (`event: <name>\ndata: <payload>\n\n`): one split by the block pattern.
-                stop = buf.rfind(b"\n\n", pos, end) + 2
+                if spanned:
+                    stop = pos
+                else:
+                    spanned = True
+                    stop = buf.rfind(b"\n\n", pos, end) + 2
                 m = _CANONICAL_BLOCK.fullmatch(buf, pos, stop) if stop > pos else None
                 if m is not None:  # one block: a server's flush, a network read
                     if count >= max_events:
