@@ -15,6 +15,7 @@ from typing import TextIO
 
 from . import catalog, catalog_live  # noqa: F401  (declare every check)
 from .checks import REGISTRY
+from .explain import explain
 from .recorded import FileVerdict, UnreadableFile, check_file
 from .suite import cli as suite_cli
 from .validator import PROFILES
@@ -26,6 +27,7 @@ Judge OpenAI Responses API traffic against the wire protocol (SPEC.md), check by
 
   check PATH...   validate recorded streams (raw SSE or JSON Lines) and bodies offline
   list            print every check: ID, level, SPEC clause, requirement
+  explain ID      one check in full: requirement, level, clause, a failing and a passing example
   run             run the live suite against a server (default: the embedded mock)
   report          merge the JSON indexes of several runs into one set of reports
 
@@ -90,6 +92,14 @@ def _parser() -> argparse.ArgumentParser:
 
     lst = sub.add_parser("list", help="print every check", description="Print every check.")
     lst.add_argument("--format", choices=("text", "json"), default="text")
+
+    exp = sub.add_parser(
+        "explain",
+        help="print one check in full, with its examples",
+        description="Print one check: requirement, level, clause, and the failing example that "
+        "fires it and the passing near miss.",
+    )
+    exp.add_argument("check_id", metavar="ID", help="a check ID (`list` prints them all)")
 
     suite_cli.add_subcommands(sub)
     return parser
@@ -169,6 +179,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_check(args, out, err)
         if args.command == "list":
             return _cmd_list(args.format, out)
+        if args.command == "explain":
+            if explain(args.check_id, out):
+                return EXIT_OK
+            err.write(
+                f"unknown check ID {args.check_id!r} (`responses-conformance list` prints them)\n"
+            )
+            return EXIT_BROKEN
         if args.command == "run":
             return suite_cli.cmd_run(args, out, err)
         if args.command == "report":

@@ -266,3 +266,9 @@ BROKEN: dict[str, Broken] = {
     "KB26": Broken(kb26_store_false_retrievable, "store_false", "core,stateful",
                    frozenset({"live.store.false_not_retrievable"})),
 }  # fmt: skip
+
+
+# --- the live checks' failing examples (conformance/examples/live.py names them) ----------------
+
+# server name -> how to show it: the cases to run and the profiles to declare
+LIVE: dict[str, Broken] = {b.factory.__name__: b for b in BROKEN.values()}

@@ -1,0 +1,135 @@
+"""Every check proven on its own: per check ID, a minimal input that fires it and a near miss.
+
+The format (one :class:`Example` per registered ID):
+
+- ``failing`` — a :class:`Sample` the judge must report under the ID; it may fire other MUST or
+  SHOULD checks only when they are listed in ``also`` (a cause rarely breaks one rule alone, but
+  every extra ID is named, so an example cannot hide behind a neighbour);
+- ``passing`` — the nearest input that obeys the rule: the judge reports no MUST or SHOULD
+  violation on it at all;
+- a :class:`Sample` is what the judge is given: ``kind`` ``stream`` (event objects, as JSON Lines),
+  ``sse`` (raw bytes), ``response`` (a non-stream body), ``error`` (an error body), or ``live``
+  (a misbehaving server, described in ``note``: the live suite is run against it by the tests,
+  ``tests/suite/broken_servers.py`` names each server after the check it breaks), with the
+  options the judge is run with (profiles, ``resume_after``, ``max_output_tokens``).
+
+The offline examples are judged here (:func:`judge`), so ``responses-conformance explain ID``
+prints the inputs and the tests prove them; ``tests/conformance/test_examples.py`` walks the whole
+registry and fails for an ID without both samples.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..checks import Level, Violation
+
+__all__ = ["EXAMPLES", "Example", "Sample", "example", "judge", "render"]
+
+Kind = Literal["stream", "sse", "response", "error", "live"]
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    kind: Kind
+    build: Callable[[], Any]  # a fresh input on every call (examples edit what they build)
+    note: str = ""
+    profiles: tuple[str, ...] = ("core",)
+    resume_after: int | None = None
+    max_output_tokens: int | None = None
+    max_event_bytes: int | None = None  # the SSE decoder's limits (sse samples), when not default
+    max_events: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    check_id: str
+    failing: Sample
+    passing: Sample
+    also: frozenset[str] = field(default_factory=frozenset)
+
+
+EXAMPLES: dict[str, Example] = {}
+
+
+def example(check_id: str, failing: Sample, passing: Sample, also: Iterable[str] = ()) -> None:
+    if check_id in EXAMPLES:
+        raise ValueError(f"two examples for {check_id!r}")
+    EXAMPLES[check_id] = Example(check_id, failing, passing, frozenset(also))
+
+
+def judge(sample: Sample) -> list[Violation]:
+    """Every violation the offline judge reports on ``sample`` (not for ``live`` samples)."""
+    from ..objects import validate_error_body, validate_response_body
+    from ..stream import SSEStreamValidator
+    from ..validator import StreamValidator
+
+    data = sample.build()
+    opts: dict[str, Any] = {
+        "profiles": sample.profiles,
+        "max_output_tokens": sample.max_output_tokens,
+    }
+    if sample.kind == "stream":
+        validator = StreamValidator(resume_after=sample.resume_after, **opts)
+        for event in data:
+            validator.feed(event)
+        validator.close()
+        return list(validator.violations)
+    if sample.kind == "sse":
+        limits: dict[str, Any] = {
+            k: v
+            for k, v in (
+                ("max_event_bytes", sample.max_event_bytes),
+                ("max_events", sample.max_events),
+            )
+            if v is not None
+        }
+        sse = SSEStreamValidator(resume_after=sample.resume_after, **opts, **limits)
+        sse.feed(data)
+        sse.close()
+        return list(sse.violations)
+    if sample.kind == "response":
+        return validate_response_body(data, **opts)
+    if sample.kind == "error":
+        return validate_error_body(data)
+    raise ValueError(f"a {sample.kind} sample is judged by the live suite, not here")
+
+
+def failing_ids(violations: Iterable[Violation]) -> set[str]:
+    """The IDs of the MUST and SHOULD violations (what an example may not fire unlisted)."""
+    return {v.check_id for v in violations if v.level is not Level.INFO}
+
+
+def render(sample: Sample, limit: int = 12000) -> str:
+    """The sample as a reader sees it: JSON Lines, the SSE text, a JSON body, or the note."""
+    if sample.kind == "live":
+        return sample.note
+    data = sample.build()
+    if sample.kind == "sse":
+        text = bytes(data).decode("utf-8", "replace")
+    elif sample.kind == "stream":
+        text = "\n".join(json.dumps(e, ensure_ascii=False) for e in data)
+    else:
+        text = json.dumps(data, ensure_ascii=False, indent=1)
+    if len(text) > limit:
+        text = text[:limit] + f"\n… ({len(text) - limit} more characters)"
+    opts = []
+    if sample.profiles != ("core",):
+        opts.append(f"--profile {','.join(sample.profiles)}")
+    if sample.resume_after is not None:
+        opts.append(f"--resume-after {sample.resume_after}")
+    if sample.max_output_tokens is not None:
+        opts.append(f"max_output_tokens={sample.max_output_tokens}")
+    head = f"({sample.kind}{'; ' + ' '.join(opts) if opts else ''})"
+    note = f"  # {sample.note}" if sample.note else ""
+    return f"{head}{note}\n{text}"
+
+
+def _load() -> None:
+    from . import live, offline_objects, offline_stream  # noqa: F401  (declare the examples)
+
+
+_load()

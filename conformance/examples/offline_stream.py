@@ -1,0 +1,492 @@
+"""Examples of the stream checks (``sse.*``, ``event.*``, ``stream.*``): see :mod:`.`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import Sample, example
+from .build import (
+    Event,
+    at,
+    call_stream,
+    drop,
+    failed_stream,
+    find,
+    insert,
+    numbered,
+    reasoning_stream,
+    response,
+    retext,
+    shell_stream,
+    sse,
+    text_stream,
+    usage,
+    without,
+)
+
+OR = ("core", "openresponses")
+
+
+def S(build: Callable[[], Any], note: str = "", **opts: Any) -> Sample:
+    return Sample("stream", build, note, **opts)
+
+
+def R(build: Callable[[], Any], note: str = "", **opts: Any) -> Sample:
+    return Sample("sse", build, note, **opts)
+
+
+def _replace(data: bytes, old: str, new: str, count: int = 1) -> bytes:
+    return data.replace(old.encode(), new.encode(), count)
+
+
+def _move(events: list[Event], src: int, dst: int) -> list[Event]:
+    events.insert(dst, events.pop(src))
+    return numbered(events)
+
+
+def _swap(events: list[Event], a: int) -> list[Event]:
+    events[a], events[a + 1] = events[a + 1], events[a]
+    return numbered(events)
+
+
+def _deep(depth: int) -> bytes:
+    """The SSE of a text stream whose terminal event has an extra field ``depth`` lists deep."""
+    data = sse(text_stream())
+    head, sep, tail = data.rpartition(b'"type":"response.completed",')
+    return head + sep + b'"extra":' + b"[" * depth + b"]" * depth + b"," + tail
+
+
+ANNOTATION = {
+    "type": "url_citation", "url": "https://example.com", "title": "Example",
+    "start_index": 0, "end_index": 5,
+}  # fmt: skip
+
+# --- sse.* ---------------------------------------------------------------------------------------
+example(
+    "sse.event_name.matches_type",
+    R(lambda: _replace(sse(text_stream()), "event: response.in_progress", "event: response.queued"),
+      "the `event:` line of the second event names another type"),
+    R(lambda: sse(text_stream())),
+)  # fmt: skip
+example(
+    "sse.event_name.present",
+    R(lambda: sse(text_stream(), names=False), "no `event:` lines"),
+    R(lambda: sse(text_stream())),
+)
+example(
+    "sse.event_name.required",
+    R(lambda: sse(text_stream(), names=False, done=True), "no `event:` lines", profiles=OR),
+    R(lambda: sse(text_stream(), done=True), profiles=OR),
+)
+example(
+    "sse.id.absent",
+    R(lambda: _replace(sse(text_stream(), done=True), "event: response.created", "id: 1\nevent: response.created"),
+      "an SSE `id:` field", profiles=OR),
+    R(lambda: sse(text_stream(), done=True), profiles=OR),
+)  # fmt: skip
+example(
+    "sse.data.json",
+    R(lambda: _replace(sse(text_stream()), "event: response.in_progress",
+                       "data: {not json\n\nevent: response.in_progress"), "a payload that is not JSON"),
+    R(lambda: sse(text_stream())),
+)  # fmt: skip
+example(
+    "sse.done.required",
+    R(lambda: sse(text_stream()), "no `data: [DONE]`", profiles=OR),
+    R(lambda: sse(text_stream(), done=True), profiles=OR),
+)
+example(
+    "sse.done.last",
+    R(lambda: sse(text_stream(), done=True) + b"data: [DONE]\n\n", "a second `[DONE]`"),
+    R(lambda: sse(text_stream(), done=True)),
+)
+example(
+    "sse.limit.event_size",
+    R(lambda: sse(text_stream(("x" * 9000,))), "an event over the limit (here 8,000 bytes)",
+      max_event_bytes=8000),
+    R(lambda: sse(text_stream(("x" * 500,))), max_event_bytes=8000),
+    also={"stream.lifecycle.terminal_present"},
+)  # fmt: skip
+example(
+    "sse.limit.event_count",
+    R(lambda: sse(text_stream()), "10 events, the limit 9", max_events=9),
+    R(lambda: sse(text_stream()), max_events=10),
+    also={"stream.lifecycle.terminal_present"},
+)
+example(
+    "sse.limit.depth",
+    R(lambda: _deep(5000), "`response.completed` holds a field nested 5,000 levels deep"),
+    R(lambda: _deep(50)),
+    also={"stream.lifecycle.terminal_present"},
+)
+
+# --- event.* -------------------------------------------------------------------------------------
+example(
+    "event.type.present",
+    S(lambda: at(text_stream(), "response.output_text.done", "type", None)),
+    S(text_stream),
+    also={"stream.part.order"},
+)
+example(
+    "event.type.known",
+    S(
+        lambda: insert(text_stream(), 2, {"type": "response.acme.progress"}),
+        "an event type no source documents",
+    ),
+    S(text_stream),
+)
+example(
+    "event.type.nonstandard",
+    S(lambda: insert(text_stream(), 4, {"type": "response.reasoning_part.added", "item_id": "msg_example",
+                                        "output_index": 0, "content_index": 0}),
+      "vLLM's name for a reasoning content part"),
+    S(text_stream),
+)  # fmt: skip
+example(
+    "event.schema.required",
+    S(lambda: without(text_stream(), "response.output_text.done", "logprobs")),
+    S(text_stream),
+)
+example(
+    "event.schema.type",
+    S(lambda: at(text_stream(), "response.output_text.done", "logprobs", {})),
+    S(text_stream),
+)
+example(
+    "event.schema.value",
+    S(lambda: at(text_stream(), "response.created", "response.object", "chat.completion")),
+    S(text_stream),
+)
+example(
+    "event.schema.enum",
+    S(lambda: at(text_stream(), "response.created", "response.service_tier", "turbo")),
+    S(text_stream),
+)
+
+# --- stream.sequence.* ---------------------------------------------------------------------------
+example(
+    "stream.sequence.present",
+    S(lambda: without(text_stream(), "response.output_text.done", "sequence_number")),
+    S(text_stream),
+    also={"event.schema.required"},
+)
+
+
+def _resumed(after: int) -> list[Event]:
+    return text_stream()[after + 1 :]
+
+
+example(
+    "stream.sequence.start",
+    S(lambda: numbered(text_stream(), 1), "numbered from 1"),
+    S(lambda: _resumed(1), "a stream resumed after event 1 starts at 2", resume_after=1),
+)
+example(
+    "stream.sequence.contiguous",
+    S(lambda: at(text_stream(), 4, "sequence_number", 5), "4 is skipped"),
+    S(text_stream),
+)
+
+# --- stream.lifecycle.*, stream.response.*, stream.error.* ---------------------------------------
+example(
+    "stream.lifecycle.created_first",
+    S(lambda: drop(text_stream(), "response.created")),
+    S(lambda: _resumed(0), "resumed after `response.created`", resume_after=0),
+)
+
+
+def _background() -> list[Event]:
+    events = text_stream()
+    queued = {"type": "response.queued", "response": response("queued", background=True)}
+    for e in events:
+        if "response" in e:
+            e["response"]["background"] = True
+    return insert(events, 1, queued)
+
+
+example(
+    "stream.lifecycle.in_progress_second",
+    S(lambda: drop(text_stream(), "response.in_progress")),
+    S(_background, "a background stream: created, queued, in_progress"),
+)
+example(
+    "stream.lifecycle.unique",
+    S(lambda: insert(text_stream(), 2, text_stream()[1]), "`response.in_progress` twice"),
+    S(text_stream),
+)
+example(
+    "stream.lifecycle.terminal_present",
+    S(lambda: text_stream()[:-1], "the stream ends after `output_item.done`"),
+    S(text_stream),
+)
+example(
+    "stream.lifecycle.after_terminal",
+    S(
+        lambda: insert(text_stream(), 10, {"type": "response.acme.progress"}),
+        "an event after `response.completed`",
+    ),
+    S(text_stream),
+)
+example(
+    "stream.response.id_stable",
+    S(lambda: at(text_stream(), "response.completed", "response.id", "resp_other")),
+    S(text_stream),
+)
+example(
+    "stream.response.created_at_stable",
+    S(lambda: at(text_stream(), "response.completed", "response.created_at", 1770803607)),
+    S(text_stream),
+)
+example(
+    "stream.response.interim_state",
+    S(
+        lambda: at(text_stream(), "response.in_progress", "response.usage", usage(5, 0)),
+        "usage on `response.in_progress`",
+    ),
+    S(text_stream),
+)
+example(
+    "stream.response.terminal_status",
+    S(lambda: at(text_stream(), "response.completed", "response.status", "in_progress")),
+    S(text_stream),
+)
+example(
+    "stream.error.followed_by_failed",
+    S(
+        lambda: at(failed_stream(), "response.failed", "type", "response.completed"),
+        "`error`, then `response.completed`",
+    ),
+    S(failed_stream),
+    also={"stream.response.terminal_status"},
+)
+
+# --- stream.item.*, stream.output_index.* --------------------------------------------------------
+example(
+    "stream.item.added_before_use",
+    S(lambda: drop(text_stream(), "response.output_item.added")),
+    S(text_stream),
+    also={"stream.output.equals_items"},
+)
+example(
+    "stream.item.added_once",
+    S(lambda: insert(text_stream(), 3, text_stream()[2]), "`output_item.added` twice"),
+    S(text_stream),
+)
+
+
+def _index_one() -> list[Event]:
+    events = call_stream()
+    for e in events[2:-1]:
+        e["output_index"] = 1
+    return events
+
+
+example(
+    "stream.output_index.contiguous",
+    S(_index_one, "the only item has `output_index` 1"),
+    S(call_stream),
+)
+example(
+    "stream.item.no_interleave",
+    S(lambda: _move(reasoning_stream(), find(reasoning_stream(), "response.output_item.added", 1), 3),
+      "the message is added while the reasoning item is open"),
+    S(reasoning_stream),
+)  # fmt: skip
+example(
+    "stream.item.id_unique",
+    S(lambda: retext(reasoning_stream(), "msg_example", "rs_example"),
+      "the message reuses the reasoning item's id"),
+    S(reasoning_stream),
+)  # fmt: skip
+example(
+    "stream.item.id_prefix",
+    S(lambda: retext(text_stream(), "msg_example", "item_example")),
+    S(text_stream),
+)
+
+
+def _done_id() -> list[Event]:
+    events = retext(text_stream(), '"id": "msg_example"', '"id": "msg_other"')
+    events[2]["item"]["id"] = "msg_example"  # only the added item keeps the first id
+    return events
+
+
+example(
+    "stream.item.done_matches_added",
+    S(_done_id, "the item is closed (and completed) under another id"),
+    S(text_stream),
+)
+example(
+    "stream.item.item_id_matches",
+    S(lambda: at(text_stream(), "response.output_text.delta", "item_id", "msg_other")),
+    S(text_stream),
+)
+example(
+    "stream.item.added_state",
+    S(lambda: at(text_stream(), "response.output_item.added", "item.status", "completed")),
+    S(text_stream),
+)
+example(
+    "stream.item.done_once",
+    S(lambda: insert(text_stream(), 9, text_stream()[8]), "`output_item.done` twice"),
+    S(text_stream),
+)
+example(
+    "stream.item.closed_before_terminal",
+    S(lambda: drop(text_stream(), "response.output_item.done"), "no `output_item.done`"),
+    S(text_stream),
+    also={"stream.output.equals_items"},
+)
+
+
+def _incomplete_item(terminal: str) -> list[Event]:
+    events = text_stream()
+    for e in (events[8]["item"], events[9]["response"]["output"][0]):
+        e["status"] = "incomplete"
+    if terminal == "incomplete":
+        events[9]["type"] = "response.incomplete"
+        events[9]["response"]["status"] = "incomplete"
+        events[9]["response"]["incomplete_details"] = {"reason": "max_output_tokens"}
+    return events
+
+
+example(
+    "stream.item.incomplete_last",
+    S(lambda: _incomplete_item("completed"), "an incomplete item in a completed response"),
+    S(lambda: _incomplete_item("incomplete"), "the same in an incomplete response"),
+)
+example(
+    "stream.item.content_matches",
+    S(lambda: retext(text_stream(), '"text": "Hello"}], "role"', '"text": "Hello!"}], "role"'),
+      "the finished item (and the output) hold another text than was streamed"),
+    S(text_stream),
+)  # fmt: skip
+
+# --- stream.part.*, stream.summary.*, stream.arguments.*, stream.delta.* -------------------------
+example(
+    "stream.part.added_before_use",
+    S(lambda: drop(text_stream(), "response.content_part.added")),
+    S(text_stream),
+)
+example(
+    "stream.part.content_index",
+    S(
+        lambda: retext(text_stream(), '"content_index": 0', '"content_index": 1'),
+        "the only part has `content_index` 1",
+    ),
+    S(text_stream),
+    also={"stream.item.content_matches"},
+)
+example(
+    "stream.part.order",
+    S(
+        lambda: _swap(text_stream(), find(text_stream(), "response.output_text.done")),
+        "a delta after the part's `output_text.done`",
+    ),
+    S(text_stream),
+)
+example(
+    "stream.part.closed",
+    S(lambda: drop(text_stream(), "response.content_part.done")),
+    S(text_stream),
+)
+example(
+    "stream.part.type_fits_item",
+    S(lambda: retext(retext(text_stream(), "output_text", "reasoning_text"), '"annotations": [], ', ""),
+      "a message whose part is `reasoning_text`"),
+    S(text_stream),
+    also={"stream.delta.type_fits_item", "stream.part.order"},
+)  # fmt: skip
+
+
+def _refusal_part() -> list[Event]:
+    events = text_stream()
+    refusal = {"type": "refusal", "refusal": "Hello"}
+    events[3]["part"] = {"type": "refusal", "refusal": ""}
+    events[7]["part"] = refusal
+    events[8]["item"]["content"] = [refusal]
+    events[9]["response"]["output"][0]["content"] = [refusal]
+    return events
+
+
+example(
+    "stream.part.kind_matches",
+    S(_refusal_part, "`output_text` events into a `refusal` part"),
+    S(text_stream),
+    also={"stream.part.order"},
+)  # fmt: skip
+example(
+    "stream.summary.part_added",
+    S(lambda: drop(drop(reasoning_stream(), "response.reasoning_summary_part.added"),
+                   "response.reasoning_summary_part.done"), "summary text without its part events"),
+    S(reasoning_stream),
+)  # fmt: skip
+example(
+    "stream.summary.index",
+    S(lambda: retext(reasoning_stream(), '"summary_index": 0', '"summary_index": 1')),
+    S(reasoning_stream),
+    also={"stream.item.content_matches"},
+)
+example(
+    "stream.summary.order",
+    S(lambda: _swap(reasoning_stream(), find(reasoning_stream(), "response.reasoning_summary_text.delta")),
+      "the summary's text delta after its `.done`"),
+    S(reasoning_stream),
+    also={"stream.text.deltas_equal_done"},
+)  # fmt: skip
+example(
+    "stream.arguments.order",
+    S(lambda: _swap(call_stream(), find(call_stream(), "response.function_call_arguments.delta", 1)),
+      "an argument delta after `function_call_arguments.done`"),
+    S(call_stream),
+    also={"stream.text.deltas_equal_done"},
+)  # fmt: skip
+example(
+    "stream.arguments.added_first",
+    S(lambda: drop(shell_stream(), "response.shell_call_command.added")),
+    S(shell_stream),
+)
+example(
+    "stream.delta.type_fits_item",
+    S(lambda: insert(text_stream(), 5, {"type": "response.function_call_arguments.delta",
+                                        "item_id": "msg_example", "output_index": 0, "delta": "{"}),
+      "an argument delta naming a message"),
+    S(text_stream),
+)  # fmt: skip
+
+# --- stream.text.*, stream.output.* --------------------------------------------------------------
+example(
+    "stream.text.deltas_equal_done",
+    S(
+        lambda: at(text_stream(), "response.output_text.delta", "delta", "Hal"),
+        "the deltas make `Hallo`, the `.done` says `Hello`",
+    ),
+    S(text_stream),
+)
+example(
+    "stream.text.done_equals_part",
+    S(
+        lambda: retext(text_stream(), '"text": "Hello"}', '"text": "Hello!"}'),
+        "the part, the item and the output say `Hello!`, `output_text.done` says `Hello`",
+    ),
+    S(text_stream),
+)
+example(
+    "stream.text.annotations_match",
+    S(
+        lambda: drop(
+            text_stream(annotations=[ANNOTATION]), "response.output_text.annotation.added"
+        ),
+        "the part's annotation was never streamed",
+    ),
+    S(lambda: text_stream(annotations=[ANNOTATION])),
+)
+example(
+    "stream.output.equals_items",
+    S(
+        lambda: at(text_stream(), "response.completed", "response.output", []),
+        "`output: []` although an item was streamed",
+    ),
+    S(text_stream),
+)

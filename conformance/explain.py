@@ -1,0 +1,43 @@
+"""``responses-conformance explain ID``: one check in full — its requirement, level, profile, the
+clause it cites and the examples that prove it (:mod:`conformance.examples`)."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from .checks import REGISTRY, Check
+
+__all__ = ["explain"]
+
+
+def explain(check_id: str, out: TextIO) -> bool:
+    """Write the explanation of ``check_id``; False (nothing written) for an unknown ID."""
+    check = REGISTRY.get(check_id)
+    if check is None:
+        return False
+    from .examples import EXAMPLES, render
+
+    out.write(_head(check))
+    ex = EXAMPLES.get(check.id)
+    if ex is None:
+        out.write("\nexamples: none yet\n")
+        return True
+    extra = f" (it also fires: {', '.join(sorted(ex.also))})" if ex.also else ""
+    out.write(f"\nfailing example{extra}:\n{_indent(render(ex.failing))}\n")
+    out.write(f"\npassing near miss:\n{_indent(render(ex.passing))}\n")
+    return True
+
+
+def _head(check: Check) -> str:
+    lines = [
+        check.id,
+        f"  requirement: {check.requirement}",
+        f"  level:       {check.level.value}",
+        f"  profile:     {check.profile}",
+        f"  clause:      {check.clause}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _indent(text: str) -> str:
+    return "\n".join("    " + line for line in text.splitlines())
