@@ -69,9 +69,13 @@ class SSEStreamValidator:
         max_events: int = DEFAULT_MAX_EVENTS,
         keep_events: bool = False,
         on_event: Callable[[dict[str, Any]], None] | None = None,
+        coverage: bool = False,
     ) -> None:
         self.validator = StreamValidator(
-            resume_after=resume_after, profiles=profiles, max_output_tokens=max_output_tokens
+            resume_after=resume_after,
+            profiles=profiles,
+            max_output_tokens=max_output_tokens,
+            coverage=coverage,
         )
         self.profiles = self.validator.profiles
         self._openresponses = "openresponses" in self.profiles
@@ -96,6 +100,25 @@ class SSEStreamValidator:
             self.framing + self.validator.violations,
             key=lambda v: v.event_index if v.event_index is not None else 1 << 62,
         )
+
+    @property
+    def exercised(self) -> set[str]:
+        """The checks this stream put to the test, framing included (needs ``coverage=True``)."""
+        out = self.validator.exercised | {v.check_id for v in self.framing}
+        if self.validator.events:
+            out |= {
+                "sse.data.json", "sse.event_name.present", "sse.limit.event_size",
+                "sse.limit.event_count", "sse.limit.depth",
+            }  # fmt: skip
+            if self.validator.events > self._missing_name:
+                out.add("sse.event_name.matches_type")
+            if self._openresponses:
+                out |= {"sse.event_name.required", "sse.id.absent"}
+        if self._openresponses and self._closed:
+            out.add("sse.done.required")
+        if self.done_seen:
+            out.add("sse.done.last")
+        return out
 
     def feed(self, chunk: bytes) -> list[Violation]:
         """Feed raw body bytes; returns the violations they reveal."""

@@ -21,6 +21,7 @@ from typing import Any
 
 from . import catalog as C
 from .checks import Check, Violation
+from .exercised import Coverage
 from .objects import ResponseChecker, _short, deep_equal_except_opaque
 from .schema import SCHEMAS, SchemaIssue, SchemaValidator
 
@@ -202,6 +203,7 @@ class StreamValidator:
         profiles: Iterable[str] = ("core",),
         max_output_tokens: int | None = None,
         schemas: SchemaValidator | None = None,
+        coverage: bool = False,
     ) -> None:
         self.profiles = frozenset(profiles)
         unknown = self.profiles - PROFILES
@@ -213,6 +215,12 @@ class StreamValidator:
             profiles=self.profiles, max_output_tokens=max_output_tokens
         )
         self.violations: list[Violation] = []
+        # What the rules were applied to (`exercised`), when the caller asks: the live suite.
+        self.coverage = (
+            Coverage(resume_after is not None, self.profiles, max_output_tokens)
+            if coverage
+            else None
+        )
         self.events = 0
         self.terminal: Mapping[str, Any] | None = None  # the terminal event's response
         self.terminal_type: str | None = None
@@ -298,6 +306,8 @@ class StreamValidator:
         item = self._fast_item
         spec = self._fast.get(etype)
         route: Any = _NO_ROUTE
+        if self.coverage is not None:
+            self.coverage.see_type(etype)
         if item is not None and spec is not None:
             mode, kind, valid, fits, decode = spec
             key = _ROUTE_KEYS[mode]
@@ -409,6 +419,8 @@ class StreamValidator:
                 handler(self, event, index)
             else:
                 self._on_other(event, etype, index)
+            if self.coverage is not None:
+                self.coverage.see(event, etype)
         except RecursionError:
             # A value nested ~1,000 deep (orjson parses 1,024 levels) outruns Python's stack
             # in a comparison or a rendering; the event is judged as far as it went.
@@ -467,6 +479,14 @@ class StreamValidator:
         its index so event indices stay those of the stream as received."""
         self.events += 1
         return self.events - 1
+
+    @property
+    def exercised(self) -> set[str]:
+        """The checks this stream put to the test (needs ``coverage=True``): those its events
+        gave work to, and every one that reported a violation."""
+        if self.coverage is None:
+            raise RuntimeError("StreamValidator(coverage=True) records what was exercised")
+        return self.coverage.exercised() | {v.check_id for v in self.violations}
 
     @property
     def ok(self) -> bool:

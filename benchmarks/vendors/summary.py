@@ -25,7 +25,8 @@ def trim(text: str, limit: int) -> str:
 
 def counts(target: dict[str, Any]) -> dict[str, int]:
     """MUST failures, SHOULD failures (warn, or fail under --strict), and the other outcomes."""
-    out = {"must": 0, "should": 0, "pass": 0, "skip": 0, "info": 0, "xfail": 0, "xpass": 0}
+    out = {"must": 0, "should": 0, "pass": 0, "not_exercised": 0, "skip": 0, "info": 0,
+           "xfail": 0, "xpass": 0}  # fmt: skip
     for outcome in target.get("checks", {}).values():
         kind, level = outcome.get("outcome"), outcome.get("level")
         if kind in ("fail", "warn"):

@@ -16,7 +16,7 @@ __all__ = ["Console"]
 
 _LABEL = {
     "pass": "pass", "fail": "FAIL", "warn": "warn", "info": "info", "skip": "skip",
-    "xfail": "xfail", "xpass": "XPASS",
+    "not_exercised": "n/ex", "xfail": "xfail", "xpass": "XPASS",
 }  # fmt: skip
 
 
@@ -62,11 +62,12 @@ class Console:
             self.line(f"  ({self._hidden} cases of undeclared profiles not run; -v lists them)")
             self._hidden = 0
         self.line(f"-- {result.target.name}: checks")
-        shown = [o for o in outcomes.values() if self.verbose or o.outcome != "skip" or o.failing]
+        quiet = ("skip", "not_exercised")
+        shown = [o for o in outcomes.values() if self.verbose or o.outcome not in quiet]
         width = max((len(o.check.id) for o in shown), default=10)
         for o in shown:
             extra = f"  {o.violations} violation(s)" if o.violations else ""
-            if o.reason and o.outcome in ("skip", "xfail", "xpass"):
+            if o.reason and o.outcome in ("skip", "not_exercised", "xfail", "xpass"):
                 extra += f"  {o.reason}"
             row = (
                 f"  {_LABEL[o.outcome]:<5}  {o.check.level.value:<6}  {o.check.id:<{width}}{extra}"
@@ -78,7 +79,15 @@ class Console:
                 self.line(f"           expected: {v.expected}")
                 self.line(f"           actual:   {v.actual}   ({first.case})")
         counts = result.summary(outcomes)
-        parts = ", ".join(f"{n} {name}" for name, n in counts.items() if n)
+        exercised = counts.pop("exercised")
+        failed = counts["fail"] + counts["xpass"] + counts["warn"] + counts["xfail"]
+        self.line(
+            f"-- {result.target.name}: {exercised} checks exercised ({counts['pass']} passed, "
+            f"{failed} failed or warned, {counts['info']} info), "
+            f"{counts['not_exercised']} not exercised, {counts['skip']} skipped"
+            + ("" if self.verbose else " (-v lists the checks not exercised)")
+        )
+        parts = ", ".join(f"{n} {name.replace('_', ' ')}" for name, n in counts.items() if n)
         verdict = "FAILED" if result.failed(outcomes) else "passed"
         self.line(
             f"-- {result.target.name}: {verdict} ({parts}; {len(result.cases)} cases, "

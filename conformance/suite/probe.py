@@ -16,7 +16,6 @@ or skips (:class:`Skipped`).
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Mapping
 from typing import Any, Literal, NoReturn
@@ -24,6 +23,7 @@ from typing import Any, Literal, NoReturn
 from .. import catalog as C
 from .. import catalog_live as L
 from ..checks import REGISTRY, Check, Violation
+from ..exercised import error_exercised, response_exercised
 from ..objects import validate_error_body, validate_response_body
 from ..stream import SSEStreamValidator
 from .http import Exchange, TargetClient, TargetHung
@@ -48,19 +48,14 @@ class Skipped(Exception):
     """The case could not exercise its checks on this target (the reason is reported)."""
 
 
-@functools.cache
-def judge_checks(kind: str, profiles: frozenset[str]) -> frozenset[str]:
-    """The judge's checks one answer of ``kind`` (stream, response, error) puts to the test."""
-    groups = {
-        "stream": ("sse.", "event.", "stream.", "response.", "usage."),
-        "response": ("response.", "usage."),
-        "error": ("error.",),
-    }[kind]
-    return frozenset(
-        c.id
-        for c in REGISTRY.values()
-        if c.id.startswith(groups) and (c.profile == "core" or c.profile in profiles)
-    )
+def _declared(ids: set[str], profiles: frozenset[str]) -> set[str]:
+    """The checks of ``ids`` that apply under ``profiles`` (core, or a declared profile)."""
+    out = set()
+    for check_id in ids:
+        check = REGISTRY.get(check_id)
+        if check is not None and (check.profile == "core" or check.profile in profiles):
+            out.add(check_id)
+    return out
 
 
 class Probe:
@@ -130,6 +125,7 @@ class Probe:
             max_output_tokens=limit if type(limit) is int else None,
             max_events=self.target.max_events,
             keep_events=True,
+            coverage=True,
         )
         ex = self._guard(
             lambda: self.client.stream(
@@ -137,7 +133,8 @@ class Probe:
             )
         )
         if ex.status == 200 and ex.content_type.startswith("text/event-stream"):
-            self.record.exercised |= judge_checks("stream", self.profiles)
+            # Only what the stream gave the rules to judge counts as exercised (issue 12 item 2).
+            self.record.exercised |= _declared(validator.exercised, self.profiles)
             for v in validator.violations:
                 self._find(v, ex)
         else:
@@ -266,7 +263,7 @@ class Probe:
             return
         body = ex.body
         if ex.status >= 400:
-            self.record.exercised |= judge_checks("error", self.profiles)
+            self.record.exercised |= error_exercised(body)
             if isinstance(body, dict):
                 violations = validate_error_body(body)
             else:
@@ -276,7 +273,12 @@ class Probe:
             for v in violations:
                 self._find(v, ex)
         elif _is_response(body):
-            self.record.exercised |= judge_checks("response", self.profiles)
+            self.record.exercised |= _declared(
+                response_exercised(
+                    body, profiles=self.profiles, max_output_tokens=max_output_tokens
+                ),
+                self.profiles,
+            )
             for v in validate_response_body(
                 body, profiles=self.profiles, max_output_tokens=max_output_tokens
             ):

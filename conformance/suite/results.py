@@ -6,15 +6,21 @@ it saw (:class:`Finding`, with evidence: the request, the violating events, expe
 registry:
 
 =========  ===================================================================================
-``pass``   evaluated by at least one case, never violated
-``fail``   violated, and the level fails the run (MUST; SHOULD too under ``--strict``)
-``warn``   a SHOULD violated without ``--strict``
-``info``   an INFO check reported something (never fails)
-``skip``   not evaluated: profile not declared, its cases skipped, or nothing exercised it
-``xfail``  violated, and listed in the target's expected failures
-``xpass``  listed in the target's expected failures but evaluated without a violation: fails
-           the run so that expected-failure lists cannot rot (like pytest's ``xfail_strict``)
-=========  ===================================================================================
+=================  ===========================================================================
+``pass``           evaluated by at least one case on something it applies to, never violated
+``fail``           violated, and the level fails the run (MUST; SHOULD too under ``--strict``)
+``warn``           a SHOULD violated without ``--strict``
+``info``           an INFO check reported something (never fails)
+``not_exercised``  the profile is declared, but nothing in the run gave the rule work: its
+                   cases were skipped or ended early, or no answer held what it judges (a run
+                   without annotations cannot pass the annotation rule); it never fails the
+                   run, and an expected failure that was not exercised stays ``not_exercised``
+``skip``           not evaluated: the target does not declare the check's profile (or it did
+                   not run)
+``xfail``          violated, and listed in the target's expected failures
+``xpass``          listed in the target's expected failures but evaluated without a violation:
+                   fails the run so that expected-failure lists cannot rot (``xfail_strict``)
+=================  ===========================================================================
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from ..checks import REGISTRY, Check, Level, Violation
 from .targets import Target
 
 __all__ = [
+    "EXERCISED",
     "FAILING",
     "OUTCOMES",
     "CaseResult",
@@ -36,7 +43,8 @@ __all__ = [
     "TargetResult",
 ]
 
-OUTCOMES = ("fail", "xpass", "warn", "xfail", "info", "pass", "skip")
+OUTCOMES = ("fail", "xpass", "warn", "xfail", "info", "pass", "not_exercised", "skip")
+EXERCISED = frozenset({"fail", "xpass", "warn", "xfail", "info", "pass"})
 FAILING = frozenset({"fail", "xpass"})
 MAX_EVIDENCE = 5  # findings kept per check and target; the count of the rest is reported
 MAX_KINDS = 25  # distinct kinds of violation listed per check and target
@@ -159,8 +167,9 @@ class TargetResult:
             else:
                 out.outcome = "warn" if check.level is Level.SHOULD else "info"
         elif not cases:
-            out.outcome = "skip"
             out.reason = self._skip_reason(check)
+            declared = self.status == "ran" and check.profile in self.target.profiles
+            out.outcome = "not_exercised" if declared else "skip"
         why = self.target.expected_failures.get(check.id)
         if why is not None:
             if out.outcome in ("fail", "warn"):
@@ -192,8 +201,11 @@ class TargetResult:
         return "not exercised by any case"
 
     def summary(self, outcomes: dict[str, CheckOutcome] | None = None) -> dict[str, int]:
+        """Checks per outcome, and ``exercised``: how many were evaluated at all."""
         counts = Counter(o.outcome for o in (outcomes or self.outcomes()).values())
-        return {name: counts.get(name, 0) for name in OUTCOMES}
+        out = {name: counts.get(name, 0) for name in OUTCOMES}
+        out["exercised"] = sum(counts.get(name, 0) for name in EXERCISED)
+        return out
 
     def failed(self, outcomes: dict[str, CheckOutcome] | None = None) -> bool:
         return any(o.failing for o in (outcomes or self.outcomes()).values())

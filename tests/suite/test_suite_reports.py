@@ -47,7 +47,8 @@ def test_outcomes_fold_levels_strictness_and_expectations() -> None:
     assert plain[L.DELETE.id].outcome == "pass"
     assert plain[L.TOOLS_NONE.id].outcome == "skip"
     assert "not declared" in plain[L.TOOLS_NONE.id].reason
-    assert plain[L.RECALL.id].outcome == "skip"
+    # stateful is declared, but no case evaluated the recall rule: not exercised, not skipped
+    assert plain[L.RECALL.id].outcome == "not_exercised"
     strict = _result(strict=True).outcomes()
     assert strict[L.REASONING_TOKENS_HARDCODED.id].outcome == "fail"
     expected = _result(expected=(L.STORE_FALSE.id, L.DELETE.id)).outcomes()
@@ -56,6 +57,34 @@ def test_outcomes_fold_levels_strictness_and_expectations() -> None:
     assert _result().exit_code() == 1
     assert _result(expected=(L.STORE_FALSE.id,)).exit_code() == 0
     assert _result(expected=(L.STORE_FALSE.id, L.DELETE.id)).exit_code() == 1
+
+
+def test_not_exercised_is_neither_pass_nor_xfail_nor_xpass() -> None:
+    """Issue 12 item 2: a check nothing exercised does not pass; listed as an expected failure it
+    stays not exercised (no XPASS, no XFAIL), and it does not change the exit code."""
+    plain = _result()
+    outcomes = plain.outcomes()
+    assert outcomes[L.RECALL.id].outcome == "not_exercised"
+    assert outcomes[C.ANNOTATIONS_MATCH.id].outcome == "not_exercised"
+    summary = plain.summary()
+    assert summary["not_exercised"] > 0
+    assert summary["exercised"] == sum(
+        summary[k] for k in ("fail", "xpass", "warn", "xfail", "info", "pass")
+    )
+    listed = _result(expected=(L.STORE_FALSE.id, L.RECALL.id))
+    assert listed.outcomes()[L.RECALL.id].outcome == "not_exercised"
+    assert listed.exit_code() == 0
+    index = build_index([listed], strict=False)
+    assert index["targets"]["t"]["checks"][L.RECALL.id]["outcome"] == "not_exercised"
+    junit = ET.fromstring(render_junit(index).split("\n", 1)[1])
+    skipped = {
+        tc.get("name"): tc.find("skipped").get("message", "")  # type: ignore[union-attr]
+        for tc in junit.iter("testcase")
+        if tc.find("skipped") is not None
+    }
+    assert skipped[L.RECALL.id].startswith("not_exercised")
+    html = render_html(index)
+    assert "NOT EXERCISED" in html and "<th>not exercised</th>" in html
 
 
 def test_skip_reason_names_the_case_that_ran_over_one_skipped_elsewhere() -> None:

@@ -54,7 +54,9 @@ def _cut_calls(status: str) -> Rewriter:
     return Rewriter(mock_app(), on_json=on_json)
 
 
-@pytest.mark.parametrize(("status", "outcome"), [("incomplete", "skip"), ("completed", "fail")])
+@pytest.mark.parametrize(
+    ("status", "outcome"), [("incomplete", "not_exercised"), ("completed", "fail")]
+)
 def test_a_call_cut_off_by_a_token_limit_is_not_judged(
     status: str, outcome: str, tmp_path: Path
 ) -> None:
@@ -77,7 +79,9 @@ def test_a_round_trip_whose_call_was_cut_off_is_not_judged(tmp_path: Path) -> No
         run = run_suite("--base-url", url, "--model", "mock", "--profile", "core,stateful,tools",
                         "-k", "chain_tool_round_trip", "--no-instructions", "--timeout", "10",
                         report_dir=tmp_path)  # fmt: skip
-    assert run.outcomes()["live.previous_response.tool_round_trip"] == "skip", run.stdout[-3000:]
+    assert run.outcomes()["live.previous_response.tool_round_trip"] == "not_exercised", run.stdout[
+        -3000:
+    ]
     cases = next(iter(run.index["targets"].values()))["cases"]
     (case,) = [c for c in cases if c["id"] == "chain/chain_tool_round_trip"]
     assert "first turn is incomplete" in case["skip_reason"]
@@ -103,9 +107,10 @@ def test_an_optional_endpoint_not_offered_is_not_judged(tmp_path: Path) -> None:
                         "-k", "chain_history_by_usage", "--no-instructions", "--timeout", "10",
                         report_dir=tmp_path)  # fmt: skip
     outcomes = run.outcomes()
-    assert outcomes["error.shape"] == "skip", run.stdout[-3000:]  # no error body was judged
-    assert outcomes["error.code.type"] == "skip"
-    assert outcomes["live.input_tokens.count"] == "skip"
+    # no error body was judged: declared (core, stateful) but not exercised
+    assert outcomes["error.shape"] == "not_exercised", run.stdout[-3000:]
+    assert outcomes["error.code.type"] == "not_exercised"
+    assert outcomes["live.input_tokens.count"] == "not_exercised"
     assert outcomes["live.previous_response.history"] == "pass"
 
 
@@ -156,4 +161,4 @@ def test_history_is_not_judged_by_a_token_floor(edit: Any, tmp_path: Path) -> No
                         "-k", "chain_history_by_usage or chain_tool_round_trip",
                         "--no-instructions", "--timeout", "10", report_dir=tmp_path)  # fmt: skip
     history = run.outcomes()["live.previous_response.history"]
-    assert history == ("pass" if edit is _generated_long else "skip"), run.stdout[-3000:]
+    assert history == ("pass" if edit is _generated_long else "not_exercised"), run.stdout[-3000:]

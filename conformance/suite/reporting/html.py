@@ -14,14 +14,15 @@ __all__ = ["render_html"]
 
 _LABEL = {
     "pass": "PASS", "fail": "FAIL", "warn": "WARN", "info": "INFO", "skip": "SKIP",
-    "xfail": "XFAIL", "xpass": "XPASS", "na": "—",
+    "not_exercised": "NOT EXERCISED", "xfail": "XFAIL", "xpass": "XPASS", "na": "—",
 }  # fmt: skip
 _LEGEND = {
-    "pass": "evaluated, no violation",
+    "pass": "evaluated on something it applies to, no violation",
     "fail": "violated (MUST, or SHOULD under --strict)",
     "warn": "SHOULD violated (not failing without --strict)",
     "info": "informational finding",
-    "skip": "not evaluated",
+    "not_exercised": "profile declared, but nothing in the run gave the rule work",
+    "skip": "not evaluated: profile not declared",
     "xfail": "violated, listed as an expected failure",
     "xpass": "listed as an expected failure but passed (fails the run)",
 }
@@ -40,7 +41,8 @@ th { background: #f6f8fa; }
 a { color: inherit; text-decoration: none; } a:hover { text-decoration: underline; }
 .pass { background: #d4edda; color: #1e5e2f; } .fail { background: #f8c9cc; color: #8a1020; }
 .warn { background: #fff0c2; color: #7a5200; } .info { background: #dcecfb; color: #1d4f86; }
-.skip { background: #f0f1f3; color: #6e7781; } .xfail { background: #e6dcf7; color: #4b2a85; }
+.skip { background: #f0f1f3; color: #6e7781; }
+.not_exercised { background: #fbfbfb; color: #8c959f; border-style: dashed; } .xfail { background: #e6dcf7; color: #4b2a85; }
 .xpass { background: #ffd8b5; color: #8a3b00; } .na { background: #fafafa; color: #aaa; }
 .verdict-ok { color: #1e5e2f; font-weight: 700; } .verdict-bad { color: #8a1020; font-weight: 700; }
 .evidence { border: 1px solid #d1d9e0; border-radius: 6px; margin: 8px 0; padding: 8px 12px; }
@@ -58,7 +60,8 @@ def _anchor(target: str, check_id: str) -> str:
 def _summary(index: dict[str, Any]) -> list[str]:
     rows = [
         "<table><tr><th>target</th><th>base URL</th><th>model</th><th>profiles</th>"
-        "<th>verdict</th><th>pass</th><th>MUST fail</th><th>SHOULD fail</th><th>skip</th>"
+        "<th>verdict</th><th>exercised</th><th>pass</th><th>MUST fail</th><th>SHOULD fail</th>"
+        "<th>not exercised</th><th>skip</th>"
         "<th>xfail</th><th>xpass</th><th>cases</th><th>time</th></tr>"
     ]
     for name, t in index.get("targets", {}).items():
@@ -77,7 +80,16 @@ def _summary(index: dict[str, Any]) -> list[str]:
         by_level = {"must": failed.count("MUST"), "should": failed.count("SHOULD")}
         counts = "".join(
             f"<td>{by_level[k] if k in by_level else summary.get(k, 0)}</td>"
-            for k in ("pass", "must", "should", "skip", "xfail", "xpass")
+            for k in (
+                "exercised",
+                "pass",
+                "must",
+                "should",
+                "not_exercised",
+                "skip",
+                "xfail",
+                "xpass",
+            )
         )
         rows.append(
             f"<tr><td><b>{escape(name)}</b></td><td>{escape(str(info.get('base_url', '')))}</td>"
@@ -194,11 +206,13 @@ def _details(index: dict[str, Any]) -> list[str]:
     for name, target in index.get("targets", {}).items():
         entries = [
             (cid, e) for cid, e in target.get("checks", {}).items()
-            if e.get("evidence") or (e.get("reason") and e.get("outcome") != "skip")
+            if e.get("evidence")
+            or (e.get("reason") and e.get("outcome") not in ("skip", "not_exercised"))
         ]  # fmt: skip
         skipped = [
-            (cid, e) for cid, e in target.get("checks", {}).items() if e.get("outcome") == "skip"
-        ]
+            (cid, e) for cid, e in target.get("checks", {}).items()
+            if e.get("outcome") in ("not_exercised", "skip")
+        ]  # fmt: skip
         out.append(f"<h2>{escape(name)}</h2>")
         for cid, entry in entries + skipped:
             meta = catalog.get(cid, {})

@@ -1,0 +1,245 @@
+"""Which checks a judged answer actually put to the test (issue 12, item 2: a pass is provoked).
+
+A check *passes* for a target only when its rule was evaluated on something it applies to: the
+annotation rule on annotations, the shell-command rule on shell commands, usage arithmetic on a
+usage object. :class:`Coverage` is filled by the stream validator, one call per event it judges on
+its full path (never per fast-path delta: a delta's rules are applied at its ``.done``, which takes
+the full path), and :meth:`Coverage.exercised` names the stream checks its events gave work to.
+:func:`response_exercised` and :func:`error_exercised` do the same for one Response object or
+error body. Every check that reported a violation was evaluated too: callers add those.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Coverage", "error_exercised", "response_exercised"]
+
+_LIFECYCLE = frozenset(
+    {
+        "response.created",
+        "response.queued",
+        "response.in_progress",
+        "response.completed",
+        "response.incomplete",
+        "response.failed",
+    }
+)
+_INTERIM = frozenset({"response.created", "response.queued", "response.in_progress"})
+_TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
+_PART_TEXT = ("response.output_text.", "response.refusal.", "response.reasoning_text.")
+_SUMMARY = "response.reasoning_summary_"
+_VALUES = (
+    "response.function_call_arguments.",
+    "response.custom_tool_call_input.",
+    "response.mcp_call_arguments.",
+    "response.code_interpreter_call_code.",
+    "response.apply_patch_call_operation_diff.",
+    "response.shell_call_command.",
+    "response.shell_call_output_content.",
+)
+# Event families that name an item (SPEC §2.6 table): their kind must fit the item's type.
+_FAMILIES = (
+    *_PART_TEXT,
+    _SUMMARY,
+    *_VALUES,
+    "response.mcp_call.",
+    "response.mcp_list_tools.",
+    "response.code_interpreter_call",
+    "response.web_search_call.",
+    "response.file_search_call.",
+    "response.image_generation_call.",
+)
+_VALUE_DONE = (
+    *(f"{f}done" for f in (*_PART_TEXT, *_VALUES)),
+    "response.reasoning_summary_text.done",
+)
+
+
+@dataclass(slots=True)
+class Coverage:
+    """What one stream held, as far as the rules care: event types, items, parts, annotations."""
+
+    resumed: bool = False
+    profiles: frozenset[str] = frozenset({"core"})
+    max_output_tokens: int | None = None
+    events: int = 0
+    types: set[str] = field(default_factory=set)
+    lifecycle: int = 0  # lifecycle events seen
+    items_added: int = 0
+    items_done: int = 0
+    incomplete_item: bool = False
+    annotations: bool = False
+    terminal: str | None = None
+    responses: set[str] = field(default_factory=set)  # checks the terminal response exercised
+
+    def see(self, event: Mapping[str, Any], etype: str) -> None:
+        """One event the validator judged on its full path."""
+        self.events += 1
+        self.types.add(etype)
+        if etype in _LIFECYCLE:
+            self.lifecycle += 1
+            if etype in _TERMINAL:
+                self.terminal = etype
+                response = event.get("response")
+                if isinstance(response, dict):
+                    self.responses = response_exercised(
+                        response,
+                        profiles=self.profiles,
+                        max_output_tokens=self.max_output_tokens,
+                        body=False,
+                    )
+        elif etype == "response.output_item.added":
+            self.items_added += 1
+        elif etype == "response.output_item.done":
+            self.items_done += 1
+            item = event.get("item")
+            if isinstance(item, dict):
+                if item.get("status") == "incomplete":
+                    self.incomplete_item = True
+                self.annotations = self.annotations or _has_annotations(item.get("content"))
+        elif etype == "response.content_part.done":
+            part = event.get("part")
+            self.annotations = self.annotations or _has_annotations([part])
+        elif etype == "response.output_text.annotation.added":
+            self.annotations = True
+
+    def see_type(self, etype: str) -> None:
+        """A delta type the fast path judged (its item and part were opened on the full path)."""
+        self.types.add(etype)
+
+    def exercised(self) -> set[str]:
+        """The ``event.*`` and ``stream.*`` checks these events gave work to (the response and
+        usage checks of the terminal response are in ``responses``)."""
+        out: set[str] = {"stream.lifecycle.terminal_present"}  # a stream ended: is it terminated?
+        if not self.events and not self.types:
+            return out
+        types = self.types
+        out |= {
+            "event.type.present", "event.type.known", "event.type.nonstandard",
+            "event.schema.required", "event.schema.type", "event.schema.value",
+            "event.schema.enum", "stream.sequence.present", "stream.sequence.start",
+            "stream.sequence.contiguous",
+        }  # fmt: skip
+        if not self.resumed:
+            out.add("stream.lifecycle.created_first")
+        if "response.created" in types:
+            out.add("stream.lifecycle.in_progress_second")
+        if types & _INTERIM:
+            out |= {"stream.lifecycle.unique", "stream.response.interim_state"}
+        if self.lifecycle >= 2:
+            out |= {"stream.response.id_stable", "stream.response.created_at_stable"}
+        if self.terminal is not None:
+            out |= {"stream.lifecycle.after_terminal", "stream.response.terminal_status"}
+        if "error" in types:
+            out.add("stream.error.followed_by_failed")
+        inner = {
+            t for t in types if t.startswith(_FAMILIES) or t.startswith("response.content_part.")
+        }
+        if self.items_added:
+            out |= {
+                "stream.item.added_once", "stream.output_index.contiguous",
+                "stream.item.id_prefix", "stream.item.added_state",
+            }  # fmt: skip
+        if self.items_added >= 2:
+            out |= {"stream.item.no_interleave", "stream.item.id_unique"}
+        if inner or self.items_done:
+            out.add("stream.item.added_before_use")
+        if inner:
+            out.add("stream.item.item_id_matches")
+        if self.items_done:
+            out |= {"stream.item.done_matches_added", "stream.item.done_once"}
+            if inner:
+                out.add("stream.item.content_matches")
+        if self.items_added and self.terminal in ("response.completed", "response.incomplete"):
+            out.add("stream.item.closed_before_terminal")
+        if self.incomplete_item:
+            out.add("stream.item.incomplete_last")
+        part_text = any(t.startswith(_PART_TEXT) for t in types)
+        if part_text or "response.content_part.added" in types:
+            out |= {
+                "stream.part.added_before_use", "stream.part.content_index",
+                "stream.part.order", "stream.part.closed",
+            }  # fmt: skip
+        if "response.content_part.added" in types or "response.content_part.done" in types:
+            out.add("stream.part.type_fits_item")
+        if part_text:
+            out.add("stream.part.kind_matches")
+        if any(t.startswith(_SUMMARY) for t in types):
+            out |= {"stream.summary.part_added", "stream.summary.index", "stream.summary.order"}
+        if any(t.startswith(_VALUES) for t in types):
+            out.add("stream.arguments.order")
+        if any(t.startswith("response.shell_call_command.") for t in types):
+            out.add("stream.arguments.added_first")
+        if any(t.startswith(_FAMILIES) for t in types):
+            out.add("stream.delta.type_fits_item")
+        if any(t.endswith(_VALUE_DONE) for t in types):
+            out.add("stream.text.deltas_equal_done")
+        if types & {"response.content_part.done", "response.reasoning_summary_part.done"}:
+            out.add("stream.text.done_equals_part")
+        if self.annotations:
+            out.add("stream.text.annotations_match")
+        if self.terminal is not None and self.items_done:
+            out.add("stream.output.equals_items")
+        out |= self.responses
+        return out
+
+
+def _has_annotations(content: Any) -> bool:
+    if not isinstance(content, list):
+        return False
+    return any(isinstance(p, dict) and p.get("annotations") for p in content)
+
+
+def response_exercised(
+    response: Mapping[str, Any],
+    *,
+    profiles: Iterable[str] = ("core",),
+    max_output_tokens: int | None = None,
+    body: bool = True,
+) -> set[str]:
+    """The ``response.*`` and ``usage.*`` checks one Response object gives work to: a non-stream
+    ``body`` (its schema too), or a streamed terminal response (whose schema is its event's)."""
+    out = {"response.incomplete_details", "response.failed.error"}
+    if body:
+        out |= {
+            "response.schema.required", "response.schema.type", "response.schema.value",
+            "response.schema.enum",
+        }  # fmt: skip
+    if "openresponses" in set(profiles):
+        out.add("response.openresponses.required_fields")
+    status = response.get("status")
+    output = response.get("output")
+    items = [i for i in output if isinstance(i, dict)] if isinstance(output, list) else []
+    if any(i.get("status") == "incomplete" for i in items):
+        out.add("stream.item.incomplete_last")
+    if any(isinstance(i.get("content"), list) and i["content"] for i in items):
+        out.add("stream.part.type_fits_item")
+    if status in ("completed", "incomplete"):
+        out.add("usage.present")
+    usage = response.get("usage")
+    if isinstance(usage, dict):
+        out |= {
+            "usage.details_present", "usage.integers", "usage.total", "usage.cached_le_input",
+            "usage.reasoning_le_output",
+        }  # fmt: skip
+        if items:
+            out.add("usage.output_nonzero")
+        limit = max_output_tokens
+        if limit is None:
+            echoed = response.get("max_output_tokens")
+            limit = echoed if type(echoed) is int else None
+        if limit is not None:
+            out.add("usage.max_output_tokens")
+    return out
+
+
+def error_exercised(body: Any) -> set[str]:
+    """The ``error.*`` checks one error body gives work to."""
+    out = {"error.shape"}
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict) and "code" in error:
+        out.add("error.code.type")
+    return out
