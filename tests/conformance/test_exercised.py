@@ -1,0 +1,77 @@
+"""What the judge records as exercised (issue 12 item 2): a rule counts as evaluated only on
+something it applies to. Each check's passing near miss gives its rule work, so the judge must
+record the check as exercised there; a plain text stream exercises none of the annotation,
+summary, argument or shell rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.examples import EXAMPLES, Sample
+from conformance.examples import build as B
+from conformance.exercised import error_exercised, response_exercised
+from conformance.stream import SSEStreamValidator
+from conformance.validator import StreamValidator
+
+
+def exercised(sample: Sample) -> set[str]:
+    data: Any = sample.build()
+    opts: dict[str, Any] = {"profiles": sample.profiles, "resume_after": sample.resume_after}
+    if sample.kind == "sse":
+        sse = SSEStreamValidator(coverage=True, **opts)
+        sse.feed(data)
+        sse.close()
+        return sse.exercised
+    if sample.kind == "stream":
+        validator = StreamValidator(coverage=True, **opts)
+        for event in data:
+            validator.feed(event)
+        validator.close()
+        return validator.exercised
+    if sample.kind == "response":
+        return response_exercised(data, profiles=sample.profiles)
+    return error_exercised(data)
+
+
+STREAMS = sorted(c for c, e in EXAMPLES.items() if e.passing.kind != "live")
+
+
+# Near misses the rule does not apply to: there it must not count as exercised.
+EXEMPT = {"stream.lifecycle.created_first"}  # a resumed stream has no `response.created`
+
+
+@pytest.mark.parametrize("check_id", STREAMS)
+def test_the_near_miss_exercises_its_check(check_id: str) -> None:
+    got = exercised(EXAMPLES[check_id].passing)
+    assert (check_id not in got) if check_id in EXEMPT else (check_id in got)
+    assert check_id in exercised(EXAMPLES[check_id].failing)
+
+
+def test_a_text_stream_does_not_exercise_what_it_lacks() -> None:
+    got = exercised(Sample("stream", B.text_stream))
+    lacking = {
+        "stream.text.annotations_match", "stream.arguments.added_first", "stream.arguments.order",
+        "stream.summary.order", "stream.summary.index", "stream.summary.part_added",
+        "stream.error.followed_by_failed", "stream.item.incomplete_last",
+        "stream.item.no_interleave", "stream.item.id_unique", "usage.max_output_tokens",
+    }  # fmt: skip
+    assert got & lacking == set()
+    assert {"stream.part.order", "stream.text.deltas_equal_done", "usage.total"} <= got
+
+
+def test_violated_checks_count_as_exercised() -> None:
+    events = B.at(B.text_stream(), "response.output_text.delta", "delta", "Hal")
+    validator = StreamValidator(coverage=True)
+    for event in events:
+        validator.feed(event)
+    validator.close()
+    assert "stream.text.deltas_equal_done" in validator.exercised
+
+
+def test_coverage_is_opt_in() -> None:
+    validator = StreamValidator()
+    assert validator.coverage is None
+    with pytest.raises(RuntimeError):
+        _ = validator.exercised
