@@ -11,483 +11,483 @@ from .checks import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 
-# --- sse.*: framing (SPEC §1 "Framing") -------------------------------------------------------
+# --- sse.*: framing (docs/spec.md §1 "Framing") -------------------------------------------------------
 SSE_EVENT_NAME_MATCHES = register(
     "sse.event_name.matches_type",
     MUST,
-    "SPEC §1 Framing [OR]",
+    "§1.1 [OR]",
     "the SSE `event:` name equals the JSON body's `type`",
 )
 SSE_EVENT_NAME_PRESENT = register(
     "sse.event_name.present",
     INFO,
-    "SPEC §2 levels; §1 Framing [OR]",
+    "§2.14, §1.1 [OR]",
     "each event carries an `event:` line (the SDK does not need it)",
 )
 SSE_EVENT_NAME_REQUIRED = register(
     "sse.event_name.required",
     MUST,
-    "SPEC §1 Framing [OR]",
+    "§1.1 [OR]",
     "Open Responses: each event carries an `event:` line equal to its `type`",
     profile="openresponses",
 )
 SSE_ID_ABSENT = register(
     "sse.id.absent",
     SHOULD,
-    "SPEC §1 Framing [OR]",
+    "§1.1 [OR]",
     "Open Responses: servers should not send SSE `id:` fields",
     profile="openresponses",
 )
 SSE_DATA_JSON = register(
     "sse.data.json",
     MUST,
-    "SPEC §1 Framing",
+    "§1.1",
     "every `data:` payload (but the `[DONE]` sentinel) is one JSON object",
 )
 SSE_DONE_REQUIRED = register(
     "sse.done.required",
     MUST,
-    "SPEC §1 Framing [OR] Decision",
+    "§1.1 [OR], decision",
     "Open Responses: the stream ends with `data: [DONE]`",
     profile="openresponses",
 )
 SSE_AFTER_DONE = register(
     "sse.done.last",
     MUST,
-    "SPEC §2.2",
+    "§2.2",
     "nothing follows the `[DONE]` sentinel",
 )
 SSE_LIMIT_EVENT_SIZE = register(
     "sse.limit.event_size",
     MUST,
-    "judge limit (DESIGN.md: bounded decoder)",
+    "§5",
     "no single event exceeds the judge's size limit",
 )
 SSE_LIMIT_EVENT_COUNT = register(
     "sse.limit.event_count",
     MUST,
-    "judge limit (DESIGN.md: bounded decoder)",
+    "§5",
     "the stream does not exceed the judge's event-count limit",
 )
 SSE_LIMIT_DEPTH = register(
     "sse.limit.depth",
     MUST,
-    "judge limit (DESIGN.md: bounded decoder)",
+    "§5",
     "no event or body nests JSON deeper than the judge follows (about 900 levels; Python's "
     "`json` and the openai SDK fail on such JSON too)",
 )
 
-# --- event.*: one event on its own (SPEC §1, §1a) ---------------------------------------------
+# --- event.*: one event on its own (docs/spec.md §1, §1a) ---------------------------------------------
 EVENT_TYPE_PRESENT = register(
     "event.type.present",
     MUST,
-    "SPEC §1",
+    "§1",
     "every event is a JSON object with a string `type`",
 )
 EVENT_TYPE_KNOWN = register(
     "event.type.known",
     INFO,
-    "SPEC §1 Unknown event types",
+    "§1.3",
     "event types outside OpenAI's documented union are reported (OpenAI itself sends some)",
 )
 EVENT_TYPE_NONSTANDARD = register(
     "event.type.nonstandard",
     SHOULD,
-    "SPEC §1 Unknown event types, Decision",
+    "§1.3, decision; KB24",
     "event names known to be wrong (e.g. `response.reasoning_part.added`) are not used",
 )
 EVENT_SCHEMA_REQUIRED = register(
     "event.schema.required",
     MUST,
-    "SPEC §1a [OAPI]",
-    "every field OpenAI's schema requires is present (with SPEC §1a's relaxations)",
+    "§1a [OAPI] ResponseStreamEvent",
+    "every field OpenAI's schema requires is present (with §1a's relaxations)",
 )
 EVENT_SCHEMA_TYPE = register(
     "event.schema.type",
     MUST,
-    "SPEC §1a [OAPI]",
+    "§1a [OAPI] ResponseStreamEvent",
     "every field has the type OpenAI's schema gives it",
 )
 EVENT_SCHEMA_VALUE = register(
     "event.schema.value",
     MUST,
-    "SPEC §1a [OAPI]",
+    "§1a [OAPI] ResponseStreamEvent",
     "constant and discriminator fields have the value OpenAI's schema gives them",
 )
 EVENT_SCHEMA_ENUM = register(
     "event.schema.enum",
     INFO,
-    "SPEC §1a (enum values are open)",
+    "§1a (enumerations are open)",
     "enumerated fields use a value OpenAI's schema lists",
 )
 
-# --- stream.sequence.* (SPEC §2.1) -------------------------------------------------------------
+# --- stream.sequence.* (docs/spec.md §2.1) -------------------------------------------------------------
 SEQ_PRESENT = register(
     "stream.sequence.present",
     MUST,
-    "SPEC §1, §2.1 [REC]",
+    "§1, §2.1 [REC]; KB17",
     "every event carries an integer `sequence_number`",
 )
 SEQ_START = register(
     "stream.sequence.start",
     MUST,
-    "SPEC §2.1, §2.12 [REC]",
+    "§2.1, §2.12 [REC]",
     "the first event is numbered 0 (N+1 on a stream resumed after N)",
 )
 SEQ_CONTIGUOUS = register(
     "stream.sequence.contiguous",
     MUST,
-    "SPEC §2.1 [REC]",
+    "§2.1 [REC]; KB13",
     "`sequence_number` rises by exactly 1 per event, with no gap or repeat",
 )
 
-# --- stream.lifecycle.* (SPEC §2.2, §2.3) -----------------------------------------------------
+# --- stream.lifecycle.* (docs/spec.md §2.2, §2.3) -----------------------------------------------------
 LIFECYCLE_CREATED_FIRST = register(
     "stream.lifecycle.created_first",
     MUST,
-    "SPEC §2.2 [REC][SDK]",
+    "§2.2 [REC][SDK]",
     "the first event is `response.created`",
 )
 LIFECYCLE_IN_PROGRESS = register(
     "stream.lifecycle.in_progress_second",
     MUST,
-    "SPEC §2.2 [REC]",
+    "§2.2 [REC]",
     "`response.in_progress` follows `response.created` (a background stream may put `response.queued` between)",
 )
 LIFECYCLE_UNIQUE = register(
     "stream.lifecycle.unique",
     MUST,
-    "SPEC §2.2",
+    "§2.2",
     "`response.created`, `response.queued` and `response.in_progress` each appear at most once, in that order",
 )
 LIFECYCLE_TERMINAL_PRESENT = register(
     "stream.lifecycle.terminal_present",
     MUST,
-    "SPEC §2.2 [SDK]",
+    "§2.2 [SDK]",
     "the stream ends with exactly one terminal event (`response.completed`, `.incomplete` or `.failed`)",
 )
 LIFECYCLE_AFTER_TERMINAL = register(
     "stream.lifecycle.after_terminal",
     MUST,
-    "SPEC §2.2",
+    "§2.2",
     "no event follows the terminal event",
 )
 RESPONSE_ID_STABLE = register(
     "stream.response.id_stable",
     MUST,
-    "SPEC §2.3 [SDK]",
+    "§2.3 [SDK]",
     "every lifecycle event carries the same `response.id`",
 )
 RESPONSE_CREATED_AT_STABLE = register(
     "stream.response.created_at_stable",
     MUST,
-    "SPEC §2.3 [REC]",
+    "§2.3 [REC]",
     "every lifecycle event carries the same `response.created_at`",
 )
 RESPONSE_INTERIM_STATE = register(
     "stream.response.interim_state",
     MUST,
-    "SPEC §2.3 [REC]",
+    "§2.3 [REC]",
     "before the terminal event the response has status `in_progress`/`queued`, `output: []` and `usage: null`",
 )
 RESPONSE_TERMINAL_STATUS = register(
     "stream.response.terminal_status",
     MUST,
-    "SPEC §2.2, §3",
+    "§2.2, §3.1",
     "the terminal event's `response.status` matches the event (`completed`, `incomplete`, `failed`)",
 )
 ERROR_FOLLOWED_BY_FAILED = register(
     "stream.error.followed_by_failed",
     MUST,
-    "SPEC §1 The error event, Decision",
+    "§1.2, decision",
     "an `error` event is followed by exactly one `response.failed`",
 )
 
-# --- stream.item.* (SPEC §2.4–§2.10) ----------------------------------------------------------
+# --- stream.item.* (docs/spec.md §2.4–§2.10) ----------------------------------------------------------
 ITEM_ADDED_BEFORE_USE = register(
     "stream.item.added_before_use",
     MUST,
-    "SPEC §2.4 [SDK]",
+    "§2.4 [SDK]",
     "an item is opened by `response.output_item.added` before any event names it",
 )
 ITEM_ADDED_ONCE = register(
     "stream.item.added_once",
     MUST,
-    "SPEC §2.4",
+    "§2.4",
     "no output item is added twice (by `output_index` or by `id`)",
 )
 OUTPUT_INDEX_CONTIGUOUS = register(
     "stream.output_index.contiguous",
     MUST,
-    "SPEC §2.5 [REC]",
+    "§2.5 [REC]",
     "`output_index` runs 0, 1, 2, … in the order items are added",
 )
 ITEM_INTERLEAVE = register(
     "stream.item.no_interleave",
     SHOULD,
-    "SPEC §2.5",
+    "§2.5",
     "items do not interleave: an item's events end before the next item is added",
 )
 ITEM_ID_UNIQUE = register(
     "stream.item.id_unique",
     MUST,
-    "SPEC §2.7 [REC]",
+    "§2.7 [REC]",
     "item ids are unique within a response",
 )
 ITEM_ID_PREFIX = register(
     "stream.item.id_prefix",
     INFO,
-    "SPEC §2 levels",
+    "§2.14",
     "item ids carry OpenAI's prefix for their type (`msg_`, `rs_`, `fc_`, …)",
 )
 ITEM_DONE_MATCHES_ADDED = register(
     "stream.item.done_matches_added",
     MUST,
-    "SPEC §2.7",
+    "§2.7",
     "`output_item.done` carries the same item `id` and `type` as its `output_item.added`",
 )
 ITEM_ID_MATCHES = register(
     "stream.item.item_id_matches",
     MUST,
-    "SPEC §2.7",
+    "§2.7",
     "every inner event's `item_id` equals the id of the item open at its `output_index`",
 )
 ITEM_ADDED_STATE = register(
     "stream.item.added_state",
     MUST,
-    "SPEC §2.6 [REC][SDK]",
+    "§2.6 [REC][SDK]",
     'an item opens empty: message `content: []`, reasoning `summary: []`, function call `arguments: ""` with `call_id` and `name` set, status `in_progress`',
 )
 ITEM_DONE_ONCE = register(
     "stream.item.done_once",
     MUST,
-    "SPEC §2.4, §2.6",
+    "§2.4, §2.6",
     "an item is closed by `output_item.done` once, and nothing names it afterwards",
 )
 ITEM_CLOSED_BEFORE_TERMINAL = register(
     "stream.item.closed_before_terminal",
     MUST,
-    "SPEC §2.9 [SDK]",
+    "§2.9 [SDK]",
     "on `response.completed` and `response.incomplete` every added item is done",
 )
 ITEM_INCOMPLETE_LAST = register(
     "stream.item.incomplete_last",
     MUST,
-    "SPEC §2.10 [OR]",
+    "§2.10 [OR]",
     "an item that ends `incomplete` is the last item, and the response is `incomplete`",
 )
 ITEM_CONTENT_MATCHES = register(
     "stream.item.content_matches",
     MUST,
-    "SPEC §2.8",
+    "§2.8",
     "the item in `output_item.done` holds the parts, text and arguments its events streamed",
 )
 
-# --- stream.part.* (SPEC §2.6, §2.11) ---------------------------------------------------------
+# --- stream.part.* (docs/spec.md §2.6, §2.11) ---------------------------------------------------------
 PART_ADDED_BEFORE_USE = register(
     "stream.part.added_before_use",
     MUST,
-    "SPEC §2.6 [SDK]",
+    "§2.6 [SDK]",
     "a content part is opened by `content_part.added` before deltas or `.done` events name it",
 )
 PART_INDEX_CONTIGUOUS = register(
     "stream.part.content_index",
     MUST,
-    "SPEC §2.6",
+    "§2.6",
     "`content_index` runs 0, 1, … within an item, and every event of a part carries the part's index",
 )
 PART_ORDER = register(
     "stream.part.order",
     MUST,
-    "SPEC §2.6",
+    "§2.6",
     "inside a part: `content_part.added` → deltas → `<kind>.done` → `content_part.done`",
 )
 PART_CLOSED = register(
     "stream.part.closed",
     MUST,
-    "SPEC §2.6",
+    "§2.6",
     "every content part is closed by `content_part.done` before the next part or `output_item.done`",
 )
 PART_TYPE_FITS_ITEM = register(
     "stream.part.type_fits_item",
     MUST,
-    "SPEC §2.11",
+    "§2.11; KB04",
     "a part's type fits its item: `output_text`/`refusal` in a message, `reasoning_text` in reasoning",
 )
 PART_KIND_MATCHES = register(
     "stream.part.kind_matches",
     MUST,
-    "SPEC §2.6",
+    "§2.6",
     "text events go to `output_text` parts, refusal events to `refusal` parts, reasoning text events to `reasoning_text` parts",
 )
 SUMMARY_PART_ADDED = register(
     "stream.summary.part_added",
     MUST,
-    "SPEC §2.6 [REC]",
+    "§2.6 [REC]",
     "reasoning summary text is framed by `reasoning_summary_part.added` / `.done`",
 )
 SUMMARY_INDEX = register(
     "stream.summary.index",
     MUST,
-    "SPEC §2.6",
+    "§2.6",
     "`summary_index` runs 0, 1, … within a reasoning item",
 )
 SUMMARY_ORDER = register(
     "stream.summary.order",
     MUST,
-    "SPEC §2.6",
+    "§2.6",
     "inside a summary part: `part.added` → text deltas → `text.done` → `part.done`, closed before the item",
 )
 ARGS_ORDER = register(
     "stream.arguments.order",
     MUST,
-    "SPEC §2.6",
+    "§2.6",
     "argument/input deltas come before their `.done`, which comes once, before `output_item.done`",
 )
 ARGS_ADDED_FIRST = register(
     "stream.arguments.added_first",
     MUST,
-    "SPEC §2.6, §1 (shell events: see [SDK])",
+    "§2.6, §1.6 [SDK]",
     "a value whose family has an `.added` event (`shell_call_command.added`) is opened by it, once, before its deltas and `.done`",
 )
 DELTA_TYPE_FITS_ITEM = register(
     "stream.delta.type_fits_item",
     MUST,
-    "SPEC §2.6",
+    "§2.6",
     "an event's kind fits the item it names (argument deltas for function calls, text for messages, …)",
 )
 
-# --- stream.text.* consistency (SPEC §2.8, §2.9) ----------------------------------------------
+# --- stream.text.* consistency (docs/spec.md §2.8, §2.9) ----------------------------------------------
 DELTAS_EQUAL_DONE = register(
     "stream.text.deltas_equal_done",
     MUST,
-    "SPEC §2.8",
+    "§2.8",
     "the deltas of a text, refusal, arguments, reasoning or summary value concatenate to its `.done` value",
 )
 DONE_EQUALS_PART = register(
     "stream.text.done_equals_part",
     MUST,
-    "SPEC §2.8",
+    "§2.8",
     "the `.done` value equals the value in `content_part.done` / `reasoning_summary_part.done`",
 )
 ANNOTATIONS_MATCH = register(
     "stream.text.annotations_match",
     MUST,
-    "SPEC §2.8, §1 (annotations)",
+    "§2.8, §1.5 [SDK]",
     "the annotations streamed by `output_text.annotation.added`, numbered 0, 1, … by `annotation_index`, are the part's `annotations` in `content_part.done` and `output_item.done`",
 )
 OUTPUT_EQUALS_ITEMS = register(
     "stream.output.equals_items",
     MUST,
-    "SPEC §2.9 [SDK]",
+    "§2.9 [SDK]",
     "the terminal response's `output` equals the `output_item.done` items, in order (opaque fields exempt)",
 )
 
-# --- response.* (SPEC §3) ---------------------------------------------------------------------
+# --- response.* (docs/spec.md §3) ---------------------------------------------------------------------
 RESPONSE_SCHEMA_REQUIRED = register(
     "response.schema.required",
     MUST,
-    "SPEC §3 [OAPI]",
-    "a Response object carries every field OpenAI's schema requires (with SPEC §1a's relaxations)",
+    "§3.1 [OAPI] Response",
+    "a Response object carries every field OpenAI's schema requires (with §1a's relaxations)",
 )
 RESPONSE_SCHEMA_TYPE = register(
     "response.schema.type",
     MUST,
-    "SPEC §3 [OAPI]",
+    "§3.1 [OAPI] Response",
     "every field of a Response object has the type OpenAI's schema gives it",
 )
 RESPONSE_SCHEMA_VALUE = register(
     "response.schema.value",
     MUST,
-    "SPEC §3 [OAPI]",
+    "§3.1 [OAPI] Response",
     "constant and discriminator fields of a Response object have the values OpenAI's schema gives",
 )
 RESPONSE_SCHEMA_ENUM = register(
     "response.schema.enum",
     INFO,
-    "SPEC §1a (enum values are open)",
+    "§1a (enumerations are open)",
     "enumerated fields of a Response object use a value OpenAI's schema lists",
 )
 RESPONSE_INCOMPLETE_DETAILS = register(
     "response.incomplete_details",
     MUST,
-    "SPEC §3, §4",
+    "§3.1",
     "`status: incomplete` comes with `incomplete_details.reason`; other statuses have `incomplete_details: null`",
 )
 RESPONSE_FAILED_ERROR = register(
     "response.failed.error",
     MUST,
-    "SPEC §1, §3",
+    "§1.2, §3.1",
     "`status: failed` comes with `error: {code, message}`; other statuses have `error: null`",
 )
 RESPONSE_OPENRESPONSES_FIELDS = register(
     "response.openresponses.required_fields",
     MUST,
-    "SPEC §3 [OR] ResponseResource",
+    "§3.4 [OR] ResponseResource",
     "Open Responses: the Response carries every field `ResponseResource` requires",
     profile="openresponses",
 )
 
-# --- usage.* (SPEC §3 Decision: usage accounting) ---------------------------------------------
+# --- usage.* (docs/spec.md §3 Decision: usage accounting) ---------------------------------------------
 USAGE_PRESENT = register(
     "usage.present",
     MUST,
-    "SPEC §3 usage accounting",
+    "§3.2",
     "`usage` is present on a `completed` or `incomplete` response",
 )
 USAGE_DETAILS = register(
     "usage.details_present",
     MUST,
-    "SPEC §3 usage accounting",
+    "§3.2",
     "`usage` has `input_tokens_details.cached_tokens` and `output_tokens_details.reasoning_tokens`",
 )
 USAGE_INTEGERS = register(
     "usage.integers",
     MUST,
-    "SPEC §3 usage accounting",
+    "§3.2",
     "every usage count is an integer ≥ 0",
 )
 USAGE_TOTAL = register(
     "usage.total",
     MUST,
-    "SPEC §3 usage accounting",
+    "§3.2",
     "`total_tokens = input_tokens + output_tokens`",
 )
 USAGE_CACHED_LE_INPUT = register(
     "usage.cached_le_input",
     MUST,
-    "SPEC §3 usage accounting",
+    "§3.2",
     "`cached_tokens ≤ input_tokens`",
 )
 USAGE_REASONING_LE_OUTPUT = register(
     "usage.reasoning_le_output",
     MUST,
-    "SPEC §3 usage accounting",
+    "§3.2",
     "`reasoning_tokens ≤ output_tokens`",
 )
 USAGE_OUTPUT_NONZERO = register(
     "usage.output_nonzero",
     MUST,
-    "SPEC §3 usage accounting",
+    "§3.2",
     "`output_tokens ≥ 1` when the model generated output (text, reasoning, or a function call it issued)",
 )
 USAGE_MAX_OUTPUT = register(
     "usage.max_output_tokens",
     MUST,
-    "SPEC §3 usage accounting",
+    "§3.2",
     "`output_tokens ≤ max_output_tokens` when it is set",
 )
 
-# --- error.* (SPEC §4 Errors) -----------------------------------------------------------------
+# --- error.* (docs/spec.md §4 Errors) -----------------------------------------------------------------
 ERROR_SHAPE = register(
     "error.shape",
     MUST,
-    "SPEC §4 Errors [OAPI]",
+    "§4.4 [OAPI] ErrorResponse",
     'an error body is `{"error": {"message", "type", "param", "code"}}` (`param`, `code` may be null)',
 )
 ERROR_CODE_TYPE = register(
     "error.code.type",
     MUST,
-    "SPEC §4 Errors",
+    "§4.4; KB21",
     "`error.code` is a string or null, never the HTTP status number",
 )

@@ -9,6 +9,7 @@ then what was expected and what was seen.
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,7 @@ __all__ = [
     "DuplicateCheckError",
     "Level",
     "Violation",
+    "clause_anchors",
     "failing",
     "register",
 ]
@@ -40,7 +42,9 @@ class DuplicateCheckError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Check:
-    """One rule. ``clause`` cites SPEC.md (e.g. ``SPEC §2.1``) and its source."""
+    """One rule. ``clause`` cites the repository's ``docs/spec.md`` by section (``§2.1``), the
+    sources of the fact (``[REC]``, ``[OAPI] Response``…) and the rows of ``docs/known-bugs.md``
+    it catches (``KB13``); :attr:`anchors` turns those into links."""
 
     id: str
     level: Level
@@ -66,17 +70,42 @@ class Check:
             path=path,
         )
 
-    def as_dict(self) -> dict[str, str]:
+    @property
+    def anchors(self) -> tuple[str, ...]:
+        """Where the clause is in the repository: ``docs/spec.md#s2-1`` per section cited, then
+        ``docs/known-bugs.md#kb13`` per known-bugs row."""
+        return clause_anchors(self.clause)
+
+    @property
+    def anchor(self) -> str:
+        """The first section the clause cites, as a link (``docs/spec.md#s2-1``)."""
+        return self.anchors[0] if self.anchors else ""
+
+    def as_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "level": self.level.value,
             "clause": self.clause,
+            "anchor": self.anchor,
             "requirement": self.requirement,
             "profile": self.profile,
         }
 
 
 REGISTRY: dict[str, Check] = {}
+
+SPEC_DOC = "docs/spec.md"
+KNOWN_BUGS_DOC = "docs/known-bugs.md"
+_SECTION = re.compile(r"§(\d+(?:\.\d+)*[a-z]?)")
+_KB = re.compile(r"\bKB(\d\d)\b")
+
+
+def clause_anchors(clause: str) -> tuple[str, ...]:
+    """The links a clause makes: ``§2.6`` → ``docs/spec.md#s2-6``, ``KB24`` →
+    ``docs/known-bugs.md#kb24`` (the anchors those files define)."""
+    sections = [f"{SPEC_DOC}#s{m.replace('.', '-')}" for m in _SECTION.findall(clause)]
+    rows = [f"{KNOWN_BUGS_DOC}#kb{n}" for n in _KB.findall(clause)]
+    return tuple(dict.fromkeys(sections + rows))
 
 
 def register(
@@ -127,7 +156,7 @@ class Violation:
         ]
         if self.message:
             lines.append(f"  note:        {self.message}")
-        lines.append(f"  clause:      {self.check.clause}")
+        lines.append(f"  clause:      {self.check.clause} ({self.check.anchor})")
         return "\n".join(lines)
 
     def as_dict(self) -> dict[str, Any]:
@@ -141,6 +170,7 @@ class Violation:
             "message": self.message,
             "requirement": self.check.requirement,
             "clause": self.check.clause,
+            "anchor": self.check.anchor,
         }
 
     def __str__(self) -> str:

@@ -23,10 +23,10 @@ from .validator import PROFILES
 EXIT_OK, EXIT_VIOLATIONS, EXIT_BROKEN = 0, 1, 2
 
 _DESCRIPTION = """\
-Judge OpenAI Responses API traffic against the wire protocol (SPEC.md), check by check.
+Judge OpenAI Responses API traffic against the wire protocol (docs/spec.md), check by check.
 
   check PATH...   validate recorded streams (raw SSE or JSON Lines) and bodies offline
-  list            print every check: ID, level, SPEC clause, requirement
+  list            print every check: ID, level, clause (docs/spec.md), requirement
   explain ID      one check in full: requirement, level, clause, a failing and a passing example
   run             run the live suite against a server (default: the embedded mock)
   report          merge the JSON indexes of several runs into one set of reports
@@ -58,7 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     check = sub.add_parser(
         "check",
         help="validate recorded streams and bodies offline",
-        description="Validate recorded Responses streams and bodies against SPEC.md.",
+        description="Validate recorded Responses streams and bodies against docs/spec.md.",
         epilog=_CHECK_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -69,7 +69,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         default=None,
         help="the stream is a resumed one (GET …?stream=true&starting_after=N): "
-        "its first event is numbered N+1 and it has no response.created (SPEC §2.12)",
+        "its first event is numbered N+1 and it has no response.created (docs/spec.md §2.12)",
     )
     check.add_argument(
         "--strict", action="store_true", help="SHOULD violations fail too (not only MUST)"
@@ -114,7 +114,7 @@ def _cmd_list(fmt: str, out: TextIO) -> int:
     width = max(len(c.id) for c in checks)
     for c in checks:
         profile = "" if c.profile == "core" else f" [{c.profile}]"
-        out.write(f"{c.id:<{width}}  {c.level.value:<6}  {c.clause}{profile}\n")
+        out.write(f"{c.id:<{width}}  {c.level.value:<6}  {c.clause}{profile}  {c.anchor}\n")
         out.write(f"{'':<{width}}          {c.requirement}\n")
     out.write(f"\n{len(checks)} checks\n")
     return EXIT_OK

@@ -35,6 +35,7 @@ def _head(check: Check) -> str:
         f"  level:       {check.level.value}",
         f"  profile:     {check.profile}",
         f"  clause:      {check.clause}",
+        *(f"  see:         {anchor}" for anchor in check.anchors),
     ]
     return "\n".join(lines) + "\n"
 

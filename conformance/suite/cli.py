@@ -14,7 +14,7 @@ EXIT_OK, EXIT_VIOLATIONS, EXIT_BROKEN = 0, 1, 2
 
 _RUN_DESCRIPTION = """\
 Run the live conformance suite against one or more Responses API servers and judge every stream
-and object they send, check by check (SPEC.md). With no --base-url and no --targets it starts the
+and object they send, check by check (docs/spec.md). With no --base-url and no --targets it starts the
 embedded mock server (all profiles) and runs against it.
 
 The base URL is never taken from OPENAI_BASE_URL: give it with --base-url or in a --targets file.

@@ -379,7 +379,85 @@ def _table(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------------------- expected IDs
+
+# The checks each operator's mutants must fire (at least one of them): a mutant counts as caught
+# by the rule it breaks, not by whatever else happens to fire (issue 12 item 3). The structural
+# operators break the order of whatever event they hit, so their set is the ordering rules.
+_ORDER = frozenset({
+    "stream.lifecycle.created_first", "stream.lifecycle.in_progress_second",
+    "stream.lifecycle.unique", "stream.lifecycle.terminal_present",
+    "stream.lifecycle.after_terminal", "stream.sequence.start", "stream.item.added_before_use",
+    "stream.item.added_once", "stream.item.done_once", "stream.item.closed_before_terminal",
+    "stream.item.no_interleave", "stream.output_index.contiguous", "stream.output.equals_items",
+    "stream.part.added_before_use", "stream.part.order", "stream.part.closed",
+    "stream.part.content_index", "stream.summary.part_added", "stream.summary.order",
+    "stream.summary.index", "stream.arguments.order", "stream.arguments.added_first",
+    "stream.text.deltas_equal_done", "stream.text.annotations_match",
+    "stream.error.followed_by_failed",
+})  # fmt: skip
+EXPECTED: dict[str, frozenset[str]] = {
+    "drop_event": _ORDER,
+    "duplicate_event": _ORDER,
+    "swap_adjacent": _ORDER,
+    "move_event": _ORDER,
+    "truncate": frozenset({"stream.lifecycle.terminal_present"}),
+    "seq_plus_one": frozenset({"stream.sequence.contiguous"}),
+    "seq_minus_one": frozenset({"stream.sequence.contiguous"}),
+    "seq_repeat": frozenset({"stream.sequence.contiguous"}),
+    "seq_remove": frozenset({"stream.sequence.present"}),
+    "response_id": frozenset({"stream.response.id_stable"}),
+    "item_id_added": frozenset({"stream.item.done_matches_added"}),
+    "item_id_done": frozenset({"stream.item.done_matches_added"}),
+    "inner_item_id": frozenset({"stream.item.item_id_matches"}),
+    "output_index": frozenset(
+        {
+            "stream.item.added_before_use",
+            "stream.output_index.contiguous",
+            "stream.item.added_once",
+            "stream.item.done_once",
+            "stream.output.equals_items",
+            "stream.item.done_matches_added",
+            "stream.item.item_id_matches",
+        }
+    ),
+    "content_index": frozenset({"stream.part.content_index"}),
+    "summary_index": frozenset({"stream.summary.index"}),
+    "delta_text": frozenset({"stream.text.deltas_equal_done"}),
+    "done_text": frozenset({"stream.text.deltas_equal_done"}),
+    "part_done_text": frozenset({"stream.text.done_equals_part"}),
+    "item_done_text": frozenset({"stream.item.content_matches", "stream.output.equals_items"}),
+    "terminal_output_text": frozenset({"stream.output.equals_items"}),
+    "item_text_consistent": frozenset({"stream.item.content_matches"}),
+    "terminal_status": frozenset({"stream.response.terminal_status"}),
+    "terminal_item_status": frozenset({"stream.output.equals_items"}),
+    "done_item_status": frozenset({"stream.output.equals_items"}),
+    "item_type": frozenset({"stream.item.done_matches_added"}),
+    "terminal_event_type": frozenset({"stream.response.terminal_status"}),
+    "usage_count": frozenset({"usage.total", "usage.integers"}),
+    "usage_zero": frozenset({"usage.output_nonzero"}),
+    "usage_drop_details": frozenset({"usage.details_present"}),
+    "created_at": frozenset({"stream.response.created_at_stable"}),
+    "opaque_field": frozenset(),  # every mutant of it is equivalent (opaque fields are exempt)
+}
+
+
 # ---------------------------------------------------------------------------- tests
+
+
+def test_every_mutant_fires_its_operator_check(outcomes: list[Outcome]) -> None:
+    """A counted mutant is caught by a check its operator breaks (``EXPECTED``), not merely by
+    some violation."""
+    assert set(EXPECTED) == {op.name for op in OPERATORS}
+    missed = [
+        (o.name, o.check_ids)
+        for o in outcomes
+        if o.equivalent is None and not set(o.check_ids) & EXPECTED[o.operator]
+    ]
+    assert missed == [], missed[:20]
+    fired = {cid for o in outcomes if o.equivalent is None for cid in o.check_ids}
+    named = set().union(*EXPECTED.values())
+    assert named <= fired, f"expected IDs no mutant fires: {sorted(named - fired)}"
 
 
 def test_recordings_are_clean(recordings: list[Recording]) -> None:

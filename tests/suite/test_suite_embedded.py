@@ -98,7 +98,8 @@ def test_index_is_json_keyed_target_check_outcome(tmp_path: Path) -> None:
     assert entry["outcome"] == "pass" and entry["level"] == "MUST"
     assert entry["cases"] == ["store/store_false_not_retrievable[nonstream]",
                               "store/store_false_not_retrievable[stream]"]  # fmt: skip
-    assert doc["checks"]["live.store.false_not_retrievable"]["clause"].startswith("SPEC")
+    meta = doc["checks"]["live.store.false_not_retrievable"]
+    assert meta["clause"].startswith("§4.1") and meta["anchor"] == "docs/spec.md#s4-1"
     assert run.code == 0
 
 

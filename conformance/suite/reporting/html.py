@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from html import escape
 from itertools import groupby
+from pathlib import Path
 from typing import Any
 
 __all__ = ["render_html"]
@@ -39,6 +40,7 @@ th { background: #f6f8fa; }
 .matrix tr.group td { background: #eef1f4; font-weight: 600; font-size: 12px; }
 .lvl { font-size: 11px; color: #59636e; }
 a { color: inherit; text-decoration: none; } a:hover { text-decoration: underline; }
+a.spec { text-decoration: underline dotted; }
 .pass { background: #d4edda; color: #1e5e2f; } .fail { background: #f8c9cc; color: #8a1020; }
 .warn { background: #fff0c2; color: #7a5200; } .info { background: #dcecfb; color: #1d4f86; }
 .skip { background: #f0f1f3; color: #6e7781; }
@@ -51,6 +53,24 @@ pre { background: #f6f8fa; padding: 6px 8px; overflow-x: auto; white-space: pre-
       word-break: break-all; font-size: 12px; margin: 4px 0; }
 .legend span { display: inline-block; padding: 2px 8px; margin: 0 6px 4px 0; border-radius: 4px; font-size: 12px; }
 """
+
+
+# The repository the judge runs from, where docs/spec.md is (absent from an installed wheel: then
+# the clause's link is shown as text).
+_REPO = Path(__file__).resolve().parents[3]
+
+
+def _spec_link(meta: dict[str, Any]) -> str:
+    """The check's clause, linked to its anchor in docs/spec.md."""
+    clause, anchor = str(meta.get("clause", "")), str(meta.get("anchor", ""))
+    if not anchor:
+        return escape(clause)
+    doc, _, fragment = anchor.partition("#")
+    path = _REPO / doc
+    if not path.is_file():
+        return f"{escape(clause)} ({escape(anchor)})"
+    href = f"{path.as_uri()}#{fragment}"
+    return f'<a class="spec" href="{escape(href)}" title="{escape(anchor)}">{escape(clause)}</a>'
 
 
 def _anchor(target: str, check_id: str) -> str:
@@ -123,7 +143,9 @@ def _matrix(index: dict[str, Any]) -> list[str]:
                 if entry and (entry.get("evidence") or entry.get("reason")):
                     label = f'<a href="#{_anchor(name, check_id)}">{label}</a>'
                 cells.append(f'<td class="cell {escape(outcome)}">{label}</td>')
-            title = escape(f"{meta.get('requirement', '')} ({meta.get('clause', '')})")
+            title = escape(
+                f"{meta.get('requirement', '')} ({meta.get('clause', '')}: {meta.get('anchor', '')})"
+            )
             rows.append(
                 f'<tr><td class="id" title="{title}">{escape(check_id)}</td>'
                 f'<td class="lvl">{escape(meta.get("level", ""))}</td>{"".join(cells)}</tr>'
@@ -221,7 +243,7 @@ def _details(index: dict[str, Any]) -> list[str]:
             out.append(
                 f'<h3><span class="{escape(outcome)}">&nbsp;{_LABEL.get(outcome, outcome)}&nbsp;</span> '
                 f"{escape(cid)} <span class='lvl'>{escape(meta.get('level', ''))} · "
-                f"{escape(meta.get('clause', ''))}</span></h3>"
+                f"{_spec_link(meta)}</span></h3>"
             )
             out.append(f"<div>{escape(meta.get('requirement', ''))}</div>")
             if entry.get("reason"):

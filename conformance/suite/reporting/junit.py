@@ -57,7 +57,8 @@ def _checks_suite(
             outcome = entry.get("outcome")
             meta = catalog.get(check_id, {})
             head = (
-                f"[{entry.get('level')}] {meta.get('requirement', '')} ({meta.get('clause', '')})"
+                f"[{entry.get('level')}] {meta.get('requirement', '')} ({meta.get('clause', '')}: "
+                f"{meta.get('anchor', '')})"
             )
             if outcome in ("fail", "xpass"):
                 counts["failures"] += 1
