@@ -270,5 +270,272 @@ BROKEN: dict[str, Broken] = {
 
 # --- the live checks' failing examples (conformance/examples/live.py names them) ----------------
 
+# One server per live check, each breaking that one rule (the known-bugs servers above serve
+# their rows' checks).
+
+
+def _responses(edit: Callable[[dict[str, Any]], None], *, stream: bool = True,
+               body: bool = True, where: Callable[[str, str], bool] = lambda m, p: True,
+               inner: ASGIApp | None = None) -> Rewriter:  # fmt: skip
+    """The mock, with ``edit`` applied to every Response object it sends (bodies and streams)."""
+
+    def on_json(method: str, path: str, status: int, value: Any) -> tuple[int, Any]:
+        is_response = isinstance(value, dict) and value.get("object") == "response"
+        if body and where(method, path) and is_response and "deleted" not in value:
+            edit(value)
+        return status, value
+
+    def on_sse(method: str, path: str, events: Events) -> Events:
+        if stream and where(method, path):
+            for e in events:
+                if e is not None and isinstance(e.get("response"), dict):
+                    edit(e["response"])
+        return events
+
+    return Rewriter(inner or mock_app(), on_json=on_json, on_sse=on_sse)
+
+
+def _json(edit: Callable[[str, str, int, Any], tuple[int, Any]]) -> Rewriter:
+    return Rewriter(mock_app(), on_json=edit)
+
+
+def echo_drops_metadata() -> ASGIApp:
+    """Responses echo `metadata: {}` whatever the request set."""
+    return _responses(lambda r: r.update(metadata={}))
+
+
+def previous_id_not_echoed() -> ASGIApp:
+    """Chained responses carry `previous_response_id: null`."""
+    return _responses(lambda r: r.update(previous_response_id=None))
+
+
+def delete_not_deleted() -> ASGIApp:
+    """DELETE answers `deleted: false`."""
+
+    def edit(method: str, path: str, status: int, value: Any) -> tuple[int, Any]:
+        if method == "DELETE" and isinstance(value, dict) and "deleted" in value:
+            value["deleted"] = False
+        return status, value
+
+    return _json(edit)
+
+
+def input_items_not_a_list() -> ASGIApp:
+    """input_items answers `object: "items"` and no `has_more`."""
+
+    def edit(method: str, path: str, status: int, value: Any) -> tuple[int, Any]:
+        if path.endswith("/input_items") and isinstance(value, dict) and status == 200:
+            value["object"] = "items"
+            value.pop("has_more", None)
+        return status, value
+
+    return _json(edit)
+
+
+def input_items_ignore_limit() -> ASGIApp:
+    """input_items ignores `limit`: every item, `has_more: false`."""
+
+    inner = mock_app()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") == "http" and scope.get("path", "").endswith("/input_items"):
+            query = scope.get("query_string", b"").decode()
+            kept = "&".join(q for q in query.split("&") if q and not q.startswith("limit="))
+            scope = {**scope, "query_string": kept.encode()}
+        await inner(scope, receive, send)
+
+    return Rewriter(app)
+
+
+def unknown_id_400() -> ASGIApp:
+    """An unknown response id gets 400 instead of 404."""
+
+    def edit(method: str, path: str, status: int, value: Any) -> tuple[int, Any]:
+        return (400 if status == 404 else status), value
+
+    return _json(edit)
+
+
+def bad_input_500() -> ASGIApp:
+    """Bad input gets 500 (the error body stays OpenAI's shape)."""
+
+    def edit(method: str, path: str, status: int, value: Any) -> tuple[int, Any]:
+        return (500 if status == 400 else status), value
+
+    return _json(edit)
+
+
+def param_not_named() -> ASGIApp:
+    """A 400 names no field (`param: null`)."""
+
+    def edit(method: str, path: str, status: int, value: Any) -> tuple[int, Any]:
+        if status == 400 and isinstance(value, dict) and isinstance(value.get("error"), dict):
+            value["error"]["param"] = None
+        return status, value
+
+    return _json(edit)
+
+
+def _rewrite_choice(old: str, new: str) -> ASGIApp:
+    def on_request(method: str, path: str, value: Any) -> Any:
+        if isinstance(value, dict) and value.get("tool_choice") == old:
+            value["tool_choice"] = new
+        return value
+
+    return Rewriter(mock_app(), on_request=on_request)
+
+
+def tool_choice_none_ignored() -> ASGIApp:
+    """`tool_choice: none` is served as `required`: a call comes back."""
+    return _rewrite_choice("none", "required")
+
+
+def tool_choice_required_ignored() -> ASGIApp:
+    """`tool_choice: required` is served as `none`: a message comes back."""
+    return _rewrite_choice("required", "none")
+
+
+def _calls(edit: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
+    def each(response: dict[str, Any]) -> None:
+        for item in response.get("output") or ():
+            if isinstance(item, dict) and item.get("type") == "function_call":
+                edit(item)
+
+    return each
+
+
+def arguments_not_json() -> ASGIApp:
+    """Function call arguments that are not JSON (non-stream answers)."""
+    return _responses(_calls(lambda c: c.update(arguments="{city: Paris")), stream=False)
+
+
+def parallel_calls_share_call_id() -> ASGIApp:
+    """Parallel calls all carry one `call_id` (non-stream answers)."""
+    return _responses(_calls(lambda c: c.update(call_id="call_same")), stream=False)
+
+
+def cancel_foreground_200() -> ASGIApp:
+    """Cancelling a foreground response answers 200 with the response."""
+
+    def edit(method: str, path: str, status: int, value: Any) -> tuple[int, Any]:
+        return status, value
+
+    inner = mock_app()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") == "http" and scope.get("path", "").endswith("/cancel"):
+            scope = {**scope, "method": "GET", "path": scope["path"][: -len("/cancel")]}
+        await inner(scope, receive, send)
+
+    return Rewriter(app, on_json=edit)
+
+
+def usage_differs_when_streamed() -> ASGIApp:
+    """A streamed response reports one input token more than the same request not streamed."""
+
+    def edit(response: dict[str, Any]) -> None:
+        usage = response.get("usage")
+        if isinstance(usage, dict):
+            usage["input_tokens"] += 1
+            usage["total_tokens"] += 1
+
+    return _responses(edit, body=False)
+
+
+def retrieved_usage_differs() -> ASGIApp:
+    """GET /responses/{id} reports one output token more than the stream ended with."""
+
+    def edit(response: dict[str, Any]) -> None:
+        usage = response.get("usage")
+        if isinstance(usage, dict):
+            usage["output_tokens"] += 1
+            usage["total_tokens"] += 1
+
+    return _responses(edit, stream=False, where=lambda m, p: m == "GET")
+
+
+def retrieved_output_differs() -> ASGIApp:
+    """GET /responses/{id} returns another model name than the create call did."""
+    return _responses(lambda r: r.update(model="other-model"), stream=False,
+                      where=lambda m, p: m == "GET")  # fmt: skip
+
+
+def nonstream_has_more_fields() -> ASGIApp:
+    """Non-stream answers carry an extra field that streamed ones lack."""
+    return _responses(lambda r: r.update(x_vendor_trace="t"), stream=False)
+
+
+def structured_not_json() -> ASGIApp:
+    """`text.format: json_schema` answered with text that is not JSON (non-stream answers)."""
+
+    def edit(response: dict[str, Any]) -> None:
+        fmt = (response.get("text") or {}).get("format") or {}
+        if fmt.get("type") != "json_schema":
+            return
+        for item in response.get("output") or ():
+            for part in item.get("content") or () if isinstance(item, dict) else ():
+                if isinstance(part, dict) and part.get("type") == "output_text":
+                    part["text"] = "Sure! " + part["text"]
+
+    return _responses(edit, stream=False)
+
+
+def reasoning_items_dropped() -> ASGIApp:
+    """Reasoning requests are answered without reasoning items (non-stream answers)."""
+
+    def edit(response: dict[str, Any]) -> None:
+        output = response.get("output")
+        if isinstance(output, list):
+            response["output"] = [i for i in output if i.get("type") != "reasoning"]
+
+    return _responses(edit, stream=False)
+
+
+_CHECKS: dict[str, Broken] = {
+    "echo_drops_metadata": Broken(echo_drops_metadata, "test_create and not stream", "core",
+                                  frozenset({"live.response.echo"})),
+    "previous_id_not_echoed": Broken(previous_id_not_echoed, "chain_history_by_usage",
+                                     "core,stateful",
+                                     frozenset({"live.previous_response.echo"})),
+    "delete_not_deleted": Broken(delete_not_deleted, "delete", "core,stateful",
+                                 frozenset({"live.store.delete"})),
+    "input_items_not_a_list": Broken(input_items_not_a_list, "input_items", "core,stateful",
+                                     frozenset({"live.input_items.list"})),
+    "input_items_ignore_limit": Broken(input_items_ignore_limit, "input_items", "core,stateful",
+                                       frozenset({"live.input_items.paging"})),
+    "unknown_id_400": Broken(unknown_id_400, "unknown_response_id", "core,stateful",
+                             frozenset({"live.errors.not_found_404"})),
+    "bad_input_500": Broken(bad_input_500, "bad_input", "core",
+                            frozenset({"live.errors.bad_input_4xx"})),
+    "param_not_named": Broken(param_not_named, "bad_input", "core",
+                              frozenset({"live.errors.param_named"}), should=True),
+    "tool_choice_none_ignored": Broken(tool_choice_none_ignored, "tool_choice_none", "core,tools",
+                                       frozenset({"live.tools.none"})),
+    "tool_choice_required_ignored": Broken(tool_choice_required_ignored,
+                                           "tool_choice_required", "core,tools",
+                                           frozenset({"live.tools.required"})),
+    "arguments_not_json": Broken(arguments_not_json, "tool_choice_required and nonstream",
+                                 "core,tools", frozenset({"live.tools.arguments_valid"})),
+    "parallel_calls_share_call_id": Broken(parallel_calls_share_call_id, "parallel_calls",
+                                           "core,tools", frozenset({"live.tools.parallel"})),
+    "cancel_foreground_200": Broken(cancel_foreground_200, "cancel_foreground", "core,stateful",
+                                    frozenset({"live.background.cancel_foreground_4xx"}),
+                                    should=True),
+    "usage_differs_when_streamed": Broken(usage_differs_when_streamed, "stream_equals_nonstream",
+                                          "core",
+                                          frozenset({"live.usage.stream_equals_nonstream"})),
+    "retrieved_usage_differs": Broken(retrieved_usage_differs, "retrieve_equals_streamed",
+                                      "core,stateful",
+                                      frozenset({"live.usage.retrieve_equals_stream"})),
+    "retrieved_output_differs": Broken(retrieved_output_differs, "retrieve_equals_created",
+                                       "core,stateful", frozenset({"live.store.retrieve_equals"})),
+    "nonstream_has_more_fields": Broken(nonstream_has_more_fields, "stream_equals_nonstream",
+                                        "core", frozenset({"live.stream.equals_nonstream"})),
+    "structured_not_json": Broken(structured_not_json, "json_schema and nonstream",
+                                  "core,structured", frozenset({"live.structured.json_schema"})),
+    "reasoning_items_dropped": Broken(reasoning_items_dropped, "reasoning", "core,reasoning",
+                                      frozenset({"live.reasoning.items"})),
+}  # fmt: skip
+
 # server name -> how to show it: the cases to run and the profiles to declare
-LIVE: dict[str, Broken] = {b.factory.__name__: b for b in BROKEN.values()}
+LIVE: dict[str, Broken] = {b.factory.__name__: b for b in BROKEN.values()} | _CHECKS
