@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from mock_server.agent_script import AgentScript
 from mock_server.engine import REQUEST_LOG, Chunking, Latency, MockEngine, Script
 from mock_server.faults import FaultPlan
 from mock_server.ids import DeterministicIds
@@ -37,6 +38,7 @@ class MockSettings:
     store: str = "memory"  # "memory", "memory:MAX_RESPONSES" or "sqlite:PATH"
     api_key: str | None = None
     request_log: int = REQUEST_LOG  # recent requests kept for `requests` / `generations`
+    script: AgentScript | None = None  # agent script for requests that name none (--script)
 
 
 def check_store_spec(spec: str) -> tuple[str, str]:
@@ -68,6 +70,7 @@ class MockServer:
             latency=settings.latency,
             chunking=settings.chunking,
             request_log=settings.request_log,
+            script=settings.script,
         )
         frozen = settings.frozen_time
         clock: Callable[[], float] = time.time if frozen is None else (lambda: frozen)

@@ -10,7 +10,10 @@ import argparse
 import sys
 import textwrap
 from collections.abc import Sequence
+from pathlib import Path
 
+from mock_server.agent_script import ScriptError
+from mock_server.agent_script import parse as parse_script
 from mock_server.app import FROZEN_TIME, MockServer, MockSettings, check_store_spec
 from mock_server.engine import Chunking, Latency
 from mock_server.faults import FaultPlan, FaultSyntaxError
@@ -30,12 +33,21 @@ Quick start:
   OPENAI_BASE_URL=http://127.0.0.1:8000/v1 OPENAI_API_KEY=unused python your_app.py
 
 Choose what the model does per request, first match wins:
-  header   x-mock-scenario: reasoning
-  metadata {"mock_scenario": "reasoning"}
+  header   x-mock-scenario: reasoning            (or x-mock-script: an agent script, below)
+  metadata {"mock_scenario": "reasoning"}        (or {"mock_script": "<agent script>"})
   model    "mock-reasoning"
-  default  --scenario (auto: answer the request's own parameters - tool_choice, reasoning.effort
-           and .summary, text.format, max_output_tokens - as a real model would)
+  default  --script FILE, else --scenario (auto: answer the request's own parameters -
+           tool_choice, reasoning.effort and .summary, text.format, max_output_tokens - as a
+           real model would)
 Scenarios: {scenarios}.
+
+Agent scripts drive an agent through a task: which tool to call at each step of a turn, then what
+to answer. The step is the number of tool-call turns since the last user message, so a script is
+stateless and deterministic (store: false clients included). JSON:
+  [{"call": ["exec_command", "shell"], "arguments": {"cmd": "ls"}}, {"say": "Listed."}]
+  {"rules": [{"when": "COMPACTION", "steps": [{"say": "Summary."}]}, {"steps": [...]}]}
+A call without "arguments" gets arguments valid for the tool's schema; {"calls": [...]} issues
+several at once; {"scenario": "auto"} answers as the mock would. Details: mock_server/agent_script.py.
 
 Faults (--fault, repeatable, or the x-mock-fault header per request):
   KIND[=ARG][@ATTEMPTS|~PROBABILITY]; KIND is an HTTP status 400-599, error, drop or slow.
@@ -92,6 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"memory (LRU, at most {DEFAULT_MAX_RESPONSES:,} responses), memory:MAX_RESPONSES "
         "or sqlite:PATH (default: memory)",
     )
+    out.add_argument(
+        "--script",
+        type=Path,
+        metavar="FILE",
+        help="agent script (JSON) for every request that names no scenario or script of its own",
+    )
     timing = parser.add_argument_group("timing and chunking (seeded; all 0 by default)")
     timing.add_argument("--ttft", type=float, default=0.0, help="seconds to the first token")
     timing.add_argument("--inter-token", type=float, default=0.0, help="seconds between deltas")
@@ -143,6 +161,14 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Mock
         check_store_spec(args.store)
     except ValueError as error:
         parser.error(f"--store: {error}")
+    script = None
+    if args.script is not None:
+        try:
+            script = parse_script(args.script.read_bytes())
+        except OSError as error:
+            parser.error(f"--script: {args.script}: {error.strerror or error}")
+        except ScriptError as error:
+            parser.error(f"--script: {args.script}: {error}")
     return MockSettings(
         seed=args.seed,
         scenario=args.scenario,
@@ -152,6 +178,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Mock
         frozen_time=args.frozen_time,
         store=args.store,
         api_key=args.api_key,
+        script=script,
     )
 
 

@@ -8,10 +8,12 @@ tokenizer (:mod:`mock_server.tokenizer`), so ``usage`` is exact and a cut-off at
 **Choosing a scenario** (names in :mod:`mock_server.scenarios`), first match wins:
 
 1. a scripted output queued with :meth:`MockEngine.queue` (FIFO, one per request);
-2. the ``x-mock-scenario`` request header (``GenerationRequest.hints["headers"]``);
-3. ``metadata["mock_scenario"]``;
+2. the ``x-mock-scenario`` request header (``GenerationRequest.hints["headers"]``), then the
+   ``x-mock-script`` header (an agent script, :mod:`mock_server.agent_script`);
+3. ``metadata["mock_scenario"]``, then ``metadata["mock_script"]``;
 4. the model name ``mock-<scenario>`` (e.g. ``mock-reasoning``);
-5. the engine's default (``auto``: answer the request's own parameters).
+5. the engine's agent script (``--script FILE``), if it has one;
+6. the engine's default (``auto``: answer the request's own parameters).
 
 **Timing** (:class:`Latency`, all 0 by default): time to first token, a delay before each further
 delta, and up to ``jitter`` seconds added to each, drawn from an RNG seeded like the content (but
@@ -37,6 +39,8 @@ from typing import Any
 import anyio
 import orjson
 
+from mock_server.agent_script import AgentScript, ScriptError
+from mock_server.agent_script import parse as parse_script
 from mock_server.jsonschema_gen import SchemaError
 from mock_server.scenarios import SCENARIOS, Plan, Segment, build_plan
 from mock_server.tokenizer import count_request_tokens, count_tokens, tokenize
@@ -71,6 +75,8 @@ REQUEST_LOG = 1_000
 """How many recent requests :attr:`MockEngine.requests` (and the middleware's log) keep."""
 SCENARIO_HEADER = "x-mock-scenario"
 SCENARIO_METADATA = "mock_scenario"
+SCRIPT_HEADER = "x-mock-script"
+SCRIPT_METADATA = "mock_script"
 
 Script = str | Sequence[Chunk | EngineError]
 """What :meth:`MockEngine.queue` takes: a scenario name, or the exact chunks to stream (an
@@ -190,11 +196,13 @@ class MockEngine:
         latency: Latency | None = None,
         chunking: Chunking | None = None,
         request_log: int = REQUEST_LOG,
+        script: AgentScript | None = None,
     ) -> None:
         if scenario not in SCENARIOS:
             raise ValueError(f"unknown scenario {scenario!r}; known: {', '.join(SCENARIOS)}")
         self.seed = seed
         self.scenario = scenario
+        self.script = script
         self.latency = latency or Latency()
         self.chunking = chunking or Chunking()
         # The most recent requests only, so a long-running server does not grow with its traffic.
@@ -226,22 +234,43 @@ class MockEngine:
             return self._queue.popleft() if self._queue else None
 
     def scenario_for(self, request: GenerationRequest) -> str:
-        """The scenario ``request`` asks for (ignoring the queue)."""
+        """The scenario ``request`` asks for (ignoring the queue and agent scripts)."""
+        choice = self.choice_for(request)
+        return choice if isinstance(choice, str) else self.scenario
+
+    def choice_for(self, request: GenerationRequest) -> str | AgentScript:
+        """The scenario or agent script ``request`` gets (ignoring the queue), in the order of
+        the module docstring."""
         headers: Mapping[str, str] = request.hints.get("headers") or {}
-        for source, name in (
-            ("header x-mock-scenario", headers.get(SCENARIO_HEADER)),
-            ("metadata mock_scenario", request.metadata.get(SCENARIO_METADATA)),
+        for source, name, script in (
+            ("header", headers.get(SCENARIO_HEADER), headers.get(SCRIPT_HEADER)),
+            (
+                "metadata",
+                request.metadata.get(SCENARIO_METADATA),
+                request.metadata.get(SCRIPT_METADATA),
+            ),
         ):
             if name is not None:
                 if name not in SCENARIOS:
+                    where = (
+                        "header x-mock-scenario" if source == "header" else "metadata mock_scenario"
+                    )
                     raise EngineError(
-                        f"Unknown mock scenario {name!r} in {source}; known: {', '.join(SCENARIOS)}.",
+                        f"Unknown mock scenario {name!r} in {where}; known: {', '.join(SCENARIOS)}.",
                         code="invalid_request",
                     )
                 return name
+            if script is not None:
+                where = "header x-mock-script" if source == "header" else "metadata mock_script"
+                try:
+                    return parse_script(script)
+                except ScriptError as error:
+                    raise EngineError(
+                        f"Bad mock agent script in {where}: {error}.", code="invalid_request"
+                    ) from None
         if request.model.startswith("mock-") and request.model[5:] in SCENARIOS:
             return request.model[5:]
-        return self.scenario
+        return self.script if self.script is not None else self.scenario
 
     # -- Engine protocol -------------------------------------------------------------------------
 
@@ -270,9 +299,15 @@ class MockEngine:
         if script is not None and not isinstance(script, str):
             yield from _scripted(script, count_request_tokens(request))
             return
-        scenario = script if isinstance(script, str) else self.scenario_for(request)
+        choice = script if isinstance(script, str) else self.choice_for(request)
         try:
-            plan = build_plan(scenario, request, _rng(request_digest(request, self.seed, scenario)))
+            if isinstance(choice, str):
+                rng = _rng(request_digest(request, self.seed, choice))
+                plan = build_plan(choice, request, rng)
+            else:
+                plan = choice.plan(request, _rng(request_digest(request, self.seed, "script")))
+        except ScriptError as error:
+            raise EngineError(f"Mock agent script: {error}.", code="invalid_request") from None
         except SchemaError as error:
             raise EngineError(
                 f"The mock cannot generate a value for the JSON schema: {error}",

@@ -24,7 +24,9 @@ from typing import Any
 import anyio
 import orjson
 
-from mock_server.engine import ERROR_AFTER_HINT, REQUEST_LOG, SCENARIO_HEADER
+from mock_server.agent_script import ScriptError
+from mock_server.agent_script import parse as parse_script
+from mock_server.engine import ERROR_AFTER_HINT, REQUEST_LOG, SCENARIO_HEADER, SCRIPT_HEADER
 from mock_server.faults import AttemptCounter, FaultPlan, FaultSyntaxError, Injection, error_body
 from mock_server.scenarios import SCENARIOS
 
@@ -97,6 +99,14 @@ class MockMiddleware:
             message = f"Unknown mock scenario {scenario!r}; known: {', '.join(SCENARIOS)}."
             await _send_json(send, 400, _invalid(message, SCENARIO_HEADER))
             return
+        script = headers.get(SCRIPT_HEADER)
+        if script is not None:
+            try:
+                parse_script(script)
+            except ScriptError as error:
+                message = f"Bad mock agent script in header {SCRIPT_HEADER}: {error}."
+                await _send_json(send, 400, _invalid(message, SCRIPT_HEADER))
+                return
         fingerprint = hashlib.sha256(
             b"\0".join([scope["method"].encode(), scope["path"].encode(), body])
         ).digest()

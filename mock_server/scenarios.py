@@ -36,7 +36,15 @@ from mock_server import instructions, prose
 from mock_server.jsonschema_gen import generate
 from reference_impl.engine import FinishReason, FunctionTool, GenerationRequest
 
-__all__ = ["DEFAULT_TOOL", "HIDDEN_REASONING_TOKENS", "SCENARIOS", "Plan", "Segment", "build_plan"]
+__all__ = [
+    "DEFAULT_TOOL",
+    "HIDDEN_REASONING_TOKENS",
+    "SCENARIOS",
+    "Plan",
+    "Segment",
+    "build_plan",
+    "reasoning_prefix",
+]
 
 # "hidden": reasoning the model does not show (an engine.ReasoningItem); its text is only counted.
 SegmentKind = Literal["summary", "raw", "hidden", "text", "refusal", "tool_call", "hosted"]
@@ -162,16 +170,7 @@ def auto(request: GenerationRequest, rng: random.Random) -> Plan:
     text (``summary: []``, as OpenAI sends), its tokens (``HIDDEN_REASONING_TOKENS``) counted as
     reasoning tokens.
     """
-    segments: list[Segment] = []
-    if request.reasoning_summary:
-        parts = 2 if request.reasoning_summary == "detailed" else 1
-        for i in range(parts):
-            segments.append(
-                Segment("summary", prose.reasoning_summary(rng, request.messages, i), index=i)
-            )
-    elif (effort := request.reasoning_effort) is not None and effort in HIDDEN_REASONING_TOKENS:
-        low, high = HIDDEN_REASONING_TOKENS[effort]
-        segments.append(Segment("hidden", prose.sentences(rng, rng.randint(low, high))))
+    segments = list(reasoning_prefix(request, rng))
     last = request.messages[-1] if request.messages else None
     if last is not None and last.role == "tool":
         segments.append(Segment("text", prose.tool_result_answer(rng, request.messages, 30)))
@@ -187,6 +186,22 @@ def auto(request: GenerationRequest, rng: random.Random) -> Plan:
     else:
         segments.append(_text(rng, request))
     return Plan(tuple(segments), request.max_output_tokens)
+
+
+def reasoning_prefix(request: GenerationRequest, rng: random.Random) -> tuple[Segment, ...]:
+    """The reasoning :func:`auto` puts before its answer: a summary (two parts when
+    ``"detailed"``) when ``reasoning.summary`` is set, else hidden reasoning for
+    ``reasoning.effort`` (not ``"none"``), else nothing."""
+    if request.reasoning_summary:
+        parts = 2 if request.reasoning_summary == "detailed" else 1
+        return tuple(
+            Segment("summary", prose.reasoning_summary(rng, request.messages, i), index=i)
+            for i in range(parts)
+        )
+    if (effort := request.reasoning_effort) is not None and effort in HIDDEN_REASONING_TOKENS:
+        low, high = HIDDEN_REASONING_TOKENS[effort]
+        return (Segment("hidden", prose.sentences(rng, rng.randint(low, high))),)
+    return ()
 
 
 def _wants_call(request: GenerationRequest, last_role: str | None) -> bool:

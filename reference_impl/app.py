@@ -75,6 +75,7 @@ _FAILURE_STATUS = {
     "rate_limit_exceeded": 429,
     "invalid_prompt": 400,
     "context_length_exceeded": 400,
+    "invalid_request": 400,  # an engine that refuses the request as asked (the mock's scripts)
 }
 
 
