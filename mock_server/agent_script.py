@@ -27,7 +27,9 @@ Format (JSON; a bare list is ``{"steps": [...]}``)::
   ``{"calls": [call, ...]}`` issues several calls in one response (parallel calls).
 - ``{"say": TEXT}`` answers ``TEXT``; ``{"scenario": NAME}`` answers as that scenario would
   (``auto``: as the mock answers without a script, e.g. recalling a code word).
-- Past the last step the mock answers as ``auto`` would with no tools to call: a text answer.
+- Past the last step (or with no steps) the mock answers as ``auto`` would with no tools to call:
+  the reply to a simple request of the last user turn (recalling a code word an earlier turn
+  gave, "Reply only with OK.": :func:`mock_server.instructions.reply`), else prose.
 
 Reasoning the request asks for (``reasoning.summary`` / ``reasoning.effort``) comes before each
 step's output, as with ``auto`` — so a ``store: false`` client that asks for
@@ -46,7 +48,7 @@ from typing import Any
 
 import orjson
 
-from mock_server import prose, scenarios
+from mock_server import instructions, prose, scenarios
 from mock_server.jsonschema_gen import generate
 from mock_server.scenarios import Plan, Segment
 from reference_impl.engine import FunctionTool, GenerationRequest, Message
@@ -99,7 +101,9 @@ class AgentScript:
             return scenarios.build_plan(step.scenario, request, rng)
         segments = list(scenarios.reasoning_prefix(request, rng))
         if step is None:
-            segments.append(Segment("text", prose.answer(rng, request.messages, 40)))
+            answer = instructions.reply(request.messages)
+            text = answer if answer is not None else prose.answer(rng, request.messages, 40)
+            segments.append(Segment("text", text))
         elif step.say is not None:
             segments.append(Segment("text", step.say))
         else:

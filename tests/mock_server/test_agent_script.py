@@ -120,6 +120,20 @@ def test_rules_match_the_last_user_message(mock: InProcessMock) -> None:
     assert response.output_text == "Summary: the user listed files."
 
 
+def test_past_the_last_step_the_mock_replies(mock: InProcessMock) -> None:
+    response = mock.client().responses.create(
+        model="mock",
+        input=[
+            {"role": "user", "content": "Remember this code word: PLUM."},
+            {"role": "assistant", "content": "Noted."},
+            {"role": "user", "content": "What was the code word I asked you to remember?"},
+        ],
+        tools=TOOLS,
+        extra_headers={"x-mock-script": '{"steps": []}'},
+    )
+    assert response.output_text == "The code word was PLUM."
+
+
 def test_metadata_script_and_reasoning_before_each_step(mock: InProcessMock) -> None:
     steps = [{"call": "exec_command", "arguments": {"cmd": "pwd"}}]
     response = mock.client().responses.create(
