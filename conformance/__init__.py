@@ -1,21 +1,39 @@
 """The judge: decides, check by check, whether Responses API traffic obeys the wire protocol.
 
-Public API:
+Public API (everything in ``__all__``; the rest is internal and may change):
 
 - :class:`StreamValidator` — sans-I/O validator of one event stream (``feed`` / ``close``);
 - :class:`SSEStreamValidator` — the same over raw SSE bytes, with the framing checks;
 - :func:`validate_response_body`, :func:`validate_error_body` — non-stream objects;
-- :func:`check_file` — one recorded file, format detected from its content;
-- :data:`REGISTRY` — every check by ID; :class:`Violation`, :class:`Level`;
-- :func:`warm_up` — compile the schemas eagerly.
+- :func:`check_file`, :func:`check_bytes` — one recorded file, format detected from its content;
+  :class:`FileVerdict`, :class:`UnreadableFile` — their results;
+- :data:`REGISTRY` — every check by ID, offline and live (``live.*``), registered on import;
+  :class:`Check`, :class:`Violation`, :class:`Level`, :func:`failing`;
+  :mod:`catalog` / :mod:`catalog_live` — the checks as named constants;
+- :data:`PROFILES` — the profile names a validator accepts;
+- :data:`SCHEMAS` — the compiled OpenAPI schemas; :func:`warm_up` — compile them eagerly.
+
+The package, by part:
+
+- :mod:`conformance.sse` — the SSE decoder: bytes in any chunking to whole events;
+- :mod:`conformance.stream` — the framing layer: SSE bytes to verdicts, in front of the validator;
+- :mod:`conformance.validator` — stream validation, split by concern behind
+  :class:`StreamValidator`;
+- :mod:`conformance.schema` — the OpenAPI schemas: relaxations, lowering, predicates, typed
+  decoders, interpreter;
+- :mod:`conformance.objects` — the rules of one Response object and of error bodies;
+- :mod:`conformance.checks`, :mod:`conformance.catalog`, :mod:`conformance.catalog_live` — the
+  check registry and its catalogues;
+- :mod:`conformance.recorded` — recorded files; :mod:`conformance.cli` — ``responses-conformance``;
+- :mod:`conformance.suite` — the live suite (``responses-conformance run``).
 
 The judge shares no logic with the servers it judges (DESIGN.md): nothing here imports
-``mock_server`` or ``reference_impl``.
+``mock_server`` or ``reference_impl`` (tests/conformance/test_import_contract.py).
 """
 
 from __future__ import annotations
 
-from . import catalog
+from . import catalog, catalog_live
 from .checks import REGISTRY, Check, Level, Violation, failing
 from .objects import validate_error_body, validate_response_body
 from .recorded import FileVerdict, UnreadableFile, check_bytes, check_file
@@ -33,6 +51,7 @@ def warm_up() -> None:
 __all__ = [
     "PROFILES",
     "REGISTRY",
+    "SCHEMAS",
     "Check",
     "FileVerdict",
     "Level",
@@ -41,6 +60,7 @@ __all__ = [
     "UnreadableFile",
     "Violation",
     "catalog",
+    "catalog_live",
     "check_bytes",
     "check_file",
     "failing",

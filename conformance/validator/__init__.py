@@ -1,0 +1,34 @@
+"""The stream validator: a sans-I/O state machine over one Responses event stream.
+
+One :class:`StreamValidator` per stream; ``feed(event)`` judges one decoded event, ``close()`` the
+end of the stream (no terminal event, items left open, an ``error`` not followed by
+``response.failed``). Everything it enforces is a check of :mod:`conformance.catalog`, citing
+SPEC.md §1–§3.
+
+The validator keeps, per output item, only what later events are compared against: its id and
+type, its parts and their delta pieces, so memory is linear in the streamed text and the work per
+event is constant (deltas are joined once, at their ``.done``). It does no I/O and shares nothing
+with the servers it judges (DESIGN.md, the one rule).
+
+The package, by concern (each a class over the next, the validator their union):
+
+- :mod:`.core` — the façade: ``feed`` / ``close``, the handler table;
+- :mod:`.lifecycle` — sequence numbers, lifecycle and terminal events, ``error``;
+- :mod:`.items` — output items, added and done;
+- :mod:`.parts` — content parts and reasoning summary parts, their text;
+- :mod:`.values` — single-valued streams (arguments, code, diffs, shell);
+- :mod:`.comparisons` — finished items and the terminal output against what was streamed;
+- :mod:`.fastpath` — the fast path for deltas;
+- :mod:`.model`, :mod:`.state`, :mod:`.tables` — what it remembers, and what it knows of the
+  event families.
+"""
+
+from __future__ import annotations
+
+from .core import PROFILES, StreamValidator
+from .model import NO_ROUTE
+
+# The name the framing layer used before the split (kept for importers of the old module).
+_NO_ROUTE = NO_ROUTE
+
+__all__ = ["PROFILES", "StreamValidator"]

@@ -1,0 +1,176 @@
+"""Comparisons of what was streamed with what the stream says it streamed (SPEC §2.8, §2.9): the
+finished item against its parts and values, the terminal output against the finished items."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .. import catalog as C
+from ..objects import _short, deep_equal_except_opaque
+from .model import MISSING, Item, Part
+from .state import StreamState
+from .tables import PART_TEXT_FIELD, VALUE_STREAMS
+
+__all__ = ["ComparisonRules", "first_difference", "first_difference_text"]
+
+
+class ComparisonRules(StreamState):
+    """``_check_output`` (the terminal event) and ``_check_item_content`` (``output_item.done``)."""
+
+    def _check_output(self, response: Mapping[str, Any], index: int, *, failed: bool) -> None:
+        """SPEC §2.9: the terminal output equals the done items, in order (KB08)."""
+        output = response.get("output")
+        if not isinstance(output, list):
+            return
+        done = [it for _, it in sorted(self._items.items()) if it.done]
+        if not failed and any(not it.known for it in self._items.values()):
+            # A resumed stream: only items seen finished can be compared, by their index.
+            for item in done:
+                if item.output_index >= len(output) or not deep_equal_except_opaque(
+                    output[item.output_index], item.done_item
+                ):
+                    self._report(
+                        C.OUTPUT_EQUALS_ITEMS,
+                        index,
+                        _short(item.done_item),
+                        _short(output[item.output_index])
+                        if item.output_index < len(output)
+                        else "missing",
+                        path=f"response.output[{item.output_index}]",
+                    )
+            return
+        if failed:
+            # Open items may stay unfinished on failure; the finished ones must be there as sent.
+            for pos, item in enumerate(done):
+                if pos < len(output) and not deep_equal_except_opaque(output[pos], item.done_item):
+                    self._report(
+                        C.OUTPUT_EQUALS_ITEMS,
+                        index,
+                        _short(item.done_item),
+                        _short(output[pos]),
+                        path=f"response.output[{pos}]",
+                    )
+            return
+        if len(output) != len(done):
+            self._report(
+                C.OUTPUT_EQUALS_ITEMS,
+                index,
+                f"{len(done)} item(s), as streamed",
+                f"{len(output)} item(s)",
+                path="response.output",
+            )
+        for pos, (have, item) in enumerate(zip(output, done, strict=False)):
+            if not deep_equal_except_opaque(have, item.done_item):
+                self._report(
+                    C.OUTPUT_EQUALS_ITEMS,
+                    index,
+                    _short(item.done_item),
+                    _short(have),
+                    path=f"response.output[{pos}]",
+                    message=first_difference(item.done_item, have),
+                )
+
+    def _check_item_content(self, item: Item, done_item: Mapping[str, Any], index: int) -> None:
+        """SPEC §2.8: the finished item holds what its events streamed."""
+        if item.parts:
+            content = done_item.get("content")
+            if not isinstance(content, list) or len(content) != len(item.parts):
+                self._report(
+                    C.ITEM_CONTENT_MATCHES,
+                    index,
+                    f"{len(item.parts)} content part(s)",
+                    _short(content),
+                    path="item.content",
+                )
+            else:
+                for ci, (part, have) in enumerate(zip(item.parts, content, strict=True)):
+                    self._compare_part(part, have, index, f"item.content[{ci}]")
+        if item.summaries:
+            summary = done_item.get("summary")
+            if not isinstance(summary, list) or len(summary) != len(item.summaries):
+                self._report(
+                    C.ITEM_CONTENT_MATCHES,
+                    index,
+                    f"{len(item.summaries)} summary part(s)",
+                    _short(summary),
+                    path="item.summary",
+                )
+            else:
+                for si, (part, have) in enumerate(zip(item.summaries, summary, strict=True)):
+                    self._compare_part(part, have, index, f"item.summary[{si}]")
+        for (family, sub), (_deltas, done) in item.values.items():
+            where = VALUE_STREAMS[family][2]
+            if where is None or done[0] is None:
+                continue
+            path = tuple(sub if key is None else key for key in where)
+            found: Any = done_item
+            for key in path:
+                if isinstance(key, str) and isinstance(found, dict):
+                    found = found.get(key)
+                elif isinstance(key, int) and isinstance(found, list) and 0 <= key < len(found):
+                    found = found[key]
+                else:
+                    found = None
+            if found != done[0]:
+                self._report(
+                    C.ITEM_CONTENT_MATCHES,
+                    index,
+                    _short(done[0]),
+                    _short(found),
+                    path="item." + ".".join(map(str, path)),
+                    message=f"`{family}.done` streamed another value",
+                )
+
+    def _compare_part(self, part: Part, have: Any, index: int, path: str) -> None:
+        if not isinstance(have, dict):
+            self._report(
+                C.ITEM_CONTENT_MATCHES, index, f"a {part.type} part", _short(have), path=path
+            )
+            return
+        if have.get("type") != part.type:
+            self._report(
+                C.ITEM_CONTENT_MATCHES, index, part.type, have.get("type"), path=path + ".type"
+            )
+            return
+        if part.type == "output_text" and have.get("annotations", []) != part.annotations:
+            self._report(
+                C.ANNOTATIONS_MATCH,
+                index,
+                f"{len(part.annotations)} streamed annotation(s)",
+                _short(have.get("annotations")),
+                path=f"{path}.annotations",
+            )
+        value = part.closed_value if part.closed_value is not None else part.done_value
+        text_field = PART_TEXT_FIELD.get(part.type, "text")
+        if value is not None and have.get(text_field) != value:
+            self._report(
+                C.ITEM_CONTENT_MATCHES,
+                index,
+                _short(value),
+                _short(have.get(text_field)),
+                path=f"{path}.{text_field}",
+            )
+
+
+def first_difference_text(want: str, got: str) -> str:
+    for i, (a, b) in enumerate(zip(want, got, strict=False)):
+        if a != b:
+            return f"they differ from character {i}: {want[i : i + 20]!r} vs {got[i : i + 20]!r}"
+    if len(want) != len(got):
+        return f"lengths {len(want)} (done) vs {len(got)} (deltas joined)"
+    return ""
+
+
+def first_difference(want: Any, got: Any, path: str = "") -> str:
+    if isinstance(want, dict) and isinstance(got, dict):
+        for key in want.keys() | got.keys():
+            if key in ("encrypted_content", "fingerprint"):
+                continue
+            if want.get(key, MISSING) != got.get(key, MISSING):
+                return first_difference(want.get(key), got.get(key), f"{path}.{key}")
+    elif isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
+        for i, (a, b) in enumerate(zip(want, got, strict=True)):
+            if not deep_equal_except_opaque(a, b):
+                return first_difference(a, b, f"{path}[{i}]")
+    return f"first difference at {path.lstrip('.') or 'the item'}"

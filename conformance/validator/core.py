@@ -1,0 +1,290 @@
+"""The façade: :class:`StreamValidator`, one per stream, and the table of its event handlers.
+
+``feed(event)`` takes one decoded event object (a ``dict`` as parsed from an SSE ``data:`` payload
+or a JSON Lines record) and returns the violations it reveals at once; ``close()`` returns the
+end-of-stream violations. The rules themselves live by concern in the sibling modules; this one
+routes each event to them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .. import catalog as C
+from ..checks import Violation
+from ..exercised import Coverage
+from ..objects import ResponseChecker
+from ..schema import SCHEMAS, SchemaIssue, SchemaValidator
+from .fastpath import FastPath, fast_table
+from .model import FastSpec, Item, Phase, Route
+from .state import Handler
+from .tables import ADDED_FIRST, NONSTANDARD, PART_TEXT, SCHEMA_EVENT_CHECKS, VALUE_STREAMS
+
+__all__ = ["PROFILES", "StreamValidator"]
+
+PROFILES = frozenset({"core", "stateful", "tools", "reasoning", "structured", "openresponses"})
+
+
+class StreamValidator(FastPath):
+    """Validates one Responses event stream, event by event.
+
+    ``resume_after``: the stream is ``GET …?stream=true&starting_after=N`` (SPEC §2.12): its first
+    event is numbered N+1, it has no ``response.created``, and items opened before N may be named.
+    ``profiles``: which profile-specific checks apply (``openresponses`` adds [OR]'s requirements).
+    ``max_output_tokens``: the request's limit, when the caller knows it (the echoed
+    ``response.max_output_tokens`` is used otherwise).
+    """
+
+    def __init__(
+        self,
+        *,
+        resume_after: int | None = None,
+        profiles: Iterable[str] = ("core",),
+        max_output_tokens: int | None = None,
+        schemas: SchemaValidator | None = None,
+        coverage: bool = False,
+    ) -> None:
+        self.profiles = frozenset(profiles)
+        unknown = self.profiles - PROFILES
+        if unknown:
+            raise ValueError(f"unknown profile(s): {', '.join(sorted(unknown))}")
+        self.resume_after = resume_after
+        self._schemas = schemas if schemas is not None else SCHEMAS
+        self._responses = ResponseChecker(
+            profiles=self.profiles, max_output_tokens=max_output_tokens
+        )
+        self.violations: list[Violation] = []
+        # What the rules were applied to (`exercised`), when the caller asks: the live suite.
+        self.coverage = (
+            Coverage(resume_after is not None, self.profiles, max_output_tokens)
+            if coverage
+            else None
+        )
+        self.events = 0
+        self.terminal: Mapping[str, Any] | None = None  # the terminal event's response
+        self.terminal_type: str | None = None
+        self.response_id: Any = None
+        self._created_at: Any = None
+        self._next_seq: int | None = None if resume_after is None else resume_after + 1
+        self._seq_started = False
+        self._phase = Phase.START if resume_after is None else Phase.IN_PROGRESS
+        self._seen_lifecycle: set[str] = set()
+        self._items: dict[int, Item] = {}
+        self._item_ids: set[Any] = set()
+        self._next_output_index: int | None = 0 if resume_after is None else None
+        self._last_added = -1
+        self._error_at: int | None = None
+        self._error_pending = False  # an `error` was the last event: `response.failed` is next
+        self._incomplete_item: int | None = None
+        self._too_deep_at: int | None = None
+        self._closed = False
+        known, self._handlers, self._fast = _tables(self._schemas)
+        self._known_types = known
+        # See `_fast_pick` and `_fast_route`; kept up to date by every event the full path judges,
+        # and by close().
+        self._fast_item: Item | None = None
+        self._fast_routes: dict[str, Route] = {}
+
+    def feed(self, event: object) -> list[Violation]:
+        """Judge one event; returns the violations it reveals (also kept in ``violations``)."""
+        if type(event) is dict:
+            etype = event.get("type")
+            if type(etype) is str and self._fast_delta(event, etype):
+                return []
+        return self._feed_full(event)
+
+    def _feed_full(self, event: object) -> list[Violation]:
+        """:meth:`feed` without the fast path (for a caller that tried it first)."""
+        out = self._feed(event)
+        self._fast_item = self._fast_pick()
+        if self._fast_routes:
+            self._fast_routes.clear()  # the framing layer holds this dict
+        return out
+
+    def _feed(self, event: object) -> list[Violation]:
+        index = self.events
+        self.events += 1
+        start = len(self.violations)
+        if self._closed:
+            raise RuntimeError("feed() after close()")
+        if not isinstance(event, dict):
+            self._report(C.EVENT_TYPE_PRESENT, index, "a JSON object", type(event).__name__)
+            return self.violations[start:]
+        etype = event.get("type")
+        if not isinstance(etype, str):
+            self._report(C.EVENT_TYPE_PRESENT, index, "a string `type`", etype, path="type")
+            self._sequence(event, index)
+            return self.violations[start:]
+        self._sequence(event, index)
+        if self._error_pending:
+            self._error_pending = False
+            if etype != "response.failed":
+                # SPEC §1: an `error` is followed by `response.failed`; a second `error`, or more
+                # output, leaves the first one unanswered.
+                self._report(
+                    C.ERROR_FOLLOWED_BY_FAILED,
+                    index,
+                    "response.failed",
+                    etype,
+                    message=f"`error` at event #{self._error_at}",
+                )
+        if self.terminal_type is not None:
+            self._report(
+                C.LIFECYCLE_AFTER_TERMINAL,
+                index,
+                "no event",
+                etype,
+                message=f"the stream already ended with {self.terminal_type}",
+            )
+        if etype in self._known_types:
+            try:
+                issues = self._schemas.validate_event(event)
+            except RecursionError:
+                issues = []
+                self._too_deep(index)
+            if issues:
+                self._schema_issues(issues, index)
+        elif etype in NONSTANDARD:
+            self._report(
+                C.EVENT_TYPE_NONSTANDARD,
+                index,
+                "`response.content_part.*` with a `reasoning_text` part",
+                etype,
+            )
+        else:
+            self._report(C.EVENT_TYPE_KNOWN, index, "a documented event type", etype)
+        handler = self._handlers.get(etype)
+        try:
+            if handler is not None:
+                handler(self, event, index)
+            else:
+                self._on_other(event, etype, index)
+            if self.coverage is not None:
+                self.coverage.see(event, etype)
+        except RecursionError:
+            # A value nested ~1,000 deep (orjson parses 1,024 levels) outruns Python's stack
+            # in a comparison or a rendering; the event is judged as far as it went.
+            self._too_deep(index)
+        return self.violations[start:]
+
+    def _too_deep(self, index: int) -> None:
+        if self._too_deep_at != index:  # once per event
+            self._too_deep_at = index
+            self._report(
+                C.SSE_LIMIT_DEPTH,
+                index,
+                "JSON the judge can follow",
+                "a value nested too deeply",
+                message="the event was judged only as far as the judge could follow it",
+            )
+
+    def close(self, *, cancelled: bool = False) -> list[Violation]:
+        """End of stream: report what never finished.
+
+        ``cancelled``: the caller cancelled the (background) response while reading, and SPEC
+        §2.13 lets such a stream end without a terminal event; what counts then is the retrieved
+        object's ``status: "cancelled"``, which is the caller's to check.
+        """
+        if self._closed:
+            return []
+        self._closed = True
+        self._fast_item = None
+        self._fast_routes.clear()
+        start = len(self.violations)
+        if self.terminal_type is None and not cancelled:
+            if self.events == 0:
+                actual = "an empty stream"
+            elif self._error_at is not None:
+                actual = "the stream ended after an `error` event"
+            else:
+                actual = "the stream ended without one"
+            self._report(
+                C.LIFECYCLE_TERMINAL_PRESENT,
+                None,
+                "`response.completed`, `response.incomplete` or `response.failed`",
+                actual,
+            )
+            if self._error_at is not None:
+                self._report(
+                    C.ERROR_FOLLOWED_BY_FAILED,
+                    None,
+                    "`response.failed` after the `error`",
+                    "no `response.failed`",
+                    message=f"`error` at event #{self._error_at}",
+                )
+        return self.violations[start:]
+
+    def skip(self) -> int:
+        """Count an event that could not be decoded (the framing layer reported it); returns
+        its index so event indices stay those of the stream as received."""
+        self.events += 1
+        return self.events - 1
+
+    @property
+    def exercised(self) -> set[str]:
+        """The checks this stream put to the test (needs ``coverage=True``): those its events
+        gave work to, and every one that reported a violation."""
+        if self.coverage is None:
+            raise RuntimeError("StreamValidator(coverage=True) records what was exercised")
+        return self.coverage.exercised() | {v.check_id for v in self.violations}
+
+    @property
+    def ok(self) -> bool:
+        return not any(v.check.level.value == "MUST" for v in self.violations)
+
+    def _schema_issues(self, issues: Iterable[SchemaIssue], index: int) -> None:
+        for issue in issues:
+            self._report(
+                SCHEMA_EVENT_CHECKS[issue.kind],
+                index,
+                issue.expected,
+                issue.actual,
+                path=issue.path,
+            )
+
+
+_TABLES: dict[
+    int, tuple[SchemaValidator, tuple[frozenset[str], dict[str, Handler], dict[str, FastSpec]]]
+] = {}
+
+
+def _tables(
+    schemas: SchemaValidator,
+) -> tuple[frozenset[str], dict[str, Handler], dict[str, FastSpec]]:
+    """Per schema validator, built once and shared by every stream (a stream is often short, so
+    its set-up counts): the documented event types, the handler of each event type, and the
+    fast-path table of the delta types."""
+    cached = _TABLES.get(id(schemas))
+    if cached is not None and cached[0] is schemas:
+        return cached[1]
+    V = StreamValidator
+    handlers: dict[str, Handler] = {
+        "response.created": V._on_lifecycle,
+        "response.queued": V._on_lifecycle,
+        "response.in_progress": V._on_lifecycle,
+        "response.completed": V._on_terminal,
+        "response.incomplete": V._on_terminal,
+        "response.failed": V._on_terminal,
+        "error": V._on_error,
+        "response.output_item.added": V._on_item_added,
+        "response.output_item.done": V._on_item_done,
+        "response.content_part.added": V._on_part_added,
+        "response.content_part.done": V._on_part_done,
+        "response.reasoning_summary_part.added": V._on_summary_added,
+        "response.reasoning_summary_part.done": V._on_summary_done,
+        "response.reasoning_summary_text.delta": V._on_summary_delta,
+        "response.reasoning_summary_text.done": V._on_summary_text_done,
+        "response.output_text.annotation.added": V._on_annotation_added,
+    }
+    for family in PART_TEXT:
+        handlers[family + ".delta"] = V._on_part_delta
+        handlers[family + ".done"] = V._on_part_text_done
+    for family in VALUE_STREAMS:
+        handlers[family + ".delta"] = V._on_value_delta
+        handlers[family + ".done"] = V._on_value_done
+    for family in ADDED_FIRST:
+        handlers[family + ".added"] = V._on_value_added
+    tables = (schemas.event_types(), handlers, fast_table(schemas))
+    _TABLES[id(schemas)] = (schemas, tables)
+    return tables

@@ -1,0 +1,161 @@
+"""The fast path for delta events, most of any stream.
+
+:meth:`FastPath._fast_delta` either proves that a delta breaks no rule — it names the newest open
+item, continues that item's latest part or value with the next sequence number, and passes its
+schema — and records it, or changes nothing and returns False so that the full path judges it.
+Every rule still runs on every event; only the order differs (tests/conformance/test_fast_path.py
+judges every mutant of every recording both ways). The framing layer
+(:class:`~conformance.SSEStreamValidator`) follows the same routes with typed decoders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from operator import attrgetter
+from typing import Any
+
+from ..schema import SchemaValidator
+from .model import MISSING, NO_ROUTE, ROUTE_KEYS, FastSpec, Item, Phase, Route, Slot
+from .tables import ADDED_FIRST, CHANNELS, PART_TEXT, VALUE_STREAMS, fits_for
+from .values import ValueRules
+
+__all__ = ["FastPath", "fast_table"]
+
+# Members as module globals: on Python 3.11 each `Phase.X` is a descriptor call, ≈8× a global.
+_IN_PROGRESS = Phase.IN_PROGRESS
+_CONTENT_SLOT, _SUMMARY_SLOT, _VALUE_SLOT = Slot.CONTENT, Slot.SUMMARY, Slot.VALUE
+
+# Reads a route's slot key from a typed event, by `Slot`.
+GETTERS = tuple(attrgetter(key) for key in ROUTE_KEYS)
+
+
+class FastPath(ValueRules):
+    """``_fast_delta`` (try one delta), ``_fast_route`` (where deltas of a type may go) and
+    ``_fast_pick`` (the item they may name, after each event the full path judged)."""
+
+    def _fast_pick(self) -> Item | None:
+        """The item a fast-path delta may name: the newest one, open and seen from its start, in
+        a stream where nothing about a delta's framing can be wrong but what `_fast_delta`
+        checks; None when the full path must judge every event."""
+        if (
+            self._phase is not _IN_PROGRESS
+            or self._error_pending
+            or self.terminal_type is not None
+            or self._closed
+            or not self._seq_started
+        ):
+            return None
+        item = self._items.get(self._last_added)
+        if item is None or item.done or not item.known or type(item.type) is not str:
+            return None
+        return item
+
+    def _fast_delta(self, event: dict[str, Any], etype: Any) -> bool:
+        """Judge a delta event that names the newest open item and continues its latest part
+        with the next sequence number, and passes its schema: record it and return True.
+        Anything else returns False having changed nothing, for the full path to judge.
+
+        Equalities come first and the schema predicate last: it checks the type of every field
+        compared here (an int compares equal to a float or a bool, which it refuses), and nothing
+        is recorded before it has passed."""
+        route = self._fast_routes.get(etype)
+        if route is None:
+            if self._fast_item is None:
+                return False
+            route = self._fast_route(etype)
+        if route is NO_ROUTE:
+            return False
+        seq = event.get("sequence_number")
+        oi, item_id, key, index, valid, target, _decode, _get = route
+        if (
+            seq != self._next_seq
+            or event.get("output_index") != oi
+            or event.get("item_id", MISSING) != item_id
+            or event.get(key, MISSING) != index
+            or not valid(event)
+        ):
+            return False
+        self._next_seq = seq + 1  # type: ignore[operator]  # an int: the predicate passed
+        target.append(event["delta"])
+        self.events += 1
+        return True
+
+    def _fast_route(self, etype: str) -> Route:
+        """Where a delta of this type may go on the fast path until the full path next judges
+        an event (which forgets every route); `NO_ROUTE` when it must take the full path."""
+        item = self._fast_item
+        spec = self._fast.get(etype)
+        route = NO_ROUTE
+        if self.coverage is not None:
+            self.coverage.see_type(etype)
+        if item is not None and spec is not None:
+            slot, kind, valid, fits, decode = spec
+            key = ROUTE_KEYS[slot]
+            if fits is None or item.type in fits:
+                target: list[str] | None = None
+                index: Any = MISSING
+                if slot is _VALUE_SLOT:
+                    # A value stream; `command_index` keys another kind of slot.
+                    value = item.values.get((kind, 0))
+                    if value is not None and value[1][0] is None:
+                        target = value[0]
+                else:
+                    parts = item.parts if slot is _CONTENT_SLOT else item.summaries
+                    if parts:
+                        part = parts[-1]
+                        if (
+                            not part.closed
+                            and part.done_value is None
+                            and (slot is _SUMMARY_SLOT or part.type == kind)
+                        ):
+                            target, index = part.deltas, len(parts) - 1
+                if target is not None:
+                    route = Route(
+                        item.output_index, item.id, key, index, valid, target, decode, GETTERS[slot]
+                    )
+        self._fast_routes[etype] = route
+        return route
+
+
+def fast_table(schemas: SchemaValidator) -> dict[str, FastSpec]:
+    """The delta types the fast path may judge, and how (built once per schema validator)."""
+    valid = _delta_predicates(schemas)
+    specs: dict[str, tuple[Slot, str]] = {}
+    for family, (_field, kind) in PART_TEXT.items():
+        specs[family + ".delta"] = (_CONTENT_SLOT, kind)
+    specs["response.reasoning_summary_text.delta"] = (_SUMMARY_SLOT, "")
+    for family in VALUE_STREAMS:
+        if family not in ADDED_FIRST and family not in CHANNELS:
+            specs[family + ".delta"] = (_VALUE_SLOT, family)
+    fast: dict[str, FastSpec] = {}
+    for etype, (slot, kind) in specs.items():
+        predicate = valid.get(etype)
+        if predicate is None:
+            continue
+        # The typed decoder reads what the route compares (`SSEStreamValidator._judge`).
+        decode = schemas.event_decoder(
+            etype,
+            also=("sequence_number", "output_index", "item_id", ROUTE_KEYS[slot], "delta"),
+            missing=MISSING,
+        )
+        fast[etype] = FastSpec(slot, kind, predicate, fits_for(etype), decode)
+    return fast
+
+
+_PREDICATES: dict[int, tuple[SchemaValidator, dict[str, Callable[[dict[str, Any]], bool]]]] = {}
+
+
+def _delta_predicates(
+    schemas: SchemaValidator,
+) -> dict[str, Callable[[dict[str, Any]], bool]]:
+    """The compiled schema predicates of the delta events, once per schema validator."""
+    cached = _PREDICATES.get(id(schemas))
+    if cached is None or cached[0] is not schemas:
+        table = {}
+        for etype in schemas.event_types():
+            if etype.endswith(".delta"):
+                predicate = schemas.event_predicate(etype)
+                if predicate is not None:
+                    table[etype] = predicate
+        cached = _PREDICATES[id(schemas)] = (schemas, table)
+    return cached[1]

@@ -1,0 +1,212 @@
+"""The lifecycle of a stream (SPEC §1, §2.1–§2.3): sequence numbers, `response.created` /
+`queued` / `in_progress` first and once, one terminal event and its response, `error` then
+`response.failed`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .. import catalog as C
+from ..objects import _short
+from .comparisons import ComparisonRules
+from .model import Phase
+from .tables import TERMINAL
+
+__all__ = ["LifecycleRules"]
+
+# Members as module globals: on Python 3.11 each `Phase.X` is a descriptor call, ≈8× a global.
+_START, _CREATED, _QUEUED, _IN_PROGRESS, _CREATED_MISSING, _IN_PROGRESS_MISSING = (
+    Phase.START,
+    Phase.CREATED,
+    Phase.QUEUED,
+    Phase.IN_PROGRESS,
+    Phase.CREATED_MISSING,
+    Phase.IN_PROGRESS_MISSING,
+)
+
+
+class LifecycleRules(ComparisonRules):
+    """``_sequence`` (every event), ``_require_started`` (every event past the lifecycle), and the
+    handlers of the lifecycle, terminal and ``error`` events."""
+
+    def _sequence(self, event: Mapping[str, Any], index: int) -> None:
+        seq = event.get("sequence_number")
+        if type(seq) is not int:
+            self._report(
+                C.SEQ_PRESENT,
+                index,
+                "an integer `sequence_number`",
+                "missing" if seq is None else repr(seq),
+                path="sequence_number",
+            )
+            if self._next_seq is not None:
+                self._next_seq += 1
+            return
+        if not self._seq_started:
+            self._seq_started = True
+            first = 0 if self.resume_after is None else self.resume_after + 1
+            if seq != first:
+                self._report(C.SEQ_START, index, first, seq, path="sequence_number")
+        elif seq != self._next_seq:
+            self._report(
+                C.SEQ_CONTIGUOUS,
+                index,
+                self._next_seq,
+                seq,
+                path="sequence_number",
+                message="a repeat"
+                if self._next_seq is not None and seq < self._next_seq
+                else "a gap",
+            )
+        self._next_seq = seq + 1
+
+    def _identity(self, response: Mapping[str, Any], index: int) -> None:
+        rid = response.get("id")
+        created_at = response.get("created_at")
+        if self.response_id is None:
+            self.response_id = rid
+            self._created_at = created_at
+            return
+        if rid != self.response_id:
+            self._report(C.RESPONSE_ID_STABLE, index, self.response_id, rid, path="response.id")
+        if created_at != self._created_at:
+            self._report(
+                C.RESPONSE_CREATED_AT_STABLE,
+                index,
+                self._created_at,
+                created_at,
+                path="response.created_at",
+            )
+
+    def _require_started(self, etype: str, index: int) -> None:
+        """Item and terminal events need `response.created` then `response.in_progress`."""
+        if self._phase is _START:
+            self._phase = _CREATED_MISSING  # report the missing start once
+            self._report(C.LIFECYCLE_CREATED_FIRST, index, "response.created", etype)
+        elif self._phase is _CREATED or self._phase is _QUEUED:
+            self._phase = _IN_PROGRESS_MISSING
+            self._report(
+                C.LIFECYCLE_IN_PROGRESS,
+                index,
+                "response.in_progress",
+                etype,
+                message="an event arrived before `response.in_progress`",
+            )
+
+    def _on_lifecycle(self, event: Mapping[str, Any], index: int) -> None:
+        etype: str = event["type"]
+        response = event.get("response")
+        if etype in self._seen_lifecycle or (
+            etype == "response.created" and self.resume_after is not None
+        ):
+            self._report(
+                C.LIFECYCLE_UNIQUE,
+                index,
+                f"one `{etype}`"
+                if self.resume_after is None
+                else "no `response.created` in a resumed stream",
+                etype,
+            )
+        self._seen_lifecycle.add(etype)
+        if etype == "response.created":
+            if self._phase is not _START:
+                self._report(C.LIFECYCLE_CREATED_FIRST, index, "response.created first", etype)
+            elif index != 0 and self.resume_after is None:
+                self._report(
+                    C.LIFECYCLE_CREATED_FIRST,
+                    index,
+                    "response.created as event #0",
+                    f"event #{index}",
+                )
+            self._phase = max(self._phase, _CREATED)
+        elif etype == "response.queued":
+            if self._phase is _START:
+                self._phase = _CREATED_MISSING
+                self._report(C.LIFECYCLE_CREATED_FIRST, index, "response.created", etype)
+            elif self._phase >= _IN_PROGRESS:
+                self._report(
+                    C.LIFECYCLE_UNIQUE,
+                    index,
+                    "`response.queued` before `response.in_progress`",
+                    etype,
+                )
+            self._phase = max(self._phase, _QUEUED)
+        else:  # in_progress
+            if self._phase is _START:
+                self._phase = _CREATED_MISSING
+                self._report(C.LIFECYCLE_CREATED_FIRST, index, "response.created", etype)
+            self._phase = _IN_PROGRESS
+        if not isinstance(response, dict):
+            return  # the schema check reported it
+        self._identity(response, index)
+        status = response.get("status")
+        if status not in ("in_progress", "queued"):
+            self._report(
+                C.RESPONSE_INTERIM_STATE,
+                index,
+                "status `in_progress` or `queued`",
+                status,
+                path="response.status",
+            )
+        if response.get("output") != []:
+            self._report(
+                C.RESPONSE_INTERIM_STATE,
+                index,
+                "output: []",
+                _short(response.get("output")),
+                path="response.output",
+            )
+        if response.get("usage") is not None:
+            self._report(
+                C.RESPONSE_INTERIM_STATE,
+                index,
+                "usage: null",
+                _short(response.get("usage")),
+                path="response.usage",
+            )
+
+    def _on_terminal(self, event: Mapping[str, Any], index: int) -> None:
+        etype: str = event["type"]
+        if self.terminal_type is not None:
+            return  # after_terminal already reported in feed()
+        self._require_started(etype, index)
+        self.terminal_type = etype
+        response = event.get("response")
+        if not isinstance(response, dict):
+            return
+        self.terminal = response
+        self._identity(response, index)
+        want = TERMINAL[etype]
+        status = response.get("status")
+        if status != want:
+            self._report(
+                C.RESPONSE_TERMINAL_STATUS,
+                index,
+                want,
+                status,
+                path="response.status",
+                message=f"`{etype}` carries a response whose status is {status!r}",
+            )
+        failed = etype == "response.failed"
+        if not failed:
+            for item in self._items.values():
+                if not item.done:
+                    self._report(
+                        C.ITEM_CLOSED_BEFORE_TERMINAL,
+                        index,
+                        f"`output_item.done` for output_index {item.output_index}",
+                        "the item is still open",
+                        path="response.output",
+                    )
+        self._check_output(response, index, failed=failed)
+        for v in self._responses.check(response, event_index=index, path="response"):
+            self._report(
+                v.check, v.event_index, v.expected, v.actual, message=v.message, path=v.path
+            )
+
+    def _on_error(self, event: Mapping[str, Any], index: int) -> None:
+        # SPEC §2.2: `response.created` then `response.in_progress` come first, whatever follows.
+        self._require_started("error", index)
+        self._error_at = index
+        self._error_pending = True

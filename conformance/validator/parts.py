@@ -1,0 +1,406 @@
+"""Content parts (SPEC §2.7) and reasoning summary parts (SPEC §2.10): added before use, numbered
+in order, one open at a time, of a type that fits the item; their deltas joined equal their
+`.done` text, and that equals the closed part (SPEC §2.8)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .. import catalog as C
+from ..objects import _short
+from .comparisons import first_difference_text
+from .items import ItemRules
+from .model import CONTENT, SUMMARY, Frame, Item, Part
+from .tables import MAX_INDEX_GAP, PART_FITS, PART_TEXT, PART_TEXT_FIELD
+
+__all__ = ["PartRules"]
+
+
+class PartRules(ItemRules):
+    """``_open`` (the open part an event names, for either kind of part) and the handlers of the
+    content-part, text, annotation and summary events."""
+
+    def _on_part_added(self, event: Mapping[str, Any], index: int) -> None:
+        item = self._item_for(event, index)
+        part = event.get("part")
+        ci = event.get("content_index")
+        if item is None or type(ci) is not int or not isinstance(part, dict):
+            return
+        ptype = part.get("type")
+        if ci < 0:
+            self._report(
+                C.PART_INDEX_CONTIGUOUS, index, "a content_index ≥ 0", ci, path="content_index"
+            )
+            return
+        if item.known:
+            if ci != len(item.parts):
+                self._report(
+                    C.PART_INDEX_CONTIGUOUS,
+                    index,
+                    len(item.parts),
+                    ci,
+                    path="content_index",
+                    message="parts of an item are numbered 0, 1, … in order",
+                )
+            if item.parts and not item.parts[-1].closed:
+                self._report(
+                    C.PART_CLOSED,
+                    index,
+                    f"`content_part.done` for content_index {len(item.parts) - 1} first",
+                    "a new part opened",
+                    path="content_index",
+                )
+            fits = PART_FITS.get(item.type) if isinstance(item.type, str) else None
+            if fits is not None and (not isinstance(ptype, str) or ptype not in fits):
+                self._report(
+                    C.PART_TYPE_FITS_ITEM,
+                    index,
+                    " or ".join(sorted(fits)),
+                    ptype,
+                    path="part.type",
+                    message=f"a {item.type} item",
+                )
+            text_field = PART_TEXT_FIELD.get(ptype) if isinstance(ptype, str) else None
+            if text_field is not None and part.get(text_field, "") != "":
+                self._report(
+                    C.PART_ORDER,
+                    index,
+                    f'part.{text_field} == ""',
+                    _short(part.get(text_field)),
+                    path=f"part.{text_field}",
+                    message="a part opens empty; clients append the deltas to it",
+                )
+        if ci - len(item.parts) > MAX_INDEX_GAP:
+            return  # reported above; not padded: an index of 10**30 must not allocate 10**30 parts
+        if ci >= len(item.parts):
+            item.parts.extend(Part("?", closed=True) for _ in range(ci - len(item.parts)))
+            item.parts.append(Part(ptype if isinstance(ptype, str) else "?"))
+        else:
+            item.parts[ci] = Part(ptype if isinstance(ptype, str) else "?")
+
+    def _open(
+        self, item: Item, frame: Frame, event: Mapping[str, Any], index: int, kind: str | None
+    ) -> Part | None:
+        """The open part (content or summary, by ``frame``) that an event names, or None after
+        reporting why it names none. ``kind``: the part type the event writes to, if it does."""
+        i = event.get(frame.key)
+        if type(i) is not int:
+            return None
+        etype: str = event["type"]
+        parts = item.parts if frame is CONTENT else item.summaries
+        if i < 0:
+            self._report(frame.index_check, index, f"a {frame.key} ≥ 0", i, path=frame.key)
+            return None
+        if i >= len(parts):
+            if not item.known:
+                # Opened before the resume point (SPEC §2.12): its start was not seen.
+                if i - len(parts) > MAX_INDEX_GAP:
+                    self._report(
+                        frame.index_check,
+                        index,
+                        f"a {frame.key} at most {MAX_INDEX_GAP} past the parts seen",
+                        i,
+                        path=frame.key,
+                    )
+                    return None
+                parts.extend(Part(frame.fill, partial=True) for _ in range(i + 1 - len(parts)))
+                if kind is not None:
+                    parts[i] = Part(kind, partial=True)
+                return parts[i]
+            if parts and not parts[-1].closed:
+                # A part is open and the event names another, never added: its index is wrong
+                # (KB09: a content_index that grows with every delta).
+                self._report(
+                    frame.index_check,
+                    index,
+                    len(parts) - 1,
+                    i,
+                    path=frame.key,
+                    message=f"the event names a {frame.noun} other than the open one",
+                )
+            else:
+                self._report(
+                    frame.added_check,
+                    index,
+                    f"`{frame.added}` for {frame.key} {i} first",
+                    etype,
+                    path=frame.key,
+                )
+            return None
+        part = parts[i]
+        if i != len(parts) - 1 and item.known:
+            self._report(
+                frame.index_check,
+                index,
+                len(parts) - 1,
+                i,
+                path=frame.key,
+                message=f"the event names a {frame.noun} other than the open one",
+            )
+        if part.closed:
+            self._report(
+                frame.order_check,
+                index,
+                f"no `{etype}` after `{frame.done}`",
+                etype,
+                path=frame.key,
+            )
+            return None
+        if kind is not None and part.type != "?" and part.type != kind:
+            self._report(
+                C.PART_KIND_MATCHES,
+                index,
+                f"a part of type {kind}",
+                part.type,
+                path=frame.key,
+                message=f"`{etype}` writes to a {part.type} part",
+            )
+            return None
+        return part
+
+    def _on_part_delta(self, event: Mapping[str, Any], index: int) -> None:
+        item = self._item_for(event, index)
+        if item is None:
+            return
+        etype: str = event["type"]
+        family = etype[: -len(".delta")]
+        part = self._open(item, CONTENT, event, index, PART_TEXT[family][1])
+        if part is None:
+            return
+        if part.done_value is not None:
+            self._report(
+                C.PART_ORDER,
+                index,
+                f"no delta after `{family}.done`",
+                etype,
+                path="content_index",
+            )
+            return
+        delta = event.get("delta")
+        if isinstance(delta, str):
+            part.deltas.append(delta)
+
+    def _on_part_text_done(self, event: Mapping[str, Any], index: int) -> None:
+        item = self._item_for(event, index)
+        if item is None:
+            return
+        etype: str = event["type"]
+        family = etype[: -len(".done")]
+        part = self._open(item, CONTENT, event, index, PART_TEXT[family][1])
+        if part is None:
+            return
+        if part.done_value is not None:
+            self._report(
+                C.PART_ORDER, index, f"one `{etype}`", "a second one", path="content_index"
+            )
+            return
+        value = event.get(PART_TEXT[family][0])
+        if not isinstance(value, str):
+            return
+        part.done_value = value
+        streamed = "".join(part.deltas)
+        part.deltas = []
+        if streamed != value and not part.partial:
+            self._report(
+                C.DELTAS_EQUAL_DONE,
+                index,
+                _short(value),
+                _short(streamed),
+                path=PART_TEXT[family][0],
+                message=first_difference_text(value, streamed),
+            )
+
+    def _on_annotation_added(self, event: Mapping[str, Any], index: int) -> None:
+        """An annotation belongs to the open `output_text` part it names (SPEC §2.6) and is the
+        next element of that part's `annotations` (SPEC §2.8)."""
+        item = self._item_for(event, index)
+        if item is None:
+            return
+        part = self._open(item, CONTENT, event, index, "output_text")
+        if part is None:
+            return
+        ai = event.get("annotation_index")
+        if type(ai) is int and ai != len(part.annotations):
+            self._report(
+                C.ANNOTATIONS_MATCH,
+                index,
+                len(part.annotations),
+                ai,
+                path="annotation_index",
+                message="annotations are numbered 0, 1, … in the order they are streamed",
+            )
+        part.annotations.append(event.get("annotation"))
+
+    def _on_part_done(self, event: Mapping[str, Any], index: int) -> None:
+        item = self._item_for(event, index)
+        if item is None:
+            return
+        part = self._open(item, CONTENT, event, index, None)
+        ci = event.get("content_index")
+        got = event.get("part")
+        if part is None or not isinstance(got, dict):
+            return
+        if part.done_value is None and isinstance(part.type, str) and part.type in PART_TEXT_FIELD:
+            self._report(
+                C.PART_ORDER,
+                index,
+                f"`{done_event_for(part.type)}` before `content_part.done`",
+                "response.content_part.done",
+                path="content_index",
+            )
+        part.closed = True
+        if got.get("type") != part.type and part.type != "?":
+            self._report(
+                C.PART_ORDER,
+                index,
+                f"part.type {part.type} (as added)",
+                got.get("type"),
+                path="part.type",
+            )
+        if part.type == "output_text" and got.get("annotations", []) != part.annotations:
+            self._report(
+                C.ANNOTATIONS_MATCH,
+                index,
+                f"{len(part.annotations)} streamed annotation(s)",
+                _short(got.get("annotations")),
+                path="part.annotations",
+                message=f"content_index {ci}",
+            )
+        text_field = PART_TEXT_FIELD.get(part.type)
+        if text_field is not None:
+            value = got.get(text_field)
+            part.closed_value = value if isinstance(value, str) else None
+            if part.done_value is not None and value != part.done_value:
+                self._report(
+                    C.DONE_EQUALS_PART,
+                    index,
+                    _short(part.done_value),
+                    _short(value),
+                    path=f"part.{text_field}",
+                    message=f"content_index {ci}",
+                )
+
+    def _on_summary_added(self, event: Mapping[str, Any], index: int) -> None:
+        item = self._item_for(event, index)
+        si = event.get("summary_index")
+        if item is None or type(si) is not int:
+            return
+        if si < 0:
+            self._report(C.SUMMARY_INDEX, index, "a summary_index ≥ 0", si, path="summary_index")
+            return
+        if item.known:
+            if si != len(item.summaries):
+                self._report(C.SUMMARY_INDEX, index, len(item.summaries), si, path="summary_index")
+            if item.summaries and not item.summaries[-1].closed:
+                self._report(
+                    C.SUMMARY_ORDER,
+                    index,
+                    f"`reasoning_summary_part.done` for summary_index {len(item.summaries) - 1}",
+                    "a new summary part opened",
+                    path="summary_index",
+                )
+            part = event.get("part")
+            if isinstance(part, dict) and part.get("text", "") != "":
+                self._report(
+                    C.SUMMARY_ORDER,
+                    index,
+                    'part.text == ""',
+                    _short(part.get("text")),
+                    path="part.text",
+                    message="a summary part opens empty",
+                )
+        while len(item.summaries) < si:
+            item.summaries.append(Part("summary_text", closed=True))
+        if si < len(item.summaries):
+            item.summaries[si] = Part("summary_text")
+        else:
+            item.summaries.append(Part("summary_text"))
+
+    def _on_summary_delta(self, event: Mapping[str, Any], index: int) -> None:
+        item = self._item_for(event, index)
+        if item is None:
+            return
+        part = self._open(item, SUMMARY, event, index, None)
+        if part is None:
+            return
+        if part.done_value is not None:
+            self._report(
+                C.SUMMARY_ORDER,
+                index,
+                "no delta after `reasoning_summary_text.done`",
+                event["type"],
+                path="summary_index",
+            )
+            return
+        delta = event.get("delta")
+        if isinstance(delta, str):
+            part.deltas.append(delta)
+
+    def _on_summary_text_done(self, event: Mapping[str, Any], index: int) -> None:
+        item = self._item_for(event, index)
+        if item is None:
+            return
+        part = self._open(item, SUMMARY, event, index, None)
+        if part is None:
+            return
+        if part.done_value is not None:
+            self._report(
+                C.SUMMARY_ORDER,
+                index,
+                "one `reasoning_summary_text.done`",
+                "a second one",
+                path="summary_index",
+            )
+            return
+        value = event.get("text")
+        if not isinstance(value, str):
+            return
+        part.done_value = value
+        streamed = "".join(part.deltas)
+        part.deltas = []
+        if streamed != value and not part.partial:
+            self._report(
+                C.DELTAS_EQUAL_DONE,
+                index,
+                _short(value),
+                _short(streamed),
+                path="text",
+                message=first_difference_text(value, streamed),
+            )
+
+    def _on_summary_done(self, event: Mapping[str, Any], index: int) -> None:
+        item = self._item_for(event, index)
+        if item is None:
+            return
+        part = self._open(item, SUMMARY, event, index, None)
+        if part is None:
+            return
+        if part.done_value is None:
+            self._report(
+                C.SUMMARY_ORDER,
+                index,
+                "`reasoning_summary_text.done` before `reasoning_summary_part.done`",
+                event["type"],
+                path="summary_index",
+            )
+        part.closed = True
+        got = event.get("part")
+        value = got.get("text") if isinstance(got, dict) else None
+        part.closed_value = value if isinstance(value, str) else None
+        if part.done_value is not None and value != part.done_value:
+            self._report(
+                C.DONE_EQUALS_PART,
+                index,
+                _short(part.done_value),
+                _short(value),
+                path="part.text",
+            )
+
+
+def done_event_for(part_type: str) -> str:
+    return {
+        "output_text": "response.output_text.done",
+        "refusal": "response.refusal.done",
+        "reasoning_text": "response.reasoning_text.done",
+    }.get(part_type, "the part's `.done`")

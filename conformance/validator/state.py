@@ -1,0 +1,76 @@
+"""The state every rule of the stream validator reads and writes, and how a rule reports.
+
+:class:`StreamState` declares the fields that :class:`~conformance.validator.StreamValidator`
+initialises; each concern (lifecycle, items, parts, values, comparisons, the fast path) is a class
+over it in its own module, and the validator is their union. The concerns call each other only
+through the methods named in their docstrings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..checks import Check, Violation
+from ..exercised import Coverage
+from ..objects import ResponseChecker
+from ..schema import SchemaValidator
+from .model import FastSpec, Item, Phase, Route
+
+__all__ = ["Handler", "StreamState"]
+
+
+class StreamState:
+    """The fields of one stream's judgement (initialised by ``StreamValidator.__init__``)."""
+
+    profiles: frozenset[str]
+    resume_after: int | None
+    violations: list[Violation]
+    events: int  # events received, decoded or not: the next event's index
+    terminal: Mapping[str, Any] | None  # the terminal event's response
+    terminal_type: str | None
+    response_id: Any
+    coverage: Coverage | None  # what the rules were applied to, when asked (`exercised`)
+    _schemas: SchemaValidator
+    _responses: ResponseChecker
+    _created_at: Any
+    _next_seq: int | None
+    _seq_started: bool
+    _phase: Phase
+    _seen_lifecycle: set[str]
+    _items: dict[int, Item]
+    _item_ids: set[Any]
+    _next_output_index: int | None
+    _last_added: int
+    _error_at: int | None
+    _error_pending: bool  # an `error` was the last event: `response.failed` is next
+    _incomplete_item: int | None
+    _too_deep_at: int | None
+    _closed: bool
+    _known_types: frozenset[str]
+    _handlers: dict[str, Handler]
+    _fast: dict[str, FastSpec]
+    _fast_item: Item | None
+    _fast_routes: dict[str, Route]
+
+    def _report(
+        self,
+        check: Check,
+        index: int | None,
+        expected: Any,
+        actual: Any,
+        *,
+        message: str = "",
+        path: str = "",
+    ) -> None:
+        if check.profile != "core" and check.profile not in self.profiles:
+            return
+        self.violations.append(
+            check.violation(
+                expected=expected, actual=actual, event_index=index, message=message, path=path
+            )
+        )
+
+
+# An event handler: (validator, event, event index).
+Handler = Callable[[Any, Mapping[str, Any], int], None]

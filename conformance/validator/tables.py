@@ -1,0 +1,114 @@
+"""The validator's knowledge of the event families (SPEC §2): which events write to which parts,
+values and item types. Data only; the rules that use it live in the sibling modules."""
+
+from __future__ import annotations
+
+from .. import catalog as C
+from ..checks import Check
+
+LIFECYCLE_INTERIM = ("response.created", "response.queued", "response.in_progress")
+TERMINAL = {
+    "response.completed": "completed",
+    "response.incomplete": "incomplete",
+    "response.failed": "failed",
+}
+# vLLM's names for what OpenAI sends as content_part.* with a reasoning_text part (SPEC §1, KB24).
+NONSTANDARD = frozenset({"response.reasoning_part.added", "response.reasoning_part.done"})
+
+SCHEMA_EVENT_CHECKS: dict[str, Check] = {
+    "required": C.EVENT_SCHEMA_REQUIRED,
+    "type": C.EVENT_SCHEMA_TYPE,
+    "value": C.EVENT_SCHEMA_VALUE,
+    "enum": C.EVENT_SCHEMA_ENUM,
+}
+
+# Part-framed text kinds: event family -> (delta field, done field, the part type it writes to).
+PART_TEXT = {
+    "response.output_text": ("text", "output_text"),
+    "response.refusal": ("refusal", "refusal"),
+    "response.reasoning_text": ("text", "reasoning_text"),
+}
+# The text field of each part type, in content_part.done and in the finished item.
+PART_TEXT_FIELD = {"output_text": "text", "refusal": "refusal", "reasoning_text": "text"}
+# Part types allowed in each item type (SPEC §2.11; KB04).
+PART_FITS = {
+    "message": frozenset({"output_text", "refusal"}),
+    "reasoning": frozenset({"reasoning_text"}),
+}
+# Single-valued streamed fields: family -> (done field, item type, path of the value in the
+# finished item; `None` in the path stands for the event's `command_index`).
+VALUE_STREAMS: dict[str, tuple[str, str | None, tuple[str | None, ...] | None]] = {
+    "response.function_call_arguments": ("arguments", "function_call", ("arguments",)),
+    "response.custom_tool_call_input": ("input", "custom_tool_call", ("input",)),
+    "response.mcp_call_arguments": ("arguments", "mcp_call", ("arguments",)),
+    "response.code_interpreter_call_code": ("code", "code_interpreter_call", ("code",)),
+    "response.apply_patch_call_operation_diff": ("diff", "apply_patch_call", ("operation", "diff")),
+    # keyed additionally by command_index
+    "response.shell_call_command": ("command", "shell_call", ("action", "commands", None)),
+    # deltas are `{stdout?, stderr?}` objects, the `.done` carries `output: [{stdout, stderr, …}]`
+    "response.shell_call_output_content": ("output", "shell_call_output", None),
+}
+# Families whose value is opened by an `.added` event before its deltas ([SDK]).
+ADDED_FIRST = frozenset({"response.shell_call_command"})
+# Families whose deltas and `.done` carry separate output channels.
+CHANNELS = {"response.shell_call_output_content": ("stdout", "stderr")}
+# Event-name prefix -> the item types such events may name (SPEC §2.6).
+FAMILY_ITEM_TYPES: tuple[tuple[str, frozenset[str]], ...] = (
+    ("response.output_text.", frozenset({"message"})),
+    ("response.refusal.", frozenset({"message"})),
+    ("response.reasoning_text.", frozenset({"reasoning"})),
+    ("response.reasoning_summary_", frozenset({"reasoning"})),
+    ("response.function_call_arguments.", frozenset({"function_call"})),
+    ("response.custom_tool_call_input.", frozenset({"custom_tool_call"})),
+    ("response.mcp_call_arguments.", frozenset({"mcp_call"})),
+    ("response.mcp_call.", frozenset({"mcp_call"})),
+    ("response.mcp_list_tools.", frozenset({"mcp_list_tools"})),
+    ("response.code_interpreter_call", frozenset({"code_interpreter_call"})),
+    ("response.web_search_call.", frozenset({"web_search_call"})),
+    ("response.file_search_call.", frozenset({"file_search_call"})),
+    ("response.image_generation_call.", frozenset({"image_generation_call"})),
+    ("response.apply_patch_call_operation_diff.", frozenset({"apply_patch_call"})),
+    ("response.shell_call_command.", frozenset({"shell_call"})),
+    ("response.shell_call_output_content.", frozenset({"shell_call_output"})),
+)
+# Observed id prefixes per item type (SPEC §2 levels: INFO).
+ID_PREFIX = {
+    "message": ("msg_",),
+    "reasoning": ("rs_",),
+    "function_call": ("fc_", "call_"),
+    "web_search_call": ("ws_",),
+    "file_search_call": ("fs_",),
+    "code_interpreter_call": ("ci_",),
+    "image_generation_call": ("ig_",),
+    "mcp_call": ("mcp_",),
+    "mcp_list_tools": ("mcpl_",),
+    "mcp_approval_request": ("mcpr_",),
+    "shell_call": ("sh_",),
+    "shell_call_output": ("sho_",),
+    "local_shell_call": ("lsh_",),
+    "apply_patch_call": ("apc_",),
+    "compaction": ("cmp_",),
+    "program": ("cm_",),
+    "program_output": ("cmo_",),
+    "tool_search_call": ("tsc_",),
+    "tool_search_output": ("tso_",),
+}
+
+
+# How far past the parts seen an index may point and still be tracked (its gap padded with
+# placeholders). Real items have a handful of parts; a larger jump is reported, not allocated.
+MAX_INDEX_GAP = 1024
+
+_FITS: dict[str, frozenset[str] | None] = {}
+
+
+def fits_for(etype: str) -> frozenset[str] | None:
+    """The item types an event of this name may name (None: any)."""
+    try:
+        return _FITS[etype]
+    except KeyError:
+        pass
+    fits = next((types for prefix, types in FAMILY_ITEM_TYPES if etype.startswith(prefix)), None)
+    if len(_FITS) < 4096:  # event names come from the stream: remember the documented few
+        _FITS[etype] = fits
+    return fits
