@@ -233,6 +233,18 @@ class StreamValidator(FastPath):
     def ok(self) -> bool:
         return not any(v.check.level.value == "MUST" for v in self.violations)
 
+    @property
+    def footprint(self) -> int:
+        """How many numbered things the validator holds: output items, their content and summary
+        parts, and the parts' annotations (:mod:`.slots`). At most one per event plus a bounded
+        gap, whatever the indices a stream sends; tests assert it."""
+        total = 0
+        for item in self._items.values():
+            total += 1 + len(item.parts) + len(item.summaries)
+            for part in item.parts:
+                total += len(part.annotations)
+        return total
+
     def _schema_issues(self, issues: Iterable[SchemaIssue], index: int) -> None:
         for issue in issues:
             self._report(
