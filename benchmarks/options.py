@@ -57,6 +57,14 @@ def add_arguments(parser: Any) -> None:
         metavar="S",
         help="seconds to connect, and the longest silence while reading (default: 120)",
     )
+    target.add_argument(
+        "--max-body-bytes",
+        type=int,
+        default=DEFAULT_MAX_BODY_BYTES,
+        metavar="N",
+        help="the most of a non-stream body, an error's too, read from the server; a larger one "
+        "fails as bench.transport.too_large, unread past N (default: 16 MiB)",
+    )
 
     work = parser.add_argument_group("workload")
     work.add_argument(
@@ -221,6 +229,11 @@ class BenchConfig:
     report_dir: Path
     request_log: bool
     progress_interval: float
+    max_body_bytes: int = 16 * 1024 * 1024
+
+
+DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
+"""``--max-body-bytes``: the suite's cap on a non-stream body too."""
 
 
 def responses_url(base_url: str) -> str:
@@ -293,6 +306,8 @@ def build_config(ns: argparse.Namespace, *, host: str | None = None) -> BenchCon
         )
     if ns.max_in_flight < 1:
         raise ConfigError("--max-in-flight must be >= 1")
+    if ns.max_body_bytes < 1:
+        raise ConfigError("--max-body-bytes must be >= 1")
     return BenchConfig(
         responses_url=responses_url(base),
         workload=workload,
@@ -312,6 +327,7 @@ def build_config(ns: argparse.Namespace, *, host: str | None = None) -> BenchCon
         report_dir=Path(ns.report_dir),
         request_log=ns.request_log,
         progress_interval=ns.progress_interval,
+        max_body_bytes=ns.max_body_bytes,
     )
 
 
