@@ -19,6 +19,7 @@ __all__ = [
     "OPAQUE_FIELDS",
     "ResponseChecker",
     "deep_equal_except_opaque",
+    "logprob_findings",
     "validate_error_body",
     "validate_response_body",
 ]
@@ -72,6 +73,58 @@ _PART_FITS = {
     "message": frozenset({"output_text", "refusal"}),
     "reasoning": frozenset({"reasoning_text"}),
 }
+
+
+# Items a client acts on once the response is `completed`: OpenAI sends them `completed` there
+# (docs/decisions-corpus.md C2). Hosted-tool items keep statuses of their own in real traffic
+# (Azure: `web_search_call` "searching", `image_generation_call` "generating"; OpenAI:
+# `shell_call_output` "in_progress"), so they are not listed.
+_FINISHED_WITH_RESPONSE = frozenset({"message", "function_call", "custom_tool_call"})
+
+
+def top_logprobs_limit(response: Mapping[str, Any]) -> int | None:
+    """The number of alternatives per token the response says it was asked for, if it says."""
+    top = response.get("top_logprobs")
+    return top if type(top) is int and top >= 0 else None
+
+
+def _positive(value: Any) -> bool:
+    return type(value) in (int, float) and value > 0
+
+
+def logprob_findings(
+    logprobs: Any, top: int | None, path: str
+) -> list[tuple[Check, Any, Any, str, str]]:
+    """What is wrong with one `logprobs` list (a part's, a delta's or a `.done`'s), as
+    ``(check, expected, actual, path, message)``, at most one finding per check: the first
+    offending entry, with how many offend (so a long list costs one pass and two findings)."""
+    if not isinstance(logprobs, list):
+        return []
+    positive: list[tuple[str, Any]] = []
+    too_many: list[tuple[str, int]] = []
+    for i, entry in enumerate(logprobs):
+        if not isinstance(entry, dict):
+            continue  # the schema check reports its shape
+        if _positive(entry.get("logprob")):
+            positive.append((f"{path}[{i}].logprob", entry.get("logprob")))
+        alternatives = entry.get("top_logprobs")
+        if not isinstance(alternatives, list):
+            continue
+        if top is not None and len(alternatives) > top:
+            too_many.append((f"{path}[{i}].top_logprobs", len(alternatives)))
+        for j, alt in enumerate(alternatives):
+            if isinstance(alt, dict) and _positive(alt.get("logprob")):
+                positive.append((f"{path}[{i}].top_logprobs[{j}].logprob", alt.get("logprob")))
+    out: list[tuple[Check, Any, Any, str, str]] = []
+    if positive:
+        where, value = positive[0]
+        count = f"{len(positive)} positive logprob(s)" if len(positive) > 1 else ""
+        out.append((C.LOGPROBS_NONPOSITIVE, "≤ 0", _short(value), where, count))
+    if too_many:
+        where, n = too_many[0]
+        count = f"{len(too_many)} token(s) over the limit" if len(too_many) > 1 else ""
+        out.append((C.LOGPROBS_TOP_COUNT, f"≤ {top} (`top_logprobs`)", n, where, count))
+    return out
 
 
 def deep_equal_except_opaque(a: Any, b: Any) -> bool:
@@ -156,6 +209,7 @@ class ResponseChecker:
 
         output = response.get("output")
         items = output if isinstance(output, list) else []
+        top = top_logprobs_limit(response)
         for pos, item in enumerate(items):
             if not isinstance(item, dict):
                 continue
@@ -169,6 +223,22 @@ class ResponseChecker:
                     f"item {pos} of {len(items)}, response status {status!r}",
                     f"output[{pos}].status",
                 )
+            if (
+                status == "completed"
+                and isinstance(itype, str)
+                and itype in _FINISHED_WITH_RESPONSE
+            ):
+                istatus = item.get("status", "completed")
+                caller = item.get("caller")
+                by_program = isinstance(caller, dict) and caller.get("type") == "program"
+                if istatus not in ("completed", "incomplete") and not by_program:
+                    report(
+                        C.ITEM_STATUS_COMPLETED,
+                        "completed",
+                        _short(istatus),
+                        f"output[{pos}].status",
+                        f"a {itype} item in a completed response",
+                    )
             fits = _PART_FITS.get(itype) if isinstance(itype, str) else None
             content = item.get("content")
             if fits is not None and isinstance(content, list):
@@ -181,6 +251,10 @@ class ResponseChecker:
                             ptype,
                             f"output[{pos}].content[{ci}].type",
                         )
+                    elif ptype == "output_text" and isinstance(part, dict):
+                        where = f"output[{pos}].content[{ci}].logprobs"
+                        for finding in logprob_findings(part.get("logprobs"), top, where):
+                            report(*finding)
 
         self._check_usage(response, status, items, report)
 
