@@ -256,7 +256,7 @@ ITEM_ADDED_STATE = register(
     "stream.item.added_state",
     MUST,
     "§2.6 [REC][SDK]",
-    'an item opens empty: message `content: []`, reasoning `summary: []`, function call `arguments: ""` with `call_id` and `name` set, status `in_progress`',
+    'an item opens empty: message `content: []`, reasoning `summary: []`, function call `arguments: ""` with `call_id` and `name` set, status `in_progress` (or `incomplete`, kept to its `.done`, for an item cut before it began)',
 )
 ITEM_DONE_ONCE = register(
     "stream.item.done_once",
@@ -497,13 +497,6 @@ ERROR_CODE_TYPE = register(
 
 # --- judge-truth (issue 12 item 5): rules clients enforce -------------------------------------
 # Each cites the client code that breaks without it; docs/decisions-corpus.md has the evidence.
-ITEM_CALL_IDENTITY = register(
-    "stream.item.call_identity_stable",
-    MUST,
-    "SPEC §2.7 [SDK]; docs/decisions-corpus.md C1",
-    "`output_item.done` carries the `call_id` and `name` its `output_item.added` gave the item "
-    "(clients key the call by them from `added` on)",
-)
 ITEM_STATUS_COMPLETED = register(
     "response.item.status_completed",
     MUST,
@@ -522,19 +515,4 @@ LOGPROBS_TOP_COUNT = register(
     MUST,
     "SPEC §3 (`top_logprobs` 0–20) [OAPI]; docs/decisions-corpus.md C3",
     "a token lists at most `top_logprobs` alternatives (the number the response echoes)",
-)
-LOGPROBS_DELTAS_EQUAL_DONE = register(
-    "stream.logprobs.deltas_equal_done",
-    MUST,
-    "SPEC §2.8 [REC]; docs/decisions-corpus.md C3",
-    "the `logprobs` of a part's `output_text.delta` events, concatenated, equal the `logprobs` of "
-    "its `output_text.done` when that event carries any",
-)
-EVENT_TYPE_OPENRESPONSES = register(
-    "event.type.openresponses",
-    MUST,
-    "SPEC §1 Unknown event types [OR]; docs/decisions-corpus.md C4",
-    "Open Responses: every event type is one the Open Responses spec defines, or an extension "
-    "prefixed with its implementor's slug (`acme:trace_event`)",
-    profile="openresponses",
 )

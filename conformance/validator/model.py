@@ -84,6 +84,7 @@ class Item:
     values: dict[tuple[str, int], tuple[list[str], list[str | None]]] = field(default_factory=dict)
     opened: set[tuple[str, int]] = field(default_factory=set)  # by `<family>.added`
     interleave_reported: bool = False
+    opened_incomplete: bool = False  # `output_item.added` said `incomplete` (docs/spec.md §7.4)
 
 
 @dataclass(frozen=True, slots=True)

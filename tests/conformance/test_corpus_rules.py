@@ -170,3 +170,59 @@ def test_web_search_source_types_are_an_open_union() -> None:
     found = body(API_SOURCE)
     _sources(found)[0] = {"type": "book", "title": "x"}
     assert ids(found) == set()
+
+
+# --- stream.item.added_state: an item cut before it began (D3) -----------------------------------
+
+STREAMS2 = CORPUS2.parent / "streams"
+FILTERED = (
+    "mirascope.e2e-output.test_refusal.azure-openai_responses_gpt_4o_mini.async_stream.0.h-fd3a6222"
+)
+
+
+def _sse_events(name: str) -> list[dict[str, Any]]:
+    text = (STREAMS2 / f"{name}.sse").read_text().replace("\r\n", "\n")
+    out = []
+    for block in text.split("\n\n"):
+        data = [line[5:].lstrip() for line in block.split("\n") if line.startswith("data:")]
+        if data and data[0] != "[DONE]":
+            out.append(json.loads("\n".join(data)))
+    return out
+
+
+def _stream_ids(events: list[dict[str, Any]]) -> set[str]:
+    from conformance import StreamValidator
+
+    validator = StreamValidator()
+    for event in events:
+        validator.feed(event)
+    validator.close()
+    return {v.check_id for v in failing(validator.violations, strict=True)}
+
+
+def _set_status(events: list[dict[str, Any]], kind: str, status: str) -> None:
+    for event in events:
+        if event["type"] == kind:
+            event["item"]["status"] = status
+
+
+def test_message_opened_incomplete_by_a_content_filter_passes() -> None:
+    events = _sse_events(FILTERED)
+    added = next(e for e in events if e["type"] == "response.output_item.added")
+    assert added["item"]["status"] == "incomplete"
+    assert events[-1]["response"]["incomplete_details"] == {"reason": "content_filter"}
+    assert _stream_ids(events) == set()
+
+
+def test_message_opened_incomplete_that_completes_fails() -> None:
+    events = _sse_events(FILTERED)
+    _set_status(events, "response.output_item.done", "completed")
+    events[-1]["response"]["output"][0]["status"] = "completed"
+    assert _stream_ids(events) == {"stream.item.added_state"}
+
+
+@pytest.mark.parametrize("status", ["completed", "searching"])
+def test_message_opened_in_another_status_fails(status: str) -> None:
+    events = _sse_events(FILTERED)
+    _set_status(events, "response.output_item.added", status)
+    assert _stream_ids(events) == {"stream.item.added_state"}
