@@ -505,13 +505,13 @@ ITEM_STATUS_COMPLETED = register(
     "(a call a program issued may stay `in_progress`; hosted-tool items may keep their own status)",
 )
 LOGPROBS_NONPOSITIVE = register(
-    "logprobs.nonpositive",
+    "response.logprobs.nonpositive",
     MUST,
     "SPEC §1 (text events) [OAPI]; docs/decisions-corpus.md C3",
     "every `logprob` (of a token and of each alternative in `top_logprobs`) is ≤ 0",
 )
 LOGPROBS_TOP_COUNT = register(
-    "logprobs.top_count",
+    "response.logprobs.top_count",
     MUST,
     "SPEC §3 (`top_logprobs` 0–20) [OAPI]; docs/decisions-corpus.md C3",
     "a token lists at most `top_logprobs` alternatives (the number the response echoes)",

@@ -115,7 +115,7 @@ def test_stream_terminal_with_an_open_call_fails() -> None:
     assert stream_ids(events) == {"response.item.status_completed"}
 
 
-# --- logprobs.nonpositive, logprobs.top_count (C3) -----------------------------------------------
+# --- response.logprobs.nonpositive, response.logprobs.top_count (C3) -----------------------
 
 
 def test_recorded_logprobs_pass() -> None:
@@ -132,7 +132,7 @@ def test_positive_logprob_fails_and_zero_passes() -> None:
     entries[1]["logprob"] = 0.0
     assert body_ids(body) == set()
     entries[1]["logprob"] = 0.25
-    assert body_ids(body) == {"logprobs.nonpositive"}
+    assert body_ids(body) == {"response.logprobs.nonpositive"}
 
 
 def test_positive_alternative_logprob_fails() -> None:
@@ -142,7 +142,7 @@ def test_positive_alternative_logprob_fails() -> None:
     entry["top_logprobs"] = [{"token": "A", "logprob": -0.5, "bytes": [65]}]
     assert body_ids(body) == set()
     entry["top_logprobs"][0]["logprob"] = 3.0
-    assert body_ids(body) == {"logprobs.nonpositive"}
+    assert body_ids(body) == {"response.logprobs.nonpositive"}
 
 
 def test_more_alternatives_than_top_logprobs_fails() -> None:
@@ -153,7 +153,7 @@ def test_more_alternatives_than_top_logprobs_fails() -> None:
     entry["top_logprobs"] = alternatives
     assert body_ids(body) == set()
     body["top_logprobs"] = 1
-    assert body_ids(body) == {"logprobs.top_count"}
+    assert body_ids(body) == {"response.logprobs.top_count"}
     body["top_logprobs"] = None  # the response does not say: nothing to compare with
     assert body_ids(body) == set()
 
@@ -162,7 +162,9 @@ def test_logprob_findings_are_bounded_per_list() -> None:
     body = terminal_body(sse_events(LOGPROBS_STREAM))
     part = body["output"][0]["content"][0]
     part["logprobs"] = [{"token": "x", "logprob": 1.0, "bytes": [120], "top_logprobs": []}] * 5000
-    found = [v for v in validate_response_body(body) if v.check_id == "logprobs.nonpositive"]
+    found = [
+        v for v in validate_response_body(body) if v.check_id == "response.logprobs.nonpositive"
+    ]
     assert len(found) == 1 and "5000" in found[0].message
 
 
