@@ -157,7 +157,7 @@ LIFECYCLE_IN_PROGRESS = register(
 LIFECYCLE_UNIQUE = register(
     "stream.lifecycle.unique",
     MUST,
-    "§2.2",
+    "§2.2, §2.12, §7.6",
     "`response.created`, `response.queued` and `response.in_progress` each appear at most once, in that order",
 )
 LIFECYCLE_TERMINAL_PRESENT = register(
@@ -255,7 +255,7 @@ ITEM_ID_MATCHES = register(
 ITEM_ADDED_STATE = register(
     "stream.item.added_state",
     MUST,
-    "§2.6 [REC][SDK]",
+    "§2.6, §7.4 [REC][SDK]",
     'an item opens empty: message `content: []`, reasoning `summary: []`, function call `arguments: ""` with `call_id` and `name` set, status `in_progress` (or `incomplete`, kept to its `.done`, for an item cut before it began)',
 )
 ITEM_DONE_ONCE = register(
@@ -468,7 +468,7 @@ USAGE_REASONING_LE_OUTPUT = register(
 USAGE_OUTPUT_NONZERO = register(
     "usage.output_nonzero",
     MUST,
-    "§3.2",
+    "§3.2, §7.2",
     "`output_tokens ≥ 1` when the output shows generated tokens: message text (but in a "
     "content-filter stop), reasoning (but in a `max_output_tokens` cut-off), a call the model "
     "issued (but an unmetered batch of parallel function calls)",
@@ -476,7 +476,7 @@ USAGE_OUTPUT_NONZERO = register(
 USAGE_MAX_OUTPUT = register(
     "usage.max_output_tokens",
     MUST,
-    "§3.2",
+    "§3.2, §7.3",
     "`output_tokens ≤ max_output_tokens` when it is set, for one generation (`reasoning.mode` "
     "`standard` or absent; `pro` runs several)",
 )
@@ -496,23 +496,23 @@ ERROR_CODE_TYPE = register(
 )
 
 # --- judge-truth (issue 12 item 5): rules clients enforce -------------------------------------
-# Each cites the client code that breaks without it; docs/decisions-corpus.md has the evidence.
+# Each cites the client code that breaks without it; docs/spec.md §7 has the evidence.
 ITEM_STATUS_COMPLETED = register(
     "response.item.status_completed",
     MUST,
-    "SPEC §2.10, §3 [OR][SDK]; docs/decisions-corpus.md C2",
+    "§3.1, §7.7 [OR][SDK]",
     "in a `completed` response every message, function call and custom tool call is `completed` "
     "(a call a program issued may stay `in_progress`; hosted-tool items may keep their own status)",
 )
 LOGPROBS_NONPOSITIVE = register(
     "response.logprobs.nonpositive",
     MUST,
-    "SPEC §1 (text events) [OAPI]; docs/decisions-corpus.md C3",
+    "§1, §7.8 [OAPI]",
     "every `logprob` (of a token and of each alternative in `top_logprobs`) is ≤ 0",
 )
 LOGPROBS_TOP_COUNT = register(
     "response.logprobs.top_count",
     MUST,
-    "SPEC §3 (`top_logprobs` 0–20) [OAPI]; docs/decisions-corpus.md C3",
+    "§3.3, §7.8 [OAPI]",
     "a token lists at most `top_logprobs` alternatives (the number the response echoes)",
 )

@@ -76,7 +76,7 @@ _PART_FITS = {
 
 
 # Items a client acts on once the response is `completed`: OpenAI sends them `completed` there
-# (docs/decisions-corpus.md C2). Hosted-tool items keep statuses of their own in real traffic
+# (docs/spec.md §7.7). Hosted-tool items keep statuses of their own in real traffic
 # (Azure: `web_search_call` "searching", `image_generation_call` "generating"; OpenAI:
 # `shell_call_output` "in_progress"), so they are not listed.
 _FINISHED_WITH_RESPONSE = frozenset({"message", "function_call", "custom_tool_call"})
@@ -363,7 +363,7 @@ def _incomplete_reason(response: Mapping[str, Any]) -> Any:
 
 def _generated_output(items: list[Any], response: Mapping[str, Any], *, metered: bool) -> str:
     """What in ``output`` proves the model generated tokens that `output_tokens: 0` denies
-    (docs/decisions-corpus.md D1), or "" if nothing does.
+    (docs/spec.md §7.2), or "" if nothing does.
 
     - A message with text or a refusal — unless the response ended `incomplete` for
       `content_filter`: the filter withholds the accounting, and OpenAI (Azure) reports usage
@@ -421,7 +421,7 @@ def _parallel_calls_only(items: list[Any], response: Mapping[str, Any]) -> bool:
 def _one_generation(response: Mapping[str, Any]) -> bool:
     """`max_output_tokens` bounds one generation; a reasoning mode other than `standard`
     (OpenAI's `pro`) runs several and reports all their tokens, beyond the bound
-    (docs/decisions-corpus.md D2; [REC2] ``pai…test_reasoning_flags_match_the_api_gpt-5.6-*.3``:
+    (docs/spec.md §7.3; [REC2] ``pai…test_reasoning_flags_match_the_api_gpt-5.6-*.3``:
     `max_output_tokens: 16`, `output_tokens` 48 and 82, `status: completed`)."""
     reasoning = response.get("reasoning")
     mode = reasoning.get("mode") if isinstance(reasoning, dict) else None

@@ -1,5 +1,5 @@
 """Rules that clients enforce (issue 12, item 5), each with a failing example built from real
-traffic and its passing near miss (docs/decisions-corpus.md C1–C4 cite the client code).
+traffic and its passing near miss (docs/spec.md §7.7, §7.8 cite the client code).
 
 Bodies are judged with :func:`validate_response_body`, streams with :class:`StreamValidator`; every
 example asserts the exact set of failing check IDs, so a rule cannot pass by a neighbour firing.

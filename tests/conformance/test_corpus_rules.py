@@ -1,4 +1,4 @@
-"""The rules real traffic refined (docs/decisions-corpus.md): each refinement lets the recorded
+"""The rules real traffic refined (docs/spec.md §7.2–§7.5): each refinement lets the recorded
 OpenAI behaviour through and still fails its nearest defect — shown on the recording itself and on
 the recording edited into the defect.
 """

@@ -1,6 +1,6 @@
 """A resumed stream (``GET /v1/responses/{id}?stream=true&starting_after=N``, judged with
-``--resume-after N``) sets the lifecycle only as far as its replay proves (docs/decisions-corpus.md
-R1): resuming a background response after its `response.created` replays `response.queued` then
+``--resume-after N``) sets the lifecycle only as far as its replay proves (docs/spec.md
+§7.6): resuming a background response after its `response.created` replays `response.queued` then
 `response.in_progress`, which is not a repeat of either.
 
 Built from a real background stream of [REC2] (created, queued, in_progress, one message,
