@@ -111,7 +111,7 @@ EVENT_SCHEMA_TYPE = register(
 EVENT_SCHEMA_VALUE = register(
     "event.schema.value",
     MUST,
-    "§1a [OAPI] ResponseStreamEvent",
+    "§1a, §7.5 [OAPI] ResponseStreamEvent",
     "constant and discriminator fields have the value OpenAI's schema gives them",
 )
 EVENT_SCHEMA_ENUM = register(
@@ -125,7 +125,7 @@ EVENT_SCHEMA_ENUM = register(
 SEQ_PRESENT = register(
     "stream.sequence.present",
     MUST,
-    "§1, §2.1 [REC]; KB17",
+    "§1, §2.1, §7.1 [REC]; KB17",
     "every event carries an integer `sequence_number`",
 )
 SEQ_START = register(
@@ -399,7 +399,7 @@ RESPONSE_SCHEMA_TYPE = register(
 RESPONSE_SCHEMA_VALUE = register(
     "response.schema.value",
     MUST,
-    "§3.1 [OAPI] Response",
+    "§3.1, §7.5 [OAPI] Response",
     "constant and discriminator fields of a Response object have the values OpenAI's schema gives",
 )
 RESPONSE_SCHEMA_ENUM = register(
