@@ -23,6 +23,7 @@ from mock_server.middleware import (
 )
 from reference_impl.app import create_app
 from reference_impl.engine import GenerationRequest
+from reference_impl.sealing import Sealer
 from reference_impl.sqlite_store import SQLiteStore
 from reference_impl.store import MemoryStore, ResponseStore
 
@@ -46,6 +47,8 @@ class MockSettings:
     script: AgentScript | None = None  # agent script for requests that name none (--script)
     request_log_bytes: int = REQUEST_LOG_BYTES  # their bodies' bytes kept (older ones truncated)
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES  # larger request bodies get 413, unread
+    # The secret sealed state (encrypted reasoning, compactions) is keyed by; None: the seed.
+    state_secret: str | None = None
 
 
 def check_store_spec(spec: str) -> tuple[str, str]:
@@ -91,6 +94,11 @@ class MockServer:
             api_key=settings.api_key,
             max_body_bytes=settings.max_body_bytes,
             hints=request_hints,
+            sealer=(
+                Sealer(settings.state_secret.encode())
+                if settings.state_secret is not None
+                else Sealer.from_seed(settings.seed)
+            ),
         )
         self.middleware = MockMiddleware(
             inner,

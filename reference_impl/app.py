@@ -41,8 +41,10 @@ from .inputs import (
     generation_request,
     normalize_input,
     resolve_references,
+    unseal_items,
 )
 from .runner import TERMINAL_EVENTS, TERMINAL_STATUSES, BackgroundRunner, drive
+from .sealing import Sealer
 from .sse import DONE, EventSink, Producer, SSEResponse, raw_send_scope
 from .store import ItemLookup, MemoryStore, ResponseStore
 from .validation import validate_create_body
@@ -101,6 +103,7 @@ class ResponsesService:
         api_key: str | None,
         max_body_bytes: int,
         hints: Hints | None,
+        sealer: Sealer | None = None,
     ) -> None:
         self.engine = engine
         self.store = store
@@ -109,6 +112,7 @@ class ResponsesService:
         self.api_key = api_key
         self.max_body_bytes = max_body_bytes
         self.hints = hints
+        self.sealer = sealer if sealer is not None else Sealer.random()
         self.background = BackgroundRunner(store)
 
     # --- plumbing ---------------------------------------------------------------------------
@@ -199,8 +203,15 @@ class ResponsesService:
         # SPEC §4: prior input, prior output, new input; prior instructions are not carried over.
         items = conversation_items(previous_input, previous_output, new_items)
         check_call_outputs(items, new_items)
+        # The engine sees sealed reasoning and compactions opened (sealing.py); the store keeps
+        # the items as sent. History from the store opens leniently, the new input strictly.
+        history = conversation_items(previous_input, previous_output, ())
+        engine_items = [
+            *unseal_items(history, self.sealer, strict=False),
+            *unseal_items(new_items, self.sealer),
+        ]
         hints = self.hints(request) if self.hints is not None else {}
-        return generation_request(body, items, hints), items, new_id
+        return generation_request(body, engine_items, hints), items, new_id
 
     # --- POST /v1/responses -----------------------------------------------------------------
     async def create(self, request: Request) -> Response | SSEResponse:
@@ -212,6 +223,7 @@ class ResponsesService:
             created_at=int(self.clock()),
             new_id=new_id,
             clock=self.clock,
+            sealer=self.sealer,
         )
         store = body.get("store") is not False
         if body.get("background"):
@@ -462,13 +474,16 @@ def create_app(
     api_key: str | None = None,
     max_body_bytes: int = 8 * 1024 * 1024,
     hints: Hints | None = None,
+    sealer: Sealer | None = None,
 ) -> Starlette:
     """The Responses app over ``engine``.
 
     ``store`` defaults to a :class:`~reference_impl.store.MemoryStore` (10,000 responses, LRU);
     ``ids`` to random OpenAI-like ids; ``clock`` (unix seconds) to ``time.time``; ``api_key`` set
     requires ``Authorization: Bearer <key>``; ``hints(request)`` becomes
-    ``GenerationRequest.hints``. The service is reachable as ``app.state.service``.
+    ``GenerationRequest.hints``; ``sealer`` seals encrypted reasoning and compactions (default:
+    a random key per process, see :mod:`reference_impl.sealing`). The service is reachable as
+    ``app.state.service``.
     """
     service = ResponsesService(
         engine,
@@ -478,6 +493,7 @@ def create_app(
         api_key,
         max_body_bytes,
         hints,
+        sealer,
     )
     ep = service.endpoint
 

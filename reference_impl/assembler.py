@@ -24,7 +24,7 @@ import string
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .engine import (
     Chunk,
@@ -41,6 +41,9 @@ from .engine import (
 )
 from .ids import IdSource
 from .response_object import response_skeleton, usage_object
+
+if TYPE_CHECKING:
+    from .sealing import Sealer
 
 __all__ = ["EngineProtocolError", "Event", "ResponseAssembler", "obfuscation"]
 
@@ -117,6 +120,8 @@ class _OpenItem:
     call_id: str = ""
     name: str = ""
     arguments: list[str] = field(default_factory=list)
+    # reasoning only: what the model reasoned unseen (engine.ReasoningItem.text)
+    hidden: str = ""
 
 
 class ResponseAssembler:
@@ -131,8 +136,12 @@ class ResponseAssembler:
         new_id: IdSource,
         clock: Callable[[], float] = time.time,
         include_obfuscation: bool | None = None,
+        sealer: Sealer | None = None,
     ) -> None:
         body = request.body
+        # Reasoning items carry a sealed copy of themselves when the request asks (sealing.py).
+        include = body.get("include") or ()
+        self._sealer = sealer if "reasoning.encrypted_content" in include else None
         self._new_id = new_id
         self._clock = clock
         self._response = response_skeleton(body, response_id=response_id, created_at=created_at)
@@ -215,7 +224,7 @@ class ResponseAssembler:
             elif isinstance(chunk, ReasoningDelta):
                 self._reasoning(events, chunk)
             elif isinstance(chunk, ReasoningItem):
-                self._hidden_reasoning(events)
+                self._hidden_reasoning(events, chunk.text)
             elif isinstance(chunk, ToolCallDelta):
                 self._tool_call(events, chunk)
             elif isinstance(chunk, HostedToolCall):
@@ -331,6 +340,15 @@ class ResponseAssembler:
             done = {"id": item.id, "type": "reasoning", "summary": item.summary}
             if item.content:
                 done["content"] = item.content
+            if self._sealer is not None:
+                done["encrypted_content"] = self._sealer.seal(
+                    "reasoning",
+                    {
+                        "summary": [p["text"] for p in item.summary],
+                        "content": [p["text"] for p in item.content],
+                        "hidden": item.hidden,
+                    },
+                )
             if status != "completed":
                 done["status"] = status
         else:
@@ -512,9 +530,10 @@ class ResponseAssembler:
             )
             events.append(self._obfuscated(event, chunk.text))
 
-    def _hidden_reasoning(self, events: list[Event]) -> None:
+    def _hidden_reasoning(self, events: list[Event], text: str) -> None:
         # engine.ReasoningItem: a whole item, `summary: []` in added and done, as in [REC].
-        self._open_item(events, "reasoning", "rs")
+        item = self._open_item(events, "reasoning", "rs")
+        item.hidden = text
         self._close_open(events, "completed")
 
     def _tool_call(self, events: list[Event], chunk: ToolCallDelta) -> None:

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, Protocol
 
 import orjson
 
 from .engine import FunctionTool, GenerationRequest, Message
-from .errors import invalid_request
+from .errors import APIError, invalid_request
 from .ids import IdSource
 from .item_shapes import (
     ITEM_ID_PREFIXES,
@@ -44,6 +44,7 @@ __all__ = [
     "normalize_input",
     "resolve_references",
     "to_messages",
+    "unseal_items",
 ]
 
 _ROLES = ("user", "system", "developer", "assistant")
@@ -246,6 +247,64 @@ async def resolve_references(
             raise invalid_request(f"Item with id '{item['id']}' not found.", f"input[{i}].id")
         resolved.append(found)
     return resolved
+
+
+class Unsealer(Protocol):
+    def open(
+        self, kind: Literal["reasoning", "compaction"], blob: str, item_id: str | None
+    ) -> Any: ...
+
+
+def unseal_items(
+    items: Sequence[Mapping[str, Any]], sealer: Unsealer | None, *, strict: bool = True
+) -> list[dict[str, Any]]:
+    """The engine's view of ``items``: a reasoning item with ``encrypted_content`` gets the
+    reasoning it sealed (its summary, content and unseen text) as plain parts; a ``compaction``
+    item is replaced by the items it sealed (reference_impl/sealing.py).
+
+    A blob that does not open is OpenAI's 400 ``invalid_encrypted_content`` when ``strict`` (the
+    request's own input); history read back from the store (``strict=False``: a blob sealed under
+    a key this process no longer has) keeps its plain parts instead. The stored items are never
+    these: what a client sent is what ``input_items`` lists."""
+    out: list[dict[str, Any]] = []
+    for item in items:
+        kind = item.get("type")
+        blob = item.get("encrypted_content")
+        if kind not in ("reasoning", "compaction") or not isinstance(blob, str):
+            out.append(dict(item))
+            continue
+        try:
+            if sealer is None:
+                raise _sealing_error(item)
+            payload = sealer.open(
+                "reasoning" if kind == "reasoning" else "compaction", blob, item.get("id")
+            )
+        except APIError:
+            if strict:
+                raise
+            if kind == "reasoning":
+                out.append(dict(item))
+            continue
+        if kind == "compaction":
+            out.extend(dict(i) for i in payload.get("items") or ())
+            continue
+        texts = [*payload.get("content", ()), payload.get("hidden") or ""]
+        out.append(
+            {
+                **item,
+                "summary": [
+                    {"type": "summary_text", "text": t} for t in payload.get("summary", ())
+                ],
+                "content": [{"type": "reasoning_text", "text": t} for t in texts if t],
+            }
+        )
+    return out
+
+
+def _sealing_error(item: Mapping[str, Any]) -> APIError:
+    from .sealing import invalid_encrypted_content
+
+    return invalid_encrypted_content(item.get("id"))
 
 
 def conversation_items(
