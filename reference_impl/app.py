@@ -32,6 +32,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from .assembler import Event, ResponseAssembler
+from .conversations import ConversationsAPI, conversation_id_of
 from .engine import Engine, GenerationRequest
 from .errors import APIError, invalid_request, not_found
 from .ids import IdFactory, RandomIds
@@ -114,6 +115,7 @@ class ResponsesService:
         self.hints = hints
         self.sealer = sealer if sealer is not None else Sealer.random()
         self.background = BackgroundRunner(store)
+        self.conversations = ConversationsAPI(store, ids.scope, clock, self._json_body)
 
     # --- plumbing ---------------------------------------------------------------------------
     def endpoint(self, fn: Handler) -> Callable[[Request], Awaitable[Response | SSEResponse]]:
@@ -180,8 +182,10 @@ class ResponsesService:
 
     async def _prepare(
         self, request: Request, body: dict[str, Any]
-    ) -> tuple[GenerationRequest, list[dict[str, Any]], Callable[[str], str]]:
-        """Engine request, stored input items (whole conversation) and id source for ``body``."""
+    ) -> tuple[GenerationRequest, list[dict[str, Any]], Callable[[str], str], list[dict[str, Any]]]:
+        """Engine request, stored input items (whole conversation), id source and the request's
+        own input items for ``body``."""
+        conversation_id = conversation_id_of(body)
         new_id = self.ids.scope(body)
         new_items = normalize_input(body.get("input"), new_id)
         if any(item["type"] == "item_reference" for item in new_items):
@@ -200,6 +204,8 @@ class ResponsesService:
                     "previous_response_not_found",
                 )
             previous_output = previous.get("output") or []
+        if conversation_id is not None:  # the conversation's items come first (conversations.py)
+            previous_input = await self.conversations.history(conversation_id)
         # SPEC §4: prior input, prior output, new input; prior instructions are not carried over.
         items = conversation_items(previous_input, previous_output, new_items)
         check_call_outputs(items, new_items)
@@ -211,12 +217,12 @@ class ResponsesService:
             *unseal_items(new_items, self.sealer),
         ]
         hints = self.hints(request) if self.hints is not None else {}
-        return generation_request(body, engine_items, hints), items, new_id
+        return generation_request(body, engine_items, hints), items, new_id, new_items
 
     # --- POST /v1/responses -----------------------------------------------------------------
     async def create(self, request: Request) -> Response | SSEResponse:
         body = validate_create_body(await self._json_body(request))
-        gen, items, new_id = await self._prepare(request, body)
+        gen, items, new_id, new_items = await self._prepare(request, body)
         asm = ResponseAssembler(
             gen,
             response_id=new_id("resp"),
@@ -226,12 +232,21 @@ class ResponsesService:
             sealer=self.sealer,
         )
         store = body.get("store") is not False
+        conversation_id = conversation_id_of(body)
+        appended = None
+        if conversation_id is not None:
+
+            async def appended() -> None:
+                # The turn's input, then its output, join the conversation (conversations.py).
+                output = asm.response.get("output") or []
+                await self.conversations.append(conversation_id, [*new_items, *output])
+
         if body.get("background"):
-            return await self._create_background(body, gen, asm, items)
+            return await self._create_background(body, gen, asm, items, appended)
         if body.get("stream"):
-            return SSEResponse(self._stream(gen, asm, items, store))
+            return SSEResponse(self._stream(gen, asm, items, store, appended))
         await self._put(store, asm.start(), asm, items)
-        await drive(self.engine, gen, asm)
+        await drive(self.engine, gen, asm, finished=appended)
         if store:
             await self.store.put(asm.response)
         error = asm.response.get("error")
@@ -254,17 +269,25 @@ class ResponsesService:
         asm: ResponseAssembler,
         items: list[dict[str, Any]],
         store: bool,
+        appended: Callable[[], Awaitable[None]] | None = None,
     ) -> Producer:
         async def put_final() -> None:
             # Stored before the terminal event goes out, so a client that retrieves the response
             # right after it sees the final object.
-            await self.store.put(asm.response)
+            if store:
+                await self.store.put(asm.response)
+            if appended is not None:
+                await appended()
 
         async def produce(sink: EventSink) -> None:
             await sink.events(await self._put(store, asm.start(), asm, items))
             try:
                 await drive(
-                    self.engine, gen, asm, sink.events, finished=put_final if store else None
+                    self.engine,
+                    gen,
+                    asm,
+                    sink.events,
+                    finished=put_final if store or appended is not None else None,
                 )
             finally:
                 if not asm.finished:  # the client went away: generation stopped
@@ -282,12 +305,13 @@ class ResponsesService:
         gen: GenerationRequest,
         asm: ResponseAssembler,
         items: list[dict[str, Any]],
+        appended: Callable[[], Awaitable[None]] | None = None,
     ) -> Response | SSEResponse:
         events = asm.start()  # response.created + response.queued (SPEC §2.2)
         await self.store.put(asm.response, items)
         await self.store.append_events(asm.response_id, events)
         queued = orjson.dumps(asm.response)
-        self.background.start(self.engine, gen, asm)
+        self.background.start(self.engine, gen, asm, appended)
         if body.get("stream"):
             return SSEResponse(self._follow(asm.response_id, -1))
         return Response(queued, media_type="application/json")
@@ -411,7 +435,7 @@ class ResponsesService:
                 if key not in _INPUT_TOKENS_PARAMS:
                     raise invalid_request(f"Unknown parameter: '{key}'.", key, "unknown_parameter")
         body = validate_create_body(body, require_model=False)
-        gen, _items, _new_id = await self._prepare(request, body)
+        gen, _items, _new_id, _new_items = await self._prepare(request, body)
         count = await self.engine.count_input_tokens(gen)
         return json_response({"object": "response.input_tokens", "input_tokens": count})
 
@@ -429,6 +453,57 @@ class ResponsesService:
                 code="model_not_found",
             )
         return json_response(_model(model_id))
+
+
+def conversation_routes(service: ResponsesService) -> list[Route]:
+    """``/v1/conversations`` and its items (reference_impl/conversations.py)."""
+    api = service.conversations
+    ep = service.endpoint
+
+    def include(request: Request) -> list[str]:
+        query = request.query_params
+        return [*query.getlist("include"), *query.getlist("include[]")]
+
+    async def create(request: Request) -> Response:
+        return json_response(await api.create(request))
+
+    async def retrieve(request: Request) -> Response:
+        return json_response(await api.retrieve(request.path_params["conversation_id"]))
+
+    async def update(request: Request) -> Response:
+        return json_response(await api.update(request, request.path_params["conversation_id"]))
+
+    async def delete(request: Request) -> Response:
+        return json_response(await api.delete(request.path_params["conversation_id"]))
+
+    async def list_items(request: Request) -> Response:
+        conversation_id = request.path_params["conversation_id"]
+        page = await api.list_items(conversation_id, request.query_params, include(request))
+        return json_response(page)
+
+    async def add_items(request: Request) -> Response:
+        conversation_id = request.path_params["conversation_id"]
+        return json_response(await api.add_items(request, conversation_id, include(request)))
+
+    async def retrieve_item(request: Request) -> Response:
+        params = request.path_params
+        return json_response(await api.retrieve_item(params["conversation_id"], params["item_id"]))
+
+    async def delete_item(request: Request) -> Response:
+        params = request.path_params
+        return json_response(await api.delete_item(params["conversation_id"], params["item_id"]))
+
+    base = "/v1/conversations"
+    return [
+        Route(base, ep(create), methods=["POST"]),
+        Route(base + "/{conversation_id}", ep(retrieve), methods=["GET"]),
+        Route(base + "/{conversation_id}", ep(update), methods=["POST"]),
+        Route(base + "/{conversation_id}", ep(delete), methods=["DELETE"]),
+        Route(base + "/{conversation_id}/items", ep(list_items), methods=["GET"]),
+        Route(base + "/{conversation_id}/items", ep(add_items), methods=["POST"]),
+        Route(base + "/{conversation_id}/items/{item_id}", ep(retrieve_item), methods=["GET"]),
+        Route(base + "/{conversation_id}/items/{item_id}", ep(delete_item), methods=["DELETE"]),
+    ]
 
 
 def _model(model_id: str) -> dict[str, Any]:
@@ -509,6 +584,7 @@ def create_app(
         Route("/v1/responses/{response_id}", ep(service.delete), methods=["DELETE"]),
         Route("/v1/responses/{response_id}/cancel", ep(service.cancel), methods=["POST"]),
         Route("/v1/responses/{response_id}/input_items", ep(service.input_items), methods=["GET"]),
+        *conversation_routes(service),
         Route("/v1/models", ep(service.models), methods=["GET"]),
         Route("/v1/models/{model_id:path}", ep(service.model), methods=["GET"]),
     ]

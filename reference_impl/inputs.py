@@ -53,15 +53,16 @@ _PART_TYPES = ("input_text", "output_text", "refusal", "input_image", "input_fil
 _OUTPUT_PART_TYPES = ("input_text", "input_image", "input_file")
 
 
-def normalize_input(value: Any, new_id: IdSource) -> list[dict[str, Any]]:
-    """The stored form of a request's ``input`` (see the module docstring)."""
+def normalize_input(value: Any, new_id: IdSource, *, param: str = "input") -> list[dict[str, Any]]:
+    """The stored form of a request's ``input`` (see the module docstring); ``param`` names the
+    field in errors (``items`` for a conversation's items)."""
     if value is None:
         return []
     if isinstance(value, str):
         return [_message(new_id("msg"), "user", [{"type": "input_text", "text": value}])]
     if not isinstance(value, list):
-        raise type_error("input", "a string or an array of input items", value)
-    items = [_item(item, f"input[{i}]", new_id) for i, item in enumerate(value)]
+        raise type_error(param, "a string or an array of input items", value)
+    items = [_item(item, f"{param}[{i}]", new_id) for i, item in enumerate(value)]
     return [item for item in items if item["type"] not in NOT_LISTED]
 
 

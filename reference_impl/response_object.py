@@ -94,6 +94,10 @@ def response_skeleton(
         "metadata": dict(body.get("metadata") or {}),
     }
     response.update(_applied_options(body))
+    conversation = body.get("conversation")
+    if conversation is not None:  # Response.conversation: {id} (reference_impl/conversations.py)
+        conversation_id = conversation.get("id") if isinstance(conversation, dict) else conversation
+        response["conversation"] = {"id": conversation_id}
     return response
 
 

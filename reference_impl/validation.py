@@ -25,6 +25,7 @@ __all__ = [
     "REASONING_EFFORTS",
     "SERVICE_TIERS",
     "validate_create_body",
+    "validate_metadata",
 ]
 
 # ResponseCreateParams of the openai SDK (3.x), plus `stream`, Open Responses' penalties (SPEC §3)
@@ -235,7 +236,7 @@ def validate_create_body(body: Any, *, require_model: bool = True) -> dict[str, 
     _check_enum(body, "truncation", ("auto", "disabled"), "truncation")
     _check_enum(body, "service_tier", SERVICE_TIERS, "service_tier")
     _check_enum(body, "prompt_cache_retention", ("in_memory", "24h"), "prompt_cache_retention")
-    _validate_metadata(body.get("metadata"))
+    validate_metadata(body.get("metadata"))
     _validate_no_effect(body)
     _validate_include(body.get("include"))
     _validate_stream_options(body)
@@ -250,7 +251,7 @@ def validate_create_body(body: Any, *, require_model: bool = True) -> dict[str, 
     return body
 
 
-def _validate_metadata(metadata: Any) -> None:
+def validate_metadata(metadata: Any) -> None:
     # SPEC §3: at most 16 pairs, keys ≤ 64 characters, values ≤ 512.
     if metadata is None:
         return
