@@ -20,7 +20,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio
 import orjson
@@ -32,6 +32,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from .assembler import Event, ResponseAssembler
+from .compaction import COMPACT_PARAMS, compacted_response, plan_compaction
 from .conversations import ConversationsAPI, conversation_id_of
 from .engine import Engine, GenerationRequest
 from .errors import APIError, invalid_request, not_found
@@ -90,6 +91,14 @@ def json_response(
 
 def error_response(error: APIError) -> Response:
     return json_response(error.body(), error.status, error.headers)
+
+
+class _Prepared(NamedTuple):
+    gen: GenerationRequest
+    items: list[dict[str, Any]]  # stored: the whole conversation, as sent
+    new_id: Callable[[str], str]
+    new_items: list[dict[str, Any]]  # the request's own input items
+    engine_items: list[dict[str, Any]]  # what the engine sees (sealed items opened)
 
 
 class ResponsesService:
@@ -180,11 +189,9 @@ class ResponsesService:
                 "what was sent was not valid JSON.)"
             ) from None
 
-    async def _prepare(
-        self, request: Request, body: dict[str, Any]
-    ) -> tuple[GenerationRequest, list[dict[str, Any]], Callable[[str], str], list[dict[str, Any]]]:
-        """Engine request, stored input items (whole conversation), id source and the request's
-        own input items for ``body``."""
+    async def _prepare(self, request: Request, body: dict[str, Any]) -> _Prepared:
+        """Engine request, stored input items (whole conversation), id source, the request's own
+        input items and what the engine sees of the conversation, for ``body``."""
         conversation_id = conversation_id_of(body)
         new_id = self.ids.scope(body)
         new_items = normalize_input(body.get("input"), new_id)
@@ -212,17 +219,16 @@ class ResponsesService:
         # The engine sees sealed reasoning and compactions opened (sealing.py); the store keeps
         # the items as sent. History from the store opens leniently, the new input strictly.
         history = conversation_items(previous_input, previous_output, ())
-        engine_items = [
-            *unseal_items(history, self.sealer, strict=False),
-            *unseal_items(new_items, self.sealer),
-        ]
+        engine_items = unseal_items([*history, *new_items], self.sealer, strict_from=len(history))
         hints = self.hints(request) if self.hints is not None else {}
-        return generation_request(body, engine_items, hints), items, new_id, new_items
+        gen = generation_request(body, engine_items, hints)
+        return _Prepared(gen, items, new_id, new_items, engine_items)
 
     # --- POST /v1/responses -----------------------------------------------------------------
     async def create(self, request: Request) -> Response | SSEResponse:
         body = validate_create_body(await self._json_body(request))
-        gen, items, new_id, new_items = await self._prepare(request, body)
+        gen, items, new_id, new_items, engine_items = await self._prepare(request, body)
+        compaction = await plan_compaction(body, self.engine, gen, engine_items, self.sealer)
         asm = ResponseAssembler(
             gen,
             response_id=new_id("resp"),
@@ -230,6 +236,7 @@ class ResponsesService:
             new_id=new_id,
             clock=self.clock,
             sealer=self.sealer,
+            compaction=compaction,
         )
         store = body.get("store") is not False
         conversation_id = conversation_id_of(body)
@@ -435,9 +442,33 @@ class ResponsesService:
                 if key not in _INPUT_TOKENS_PARAMS:
                     raise invalid_request(f"Unknown parameter: '{key}'.", key, "unknown_parameter")
         body = validate_create_body(body, require_model=False)
-        gen, _items, _new_id, _new_items = await self._prepare(request, body)
-        count = await self.engine.count_input_tokens(gen)
+        count = await self.engine.count_input_tokens((await self._prepare(request, body)).gen)
         return json_response({"object": "response.input_tokens", "input_tokens": count})
+
+    # --- POST /v1/responses/compact ---------------------------------------------------------
+    async def compact(self, request: Request) -> Response:
+        body = await self._json_body(request)
+        if isinstance(body, dict):
+            for key in body:
+                if key not in COMPACT_PARAMS:
+                    raise invalid_request(f"Unknown parameter: '{key}'.", key, "unknown_parameter")
+        body = validate_create_body(body)
+        prepared = await self._prepare(request, body)
+        history = prepared.engine_items
+        users = [
+            i for i in prepared.items if i.get("type") == "message" and i.get("role") == "user"
+        ]
+        return json_response(
+            compacted_response(
+                response_id=prepared.new_id("resp"),
+                item_id=prepared.new_id("cmp"),
+                created_at=int(self.clock()),
+                history=history,
+                user_messages=users,
+                input_tokens=await self.engine.count_input_tokens(prepared.gen),
+                sealer=self.sealer,
+            )
+        )
 
     async def models(self, request: Request) -> Response:
         data = [_model(m) for m in self.engine.model_ids()]
@@ -580,6 +611,7 @@ def create_app(
     routes = [
         Route("/v1/responses", ep(service.create), methods=["POST"]),
         Route("/v1/responses/input_tokens", ep(service.input_tokens), methods=["POST"]),
+        Route("/v1/responses/compact", ep(service.compact), methods=["POST"]),
         Route("/v1/responses/{response_id}", ep(service.retrieve), methods=["GET"]),
         Route("/v1/responses/{response_id}", ep(service.delete), methods=["DELETE"]),
         Route("/v1/responses/{response_id}/cancel", ep(service.cancel), methods=["POST"]),

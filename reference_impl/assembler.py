@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import string
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -124,6 +124,17 @@ class _OpenItem:
     hidden: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Compaction:
+    """A compaction the response ends with: ``seal(items)`` gives the opaque blob for the items
+    it replaces (``history`` + the turn's output); ``compacting`` emits the SDK's
+    ``response.compaction.compacting`` event (a compaction_trigger asked for it)."""
+
+    history: Sequence[Mapping[str, Any]]
+    seal: Callable[[list[Mapping[str, Any]]], str]
+    compacting: bool = False
+
+
 class ResponseAssembler:
     """Turns one engine stream into one Responses event stream (see the module docstring)."""
 
@@ -137,8 +148,10 @@ class ResponseAssembler:
         clock: Callable[[], float] = time.time,
         include_obfuscation: bool | None = None,
         sealer: Sealer | None = None,
+        compaction: Compaction | None = None,
     ) -> None:
         body = request.body
+        self._compaction = compaction
         # Reasoning items carry a sealed copy of themselves when the request asks (sealing.py).
         include = body.get("include") or ()
         self._sealer = sealer if "reasoning.encrypted_content" in include else None
@@ -584,6 +597,22 @@ class ResponseAssembler:
         events.append(self._event("response.output_item.done", output_index=index, item=done))
         self._done_items.append(done)
 
+    def _compaction_item(self, events: list[Event], plan: Compaction) -> None:
+        """The compaction item after the turn's output (context_management or a
+        compaction_trigger input item): its ``encrypted_content`` seals the history the turn saw
+        and the turn's output, which it replaces for the next turn (docs/state.md)."""
+        index = len(self._done_items)
+        item_id = self._new_id("cmp")
+        blob = plan.seal([*plan.history, *self._done_items])
+        item = {"id": item_id, "type": "compaction", "encrypted_content": blob}
+        events.append(self._event("response.output_item.added", output_index=index, item=item))
+        if plan.compacting:  # the SDK's event "for a compaction trigger"
+            events.append(
+                self._event("response.compaction.compacting", item_id=item_id, output_index=index)
+            )
+        events.append(self._event("response.output_item.done", output_index=index, item=item))
+        self._done_items.append(item)
+
     def _final(self, events: list[Event], final: Final) -> None:
         usage = usage_object(
             input_tokens=final.input_tokens,
@@ -610,6 +639,8 @@ class ResponseAssembler:
             terminal = "response.incomplete"
         else:
             self._close_open(events, "completed")
+            if self._compaction is not None:
+                self._compaction_item(events, self._compaction)
             resp["status"] = "completed"
             resp["completed_at"] = int(self._clock())
             terminal = "response.completed"

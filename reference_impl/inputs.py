@@ -257,18 +257,19 @@ class Unsealer(Protocol):
 
 
 def unseal_items(
-    items: Sequence[Mapping[str, Any]], sealer: Unsealer | None, *, strict: bool = True
+    items: Sequence[Mapping[str, Any]], sealer: Unsealer | None, *, strict_from: int = 0
 ) -> list[dict[str, Any]]:
     """The engine's view of ``items``: a reasoning item with ``encrypted_content`` gets the
     reasoning it sealed (its summary, content and unseen text) as plain parts; a ``compaction``
-    item is replaced by the items it sealed (reference_impl/sealing.py).
+    item stands for the history it sealed, which replaces every item before it
+    (reference_impl/sealing.py, docs/state.md).
 
-    A blob that does not open is OpenAI's 400 ``invalid_encrypted_content`` when ``strict`` (the
-    request's own input); history read back from the store (``strict=False``: a blob sealed under
-    a key this process no longer has) keeps its plain parts instead. The stored items are never
-    these: what a client sent is what ``input_items`` lists."""
+    A blob at or after ``strict_from`` (the request's own input) that does not open is OpenAI's
+    400 ``invalid_encrypted_content``; one before it (history read back from the store, sealed
+    under a key this process may no longer have) keeps its plain parts instead. The stored items
+    are never these: what a client sent is what ``input_items`` lists."""
     out: list[dict[str, Any]] = []
-    for item in items:
+    for index, item in enumerate(items):
         kind = item.get("type")
         blob = item.get("encrypted_content")
         if kind not in ("reasoning", "compaction") or not isinstance(blob, str):
@@ -281,24 +282,18 @@ def unseal_items(
                 "reasoning" if kind == "reasoning" else "compaction", blob, item.get("id")
             )
         except APIError:
-            if strict:
+            if index >= strict_from:
                 raise
             if kind == "reasoning":
                 out.append(dict(item))
             continue
         if kind == "compaction":
-            out.extend(dict(i) for i in payload.get("items") or ())
+            out = [dict(i) for i in payload.get("items") or ()]
             continue
         texts = [*payload.get("content", ()), payload.get("hidden") or ""]
-        out.append(
-            {
-                **item,
-                "summary": [
-                    {"type": "summary_text", "text": t} for t in payload.get("summary", ())
-                ],
-                "content": [{"type": "reasoning_text", "text": t} for t in texts if t],
-            }
-        )
+        summary = [{"type": "summary_text", "text": t} for t in payload.get("summary", ())]
+        content = [{"type": "reasoning_text", "text": t} for t in texts if t]
+        out.append({**item, "summary": summary, "content": content})
     return out
 
 

@@ -238,6 +238,7 @@ def validate_create_body(body: Any, *, require_model: bool = True) -> dict[str, 
     _check_enum(body, "prompt_cache_retention", ("in_memory", "24h"), "prompt_cache_retention")
     validate_metadata(body.get("metadata"))
     _validate_no_effect(body)
+    _validate_context_management(body.get("context_management"))
     _validate_include(body.get("include"))
     _validate_stream_options(body)
     _validate_reasoning(body.get("reasoning"))
@@ -308,6 +309,28 @@ def _object_of(
             _check_enum(value, name, rule, f"{key}.{name}")
         else:
             check_type(value, name, rule, param=f"{key}.{name}")
+
+
+def _validate_context_management(entries: Any) -> None:
+    """``context_management``: entries ``{type: "compaction", compact_threshold?}`` (the only type
+    the SDK names)."""
+    if entries is None:
+        return
+    if not isinstance(entries, list):
+        raise type_error("context_management", "an array", entries)
+    for i, entry in enumerate(entries):
+        where = f"context_management[{i}]"
+        if not isinstance(entry, dict):
+            raise type_error(where, "an object", entry)
+        if entry.get("type") is None:
+            raise invalid_request(
+                f"Missing required parameter: '{where}.type'.",
+                f"{where}.type",
+                "missing_required_parameter",
+            )
+        _check_enum(entry, "type", ("compaction",), f"{where}.type")
+        threshold = check_type(entry, "compact_threshold", int, param=f"{where}.compact_threshold")
+        _check_range(f"{where}.compact_threshold", threshold, 1, None)
 
 
 def _validate_no_effect(body: Mapping[str, Any]) -> None:
