@@ -23,6 +23,7 @@ from mock_server.middleware import (
 )
 from reference_impl.app import create_app
 from reference_impl.engine import GenerationRequest
+from reference_impl.prompts import PromptRegistry
 from reference_impl.sealing import Sealer
 from reference_impl.sqlite_store import SQLiteStore
 from reference_impl.store import MemoryStore, ResponseStore
@@ -49,6 +50,7 @@ class MockSettings:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES  # larger request bodies get 413, unread
     # The secret sealed state (encrypted reasoning, compactions) is keyed by; None: the seed.
     state_secret: str | None = None
+    prompts: str | None = None  # a prompts file (reference_impl/prompts.py) for `prompt` on create
 
 
 def check_store_spec(spec: str) -> tuple[str, str]:
@@ -99,6 +101,7 @@ class MockServer:
                 if settings.state_secret is not None
                 else Sealer.from_seed(settings.seed)
             ),
+            prompts=PromptRegistry.from_file(settings.prompts) if settings.prompts else None,
         )
         self.middleware = MockMiddleware(
             inner,

@@ -45,6 +45,7 @@ from .inputs import (
     resolve_references,
     unseal_items,
 )
+from .prompts import PromptRegistry
 from .runner import TERMINAL_EVENTS, TERMINAL_STATUSES, BackgroundRunner, drive
 from .sealing import Sealer
 from .sse import DONE, EventSink, Producer, SSEResponse, raw_send_scope
@@ -114,6 +115,7 @@ class ResponsesService:
         max_body_bytes: int,
         hints: Hints | None,
         sealer: Sealer | None = None,
+        prompts: PromptRegistry | None = None,
     ) -> None:
         self.engine = engine
         self.store = store
@@ -123,6 +125,7 @@ class ResponsesService:
         self.max_body_bytes = max_body_bytes
         self.hints = hints
         self.sealer = sealer if sealer is not None else Sealer.random()
+        self.prompts = prompts if prompts is not None else PromptRegistry({})
         self.background = BackgroundRunner(store)
         self.conversations = ConversationsAPI(store, ids.scope, clock, self._json_body)
 
@@ -226,7 +229,7 @@ class ResponsesService:
 
     # --- POST /v1/responses -----------------------------------------------------------------
     async def create(self, request: Request) -> Response | SSEResponse:
-        body = validate_create_body(await self._json_body(request))
+        body = self.prompts.render(validate_create_body(await self._json_body(request)))
         gen, items, new_id, new_items, engine_items = await self._prepare(request, body)
         compaction = await plan_compaction(body, self.engine, gen, engine_items, self.sealer)
         asm = ResponseAssembler(
@@ -581,6 +584,7 @@ def create_app(
     max_body_bytes: int = 8 * 1024 * 1024,
     hints: Hints | None = None,
     sealer: Sealer | None = None,
+    prompts: PromptRegistry | None = None,
 ) -> Starlette:
     """The Responses app over ``engine``.
 
@@ -588,7 +592,8 @@ def create_app(
     ``ids`` to random OpenAI-like ids; ``clock`` (unix seconds) to ``time.time``; ``api_key`` set
     requires ``Authorization: Bearer <key>``; ``hints(request)`` becomes
     ``GenerationRequest.hints``; ``sealer`` seals encrypted reasoning and compactions (default:
-    a random key per process, see :mod:`reference_impl.sealing`). The service is reachable as
+    a random key per process, see :mod:`reference_impl.sealing`); ``prompts`` are the templates
+    ``prompt`` renders (:mod:`reference_impl.prompts`). The service is reachable as
     ``app.state.service``.
     """
     service = ResponsesService(
@@ -600,6 +605,7 @@ def create_app(
         max_body_bytes,
         hints,
         sealer,
+        prompts,
     )
     ep = service.endpoint
 

@@ -69,6 +69,12 @@ def build_parser() -> argparse.ArgumentParser:
         "replicas behind one store open each other's (default: a random key per process; its "
         "blobs do not survive a restart)",
     )
+    state.add_argument(
+        "--prompts",
+        metavar="FILE",
+        help="prompt templates (JSON: prompt id -> version -> {instructions?, input?}) that "
+        "`prompt: {id, version, variables}` renders",
+    )
     model = parser.add_argument_group("model (SGLang's option names)")
     model.add_argument("--sglang-url", metavar="URL", help="use a running SGLang server (remote)")
     model.add_argument(
@@ -182,6 +188,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .sealing import Sealer
 
         sealer = Sealer(secret.encode())
+    prompts = None
+    if args.prompts:
+        from .prompts import PromptFileError, PromptRegistry
+
+        try:
+            prompts = PromptRegistry.from_file(args.prompts)
+        except PromptFileError as error:
+            parser.error(f"--prompts: {error}")
     from .server import bind
 
     try:
@@ -202,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"responses-reference: {error}", file=sys.stderr)
         return 2
     try:
-        _serve(engine, store, api_key, sock, args.log_level, sealer)
+        _serve(engine, store, api_key, sock, args.log_level, sealer, prompts)
     finally:
         import asyncio
 
@@ -217,11 +231,13 @@ def _serve(
     sock: socket.socket,
     level: str,
     sealer: Any = None,
+    prompts: Any = None,
 ) -> None:
     from .app import create_app
     from .server import serve_socket
 
-    serve_socket(create_app(engine, store=store, api_key=api_key, sealer=sealer), sock, level)
+    app = create_app(engine, store=store, api_key=api_key, sealer=sealer, prompts=prompts)
+    serve_socket(app, sock, level)
 
 
 if __name__ == "__main__":

@@ -94,6 +94,8 @@ def response_skeleton(
         "metadata": dict(body.get("metadata") or {}),
     }
     response.update(_applied_options(body))
+    if body.get("prompt") is not None:  # rendered: {id, version, variables} (prompts.py)
+        response["prompt"] = body["prompt"]
     conversation = body.get("conversation")
     if conversation is not None:  # Response.conversation: {id} (reference_impl/conversations.py)
         conversation_id = conversation.get("id") if isinstance(conversation, dict) else conversation
