@@ -247,7 +247,10 @@ class ResponsesService:
         if conversation_id is not None:
 
             async def appended() -> None:
-                # The turn's input, then its output, join the conversation (conversations.py).
+                # The turn's input, then its output, join the conversation (conversations.py);
+                # a failed or cancelled turn leaves it as it was.
+                if asm.response.get("status") not in ("completed", "incomplete"):
+                    return
                 output = asm.response.get("output") or []
                 await self.conversations.append(conversation_id, [*new_items, *output])
 

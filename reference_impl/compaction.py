@@ -30,9 +30,11 @@ from .sealing import Sealer
 
 __all__ = ["COMPACT_PARAMS", "compacted_response", "plan_compaction"]
 
-# The SDK's ResponseCompactParams (3.x).
+# The SDK's ResponseCompactParams (3.x), and `client_metadata` (Codex CLI sends it on every
+# request, as on create).
 COMPACT_PARAMS = frozenset(
     {
+        "client_metadata",
         "image",
         "input",
         "instructions",

@@ -350,3 +350,16 @@ def test_a_conversation_made_on_one_replica_is_used_from_another(replicas: tuple
         assert [i["id"] for i in items[2:]] == [o["id"] for o in turn.json()["output"]]
         assert http.delete(f"{b}/v1/conversations/{conv['id']}").json()["deleted"] is True
         assert http.get(f"{a}/v1/conversations/{conv['id']}").status_code == 404
+
+
+async def test_a_failed_turn_leaves_the_conversation_as_it_was(
+    app: tuple[httpx2.AsyncClient, MockEngine],
+) -> None:
+    client, _ = app
+    conv = (await client.post("/v1/conversations", json={"items": [user("hi")]})).json()
+    failed = await client.post(
+        "/v1/responses", json={"model": "mock-failure", "input": "x", "conversation": conv["id"]}
+    )
+    assert failed.status_code >= 400
+    items = (await client.get(f"/v1/conversations/{conv['id']}/items")).json()["data"]
+    assert [i["content"][0]["text"] for i in items] == ["hi"]
