@@ -300,7 +300,8 @@ PART_ORDER = register(
     "stream.part.order",
     MUST,
     "§2.6",
-    "inside a part: `content_part.added` → deltas → `<kind>.done` → `content_part.done`",
+    "inside a part: `content_part.added` → deltas → `<kind>.done` → `content_part.done` "
+    "(refined by the `stream.part.order.*` checks)",
 )
 PART_CLOSED = register(
     "stream.part.closed",
@@ -336,7 +337,8 @@ SUMMARY_ORDER = register(
     "stream.summary.order",
     MUST,
     "§2.6",
-    "inside a summary part: `part.added` → text deltas → `text.done` → `part.done`, closed before the item",
+    "inside a summary part: `part.added` → text deltas → `text.done` → `part.done`, closed before "
+    "the item (refined by the `stream.summary.order.*` checks)",
 )
 ARGS_ORDER = register(
     "stream.arguments.order",
@@ -516,3 +518,7 @@ LOGPROBS_TOP_COUNT = register(
     "§3.3, §7.8 [OAPI]",
     "a token lists at most `top_logprobs` alternatives (the number the response echoes)",
 )
+
+# The refinements of stream.part.order and stream.summary.order (one requirement per ID), declared
+# in their own module and re-exported here, after the checks they refine.
+from .catalog_refinements import *  # noqa: E402, F403

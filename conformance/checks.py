@@ -21,7 +21,9 @@ __all__ = [
     "Violation",
     "clause_anchors",
     "failing",
+    "refinements",
     "register",
+    "with_family",
 ]
 
 
@@ -51,6 +53,10 @@ class Check:
     clause: str
     requirement: str
     profile: str = "core"
+    # The published ID this check refines (one requirement of a check that guarded several):
+    # the parent keeps its ID, its outcome folds its refinements', and an expected failure
+    # naming the parent covers them.
+    parent: str | None = None
 
     def violation(
         self,
@@ -89,6 +95,7 @@ class Check:
             "anchor": self.anchor,
             "requirement": self.requirement,
             "profile": self.profile,
+            **({"parent": self.parent} if self.parent else {}),
         }
 
 
@@ -109,9 +116,16 @@ def clause_anchors(clause: str) -> tuple[str, ...]:
 
 
 def register(
-    check_id: str, level: Level, clause: str, requirement: str, *, profile: str = "core"
+    check_id: str,
+    level: Level,
+    clause: str,
+    requirement: str,
+    *,
+    profile: str = "core",
+    parent: str | None = None,
 ) -> Check:
-    """Declare a check; an ID declared twice fails at import."""
+    """Declare a check; an ID declared twice fails at import. ``parent``: the published check
+    this one refines (declared first, same level and profile)."""
     if check_id in REGISTRY:
         raise DuplicateCheckError(f"check ID {check_id!r} is declared twice")
     parts = check_id.split(".")
@@ -119,9 +133,35 @@ def register(
         raise ValueError(f"check ID {check_id!r} is not a dotted lower-case name")
     if check_id != check_id.lower():
         raise ValueError(f"check ID {check_id!r} is not lower case")
-    check = Check(check_id, level, clause, requirement, profile)
+    if parent is not None:
+        base = REGISTRY.get(parent)
+        if base is None or base.parent is not None:
+            raise ValueError(f"check {check_id!r} refines {parent!r}, which is not a top check")
+        if (base.level, base.profile) != (level, profile):
+            raise ValueError(f"check {check_id!r} has another level or profile than {parent!r}")
+    check = Check(check_id, level, clause, requirement, profile, parent)
     REGISTRY[check_id] = check
     return check
+
+
+def refinements(check_id: str) -> list[str]:
+    """The IDs that refine ``check_id`` (empty for a check that is not split)."""
+    return sorted(c.id for c in REGISTRY.values() if c.parent == check_id)
+
+
+def with_family(ids: set[str]) -> set[str]:
+    """``ids`` with the parent of every refinement in it (a refinement exercised exercises its
+    parent) and the refinements of every parent in it (a parent's rules all apply)."""
+    out = set(ids)
+    for check_id in ids:
+        check = REGISTRY.get(check_id)
+        if check is None:
+            continue
+        if check.parent is not None:
+            out.add(check.parent)
+        else:
+            out.update(c.id for c in REGISTRY.values() if c.parent == check_id)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +211,7 @@ class Violation:
             "requirement": self.check.requirement,
             "clause": self.check.clause,
             "anchor": self.check.anchor,
+            **({"parent": self.check.parent} if self.check.parent else {}),
         }
 
     def __str__(self) -> str:

@@ -219,7 +219,7 @@ class ItemRules(LifecycleRules):
         for si, part in enumerate(item.summaries):
             if not part.closed:
                 self._report(
-                    C.SUMMARY_ORDER,
+                    C.SUMMARY_CLOSED_BEFORE_ITEM,
                     index,
                     f"`reasoning_summary_part.done` for summary_index {si}",
                     "`output_item.done` while the summary part is open",

@@ -65,7 +65,7 @@ class PartRules(ItemRules):
             text_field = PART_TEXT_FIELD.get(ptype) if isinstance(ptype, str) else None
             if text_field is not None and part.get(text_field, "") != "":
                 self._report(
-                    C.PART_ORDER,
+                    C.PART_OPENS_EMPTY,
                     index,
                     f'part.{text_field} == ""',
                     _short(part.get(text_field)),
@@ -169,7 +169,7 @@ class PartRules(ItemRules):
             return
         if part.done_value is not None:
             self._report(
-                C.PART_ORDER,
+                C.PART_DELTA_AFTER_DONE,
                 index,
                 f"no delta after `{family}.done`",
                 etype,
@@ -191,7 +191,7 @@ class PartRules(ItemRules):
             return
         if part.done_value is not None:
             self._report(
-                C.PART_ORDER, index, f"one `{etype}`", "a second one", path="content_index"
+                C.PART_DONE_ONCE, index, f"one `{etype}`", "a second one", path="content_index"
             )
             return
         value = event.get(PART_TEXT[family][0])
@@ -242,7 +242,7 @@ class PartRules(ItemRules):
             return
         if part.done_value is None and isinstance(part.type, str) and part.type in PART_TEXT_FIELD:
             self._report(
-                C.PART_ORDER,
+                C.PART_DONE_BEFORE_PART_DONE,
                 index,
                 f"`{done_event_for(part.type)}` before `content_part.done`",
                 "response.content_part.done",
@@ -251,7 +251,7 @@ class PartRules(ItemRules):
         part.closed = True
         if got.get("type") != part.type and part.type != "?":
             self._report(
-                C.PART_ORDER,
+                C.PART_TYPE_STABLE,
                 index,
                 f"part.type {part.type} (as added)",
                 got.get("type"),
@@ -293,7 +293,7 @@ class PartRules(ItemRules):
                 self._report(C.SUMMARY_INDEX, index, len(item.summaries), si, path="summary_index")
             if item.summaries and not item.summaries[-1].closed:
                 self._report(
-                    C.SUMMARY_ORDER,
+                    C.SUMMARY_CLOSED_BEFORE_NEXT,
                     index,
                     f"`reasoning_summary_part.done` for summary_index {len(item.summaries) - 1}",
                     "a new summary part opened",
@@ -302,7 +302,7 @@ class PartRules(ItemRules):
             part = event.get("part")
             if isinstance(part, dict) and part.get("text", "") != "":
                 self._report(
-                    C.SUMMARY_ORDER,
+                    C.SUMMARY_OPENS_EMPTY,
                     index,
                     'part.text == ""',
                     _short(part.get("text")),
@@ -321,7 +321,7 @@ class PartRules(ItemRules):
             return
         if part.done_value is not None:
             self._report(
-                C.SUMMARY_ORDER,
+                C.SUMMARY_DELTA_AFTER_DONE,
                 index,
                 "no delta after `reasoning_summary_text.done`",
                 event["type"],
@@ -341,7 +341,7 @@ class PartRules(ItemRules):
             return
         if part.done_value is not None:
             self._report(
-                C.SUMMARY_ORDER,
+                C.SUMMARY_DONE_ONCE,
                 index,
                 "one `reasoning_summary_text.done`",
                 "a second one",
@@ -373,7 +373,7 @@ class PartRules(ItemRules):
             return
         if part.done_value is None:
             self._report(
-                C.SUMMARY_ORDER,
+                C.SUMMARY_DONE_BEFORE_PART_DONE,
                 index,
                 "`reasoning_summary_text.done` before `reasoning_summary_part.done`",
                 event["type"],
