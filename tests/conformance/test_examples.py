@@ -19,22 +19,9 @@ from conformance.examples import EXAMPLES, Example, failing_ids, judge, render
 
 NO_EXAMPLE_YET: frozenset[str] = frozenset({
     "live.background.cancel",
-    "live.background.lifecycle",
-    "live.background.resume",
     "live.case.completed",
-    "live.create.answer",
-    "live.create.input_forms",
-    "live.http.status_ok",
-    "live.input_tokens.count",
-    "live.input_tokens.matches_usage",
     "live.previous_response.recall",
-    "live.previous_response.tool_round_trip",
-    "live.previous_response.unknown",
-    "live.stream.content_type",
     "live.tools.auto",
-    "live.tools.named",
-    "live.tools.output_round_trip",
-    "live.transport.deadline",
 })  # fmt: skip
 
 OFFLINE = sorted(cid for cid, ex in EXAMPLES.items() if ex.failing.kind != "live")
