@@ -144,23 +144,42 @@ def register(
     return check
 
 
+_FAMILIES: tuple[int, dict[str, tuple[str, ...]]] = (-1, {})
+
+
+def _family_index() -> dict[str, tuple[str, ...]]:
+    """Check ID -> its relatives (a parent's refinements, a refinement's parent), rebuilt when a
+    check is registered."""
+    global _FAMILIES
+    size, index = _FAMILIES
+    if size != len(REGISTRY):
+        children: dict[str, list[str]] = {}
+        for check in REGISTRY.values():
+            if check.parent is not None:
+                children.setdefault(check.parent, []).append(check.id)
+        index = {p: tuple(sorted(c)) for p, c in children.items()}
+        for p, kids in list(index.items()):
+            for kid in kids:
+                index[kid] = (p,)
+        _FAMILIES = (len(REGISTRY), index)
+    return index
+
+
 def refinements(check_id: str) -> list[str]:
     """The IDs that refine ``check_id`` (empty for a check that is not split)."""
-    return sorted(c.id for c in REGISTRY.values() if c.parent == check_id)
+    check = REGISTRY.get(check_id)
+    if check is None or check.parent is not None:
+        return []
+    return list(_family_index().get(check_id, ()))
 
 
 def with_family(ids: set[str]) -> set[str]:
     """``ids`` with the parent of every refinement in it (a refinement exercised exercises its
     parent) and the refinements of every parent in it (a parent's rules all apply)."""
+    index = _family_index()
     out = set(ids)
     for check_id in ids:
-        check = REGISTRY.get(check_id)
-        if check is None:
-            continue
-        if check.parent is not None:
-            out.add(check.parent)
-        else:
-            out.update(c.id for c in REGISTRY.values() if c.parent == check_id)
+        out.update(index.get(check_id, ()))
     return out
 
 
