@@ -114,6 +114,8 @@ def test_index_junit_html() -> None:
     html = render_html(index)
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
     assert 'id="d-t-live-store-false-not-retrievable"' in html
+    # the clause links to its anchor in docs/spec.md (issue 12 item 4)
+    assert 'spec.md#s4-1"' in html and "§4.1 (store); KB26" in html
     # the summary counts failing checks per level (issue 7: MUST / SHOULD per target, on the PNG)
     assert "<th>MUST fail</th><th>SHOULD fail</th>" in html
     pass_count = index["targets"]["t"]["summary"]["pass"]
