@@ -520,5 +520,19 @@ LOGPROBS_TOP_COUNT = register(
 )
 
 # The refinements of stream.part.order and stream.summary.order (one requirement per ID), declared
-# in their own module and re-exported here, after the checks they refine.
-from .catalog_refinements import *  # noqa: E402, F403
+# in their own module after the checks they refine, and re-exported here.
+from . import catalog_refinements as _refined  # noqa: E402
+
+PART_AFTER_PART_DONE = _refined.PART_AFTER_PART_DONE
+PART_DELTA_AFTER_DONE = _refined.PART_DELTA_AFTER_DONE
+PART_DONE_BEFORE_PART_DONE = _refined.PART_DONE_BEFORE_PART_DONE
+PART_DONE_ONCE = _refined.PART_DONE_ONCE
+PART_OPENS_EMPTY = _refined.PART_OPENS_EMPTY
+PART_TYPE_STABLE = _refined.PART_TYPE_STABLE
+SUMMARY_AFTER_PART_DONE = _refined.SUMMARY_AFTER_PART_DONE
+SUMMARY_CLOSED_BEFORE_ITEM = _refined.SUMMARY_CLOSED_BEFORE_ITEM
+SUMMARY_CLOSED_BEFORE_NEXT = _refined.SUMMARY_CLOSED_BEFORE_NEXT
+SUMMARY_DELTA_AFTER_DONE = _refined.SUMMARY_DELTA_AFTER_DONE
+SUMMARY_DONE_BEFORE_PART_DONE = _refined.SUMMARY_DONE_BEFORE_PART_DONE
+SUMMARY_DONE_ONCE = _refined.SUMMARY_DONE_ONCE
+SUMMARY_OPENS_EMPTY = _refined.SUMMARY_OPENS_EMPTY
