@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .render import truncate
+
 __all__ = [
     "REGISTRY",
     "Check",
@@ -246,7 +248,6 @@ _MAX_TEXT = 300
 
 
 def _text(value: Any) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    if len(text) > _MAX_TEXT:
-        text = text[: _MAX_TEXT - 1] + "…"
-    return text
+    # Not `render.short`: a value too deep to `repr` raises here, for the validator to report
+    # as `sse.limit.depth` (callers render nested values with `short` first).
+    return truncate(value if isinstance(value, str) else repr(value), _MAX_TEXT)

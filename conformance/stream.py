@@ -17,6 +17,7 @@ import orjson
 
 from . import catalog as C
 from .checks import Check, Violation
+from .render import short
 from .sse import Record, SSEDecoder, SSELimitError
 from .validator import NO_ROUTE, StreamValidator
 
@@ -448,8 +449,8 @@ _LaneTuple = tuple[
 _NAMES: dict[bytes, str] = {}
 
 
-def _head(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _head(text: str) -> str:
+    return short(text, 80)
 
 
 class _Raw:

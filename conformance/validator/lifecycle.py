@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import catalog as C
-from ..objects import _short
+from ..render import short
 from .comparisons import ComparisonRules
 from .model import Phase
 from .tables import TERMINAL
@@ -172,7 +172,7 @@ class LifecycleRules(ComparisonRules):
                 C.RESPONSE_INTERIM_STATE,
                 index,
                 "output: []",
-                _short(response.get("output")),
+                short(response.get("output")),
                 path="response.output",
             )
         if response.get("usage") is not None:
@@ -180,7 +180,7 @@ class LifecycleRules(ComparisonRules):
                 C.RESPONSE_INTERIM_STATE,
                 index,
                 "usage: null",
-                _short(response.get("usage")),
+                short(response.get("usage")),
                 path="response.usage",
             )
 

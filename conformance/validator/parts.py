@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import catalog as C
-from ..objects import _short
+from ..render import short
 from .comparisons import first_difference_text
 from .items import ItemRules
 from .model import CONTENT, SUMMARY, Frame, Item, Part
@@ -68,7 +68,7 @@ class PartRules(ItemRules):
                     C.PART_OPENS_EMPTY,
                     index,
                     f'part.{text_field} == ""',
-                    _short(part.get(text_field)),
+                    short(part.get(text_field)),
                     path=f"part.{text_field}",
                     message="a part opens empty; clients append the deltas to it",
                 )
@@ -204,8 +204,8 @@ class PartRules(ItemRules):
             self._report(
                 C.DELTAS_EQUAL_DONE,
                 index,
-                _short(value),
-                _short(streamed),
+                short(value),
+                short(streamed),
                 path=PART_TEXT[family][0],
                 message=first_difference_text(value, streamed),
             )
@@ -262,7 +262,7 @@ class PartRules(ItemRules):
                 C.ANNOTATIONS_MATCH,
                 index,
                 f"{len(part.annotations)} streamed annotation(s)",
-                _short(got.get("annotations")),
+                short(got.get("annotations")),
                 path="part.annotations",
                 message=f"content_index {ci}",
             )
@@ -274,8 +274,8 @@ class PartRules(ItemRules):
                 self._report(
                     C.DONE_EQUALS_PART,
                     index,
-                    _short(part.done_value),
-                    _short(value),
+                    short(part.done_value),
+                    short(value),
                     path=f"part.{text_field}",
                     message=f"content_index {ci}",
                 )
@@ -305,7 +305,7 @@ class PartRules(ItemRules):
                     C.SUMMARY_OPENS_EMPTY,
                     index,
                     'part.text == ""',
-                    _short(part.get("text")),
+                    short(part.get("text")),
                     path="part.text",
                     message="a summary part opens empty",
                 )
@@ -358,8 +358,8 @@ class PartRules(ItemRules):
             self._report(
                 C.DELTAS_EQUAL_DONE,
                 index,
-                _short(value),
-                _short(streamed),
+                short(value),
+                short(streamed),
                 path="text",
                 message=first_difference_text(value, streamed),
             )
@@ -387,8 +387,8 @@ class PartRules(ItemRules):
             self._report(
                 C.DONE_EQUALS_PART,
                 index,
-                _short(part.done_value),
-                _short(value),
+                short(part.done_value),
+                short(value),
                 path="part.text",
             )
 
