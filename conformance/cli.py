@@ -36,8 +36,10 @@ Exit codes: 0 conformant, 1 violations found, 2 the run itself broke.
 
 _CHECK_EPILOG = """\
 Formats are detected from content: raw SSE as captured (`event:`/`data:` lines), JSON Lines (one
-event object per line), a non-stream Response body (`"object": "response"`), or an error body
-(`{"error": {...}}`).
+event object per line), a non-stream Response body (`"object": "response"`), an error body
+(`{"error": {...}}`), or a state body: a compaction result (`"object": "response.compaction"`, from
+POST /v1/responses/compact), a conversation (`"conversation"`), a deleted conversation
+(`"conversation.deleted"`) or an item list (`"list"`: input_items, conversation items).
 
 Examples:
   responses-conformance check capture.sse

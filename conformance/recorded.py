@@ -5,7 +5,10 @@ A file is one of:
 - a raw SSE capture (``event:`` / ``data:`` lines, as a server sent them);
 - JSON Lines, one event object per line (the corpus format, ``…/streams/*.jsonl``);
 - a single non-stream Response body (a JSON object with ``"object": "response"``);
-- an error body (OpenAI's error shape, ``{"error": {...}}``).
+- an error body (OpenAI's error shape, ``{"error": {...}}``);
+- a state body (:mod:`conformance.state_objects`): a compaction result
+  (``"object": "response.compaction"``), a conversation (``"conversation"``), a deleted conversation
+  (``"conversation.deleted"``) or an item list (``"list"``: input items, conversation items).
 
 The kind is detected from the content, not the name. A file that is none of these (binary, empty,
 JSON of another shape, a JSON Lines file with a broken line) is *unreadable*: the CLI exits 2 for it,
@@ -21,12 +24,22 @@ from typing import Any, Literal
 
 from .checks import Violation, failing
 from .objects import validate_error_body, validate_response_body
+from .state_objects import STATE_OBJECTS, validate_state_body
 from .stream import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_EVENTS, SSEStreamValidator, parse_json
 from .validator import StreamValidator
 
 __all__ = ["FileVerdict", "UnreadableFile", "check_bytes", "check_file", "detect_kind"]
 
-Kind = Literal["sse", "jsonl", "response", "error"]
+Kind = Literal[
+    "sse",
+    "jsonl",
+    "response",
+    "error",
+    "compaction",
+    "conversation",
+    "conversation_deleted",
+    "item_list",
+]
 
 _MAX_FILE_BYTES = 512 * 1024 * 1024
 
@@ -67,15 +80,19 @@ def detect_kind(data: bytes) -> Kind:
             return "jsonl"  # several JSON objects, one per line (checked line by line later)
         if not isinstance(whole, dict):
             raise UnreadableFile("the JSON value is not an object")
-        if whole.get("object") == "response":
+        obj = whole.get("object")
+        if obj == "response":
             return "response"
+        if isinstance(obj, str) and obj in STATE_OBJECTS:
+            return STATE_OBJECTS[obj]
         if "error" in whole and "type" not in whole:
             return "error"
         if isinstance(whole.get("type"), str):
             return "jsonl"  # a one-event stream
         raise UnreadableFile(
-            "a JSON object that is neither a Response (`object: response`), an error body "
-            "(`error`) nor a stream event (`type`)"
+            "a JSON object that is neither a Response (`object: response`), a compaction result, "
+            "conversation or item list (`object: response.compaction`, `conversation`, "
+            "`conversation.deleted`, `list`), an error body (`error`) nor a stream event (`type`)"
         )
     first = text.split(b"\n", 1)[0].split(b"\r", 1)[0]
     if first.startswith((b"data:", b"event:", b"id:", b"retry:", b":")) or first in (
@@ -134,7 +151,9 @@ def check_bytes(
     body = parse_json(data.lstrip(b"\xef\xbb\xbf"))
     if kind == "response":
         return FileVerdict(name, kind, 0, validate_response_body(body, profiles=profiles))
-    return FileVerdict(name, kind, 0, validate_error_body(body))
+    if kind == "error":
+        return FileVerdict(name, kind, 0, validate_error_body(body))
+    return FileVerdict(name, kind, 0, validate_state_body(body, kind))
 
 
 def check_file(

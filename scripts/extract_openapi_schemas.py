@@ -33,10 +33,21 @@ SOURCE_PATH = "openapi.yaml"
 SOURCE_COMMIT = "f85dbe2"
 
 # SPEC §1, §3, §4: the stream events, the Response object (non-stream body, lifecycle events,
-# retrieve, cancel), the error body, and the input_items list. The document has no schema for the
+# retrieve, cancel), the error body, and the input_items list; issue 13: the result of
+# POST /v1/responses/compact (`CompactResource`), and the Conversations API's conversation, its
+# item list and the body of its delete. The document has no schema for the
 # body of DELETE /v1/responses/{id} (its 200 carries only an example, `{id, object, deleted}`), so
 # there is no root for it.
-ROOTS = ("ResponseStreamEvent", "Response", "ErrorResponse", "ResponseItemList")
+ROOTS = (
+    "ResponseStreamEvent",
+    "Response",
+    "ErrorResponse",
+    "ResponseItemList",
+    "CompactResource",
+    "ConversationResource",
+    "ConversationItemList",
+    "DeletedConversationResource",
+)
 
 # Keywords that only document a schema; the judge never reads them. Dropped to keep the shipped
 # file small (they hold most of the document's bytes). Everything else is kept verbatim.
@@ -119,10 +130,35 @@ def check_json_data(value: Any, where: str) -> None:
         raise TypeError(f"{where}: {type(value).__name__} is not JSON")
 
 
+def python_name(name: str) -> str:
+    """A component name the judge's code generator can use (it writes one function per schema):
+    OpenAI's document has names such as ``MessagePhase-2``; ``-`` becomes ``_``."""
+    renamed = name.replace("-", "_")
+    if not renamed.isidentifier():
+        raise ValueError(f"schema name {name!r} is not usable as a Python identifier")
+    return renamed
+
+
+def rename_refs(schema: Any) -> Any:
+    """``schema`` with every ``$ref`` rewritten to :func:`python_name`."""
+    if isinstance(schema, dict):
+        return {
+            key: _REF_PREFIX + python_name(value[len(_REF_PREFIX) :])
+            if key == "$ref" and isinstance(value, str)
+            else rename_refs(value)
+            for key, value in schema.items()
+        }
+    if isinstance(schema, list):
+        return [rename_refs(value) for value in schema]
+    return schema
+
+
 def extract(document: dict[str, Any], commit: str) -> dict[str, Any]:
     schemas = document["components"]["schemas"]
     names = closure(schemas, ROOTS)
-    subset = {name: strip_docs(schemas[name]) for name in names}
+    subset = {python_name(name): rename_refs(strip_docs(schemas[name])) for name in names}
+    if len(subset) != len(names):
+        raise ValueError("two schema names collide once made Python identifiers")
     check_json_data(subset, "schemas")
     info = document.get("info", {})
     # "$comment" and "$source" sort before "schemas", so the header opens the file.
@@ -146,6 +182,8 @@ def extract(document: dict[str, Any], commit: str) -> dict[str, Any]:
             "notes": [
                 "DELETE /v1/responses/{response_id} has no response schema in the document "
                 "(its 200 shows only the example {id, object: 'response', deleted: true}).",
+                "Schema names that are not Python identifiers have '-' replaced by '_' "
+                "(MessagePhase-2 is MessagePhase_2 here).",
             ],
         },
         "schemas": subset,

@@ -643,7 +643,21 @@ def test_subset_header_records_source_and_license() -> None:
         "Response",
         "ErrorResponse",
         "ResponseItemList",
+        "CompactResource",
+        "ConversationResource",
+        "ConversationItemList",
+        "DeletedConversationResource",
     }
+
+
+def test_extractor_renames_schema_names_that_are_not_identifiers() -> None:
+    extractor = _extractor()
+    assert extractor.python_name("MessagePhase-2") == "MessagePhase_2"
+    ref = {"$ref": "#/components/schemas/MessagePhase-2"}
+    assert extractor.rename_refs({"anyOf": [ref]}) == {
+        "anyOf": [{"$ref": "#/components/schemas/MessagePhase_2"}]
+    }
+    assert all(name.isidentifier() for name in RAW)
 
 
 def test_every_schema_compiles() -> None:
