@@ -312,3 +312,130 @@ STRUCTURED_JSON_SCHEMA = register(
     "`text.format: json_schema` (strict) gets output text that is JSON valid for the schema",
     profile="structured",
 )
+
+# --- live.conversation.*, live.compaction.*, live.stateless.*, live.include.* (issue 13) ---------
+CONVERSATION_CRUD = register(
+    "live.conversation.crud",
+    MUST,
+    "[OAPI] POST/GET /conversations[/{id}] (ConversationResource)",
+    "a conversation is created with its metadata and items, retrieved as created, and its "
+    "metadata updated",
+    profile="conversations",
+)
+CONVERSATION_ECHO = register(
+    "live.conversation.echo",
+    MUST,
+    "[OAPI] Response.conversation; [REC] cassettes/pydantic-ai test_openai_conversation_id_*",
+    "a response created with `conversation` echoes `conversation: {id}`",
+    profile="conversations",
+)
+CONVERSATION_HISTORY = register(
+    "live.conversation.history",
+    MUST,
+    "[OAPI] ConversationParam: the conversation's items are prepended to the input",
+    "a response created with `conversation` sees the conversation's earlier turns (it recalls a "
+    "code word an earlier turn gave)",
+    profile="conversations",
+)
+CONVERSATION_ITEMS_APPENDED = register(
+    "live.conversation.items_appended",
+    MUST,
+    "[OAPI] ConversationParam: input and output items are added to the conversation",
+    "after a turn, the conversation's items are its earlier items, then the turn's input, then "
+    "its output, in order",
+    profile="conversations",
+)
+CONVERSATION_ITEMS_PAGING = register(
+    "live.conversation.items_paging",
+    MUST,
+    "[OAPI] GET /conversations/{id}/items (limit, order, after)",
+    "conversation items page with `limit`, `order` and `after`, and `has_more` says whether more "
+    "follow",
+    profile="conversations",
+)
+CONVERSATION_DELETE = register(
+    "live.conversation.delete",
+    MUST,
+    "[OAPI] DELETE /conversations/{id} (DeletedConversationResource)",
+    "DELETE answers `{id, object: conversation.deleted, deleted: true}`; the conversation is then "
+    "gone (404)",
+    profile="conversations",
+)
+CONVERSATION_WITH_PREVIOUS = register(
+    "live.conversation.with_previous_response",
+    MUST,
+    "[OAPI] CreateResponse: conversation and previous_response_id cannot be used together",
+    "`conversation` with `previous_response_id` is a 400 `invalid_request_error`",
+    profile="conversations",
+)
+CONVERSATION_UNKNOWN = register(
+    "live.conversation.unknown",
+    MUST,
+    "SPEC §4 Errors (404 for unknown ids)",
+    "an unknown conversation id is a 404 in OpenAI's error shape, on retrieve and on create",
+    profile="conversations",
+)
+COMPACTION_COMPACT = register(
+    "live.compaction.compact",
+    MUST,
+    "[OAPI] POST /responses/compact (CompactResource)",
+    "`POST /responses/compact` with a history answers 200 with a compaction result "
+    "(`object: response.compaction`) holding a compaction item",
+    profile="compaction",
+)
+COMPACTION_CONTINUE = register(
+    "live.compaction.continue",
+    MUST,
+    "[OAPI] CompactResource.output: the compacted window, sent as input next turn",
+    "a create whose input is the compaction's output plus a new turn is accepted and sees the "
+    "compacted history (it recalls a code word given before the compaction)",
+    profile="compaction",
+)
+STATELESS_ENCRYPTED_PRESENT = register(
+    "live.stateless.encrypted_present",
+    MUST,
+    "[OAPI] Includable reasoning.encrypted_content; Codex CLI (store: false)",
+    "with `store: false` and `include: [reasoning.encrypted_content]`, every reasoning item "
+    "(streamed and not) carries a non-empty `encrypted_content`",
+    profile="stateless-reasoning",
+)
+STATELESS_ENCRYPTED_ABSENT = register(
+    "live.stateless.encrypted_absent",
+    SHOULD,
+    "[OAPI] Includable: encrypted content only when asked",
+    "without `reasoning.encrypted_content` in `include`, reasoning items carry no "
+    "`encrypted_content` (absent or null)",
+    profile="stateless-reasoning",
+)
+STATELESS_ENCRYPTED_ACCEPTED = register(
+    "live.stateless.encrypted_accepted",
+    MUST,
+    "[OAPI] ReasoningItem input; Codex CLI sends its reasoning items back",
+    "a reasoning item with the server's `encrypted_content`, sent back as input with "
+    "`store: false`, is accepted and the turn sees the history",
+    profile="stateless-reasoning",
+)
+STATELESS_ENCRYPTED_TAMPERED = register(
+    "live.stateless.encrypted_tampered",
+    MUST,
+    "issue 13 Build 1 (an authenticated blob); SPEC §4 Errors",
+    "a reasoning item whose `encrypted_content` was altered is a 400 `invalid_request_error`",
+    profile="stateless-reasoning",
+)
+STATELESS_HISTORY_ITEMS = register(
+    "live.stateless.history_items",
+    MUST,
+    "[OAPI] InputItem (every item type); Codex CLI replays its whole history",
+    "a history holding every kind of item an agent sends back (messages of each role, "
+    "reasoning, function, custom tool, shell, local shell, apply_patch and computer calls with "
+    "their outputs) is accepted as input",
+    profile="stateless-reasoning",
+)
+INCLUDE_UNKNOWN = register(
+    "live.include.unknown",
+    SHOULD,
+    "[OAPI] Includable (an enum); issue 13 Build 1",
+    "an `include` value OpenAI does not define is a 400 `invalid_request_error` (not silently "
+    "ignored)",
+    profile="stateless-reasoning",
+)

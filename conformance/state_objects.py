@@ -26,7 +26,7 @@ from .checks import Check, Violation
 from .objects import ResponseChecker, _short, _too_deep
 from .schema import SCHEMAS, SchemaIssue, SchemaValidator
 
-__all__ = ["STATE_OBJECTS", "StateKind", "state_kind", "validate_state_body"]
+__all__ = ["CHECKS_BY_KIND", "STATE_OBJECTS", "StateKind", "state_kind", "validate_state_body"]
 
 StateKind = Literal["compaction", "conversation", "conversation_deleted", "item_list"]
 
@@ -60,6 +60,10 @@ _SCHEMA_CHECKS: Mapping[str, Mapping[str, Check | None]] = {
         "enum": C.ITEM_LIST_SCHEMA_ENUM,
     },
 }
+_SCHEMA_CHECKS_LIST: Mapping[str, tuple[Check, ...]] = {
+    kind: tuple(c for c in checks.values() if c is not None)
+    for kind, checks in _SCHEMA_CHECKS.items()
+}
 _SCHEMA_NAMES: Mapping[StateKind, tuple[str, ...]] = {
     "compaction": ("CompactResource",),
     "conversation": ("ConversationResource",),
@@ -69,6 +73,27 @@ _SCHEMA_NAMES: Mapping[StateKind, tuple[str, ...]] = {
     "item_list": ("ResponseItemList", "ConversationItemList"),
 }
 _METADATA_PAIRS, _METADATA_KEY, _METADATA_VALUE = 16, 64, 512
+
+
+def _ids(*checks: Check) -> frozenset[str]:
+    return frozenset(c.id for c in checks)
+
+
+_USAGE: tuple[Check, ...] = (C.USAGE_PRESENT, C.USAGE_DETAILS, C.USAGE_INTEGERS, C.USAGE_TOTAL)
+_USAGE += (C.USAGE_CACHED_LE_INPUT, C.USAGE_REASONING_LE_OUTPUT, C.USAGE_OUTPUT_NONZERO)
+_CONVERSATION_SCHEMA = (C.CONVERSATION_SCHEMA_REQUIRED, C.CONVERSATION_SCHEMA_TYPE)
+CHECKS_BY_KIND: Mapping[StateKind, frozenset[str]] = {
+    "compaction": _ids(
+        *_SCHEMA_CHECKS_LIST["compaction"],
+        C.COMPACTION_ITEM_PRESENT,
+        C.COMPACTION_ITEM_CONTENT,
+        *_USAGE,
+    ),
+    "conversation": _ids(*_CONVERSATION_SCHEMA, C.CONVERSATION_METADATA, C.CONVERSATION_ID_PREFIX),
+    "conversation_deleted": _ids(*_CONVERSATION_SCHEMA, C.CONVERSATION_DELETED_TRUE),
+    "item_list": _ids(*_SCHEMA_CHECKS_LIST["item_list"], C.ITEM_LIST_BOUNDS, C.ITEM_LIST_ID_UNIQUE),
+}
+"""The judge's checks one state body of each kind puts to the test (for "exercised")."""
 
 
 def state_kind(body: Mapping[str, Any]) -> StateKind | None:

@@ -22,8 +22,11 @@ The base URL is never taken from OPENAI_BASE_URL: give it with --base-url or in 
 
 _RUN_EPILOG = """\
 profiles: core (every server), stateful (store, retrieve, delete, input_items, background, cancel,
-resume, previous_response_id), tools, reasoning, structured, openresponses. --profile repeats or
-takes a comma list; core is always included.
+resume, previous_response_id), tools, reasoning, structured, openresponses, conversations
+(/conversations CRUD, `conversation` on create: history, items appended, paging, delete, errors),
+compaction (/responses/compact, then continue from the compacted window), stateless-reasoning
+(store: false with encrypted reasoning asked, sent back, tampered; every item type as history;
+unknown include values). --profile repeats or takes a comma list; core is always included.
 
 targets file (TOML), several targets in one run:
   [defaults]                       # optional: any target key but base_url

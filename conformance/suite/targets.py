@@ -47,7 +47,18 @@ __all__ = [
     "load_targets",
 ]
 
-ALL_PROFILES = ("core", "stateful", "tools", "reasoning", "structured", "openresponses")
+ALL_PROFILES = (
+    "core",
+    "stateful",
+    "tools",
+    "reasoning",
+    "structured",
+    "openresponses",
+    # issue 13: the state agents keep (DESIGN.md names them)
+    "conversations",
+    "compaction",
+    "stateless-reasoning",
+)
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 EMBEDDED_MODEL = "mock"
 DEFAULT_TIMEOUT = 60.0
