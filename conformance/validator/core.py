@@ -24,7 +24,10 @@ from .tables import ADDED_FIRST, NONSTANDARD, PART_TEXT, SCHEMA_EVENT_CHECKS, VA
 
 __all__ = ["PROFILES", "StreamValidator"]
 
-PROFILES = frozenset({"core", "stateful", "tools", "reasoning", "structured", "openresponses"})
+PROFILES = frozenset(
+    {"core", "stateful", "tools", "reasoning", "structured", "openresponses"}
+    | {"conversations", "compaction", "stateless-reasoning"}  # the state profiles (§4.5–§4.7)
+)
 
 
 class StreamValidator(FastPath):
