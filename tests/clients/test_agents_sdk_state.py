@@ -101,13 +101,11 @@ def test_conversations_session_runner_with_a_tool(mock: LoopbackMock) -> None:
     # every turn's input and output, in order: 4 user messages, 4 answers, one call and its output
     assert kinds.count("function_call") == 1 and kinds.count("function_call_output") == 1
     users = [i for i in items if i.get("role") == "user"]
-    assert [json.dumps(u["content"]) for u in users] == [
-        json.dumps([{"type": "input_text", "text": t}]) for t in TURNS
-    ]
+    assert [u["content"] for u in users] == [[{"type": "input_text", "text": t}] for t in TURNS]
     paths = [(r.method, r.path) for r in mock.requests]
     assert ("POST", "/v1/conversations") in paths
     assert ("POST", f"/v1/conversations/{cid}/items") in paths
-    assert all(r.json()["store"] is not False for r in mock.requests if r.path == "/v1/responses")
+    assert all(r.json().get("store") is not False for r in mock.requests if r.path == "/v1/responses")
 
 
 def test_compaction_session_runner_with_a_tool(mock: LoopbackMock) -> None:
