@@ -136,7 +136,7 @@ def delete_not_deleted() -> ASGIApp:
     conversation is still there afterwards."""
 
     def edit(method: str, path: str, status: int, body: Any) -> tuple[int, Any]:
-        if isinstance(body, dict) and body.get("object") == "conversation" and "/items" not in path:
+        if method == "GET" and isinstance(body, dict) and body.get("object") == "conversation":
             body = {"id": body["id"], "object": "conversation.deleted", "deleted": True}
         return status, body
 
