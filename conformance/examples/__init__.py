@@ -8,7 +8,8 @@ The format (one :class:`Example` per registered ID):
 - ``passing`` — the nearest input that obeys the rule: the judge reports no MUST or SHOULD
   violation on it at all;
 - a :class:`Sample` is what the judge is given: ``kind`` ``stream`` (event objects, as JSON Lines),
-  ``sse`` (raw bytes), ``response`` (a non-stream body), ``error`` (an error body), or ``live``
+  ``sse`` (raw bytes), ``response`` (a non-stream body), ``error`` (an error body), ``state`` (a
+  compaction result, conversation, deleted conversation or item list), or ``live``
   (a misbehaving server, described in ``note``: the live suite is run against it by the tests,
   ``tests/suite/broken_servers.py`` names each server after the check it breaks), with the
   options the judge is run with (profiles, ``resume_after``, ``max_output_tokens``).
@@ -29,7 +30,7 @@ from ..checks import Level, Violation
 
 __all__ = ["EXAMPLES", "Example", "Sample", "example", "judge", "render"]
 
-Kind = Literal["stream", "sse", "response", "error", "live"]
+Kind = Literal["stream", "sse", "response", "error", "state", "live"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +96,10 @@ def judge(sample: Sample) -> list[Violation]:
         return validate_response_body(data, **opts)
     if sample.kind == "error":
         return validate_error_body(data)
+    if sample.kind == "state":
+        from ..state_objects import validate_state_body
+
+        return validate_state_body(data)
     raise ValueError(f"a {sample.kind} sample is judged by the live suite, not here")
 
 
@@ -129,7 +134,7 @@ def render(sample: Sample, limit: int = 12000) -> str:
 
 
 def _load() -> None:
-    from . import live, offline_objects, offline_stream  # noqa: F401  (declare the examples)
+    from . import live, live_state, offline_objects, offline_state, offline_stream  # noqa: F401
 
 
 _load()

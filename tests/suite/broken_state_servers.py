@@ -131,7 +131,7 @@ def paging_ignored() -> ASGIApp:
     return app
 
 
-def delete_not_deleted() -> ASGIApp:
+def conversation_delete_keeps_it() -> ASGIApp:
     """`DELETE /conversations/{id}` answers `deleted: true` but deletes nothing: the
     conversation is still there afterwards."""
 
@@ -295,7 +295,7 @@ BROKEN_STATE: dict[str, BrokenState] = {
     "live.conversation.items_appended": BrokenState(
         items_reversed, "items_appended", "conversations"),
     "live.conversation.items_paging": BrokenState(paging_ignored, "items_paging", "conversations"),
-    "live.conversation.delete": BrokenState(delete_not_deleted, "conversation_delete", "conversations"),
+    "live.conversation.delete": BrokenState(conversation_delete_keeps_it, "conversation_delete", "conversations"),
     "live.conversation.with_previous_response": BrokenState(
         previous_response_dropped, "with_previous", "conversations"),
     "live.conversation.unknown": BrokenState(

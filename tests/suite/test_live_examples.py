@@ -18,7 +18,9 @@ from conformance.examples.live import LIVE_SERVERS
 def test_live_example(check_id: str, tmp_path: Path) -> None:
     broken = LIVE[LIVE_SERVERS[check_id]]
     args = ["--model", "mock", "--profile", broken.profiles, "-k", broken.keyword,
-            "--no-instructions", "--timeout", broken.timeout, "--strict"]  # fmt: skip
+            "--timeout", broken.timeout, "--strict"]  # fmt: skip
+    if not broken.instructions:
+        args.append("--no-instructions")
     with serve(broken.factory()) as url:
         bad = run_suite("--base-url", url, *args, report_dir=tmp_path / "broken")
     with serve(mock_app()) as url:
