@@ -155,7 +155,11 @@ class CodexRun:
 class Codex:
     """``codex exec`` with a throwaway ``CODEX_HOME`` and workdir, provider ``mock``."""
 
-    def __init__(self, launcher: Path, base_url: str, root: Path, **provider: Any) -> None:
+    def __init__(
+        self, launcher: Path, base_url: str, root: Path, *, name: str = "mock", **provider: Any
+    ) -> None:
+        """``name``: the provider's display name; ``"OpenAI"`` makes Codex treat it as OpenAI's
+        own (remote compaction: a ``compaction_trigger`` item instead of a summarization turn)."""
         self.launcher = launcher
         self.home = root / "codex-home"
         self.workdir = root / "work"
@@ -166,7 +170,7 @@ class Codex:
             'model = "mock"',
             'model_provider = "mock"',
             "[model_providers.mock]",
-            'name = "mock"',
+            f"name = {json.dumps(name)}",
             f"base_url = {json.dumps(base_url)}",
             'wire_api = "responses"',
             'env_key = "MOCK_API_KEY"',

@@ -105,7 +105,9 @@ def test_conversations_session_runner_with_a_tool(mock: LoopbackMock) -> None:
     paths = [(r.method, r.path) for r in mock.requests]
     assert ("POST", "/v1/conversations") in paths
     assert ("POST", f"/v1/conversations/{cid}/items") in paths
-    assert all(r.json().get("store") is not False for r in mock.requests if r.path == "/v1/responses")
+    assert all(
+        r.json().get("store") is not False for r in mock.requests if r.path == "/v1/responses"
+    )
 
 
 def test_compaction_session_runner_with_a_tool(mock: LoopbackMock) -> None:

@@ -59,6 +59,12 @@ def codex(launcher: Path, mock: RecordingMock, tmp_path: Path) -> Codex:
     )
 
 
+@pytest.fixture
+def codex_as_openai(launcher: Path, mock: RecordingMock, tmp_path: Path) -> Codex:
+    headers = {"x-mock-script": json.dumps(SCRIPT)}
+    return Codex(launcher, mock.base_url, tmp_path, name="OpenAI", http_headers=headers)
+
+
 def _ok(run: CodexRun) -> str:
     assert run.returncode == 0, run.stderr[-2000:]
     return run.stdout
@@ -162,4 +168,30 @@ def test_resume_with_store_false_sends_the_encrypted_reasoning_back(
         assert len(sent) == n, "every earlier turn's reasoning item comes back"
         for item in sent:
             assert item["encrypted_content"] in given  # exactly the blob the mock gave
+    assert _judge_all(mock) == 3
+
+
+def test_remote_compaction_with_a_compaction_trigger(
+    codex_as_openai: Codex, mock: RecordingMock
+) -> None:
+    # A provider named "OpenAI" gets Codex's remote compaction (x-codex-beta-features:
+    # remote_compaction_v2): a /responses turn whose input ends with a `compaction_trigger`
+    # item; the compaction item answered goes back as input, and the history with it.
+    limit = ("-c", "model_auto_compact_token_limit=7000")
+    _ok(codex_as_openai.exec(*limit, "Remember this code word: PLUM. Then give a long answer."))
+    run = codex_as_openai.exec(
+        *limit, "resume", "--last", "What was the code word I asked you to remember?"
+    )
+    assert "The code word was PLUM." in _ok(run)
+    assert [_turn_kind(e) for e in mock.responses()] == ["turn", "compaction", "turn"]
+    compaction, after = _requests(mock)[1:]
+    assert compaction["input"][-1]["type"] == "compaction_trigger"
+    given = [
+        json.loads(line[6:])["item"]
+        for line in bytes(mock.responses()[1].response_body).splitlines()
+        if line.startswith(b"data: {") and b'"compaction"' in line and b"output_item.done" in line
+    ]
+    assert given and given[0]["type"] == "compaction"
+    sent = [i for i in after["input"] if i.get("type") == "compaction"]
+    assert [i["encrypted_content"] for i in sent] == [given[0]["encrypted_content"]]
     assert _judge_all(mock) == 3
