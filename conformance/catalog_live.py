@@ -313,11 +313,11 @@ STRUCTURED_JSON_SCHEMA = register(
     profile="structured",
 )
 
-# --- live.conversation.*, live.compaction.*, live.stateless.*, live.include.* (issue 13) ---------
+# --- live.conversation.*, live.compaction.*, live.stateless.*, live.include.* (§4.5–§4.7) --------
 CONVERSATION_CRUD = register(
     "live.conversation.crud",
     MUST,
-    "[OAPI] POST/GET /conversations[/{id}] (ConversationResource)",
+    "§4.5 [OAPI] ConversationResource",
     "a conversation is created with its metadata and items, retrieved as created, and its "
     "metadata updated",
     profile="conversations",
@@ -325,14 +325,14 @@ CONVERSATION_CRUD = register(
 CONVERSATION_ECHO = register(
     "live.conversation.echo",
     MUST,
-    "[OAPI] Response.conversation; [REC] cassettes/pydantic-ai test_openai_conversation_id_*",
+    "§4.5 [OAPI] Response [REC] pydantic-ai cassettes",
     "a response created with `conversation` echoes `conversation: {id}`",
     profile="conversations",
 )
 CONVERSATION_HISTORY = register(
     "live.conversation.history",
     MUST,
-    "[OAPI] ConversationParam: the conversation's items are prepended to the input",
+    "§4.5 [OAPI] ConversationParam",
     "a response created with `conversation` sees the conversation's earlier turns (it recalls a "
     "code word an earlier turn gave)",
     profile="conversations",
@@ -340,7 +340,7 @@ CONVERSATION_HISTORY = register(
 CONVERSATION_ITEMS_APPENDED = register(
     "live.conversation.items_appended",
     MUST,
-    "[OAPI] ConversationParam: input and output items are added to the conversation",
+    "§4.5 [OAPI] ConversationParam",
     "after a turn, the conversation's items are its earlier items, then the turn's input, then "
     "its output, in order",
     profile="conversations",
@@ -348,7 +348,7 @@ CONVERSATION_ITEMS_APPENDED = register(
 CONVERSATION_ITEMS_PAGING = register(
     "live.conversation.items_paging",
     MUST,
-    "[OAPI] GET /conversations/{id}/items (limit, order, after)",
+    "§4.5 [OAPI] ConversationItemList",
     "conversation items page with `limit`, `order` and `after`, and `has_more` says whether more "
     "follow",
     profile="conversations",
@@ -356,7 +356,7 @@ CONVERSATION_ITEMS_PAGING = register(
 CONVERSATION_DELETE = register(
     "live.conversation.delete",
     MUST,
-    "[OAPI] DELETE /conversations/{id} (DeletedConversationResource)",
+    "§4.5 [OAPI] DeletedConversationResource",
     "DELETE answers `{id, object: conversation.deleted, deleted: true}`; the conversation is then "
     "gone (404)",
     profile="conversations",
@@ -364,21 +364,21 @@ CONVERSATION_DELETE = register(
 CONVERSATION_WITH_PREVIOUS = register(
     "live.conversation.with_previous_response",
     MUST,
-    "[OAPI] CreateResponse: conversation and previous_response_id cannot be used together",
+    "§4.5 [OAPI] CreateResponse",
     "`conversation` with `previous_response_id` is a 400 `invalid_request_error`",
     profile="conversations",
 )
 CONVERSATION_UNKNOWN = register(
     "live.conversation.unknown",
     MUST,
-    "SPEC §4 Errors (404 for unknown ids)",
+    "§4.5, §4.4",
     "an unknown conversation id is a 404 in OpenAI's error shape, on retrieve and on create",
     profile="conversations",
 )
 COMPACTION_COMPACT = register(
     "live.compaction.compact",
     MUST,
-    "[OAPI] POST /responses/compact (CompactResource)",
+    "§4.6 [OAPI] CompactResource",
     "`POST /responses/compact` with a history answers 200 with a compaction result "
     "(`object: response.compaction`) holding a compaction item",
     profile="compaction",
@@ -386,7 +386,7 @@ COMPACTION_COMPACT = register(
 COMPACTION_CONTINUE = register(
     "live.compaction.continue",
     MUST,
-    "[OAPI] CompactResource.output: the compacted window, sent as input next turn",
+    "§4.6 [OAPI] CompactResource",
     "a create whose input is the compaction's output plus a new turn is accepted and sees the "
     "compacted history (it recalls a code word given before the compaction)",
     profile="compaction",
@@ -394,7 +394,7 @@ COMPACTION_CONTINUE = register(
 STATELESS_ENCRYPTED_PRESENT = register(
     "live.stateless.encrypted_present",
     MUST,
-    "[OAPI] Includable reasoning.encrypted_content; Codex CLI (store: false)",
+    "§4.7 [OAPI] Includable",
     "with `store: false` and `include: [reasoning.encrypted_content]`, every reasoning item "
     "(streamed and not) carries a non-empty `encrypted_content`",
     profile="stateless-reasoning",
@@ -402,7 +402,7 @@ STATELESS_ENCRYPTED_PRESENT = register(
 STATELESS_ENCRYPTED_ABSENT = register(
     "live.stateless.encrypted_absent",
     SHOULD,
-    "[OAPI] Includable: encrypted content only when asked",
+    "§4.7 [OAPI] Includable",
     "without `reasoning.encrypted_content` in `include`, reasoning items carry no "
     "`encrypted_content` (absent or null)",
     profile="stateless-reasoning",
@@ -410,7 +410,7 @@ STATELESS_ENCRYPTED_ABSENT = register(
 STATELESS_ENCRYPTED_ACCEPTED = register(
     "live.stateless.encrypted_accepted",
     MUST,
-    "[OAPI] ReasoningItem input; Codex CLI sends its reasoning items back",
+    "§4.7 [OAPI] ReasoningItem",
     "a reasoning item with the server's `encrypted_content`, sent back as input with "
     "`store: false`, is accepted and the turn sees the history",
     profile="stateless-reasoning",
@@ -418,14 +418,14 @@ STATELESS_ENCRYPTED_ACCEPTED = register(
 STATELESS_ENCRYPTED_TAMPERED = register(
     "live.stateless.encrypted_tampered",
     MUST,
-    "issue 13 Build 1 (an authenticated blob); SPEC §4 Errors",
+    "§4.7, §4.4",
     "a reasoning item whose `encrypted_content` was altered is a 400 `invalid_request_error`",
     profile="stateless-reasoning",
 )
 STATELESS_HISTORY_ITEMS = register(
     "live.stateless.history_items",
     MUST,
-    "[OAPI] InputItem (every item type); Codex CLI replays its whole history",
+    "§4.7 [OAPI] InputItem",
     "a history holding every kind of item an agent sends back (messages of each role, "
     "reasoning, function, custom tool, shell, local shell, apply_patch and computer calls with "
     "their outputs) is accepted as input",
@@ -434,7 +434,7 @@ STATELESS_HISTORY_ITEMS = register(
 INCLUDE_UNKNOWN = register(
     "live.include.unknown",
     SHOULD,
-    "[OAPI] Includable (an enum); issue 13 Build 1",
+    "§4.7 [OAPI] Includable",
     "an `include` value OpenAI does not define is a 400 `invalid_request_error` (not silently "
     "ignored)",
     profile="stateless-reasoning",
