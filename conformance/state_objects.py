@@ -26,7 +26,13 @@ from .checks import Check, Violation
 from .objects import ResponseChecker, _short, _too_deep
 from .schema import SCHEMAS, SchemaIssue, SchemaValidator
 
-__all__ = ["CHECKS_BY_KIND", "STATE_OBJECTS", "StateKind", "state_kind", "validate_state_body"]
+__all__ = [
+    "STATE_OBJECTS",
+    "StateKind",
+    "state_exercised",
+    "state_kind",
+    "validate_state_body",
+]
 
 StateKind = Literal["compaction", "conversation", "conversation_deleted", "item_list"]
 
@@ -60,10 +66,6 @@ _SCHEMA_CHECKS: Mapping[str, Mapping[str, Check | None]] = {
         "enum": C.ITEM_LIST_SCHEMA_ENUM,
     },
 }
-_SCHEMA_CHECKS_LIST: Mapping[str, tuple[Check, ...]] = {
-    kind: tuple(c for c in checks.values() if c is not None)
-    for kind, checks in _SCHEMA_CHECKS.items()
-}
 _SCHEMA_NAMES: Mapping[StateKind, tuple[str, ...]] = {
     "compaction": ("CompactResource",),
     "conversation": ("ConversationResource",),
@@ -75,25 +77,8 @@ _SCHEMA_NAMES: Mapping[StateKind, tuple[str, ...]] = {
 _METADATA_PAIRS, _METADATA_KEY, _METADATA_VALUE = 16, 64, 512
 
 
-def _ids(*checks: Check) -> frozenset[str]:
-    return frozenset(c.id for c in checks)
-
-
 _USAGE: tuple[Check, ...] = (C.USAGE_PRESENT, C.USAGE_DETAILS, C.USAGE_INTEGERS, C.USAGE_TOTAL)
 _USAGE += (C.USAGE_CACHED_LE_INPUT, C.USAGE_REASONING_LE_OUTPUT)
-_CONVERSATION_SCHEMA = (C.CONVERSATION_SCHEMA_REQUIRED, C.CONVERSATION_SCHEMA_TYPE)
-CHECKS_BY_KIND: Mapping[StateKind, frozenset[str]] = {
-    "compaction": _ids(
-        *_SCHEMA_CHECKS_LIST["compaction"],
-        C.COMPACTION_ITEM_PRESENT,
-        C.COMPACTION_ITEM_CONTENT,
-        *_USAGE,
-    ),
-    "conversation": _ids(*_CONVERSATION_SCHEMA, C.CONVERSATION_METADATA, C.CONVERSATION_ID_PREFIX),
-    "conversation_deleted": _ids(*_CONVERSATION_SCHEMA, C.CONVERSATION_DELETED_TRUE),
-    "item_list": _ids(*_SCHEMA_CHECKS_LIST["item_list"], C.ITEM_LIST_BOUNDS, C.ITEM_LIST_ID_UNIQUE),
-}
-"""The judge's checks one state body of each kind puts to the test (for "exercised")."""
 
 
 def state_kind(body: Mapping[str, Any]) -> StateKind | None:
@@ -257,4 +242,37 @@ def _item_list(body: dict[str, Any]) -> list[Violation]:
             )
         else:
             seen[iid] = i
+    return out
+
+
+def state_exercised(body: Mapping[str, Any], kind: StateKind | None = None) -> set[str]:
+    """The checks one state body gives work to (a pass is provoked): its schema checks always;
+    the compaction item rules when ``output`` is a list (a compaction result without one is the
+    finding) and the usage rules on a usage object; ``metadata`` when present; a list's bounds on
+    a non-empty page and id uniqueness on one of two or more items."""
+    kind = kind or state_kind(body)
+    if kind is None:
+        return set()
+    schema = _SCHEMA_CHECKS["conversation" if kind == "conversation_deleted" else kind]
+    out = {c.id for c in schema.values() if c is not None}
+    if kind == "compaction":
+        if isinstance(body.get("output"), list):
+            out.add(C.COMPACTION_ITEM_PRESENT.id)
+            if any(isinstance(i, dict) and i.get("type") == "compaction" for i in body["output"]):
+                out.add(C.COMPACTION_ITEM_CONTENT.id)
+        if isinstance(body.get("usage"), dict):
+            out |= {c.id for c in _USAGE if c is not C.USAGE_PRESENT}
+        out.add(C.USAGE_PRESENT.id)
+    elif kind == "conversation":
+        out.add(C.CONVERSATION_ID_PREFIX.id)
+        if "metadata" in body:
+            out.add(C.CONVERSATION_METADATA.id)
+    elif kind == "conversation_deleted":
+        out.add(C.CONVERSATION_DELETED_TRUE.id)
+    else:
+        data = body.get("data")
+        if isinstance(data, list) and data:
+            out.add(C.ITEM_LIST_BOUNDS.id)
+            if len(data) > 1:
+                out.add(C.ITEM_LIST_ID_UNIQUE.id)
     return out

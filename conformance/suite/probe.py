@@ -25,7 +25,7 @@ from .. import catalog_live as L
 from ..checks import REGISTRY, Check, Violation, with_family
 from ..exercised import error_exercised, response_exercised
 from ..objects import validate_error_body, validate_response_body
-from ..state_objects import CHECKS_BY_KIND, state_kind, validate_state_body
+from ..state_objects import state_exercised, state_kind, validate_state_body
 from ..stream import SSEStreamValidator
 from .http import Exchange, TargetClient, TargetHung
 from .results import CaseResult, Finding
@@ -286,7 +286,7 @@ class Probe:
                 self._find(v, ex)
         elif isinstance(body, dict) and (kind := state_kind(body)) is not None:
             # compaction results, conversations, deleted conversations, item lists (issue 13)
-            self.record.exercised |= CHECKS_BY_KIND[kind]
+            self.record.exercised |= state_exercised(body, kind)
             for v in validate_state_body(body, kind):
                 self._find(v, ex)
 

@@ -12,6 +12,7 @@ import pytest
 from conformance.examples import EXAMPLES, Sample
 from conformance.examples import build as B
 from conformance.exercised import error_exercised, response_exercised
+from conformance.state_objects import state_exercised
 from conformance.stream import SSEStreamValidator
 from conformance.validator import StreamValidator
 
@@ -32,6 +33,8 @@ def exercised(sample: Sample) -> set[str]:
         return validator.exercised
     if sample.kind == "response":
         return response_exercised(data, profiles=sample.profiles)
+    if sample.kind == "state":
+        return state_exercised(data)
     return error_exercised(data)
 
 
