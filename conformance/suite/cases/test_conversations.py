@@ -93,7 +93,7 @@ def test_conversation_crud(probe: Probe) -> None:
     )  # fmt: skip
 
 
-@pytest.mark.checks(L.CONVERSATION_HISTORY.id, L.CONVERSATION_ECHO.id)
+@pytest.mark.checks(L.CONVERSATION_HISTORY.id, L.CONVERSATION_ECHO.id, L.CONVERSATION_CRUD.id)
 @pytest.mark.needs_instructions
 @pytest.mark.attempts(3)
 def test_conversation_history_recall(probe: Probe) -> None:
@@ -113,7 +113,9 @@ def test_conversation_history_recall(probe: Probe) -> None:
     )  # fmt: skip
 
 
-@pytest.mark.checks(L.CONVERSATION_ITEMS_APPENDED.id, L.CONVERSATION_ECHO.id)
+@pytest.mark.checks(
+    L.CONVERSATION_ITEMS_APPENDED.id, L.CONVERSATION_ECHO.id, L.CONVERSATION_CRUD.id
+)
 def test_conversation_items_appended_in_order(probe: Probe) -> None:
     seed = {"type": "message", "role": "user", "content": "Seed item one."}
     cid = _create(probe, items=[seed])["id"]
@@ -141,7 +143,7 @@ def test_conversation_items_appended_in_order(probe: Probe) -> None:
     )  # fmt: skip
 
 
-@pytest.mark.checks(L.CONVERSATION_ITEMS_PAGING.id)
+@pytest.mark.checks(L.CONVERSATION_ITEMS_PAGING.id, L.CONVERSATION_CRUD.id)
 def test_conversation_items_paging(probe: Probe) -> None:
     texts = [f"Paging item {n}." for n in range(1, 6)]
     items = [{"type": "message", "role": "user", "content": t} for t in texts]
@@ -168,7 +170,7 @@ def test_conversation_items_paging(probe: Probe) -> None:
     )  # fmt: skip
 
 
-@pytest.mark.checks(L.CONVERSATION_DELETE.id)
+@pytest.mark.checks(L.CONVERSATION_DELETE.id, L.CONVERSATION_CRUD.id)
 def test_conversation_delete(probe: Probe) -> None:
     cid = _create(probe)["id"]
     ex = probe.send("DELETE", f"/conversations/{cid}")
@@ -184,7 +186,7 @@ def test_conversation_delete(probe: Probe) -> None:
     )  # fmt: skip
 
 
-@pytest.mark.checks(L.CONVERSATION_WITH_PREVIOUS.id)
+@pytest.mark.checks(L.CONVERSATION_WITH_PREVIOUS.id, L.CONVERSATION_CRUD.id)
 def test_conversation_with_previous_response_id(probe: Probe) -> None:
     cid = _create(probe)["id"]
     previous = probe.create(probe.body(input="Reply only with OK."))
