@@ -23,7 +23,8 @@ from typing import Any, Literal
 
 from . import catalog as C
 from .checks import Check, Violation
-from .objects import ResponseChecker, _short, _too_deep
+from .objects import ResponseChecker, _too_deep
+from .render import short as _short
 from .schema import SCHEMAS, SchemaIssue, SchemaValidator
 
 __all__ = [
