@@ -109,5 +109,7 @@ for _id, _server, _note in (
      "a server whose resumed stream leaves out the first event it should replay"),
     ("live.tools.named", "named_choice_ignored",
      "a server that answers a named `tool_choice` with a call to another tool"),
+    ("live.tools.auto", "calls_an_undeclared_tool",
+     "a server that answers `tool_choice: auto` with a call to a tool the request did not declare"),
 ):  # fmt: skip
     live(_id, _server, _note)

@@ -21,7 +21,6 @@ NO_EXAMPLE_YET: frozenset[str] = frozenset({
     "live.background.cancel",
     "live.case.completed",
     "live.previous_response.recall",
-    "live.tools.auto",
 })  # fmt: skip
 
 OFFLINE = sorted(cid for cid, ex in EXAMPLES.items() if ex.failing.kind != "live")

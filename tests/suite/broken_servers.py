@@ -690,7 +690,34 @@ def named_choice_ignored() -> ASGIApp:
     return Rewriter(mock_app(), on_request=on_request)
 
 
+def calls_an_undeclared_tool() -> ASGIApp:
+    """Function calls name a tool the request did not declare (`get_forecast`)."""
+
+    def rename(item: Any) -> None:
+        if isinstance(item, dict) and item.get("type") == "function_call":
+            item["name"] = "get_forecast"
+
+    def on_json(method: str, path: str, status: int, value: Any) -> tuple[int, Any]:
+        if isinstance(value, dict) and value.get("object") == "response":
+            for item in value.get("output") or ():
+                rename(item)
+        return status, value
+
+    def on_sse(method: str, path: str, events: Events) -> Events:
+        for e in events:
+            if e is None:
+                continue
+            rename(e.get("item"))
+            for item in (e.get("response") or {}).get("output") or ():
+                rename(item)
+        return events
+
+    return Rewriter(mock_app(), on_json=on_json, on_sse=on_sse)
+
+
 _CHECKS: dict[str, Broken] = {
+    "calls_an_undeclared_tool": Broken(calls_an_undeclared_tool, "tool_choice_auto", "core,tools",
+                                       frozenset({"live.tools.auto"})),
     "sse_as_text_plain": Broken(sse_as_text_plain, "create_stream and string", "core",
                                 frozenset({"live.stream.content_type"})),
     "call_output_with_previous_ignored": Broken(call_output_with_previous_ignored,
