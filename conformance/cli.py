@@ -37,13 +37,15 @@ Exit codes: 0 conformant, 1 violations found, 2 the run itself broke.
 _CHECK_EPILOG = """\
 Formats are detected from content: raw SSE as captured (`event:`/`data:` lines), JSON Lines (one
 event object per line), a non-stream Response body (`"object": "response"`), or an error body
-(`{"error": {...}}`).
+(`{"error": {...}}`), or a recorded WebSocket session (JSON Lines of `{"dir": "client"|"server",
+"data": <frame text or object>}`, one frame per line; docs/websocket.md).
 
 Examples:
   responses-conformance check capture.sse
   responses-conformance check --strict recordings/*.jsonl
   responses-conformance check --resume-after 41 resumed.sse
   responses-conformance check --format json body.json > verdict.json
+  responses-conformance check session.ws.jsonl
 """
 
 
