@@ -16,6 +16,7 @@ from mock_server.engine import REQUEST_LOG, Chunking, Latency, MockEngine, Scrip
 from mock_server.faults import FaultPlan
 from mock_server.ids import DeterministicIds
 from mock_server.middleware import MockMiddleware, RecordedRequest, request_hints
+from mock_server.websocket import websocket_admission
 from reference_impl.app import create_app
 from reference_impl.engine import GenerationRequest
 from reference_impl.sqlite_store import SQLiteStore
@@ -82,6 +83,9 @@ class MockServer:
             clock=clock,
             api_key=settings.api_key,
             hints=request_hints,
+            websocket_admit=lambda ws, raw, body: websocket_admission(
+                self.middleware, ws, raw, body
+            ),
         )
         self.middleware = MockMiddleware(
             inner, plan=settings.faults, seed=settings.seed, request_log=settings.request_log

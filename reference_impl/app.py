@@ -26,10 +26,11 @@ import anyio
 import orjson
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.types import Receive, Scope, Send
+from starlette.websockets import WebSocket
 
 from .assembler import Event, ResponseAssembler
 from .engine import Engine, GenerationRequest
@@ -46,12 +47,13 @@ from .runner import TERMINAL_EVENTS, TERMINAL_STATUSES, BackgroundRunner, drive
 from .sse import DONE, EventSink, Producer, SSEResponse, raw_send_scope
 from .store import ItemLookup, MemoryStore, ResponseStore
 from .validation import validate_create_body
+from .websocket import Admit, WebSocketLimits, serve_websocket
 
 __all__ = ["ResponsesService", "create_app"]
 
 log = logging.getLogger(__name__)
 
-Hints = Callable[[Request], Mapping[str, Any]]
+Hints = Callable[[HTTPConnection], Mapping[str, Any]]
 Handler = Callable[[Request], Awaitable[Response | SSEResponse]]
 
 _INPUT_TOKENS_PARAMS = frozenset(
@@ -132,7 +134,11 @@ class ResponsesService:
 
         return handle
 
-    def _authorize(self, request: Request) -> None:
+    def authorize(self, request: HTTPConnection) -> None:
+        """Raise the 401 :class:`APIError` unless ``request`` carries the API key (if one is set)."""
+        self._authorize(request)
+
+    def _authorize(self, request: HTTPConnection) -> None:
         if self.api_key is None:
             return
         header = request.headers.get("authorization", "")
@@ -175,10 +181,16 @@ class ResponsesService:
             ) from None
 
     async def _prepare(
-        self, request: Request, body: dict[str, Any]
+        self,
+        request: HTTPConnection,
+        body: dict[str, Any],
+        *,
+        new_id: Callable[[str], str] | None = None,
+        extra_hints: Mapping[str, Any] | None = None,
     ) -> tuple[GenerationRequest, list[dict[str, Any]], Callable[[str], str]]:
         """Engine request, stored input items (whole conversation) and id source for ``body``."""
-        new_id = self.ids.scope(body)
+        if new_id is None:
+            new_id = self.ids.scope(body)
         new_items = normalize_input(body.get("input"), new_id)
         if any(item["type"] == "item_reference" for item in new_items):
             find = self.store.item if isinstance(self.store, ItemLookup) else None
@@ -200,6 +212,8 @@ class ResponsesService:
         items = conversation_items(previous_input, previous_output, new_items)
         check_call_outputs(items, new_items)
         hints = self.hints(request) if self.hints is not None else {}
+        if extra_hints:
+            hints = {**hints, **extra_hints}
         return generation_request(body, items, hints), items, new_id
 
     # --- POST /v1/responses -----------------------------------------------------------------
@@ -228,6 +242,26 @@ class ResponsesService:
             kind = {500: "server_error", 400: "invalid_request_error"}.get(status, error["code"])
             raise APIError(status, error["message"], type=kind, code=error["code"])
         return json_response(asm.response)
+
+    async def stream_producer(
+        self,
+        conn: HTTPConnection,
+        body: dict[str, Any],
+        *,
+        new_id: Callable[[str], str] | None = None,
+        extra_hints: Mapping[str, Any] | None = None,
+    ) -> Producer:
+        """The streamed answer to a validated create ``body``: the producer ``POST`` streams
+        over SSE, which WebSocket mode (reference_impl.websocket) sends as frames."""
+        gen, items, new_id = await self._prepare(conn, body, new_id=new_id, extra_hints=extra_hints)
+        asm = ResponseAssembler(
+            gen,
+            response_id=new_id("resp"),
+            created_at=int(self.clock()),
+            new_id=new_id,
+            clock=self.clock,
+        )
+        return self._stream(gen, asm, items, body.get("store") is not False)
 
     async def _put(
         self, store: bool, events: list[Event], asm: ResponseAssembler, items: list[dict[str, Any]]
@@ -462,6 +496,8 @@ def create_app(
     api_key: str | None = None,
     max_body_bytes: int = 8 * 1024 * 1024,
     hints: Hints | None = None,
+    websocket_limits: WebSocketLimits | None = None,
+    websocket_admit: Admit | None = None,
 ) -> Starlette:
     """The Responses app over ``engine``.
 
@@ -469,6 +505,8 @@ def create_app(
     ``ids`` to random OpenAI-like ids; ``clock`` (unix seconds) to ``time.time``; ``api_key`` set
     requires ``Authorization: Bearer <key>``; ``hints(request)`` becomes
     ``GenerationRequest.hints``. The service is reachable as ``app.state.service``.
+    ``GET /v1/responses`` upgraded is WebSocket mode (:mod:`reference_impl.websocket`), with
+    ``websocket_limits`` per connection and ``websocket_admit`` deciding faults per create.
     """
     service = ResponsesService(
         engine,
@@ -486,7 +524,7 @@ def create_app(
         yield
         await service.background.aclose()
 
-    routes = [
+    routes: list[BaseRoute] = [
         Route("/v1/responses", ep(service.create), methods=["POST"]),
         Route("/v1/responses/input_tokens", ep(service.input_tokens), methods=["POST"]),
         Route("/v1/responses/{response_id}", ep(service.retrieve), methods=["GET"]),
@@ -496,6 +534,11 @@ def create_app(
         Route("/v1/models", ep(service.models), methods=["GET"]),
         Route("/v1/models/{model_id:path}", ep(service.model), methods=["GET"]),
     ]
+
+    async def websocket_mode(ws: WebSocket) -> None:
+        await serve_websocket(service, ws, limits=websocket_limits, admit=websocket_admit)
+
+    routes.append(WebSocketRoute("/v1/responses", websocket_mode))
     app = _ResponsesApp(
         routes=routes,
         exception_handlers={HTTPException: _http_error, Exception: _server_error},

@@ -342,12 +342,18 @@ class SessionValidator:
     def _on_error(self, event: Mapping[str, Any], sid: str | None, index: int) -> None:
         self._error_shape(event, index)
         lane = self._lanes.get(sid)
-        if lane is not None and lane.current is not None and not lane.current.finished:
-            # Inside a running response: the stream checks judge it (SPEC §1, as over SSE).
-            lane.current.validator.feed(dict(event))
+        running = lane is not None and lane.current is not None and not lane.current.finished
+        if lane is not None and lane.pending and not (running and "sequence_number" in event):
+            # [OAPI] ResponseWsError: only an error "emitted by the response stream" has a
+            # sequence_number; one without refuses a request. While a response runs, that is
+            # one refused as it arrived (the newest); otherwise the lane's head, refused as it
+            # came up.
+            lane.pending.pop() if running else lane.pending.popleft()
             return
-        if lane is not None and lane.pending:
-            lane.pending.popleft()  # the lane's head request was refused
+        if running:
+            # Inside a running response: the stream checks judge it (SPEC §1, as over SSE).
+            assert lane is not None and lane.current is not None
+            lane.current.validator.feed(dict(event))
             return
         if self._owed_errors:
             self._owed_errors.popleft()
