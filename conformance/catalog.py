@@ -569,14 +569,14 @@ WS_STEER_SHAPE = register(
     MUST,
     "docs/websocket.md §Steering [SDK] response_steer_{accepted,pending,failed}_event.py",
     "`response.steer.accepted` / `.pending` / `.failed` have the fields the SDK's types require",
-    profile="websocket",
+    profile="websocket:steering",
 )
 WS_STEER_KNOWN = register(
     "ws.steer.known",
     MUST,
     "docs/websocket.md §Steering [SDK] response_steer_event.py",
     "a steering event answers a `response.steer` the client sent for that `previous_response_id`",
-    profile="websocket",
+    profile="websocket:steering",
 )
 WS_STEER_LIVE = register(
     "ws.steer.live",
@@ -585,12 +585,12 @@ WS_STEER_LIVE = register(
     "response_already_completed)",
     "steering is accepted only for a response of this connection that had not finished when the "
     "client steered it",
-    profile="websocket",
+    profile="websocket:steering",
 )
 WS_STEER_PENDING_AFTER_TERMINAL = register(
     "ws.steer.pending_after_terminal",
     MUST,
     "docs/websocket.md §Steering [SDK] response_steer_pending_event.py",
     "`response.steer.pending` follows its target's `response.completed`, for a steer it accepted",
-    profile="websocket",
+    profile="websocket:steering",
 )

@@ -312,3 +312,57 @@ STRUCTURED_JSON_SCHEMA = register(
     "`text.format: json_schema` (strict) gets output text that is JSON valid for the schema",
     profile="structured",
 )
+
+# --- live.ws.*: WebSocket mode (docs/websocket.md) ------------------------------------------------
+WS_UPGRADE = register(
+    "live.ws.upgrade",
+    MUST,
+    "docs/websocket.md §Connection [OAPI] ResponsesClientEvent",
+    "`GET /v1/responses` upgrades to a WebSocket (the base URL's scheme mapped http→ws, https→wss)",
+    profile="websocket",
+)
+WS_RESPONSES = register(
+    "live.ws.responses",
+    MUST,
+    "docs/websocket.md §Lanes [OAPI] ResponsesClientEventResponseCreate",
+    "`response.create` over the socket is answered with a completed response: several in sequence "
+    "on one connection, and on two lanes at once",
+    profile="websocket",
+)
+WS_PREVIOUS_ACROSS_LANES = register(
+    "live.ws.previous_across_lanes",
+    MUST,
+    "docs/websocket.md §Lanes [OAPI] ResponsesClientEventResponseCreate.stream_id",
+    "a response on one lane continues (`previous_response_id`) a response created on another",
+    profile="websocket",
+)
+WS_BACKGROUND_REJECTED = register(
+    "live.ws.background_rejected",
+    MUST,
+    "docs/websocket.md §Client events [OAPI] ResponsesClientEventResponseCreate",
+    "`background: true` over the socket is refused with an `error` event of status 400",
+    profile="websocket",
+)
+WS_AFTER_ERROR = register(
+    "live.ws.after_error",
+    MUST,
+    "docs/websocket.md §Not documented",
+    "after refusing a malformed client event with an `error` event, the server either keeps "
+    "serving the connection or closes it with a close frame (it is never left silent)",
+    profile="websocket",
+)
+WS_SAME_AS_SSE = register(
+    "live.ws.same_as_sse",
+    MUST,
+    "DESIGN.md Transports [OAPI] ResponsesWebSocketStreamEvent",
+    "the same request over the socket and over SSE gives shape-equal responses (fields, status, "
+    "output item and part types)",
+    profile="websocket",
+)
+WS_STEERING = register(
+    "live.ws.steering",
+    MUST,
+    "docs/websocket.md §Steering [SDK] response_steer_event.py",
+    "`response.steer` on a running response is answered (`response.steer.accepted` or `.failed`)",
+    profile="websocket:steering",
+)

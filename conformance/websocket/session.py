@@ -96,6 +96,10 @@ class SessionValidator:
         self._items: dict[Any, LaneResponse] = {}  # output item id -> its response
         self._steers: list[_Steer] = []
         self._closed = False
+        self._creates = 0
+        # The ws.* checks this session put to the test (a live run reports the others as not
+        # exercised); the stream checks' are each response's validator's.
+        self.exercised: set[str] = set()
 
     # ------------------------------------------------------------------ client side
 
@@ -126,6 +130,7 @@ class SessionValidator:
         return self.violations[start:]
 
     def _on_create(self, event: Mapping[str, Any], index: int) -> None:
+        self._creates += 1
         sid = event.get("stream_id")
         why = ""
         if sid is not None and not (isinstance(sid, str) and STREAM_ID.fullmatch(sid)):
@@ -154,6 +159,7 @@ class SessionValidator:
         """Judge one frame the server sent."""
         index = self._next_frame()
         start = len(self.violations)
+        self.exercised.update((C.WS_FRAME_TEXT.id, C.WS_FRAME_JSON.id))
         if isinstance(frame, bytes | bytearray):
             self._report(
                 C.WS_FRAME_TEXT, index, "a text frame", f"a {len(frame)}-byte binary frame"
@@ -186,6 +192,7 @@ class SessionValidator:
     def _on_stream_event(
         self, event: dict[str, Any], etype: str, sid: str | None, index: int
     ) -> None:
+        self.exercised.add(C.WS_EVENT_ROUTED.id)
         lane = self._lanes.get(sid)
         if lane is None or (sid is not None and not lane.opened):
             self._report(
@@ -266,7 +273,11 @@ class SessionValidator:
             # More events after the terminal one: the stream checks name it, as over SSE.
             return current
         if lane.pending:
+            if current is not None:
+                self.exercised.add(C.WS_LANE_SERIAL.id)
             request = self._take(lane, event, index)
+            if request.rejectable:
+                self.exercised.add(C.WS_REQUEST_REJECTED.id)
             if request.rejectable:
                 self._report(
                     C.WS_REQUEST_REJECTED,
@@ -291,6 +302,8 @@ class SessionValidator:
     def _take(self, lane: _Lane, event: Mapping[str, Any], index: int) -> _Request:
         """The request a new response answers: the lane's head, unless it echoes a later one."""
         head = lane.pending[0]
+        if len(lane.pending) > 1:
+            self.exercised.add(C.WS_LANE_ORDER.id)
         response = event.get("response")
         if isinstance(response, Mapping) and not _answers(head, response):
             for later in list(lane.pending)[1:]:
@@ -334,6 +347,8 @@ class SessionValidator:
         )
 
     def _echo(self, response: LaneResponse, sid: str | None, index: int) -> None:
+        if response.lane is not None:
+            self.exercised.add(C.WS_STREAM_ID_ECHOED.id)
         if response.lane is not None and sid != response.lane:
             self._report(C.WS_STREAM_ID_ECHOED, index, response.lane, sid, path="stream_id")
 
@@ -348,7 +363,9 @@ class SessionValidator:
             # sequence_number; one without refuses a request. While a response runs, that is
             # one refused as it arrived (the newest); otherwise the lane's head, refused as it
             # came up.
-            lane.pending.pop() if running else lane.pending.popleft()
+            refused = lane.pending.pop() if running else lane.pending.popleft()
+            if refused.rejectable:
+                self.exercised.add(C.WS_REQUEST_REJECTED.id)
             return
         if running:
             # Inside a running response: the stream checks judge it (SPEC §1, as over SSE).
@@ -357,6 +374,7 @@ class SessionValidator:
             return
         if self._owed_errors:
             self._owed_errors.popleft()
+            self.exercised.add(C.WS_REQUEST_REJECTED.id)
             return
         if lane is not None and lane.current is not None and "sequence_number" in event:
             # A stream's `error` after its terminal event: the stream checks name it, as over SSE.
@@ -366,6 +384,7 @@ class SessionValidator:
             for other in self._lanes.values():
                 if other.pending and other.pending[0].rejectable:
                     other.pending.popleft()
+                    self.exercised.add(C.WS_REQUEST_REJECTED.id)
                     return
             return  # a connection-scoped error (SDK README: "connection-scoped errors")
         self._report(
@@ -376,6 +395,7 @@ class SessionValidator:
         )
 
     def _error_shape(self, event: Mapping[str, Any], index: int) -> None:
+        self.exercised.add(C.WS_ERROR_SHAPE.id)
         error = event.get("error")
         if not isinstance(error, Mapping):
             self._report(C.WS_ERROR_SHAPE, index, "an `error` object", _kind(error), path="error")
@@ -410,6 +430,11 @@ class SessionValidator:
     def _on_steer_event(
         self, event: Mapping[str, Any], etype: str, sid: str | None, index: int
     ) -> None:
+        self.exercised.update((C.WS_STEER_SHAPE.id, C.WS_STEER_KNOWN.id))
+        if etype == "response.steer.accepted":
+            self.exercised.add(C.WS_STEER_LIVE.id)
+        elif etype == "response.steer.pending":
+            self.exercised.add(C.WS_STEER_PENDING_AFTER_TERMINAL.id)
         steer = event.get("steer")
         target = steer.get("previous_response_id") if isinstance(steer, Mapping) else None
         if not self._steer_shape(event, etype, steer, index):
@@ -531,6 +556,10 @@ class SessionValidator:
             return []
         self._closed = True
         start = len(self.violations)
+        if self._creates:
+            self.exercised.add(C.WS_REQUEST_ANSWERED.id)
+        if self._owed_errors:
+            self.exercised.add(C.WS_REQUEST_REJECTED.id)
         for response in self.responses:
             response.validator.close()
         for sid, lane in self._lanes.items():

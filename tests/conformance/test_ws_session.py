@@ -340,3 +340,12 @@ def test_two_lanes_interleaved_are_demultiplexed() -> None:
     assert [v for v in violations if v.check.level is not Level.INFO] == []
     assert [r.response_id for r in session.responses] == ["resp_a", "resp_b"]
     assert all(r.validator.events == len(a) for r in session.responses)
+
+
+@pytest.mark.parametrize("check_id", sorted(CASES))
+def test_each_failing_session_exercises_its_check(check_id: str) -> None:
+    # What a live run reports as exercised: never a check the session did not put to the test.
+    session, _ = judge_session(CASES[check_id][0]())
+    assert check_id in session.exercised
+    quiet, _ = judge_session([_create(), *_serve(_events("resp_a"))])
+    assert not {i for i in quiet.exercised if i.startswith(("ws.steer.", "ws.lane.order"))}
