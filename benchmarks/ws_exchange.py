@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import orjson
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from websockets.sync.client import ClientConnection, connect
 
@@ -137,12 +138,13 @@ class WsConnection:
                 return self._cut(pending, "closed")
             now = time.perf_counter()
             self.frames += 1
-            if self.validate:
-                self.judge.server(frame)
             try:
-                event = json.loads(frame)
-            except (ValueError, TypeError):
-                continue
+                event = orjson.loads(frame) if isinstance(frame, str) else None
+            except orjson.JSONDecodeError:
+                event = None
+            if self.validate:
+                # Parsed once: the judge takes the object (and names a frame that is no JSON).
+                self.judge.server(event if isinstance(event, dict) else frame)
             if not isinstance(event, dict):
                 continue
             queue = [x for x in by_name.get(event.get("stream_id"), []) if not x.done]
