@@ -157,6 +157,28 @@ class SessionValidator:
 
     def server(self, frame: object) -> list[Violation]:
         """Judge one frame the server sent."""
+        if type(frame) is dict:
+            # The hot path (most frames are deltas of a running response): a delta on a lane
+            # whose response runs goes straight to that response's validator. Everything the
+            # full path would decide is settled: the lane is open, its response is running and
+            # named, it echoes the lane's stream_id, and the event carries no response object.
+            ftype = frame.get("type")
+            if type(ftype) is str and ftype.endswith(".delta"):
+                lane = self._lanes.get(frame.get("stream_id"))
+                if lane is not None and not lane.interleaved and lane.opened:
+                    current = lane.current
+                    if (
+                        current is not None
+                        and current.validator.terminal_type is None
+                        and current.response_id is not None
+                        and "response" not in frame
+                    ):
+                        if self._closed:
+                            raise RuntimeError("frame after close()")
+                        self.frames += 1
+                        self.events += 1
+                        current.validator.feed(frame)  # its findings are the response's
+                        return []
         index = self._next_frame()
         start = len(self.violations)
         self.exercised.update((C.WS_FRAME_TEXT.id, C.WS_FRAME_JSON.id))
@@ -358,7 +380,7 @@ class SessionValidator:
         self._error_shape(event, index)
         lane = self._lanes.get(sid)
         running = lane is not None and lane.current is not None and not lane.current.finished
-        if lane is not None and lane.pending and not (running and "sequence_number" in event):
+        if lane is not None and lane.pending and "sequence_number" not in event:
             # [OAPI] ResponseWsError: only an error "emitted by the response stream" has a
             # sequence_number; one without refuses a request. While a response runs, that is
             # one refused as it arrived (the newest); otherwise the lane's head, refused as it
@@ -371,6 +393,10 @@ class SessionValidator:
             # Inside a running response: the stream checks judge it (SPEC §1, as over SSE).
             assert lane is not None and lane.current is not None
             lane.current.validator.feed(dict(event))
+            return
+        if lane is not None and lane.pending:
+            # A stream's own `error` (it has a sequence_number) opening the head's response.
+            self._on_stream_event(dict(event), "error", sid, index)
             return
         if self._owed_errors:
             self._owed_errors.popleft()
