@@ -20,17 +20,15 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from websockets.sync.client import ClientConnection, connect
 
 from .. import catalog_live as L
-from ..checks import REGISTRY, Violation
+from ..checks import Violation
 from ..websocket import SessionValidator
-from .probe import CaseAborted, Probe, judge_checks
+from .probe import CaseAborted, Probe, _declared
 from .results import Finding
 
 __all__ = ["TERMINAL", "WsClosed", "WsSession", "WsTimeout", "judged_session", "ws_url"]
 
 TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
 _MAX_FRAME = 64 * 1024 * 1024
-# Stream checks of SSE framing, which a WebSocket session cannot exercise.
-_SSE_ONLY = frozenset(i for i in REGISTRY if i.startswith("sse."))
 
 
 class WsTimeout(Exception):
@@ -63,6 +61,7 @@ class WsSession:
         timeout: float,
         max_events: int,
         profiles: Iterable[str] = ("core",),
+        coverage: bool = False,
     ) -> None:
         headers = {"User-Agent": "responses-conformance"}
         if api_key:
@@ -70,7 +69,7 @@ class WsSession:
         self.url = ws_url(base_url)
         self.timeout = timeout
         self.max_events = max_events
-        self.judge = SessionValidator(profiles=profiles)
+        self.judge = SessionValidator(profiles=profiles, coverage=coverage)
         self.frames: list[tuple[str, Any]] = []  # what crossed the wire, for evidence
         self.closed: WsClosed | None = None
         try:
@@ -169,6 +168,7 @@ def judged_session(probe: Probe) -> Iterator[WsSession]:
             timeout=target.timeout,
             max_events=target.max_events,
             profiles=probe.profiles,
+            coverage=True,
         )
     except (OSError, InvalidHandshake, TimeoutError) as exc:
         probe.require(L.WS_UPGRADE, False, expected="a WebSocket upgrade", actual=_reason(exc))
@@ -181,9 +181,9 @@ def judged_session(probe: Probe) -> Iterator[WsSession]:
         raise CaseAborted(str(exc)) from None
     finally:
         violations = session.finish()
-        probe.record.exercised |= session.judge.exercised
-        if session.judge.responses:
-            probe.record.exercised |= judge_checks("stream", probe.profiles) - _SSE_ONLY
+        probe.record.exercised |= _declared(
+            session.judge.exercised | session.judge.stream_exercised(), probe.profiles
+        )
         for violation in violations:
             probe.record.exercised.add(violation.check_id)
             probe.record.findings.append(

@@ -84,8 +84,11 @@ class _Steer:
 class SessionValidator:
     """Judges one WebSocket session, frame by frame (see the module docstring)."""
 
-    def __init__(self, *, profiles: Iterable[str] = ("core",)) -> None:
+    def __init__(self, *, profiles: Iterable[str] = ("core",), coverage: bool = False) -> None:
+        """``coverage``: each response's validator records the stream checks its events
+        exercised (``StreamValidator(coverage=True)``; the live suite asks for it)."""
         self._profiles = frozenset(profiles) & PROFILES | {"core"}
+        self._coverage = coverage
         self.violations: list[Violation] = []
         self.responses: list[LaneResponse] = []
         self.frames = 0
@@ -347,6 +350,7 @@ class SessionValidator:
         validator = StreamValidator(
             profiles=self._profiles,
             max_output_tokens=limit if type(limit) is int else None,
+            coverage=self._coverage,
         )
         response = LaneResponse(sid, request, validator, first_frame=index)
         # The successor's `response.created` commits the queued steering input ([SDK]).
@@ -611,6 +615,13 @@ class SessionValidator:
     def stream_violations(self) -> list[Violation]:
         """Every response's stream-check violations, in the order the responses opened."""
         return [v for r in self.responses for v in r.validator.violations]
+
+    def stream_exercised(self) -> set[str]:
+        """The stream checks the responses' events exercised (needs ``coverage=True``)."""
+        out: set[str] = set()
+        for response in self.responses:
+            out |= response.validator.exercised
+        return out
 
     def all_violations(self) -> list[Violation]:
         return self.violations + self.stream_violations()

@@ -539,3 +539,8 @@ _CHECKS: dict[str, Broken] = {
 
 # server name -> how to show it: the cases to run and the profiles to declare
 LIVE: dict[str, Broken] = {b.factory.__name__: b for b in BROKEN.values()} | _CHECKS
+
+# WebSocket mode's servers (a module of their own: they rewrite frames, not HTTP bodies)
+from broken_ws_servers import WS_LIVE  # noqa: E402
+
+LIVE |= WS_LIVE

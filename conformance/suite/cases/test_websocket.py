@@ -18,7 +18,7 @@ from ... import catalog as C
 from ... import catalog_live as L
 from .. import answers as A
 from ..probe import Probe
-from ..ws import WsClosed, WsSession, judged_session
+from ..ws import WsClosed, WsSession, WsTimeout, judged_session
 from .support import SHORT_PROMPT
 
 # Every case opens a socket: each evaluates the upgrade.
@@ -150,6 +150,10 @@ def _still_serving(probe: Probe, s: WsSession) -> None:
     s.create(probe.body(input=SHORT_PROMPT, max_output_tokens=_MAX))
     try:
         events = s.until(1)
+    except WsTimeout as silent:
+        probe.check(L.WS_AFTER_ERROR, False, expected="the next create answered, or a close",
+                    actual=f"silence: {silent}")  # fmt: skip
+        return
     except WsClosed as closed:
         probe.check(L.WS_AFTER_ERROR, closed.code is not None, expected="a close frame",
                     actual="the connection dropped without one")  # fmt: skip
