@@ -11,7 +11,9 @@ from benchmarks import ws_sessions
 
 def test_concurrent_sessions_lose_garble_and_misroute_nothing(tmp_path: Path) -> None:
     out = tmp_path / "ws.json"
-    code = ws_sessions.main(["--sessions", "40", "--lanes", "3", "--turns", "2", "--json", str(out)])
+    code = ws_sessions.main(
+        ["--sessions", "40", "--lanes", "3", "--turns", "2", "--json", str(out)]
+    )
     result = json.loads(out.read_text())
     assert code == 0, result
     assert result["responses"] == result["responses_expected"] == 240
