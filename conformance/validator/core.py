@@ -23,7 +23,10 @@ from .tables import ADDED_FIRST, NONSTANDARD, PART_TEXT, SCHEMA_EVENT_CHECKS, VA
 
 __all__ = ["PROFILES", "StreamValidator"]
 
-PROFILES = frozenset({"core", "stateful", "tools", "reasoning", "structured", "openresponses"})
+PROFILES = frozenset(
+    {"core", "stateful", "tools", "reasoning", "structured", "openresponses"}
+    | {"websocket", "websocket:steering"}  # WebSocket mode (conformance.websocket)
+)
 
 
 class StreamValidator(FastPath):
