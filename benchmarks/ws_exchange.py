@@ -21,8 +21,6 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import orjson
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
-from websockets.sync.client import ClientConnection, connect
 
 from conformance.checks import Violation, failing
 from conformance.websocket import SessionValidator
@@ -30,11 +28,11 @@ from conformance.websocket import SessionValidator
 from . import meter as M
 from .meter import RequestRecord, StreamMeter
 from .workload import RequestPlan
+from .ws_socket import WsClosed, WsRejected, WsSocket
 
 __all__ = ["WsConnection", "ws_responses_url"]
 
 _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
-_MAX_FRAME = 64 * 1024 * 1024
 
 
 def ws_responses_url(responses_url: str) -> str:
@@ -76,7 +74,7 @@ class WsConnection:
         self.timeout = timeout
         self.validate = validate
         self.strict = strict
-        self._ws: ClientConnection | None = None
+        self._ws: WsSocket | None = None
         self.judge = SessionValidator()
         self.frames = 0
 
@@ -92,15 +90,8 @@ class WsConnection:
         start, t0 = time.time(), time.perf_counter()
         if self._ws is None:
             try:
-                self._ws = connect(
-                    self.url,
-                    additional_headers=self.headers,
-                    open_timeout=self.timeout,
-                    max_size=_MAX_FRAME,
-                    proxy=None,
-                    compression=None,
-                )
-            except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as error:
+                self._ws = WsSocket(self.url, self.headers, timeout=self.timeout)
+            except (OSError, WsRejected, WsClosed, TimeoutError) as error:
                 kind = "refused" if isinstance(error, ConnectionRefusedError) else "upgrade"
                 now = time.perf_counter()
                 return [
@@ -126,7 +117,7 @@ class WsConnection:
             by_name.setdefault(name, []).append(lane)
             try:
                 ws.send(text)
-            except ConnectionClosed:
+            except WsClosed:
                 return self._cut(pending, "closed")
         waiting = len(pending)
         while waiting:
@@ -134,7 +125,7 @@ class WsConnection:
                 frame = ws.recv(timeout=self.timeout)
             except TimeoutError:
                 return self._cut(pending, "timeout")
-            except ConnectionClosed:
+            except WsClosed:
                 return self._cut(pending, "closed")
             now = time.perf_counter()
             self.frames += 1
