@@ -158,7 +158,7 @@ CASES: dict[str, tuple[Callable[[], Frames], Callable[[], Frames]]] = {
     ),
     C.WS_REQUEST_REJECTED.id: (
         lambda: [_create(background=True), *_serve(_events("resp_a"))],
-        lambda: [_create(background=False), *_serve(_events("resp_a"))],
+        lambda: [_create(background=True), _error("unsupported_parameter")],
     ),
     C.WS_ERROR_SHAPE.id: (
         lambda: [

@@ -66,10 +66,13 @@ def parse_session(data: bytes) -> list[tuple[str, object]]:
 
 
 def judge_session(
-    frames: Iterable[tuple[str, object]], *, profiles: Iterable[str] = ("core",)
+    frames: Iterable[tuple[str, object]],
+    *,
+    profiles: Iterable[str] = ("core",),
+    coverage: bool = False,
 ) -> tuple[SessionValidator, list[Violation]]:
     """Run a whole recorded session through a :class:`SessionValidator`."""
-    session = SessionValidator(profiles=profiles)
+    session = SessionValidator(profiles=profiles, coverage=coverage)
     for direction, frame in frames:
         if direction == "client":
             session.client(frame)

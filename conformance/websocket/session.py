@@ -297,9 +297,8 @@ class SessionValidator:
         ):
             # More events after the terminal one: the stream checks name it, as over SSE.
             return current
+        self.exercised.add(C.WS_LANE_SERIAL.id)  # a response opens on the lane: is it alone?
         if lane.pending:
-            if current is not None:
-                self.exercised.add(C.WS_LANE_SERIAL.id)
             request = self._take(lane, event, index)
             if request.rejectable:
                 self.exercised.add(C.WS_REQUEST_REJECTED.id)
@@ -461,9 +460,9 @@ class SessionValidator:
         self, event: Mapping[str, Any], etype: str, sid: str | None, index: int
     ) -> None:
         self.exercised.update((C.WS_STEER_SHAPE.id, C.WS_STEER_KNOWN.id))
-        if etype == "response.steer.accepted":
+        if etype != "response.steer.pending":  # accepted or refused: was the target live?
             self.exercised.add(C.WS_STEER_LIVE.id)
-        elif etype == "response.steer.pending":
+        else:
             self.exercised.add(C.WS_STEER_PENDING_AFTER_TERMINAL.id)
         steer = event.get("steer")
         target = steer.get("previous_response_id") if isinstance(steer, Mapping) else None

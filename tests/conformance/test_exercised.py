@@ -14,6 +14,7 @@ from conformance.examples import build as B
 from conformance.exercised import error_exercised, response_exercised
 from conformance.stream import SSEStreamValidator
 from conformance.validator import StreamValidator
+from conformance.websocket import judge_session
 
 
 def exercised(sample: Sample) -> set[str]:
@@ -32,6 +33,9 @@ def exercised(sample: Sample) -> set[str]:
         return validator.exercised
     if sample.kind == "response":
         return response_exercised(data, profiles=sample.profiles)
+    if sample.kind == "session":
+        session, _ = judge_session(data, profiles=sample.profiles, coverage=True)
+        return session.exercised | session.stream_exercised()
     return error_exercised(data)
 
 
