@@ -57,6 +57,14 @@ def add_arguments(parser: Any) -> None:
         metavar="S",
         help="seconds to connect, and the longest silence while reading (default: 120)",
     )
+    target.add_argument(
+        "--max-body-bytes",
+        type=int,
+        default=DEFAULT_MAX_BODY_BYTES,
+        metavar="N",
+        help="the most of a non-stream body, an error's too, read from the server; a larger one "
+        "fails as bench.transport.too_large, unread past N (default: 16 MiB)",
+    )
 
     work = parser.add_argument_group("workload")
     work.add_argument(
@@ -238,6 +246,11 @@ class BenchConfig:
     progress_interval: float
     transport: str = "sse"
     lanes: int = 1
+    max_body_bytes: int = 16 * 1024 * 1024
+
+
+DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
+"""``--max-body-bytes``: the suite's cap on a non-stream body too."""
 
 
 def responses_url(base_url: str) -> str:
@@ -316,6 +329,8 @@ def build_config(ns: argparse.Namespace, *, host: str | None = None) -> BenchCon
         raise ConfigError("--lanes N needs N >= 1, and N > 1 needs --transport websocket")
     if transport == "websocket" and ns.no_stream:
         raise ConfigError("--transport websocket always streams: drop --no-stream")
+    if ns.max_body_bytes < 1:
+        raise ConfigError("--max-body-bytes must be >= 1")
     return BenchConfig(
         responses_url=responses_url(base),
         workload=workload,
@@ -337,6 +352,7 @@ def build_config(ns: argparse.Namespace, *, host: str | None = None) -> BenchCon
         progress_interval=ns.progress_interval,
         transport=transport,
         lanes=lanes,
+        max_body_bytes=ns.max_body_bytes,
     )
 
 

@@ -84,6 +84,7 @@ class _BenchUser(FastHttpUser):
             config.headers,
             validate=config.validate,
             strict=config.strict,
+            max_body_bytes=config.max_body_bytes,
         )
         session.answered(rec.response_id, rec.ok)
         return rec, rec.ok

@@ -27,6 +27,8 @@ _LIFECYCLE = frozenset(
         "response.failed",
     }
 )
+# The items `response.item.status_completed` judges (conformance.objects, docs/spec.md §7.7).
+_FINISHED_WITH_RESPONSE = frozenset({"message", "function_call", "custom_tool_call"})
 _INTERIM = frozenset({"response.created", "response.queued", "response.in_progress"})
 _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
 _PART_TEXT = ("response.output_text.", "response.refusal.", "response.reasoning_text.")
@@ -217,6 +219,25 @@ def response_exercised(
         out.add("stream.item.incomplete_last")
     if any(isinstance(i.get("content"), list) and i["content"] for i in items):
         out.add("stream.part.type_fits_item")
+    if status == "completed" and any(
+        isinstance(i.get("type"), str) and i["type"] in _FINISHED_WITH_RESPONSE for i in items
+    ):
+        out.add("response.item.status_completed")
+    logprobs = [
+        entry
+        for i in items
+        if i.get("type") == "message" and isinstance(i.get("content"), list)
+        for part in i["content"]
+        if isinstance(part, dict) and isinstance(part.get("logprobs"), list)
+        for entry in part["logprobs"]
+    ]
+    if logprobs:
+        out.add("response.logprobs.nonpositive")
+        top = response.get("top_logprobs")
+        if type(top) is int and any(
+            isinstance(e, dict) and isinstance(e.get("top_logprobs"), list) for e in logprobs
+        ):
+            out.add("response.logprobs.top_count")
     if status in ("completed", "incomplete"):
         out.add("usage.present")
     usage = response.get("usage")
@@ -231,7 +252,9 @@ def response_exercised(
         if limit is None:
             echoed = response.get("max_output_tokens")
             limit = echoed if type(echoed) is int else None
-        if limit is not None:
+        reasoning = response.get("reasoning")
+        mode = reasoning.get("mode") if isinstance(reasoning, dict) else None
+        if limit is not None and mode in (None, "standard"):  # one generation (§7.3)
             out.add("usage.max_output_tokens")
     return out
 

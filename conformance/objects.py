@@ -19,6 +19,7 @@ __all__ = [
     "OPAQUE_FIELDS",
     "ResponseChecker",
     "deep_equal_except_opaque",
+    "logprob_findings",
     "validate_error_body",
     "validate_response_body",
 ]
@@ -72,6 +73,58 @@ _PART_FITS = {
     "message": frozenset({"output_text", "refusal"}),
     "reasoning": frozenset({"reasoning_text"}),
 }
+
+
+# Items a client acts on once the response is `completed`: OpenAI sends them `completed` there
+# (docs/spec.md §7.7). Hosted-tool items keep statuses of their own in real traffic
+# (Azure: `web_search_call` "searching", `image_generation_call` "generating"; OpenAI:
+# `shell_call_output` "in_progress"), so they are not listed.
+_FINISHED_WITH_RESPONSE = frozenset({"message", "function_call", "custom_tool_call"})
+
+
+def top_logprobs_limit(response: Mapping[str, Any]) -> int | None:
+    """The number of alternatives per token the response says it was asked for, if it says."""
+    top = response.get("top_logprobs")
+    return top if type(top) is int and top >= 0 else None
+
+
+def _positive(value: Any) -> bool:
+    return type(value) in (int, float) and value > 0
+
+
+def logprob_findings(
+    logprobs: Any, top: int | None, path: str
+) -> list[tuple[Check, Any, Any, str, str]]:
+    """What is wrong with one `logprobs` list (a part's, a delta's or a `.done`'s), as
+    ``(check, expected, actual, path, message)``, at most one finding per check: the first
+    offending entry, with how many offend (so a long list costs one pass and two findings)."""
+    if not isinstance(logprobs, list):
+        return []
+    positive: list[tuple[str, Any]] = []
+    too_many: list[tuple[str, int]] = []
+    for i, entry in enumerate(logprobs):
+        if not isinstance(entry, dict):
+            continue  # the schema check reports its shape
+        if _positive(entry.get("logprob")):
+            positive.append((f"{path}[{i}].logprob", entry.get("logprob")))
+        alternatives = entry.get("top_logprobs")
+        if not isinstance(alternatives, list):
+            continue
+        if top is not None and len(alternatives) > top:
+            too_many.append((f"{path}[{i}].top_logprobs", len(alternatives)))
+        for j, alt in enumerate(alternatives):
+            if isinstance(alt, dict) and _positive(alt.get("logprob")):
+                positive.append((f"{path}[{i}].top_logprobs[{j}].logprob", alt.get("logprob")))
+    out: list[tuple[Check, Any, Any, str, str]] = []
+    if positive:
+        where, value = positive[0]
+        count = f"{len(positive)} positive logprob(s)" if len(positive) > 1 else ""
+        out.append((C.LOGPROBS_NONPOSITIVE, "≤ 0", _short(value), where, count))
+    if too_many:
+        where, n = too_many[0]
+        count = f"{len(too_many)} token(s) over the limit" if len(too_many) > 1 else ""
+        out.append((C.LOGPROBS_TOP_COUNT, f"≤ {top} (`top_logprobs`)", n, where, count))
+    return out
 
 
 def deep_equal_except_opaque(a: Any, b: Any) -> bool:
@@ -156,6 +209,7 @@ class ResponseChecker:
 
         output = response.get("output")
         items = output if isinstance(output, list) else []
+        top = top_logprobs_limit(response)
         for pos, item in enumerate(items):
             if not isinstance(item, dict):
                 continue
@@ -169,6 +223,22 @@ class ResponseChecker:
                     f"item {pos} of {len(items)}, response status {status!r}",
                     f"output[{pos}].status",
                 )
+            if (
+                status == "completed"
+                and isinstance(itype, str)
+                and itype in _FINISHED_WITH_RESPONSE
+            ):
+                istatus = item.get("status", "completed")
+                caller = item.get("caller")
+                by_program = isinstance(caller, dict) and caller.get("type") == "program"
+                if istatus not in ("completed", "incomplete") and not by_program:
+                    report(
+                        C.ITEM_STATUS_COMPLETED,
+                        "completed",
+                        _short(istatus),
+                        f"output[{pos}].status",
+                        f"a {itype} item in a completed response",
+                    )
             fits = _PART_FITS.get(itype) if isinstance(itype, str) else None
             content = item.get("content")
             if fits is not None and isinstance(content, list):
@@ -181,6 +251,10 @@ class ResponseChecker:
                             ptype,
                             f"output[{pos}].content[{ci}].type",
                         )
+                    elif ptype == "output_text" and isinstance(part, dict):
+                        where = f"output[{pos}].content[{ci}].logprobs"
+                        for finding in logprob_findings(part.get("logprobs"), top, where):
+                            report(*finding)
 
         self._check_usage(response, status, items, report)
 
@@ -257,7 +331,7 @@ class ResponseChecker:
                 "usage.output_tokens_details.reasoning_tokens",
             )
         if _is_count(outp) and outp == 0:
-            evidence = _generated_output(items)
+            evidence = _generated_output(items, response, metered=total != 0)
             if evidence:
                 report(
                     C.USAGE_OUTPUT_NONZERO,
@@ -268,7 +342,7 @@ class ResponseChecker:
                 )
         echoed = response.get("max_output_tokens")
         limit = echoed if type(echoed) is int else self.max_output_tokens
-        if limit is not None and _is_count(outp) and outp > limit:
+        if limit is not None and _is_count(outp) and outp > limit and _one_generation(response):
             report(
                 C.USAGE_MAX_OUTPUT, f"≤ max_output_tokens ({limit})", outp, "usage.output_tokens"
             )
@@ -280,32 +354,78 @@ class ResponseChecker:
 _MODEL_ISSUED = frozenset({"mcp_approval_request", "program"})
 
 
-def _generated_output(items: list[Any]) -> str:
-    """What in ``output`` proves the model generated tokens (SPEC §3), or "" if nothing does.
+def _incomplete_reason(response: Mapping[str, Any]) -> Any:
+    details = response.get("incomplete_details")
+    if response.get("status") != "incomplete" or not isinstance(details, dict):
+        return None
+    return details.get("reason")
 
-    A message with text or a refusal; a reasoning item, even without summary text (reasoning
-    tokens are output tokens, SPEC §3: `max_output_tokens` counts them; [REC]: every response with
-    one reports `output_tokens ≥ 1`); a call the model issued — a function call, and every other
-    `*_call` item (shell, patch, search, MCP, …) the same way. A call issued by a program
-    (``caller.type: "program"``), not by the model, proves nothing: [REC]
-    ``programmatic-tool-calling.2`` has one with usage all zero.
+
+def _generated_output(items: list[Any], response: Mapping[str, Any], *, metered: bool) -> str:
+    """What in ``output`` proves the model generated tokens that `output_tokens: 0` denies
+    (docs/spec.md §7.2), or "" if nothing does.
+
+    - A message with text or a refusal — unless the response ended `incomplete` for
+      `content_filter`: the filter withholds the accounting, and OpenAI (Azure) reports usage
+      all zero with the refusal text it put in the message ([REC2] ``mirascope…test_refusal.
+      azure-openai_responses_gpt_4o_mini.*``).
+    - A reasoning item, even without summary text (reasoning tokens are output tokens:
+      `max_output_tokens` counts them) — unless the response was cut off by `max_output_tokens`:
+      OpenAI reports `output_tokens: 0` for reasoning interrupted by the cut-off ([REC2]
+      ``mirascope…test_max_tokens.openai_gpt_5_mini.*``, input counted, output 0).
+    - A call the model issued — a function call and every other `*_call` item (shell, patch,
+      search, MCP, …). A call issued by a program (``caller.type: "program"``), not by the model,
+      proves nothing ([REC] ``programmatic-tool-calling.2``: usage all zero). Nor does a batch of
+      parallel function calls that is the whole output when the usage is all zero, input
+      included — OpenAI did not meter that turn at all ([REC2]
+      ``pai…test_openai_responses_model_retry.0``: two parallel `get_location` calls, gpt-4o,
+      2025-03); a single call, or calls beside other output, with usage zero is still a miss.
+
+    What OpenAI's traffic never shows — and a server that does is miscounting (KB11) — is
+    `output_tokens: 0` with message text outside a content filter, with reasoning in a response
+    that was not cut off, or with a model-issued call other than an unmetered parallel batch.
     """
+    reason = _incomplete_reason(response)
+    if not metered and _parallel_calls_only(items, response):
+        return ""
     for item in items:
         if not isinstance(item, dict):
             continue
         itype = item.get("type")
         if itype == "message":
+            if reason == "content_filter":
+                continue
             for part in item.get("content") or ():
                 if isinstance(part, dict) and (part.get("text") or part.get("refusal")):
                     return "message text"
         elif itype == "reasoning":
-            return "a reasoning item"
+            if reason != "max_output_tokens":
+                return "a reasoning item"
         elif isinstance(itype, str) and (itype.endswith("_call") or itype in _MODEL_ISSUED):
             caller = item.get("caller")
             if isinstance(caller, dict) and caller.get("type") == "program":
                 continue
             return f"a {itype} item"
     return ""
+
+
+def _parallel_calls_only(items: list[Any], response: Mapping[str, Any]) -> bool:
+    """The output is two or more function calls and nothing else, made in parallel."""
+    return (
+        response.get("parallel_tool_calls") is True
+        and len(items) >= 2
+        and all(isinstance(it, dict) and it.get("type") == "function_call" for it in items)
+    )
+
+
+def _one_generation(response: Mapping[str, Any]) -> bool:
+    """`max_output_tokens` bounds one generation; a reasoning mode other than `standard`
+    (OpenAI's `pro`) runs several and reports all their tokens, beyond the bound
+    (docs/spec.md §7.3; [REC2] ``pai…test_reasoning_flags_match_the_api_gpt-5.6-*.3``:
+    `max_output_tokens: 16`, `output_tokens` 48 and 82, `status: completed`)."""
+    reasoning = response.get("reasoning")
+    mode = reasoning.get("mode") if isinstance(reasoning, dict) else None
+    return mode in (None, "standard")
 
 
 def _short(value: Any, limit: int = 120) -> str:

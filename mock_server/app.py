@@ -12,10 +12,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from mock_server.agent_script import AgentScript
-from mock_server.engine import REQUEST_LOG, Chunking, Latency, MockEngine, Script
+from mock_server.engine import REQUEST_LOG, REQUEST_LOG_BYTES, Chunking, Latency, MockEngine, Script
 from mock_server.faults import FaultPlan
 from mock_server.ids import DeterministicIds
-from mock_server.middleware import MockMiddleware, RecordedRequest, request_hints
+from mock_server.middleware import (
+    DEFAULT_MAX_BODY_BYTES,
+    MockMiddleware,
+    RecordedRequest,
+    request_hints,
+)
 from mock_server.websocket import websocket_admission
 from reference_impl.app import create_app
 from reference_impl.engine import GenerationRequest
@@ -40,6 +45,8 @@ class MockSettings:
     api_key: str | None = None
     request_log: int = REQUEST_LOG  # recent requests kept for `requests` / `generations`
     script: AgentScript | None = None  # agent script for requests that name none (--script)
+    request_log_bytes: int = REQUEST_LOG_BYTES  # their bodies' bytes kept (older ones truncated)
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES  # larger request bodies get 413, unread
 
 
 def check_store_spec(spec: str) -> tuple[str, str]:
@@ -72,6 +79,7 @@ class MockServer:
             chunking=settings.chunking,
             request_log=settings.request_log,
             script=settings.script,
+            request_log_bytes=settings.request_log_bytes,
         )
         frozen = settings.frozen_time
         clock: Callable[[], float] = time.time if frozen is None else (lambda: frozen)
@@ -82,13 +90,19 @@ class MockServer:
             ids=DeterministicIds(settings.seed),
             clock=clock,
             api_key=settings.api_key,
+            max_body_bytes=settings.max_body_bytes,
             hints=request_hints,
             websocket_admit=lambda ws, raw, body: websocket_admission(
                 self.middleware, ws, raw, body
             ),
         )
         self.middleware = MockMiddleware(
-            inner, plan=settings.faults, seed=settings.seed, request_log=settings.request_log
+            inner,
+            plan=settings.faults,
+            seed=settings.seed,
+            request_log=settings.request_log,
+            request_log_bytes=settings.request_log_bytes,
+            max_body_bytes=settings.max_body_bytes,
         )
         self.app = self.middleware
 
@@ -102,13 +116,16 @@ class MockServer:
     @property
     def requests(self) -> Sequence[RecordedRequest]:
         """The HTTP requests the server received, in order (with their attempt numbers): the
-        most recent ``MockSettings.request_log`` of them (1,000 by default)."""
+        most recent ``MockSettings.request_log`` of them (1,000 by default), their bodies within
+        ``MockSettings.request_log_bytes`` (64 MiB): older bodies beyond it are cut to their first
+        bytes, and ``.truncated`` says so (``.json()`` then raises :class:`TruncatedBody`)."""
         return list(self.middleware.requests)
 
     @property
     def generations(self) -> Sequence[GenerationRequest]:
         """The requests the engine was asked to answer, normalized (the most recent
-        ``MockSettings.request_log``)."""
+        ``MockSettings.request_log``, fewer when their bodies outweigh
+        ``MockSettings.request_log_bytes``)."""
         return list(self.engine.requests)
 
     def reset(self) -> None:

@@ -17,7 +17,11 @@ from mock_server.agent_script import parse as parse_script
 from mock_server.app import FROZEN_TIME, MockServer, MockSettings, check_store_spec
 from mock_server.engine import Chunking, Latency
 from mock_server.faults import FaultPlan, FaultSyntaxError
-from mock_server.middleware import quiet_dropped_connections
+from mock_server.middleware import (
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_REQUEST_LOG_BYTES,
+    quiet_dropped_connections,
+)
 from mock_server.scenarios import SCENARIOS
 from reference_impl.server import bind, serve_socket
 from reference_impl.store import DEFAULT_MAX_RESPONSES
@@ -79,6 +83,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--port", type=int, default=8000, help="port to bind; 0 picks a free one (default: 8000)"
     )
     net.add_argument("--api-key", help="require 'Authorization: Bearer KEY' (default: no auth)")
+    net.add_argument(
+        "--max-body-bytes",
+        type=_size,
+        default=DEFAULT_MAX_BODY_BYTES,
+        metavar="N",
+        help="a larger request body gets OpenAI's 413 before more of it is read "
+        f"(default: {DEFAULT_MAX_BODY_BYTES:,})",
+    )
+    net.add_argument(
+        "--request-log-bytes",
+        type=_size,
+        default=DEFAULT_REQUEST_LOG_BYTES,
+        metavar="N",
+        help="request-body bytes the request log keeps; older bodies beyond it are truncated "
+        f"(default: {DEFAULT_REQUEST_LOG_BYTES:,})",
+    )
     out = parser.add_argument_group("output")
     out.add_argument("--seed", type=int, default=0, help="seed of all content (default: 0)")
     out.add_argument(
@@ -144,6 +164,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _size(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"expected a number of bytes, got {text!r}")
+    return int(text)
+
+
 def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> MockSettings:
     try:
         latency = Latency(args.ttft, args.inter_token, args.jitter, args.duration)
@@ -179,6 +205,8 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Mock
         store=args.store,
         api_key=args.api_key,
         script=script,
+        max_body_bytes=args.max_body_bytes,
+        request_log_bytes=args.request_log_bytes,
     )
 
 

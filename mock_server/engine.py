@@ -61,8 +61,10 @@ from reference_impl.engine import (
 )
 
 __all__ = [
+    "BODY_BYTES_HINT",
     "ERROR_AFTER_HINT",
     "REQUEST_LOG",
+    "REQUEST_LOG_BYTES",
     "Chunking",
     "Latency",
     "MockEngine",
@@ -71,8 +73,13 @@ __all__ = [
 ]
 
 ERROR_AFTER_HINT = "mock_error_after"
+BODY_BYTES_HINT = "mock_body_bytes"
+"""The size of the HTTP body a request came in (the middleware's hint): what it weighs in the log."""
 REQUEST_LOG = 1_000
 """How many recent requests :attr:`MockEngine.requests` (and the middleware's log) keep."""
+REQUEST_LOG_BYTES = 64 * 1024 * 1024
+"""Body bytes the two logs keep: the middleware truncates older bodies beyond it, the engine drops
+its older requests (each weighed by the size of the body it came in)."""
 SCENARIO_HEADER = "x-mock-scenario"
 SCENARIO_METADATA = "mock_scenario"
 SCRIPT_HEADER = "x-mock-script"
@@ -197,6 +204,7 @@ class MockEngine:
         chunking: Chunking | None = None,
         request_log: int = REQUEST_LOG,
         script: AgentScript | None = None,
+        request_log_bytes: int = REQUEST_LOG_BYTES,
     ) -> None:
         if scenario not in SCENARIOS:
             raise ValueError(f"unknown scenario {scenario!r}; known: {', '.join(SCENARIOS)}")
@@ -207,6 +215,9 @@ class MockEngine:
         self.chunking = chunking or Chunking()
         # The most recent requests only, so a long-running server does not grow with its traffic.
         self.requests: deque[GenerationRequest] = deque(maxlen=request_log)
+        self._weights: deque[int] = deque(maxlen=request_log)  # body bytes of each, in order
+        self._weight = 0
+        self._log_bytes = request_log_bytes
         self._queue: deque[Script] = deque()
         self._lock = threading.Lock()
 
@@ -228,6 +239,21 @@ class MockEngine:
         with self._lock:
             self._queue.clear()
             self.requests.clear()
+            self._weights.clear()
+            self._weight = 0
+
+    def _log(self, request: GenerationRequest) -> None:
+        """Append to :attr:`requests`, dropping the oldest beyond the byte budget (the newest
+        stays); the lock is held."""
+        weight = request.hints.get(BODY_BYTES_HINT, 0)
+        if len(self._weights) == self._weights.maxlen and self._weights:
+            self._weight -= self._weights[0]
+        self.requests.append(request)
+        self._weights.append(weight)
+        self._weight += weight
+        while self._weight > self._log_bytes and len(self.requests) > 1:
+            self.requests.popleft()
+            self._weight -= self._weights.popleft()
 
     def _next_script(self) -> Script | None:
         with self._lock:
@@ -294,7 +320,7 @@ class MockEngine:
         asked for, as with an async engine). ``runs``: text may come as :class:`TextRun` chunks
         (when no timing applies per delta)."""
         with self._lock:
-            self.requests.append(request)
+            self._log(request)
         script = self._next_script()
         if script is not None and not isinstance(script, str):
             yield from _scripted(script, count_request_tokens(request))

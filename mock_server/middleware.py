@@ -17,7 +17,7 @@ import logging
 import math
 import threading
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,15 +26,26 @@ import orjson
 
 from mock_server.agent_script import ScriptError
 from mock_server.agent_script import parse as parse_script
-from mock_server.engine import ERROR_AFTER_HINT, REQUEST_LOG, SCENARIO_HEADER, SCRIPT_HEADER
+from mock_server.engine import (
+    BODY_BYTES_HINT,
+    ERROR_AFTER_HINT,
+    REQUEST_LOG,
+    REQUEST_LOG_BYTES,
+    SCENARIO_HEADER,
+    SCRIPT_HEADER,
+)
 from mock_server.faults import AttemptCounter, FaultPlan, FaultSyntaxError, Injection, error_body
 from mock_server.scenarios import SCENARIOS
 
 __all__ = [
+    "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_REQUEST_LOG_BYTES",
     "FAULT_HEADER",
     "DroppedConnection",
     "MockMiddleware",
     "RecordedRequest",
+    "RequestLog",
+    "TruncatedBody",
     "quiet_dropped_connections",
     "request_hints",
 ]
@@ -53,6 +64,17 @@ class DroppedConnection(Exception):
     """Raised out of the ASGI app to make the server cut the connection mid-response."""
 
 
+DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
+"""The largest request body the mock reads (the reference app's default too); a larger one gets
+OpenAI's 413 before more than this many bytes are buffered."""
+DEFAULT_REQUEST_LOG_BYTES = REQUEST_LOG_BYTES
+"""Bytes of request bodies the request log keeps; beyond it the oldest bodies are truncated."""
+
+
+class TruncatedBody(ValueError):
+    """:meth:`RecordedRequest.json` of a body the request log truncated."""
+
+
 @dataclass(frozen=True, slots=True)
 class RecordedRequest:
     method: str
@@ -60,11 +82,90 @@ class RecordedRequest:
     query: str
     headers: Mapping[str, str]
     body: bytes
+    """The body as received, or its first bytes when :attr:`truncated` (see ``body_size``)."""
     attempt: int
     injection: Injection = field(default_factory=Injection)
+    body_size: int = -1
+    """The body's size as received (-1: ``len(body)``)."""
+
+    def __post_init__(self) -> None:
+        if self.body_size < 0:
+            object.__setattr__(self, "body_size", len(self.body))
+
+    @property
+    def truncated(self) -> bool:
+        """The log kept only ``body`` of the ``body_size`` bytes received (its byte budget, or
+        a body over the server's limit, which was not read further)."""
+        return len(self.body) < self.body_size
 
     def json(self) -> Any:
+        if self.truncated:
+            raise TruncatedBody(
+                f"request body truncated by the mock's request log: {len(self.body)} of "
+                f"{self.body_size} bytes kept (raise MockSettings.request_log_bytes)"
+            )
         return orjson.loads(self.body) if self.body else None
+
+    def _truncate(self, keep: int) -> int:
+        """Keep the first ``keep`` bytes of the body; return the bytes freed."""
+        freed = len(self.body) - keep
+        if freed > 0:
+            object.__setattr__(self, "body", self.body[:keep])
+        return max(freed, 0)
+
+
+class RequestLog:
+    """The most recent ``maxlen`` requests, their bodies within ``budget`` bytes in total: when
+    a new body would exceed it, the oldest bodies are cut to their first ``KEEP`` bytes (visibly:
+    :attr:`RecordedRequest.truncated`), oldest first, so the latest requests stay whole; when the
+    cut ones stand in the way, the oldest of them lose those bytes first. Not
+    thread-safe on its own (the middleware holds its lock)."""
+
+    KEEP = 256
+
+    def __init__(self, maxlen: int, budget: int) -> None:
+        if budget < 0:
+            raise ValueError("request log budget must be >= 0")
+        self.records: deque[RecordedRequest] = deque(maxlen=maxlen)
+        self.budget = budget
+        self.kept = 0
+        """Body bytes held."""
+        # records[:_cut] were cut to KEEP bytes, records[:_emptied] to none: oldest first.
+        self._cut = 0
+        self._emptied = 0
+
+    def append(self, record: RecordedRequest) -> None:
+        if self.records.maxlen == 0:
+            return
+        if len(self.records) == self.records.maxlen:
+            self.kept -= len(self.records[0].body)
+            self._cut = max(self._cut - 1, 0)
+            self._emptied = max(self._emptied - 1, 0)
+        record._truncate(self.budget)  # one body alone larger than the budget
+        self.records.append(record)
+        self.kept += len(record.body)
+        newest = len(self.records) - 1
+        while self.kept > self.budget:
+            if self._emptied < self._cut:  # the first bytes of cut bodies go before whole ones
+                self.kept -= self.records[self._emptied]._truncate(0)
+                self._emptied += 1
+            elif self._cut < newest:
+                self.kept -= self.records[self._cut]._truncate(self.KEEP)
+                self._cut += 1
+            else:
+                break
+
+    def clear(self) -> None:
+        self.records.clear()
+        self.kept = 0
+        self._cut = 0
+        self._emptied = 0
+
+    def __iter__(self) -> Iterator[RecordedRequest]:
+        return iter(self.records)
+
+    def __len__(self) -> int:
+        return len(self.records)
 
 
 class MockMiddleware:
@@ -75,20 +176,43 @@ class MockMiddleware:
         plan: FaultPlan | None = None,
         seed: int = 0,
         request_log: int = REQUEST_LOG,
+        request_log_bytes: int = DEFAULT_REQUEST_LOG_BYTES,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     ) -> None:
+        if max_body_bytes < 0:
+            raise ValueError("max_body_bytes must be >= 0")
         self.app = app
         self.plan = plan or FaultPlan()
         self.seed = seed
+        self.max_body_bytes = max_body_bytes
         self.attempts = AttemptCounter()
-        self.requests: deque[RecordedRequest] = deque(maxlen=request_log)  # the most recent
+        self.requests = RequestLog(request_log, request_log_bytes)  # the most recent
         self._lock = threading.Lock()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        body = await _read_body(receive)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        body, size = await _read_body(receive, headers.get("content-length"), self.max_body_bytes)
+        if size > self.max_body_bytes:
+            # OpenAI's 413, as the reference app words it; the rest of the body is never read.
+            with self._lock:
+                self.requests.append(
+                    RecordedRequest(
+                        scope["method"],
+                        scope["path"],
+                        scope.get("query_string", b"").decode("latin-1"),
+                        headers,
+                        body,
+                        0,
+                        body_size=size,
+                    )
+                )
+            message = f"Request body too large: the limit is {self.max_body_bytes} bytes."
+            error = {"message": message, "type": "invalid_request_error", "param": None}
+            await _send_json(send, 413, {"error": {**error, "code": "request_too_large"}})
+            return
         try:
             plan = self._plan_for(headers)
         except FaultSyntaxError as error:
@@ -131,7 +255,12 @@ class MockMiddleware:
             await _send_status_fault(send, injection, attempt)
             return
         scope = dict(scope)
-        scope[_SCOPE_KEY] = {"headers": headers, "attempt": attempt, "injection": injection}
+        scope[_SCOPE_KEY] = {
+            "headers": headers,
+            "attempt": attempt,
+            "injection": injection,
+            "body_bytes": size,
+        }
         replay = _replay(body, receive)
         if injection.drop_after is None:
             await self.app(scope, replay, send)
@@ -164,7 +293,11 @@ def request_hints(request: Any) -> Mapping[str, Any]:
     data = request.scope.get(_SCOPE_KEY)
     if data is None:  # the app used without the middleware
         return {"headers": {k.lower(): v for k, v in request.headers.items()}}
-    hints: dict[str, Any] = {"headers": data["headers"], "attempt": data["attempt"]}
+    hints: dict[str, Any] = {
+        "headers": data["headers"],
+        "attempt": data["attempt"],
+        BODY_BYTES_HINT: data["body_bytes"],
+    }
     injection: Injection = data["injection"]
     if injection.error_after is not None:
         hints[ERROR_AFTER_HINT] = injection.error_after
@@ -215,16 +348,26 @@ class _Cutter:
         raise DroppedConnection("connection dropped by mock fault")
 
 
-async def _read_body(receive: Receive) -> bytes:
-    chunks = []
+async def _read_body(receive: Receive, declared: str | None, limit: int) -> tuple[bytes, int]:
+    """The body and its size, read no further than ``limit`` bytes: past it, what was read
+    (nothing when Content-Length already says too much) and a size over ``limit`` (the declared
+    one, or the bytes seen so far)."""
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        return b"", int(declared)
+    chunks: list[bytes] = []
+    size = 0
     while True:
         message = await receive()
         if message["type"] != "http.request":
             break
-        chunks.append(message.get("body", b""))
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return b"".join(chunks), size
+        chunks.append(chunk)
         if not message.get("more_body", False):
             break
-    return b"".join(chunks)
+    return b"".join(chunks), size
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import Sample, example
-from .build import Event, _message, error_body, response, set_in, usage
+from .build import Event, _call, _message, error_body, response, set_in, usage
 
 OR = ("core", "openresponses")
 
@@ -116,4 +116,46 @@ example(
     "error.code.type",
     E(lambda: error_body(code=400), "the HTTP status as `code` (KB21)"),
     E(lambda: error_body(code=None)),
+)
+
+
+# --- judge-truth: rules clients enforce (docs/spec.md §7.7, §7.8) --------------------------------
+
+
+def _call_done(status: str, **call: Any) -> Callable[[], Event]:
+    def build() -> Event:
+        item = {**_call('{"city":"Paris"}', status), **call}
+        return response("completed", [item], usage=usage(5, 7))
+
+    return build
+
+
+def _logprobs(logprob: float, alternatives: int, top: int) -> Callable[[], Event]:
+    def build() -> Event:
+        body = done(top_logprobs=top)
+        alts = [{"token": "Hi", "logprob": -1.0, "bytes": [72, 105]}] * alternatives
+        entry = {"token": "Hello", "logprob": logprob, "bytes": [72], "top_logprobs": alts}
+        body["output"][0]["content"][0]["logprobs"] = [entry]
+        return body
+
+    return build
+
+
+example(
+    "response.item.status_completed",
+    B(_call_done("in_progress"), "a function call left `in_progress` in a completed response"),
+    B(
+        _call_done("in_progress", caller={"type": "program", "caller_id": "cm_example"}),
+        "a program issued the call",
+    ),
+)
+example(
+    "response.logprobs.nonpositive",
+    B(_logprobs(0.5, 0, 0), "a token with `logprob: 0.5`"),
+    B(_logprobs(0.0, 0, 0), "`logprob: 0.0` (OpenAI sends it)"),
+)
+example(
+    "response.logprobs.top_count",
+    B(_logprobs(-0.1, 3, 2), "three alternatives, `top_logprobs: 2`"),
+    B(_logprobs(-0.1, 2, 2)),
 )

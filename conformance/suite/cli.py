@@ -95,6 +95,11 @@ def add_subcommands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="events read from one stream before it is abandoned (default 20000)",
     )  # fmt: skip
     how.add_argument(
+        "--max-body-bytes", type=int, metavar="N", default=None,
+        help="bytes read of one non-stream body, errors included, before the exchange fails "
+        "(default 16 MiB)",
+    )  # fmt: skip
+    how.add_argument(
         "-k", dest="keyword", metavar="EXPR", help="run only cases matching (pytest -k)"
     )
     how.add_argument("--report-dir", metavar="DIR", help="write index.json, junit.xml, report.html")
@@ -136,7 +141,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     base_url=args.base_url, model=args.model, name=args.name,
                     api_key_env=args.api_key_env, profiles=_profiles(args.profile),
                     expected_failures=args.expect_fail, timeout=args.timeout,
-                    max_events=args.max_events,
+                    max_events=args.max_events, max_body_bytes=args.max_body_bytes,
                     follows_instructions=False if args.no_instructions else None,
                 )
             ]  # fmt: skip

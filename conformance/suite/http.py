@@ -23,9 +23,11 @@ import httpx2
 
 from ..stream import SSEStreamValidator, parse_json
 
-__all__ = ["Exchange", "TargetClient", "TargetHung", "is_loopback"]
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "Exchange", "TargetClient", "TargetHung", "is_loopback"]
 
-_MAX_BODY_BYTES = 16 * 1024 * 1024
+DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
+"""The most of one non-stream body (an error's too, a 429's too) the client reads; a stream is capped
+by its events instead (``max_events``, and the decoder's bound on one event)."""
 _RATE_LIMIT_RETRIES = 2  # 429s are not verdicts: wait (≤ 5 s) and send again, twice at most
 _MAX_RETRY_WAIT = 5.0
 
@@ -101,10 +103,12 @@ class TargetClient:
         max_events: int,
         hung_after: int = 3,
         sleep: Callable[[float], None] = time.sleep,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self.max_events = max_events
+        self.max_body_bytes = max_body_bytes
         self.hung_after = hung_after
         self._sleep = sleep
         self._timeouts_in_a_row = 0
@@ -219,7 +223,8 @@ class TargetClient:
             ex.status = response.status_code
             ex.content_type = response.headers.get("content-type", "")
             if response.status_code == 429:
-                response.read()
+                # Its body is not a verdict: read (at most the cap of) it, keep none of it.
+                self._drain(response, deadline)
                 return _retry_after(response.headers.get("retry-after"))
             is_sse = ex.content_type.startswith("text/event-stream")
             if validator is not None and is_sse and response.status_code == 200:
@@ -245,12 +250,22 @@ class TargetClient:
                 ex.timed_out = True
                 return
 
+    def _drain(self, response: httpx2.Response, deadline: float) -> None:
+        """Read and drop a body, no more than the cap and no later than the deadline (the
+        connection is then closed with the response, not reused)."""
+        seen = 0
+        for chunk in response.iter_raw():
+            seen += len(chunk)
+            if seen > self.max_body_bytes or time.monotonic() > deadline:
+                return
+
     def _read_body(self, ex: Exchange, response: httpx2.Response, deadline: float) -> None:
         data = bytearray()
+        limit = self.max_body_bytes
         for chunk in response.iter_bytes():
             data += chunk
-            if len(data) > _MAX_BODY_BYTES:
-                ex.error = f"body larger than {_MAX_BODY_BYTES} bytes"
+            if len(data) > limit:
+                ex.error = f"body larger than {limit} bytes"
                 return
             if time.monotonic() > deadline:
                 ex.error = f"the body did not arrive within {self.timeout:g} s"

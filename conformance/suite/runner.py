@@ -97,6 +97,7 @@ def _run_cases(result: TargetResult, console: Console, keyword: str | None) -> N
         api_key=target.api_key(),
         timeout=target.timeout,
         max_events=target.max_events,
+        max_body_bytes=target.max_body_bytes,
     )
     plugin = SuitePlugin(target, client, strict=result.strict, console=console)
     try:

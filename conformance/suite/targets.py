@@ -36,6 +36,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from .. import catalog, catalog_live  # noqa: F401  (every check ID, for expected_failures)
 from ..checks import REGISTRY
+from .http import DEFAULT_MAX_BODY_BYTES
 
 __all__ = [
     "ALL_PROFILES",
@@ -68,7 +69,7 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _KEYS = frozenset(
     {
         "base_url", "model", "api_key_env", "profiles", "expected_failures", "timeout",
-        "max_events", "embedded", "follows_instructions",
+        "max_events", "embedded", "follows_instructions", "max_body_bytes",
     }
 )  # fmt: skip
 
@@ -92,6 +93,9 @@ class Target:
     # that need it are skipped on a target that does not (--no-instructions). The embedded mock
     # follows the few simple ones the cases make (mock_server/instructions.py).
     follows_instructions: bool = True
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    """The most of one non-stream body (an error's, a 429's too) read; a larger one fails the
+    exchange ("body larger than N bytes") unread past N."""
 
     def api_key(self, environ: Mapping[str, str] | None = None) -> str | None:
         env = os.environ if environ is None else environ
@@ -159,6 +163,7 @@ def flag_target(
     timeout: float | None = None,
     max_events: int | None = None,
     follows_instructions: bool | None = None,
+    max_body_bytes: int | None = None,
 ) -> Target:
     """The one target the flags describe; no ``base_url`` means the embedded mock."""
     expected = {check: "" for check in expected_failures}
@@ -167,6 +172,7 @@ def flag_target(
             name=name, model=model, api_key_env=api_key_env,
             profiles=tuple(profiles) if profiles else None, expected_failures=expected,
             timeout=timeout, max_events=max_events, follows_instructions=follows_instructions,
+            max_body_bytes=max_body_bytes,
         )  # fmt: skip
     if not model:
         raise TargetError("--model is required with --base-url (the model to ask)")
@@ -180,6 +186,7 @@ def flag_target(
         timeout=timeout if timeout is not None else DEFAULT_TIMEOUT,
         max_events=max_events if max_events is not None else DEFAULT_MAX_EVENTS,
         follows_instructions=True if follows_instructions is None else follows_instructions,
+        max_body_bytes=max_body_bytes if max_body_bytes is not None else DEFAULT_MAX_BODY_BYTES,
     )
     return _checked(target)
 
@@ -226,7 +233,15 @@ def _from_table(name: str, table: Any, path: str | Path) -> Target:
     elif not isinstance(expected, dict):
         raise TargetError(f"{where}: expected_failures is a list of check IDs or a table ID = why")
     options: dict[str, Any] = {"name": name, "expected_failures": expected}
-    for key in ("model", "api_key_env", "timeout", "max_events", "follows_instructions"):
+    keys = (
+        "model",
+        "api_key_env",
+        "timeout",
+        "max_events",
+        "follows_instructions",
+        "max_body_bytes",
+    )
+    for key in keys:
         if key in table:
             options[key] = table[key]
     if "profiles" in table:
@@ -266,6 +281,8 @@ def _checked(target: Target) -> Target:
         raise TargetError(f"{target.name}: timeout must be a positive number of seconds")
     if not (isinstance(target.max_events, int) and target.max_events > 0):
         raise TargetError(f"{target.name}: max_events must be a positive integer")
+    if not (type(target.max_body_bytes) is int and target.max_body_bytes > 0):
+        raise TargetError(f"{target.name}: max_body_bytes must be a positive integer")
     if not isinstance(target.model, str) or not target.model:
         raise TargetError(f"{target.name}: model must be a non-empty string")
     return replace(target, timeout=float(target.timeout))

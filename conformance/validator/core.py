@@ -17,7 +17,8 @@ from ..exercised import Coverage
 from ..objects import ResponseChecker
 from ..schema import SCHEMAS, SchemaIssue, SchemaValidator
 from .fastpath import FastPath, fast_table
-from .model import FastSpec, Item, Phase, Route
+from .lifecycle import resumed_lifecycle
+from .model import FastSpec, Item, Route
 from .state import Handler
 from .tables import ADDED_FIRST, NONSTANDARD, PART_TEXT, SCHEMA_EVENT_CHECKS, VALUE_STREAMS
 
@@ -71,8 +72,10 @@ class StreamValidator(FastPath):
         self._created_at: Any = None
         self._next_seq: int | None = None if resume_after is None else resume_after + 1
         self._seq_started = False
-        self._phase = Phase.START if resume_after is None else Phase.IN_PROGRESS
-        self._seen_lifecycle: set[str] = set()
+        # A resumed stream starts only as far on as its replay proves (docs/spec.md §7.6).
+        phase, before_resume = resumed_lifecycle(resume_after)
+        self._phase = phase
+        self._seen_lifecycle: set[str] = set(before_resume)
         self._items: dict[int, Item] = {}
         self._item_ids: set[Any] = set()
         self._next_output_index: int | None = 0 if resume_after is None else None
@@ -235,6 +238,18 @@ class StreamValidator(FastPath):
     @property
     def ok(self) -> bool:
         return not any(v.check.level.value == "MUST" for v in self.violations)
+
+    @property
+    def footprint(self) -> int:
+        """How many numbered things the validator holds: output items, their content and summary
+        parts, and the parts' annotations (:mod:`.slots`). At most one per event plus a bounded
+        gap, whatever the indices a stream sends; tests assert it."""
+        total = 0
+        for item in self._items.values():
+            total += 1 + len(item.parts) + len(item.summaries)
+            for part in item.parts:
+                total += len(part.annotations)
+        return total
 
     def _schema_issues(self, issues: Iterable[SchemaIssue], index: int) -> None:
         for issue in issues:

@@ -16,6 +16,11 @@ from .tables import ID_PREFIX, LIFECYCLE_INTERIM, fits_for
 __all__ = ["ItemRules"]
 
 
+# SPEC §2.6: an item opens `in_progress`; one that opens `incomplete` was cut before it began
+# (Azure's content filter: docs/spec.md §7.4) and stays so.
+_OPENING_STATUSES = ("in_progress", "incomplete")
+
+
 class ItemRules(LifecycleRules):
     """``_item_for`` (the open item an inner event names) and the handlers of the item events."""
 
@@ -139,7 +144,7 @@ class ItemRules(LifecycleRules):
                 message=f"item {self._incomplete_item} ended `incomplete`",
             )
         self._last_added = max(self._last_added, oi)
-        self._items[oi] = Item(oi, iid, itype)
+        self._items[oi] = Item(oi, iid, itype, opened_incomplete=item.get("status") == "incomplete")
         self._check_added_state(item, index)
 
     def _check_added_state(self, item: Mapping[str, Any], index: int) -> None:
@@ -149,7 +154,7 @@ class ItemRules(LifecycleRules):
         if itype == "message":
             if item.get("content") not in ([], None):
                 problems.append(("item.content", "[]", _short(item.get("content"))))
-            if item.get("status") != "in_progress":
+            if item.get("status") not in _OPENING_STATUSES:
                 problems.append(("item.status", "in_progress", item.get("status")))
         elif itype == "reasoning":
             if item.get("summary") not in ([], None):
@@ -162,7 +167,7 @@ class ItemRules(LifecycleRules):
             for key in ("call_id", "name"):
                 if not item.get(key):
                     problems.append((f"item.{key}", "a non-empty string", item.get(key)))
-            if item.get("status") != "in_progress":
+            if item.get("status") not in _OPENING_STATUSES:
                 problems.append(("item.status", "in_progress", item.get("status")))
         for path, expected, actual in problems:
             self._report(C.ITEM_ADDED_STATE, index, expected, actual, path=path)
@@ -230,6 +235,17 @@ class ItemRules(LifecycleRules):
                     message=f"index {sub}" if sub else "",
                 )
         self._check_item_content(item, done_item, index)
+        if item.opened_incomplete and done_item.get("status") != "incomplete":
+            # `incomplete` is terminal ([OR] items are state machines): an item that opened so,
+            # cut off before it began, cannot finish otherwise.
+            self._report(
+                C.ITEM_ADDED_STATE,
+                index,
+                "incomplete",
+                _short(done_item.get("status")),
+                path="item.status",
+                message="the item opened `incomplete`, a terminal status",
+            )
         if done_item.get("status") == "incomplete":
             self._incomplete_item = oi
 

@@ -13,7 +13,7 @@ from .comparisons import ComparisonRules
 from .model import Phase
 from .tables import TERMINAL
 
-__all__ = ["LifecycleRules"]
+__all__ = ["LifecycleRules", "resumed_lifecycle"]
 
 # Members as module globals: on Python 3.11 each `Phase.X` is a descriptor call, ≈8× a global.
 _START, _CREATED, _QUEUED, _IN_PROGRESS, _CREATED_MISSING, _IN_PROGRESS_MISSING = (
@@ -24,6 +24,24 @@ _START, _CREATED, _QUEUED, _IN_PROGRESS, _CREATED_MISSING, _IN_PROGRESS_MISSING 
     Phase.CREATED_MISSING,
     Phase.IN_PROGRESS_MISSING,
 )
+
+
+def resumed_lifecycle(resume_after: int | None) -> tuple[Phase, frozenset[str]]:
+    """Where a stream's lifecycle starts, and the lifecycle events it may not send at all.
+
+    SPEC §2.2 numbers `response.created` 0 and `response.in_progress` 1, or 2 after a background
+    stream's `response.queued` at 1. So a stream resumed after 0 may replay `queued` and must
+    replay `in_progress`; after 1 it may replay only `in_progress`; after 2 or later neither
+    (docs/spec.md §7.6). No resumed stream replays `response.created`."""
+    if resume_after is None:
+        return Phase.START, frozenset()
+    if resume_after == 0:
+        return Phase.CREATED, frozenset({"response.created"})
+    if resume_after == 1:
+        return Phase.IN_PROGRESS, frozenset({"response.created", "response.queued"})
+    return Phase.IN_PROGRESS, frozenset(
+        {"response.created", "response.queued", "response.in_progress"}
+    )
 
 
 class LifecycleRules(ComparisonRules):
@@ -97,15 +115,15 @@ class LifecycleRules(ComparisonRules):
     def _on_lifecycle(self, event: Mapping[str, Any], index: int) -> None:
         etype: str = event["type"]
         response = event.get("response")
-        if etype in self._seen_lifecycle or (
-            etype == "response.created" and self.resume_after is not None
-        ):
+        repeated = etype in self._seen_lifecycle
+        if repeated:
+            before_resume = etype in resumed_lifecycle(self.resume_after)[1]
             self._report(
                 C.LIFECYCLE_UNIQUE,
                 index,
-                f"one `{etype}`"
-                if self.resume_after is None
-                else "no `response.created` in a resumed stream",
+                f"no `{etype}` in a stream resumed after event #{self.resume_after}"
+                if before_resume
+                else f"one `{etype}`",
                 etype,
             )
         self._seen_lifecycle.add(etype)
@@ -124,7 +142,7 @@ class LifecycleRules(ComparisonRules):
             if self._phase is _START:
                 self._phase = _CREATED_MISSING
                 self._report(C.LIFECYCLE_CREATED_FIRST, index, "response.created", etype)
-            elif self._phase >= _IN_PROGRESS:
+            elif self._phase >= _IN_PROGRESS and not repeated:
                 self._report(
                     C.LIFECYCLE_UNIQUE,
                     index,

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 from .. import catalog as C
 from ..checks import Check
+from .slots import Slots
 
 __all__ = [
     "CONTENT",
@@ -66,7 +67,7 @@ class Part:
     # Opened before a resume point (SPEC §2.12): its earlier deltas were not seen.
     partial: bool = False
     # `output_text.annotation.added` payloads, in arrival order (SPEC §2.8 applies to them too)
-    annotations: list[Any] = field(default_factory=list)
+    annotations: Slots[Any] = field(default_factory=Slots)
 
 
 @dataclass(slots=True)
@@ -77,12 +78,13 @@ class Item:
     known: bool = True  # False: first named in a resumed stream, its start not seen
     done: bool = False
     done_item: Mapping[str, Any] | None = None
-    parts: list[Part] = field(default_factory=list)
-    summaries: list[Part] = field(default_factory=list)
+    parts: Slots[Part] = field(default_factory=Slots)
+    summaries: Slots[Part] = field(default_factory=Slots)
     # family (+ sub-index) -> [deltas, done value or None]
     values: dict[tuple[str, int], tuple[list[str], list[str | None]]] = field(default_factory=dict)
     opened: set[tuple[str, int]] = field(default_factory=set)  # by `<family>.added`
     interleave_reported: bool = False
+    opened_incomplete: bool = False  # `output_item.added` said `incomplete` (docs/spec.md §7.4)
 
 
 @dataclass(frozen=True, slots=True)

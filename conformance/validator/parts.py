@@ -12,7 +12,8 @@ from ..objects import _short
 from .comparisons import first_difference_text
 from .items import ItemRules
 from .model import CONTENT, SUMMARY, Frame, Item, Part
-from .tables import MAX_INDEX_GAP, PART_FITS, PART_TEXT, PART_TEXT_FIELD
+from .slots import MAX_INDEX_GAP
+from .tables import PART_FITS, PART_TEXT, PART_TEXT_FIELD
 
 __all__ = ["PartRules"]
 
@@ -71,13 +72,8 @@ class PartRules(ItemRules):
                     path=f"part.{text_field}",
                     message="a part opens empty; clients append the deltas to it",
                 )
-        if ci - len(item.parts) > MAX_INDEX_GAP:
-            return  # reported above; not padded: an index of 10**30 must not allocate 10**30 parts
-        if ci >= len(item.parts):
-            item.parts.extend(Part("?", closed=True) for _ in range(ci - len(item.parts)))
-            item.parts.append(Part(ptype if isinstance(ptype, str) else "?"))
-        else:
-            item.parts[ci] = Part(ptype if isinstance(ptype, str) else "?")
+        # Past the guard the part is not tracked (reported above when the item is known).
+        item.parts.put(ci, Part(ptype if isinstance(ptype, str) else "?"), _closed_part)
 
     def _open(
         self, item: Item, frame: Frame, event: Mapping[str, Any], index: int, kind: str | None
@@ -95,7 +91,7 @@ class PartRules(ItemRules):
         if i >= len(parts):
             if not item.known:
                 # Opened before the resume point (SPEC §2.12): its start was not seen.
-                if i - len(parts) > MAX_INDEX_GAP:
+                if not parts.fits(i):
                     self._report(
                         frame.index_check,
                         index,
@@ -104,9 +100,12 @@ class PartRules(ItemRules):
                         path=frame.key,
                     )
                     return None
-                parts.extend(Part(frame.fill, partial=True) for _ in range(i + 1 - len(parts)))
-                if kind is not None:
-                    parts[i] = Part(kind, partial=True)
+                fill = frame.fill
+                parts.put(
+                    i,
+                    Part(fill if kind is None else kind, partial=True),
+                    lambda: Part(fill, partial=True),
+                )
                 return parts[i]
             if parts and not parts[-1].closed:
                 # A part is open and the event names another, never added: its index is wrong
@@ -310,12 +309,8 @@ class PartRules(ItemRules):
                     path="part.text",
                     message="a summary part opens empty",
                 )
-        while len(item.summaries) < si:
-            item.summaries.append(Part("summary_text", closed=True))
-        if si < len(item.summaries):
-            item.summaries[si] = Part("summary_text")
-        else:
-            item.summaries.append(Part("summary_text"))
+        # Past the guard the part is not tracked (reported above when the item is known).
+        item.summaries.put(si, Part("summary_text"), _closed_summary)
 
     def _on_summary_delta(self, event: Mapping[str, Any], index: int) -> None:
         item = self._item_for(event, index)
@@ -404,3 +399,13 @@ def done_event_for(part_type: str) -> str:
         "refusal": "response.refusal.done",
         "reasoning_text": "response.reasoning_text.done",
     }.get(part_type, "the part's `.done`")
+
+
+def _closed_part() -> Part:
+    """What fills a gap of content indices: a part never added, of no known type."""
+    return Part("?", closed=True)
+
+
+def _closed_summary() -> Part:
+    """What fills a gap of summary indices."""
+    return Part("summary_text", closed=True)

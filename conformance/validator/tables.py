@@ -95,10 +95,6 @@ ID_PREFIX = {
 }
 
 
-# How far past the parts seen an index may point and still be tracked (its gap padded with
-# placeholders). Real items have a handful of parts; a larger jump is reported, not allocated.
-MAX_INDEX_GAP = 1024
-
 _FITS: dict[str, frozenset[str] | None] = {}
 
 
