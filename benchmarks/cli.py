@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from conformance.redaction import Redactor
+
 from .options import ConfigError, add_arguments, build_config
 
 __all__ = ["build_parser", "main"]
@@ -126,14 +128,43 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     saved = sys.argv
     sys.argv = ["responses-bench", "-f", str(LOCUSTFILE), *extra, *argv]
+    code: object = 0
     try:
         locust_main()
     except SystemExit as done:
         code = done.code
-        return code if isinstance(code, int) else (0 if code is None else 2)
     finally:
         sys.argv = saved
-    return 0
+        if not args.worker:
+            _redact_reports(config.report_dir, _secrets(config.headers))
+    return code if isinstance(code, int) else (0 if code is None else 2)
+
+
+_CREDENTIAL_HEADERS = ("authorization", "api-key", "x-api-key", "proxy-authorization")
+_TEXT_REPORTS = (".json", ".jsonl", ".csv", ".html", ".txt", ".log")
+
+
+def _secrets(headers: dict[str, str]) -> list[str]:
+    """The key and every credential header value (a bearer token without its scheme too)."""
+    found = []
+    for name, value in headers.items():
+        if name.lower() in _CREDENTIAL_HEADERS:
+            found += [value, value.partition(" ")[2]]
+    return [s for s in found if s]
+
+
+def _redact_reports(report_dir: Path, secrets: list[str]) -> None:
+    """Every text the run wrote (ours and Locust's) without any form of a secret in it
+    (conformance.redaction: encoded forms and pieces too)."""
+    redactor = Redactor(secrets)
+    if not redactor.secrets or not report_dir.is_dir():
+        return
+    for path in report_dir.rglob("*"):
+        if path.is_file() and path.suffix in _TEXT_REPORTS:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            clean = redactor.text(text)
+            if clean != text:
+                path.write_text(clean, encoding="utf-8")
 
 
 if __name__ == "__main__":

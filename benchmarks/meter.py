@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance import SSEStreamValidator, Violation, failing, validate_error_body
+from conformance import SSEStreamValidator, StreamValidator, Violation, failing, validate_error_body
 from conformance import validate_response_body as _validate_body
 from conformance.sse import SSEDecoder, SSELimitError
 from conformance.stream import parse_json
@@ -116,6 +116,7 @@ class StreamMeter:
         "_first",
         "_judge",
         "_last",
+        "_now",
         "_strict",
         "_t_terminal",
         "_terminal",
@@ -140,11 +141,14 @@ class StreamMeter:
         self.t0 = t0
         self.record = RequestRecord(start=time.time() if start is None else start, stream=True)
         self._strict = strict
+        # The judge hands over each delta's type and text (`on_delta`): no dict per event, so
+        # its typed path judges the deltas; the lifecycle is read off its validator.
         self._judge = (
-            SSEStreamValidator(keep_events=True, max_output_tokens=max_output_tokens)
+            SSEStreamValidator(max_output_tokens=max_output_tokens, on_delta=self._on_delta)
             if validate
             else None
         )
+        self._now = 0.0
         self._decoder = None if validate else SSEDecoder()
         self._first: float | None = None
         self._last = 0.0
@@ -161,12 +165,11 @@ class StreamMeter:
         self.record.size += len(chunk)
         judge = self._judge
         if judge is not None:
+            self._now = now
             judge.feed(chunk)
-            events = judge.events
-            if events:
-                self._see(events, now)
-                # The judge keeps events only so that we can read them; drop them so memory stays flat.
-                events.clear()
+            validator = judge.validator
+            if validator.terminal_type is not None or self.response_id is None:
+                self._see_lifecycle(validator, now)
             return
         assert self._decoder is not None
         try:
@@ -186,18 +189,34 @@ class StreamMeter:
         if parsed:
             self._see(parsed, now)
 
+    def _on_delta(self, etype: str, delta: Any) -> None:
+        if etype in OUTPUT_DELTA_TYPES:
+            now = self._now
+            if self._first is None:
+                self._first = now
+            else:
+                self.itls.append(now - self._last)
+            self._last = now
+            self.deltas += 1
+            if delta:
+                self.nonempty_deltas += 1
+
+    def _see_lifecycle(self, validator: StreamValidator, now: float) -> None:
+        """What the judge's validator learnt of the lifecycle from the chunk fed at ``now``."""
+        if self.response_id is None and isinstance(validator.response_id, str):
+            self.response_id = validator.response_id
+        if validator.terminal_type is not None and self._terminal_type is None:
+            self._terminal_type = validator.terminal_type
+            self._t_terminal = now
+            self._terminal = validator.terminal
+
     def _see(self, events: list[Any], now: float) -> None:
+        """The same from events decoded without the judge (``validate=False``)."""
         for event in events:
             etype = event.get("type")
             if etype in OUTPUT_DELTA_TYPES:
-                if self._first is None:
-                    self._first = now
-                else:
-                    self.itls.append(now - self._last)
-                self._last = now
-                self.deltas += 1
-                if event.get("delta"):
-                    self.nonempty_deltas += 1
+                self._now = now
+                self._on_delta(etype, event.get("delta"))
             elif etype in _TERMINAL:
                 if self._terminal_type is None:
                     self._terminal_type = etype

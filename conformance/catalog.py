@@ -300,7 +300,8 @@ PART_ORDER = register(
     "stream.part.order",
     MUST,
     "§2.6",
-    "inside a part: `content_part.added` → deltas → `<kind>.done` → `content_part.done`",
+    "inside a part: `content_part.added` → deltas → `<kind>.done` → `content_part.done` "
+    "(refined by the `stream.part.order.*` checks)",
 )
 PART_CLOSED = register(
     "stream.part.closed",
@@ -336,7 +337,8 @@ SUMMARY_ORDER = register(
     "stream.summary.order",
     MUST,
     "§2.6",
-    "inside a summary part: `part.added` → text deltas → `text.done` → `part.done`, closed before the item",
+    "inside a summary part: `part.added` → text deltas → `text.done` → `part.done`, closed before "
+    "the item (refined by the `stream.summary.order.*` checks)",
 )
 ARGS_ORDER = register(
     "stream.arguments.order",
@@ -618,3 +620,21 @@ WS_STEER_PENDING_AFTER_TERMINAL = register(
     "`response.steer.pending` follows its target's `response.completed`, for a steer it accepted",
     profile="websocket:steering",
 )
+
+# The refinements of stream.part.order and stream.summary.order (one requirement per ID), declared
+# in their own module after the checks they refine, and re-exported here.
+from . import catalog_refinements as _refined  # noqa: E402
+
+PART_AFTER_PART_DONE = _refined.PART_AFTER_PART_DONE
+PART_DELTA_AFTER_DONE = _refined.PART_DELTA_AFTER_DONE
+PART_DONE_BEFORE_PART_DONE = _refined.PART_DONE_BEFORE_PART_DONE
+PART_DONE_ONCE = _refined.PART_DONE_ONCE
+PART_OPENS_EMPTY = _refined.PART_OPENS_EMPTY
+PART_TYPE_STABLE = _refined.PART_TYPE_STABLE
+SUMMARY_AFTER_PART_DONE = _refined.SUMMARY_AFTER_PART_DONE
+SUMMARY_CLOSED_BEFORE_ITEM = _refined.SUMMARY_CLOSED_BEFORE_ITEM
+SUMMARY_CLOSED_BEFORE_NEXT = _refined.SUMMARY_CLOSED_BEFORE_NEXT
+SUMMARY_DELTA_AFTER_DONE = _refined.SUMMARY_DELTA_AFTER_DONE
+SUMMARY_DONE_BEFORE_PART_DONE = _refined.SUMMARY_DONE_BEFORE_PART_DONE
+SUMMARY_DONE_ONCE = _refined.SUMMARY_DONE_ONCE
+SUMMARY_OPENS_EMPTY = _refined.SUMMARY_OPENS_EMPTY

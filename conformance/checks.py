@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .render import truncate
+
 __all__ = [
     "REGISTRY",
     "Check",
@@ -21,7 +23,9 @@ __all__ = [
     "Violation",
     "clause_anchors",
     "failing",
+    "refinements",
     "register",
+    "with_family",
 ]
 
 
@@ -51,6 +55,10 @@ class Check:
     clause: str
     requirement: str
     profile: str = "core"
+    # The published ID this check refines (one requirement of a check that guarded several):
+    # the parent keeps its ID, its outcome folds its refinements', and an expected failure
+    # naming the parent covers them.
+    parent: str | None = None
 
     def violation(
         self,
@@ -89,6 +97,7 @@ class Check:
             "anchor": self.anchor,
             "requirement": self.requirement,
             "profile": self.profile,
+            **({"parent": self.parent} if self.parent else {}),
         }
 
 
@@ -109,9 +118,16 @@ def clause_anchors(clause: str) -> tuple[str, ...]:
 
 
 def register(
-    check_id: str, level: Level, clause: str, requirement: str, *, profile: str = "core"
+    check_id: str,
+    level: Level,
+    clause: str,
+    requirement: str,
+    *,
+    profile: str = "core",
+    parent: str | None = None,
 ) -> Check:
-    """Declare a check; an ID declared twice fails at import."""
+    """Declare a check; an ID declared twice fails at import. ``parent``: the published check
+    this one refines (declared first, same level and profile)."""
     if check_id in REGISTRY:
         raise DuplicateCheckError(f"check ID {check_id!r} is declared twice")
     parts = check_id.split(".")
@@ -119,9 +135,54 @@ def register(
         raise ValueError(f"check ID {check_id!r} is not a dotted lower-case name")
     if check_id != check_id.lower():
         raise ValueError(f"check ID {check_id!r} is not lower case")
-    check = Check(check_id, level, clause, requirement, profile)
+    if parent is not None:
+        base = REGISTRY.get(parent)
+        if base is None or base.parent is not None:
+            raise ValueError(f"check {check_id!r} refines {parent!r}, which is not a top check")
+        if (base.level, base.profile) != (level, profile):
+            raise ValueError(f"check {check_id!r} has another level or profile than {parent!r}")
+    check = Check(check_id, level, clause, requirement, profile, parent)
     REGISTRY[check_id] = check
     return check
+
+
+_FAMILIES: tuple[int, dict[str, tuple[str, ...]]] = (-1, {})
+
+
+def _family_index() -> dict[str, tuple[str, ...]]:
+    """Check ID -> its relatives (a parent's refinements, a refinement's parent), rebuilt when a
+    check is registered."""
+    global _FAMILIES
+    size, index = _FAMILIES
+    if size != len(REGISTRY):
+        children: dict[str, list[str]] = {}
+        for check in REGISTRY.values():
+            if check.parent is not None:
+                children.setdefault(check.parent, []).append(check.id)
+        index = {p: tuple(sorted(c)) for p, c in children.items()}
+        for p, kids in list(index.items()):
+            for kid in kids:
+                index[kid] = (p,)
+        _FAMILIES = (len(REGISTRY), index)
+    return index
+
+
+def refinements(check_id: str) -> list[str]:
+    """The IDs that refine ``check_id`` (empty for a check that is not split)."""
+    check = REGISTRY.get(check_id)
+    if check is None or check.parent is not None:
+        return []
+    return list(_family_index().get(check_id, ()))
+
+
+def with_family(ids: set[str]) -> set[str]:
+    """``ids`` with the parent of every refinement in it (a refinement exercised exercises its
+    parent) and the refinements of every parent in it (a parent's rules all apply)."""
+    index = _family_index()
+    out = set(ids)
+    for check_id in ids:
+        out.update(index.get(check_id, ()))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +232,7 @@ class Violation:
             "requirement": self.check.requirement,
             "clause": self.check.clause,
             "anchor": self.check.anchor,
+            **({"parent": self.check.parent} if self.check.parent else {}),
         }
 
     def __str__(self) -> str:
@@ -186,7 +248,6 @@ _MAX_TEXT = 300
 
 
 def _text(value: Any) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    if len(text) > _MAX_TEXT:
-        text = text[: _MAX_TEXT - 1] + "…"
-    return text
+    # Not `render.short`: a value too deep to `repr` raises here, for the validator to report
+    # as `sse.limit.depth` (callers render nested values with `short` first).
+    return truncate(value if isinstance(value, str) else repr(value), _MAX_TEXT)

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .checks import with_family
+
 __all__ = ["Coverage", "error_exercised", "response_exercised"]
 
 _LIFECYCLE = frozenset(
@@ -186,7 +188,7 @@ class Coverage:
         if self.terminal is not None and self.items_done:
             out.add("stream.output.equals_items")
         out |= self.responses
-        return out
+        return with_family(out)
 
 
 def _has_annotations(content: Any) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from .checks import REGISTRY, Check
+from .checks import REGISTRY, Check, refinements
 
 __all__ = ["explain"]
 
@@ -37,6 +37,11 @@ def _head(check: Check) -> str:
         f"  clause:      {check.clause}",
         *(f"  see:         {anchor}" for anchor in check.anchors),
     ]
+    if check.parent is not None:
+        lines.append(f"  refines:     {check.parent} (an expected failure naming it covers this)")
+    parts = refinements(check.id)
+    if parts:
+        lines.append(f"  refined by:  {', '.join(parts)}")
     return "\n".join(lines) + "\n"
 
 

@@ -13,6 +13,7 @@ from typing import Any, TypeGuard
 
 from . import catalog as C
 from .checks import Check, Violation
+from .render import short
 from .schema import SCHEMAS, SchemaValidator
 
 __all__ = [
@@ -119,7 +120,7 @@ def logprob_findings(
     if positive:
         where, value = positive[0]
         count = f"{len(positive)} positive logprob(s)" if len(positive) > 1 else ""
-        out.append((C.LOGPROBS_NONPOSITIVE, "≤ 0", _short(value), where, count))
+        out.append((C.LOGPROBS_NONPOSITIVE, "≤ 0", short(value), where, count))
     if too_many:
         where, n = too_many[0]
         count = f"{len(too_many)} token(s) over the limit" if len(too_many) > 1 else ""
@@ -179,14 +180,14 @@ class ResponseChecker:
                 report(
                     C.RESPONSE_INCOMPLETE_DETAILS,
                     "incomplete_details.reason set",
-                    _short(details),
+                    short(details),
                     "incomplete_details",
                 )
         elif details is not None and status is not None:
             report(
                 C.RESPONSE_INCOMPLETE_DETAILS,
                 "incomplete_details: null",
-                _short(details),
+                short(details),
                 "incomplete_details",
                 message=f"status is {status!r}",
             )
@@ -197,12 +198,12 @@ class ResponseChecker:
                 and isinstance(error.get("message"), str)
                 and "code" in error
             ):
-                report(C.RESPONSE_FAILED_ERROR, "error: {code, message}", _short(error), "error")
+                report(C.RESPONSE_FAILED_ERROR, "error: {code, message}", short(error), "error")
         elif error is not None and status is not None:
             report(
                 C.RESPONSE_FAILED_ERROR,
                 "error: null",
-                _short(error),
+                short(error),
                 "error",
                 message=f"status is {status!r}",
             )
@@ -235,7 +236,7 @@ class ResponseChecker:
                     report(
                         C.ITEM_STATUS_COMPLETED,
                         "completed",
-                        _short(istatus),
+                        short(istatus),
                         f"output[{pos}].status",
                         f"a {itype} item in a completed response",
                     )
@@ -275,7 +276,7 @@ class ResponseChecker:
         usage = response.get("usage")
         if status in ("completed", "incomplete") and not isinstance(usage, dict):
             report(
-                C.USAGE_PRESENT, "a usage object", _short(usage), "usage", f"status is {status!r}"
+                C.USAGE_PRESENT, "a usage object", short(usage), "usage", f"status is {status!r}"
             )
             return
         if not isinstance(usage, dict):
@@ -313,7 +314,7 @@ class ResponseChecker:
             if counts[key] is None:
                 bad[key] = None
         for key, value in bad.items():
-            report(C.USAGE_INTEGERS, "an integer ≥ 0", _short(value), f"usage.{key}")
+            report(C.USAGE_INTEGERS, "an integer ≥ 0", short(value), f"usage.{key}")
         if _is_count(inp) and _is_count(outp) and _is_count(total) and total != inp + outp:
             report(C.USAGE_TOTAL, f"{inp} + {outp} = {inp + outp}", total, "usage.total_tokens")
         if _is_count(cached) and _is_count(inp) and cached > inp:
@@ -428,14 +429,6 @@ def _one_generation(response: Mapping[str, Any]) -> bool:
     return mode in (None, "standard")
 
 
-def _short(value: Any, limit: int = 120) -> str:
-    try:
-        text = value if isinstance(value, str) else repr(value)
-    except RecursionError:
-        text = "[…]" if isinstance(value, list) else "{…}"  # nested too deeply to show
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def validate_response_body(
     body: Mapping[str, Any],
     *,
@@ -485,9 +478,7 @@ def _validate_error_body(
     error = body.get("error")
     if not isinstance(error, dict):
         return [
-            C.ERROR_SHAPE.violation(
-                expected="an `error` object", actual=_short(error), path="error"
-            )
+            C.ERROR_SHAPE.violation(expected="an `error` object", actual=short(error), path="error")
         ]
     code = error.get("code", None)
     if code is not None and not isinstance(code, str):

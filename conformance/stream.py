@@ -17,8 +17,9 @@ import orjson
 
 from . import catalog as C
 from .checks import Check, Violation
+from .render import short
 from .sse import Record, SSEDecoder, SSELimitError
-from .validator import _NO_ROUTE, StreamValidator
+from .validator import NO_ROUTE, StreamValidator
 
 __all__ = [
     "DEFAULT_MAX_EVENTS",
@@ -54,9 +55,16 @@ class SSEStreamValidator:
     """Framing checks plus the stream validator, over raw SSE bytes.
 
     ``keep_events``: keep every decoded event object in ``events`` (evidence for reports);
-    off by default so a load test's memory stays flat.
-    ``on_event``: called with each decoded event object before it is judged (e.g. a load test's
-    timing of the first delta), so callers need not decode the stream a second time.
+    off by default so a load test's memory stays flat. It costs the typed path nothing: a delta
+    judged from its typed object is kept as its bytes, and parsed when ``events`` is read.
+    ``on_delta``: called with the type and the ``delta`` value of each ``*.delta`` event (None
+    when it has none), typed path or not — what a load client times and counts, without a dict
+    per event; the lifecycle it needs is on :attr:`validator` (``response_id``, ``terminal``,
+    ``terminal_type``).
+    ``on_event``: called with each decoded event object before it is judged, so callers need not
+    decode the stream a second time. It needs a dict per event, so it turns the typed path off.
+    ``fast``: False selects the reference path, every event parsed into a dict and judged in full
+    (``StreamValidator(fast=False)``); the fast paths must give the same verdicts.
     """
 
     def __init__(
@@ -70,21 +78,31 @@ class SSEStreamValidator:
         keep_events: bool = False,
         on_event: Callable[[dict[str, Any]], None] | None = None,
         coverage: bool = False,
+        on_delta: Callable[[str, Any], None] | None = None,
+        fast: bool = True,
     ) -> None:
         self.validator = StreamValidator(
             resume_after=resume_after,
             profiles=profiles,
             max_output_tokens=max_output_tokens,
             coverage=coverage,
+            fast=fast,
         )
         self.profiles = self.validator.profiles
         self._openresponses = "openresponses" in self.profiles
         self._decoder = SSEDecoder(max_event_bytes=max_event_bytes, max_events=max_events)
         self.keep_events = keep_events
         self.on_event = on_event
+        self.on_delta = on_delta
         # Decoded event objects, one per event received (a non-JSON payload as its raw text), so
-        # that a violation's event_index indexes this list.
-        self.events: list[Any] = []
+        # that a violation's event_index indexes this list; typed-path deltas as `_Raw` bytes
+        # from `_first_raw` on, until `events` is read.
+        self._events: list[Any] = []
+        self._first_raw: int | None = None
+        # (raw name, name, typed decoder, slot getter, output_index, item_id, slot index, target)
+        # of the route the last chunk ended on, and the validator's event count then.
+        self._lane: _LaneTuple | None = None
+        self._lane_count = 0
         self.framing: list[Violation] = []
         self.done_seen = False
         self.aborted: str | None = None  # why decoding stopped early (a judge limit)
@@ -92,6 +110,18 @@ class SSEStreamValidator:
         self._id_reported = False
         self._closed = False
         self._names = _NAMES
+
+    @property
+    def events(self) -> list[Any]:
+        """The decoded event objects (with ``keep_events``), one per event received."""
+        first = self._first_raw
+        if first is not None:
+            self._first_raw = None
+            events = self._events
+            for i in range(first, len(events)):
+                if type(events[i]) is _Raw:
+                    events[i] = parse_json(events[i].data)
+        return self._events
 
     @property
     def violations(self) -> list[Violation]:
@@ -125,9 +155,43 @@ class SSEStreamValidator:
         if self.aborted is not None or self._closed:
             return []
         try:
-            decoded = self._decoder._feed_records(chunk)
+            decoded = self._decoder.feed_records(chunk)
         except SSELimitError as exc:
             return self._abort(exc)
+        if not decoded:
+            return []
+        lane = self._lane
+        if lane is not None and len(decoded) == 1:
+            # One event in the chunk (a server flushes each event): a delta that continues the
+            # route the previous chunk ended on is recorded here, as `_judge` would record it,
+            # without setting up its loop. The lane holds while nothing else fed the validator.
+            record = decoded[0]
+            raw_name, name, decode, get, oi, item_id, index, target = lane
+            validator = self.validator
+            count = validator.events
+            if len(record) == 2 and record[0] == raw_name and count == self._lane_count:
+                try:
+                    typed_event = decode(record[1])
+                except (ValueError, RecursionError):
+                    typed_event = False
+                if (
+                    typed_event
+                    and typed_event.sequence_number == validator.next_seq
+                    and typed_event.output_index == oi
+                    and typed_event.item_id == item_id
+                    and get(typed_event) == index
+                ):
+                    validator.next_seq = typed_event.sequence_number + 1
+                    target.append(typed_event.delta)
+                    self._lane_count = validator.events = count + 1
+                    validator.fast_judged += 1
+                    if self.keep_events:
+                        if self._first_raw is None:
+                            self._first_raw = len(self._events)
+                        self._events.append(_Raw(record[1]))
+                    if self.on_delta is not None:
+                        self.on_delta(name, typed_event.delta)
+                    return []
         return self._judge(decoded)
 
     def close(self, *, cancelled: bool = False) -> list[Violation]:
@@ -142,7 +206,7 @@ class SSEStreamValidator:
         out: list[Violation] = []
         if self.aborted is None:
             try:
-                out += self._judge(self._decoder._close_records())
+                out += self._judge(self._decoder.close_records())
             except SSELimitError as exc:
                 out += self._abort(exc)
         if self._missing_name:
@@ -191,30 +255,30 @@ class SSEStreamValidator:
         # is that name, before any [DONE] — is parsed and judged here; everything else goes
         # through `_judge_one`, which applies every framing rule.
         #
-        # A delta that continues the validator's current route (`StreamValidator._fast_route`)
-        # is first decoded straight into a typed object, which both parses it and checks its
+        # A delta that continues the validator's current route (`StreamValidator.route`) is
+        # first decoded straight into a typed object, which both parses it and checks its
         # schema (`SchemaValidator.event_decoder`); when that object continues the route, the
-        # delta is recorded as `StreamValidator._fast_delta` would record it. Anything else —
+        # delta is recorded as `StreamValidator.feed_fast` would record it. Anything else —
         # bytes the typed decoder refuses, a delta off the route, and every other event — is
-        # parsed into a dict and judged the reference way. Not when the caller wants the event
-        # objects (`keep_events`, `on_event`): they are dicts.
+        # parsed into a dict and judged the reference way. Not when the caller wants each
+        # event as a dict (`on_event`).
         out: list[Violation] = []
         validator = self.validator
-        fast = validator._fast_delta
-        full = validator._feed_full
-        fast_types = validator._fast
+        fast = validator.feed_fast
+        full = validator.feed_full
+        fast_types = validator.fast_types
+        route_for = validator.route
         loads = orjson.loads
         keep = self.keep_events
+        events = self._events
         on_event = self.on_event
-        typed = not keep and on_event is None
+        on_delta = self.on_delta
+        typed = on_event is None and bool(fast_types)
         names = self._names
-        # The validator's fast-path routes by event name; it clears them whenever its full
-        # path judges an event, and `_fast_route` makes them anew.
-        routes = validator._fast_routes
-        route_for = validator._fast_route
-        # The validator's sequence and event counters, held in locals between full-path events.
-        next_seq = validator._next_seq
+        # The validator's counters, held in locals between full-path events.
+        next_seq = validator.next_seq
         count = validator.events
+        judged = validator.fast_judged
         # The name and route of the previous event (a run of deltas shares them): comparing two
         # names costs less than hashing one. Forgotten whenever the validator is called.
         last_name: bytes | None = None
@@ -227,6 +291,7 @@ class SSEStreamValidator:
         index: Any = None
         target: list[str] = []
         done_seen = self.done_seen  # set only by `_judge_one`
+        self._lane = None
         for record in records:
             if len(record) == 2 and not done_seen:
                 raw_name, data = record
@@ -237,10 +302,8 @@ class SSEStreamValidator:
                         name = self._name(raw_name) if known is None else known
                         decode = None
                         if typed and name in fast_types:
-                            route = routes.get(name)
-                            if route is None:
-                                route = route_for(name)
-                            if route is not _NO_ROUTE:
+                            route = route_for(name)
+                            if route is not NO_ROUTE:
                                 oi, item_id, _key, index, _valid, target, decode, get = route
                     if decode is not None:
                         try:
@@ -257,37 +320,57 @@ class SSEStreamValidator:
                             next_seq = typed_event.sequence_number + 1
                             target.append(typed_event.delta)
                             count += 1
+                            judged += 1
+                            if keep:
+                                if self._first_raw is None:
+                                    self._first_raw = len(events)
+                                events.append(_Raw(data))
+                            if on_delta is not None:
+                                on_delta(name, typed_event.delta)
                             continue
                 last_name = None
-                validator._next_seq = next_seq
+                validator.next_seq = next_seq
                 validator.events = count
+                validator.fast_judged = judged
                 try:
                     event = loads(data)
                 except orjson.JSONDecodeError:
                     out += self._judge_one(record)
-                    next_seq = validator._next_seq
+                    next_seq = validator.next_seq
                     count = validator.events
+                    judged = validator.fast_judged
                     done_seen = self.done_seen
                     continue
                 if type(event) is dict and raw_name is not None and event.get("type") == name:
                     if keep:
-                        self.events.append(event)
+                        events.append(event)
                     if on_event is not None:
                         on_event(event)
+                    if on_delta is not None and name.endswith(".delta"):
+                        on_delta(name, event.get("delta"))
                     if name not in fast_types or not fast(event, name):
                         out += full(event)
-                    next_seq = validator._next_seq
+                    next_seq = validator.next_seq
                     count = validator.events
+                    judged = validator.fast_judged
                     continue
             last_name = None
-            validator._next_seq = next_seq
+            validator.next_seq = next_seq
             validator.events = count
+            validator.fast_judged = judged
             out += self._judge_one(record)
-            next_seq = validator._next_seq
+            next_seq = validator.next_seq
             count = validator.events
+            judged = validator.fast_judged
             done_seen = self.done_seen
-        validator._next_seq = next_seq
+        validator.next_seq = next_seq
         validator.events = count
+        validator.fast_judged = judged
+        if decode is not None and last_name is not None:
+            # The route still holds (every full-path event forgets `last_name`): the next chunk
+            # may continue it (`feed`).
+            self._lane = (last_name, name, decode, get, oi, item_id, index, target)
+            self._lane_count = count
         return out
 
     def _name(self, raw: bytes) -> str:
@@ -325,7 +408,7 @@ class SSEStreamValidator:
         except ValueError as exc:
             validator.skip()  # keep indices aligned with the events received
             if self.keep_events:
-                self.events.append(data)  # so that events[event_index] is this one
+                self._events.append(data)  # so that events[event_index] is this one
             if isinstance(exc, JSONDepthError):
                 v = self._framing(
                     C.SSE_LIMIT_DEPTH, index, "JSON the judge can parse", _head(data), str(exc)
@@ -339,7 +422,7 @@ class SSEStreamValidator:
         if not isinstance(event, dict):
             validator.skip()
             if self.keep_events:
-                self.events.append(event)
+                self._events.append(event)
             out.append(self._framing(C.SSE_DATA_JSON, index, "a JSON object", _head(data)))
             return out
         if name is None:
@@ -347,16 +430,33 @@ class SSEStreamValidator:
         elif name != event.get("type"):
             out.append(self._framing(C.SSE_EVENT_NAME_MATCHES, index, event.get("type"), name))
         if self.keep_events:
-            self.events.append(event)
+            self._events.append(event)
         if self.on_event is not None:
             self.on_event(event)
+        if self.on_delta is not None:
+            etype = event.get("type")
+            if type(etype) is str and etype.endswith(".delta"):
+                self.on_delta(etype, event.get("delta"))
         out += validator.feed(event)
         return out
 
+
+_LaneTuple = tuple[
+    bytes, str, Callable[[bytes], Any], Callable[[Any], Any], Any, Any, Any, list[str]
+]
 
 # Event names as text, by their bytes; shared by every stream (see `SSEStreamValidator._name`).
 _NAMES: dict[bytes, str] = {}
 
 
-def _head(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _head(text: str) -> str:
+    return short(text, 80)
+
+
+class _Raw:
+    """A kept event judged from its typed object: its JSON bytes, parsed when read."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data

@@ -24,6 +24,8 @@ from mock_server.middleware import (
 from mock_server.websocket import websocket_admission
 from reference_impl.app import create_app
 from reference_impl.engine import GenerationRequest
+from reference_impl.prompts import PromptRegistry
+from reference_impl.sealing import Sealer
 from reference_impl.sqlite_store import SQLiteStore
 from reference_impl.store import MemoryStore, ResponseStore
 
@@ -47,6 +49,9 @@ class MockSettings:
     script: AgentScript | None = None  # agent script for requests that name none (--script)
     request_log_bytes: int = REQUEST_LOG_BYTES  # their bodies' bytes kept (older ones truncated)
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES  # larger request bodies get 413, unread
+    # The secret sealed state (encrypted reasoning, compactions) is keyed by; None: the seed.
+    state_secret: str | None = None
+    prompts: str | None = None  # a prompts file (reference_impl/prompts.py) for `prompt` on create
 
 
 def check_store_spec(spec: str) -> tuple[str, str]:
@@ -95,6 +100,12 @@ class MockServer:
             websocket_admit=lambda ws, raw, body: websocket_admission(
                 self.middleware, ws, raw, body
             ),
+            sealer=(
+                Sealer(settings.state_secret.encode())
+                if settings.state_secret is not None
+                else Sealer.from_seed(settings.seed)
+            ),
+            prompts=PromptRegistry.from_file(settings.prompts) if settings.prompts else None,
         )
         self.middleware = MockMiddleware(
             inner,

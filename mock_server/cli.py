@@ -7,6 +7,7 @@ address cannot be bound.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -23,6 +24,7 @@ from mock_server.middleware import (
     quiet_dropped_connections,
 )
 from mock_server.scenarios import SCENARIOS
+from reference_impl.prompts import PromptFileError, PromptRegistry
 from reference_impl.server import bind, serve_socket
 from reference_impl.store import DEFAULT_MAX_RESPONSES
 
@@ -130,6 +132,18 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="agent script (JSON) for every request that names no scenario or script of its own",
     )
+    out.add_argument(
+        "--state-secret-env",
+        metavar="VAR",
+        help="key encrypted reasoning and compaction items with the secret in $VAR (replicas "
+        "behind one store share it); default: a key derived from --seed",
+    )
+    out.add_argument(
+        "--prompts",
+        metavar="FILE",
+        help="prompt templates (JSON: prompt id -> version -> {instructions?, input?}) that "
+        "`prompt: {id, version, variables}` renders; see docs/state.md",
+    )
     timing = parser.add_argument_group("timing and chunking (seeded; all 0 by default)")
     timing.add_argument("--ttft", type=float, default=0.0, help="seconds to the first token")
     timing.add_argument("--inter-token", type=float, default=0.0, help="seconds between deltas")
@@ -195,7 +209,19 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Mock
             parser.error(f"--script: {args.script}: {error.strerror or error}")
         except ScriptError as error:
             parser.error(f"--script: {args.script}: {error}")
+    secret = None
+    if args.state_secret_env:
+        secret = os.environ.get(args.state_secret_env)
+        if not secret:
+            parser.error(f"--state-secret-env: ${args.state_secret_env} is not set")
+    if args.prompts:
+        try:
+            PromptRegistry.from_file(args.prompts)
+        except PromptFileError as error:
+            parser.error(f"--prompts: {error}")
     return MockSettings(
+        prompts=args.prompts,
+        state_secret=secret,
         seed=args.seed,
         scenario=args.scenario,
         latency=latency,

@@ -380,7 +380,7 @@ class MockEngine:
                 if fail_at is not None and used >= fail_at:
                     raise EngineError(message, code="server_error")
                 counted = len(tokens) if budget is None else min(len(tokens), budget - used)
-                yield ReasoningItem()
+                yield ReasoningItem(segment.text)
                 used += counted
                 reasoning += counted
                 if counted < len(tokens):

@@ -20,7 +20,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio
 import orjson
@@ -33,6 +33,8 @@ from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from .assembler import Event, ResponseAssembler
+from .compaction import COMPACT_PARAMS, compacted_response, plan_compaction
+from .conversations import ConversationsAPI, conversation_id_of
 from .engine import Engine, GenerationRequest
 from .errors import APIError, invalid_request, not_found
 from .ids import IdFactory, RandomIds
@@ -42,8 +44,11 @@ from .inputs import (
     generation_request,
     normalize_input,
     resolve_references,
+    unseal_items,
 )
+from .prompts import PromptRegistry
 from .runner import TERMINAL_EVENTS, TERMINAL_STATUSES, BackgroundRunner, drive
+from .sealing import Sealer
 from .sse import DONE, EventSink, Producer, SSEResponse, raw_send_scope
 from .store import ItemLookup, MemoryStore, ResponseStore
 from .validation import validate_create_body
@@ -91,6 +96,14 @@ def error_response(error: APIError) -> Response:
     return json_response(error.body(), error.status, error.headers)
 
 
+class _Prepared(NamedTuple):
+    gen: GenerationRequest
+    items: list[dict[str, Any]]  # stored: the whole conversation, as sent
+    new_id: Callable[[str], str]
+    new_items: list[dict[str, Any]]  # the request's own input items
+    engine_items: list[dict[str, Any]]  # what the engine sees (sealed items opened)
+
+
 class ResponsesService:
     """The endpoints' logic; :func:`create_app` routes to it."""
 
@@ -103,6 +116,8 @@ class ResponsesService:
         api_key: str | None,
         max_body_bytes: int,
         hints: Hints | None,
+        sealer: Sealer | None = None,
+        prompts: PromptRegistry | None = None,
     ) -> None:
         self.engine = engine
         self.store = store
@@ -111,7 +126,10 @@ class ResponsesService:
         self.api_key = api_key
         self.max_body_bytes = max_body_bytes
         self.hints = hints
+        self.sealer = sealer if sealer is not None else Sealer.random()
+        self.prompts = prompts if prompts is not None else PromptRegistry({})
         self.background = BackgroundRunner(store)
+        self.conversations = ConversationsAPI(store, ids.scope, clock, self._json_body)
 
     # --- plumbing ---------------------------------------------------------------------------
     def endpoint(self, fn: Handler) -> Callable[[Request], Awaitable[Response | SSEResponse]]:
@@ -187,8 +205,10 @@ class ResponsesService:
         *,
         new_id: Callable[[str], str] | None = None,
         extra_hints: Mapping[str, Any] | None = None,
-    ) -> tuple[GenerationRequest, list[dict[str, Any]], Callable[[str], str]]:
-        """Engine request, stored input items (whole conversation) and id source for ``body``."""
+    ) -> _Prepared:
+        """Engine request, stored input items (whole conversation), id source, the request's own
+        input items and what the engine sees of the conversation, for ``body``."""
+        conversation_id = conversation_id_of(body)
         if new_id is None:
             new_id = self.ids.scope(body)
         new_items = normalize_input(body.get("input"), new_id)
@@ -208,32 +228,31 @@ class ResponsesService:
                     "previous_response_not_found",
                 )
             previous_output = previous.get("output") or []
+        if conversation_id is not None:  # the conversation's items come first (conversations.py)
+            previous_input = await self.conversations.history(conversation_id)
         # SPEC §4: prior input, prior output, new input; prior instructions are not carried over.
         items = conversation_items(previous_input, previous_output, new_items)
         check_call_outputs(items, new_items)
+        # The engine sees sealed reasoning and compactions opened (sealing.py); the store keeps
+        # the items as sent. History from the store opens leniently, the new input strictly.
+        history = conversation_items(previous_input, previous_output, ())
+        engine_items = unseal_items([*history, *new_items], self.sealer, strict_from=len(history))
         hints = self.hints(request) if self.hints is not None else {}
         if extra_hints:
             hints = {**hints, **extra_hints}
-        return generation_request(body, items, hints), items, new_id
+        gen = generation_request(body, engine_items, hints)
+        return _Prepared(gen, items, new_id, new_items, engine_items)
 
     # --- POST /v1/responses -----------------------------------------------------------------
     async def create(self, request: Request) -> Response | SSEResponse:
-        body = validate_create_body(await self._json_body(request))
-        gen, items, new_id = await self._prepare(request, body)
-        asm = ResponseAssembler(
-            gen,
-            response_id=new_id("resp"),
-            created_at=int(self.clock()),
-            new_id=new_id,
-            clock=self.clock,
-        )
-        store = body.get("store") is not False
+        body = self.prompts.render(validate_create_body(await self._json_body(request)))
+        gen, asm, items, store, appended = await self._begin(request, body)
         if body.get("background"):
-            return await self._create_background(body, gen, asm, items)
+            return await self._create_background(body, gen, asm, items, appended)
         if body.get("stream"):
-            return SSEResponse(self._stream(gen, asm, items, store))
+            return SSEResponse(self._stream(gen, asm, items, store, appended))
         await self._put(store, asm.start(), asm, items)
-        await drive(self.engine, gen, asm)
+        await drive(self.engine, gen, asm, finished=appended)
         if store:
             await self.store.put(asm.response)
         error = asm.response.get("error")
@@ -253,15 +272,55 @@ class ResponsesService:
     ) -> Producer:
         """The streamed answer to a validated create ``body``: the producer ``POST`` streams
         over SSE, which WebSocket mode (reference_impl.websocket) sends as frames."""
-        gen, items, new_id = await self._prepare(conn, body, new_id=new_id, extra_hints=extra_hints)
+        body = self.prompts.render(body)
+        gen, asm, items, store, appended = await self._begin(
+            conn, body, new_id=new_id, extra_hints=extra_hints
+        )
+        return self._stream(gen, asm, items, store, appended)
+
+    async def _begin(
+        self,
+        request: HTTPConnection,
+        body: dict[str, Any],
+        *,
+        new_id: Callable[[str], str] | None = None,
+        extra_hints: Mapping[str, Any] | None = None,
+    ) -> tuple[
+        GenerationRequest,
+        ResponseAssembler,
+        list[dict[str, Any]],
+        bool,
+        Callable[[], Awaitable[None]] | None,
+    ]:
+        """What every create starts from, whatever the transport: the prepared request, its
+        assembler, the stored input, whether to store, and what to append to a conversation."""
+        gen, items, new_id, new_items, engine_items = await self._prepare(
+            request, body, new_id=new_id, extra_hints=extra_hints
+        )
+        compaction = await plan_compaction(body, self.engine, gen, engine_items, self.sealer)
         asm = ResponseAssembler(
             gen,
             response_id=new_id("resp"),
             created_at=int(self.clock()),
             new_id=new_id,
             clock=self.clock,
+            sealer=self.sealer,
+            compaction=compaction,
         )
-        return self._stream(gen, asm, items, body.get("store") is not False)
+        store = body.get("store") is not False
+        conversation_id = conversation_id_of(body)
+        appended = None
+        if conversation_id is not None:
+
+            async def appended() -> None:
+                # The turn's input, then its output, join the conversation (conversations.py);
+                # a failed or cancelled turn leaves it as it was.
+                if asm.response.get("status") not in ("completed", "incomplete"):
+                    return
+                output = asm.response.get("output") or []
+                await self.conversations.append(conversation_id, [*new_items, *output])
+
+        return gen, asm, items, store, appended
 
     async def _put(
         self, store: bool, events: list[Event], asm: ResponseAssembler, items: list[dict[str, Any]]
@@ -276,17 +335,25 @@ class ResponsesService:
         asm: ResponseAssembler,
         items: list[dict[str, Any]],
         store: bool,
+        appended: Callable[[], Awaitable[None]] | None = None,
     ) -> Producer:
         async def put_final() -> None:
             # Stored before the terminal event goes out, so a client that retrieves the response
             # right after it sees the final object.
-            await self.store.put(asm.response)
+            if store:
+                await self.store.put(asm.response)
+            if appended is not None:
+                await appended()
 
         async def produce(sink: EventSink) -> None:
             await sink.events(await self._put(store, asm.start(), asm, items))
             try:
                 await drive(
-                    self.engine, gen, asm, sink.events, finished=put_final if store else None
+                    self.engine,
+                    gen,
+                    asm,
+                    sink.events,
+                    finished=put_final if store or appended is not None else None,
                 )
             finally:
                 if not asm.finished:  # the client went away: generation stopped
@@ -304,12 +371,13 @@ class ResponsesService:
         gen: GenerationRequest,
         asm: ResponseAssembler,
         items: list[dict[str, Any]],
+        appended: Callable[[], Awaitable[None]] | None = None,
     ) -> Response | SSEResponse:
         events = asm.start()  # response.created + response.queued (SPEC §2.2)
         await self.store.put(asm.response, items)
         await self.store.append_events(asm.response_id, events)
         queued = orjson.dumps(asm.response)
-        self.background.start(self.engine, gen, asm)
+        self.background.start(self.engine, gen, asm, appended)
         if body.get("stream"):
             return SSEResponse(self._follow(asm.response_id, -1))
         return Response(queued, media_type="application/json")
@@ -433,9 +501,33 @@ class ResponsesService:
                 if key not in _INPUT_TOKENS_PARAMS:
                     raise invalid_request(f"Unknown parameter: '{key}'.", key, "unknown_parameter")
         body = validate_create_body(body, require_model=False)
-        gen, _items, _new_id = await self._prepare(request, body)
-        count = await self.engine.count_input_tokens(gen)
+        count = await self.engine.count_input_tokens((await self._prepare(request, body)).gen)
         return json_response({"object": "response.input_tokens", "input_tokens": count})
+
+    # --- POST /v1/responses/compact ---------------------------------------------------------
+    async def compact(self, request: Request) -> Response:
+        body = await self._json_body(request)
+        if isinstance(body, dict):
+            for key in body:
+                if key not in COMPACT_PARAMS:
+                    raise invalid_request(f"Unknown parameter: '{key}'.", key, "unknown_parameter")
+        body = validate_create_body(body)
+        prepared = await self._prepare(request, body)
+        history = prepared.engine_items
+        users = [
+            i for i in prepared.items if i.get("type") == "message" and i.get("role") == "user"
+        ]
+        return json_response(
+            compacted_response(
+                response_id=prepared.new_id("resp"),
+                item_id=prepared.new_id("cmp"),
+                created_at=int(self.clock()),
+                history=history,
+                user_messages=users,
+                input_tokens=await self.engine.count_input_tokens(prepared.gen),
+                sealer=self.sealer,
+            )
+        )
 
     async def models(self, request: Request) -> Response:
         data = [_model(m) for m in self.engine.model_ids()]
@@ -451,6 +543,57 @@ class ResponsesService:
                 code="model_not_found",
             )
         return json_response(_model(model_id))
+
+
+def conversation_routes(service: ResponsesService) -> list[Route]:
+    """``/v1/conversations`` and its items (reference_impl/conversations.py)."""
+    api = service.conversations
+    ep = service.endpoint
+
+    def include(request: Request) -> list[str]:
+        query = request.query_params
+        return [*query.getlist("include"), *query.getlist("include[]")]
+
+    async def create(request: Request) -> Response:
+        return json_response(await api.create(request))
+
+    async def retrieve(request: Request) -> Response:
+        return json_response(await api.retrieve(request.path_params["conversation_id"]))
+
+    async def update(request: Request) -> Response:
+        return json_response(await api.update(request, request.path_params["conversation_id"]))
+
+    async def delete(request: Request) -> Response:
+        return json_response(await api.delete(request.path_params["conversation_id"]))
+
+    async def list_items(request: Request) -> Response:
+        conversation_id = request.path_params["conversation_id"]
+        page = await api.list_items(conversation_id, request.query_params, include(request))
+        return json_response(page)
+
+    async def add_items(request: Request) -> Response:
+        conversation_id = request.path_params["conversation_id"]
+        return json_response(await api.add_items(request, conversation_id, include(request)))
+
+    async def retrieve_item(request: Request) -> Response:
+        params = request.path_params
+        return json_response(await api.retrieve_item(params["conversation_id"], params["item_id"]))
+
+    async def delete_item(request: Request) -> Response:
+        params = request.path_params
+        return json_response(await api.delete_item(params["conversation_id"], params["item_id"]))
+
+    base = "/v1/conversations"
+    return [
+        Route(base, ep(create), methods=["POST"]),
+        Route(base + "/{conversation_id}", ep(retrieve), methods=["GET"]),
+        Route(base + "/{conversation_id}", ep(update), methods=["POST"]),
+        Route(base + "/{conversation_id}", ep(delete), methods=["DELETE"]),
+        Route(base + "/{conversation_id}/items", ep(list_items), methods=["GET"]),
+        Route(base + "/{conversation_id}/items", ep(add_items), methods=["POST"]),
+        Route(base + "/{conversation_id}/items/{item_id}", ep(retrieve_item), methods=["GET"]),
+        Route(base + "/{conversation_id}/items/{item_id}", ep(delete_item), methods=["DELETE"]),
+    ]
 
 
 def _model(model_id: str) -> dict[str, Any]:
@@ -496,6 +639,8 @@ def create_app(
     api_key: str | None = None,
     max_body_bytes: int = 8 * 1024 * 1024,
     hints: Hints | None = None,
+    sealer: Sealer | None = None,
+    prompts: PromptRegistry | None = None,
     websocket_limits: WebSocketLimits | None = None,
     websocket_admit: Admit | None = None,
 ) -> Starlette:
@@ -504,9 +649,12 @@ def create_app(
     ``store`` defaults to a :class:`~reference_impl.store.MemoryStore` (10,000 responses, LRU);
     ``ids`` to random OpenAI-like ids; ``clock`` (unix seconds) to ``time.time``; ``api_key`` set
     requires ``Authorization: Bearer <key>``; ``hints(request)`` becomes
-    ``GenerationRequest.hints``. The service is reachable as ``app.state.service``.
-    ``GET /v1/responses`` upgraded is WebSocket mode (:mod:`reference_impl.websocket`), with
-    ``websocket_limits`` per connection and ``websocket_admit`` deciding faults per create.
+    ``GenerationRequest.hints``; ``sealer`` seals encrypted reasoning and compactions (default:
+    a random key per process, see :mod:`reference_impl.sealing`); ``prompts`` are the templates
+    ``prompt`` renders (:mod:`reference_impl.prompts`). The service is reachable as
+    ``app.state.service``. ``GET /v1/responses`` upgraded is WebSocket mode
+    (:mod:`reference_impl.websocket`), with ``websocket_limits`` per connection and
+    ``websocket_admit`` deciding faults per create.
     """
     service = ResponsesService(
         engine,
@@ -516,6 +664,8 @@ def create_app(
         api_key,
         max_body_bytes,
         hints,
+        sealer,
+        prompts,
     )
     ep = service.endpoint
 
@@ -527,10 +677,12 @@ def create_app(
     routes: list[BaseRoute] = [
         Route("/v1/responses", ep(service.create), methods=["POST"]),
         Route("/v1/responses/input_tokens", ep(service.input_tokens), methods=["POST"]),
+        Route("/v1/responses/compact", ep(service.compact), methods=["POST"]),
         Route("/v1/responses/{response_id}", ep(service.retrieve), methods=["GET"]),
         Route("/v1/responses/{response_id}", ep(service.delete), methods=["DELETE"]),
         Route("/v1/responses/{response_id}/cancel", ep(service.cancel), methods=["POST"]),
         Route("/v1/responses/{response_id}/input_items", ep(service.input_items), methods=["GET"]),
+        *conversation_routes(service),
         Route("/v1/models", ep(service.models), methods=["GET"]),
         Route("/v1/models/{model_id:path}", ep(service.model), methods=["GET"]),
     ]

@@ -22,9 +22,9 @@ from __future__ import annotations
 import hashlib
 import string
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .engine import (
     Chunk,
@@ -41,6 +41,9 @@ from .engine import (
 )
 from .ids import IdSource
 from .response_object import response_skeleton, usage_object
+
+if TYPE_CHECKING:
+    from .sealing import Sealer
 
 __all__ = ["EngineProtocolError", "Event", "ResponseAssembler", "obfuscation"]
 
@@ -117,6 +120,19 @@ class _OpenItem:
     call_id: str = ""
     name: str = ""
     arguments: list[str] = field(default_factory=list)
+    # reasoning only: what the model reasoned unseen (engine.ReasoningItem.text)
+    hidden: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Compaction:
+    """A compaction the response ends with: ``seal(items)`` gives the opaque blob for the items
+    it replaces (``history`` + the turn's output); ``compacting`` emits the SDK's
+    ``response.compaction.compacting`` event (a compaction_trigger asked for it)."""
+
+    history: Sequence[Mapping[str, Any]]
+    seal: Callable[[list[Mapping[str, Any]]], str]
+    compacting: bool = False
 
 
 class ResponseAssembler:
@@ -131,8 +147,14 @@ class ResponseAssembler:
         new_id: IdSource,
         clock: Callable[[], float] = time.time,
         include_obfuscation: bool | None = None,
+        sealer: Sealer | None = None,
+        compaction: Compaction | None = None,
     ) -> None:
         body = request.body
+        self._compaction = compaction
+        # Reasoning items carry a sealed copy of themselves when the request asks (sealing.py).
+        include = body.get("include") or ()
+        self._sealer = sealer if "reasoning.encrypted_content" in include else None
         self._new_id = new_id
         self._clock = clock
         self._response = response_skeleton(body, response_id=response_id, created_at=created_at)
@@ -215,7 +237,7 @@ class ResponseAssembler:
             elif isinstance(chunk, ReasoningDelta):
                 self._reasoning(events, chunk)
             elif isinstance(chunk, ReasoningItem):
-                self._hidden_reasoning(events)
+                self._hidden_reasoning(events, chunk.text)
             elif isinstance(chunk, ToolCallDelta):
                 self._tool_call(events, chunk)
             elif isinstance(chunk, HostedToolCall):
@@ -331,6 +353,15 @@ class ResponseAssembler:
             done = {"id": item.id, "type": "reasoning", "summary": item.summary}
             if item.content:
                 done["content"] = item.content
+            if self._sealer is not None:
+                done["encrypted_content"] = self._sealer.seal(
+                    "reasoning",
+                    {
+                        "summary": [p["text"] for p in item.summary],
+                        "content": [p["text"] for p in item.content],
+                        "hidden": item.hidden,
+                    },
+                )
             if status != "completed":
                 done["status"] = status
         else:
@@ -512,9 +543,10 @@ class ResponseAssembler:
             )
             events.append(self._obfuscated(event, chunk.text))
 
-    def _hidden_reasoning(self, events: list[Event]) -> None:
+    def _hidden_reasoning(self, events: list[Event], text: str) -> None:
         # engine.ReasoningItem: a whole item, `summary: []` in added and done, as in [REC].
-        self._open_item(events, "reasoning", "rs")
+        item = self._open_item(events, "reasoning", "rs")
+        item.hidden = text
         self._close_open(events, "completed")
 
     def _tool_call(self, events: list[Event], chunk: ToolCallDelta) -> None:
@@ -565,6 +597,22 @@ class ResponseAssembler:
         events.append(self._event("response.output_item.done", output_index=index, item=done))
         self._done_items.append(done)
 
+    def _compaction_item(self, events: list[Event], plan: Compaction) -> None:
+        """The compaction item after the turn's output (context_management or a
+        compaction_trigger input item): its ``encrypted_content`` seals the history the turn saw
+        and the turn's output, which it replaces for the next turn (docs/state.md)."""
+        index = len(self._done_items)
+        item_id = self._new_id("cmp")
+        blob = plan.seal([*plan.history, *self._done_items])
+        item = {"id": item_id, "type": "compaction", "encrypted_content": blob}
+        events.append(self._event("response.output_item.added", output_index=index, item=item))
+        if plan.compacting:  # the SDK's event "for a compaction trigger"
+            events.append(
+                self._event("response.compaction.compacting", item_id=item_id, output_index=index)
+            )
+        events.append(self._event("response.output_item.done", output_index=index, item=item))
+        self._done_items.append(item)
+
     def _final(self, events: list[Event], final: Final) -> None:
         usage = usage_object(
             input_tokens=final.input_tokens,
@@ -591,6 +639,8 @@ class ResponseAssembler:
             terminal = "response.incomplete"
         else:
             self._close_open(events, "completed")
+            if self._compaction is not None:
+                self._compaction_item(events, self._compaction)
             resp["status"] = "completed"
             resp["completed_at"] = int(self._clock())
             terminal = "response.completed"

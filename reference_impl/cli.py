@@ -62,6 +62,19 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC",
         help="memory, memory:N, sqlite:PATH or redis://…",
     )
+    state.add_argument(
+        "--state-secret-env",
+        metavar="VAR",
+        help="key encrypted reasoning and compaction items with the secret in $VAR, so "
+        "replicas behind one store open each other's (default: a random key per process; its "
+        "blobs do not survive a restart)",
+    )
+    state.add_argument(
+        "--prompts",
+        metavar="FILE",
+        help="prompt templates (JSON: prompt id -> version -> {instructions?, input?}) that "
+        "`prompt: {id, version, variables}` renders",
+    )
     model = parser.add_argument_group("model (SGLang's option names)")
     model.add_argument("--sglang-url", metavar="URL", help="use a running SGLang server (remote)")
     model.add_argument(
@@ -167,6 +180,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         api_key = os.environ.get(args.api_key_env)
         if not api_key:
             parser.error(f"--api-key-env: ${args.api_key_env} is not set")
+    sealer = None
+    if args.state_secret_env:
+        secret = os.environ.get(args.state_secret_env)
+        if not secret:
+            parser.error(f"--state-secret-env: ${args.state_secret_env} is not set")
+        from .sealing import Sealer
+
+        sealer = Sealer(secret.encode())
+    prompts = None
+    if args.prompts:
+        from .prompts import PromptFileError, PromptRegistry
+
+        try:
+            prompts = PromptRegistry.from_file(args.prompts)
+        except PromptFileError as error:
+            parser.error(f"--prompts: {error}")
     from .server import bind
 
     try:
@@ -187,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"responses-reference: {error}", file=sys.stderr)
         return 2
     try:
-        _serve(engine, store, api_key, sock, args.log_level)
+        _serve(engine, store, api_key, sock, args.log_level, sealer, prompts)
     finally:
         import asyncio
 
@@ -195,11 +224,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _serve(engine: Any, store: Any, api_key: str | None, sock: socket.socket, level: str) -> None:
+def _serve(
+    engine: Any,
+    store: Any,
+    api_key: str | None,
+    sock: socket.socket,
+    level: str,
+    sealer: Any = None,
+    prompts: Any = None,
+) -> None:
     from .app import create_app
     from .server import serve_socket
 
-    serve_socket(create_app(engine, store=store, api_key=api_key), sock, level)
+    app = create_app(engine, store=store, api_key=api_key, sealer=sealer, prompts=prompts)
+    serve_socket(app, sock, level)
 
 
 if __name__ == "__main__":

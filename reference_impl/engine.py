@@ -112,7 +112,12 @@ class ReasoningDelta:
 class ReasoningItem:
     """A reasoning item that shows no text: ``{"type": "reasoning", "summary": []}``, as OpenAI
     sends when the request sets ``reasoning.effort`` but no ``reasoning.summary`` ([REC]
-    ``openai-code-interpreter-tool.1``). Count its tokens in ``Final.reasoning_tokens``."""
+    ``openai-code-interpreter-tool.1``). Count its tokens in ``Final.reasoning_tokens``.
+
+    ``text`` is the reasoning the model did, unseen: it reaches a client only sealed, as the item's
+    ``encrypted_content`` when the request includes ``reasoning.encrypted_content``."""
+
+    text: str = ""
 
 
 @dataclass(frozen=True, slots=True)

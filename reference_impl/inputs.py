@@ -19,12 +19,22 @@ Three steps, all sans-I/O:
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, Protocol
+
+import orjson
 
 from .engine import FunctionTool, GenerationRequest, Message
-from .errors import invalid_request
+from .errors import APIError, invalid_request
 from .ids import IdSource
+from .item_shapes import (
+    ITEM_ID_PREFIXES,
+    ITEM_SHAPES,
+    NOT_LISTED,
+    STORED_DEFAULTS,
+    check_shape,
+)
 from .validation import type_error, value_error
 
 __all__ = [
@@ -34,31 +44,26 @@ __all__ = [
     "normalize_input",
     "resolve_references",
     "to_messages",
+    "unseal_items",
 ]
 
 _ROLES = ("user", "system", "developer", "assistant")
-_ITEM_TYPES = (
-    "message",
-    "function_call",
-    "function_call_output",
-    "reasoning",
-    "web_search_call",
-    "file_search_call",
-    "item_reference",
-)
+_ITEM_TYPES = tuple(ITEM_SHAPES)
 _PART_TYPES = ("input_text", "output_text", "refusal", "input_image", "input_file")
 _OUTPUT_PART_TYPES = ("input_text", "input_image", "input_file")
 
 
-def normalize_input(value: Any, new_id: IdSource) -> list[dict[str, Any]]:
-    """The stored form of a request's ``input`` (see the module docstring)."""
+def normalize_input(value: Any, new_id: IdSource, *, param: str = "input") -> list[dict[str, Any]]:
+    """The stored form of a request's ``input`` (see the module docstring); ``param`` names the
+    field in errors (``items`` for a conversation's items)."""
     if value is None:
         return []
     if isinstance(value, str):
         return [_message(new_id("msg"), "user", [{"type": "input_text", "text": value}])]
     if not isinstance(value, list):
-        raise type_error("input", "a string or an array of input items", value)
-    return [_item(item, f"input[{i}]", new_id) for i, item in enumerate(value)]
+        raise type_error(param, "a string or an array of input items", value)
+    items = [_item(item, f"{param}[{i}]", new_id) for i, item in enumerate(value)]
+    return [item for item in items if item["type"] not in NOT_LISTED]
 
 
 def _message(item_id: str, role: str, content: list[dict[str, Any]]) -> dict[str, Any]:
@@ -108,6 +113,8 @@ def _item(item: Any, where: str, new_id: IdSource) -> dict[str, Any]:
             )
         raise value_error(f"{where}.type", kind, _ITEM_TYPES)
     item_id = _optional_id(item, where)
+    if kind != "message":
+        check_shape(item, kind, where)
     if kind == "message":
         role = item.get("role")
         if role not in _ROLES:
@@ -118,7 +125,7 @@ def _item(item: Any, where: str, new_id: IdSource) -> dict[str, Any]:
             stored["status"] = item["status"]
         return stored
     if kind == "function_call":
-        return {
+        call = {
             "id": item_id or new_id("fc"),
             "type": "function_call",
             "call_id": _required_str(item, "call_id", where),
@@ -126,6 +133,9 @@ def _item(item: Any, where: str, new_id: IdSource) -> dict[str, Any]:
             "arguments": _required_str(item, "arguments", where),
             "status": item.get("status") or "completed",
         }
+        if item.get("namespace") is not None:  # OpenAI needs it back ([REC] …-namespace-error)
+            call["namespace"] = item["namespace"]
+        return call
     if kind == "function_call_output":
         call_id = _required_str(item, "call_id", where)
         output = item.get("output")
@@ -149,9 +159,13 @@ def _item(item: Any, where: str, new_id: IdSource) -> dict[str, Any]:
         # (ResponsesService._prepare). The Vercel AI SDK sends these for earlier output items
         # (reasoning, assistant messages) whenever `store` is on.
         return {"type": "item_reference", "id": _required_str(item, "id", where)}
-    # Hosted tool calls sent back as history are kept as they are; engines see no turn for them.
+    # Every other type of the schema is kept as sent (its shape checked above), with an id;
+    # to_messages turns what an engine can use into turns.
     stored = dict(item)
-    stored["id"] = item_id or new_id("ws" if kind == "web_search_call" else "fs")
+    stored["id"] = item_id or new_id(ITEM_ID_PREFIXES.get(kind, "item"))
+    for key, default in STORED_DEFAULTS.get(kind, {}).items():
+        if stored.get(key) is None:
+            stored[key] = copy.copy(default)
     return stored
 
 
@@ -236,6 +250,59 @@ async def resolve_references(
     return resolved
 
 
+class Unsealer(Protocol):
+    def open(
+        self, kind: Literal["reasoning", "compaction"], blob: str, item_id: str | None
+    ) -> Any: ...
+
+
+def unseal_items(
+    items: Sequence[Mapping[str, Any]], sealer: Unsealer | None, *, strict_from: int = 0
+) -> list[dict[str, Any]]:
+    """The engine's view of ``items``: a reasoning item with ``encrypted_content`` gets the
+    reasoning it sealed (its summary, content and unseen text) as plain parts; a ``compaction``
+    item stands for the history it sealed, which replaces every item before it
+    (reference_impl/sealing.py, docs/state.md).
+
+    A blob at or after ``strict_from`` (the request's own input) that does not open is OpenAI's
+    400 ``invalid_encrypted_content``; one before it (history read back from the store, sealed
+    under a key this process may no longer have) keeps its plain parts instead. The stored items
+    are never these: what a client sent is what ``input_items`` lists."""
+    out: list[dict[str, Any]] = []
+    for index, item in enumerate(items):
+        kind = item.get("type")
+        blob = item.get("encrypted_content")
+        if kind not in ("reasoning", "compaction") or not isinstance(blob, str):
+            out.append(dict(item))
+            continue
+        try:
+            if sealer is None:
+                raise _sealing_error(item)
+            payload = sealer.open(
+                "reasoning" if kind == "reasoning" else "compaction", blob, item.get("id")
+            )
+        except APIError:
+            if index >= strict_from:
+                raise
+            if kind == "reasoning":
+                out.append(dict(item))
+            continue
+        if kind == "compaction":
+            out = [dict(i) for i in payload.get("items") or ()]
+            continue
+        texts = [*payload.get("content", ()), payload.get("hidden") or ""]
+        summary = [{"type": "summary_text", "text": t} for t in payload.get("summary", ())]
+        content = [{"type": "reasoning_text", "text": t} for t in texts if t]
+        out.append({**item, "summary": summary, "content": content})
+    return out
+
+
+def _sealing_error(item: Mapping[str, Any]) -> APIError:
+    from .sealing import invalid_encrypted_content
+
+    return invalid_encrypted_content(item.get("id"))
+
+
 def conversation_items(
     previous_input: Sequence[Mapping[str, Any]] | None,
     previous_output: Sequence[Mapping[str, Any]] | None,
@@ -261,13 +328,30 @@ def check_call_outputs(
     ``invalid_request_error``, ``param: "input"``, ``code: null``. Only the new input is checked,
     so a chain stored before this check existed still continues.
     """
-    calls = {i.get("call_id") for i in conversation if i.get("type") == "function_call"}
+    calls = {
+        (i.get("type"), i.get("call_id"))
+        for i in conversation
+        if i.get("type") in _CALL_OF.values()
+    }
     for item in new_input:
-        if item.get("type") == "function_call_output" and item.get("call_id") not in calls:
+        kind = item.get("type")
+        if kind in _CALL_OF and (_CALL_OF[kind], item.get("call_id")) not in calls:
+            what = kind.removesuffix("_output").replace("_", " ")
             raise invalid_request(
-                f"No tool call found for function call output with call_id {item.get('call_id')}.",
+                f"No tool call found for {what} output with call_id {item.get('call_id')}.",
                 "input",
             )
+
+
+# An output item → the call item it answers, matched by call_id. [REC] errors: "No tool call found
+# for function call output …" (openai-issue-18537), "… for shell call output …" (issue-18134).
+_CALL_OF = {
+    "function_call_output": "function_call",
+    "custom_tool_call_output": "custom_tool_call",
+    "shell_call_output": "shell_call",
+    "apply_patch_call_output": "apply_patch_call",
+    "computer_call_output": "computer_call",
+}
 
 
 def _text_of(parts: Any) -> str:
@@ -353,6 +437,19 @@ def to_messages(items: Sequence[Mapping[str, Any]], instructions: str | None) ->
                     tool_call_id=item["call_id"],
                 )
             )
+        elif kind in _TOOL_CALLS:
+            turn.tool_calls.append(_TOOL_CALLS[kind](item))
+            if kind == "mcp_call":  # a hosted call: its result is part of the history too
+                flush()
+                result = item.get("output") or _json(item.get("error")) or ""
+                messages.append(Message(role="tool", content=result, tool_call_id=item["id"]))
+        elif kind in _TOOL_OUTPUTS:
+            flush()
+            content, images = _TOOL_OUTPUTS[kind](item)
+            call_id = item.get("call_id") or item.get("id") or ""
+            messages.append(
+                Message(role="tool", content=content, images=images, tool_call_id=call_id)
+            )
         elif kind == "message":
             flush()
             messages.append(
@@ -362,9 +459,77 @@ def to_messages(items: Sequence[Mapping[str, Any]], instructions: str | None) ->
                     images=_images_of(item.get("content")),
                 )
             )
-        # hosted tool calls (web_search_call, …) carry no turn of their own
+        # hosted tool calls without a result the engine could read (web/file search, image
+        # generation, code interpreter), MCP listings and approvals, tool search, compaction
+        # triggers and configuration updates carry no turn of their own (docs/state.md)
     flush()
     return messages
+
+
+def _json(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else orjson.dumps(value).decode()
+
+
+def _call(name: str, arguments_key: str) -> Callable[[Mapping[str, Any]], dict[str, str]]:
+    def make(item: Mapping[str, Any]) -> dict[str, str]:
+        call_id = item.get("call_id") or item.get("id") or ""
+        return {"call_id": call_id, "name": name, "arguments": _json(item.get(arguments_key))}
+
+    return make
+
+
+def _named_call(arguments_key: str) -> Callable[[Mapping[str, Any]], dict[str, str]]:
+    def make(item: Mapping[str, Any]) -> dict[str, str]:
+        call_id = item.get("call_id") or item.get("id") or ""
+        return {"call_id": call_id, "name": item["name"], "arguments": _json(item[arguments_key])}
+
+    return make
+
+
+def _computer_call(item: Mapping[str, Any]) -> dict[str, str]:
+    action = item.get("action") if item.get("action") is not None else item.get("actions")
+    return {"call_id": item["call_id"], "name": "computer", "arguments": _json(action)}
+
+
+# Client-executed tool calls (and MCP calls, which carry their result) → assistant tool calls.
+_TOOL_CALLS: dict[str, Callable[[Mapping[str, Any]], dict[str, str]]] = {
+    "custom_tool_call": _named_call("input"),
+    "mcp_call": _named_call("arguments"),
+    "shell_call": _call("shell", "action"),
+    "local_shell_call": _call("local_shell", "action"),
+    "apply_patch_call": _call("apply_patch", "operation"),
+    "computer_call": _computer_call,
+}
+
+
+def _shell_output(item: Mapping[str, Any]) -> tuple[str, tuple[str, ...]]:
+    pieces = []
+    for chunk in item.get("output") or ():
+        if isinstance(chunk, dict):
+            pieces += [chunk.get("stdout") or "", chunk.get("stderr") or ""]
+            outcome = chunk.get("outcome")
+            if isinstance(outcome, dict) and outcome.get("type") == "exit":
+                pieces.append(f"exit code {outcome.get('exit_code')}")
+            elif isinstance(outcome, dict) and outcome.get("type"):
+                pieces.append(str(outcome["type"]))
+    return "\n".join(p for p in pieces if p), ()
+
+
+def _computer_output(item: Mapping[str, Any]) -> tuple[str, tuple[str, ...]]:
+    output = item.get("output") or {}
+    image = output.get("image_url") or output.get("file_id")
+    return "screenshot", (image,) if image else ()
+
+
+_TOOL_OUTPUTS: dict[str, Callable[[Mapping[str, Any]], tuple[str, tuple[str, ...]]]] = {
+    "custom_tool_call_output": lambda i: (_text_of(i.get("output")), _images_of(i.get("output"))),
+    "local_shell_call_output": lambda i: (str(i.get("output") or ""), ()),
+    "shell_call_output": _shell_output,
+    "apply_patch_call_output": lambda i: (i.get("output") or str(i.get("status")), ()),
+    "computer_call_output": _computer_output,
+}
 
 
 def generation_request(

@@ -153,6 +153,45 @@ class RedisStore:
             with contextlib.suppress(Exception):
                 await pubsub.aclose()
 
+    # --- conversations: {prefix}conv:{id} (the object), {prefix}conv_items:{id} (a list) -------
+    def _conv(self, conversation_id: str) -> str:
+        return f"{self.prefix}conv:{conversation_id}"
+
+    def _conv_items(self, conversation_id: str) -> str:
+        return f"{self.prefix}conv_items:{conversation_id}"
+
+    async def put_conversation(self, conversation: Mapping[str, Any]) -> None:
+        await self._redis.set(self._conv(str(conversation["id"])), orjson.dumps(conversation))
+
+    async def get_conversation(self, conversation_id: str) -> dict[str, Any] | None:
+        data = await self._redis.get(self._conv(conversation_id))
+        return None if data is None else _loads(data, dict)
+
+    async def delete_conversation(self, conversation_id: str) -> bool:
+        removed = await self._redis.delete(
+            self._conv(conversation_id), self._conv_items(conversation_id)
+        )
+        return bool(removed)
+
+    async def add_conversation_items(
+        self, conversation_id: str, items: Sequence[Mapping[str, Any]]
+    ) -> None:
+        if items:  # one RPUSH: appends from several replicas never interleave within a batch
+            await self._redis.rpush(
+                self._conv_items(conversation_id), *(orjson.dumps(i) for i in items)
+            )
+
+    async def conversation_items(self, conversation_id: str) -> list[dict[str, Any]]:
+        rows = await self._redis.lrange(self._conv_items(conversation_id), 0, -1)
+        return [_loads(row, dict) for row in rows]
+
+    async def delete_conversation_item(self, conversation_id: str, item_id: str) -> bool:
+        key = self._conv_items(conversation_id)
+        for row in await self._redis.lrange(key, 0, -1):
+            if _loads(row, dict).get("id") == item_id:
+                return bool(await self._redis.lrem(key, 1, row))
+        return False
+
     async def close(self) -> None:
         if self._listener is not None:
             self._listener.cancel()

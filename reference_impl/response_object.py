@@ -37,13 +37,25 @@ def echo_tools(tools: Any) -> list[dict[str, Any]]:
     return echoed
 
 
+# The SDK's ServiceTier docs: "The response will show `service_tier=priority` regardless of if you
+# specify `service_tier=fast` or `priority`".
+_SERVICE_TIER_ECHO = {"fast": "priority"}
+
+
 def response_skeleton(
     body: Mapping[str, Any], *, response_id: str, created_at: int
 ) -> dict[str, Any]:
     """The Response object for ``body`` before generation: ``in_progress``, no output, no usage."""
     reasoning = body.get("reasoning") or {}
     text = body.get("text") or {}
-    return {
+    echoed_reasoning: dict[str, Any] = {
+        "effort": reasoning.get("effort"),
+        "summary": reasoning.get("summary", reasoning.get("generate_summary")),
+    }
+    for key in ("context", "mode"):
+        if reasoning.get(key) is not None:
+            echoed_reasoning[key] = reasoning[key]
+    response = {
         "id": response_id,
         "object": "response",
         "created_at": created_at,
@@ -63,12 +75,9 @@ def response_skeleton(
         "previous_response_id": body.get("previous_response_id"),
         "prompt_cache_key": body.get("prompt_cache_key"),
         "prompt_cache_retention": body.get("prompt_cache_retention"),
-        "reasoning": {
-            "effort": reasoning.get("effort"),
-            "summary": reasoning.get("summary", reasoning.get("generate_summary")),
-        },
+        "reasoning": echoed_reasoning,
         "safety_identifier": body.get("safety_identifier"),
-        "service_tier": body.get("service_tier") or "default",
+        "service_tier": _service_tier(body.get("service_tier")),
         "store": _flag(body.get("store"), True),
         "temperature": _number(body.get("temperature"), 1.0),
         "text": {
@@ -84,6 +93,34 @@ def response_skeleton(
         "user": body.get("user"),
         "metadata": dict(body.get("metadata") or {}),
     }
+    response.update(_applied_options(body))
+    if body.get("prompt") is not None:  # rendered: {id, version, variables} (prompts.py)
+        response["prompt"] = body["prompt"]
+    conversation = body.get("conversation")
+    if conversation is not None:  # Response.conversation: {id} (reference_impl/conversations.py)
+        conversation_id = conversation.get("id") if isinstance(conversation, dict) else conversation
+        response["conversation"] = {"id": conversation_id}
+    return response
+
+
+def _applied_options(body: Mapping[str, Any]) -> dict[str, Any]:
+    """Options accepted without effect, echoed when sent as the SDK's Response model reports them
+    (the *effective* setting, docs/state.md); absent otherwise, as in [REC]. ``moderation`` is not
+    echoed: Response.moderation holds moderation *results*, and none are produced."""
+    applied: dict[str, Any] = {}
+    programs = body.get("access_programs")
+    if isinstance(programs, dict) and programs.get("cyber") is not None:
+        applied["access_programs"] = {"cyber": programs["cyber"]}
+    if isinstance(body.get("image"), dict):
+        applied["image"] = {"context_compression": "disabled"}  # images are never compressed
+    cache = body.get("prompt_cache_options")
+    if isinstance(cache, dict):
+        applied["prompt_cache_options"] = {
+            "mode": cache.get("mode") or "implicit",
+            "ttl": cache.get("ttl") or "30m",
+            "comparison_response_id": cache.get("comparison_response_id"),
+        }
+    return applied
 
 
 def usage_object(
@@ -106,6 +143,12 @@ def usage_object(
         },
         "total_tokens": input_tokens + output_tokens,
     }
+
+
+def _service_tier(requested: Any) -> Any:
+    if requested is None:
+        return "default"
+    return _SERVICE_TIER_ECHO.get(requested, requested)
 
 
 def _number(value: Any, default: float) -> Any:

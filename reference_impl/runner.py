@@ -98,12 +98,17 @@ class BackgroundRunner:
         return response_id in self._tasks
 
     def start(
-        self, engine: Engine, request: GenerationRequest, asm: ResponseAssembler
+        self,
+        engine: Engine,
+        request: GenerationRequest,
+        asm: ResponseAssembler,
+        finished: Callable[[], Awaitable[None]] | None = None,
     ) -> asyncio.Task[None]:
+        """Run the response in a task; ``finished`` as in :func:`drive`."""
         response_id = asm.response_id
         self._wakeups[response_id] = asyncio.Event()
         task = asyncio.create_task(
-            self._run(engine, request, asm), name=f"background {response_id}"
+            self._run(engine, request, asm, finished), name=f"background {response_id}"
         )
         self._tasks[response_id] = task
         task.add_done_callback(lambda _t: self._finished(response_id))
@@ -134,7 +139,11 @@ class BackgroundRunner:
             self._wakeups[response_id] = asyncio.Event()
 
     async def _run(
-        self, engine: Engine, request: GenerationRequest, asm: ResponseAssembler
+        self,
+        engine: Engine,
+        request: GenerationRequest,
+        asm: ResponseAssembler,
+        finished: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         response_id = asm.response_id
 
@@ -145,7 +154,7 @@ class BackgroundRunner:
             self._wake(response_id)
 
         try:
-            await drive(engine, request, asm, log_batch)
+            await drive(engine, request, asm, log_batch, finished=finished)
         except asyncio.CancelledError:
             with anyio.CancelScope(shield=True):
                 await self._store.put(asm.cancel())

@@ -44,6 +44,17 @@ CREATE TABLE IF NOT EXISTS items (
     response_id TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS items_by_response ON items (response_id);
+CREATE TABLE IF NOT EXISTS conversations (
+    id TEXT PRIMARY KEY,
+    conversation BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS conversation_items (
+    conversation_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    item_id TEXT NOT NULL,
+    item BLOB NOT NULL,
+    PRIMARY KEY (conversation_id, seq)
+) WITHOUT ROWID;
 """
 
 
@@ -177,6 +188,79 @@ class SQLiteStore:
     async def close(self) -> None:
         with self._lock:
             self._db.close()
+
+    # --- conversations ----------------------------------------------------------------------
+    async def put_conversation(self, conversation: Mapping[str, Any]) -> None:
+        row = (str(conversation["id"]), orjson.dumps(conversation))
+        await self._run(
+            lambda: self._db.execute(
+                "INSERT INTO conversations (id, conversation) VALUES (?, ?) ON CONFLICT(id) "
+                "DO UPDATE SET conversation = excluded.conversation",
+                row,
+            )
+        )
+
+    async def get_conversation(self, conversation_id: str) -> dict[str, Any] | None:
+        row = await self._run(
+            lambda: self._db.execute(
+                "SELECT conversation FROM conversations WHERE id = ?", (conversation_id,)
+            ).fetchone()
+        )
+        return None if row is None else _loads(row[0], dict)
+
+    async def delete_conversation(self, conversation_id: str) -> bool:
+        def delete() -> bool:
+            cur = self._db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+            self._db.execute(
+                "DELETE FROM conversation_items WHERE conversation_id = ?", (conversation_id,)
+            )
+            return cur.rowcount > 0
+
+        return await self._run(delete)
+
+    async def add_conversation_items(
+        self, conversation_id: str, items: Sequence[Mapping[str, Any]]
+    ) -> None:
+        data = [(str(item["id"]), orjson.dumps(item)) for item in items]
+
+        def write() -> None:
+            (last,) = self._db.execute(
+                "SELECT COALESCE(MAX(seq), -1) FROM conversation_items WHERE conversation_id = ?",
+                (conversation_id,),
+            ).fetchone()
+            self._db.executemany(
+                "INSERT INTO conversation_items (conversation_id, seq, item_id, item) "
+                "VALUES (?, ?, ?, ?)",
+                [(conversation_id, last + 1 + i, d[0], d[1]) for i, d in enumerate(data)],
+            )
+
+        await self._run(write)
+
+    async def conversation_items(self, conversation_id: str) -> list[dict[str, Any]]:
+        rows = await self._run(
+            lambda: self._db.execute(
+                "SELECT item FROM conversation_items WHERE conversation_id = ? ORDER BY seq",
+                (conversation_id,),
+            ).fetchall()
+        )
+        return [_loads(row[0], dict) for row in rows]
+
+    async def delete_conversation_item(self, conversation_id: str, item_id: str) -> bool:
+        def delete() -> bool:
+            found = self._db.execute(
+                "SELECT seq FROM conversation_items WHERE conversation_id = ? AND item_id = ? "
+                "ORDER BY seq LIMIT 1",
+                (conversation_id, item_id),
+            ).fetchone()
+            if found is None:
+                return False
+            self._db.execute(
+                "DELETE FROM conversation_items WHERE conversation_id = ? AND seq = ?",
+                (conversation_id, found[0]),
+            )
+            return True
+
+        return await self._run(delete)
 
 
 def _loads(data: bytes, kind: type[T]) -> T:

@@ -23,6 +23,7 @@ import orjson
 
 __all__ = [
     "DEFAULT_MAX_RESPONSES",
+    "ConversationStore",
     "ItemLookup",
     "MemoryStore",
     "ResponseStore",
@@ -78,6 +79,35 @@ class ItemLookup(Protocol):
         ...
 
 
+@runtime_checkable
+class ConversationStore(Protocol):
+    """Conversations (``/v1/conversations``): the object (id, created_at, metadata) and its items
+    in order. Every backend here implements it (memory, SQLite, Redis), so replicas behind one
+    Redis share conversations like responses."""
+
+    async def put_conversation(self, conversation: Mapping[str, Any]) -> None:
+        """Insert or replace the conversation object (keyed by its ``id``); its items stay."""
+        ...
+
+    async def get_conversation(self, conversation_id: str) -> dict[str, Any] | None: ...
+
+    async def delete_conversation(self, conversation_id: str) -> bool:
+        """Forget the conversation and its items; False if it was unknown."""
+        ...
+
+    async def add_conversation_items(
+        self, conversation_id: str, items: Sequence[Mapping[str, Any]]
+    ) -> None:
+        """Append ``items`` (each with an ``id``) after the conversation's items."""
+        ...
+
+    async def conversation_items(self, conversation_id: str) -> list[dict[str, Any]]:
+        """The conversation's items, oldest first ([] for an unknown id)."""
+        ...
+
+    async def delete_conversation_item(self, conversation_id: str, item_id: str) -> bool: ...
+
+
 def output_item_ids(response: Mapping[str, Any]) -> list[str]:
     """The ids of ``response``'s output items (what :meth:`ItemLookup.item` finds)."""
     return [str(i["id"]) for i in response.get("output") or () if isinstance(i, dict) and "id" in i]
@@ -119,6 +149,8 @@ class MemoryStore:
         self._clock = clock
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._items: dict[str, str] = {}  # output item id → response id
+        # conversation id → (object, items); as many as responses, least recently used first out
+        self._conversations: OrderedDict[str, tuple[bytes, list[bytes]]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -212,6 +244,49 @@ class MemoryStore:
 
     async def close(self) -> None:
         return None
+
+    # --- conversations ----------------------------------------------------------------------
+    def _conversation(self, conversation_id: str) -> tuple[bytes, list[bytes]] | None:
+        found = self._conversations.get(conversation_id)
+        if found is not None:
+            self._conversations.move_to_end(conversation_id)
+        return found
+
+    async def put_conversation(self, conversation: Mapping[str, Any]) -> None:
+        conversation_id = str(conversation["id"])
+        found = self._conversation(conversation_id)
+        items = found[1] if found is not None else []
+        self._conversations[conversation_id] = (_dumps(conversation), items)
+        while len(self._conversations) > self.max_responses:
+            self._conversations.popitem(last=False)
+
+    async def get_conversation(self, conversation_id: str) -> dict[str, Any] | None:
+        found = self._conversation(conversation_id)
+        return None if found is None else _loads_dict(found[0])
+
+    async def delete_conversation(self, conversation_id: str) -> bool:
+        return self._conversations.pop(conversation_id, None) is not None
+
+    async def add_conversation_items(
+        self, conversation_id: str, items: Sequence[Mapping[str, Any]]
+    ) -> None:
+        found = self._conversation(conversation_id)
+        if found is not None:
+            found[1].extend(_dumps(item) for item in items)
+
+    async def conversation_items(self, conversation_id: str) -> list[dict[str, Any]]:
+        found = self._conversation(conversation_id)
+        return [] if found is None else [_loads_dict(item) for item in found[1]]
+
+    async def delete_conversation_item(self, conversation_id: str, item_id: str) -> bool:
+        found = self._conversation(conversation_id)
+        if found is None:
+            return False
+        for index, data in enumerate(found[1]):
+            if _loads_dict(data).get("id") == item_id:
+                del found[1][index]
+                return True
+        return False
 
 
 def _dumps(value: Any) -> bytes:

@@ -18,14 +18,25 @@ import orjson
 
 from .errors import APIError, invalid_request
 
-__all__ = ["KNOWN_CREATE_PARAMS", "validate_create_body"]
+__all__ = [
+    "INCLUDABLE",
+    "KNOWN_CREATE_PARAMS",
+    "NO_EFFECT_PARAMS",
+    "REASONING_EFFORTS",
+    "SERVICE_TIERS",
+    "validate_create_body",
+    "validate_metadata",
+]
 
-# ResponseCreateParams of the openai SDK, plus `stream` and Open Responses' penalties (SPEC §3).
+# ResponseCreateParams of the openai SDK (3.x), plus `stream`, Open Responses' penalties (SPEC §3)
+# and fields real clients send that the schema lacks: `client_metadata` (Codex CLI sends it on
+# every request; without it its first request got 400 unknown_parameter, issue 13).
 KNOWN_CREATE_PARAMS = frozenset(
     {
         "access_programs",
         "background",
         "background_options",
+        "client_metadata",
         "context_management",
         "conversation",
         "frequency_penalty",
@@ -61,6 +72,41 @@ KNOWN_CREATE_PARAMS = frozenset(
         "user",
     }
 )
+
+# Accepted, validated for shape, and without effect on what the server generates (docs/state.md
+# "Accepted without effect"). The Response object echoes each one it has a field for
+# (response_object.response_skeleton); the others have no Response field to echo into.
+NO_EFFECT_PARAMS = frozenset(
+    {
+        "access_programs",
+        "background_options",
+        "client_metadata",
+        "image",
+        "moderation",
+        "prompt_cache_key",
+        "prompt_cache_options",
+        "prompt_cache_retention",
+        "safety_identifier",
+        "service_tier",
+        "user",
+    }
+)
+
+# The SDK's ResponseIncludable / [OAPI] IncludeEnum, each with who honours it. Any other string is
+# OpenAI's 400 invalid_value on `include[i]` (tests enumerate the SDK's enum against this table).
+INCLUDABLE: dict[str, str] = {
+    "reasoning.encrypted_content": "protocol layer: reasoning items carry a sealed blob",
+    "message.output_text.logprobs": "engine: logprobs on output_text parts (tools issue)",
+    "web_search_call.action.sources": "hosted web_search fake (tools issue)",
+    "web_search_call.results": "hosted web_search fake (tools issue)",
+    "file_search_call.results": "hosted file_search fake (tools issue)",
+    "code_interpreter_call.outputs": "hosted code_interpreter fake (tools issue)",
+    "message.input_image.image_url": "input items keep image_url as sent",
+    "computer_call_output.output.image_url": "input items keep image_url as sent",
+}
+
+SERVICE_TIERS = ("auto", "default", "flex", "scale", "priority", "fast", "ultrafast")
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 
 _TYPE_NAMES = {
     str: "a string",
@@ -188,10 +234,11 @@ def validate_create_body(body: Any, *, require_model: bool = True) -> dict[str, 
     _check_range("max_tool_calls", check_type(body, "max_tool_calls", int), 1, None)
     _check_range("top_logprobs", check_type(body, "top_logprobs", int), 0, 20)
     _check_enum(body, "truncation", ("auto", "disabled"), "truncation")
-    _check_enum(
-        body, "service_tier", ("auto", "default", "flex", "scale", "priority"), "service_tier"
-    )
-    _validate_metadata(body.get("metadata"))
+    _check_enum(body, "service_tier", SERVICE_TIERS, "service_tier")
+    _check_enum(body, "prompt_cache_retention", ("in_memory", "24h"), "prompt_cache_retention")
+    validate_metadata(body.get("metadata"))
+    _validate_no_effect(body)
+    _validate_context_management(body.get("context_management"))
     _validate_include(body.get("include"))
     _validate_stream_options(body)
     _validate_reasoning(body.get("reasoning"))
@@ -205,7 +252,7 @@ def validate_create_body(body: Any, *, require_model: bool = True) -> dict[str, 
     return body
 
 
-def _validate_metadata(metadata: Any) -> None:
+def validate_metadata(metadata: Any) -> None:
     # SPEC §3: at most 16 pairs, keys ≤ 64 characters, values ≤ 512.
     if metadata is None:
         return
@@ -245,6 +292,71 @@ def _validate_include(include: Any) -> None:
     for i, entry in enumerate(include):
         if not isinstance(entry, str):
             raise type_error(f"include[{i}]", "a string", entry)
+        if entry not in INCLUDABLE:
+            raise value_error(f"include[{i}]", entry, tuple(INCLUDABLE))
+
+
+def _object_of(
+    body: Mapping[str, Any], key: str, fields: Mapping[str, tuple[str, ...] | type]
+) -> None:
+    """``body[key]``: null or an object whose listed fields are null, of the given type, or one of
+    the given strings; fields not listed pass (the SDK's TypedDicts are open to additions)."""
+    value = check_type(body, key, dict)
+    if value is None:
+        return
+    for name, rule in fields.items():
+        if isinstance(rule, tuple):
+            _check_enum(value, name, rule, f"{key}.{name}")
+        else:
+            check_type(value, name, rule, param=f"{key}.{name}")
+
+
+def _validate_context_management(entries: Any) -> None:
+    """``context_management``: entries ``{type: "compaction", compact_threshold?}`` (the only type
+    the SDK names)."""
+    if entries is None:
+        return
+    if not isinstance(entries, list):
+        raise type_error("context_management", "an array", entries)
+    for i, entry in enumerate(entries):
+        where = f"context_management[{i}]"
+        if not isinstance(entry, dict):
+            raise type_error(where, "an object", entry)
+        if entry.get("type") is None:
+            raise invalid_request(
+                f"Missing required parameter: '{where}.type'.",
+                f"{where}.type",
+                "missing_required_parameter",
+            )
+        _check_enum(entry, "type", ("compaction",), f"{where}.type")
+        threshold = check_type(entry, "compact_threshold", int, param=f"{where}.compact_threshold")
+        _check_range(f"{where}.compact_threshold", threshold, 1, None)
+
+
+def _validate_no_effect(body: Mapping[str, Any]) -> None:
+    """The shapes of the fields in :data:`NO_EFFECT_PARAMS` (the SDK's types, 3.x)."""
+    _object_of(body, "access_programs", {"cyber": ("standard", "daybreak_blue", "daybreak_red")})
+    _object_of(
+        body,
+        "background_options",
+        {"completion_window": ("soonest", "2h", "8h"), "continuation_id": str},
+    )
+    _object_of(body, "image", {"context_compression": ("auto", "enabled", "disabled")})
+    _object_of(body, "moderation", {"model": str, "policy": dict})
+    _object_of(
+        body,
+        "prompt_cache_options",
+        {
+            "comparison_response_id": str,
+            "mode": ("implicit", "explicit"),
+            "prewarm": bool,
+            "ttl": ("30m", "12h"),
+        },
+    )
+    metadata = check_type(body, "client_metadata", dict)
+    for name, value in (metadata or {}).items():
+        if value is not None and not isinstance(value, str | int | float | bool):
+            raise type_error(f"client_metadata.{name}", "a string", value)
 
 
 def _validate_stream_options(body: Mapping[str, Any]) -> None:
@@ -259,12 +371,9 @@ def _validate_reasoning(reasoning: Any) -> None:
         return
     if not isinstance(reasoning, dict):
         raise type_error("reasoning", "an object", reasoning)
-    _check_enum(
-        reasoning,
-        "effort",
-        ("none", "minimal", "low", "medium", "high", "xhigh"),
-        "reasoning.effort",
-    )
+    _check_enum(reasoning, "effort", REASONING_EFFORTS, "reasoning.effort")
+    _check_enum(reasoning, "context", ("auto", "current_turn", "all_turns"), "reasoning.context")
+    check_type(reasoning, "mode", str, param="reasoning.mode")
     for key in ("summary", "generate_summary"):
         _check_enum(reasoning, key, ("auto", "concise", "detailed"), f"reasoning.{key}")
 

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ..render import truncate as _truncate
 from .decoders import _CodeGen
 from .issues import (
     _ACTUAL_MAX,
@@ -14,7 +15,6 @@ from .issues import (
     _join,
     _one_of,
     _short,
-    _truncate,
     _types_text,
 )
 from .jsontypes import _JSON_TYPES, _MISSING, _type_ok

@@ -6,8 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal, NoReturn
 
-import orjson
-
+from ..render import short_json
+from ..render import truncate as _truncate
 from .jsontypes import _JSON_TYPES
 
 __all__ = ["IssueKind", "SchemaIssue"]
@@ -63,18 +63,7 @@ def _one_of(values: Iterable[str]) -> str:
 
 
 def _short(value: Any) -> str:
-    try:
-        text = orjson.dumps(value).decode()
-    except TypeError:  # not JSON, or nested deeper than orjson writes (255 levels)
-        try:
-            text = repr(value)
-        except RecursionError:
-            text = "[…]" if isinstance(value, list) else "{…}"
-    return _truncate(text, _ACTUAL_MAX)
-
-
-def _truncate(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return short_json(value, _ACTUAL_MAX)
 
 
 def _join(path: str, key: str) -> str:

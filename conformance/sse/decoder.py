@@ -207,14 +207,14 @@ class SSEDecoder:
         May raise :class:`SSELimitError`.
         """
         first = self._count
-        return _events(self._feed_records(chunk), first)
+        return _events(self.feed_records(chunk), first)
 
     def close(self) -> list[SSEEvent]:
         """End of stream: return the final event, if its block lacked the blank line."""
         first = self._count
-        return _events(self._close_records(), first)
+        return _events(self.close_records(), first)
 
-    def _feed_records(self, chunk: bytes | bytearray) -> list[Record]:
+    def feed_records(self, chunk: bytes | bytearray) -> list[Record]:
         """:meth:`feed`, returning records (see ``Record``)."""
         # Servers flush event by event, so a chunk is often one event: the overhead per call counts
         # as much as the cost per event, hence the ordering of the tests below (commonest first).
@@ -290,7 +290,7 @@ class SSEDecoder:
             self._fail_size(self._block_bytes + len(partial))
         return []
 
-    def _close_records(self) -> list[Record]:
+    def close_records(self) -> list[Record]:
         """:meth:`close`, returning records."""
         if self._error is not None:
             raise self._reraise()

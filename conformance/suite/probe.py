@@ -22,7 +22,7 @@ from typing import Any, Literal, NoReturn
 
 from .. import catalog as C
 from .. import catalog_live as L
-from ..checks import REGISTRY, Check, Violation
+from ..checks import REGISTRY, Check, Violation, with_family
 from ..exercised import error_exercised, response_exercised
 from ..objects import validate_error_body, validate_response_body
 from ..stream import SSEStreamValidator
@@ -51,7 +51,7 @@ class Skipped(Exception):
 def _declared(ids: set[str], profiles: frozenset[str]) -> set[str]:
     """The checks of ``ids`` that apply under ``profiles`` (core, or a declared profile)."""
     out = set()
-    for check_id in ids:
+    for check_id in with_family(ids):
         check = REGISTRY.get(check_id)
         if check is not None and (check.profile == "core" or check.profile in profiles):
             out.add(check_id)

@@ -26,9 +26,9 @@ The package, by concern (each a class over the next, the validator their union):
 from __future__ import annotations
 
 from .core import PROFILES, StreamValidator
-from .model import NO_ROUTE
+from .model import NO_ROUTE, FastSpec, Route
 
 # The name the framing layer used before the split (kept for importers of the old module).
 _NO_ROUTE = NO_ROUTE
 
-__all__ = ["PROFILES", "StreamValidator"]
+__all__ = ["NO_ROUTE", "PROFILES", "FastSpec", "Route", "StreamValidator"]

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import catalog as C
-from ..objects import _short, deep_equal_except_opaque
+from ..objects import deep_equal_except_opaque
+from ..render import short
 from .model import MISSING, Item, Part
 from .state import StreamState
 from .tables import PART_TEXT_FIELD, VALUE_STREAMS
@@ -33,8 +34,8 @@ class ComparisonRules(StreamState):
                     self._report(
                         C.OUTPUT_EQUALS_ITEMS,
                         index,
-                        _short(item.done_item),
-                        _short(output[item.output_index])
+                        short(item.done_item),
+                        short(output[item.output_index])
                         if item.output_index < len(output)
                         else "missing",
                         path=f"response.output[{item.output_index}]",
@@ -47,8 +48,8 @@ class ComparisonRules(StreamState):
                     self._report(
                         C.OUTPUT_EQUALS_ITEMS,
                         index,
-                        _short(item.done_item),
-                        _short(output[pos]),
+                        short(item.done_item),
+                        short(output[pos]),
                         path=f"response.output[{pos}]",
                     )
             return
@@ -65,8 +66,8 @@ class ComparisonRules(StreamState):
                 self._report(
                     C.OUTPUT_EQUALS_ITEMS,
                     index,
-                    _short(item.done_item),
-                    _short(have),
+                    short(item.done_item),
+                    short(have),
                     path=f"response.output[{pos}]",
                     message=first_difference(item.done_item, have),
                 )
@@ -80,7 +81,7 @@ class ComparisonRules(StreamState):
                     C.ITEM_CONTENT_MATCHES,
                     index,
                     f"{len(item.parts)} content part(s)",
-                    _short(content),
+                    short(content),
                     path="item.content",
                 )
             else:
@@ -93,7 +94,7 @@ class ComparisonRules(StreamState):
                     C.ITEM_CONTENT_MATCHES,
                     index,
                     f"{len(item.summaries)} summary part(s)",
-                    _short(summary),
+                    short(summary),
                     path="item.summary",
                 )
             else:
@@ -116,8 +117,8 @@ class ComparisonRules(StreamState):
                 self._report(
                     C.ITEM_CONTENT_MATCHES,
                     index,
-                    _short(done[0]),
-                    _short(found),
+                    short(done[0]),
+                    short(found),
                     path="item." + ".".join(map(str, path)),
                     message=f"`{family}.done` streamed another value",
                 )
@@ -125,7 +126,7 @@ class ComparisonRules(StreamState):
     def _compare_part(self, part: Part, have: Any, index: int, path: str) -> None:
         if not isinstance(have, dict):
             self._report(
-                C.ITEM_CONTENT_MATCHES, index, f"a {part.type} part", _short(have), path=path
+                C.ITEM_CONTENT_MATCHES, index, f"a {part.type} part", short(have), path=path
             )
             return
         if have.get("type") != part.type:
@@ -138,7 +139,7 @@ class ComparisonRules(StreamState):
                 C.ANNOTATIONS_MATCH,
                 index,
                 f"{len(part.annotations)} streamed annotation(s)",
-                _short(have.get("annotations")),
+                short(have.get("annotations")),
                 path=f"{path}.annotations",
             )
         value = part.closed_value if part.closed_value is not None else part.done_value
@@ -147,8 +148,8 @@ class ComparisonRules(StreamState):
             self._report(
                 C.ITEM_CONTENT_MATCHES,
                 index,
-                _short(value),
-                _short(have.get(text_field)),
+                short(value),
+                short(have.get(text_field)),
                 path=f"{path}.{text_field}",
             )
 

@@ -48,6 +48,7 @@ class StreamValidator(FastPath):
         max_output_tokens: int | None = None,
         schemas: SchemaValidator | None = None,
         coverage: bool = False,
+        fast: bool = True,
     ) -> None:
         self.profiles = frozenset(profiles)
         unknown = self.profiles - PROFILES
@@ -70,7 +71,7 @@ class StreamValidator(FastPath):
         self.terminal_type: str | None = None
         self.response_id: Any = None
         self._created_at: Any = None
-        self._next_seq: int | None = None if resume_after is None else resume_after + 1
+        self.next_seq: int | None = None if resume_after is None else resume_after + 1
         self._seq_started = False
         # A resumed stream starts only as far on as its replay proves (docs/spec.md §7.6).
         phase, before_resume = resumed_lifecycle(resume_after)
@@ -85,7 +86,12 @@ class StreamValidator(FastPath):
         self._incomplete_item: int | None = None
         self._too_deep_at: int | None = None
         self._closed = False
-        known, self._handlers, self._fast = _tables(self._schemas)
+        known, self._handlers, fast_table = _tables(self._schemas)
+        # `fast=False`: the reference path, every event judged in full (the equivalence tests
+        # compare the two; a caller may want it to rule the fast path out).
+        self.fast = fast
+        self._fast = fast_table if fast else {}
+        self.fast_judged = 0  # events the fast path judged (dict or typed)
         self._known_types = known
         # See `_fast_pick` and `_fast_route`; kept up to date by every event the full path judges,
         # and by close().
@@ -96,11 +102,11 @@ class StreamValidator(FastPath):
         """Judge one event; returns the violations it reveals (also kept in ``violations``)."""
         if type(event) is dict:
             etype = event.get("type")
-            if type(etype) is str and self._fast_delta(event, etype):
+            if type(etype) is str and self.feed_fast(event, etype):
                 return []
-        return self._feed_full(event)
+        return self.feed_full(event)
 
-    def _feed_full(self, event: object) -> list[Violation]:
+    def feed_full(self, event: object) -> list[Violation]:
         """:meth:`feed` without the fast path (for a caller that tried it first)."""
         out = self._feed(event)
         self._fast_item = self._fast_pick()

@@ -1,6 +1,6 @@
 """The fast path for delta events, most of any stream.
 
-:meth:`FastPath._fast_delta` either proves that a delta breaks no rule — it names the newest open
+:meth:`FastPath.feed_fast` either proves that a delta breaks no rule — it names the newest open
 item, continues that item's latest part or value with the next sequence number, and passes its
 schema — and records it, or changes nothing and returns False so that the full path judges it.
 Every rule still runs on every event; only the order differs (tests/conformance/test_fast_path.py
@@ -10,7 +10,7 @@ judges every mutant of every recording both ways). The framing layer
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from operator import attrgetter
 from typing import Any
 
@@ -30,12 +30,12 @@ GETTERS = tuple(attrgetter(key) for key in ROUTE_KEYS)
 
 
 class FastPath(ValueRules):
-    """``_fast_delta`` (try one delta), ``_fast_route`` (where deltas of a type may go) and
+    """``feed_fast`` (try one delta), ``route`` (where deltas of a type may go) and
     ``_fast_pick`` (the item they may name, after each event the full path judged)."""
 
     def _fast_pick(self) -> Item | None:
         """The item a fast-path delta may name: the newest one, open and seen from its start, in
-        a stream where nothing about a delta's framing can be wrong but what `_fast_delta`
+        a stream where nothing about a delta's framing can be wrong but what `feed_fast`
         checks; None when the full path must judge every event."""
         if (
             self._phase is not _IN_PROGRESS
@@ -50,7 +50,7 @@ class FastPath(ValueRules):
             return None
         return item
 
-    def _fast_delta(self, event: dict[str, Any], etype: Any) -> bool:
+    def feed_fast(self, event: dict[str, Any], etype: Any) -> bool:
         """Judge a delta event that names the newest open item and continues its latest part
         with the next sequence number, and passes its schema: record it and return True.
         Anything else returns False having changed nothing, for the full path to judge.
@@ -68,17 +68,35 @@ class FastPath(ValueRules):
         seq = event.get("sequence_number")
         oi, item_id, key, index, valid, target, _decode, _get = route
         if (
-            seq != self._next_seq
+            seq != self.next_seq
             or event.get("output_index") != oi
             or event.get("item_id", MISSING) != item_id
             or event.get(key, MISSING) != index
             or not valid(event)
         ):
             return False
-        self._next_seq = seq + 1  # type: ignore[operator]  # an int: the predicate passed
+        self.next_seq = seq + 1  # type: ignore[operator]  # an int: the predicate passed
         target.append(event["delta"])
         self.events += 1
+        self.fast_judged += 1
         return True
+
+    # The interface of a framing layer that judges deltas itself, from typed objects
+    # (`SSEStreamValidator`): it asks `fast_types` which event types may take a route and
+    # `route` where one goes; for an event that continues the route it appends the delta to
+    # `route.target` and advances `next_seq`, `events` and `fast_judged` as `feed_fast` would;
+    # every other event goes to `feed_fast` or `feed_full`. Routes are forgotten by every
+    # event the full path judges, so `route` is asked again after each.
+
+    @property
+    def fast_types(self) -> Mapping[str, FastSpec]:
+        """The delta types the fast path may judge (empty with ``fast=False``)."""
+        return self._fast
+
+    def route(self, etype: str) -> Route:
+        """Where a delta of this type may go now (`NO_ROUTE`: it must be fed)."""
+        route = self._fast_routes.get(etype)
+        return route if route is not None else self._fast_route(etype)
 
     def _fast_route(self, etype: str) -> Route:
         """Where a delta of this type may go on the fast path until the full path next judges

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import catalog as C
-from ..objects import _short
+from ..render import short
 from .lifecycle import LifecycleRules
 from .model import MISSING, Item
 from .tables import ID_PREFIX, LIFECYCLE_INTERIM, fits_for
@@ -153,17 +153,17 @@ class ItemRules(LifecycleRules):
         problems: list[tuple[str, Any, Any]] = []
         if itype == "message":
             if item.get("content") not in ([], None):
-                problems.append(("item.content", "[]", _short(item.get("content"))))
+                problems.append(("item.content", "[]", short(item.get("content"))))
             if item.get("status") not in _OPENING_STATUSES:
                 problems.append(("item.status", "in_progress", item.get("status")))
         elif itype == "reasoning":
             if item.get("summary") not in ([], None):
-                problems.append(("item.summary", "[]", _short(item.get("summary"))))
+                problems.append(("item.summary", "[]", short(item.get("summary"))))
             if item.get("content") not in ([], None):
-                problems.append(("item.content", "[] or absent", _short(item.get("content"))))
+                problems.append(("item.content", "[] or absent", short(item.get("content"))))
         elif itype == "function_call":
             if item.get("arguments") != "":
-                problems.append(("item.arguments", '""', _short(item.get("arguments"))))
+                problems.append(("item.arguments", '""', short(item.get("arguments"))))
             for key in ("call_id", "name"):
                 if not item.get(key):
                     problems.append((f"item.{key}", "a non-empty string", item.get(key)))
@@ -219,7 +219,7 @@ class ItemRules(LifecycleRules):
         for si, part in enumerate(item.summaries):
             if not part.closed:
                 self._report(
-                    C.SUMMARY_ORDER,
+                    C.SUMMARY_CLOSED_BEFORE_ITEM,
                     index,
                     f"`reasoning_summary_part.done` for summary_index {si}",
                     "`output_item.done` while the summary part is open",
@@ -242,7 +242,7 @@ class ItemRules(LifecycleRules):
                 C.ITEM_ADDED_STATE,
                 index,
                 "incomplete",
-                _short(done_item.get("status")),
+                short(done_item.get("status")),
                 path="item.status",
                 message="the item opened `incomplete`, a terminal status",
             )

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import catalog as C
-from ..objects import _short
+from ..render import short
 from .comparisons import ComparisonRules
 from .model import Phase
 from .tables import TERMINAL
@@ -58,26 +58,26 @@ class LifecycleRules(ComparisonRules):
                 "missing" if seq is None else repr(seq),
                 path="sequence_number",
             )
-            if self._next_seq is not None:
-                self._next_seq += 1
+            if self.next_seq is not None:
+                self.next_seq += 1
             return
         if not self._seq_started:
             self._seq_started = True
             first = 0 if self.resume_after is None else self.resume_after + 1
             if seq != first:
                 self._report(C.SEQ_START, index, first, seq, path="sequence_number")
-        elif seq != self._next_seq:
+        elif seq != self.next_seq:
             self._report(
                 C.SEQ_CONTIGUOUS,
                 index,
-                self._next_seq,
+                self.next_seq,
                 seq,
                 path="sequence_number",
                 message="a repeat"
-                if self._next_seq is not None and seq < self._next_seq
+                if self.next_seq is not None and seq < self.next_seq
                 else "a gap",
             )
-        self._next_seq = seq + 1
+        self.next_seq = seq + 1
 
     def _identity(self, response: Mapping[str, Any], index: int) -> None:
         rid = response.get("id")
@@ -172,7 +172,7 @@ class LifecycleRules(ComparisonRules):
                 C.RESPONSE_INTERIM_STATE,
                 index,
                 "output: []",
-                _short(response.get("output")),
+                short(response.get("output")),
                 path="response.output",
             )
         if response.get("usage") is not None:
@@ -180,7 +180,7 @@ class LifecycleRules(ComparisonRules):
                 C.RESPONSE_INTERIM_STATE,
                 index,
                 "usage: null",
-                _short(response.get("usage")),
+                short(response.get("usage")),
                 path="response.usage",
             )
 

@@ -109,7 +109,7 @@ CONTENT = Frame(
     "content_part.done",
     C.PART_INDEX_CONTIGUOUS,
     C.PART_ADDED_BEFORE_USE,
-    C.PART_ORDER,
+    C.PART_AFTER_PART_DONE,
     "?",
 )
 SUMMARY = Frame(
@@ -119,7 +119,7 @@ SUMMARY = Frame(
     "reasoning_summary_part.done",
     C.SUMMARY_INDEX,
     C.SUMMARY_PART_ADDED,
-    C.SUMMARY_ORDER,
+    C.SUMMARY_AFTER_PART_DONE,
     "summary_text",
 )
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import catalog as C
-from ..objects import _short
+from ..render import short
 from .comparisons import first_difference_text
 from .items import ItemRules
 from .model import CONTENT, SUMMARY, Frame, Item, Part
@@ -65,10 +65,10 @@ class PartRules(ItemRules):
             text_field = PART_TEXT_FIELD.get(ptype) if isinstance(ptype, str) else None
             if text_field is not None and part.get(text_field, "") != "":
                 self._report(
-                    C.PART_ORDER,
+                    C.PART_OPENS_EMPTY,
                     index,
                     f'part.{text_field} == ""',
-                    _short(part.get(text_field)),
+                    short(part.get(text_field)),
                     path=f"part.{text_field}",
                     message="a part opens empty; clients append the deltas to it",
                 )
@@ -169,7 +169,7 @@ class PartRules(ItemRules):
             return
         if part.done_value is not None:
             self._report(
-                C.PART_ORDER,
+                C.PART_DELTA_AFTER_DONE,
                 index,
                 f"no delta after `{family}.done`",
                 etype,
@@ -191,7 +191,7 @@ class PartRules(ItemRules):
             return
         if part.done_value is not None:
             self._report(
-                C.PART_ORDER, index, f"one `{etype}`", "a second one", path="content_index"
+                C.PART_DONE_ONCE, index, f"one `{etype}`", "a second one", path="content_index"
             )
             return
         value = event.get(PART_TEXT[family][0])
@@ -204,8 +204,8 @@ class PartRules(ItemRules):
             self._report(
                 C.DELTAS_EQUAL_DONE,
                 index,
-                _short(value),
-                _short(streamed),
+                short(value),
+                short(streamed),
                 path=PART_TEXT[family][0],
                 message=first_difference_text(value, streamed),
             )
@@ -242,7 +242,7 @@ class PartRules(ItemRules):
             return
         if part.done_value is None and isinstance(part.type, str) and part.type in PART_TEXT_FIELD:
             self._report(
-                C.PART_ORDER,
+                C.PART_DONE_BEFORE_PART_DONE,
                 index,
                 f"`{done_event_for(part.type)}` before `content_part.done`",
                 "response.content_part.done",
@@ -251,7 +251,7 @@ class PartRules(ItemRules):
         part.closed = True
         if got.get("type") != part.type and part.type != "?":
             self._report(
-                C.PART_ORDER,
+                C.PART_TYPE_STABLE,
                 index,
                 f"part.type {part.type} (as added)",
                 got.get("type"),
@@ -262,7 +262,7 @@ class PartRules(ItemRules):
                 C.ANNOTATIONS_MATCH,
                 index,
                 f"{len(part.annotations)} streamed annotation(s)",
-                _short(got.get("annotations")),
+                short(got.get("annotations")),
                 path="part.annotations",
                 message=f"content_index {ci}",
             )
@@ -274,8 +274,8 @@ class PartRules(ItemRules):
                 self._report(
                     C.DONE_EQUALS_PART,
                     index,
-                    _short(part.done_value),
-                    _short(value),
+                    short(part.done_value),
+                    short(value),
                     path=f"part.{text_field}",
                     message=f"content_index {ci}",
                 )
@@ -293,7 +293,7 @@ class PartRules(ItemRules):
                 self._report(C.SUMMARY_INDEX, index, len(item.summaries), si, path="summary_index")
             if item.summaries and not item.summaries[-1].closed:
                 self._report(
-                    C.SUMMARY_ORDER,
+                    C.SUMMARY_CLOSED_BEFORE_NEXT,
                     index,
                     f"`reasoning_summary_part.done` for summary_index {len(item.summaries) - 1}",
                     "a new summary part opened",
@@ -302,10 +302,10 @@ class PartRules(ItemRules):
             part = event.get("part")
             if isinstance(part, dict) and part.get("text", "") != "":
                 self._report(
-                    C.SUMMARY_ORDER,
+                    C.SUMMARY_OPENS_EMPTY,
                     index,
                     'part.text == ""',
-                    _short(part.get("text")),
+                    short(part.get("text")),
                     path="part.text",
                     message="a summary part opens empty",
                 )
@@ -321,7 +321,7 @@ class PartRules(ItemRules):
             return
         if part.done_value is not None:
             self._report(
-                C.SUMMARY_ORDER,
+                C.SUMMARY_DELTA_AFTER_DONE,
                 index,
                 "no delta after `reasoning_summary_text.done`",
                 event["type"],
@@ -341,7 +341,7 @@ class PartRules(ItemRules):
             return
         if part.done_value is not None:
             self._report(
-                C.SUMMARY_ORDER,
+                C.SUMMARY_DONE_ONCE,
                 index,
                 "one `reasoning_summary_text.done`",
                 "a second one",
@@ -358,8 +358,8 @@ class PartRules(ItemRules):
             self._report(
                 C.DELTAS_EQUAL_DONE,
                 index,
-                _short(value),
-                _short(streamed),
+                short(value),
+                short(streamed),
                 path="text",
                 message=first_difference_text(value, streamed),
             )
@@ -373,7 +373,7 @@ class PartRules(ItemRules):
             return
         if part.done_value is None:
             self._report(
-                C.SUMMARY_ORDER,
+                C.SUMMARY_DONE_BEFORE_PART_DONE,
                 index,
                 "`reasoning_summary_text.done` before `reasoning_summary_part.done`",
                 event["type"],
@@ -387,8 +387,8 @@ class PartRules(ItemRules):
             self._report(
                 C.DONE_EQUALS_PART,
                 index,
-                _short(part.done_value),
-                _short(value),
+                short(part.done_value),
+                short(value),
                 path="part.text",
             )
 

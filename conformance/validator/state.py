@@ -30,11 +30,13 @@ class StreamState:
     terminal: Mapping[str, Any] | None  # the terminal event's response
     terminal_type: str | None
     response_id: Any
+    next_seq: int | None  # the sequence_number the next event must carry (None: not known yet)
+    fast: bool  # False: every event judged in full (the reference path)
+    fast_judged: int  # events the fast path judged
     coverage: Coverage | None  # what the rules were applied to, when asked (`exercised`)
     _schemas: SchemaValidator
     _responses: ResponseChecker
     _created_at: Any
-    _next_seq: int | None
     _seq_started: bool
     _phase: Phase
     _seen_lifecycle: set[str]

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import catalog as C
-from ..objects import _short
+from ..render import short
 from .comparisons import first_difference_text
 from .model import Item
 from .parts import PartRules
@@ -105,8 +105,8 @@ class ValueRules(PartRules):
             self._report(
                 C.DELTAS_EQUAL_DONE,
                 index,
-                _short(value),
-                _short(streamed),
+                short(value),
+                short(streamed),
                 path=VALUE_STREAMS[family][0],
                 message=first_difference_text(value, streamed),
             )
@@ -138,8 +138,8 @@ class ValueRules(PartRules):
                 self._report(
                     C.DELTAS_EQUAL_DONE,
                     index,
-                    _short(want),
-                    _short(streamed),
+                    short(want),
+                    short(streamed),
                     path=f"output[].{channel}",
                     message=first_difference_text(want, streamed),
                 )

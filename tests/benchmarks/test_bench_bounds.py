@@ -61,3 +61,20 @@ def test_the_cap_is_an_option(tmp_path: Path) -> None:
     with scripted_server(b'{"error": {"message": "' + b"x" * 5000 + b'"}}', status=200) as url:
         code, _, output = _bench_peak(tmp_path, url, "--no-stream", "--max-body-bytes", "1000")
     assert code == 1 and "bench.transport.too_large" in output, output
+
+
+def test_the_bench_redacts_every_form_of_its_key_in_what_it_wrote(tmp_path: Path) -> None:
+    import base64
+
+    from benchmarks.cli import _redact_reports, _secrets
+
+    key = "sk-bench-canary-0123456789"
+    secrets = _secrets({"Authorization": f"Bearer {key}", "x-other": "kept"})
+    assert key in secrets and "kept" not in secrets
+    leaked = tmp_path / "locust_failures.csv"
+    leaked.write_text(f"POST,/v1/responses,{base64.b64encode(key.encode()).decode()},{key[:12]}\n")
+    (tmp_path / "timeline.png").write_bytes(b"\x89PNG" + key.encode())  # binary: left alone
+    _redact_reports(tmp_path, secrets)
+    text = leaked.read_text()
+    assert key[:12] not in text and base64.b64encode(key.encode()).decode()[:16] not in text
+    assert "[REDACTED]" in text

@@ -17,9 +17,7 @@ from conformance.validator import StreamValidator
 
 
 def _verdicts(events: list[dict[str, Any]], *, fast: bool) -> list[tuple[Any, ...]]:
-    validator = StreamValidator()
-    if not fast:
-        validator._fast = {}  # shared by every stream: replace it, never clear it
+    validator = StreamValidator(fast=fast)
     for event in events:
         validator.feed(event)
     validator.close()
@@ -30,21 +28,15 @@ def test_fast_path_is_taken() -> None:
     # Guard against the fast path silently never running (then this file would prove nothing).
     recording = next(r for r in load_recordings() if r.name.startswith("azure-text"))
     validator = StreamValidator()
-    hits: list[str] = []
-    fast = validator._fast_delta
-
-    def counting(event: dict[str, Any], etype: Any) -> bool:
-        ok = fast(event, etype)
-        if ok:
-            hits.append(event["type"])
-        return ok
-
-    validator._fast_delta = counting  # type: ignore[method-assign]
+    reference = StreamValidator(fast=False)
     for event in recording.events:
         validator.feed(event)
+        reference.feed(event)
     assert not validator.close() and not validator.violations
+    assert not reference.close() and not reference.violations
     deltas = sum(e["type"] == "response.output_text.delta" for e in recording.events)
-    assert hits.count("response.output_text.delta") == deltas > 0
+    assert validator.fast_judged == deltas > 0
+    assert reference.fast_judged == 0
 
 
 def test_fast_and_full_paths_agree_on_every_mutant() -> None:
@@ -64,8 +56,9 @@ def test_fast_and_full_paths_agree_on_every_mutant() -> None:
 #
 # `SSEStreamValidator` decodes a delta that continues the current route with a typed decoder
 # (`SchemaValidator.event_decoder`), which parses and checks the schema in one step; the reference
-# is the dict path (`keep_events=True` turns the typed path off) with the validator's own fast
-# path off too. Both must judge every mutant, and every byte-level oddity of JSON, alike.
+# is `fast=False`: every event parsed into a dict and judged in full. Both must judge every
+# mutant, and every byte-level oddity of JSON, alike — also when the caller keeps the events or
+# takes each delta (`keep_events`, `on_delta`), which must not change a verdict or an event.
 
 
 def _sse(events: list[Any]) -> bytes:
@@ -81,33 +74,41 @@ def _sse(events: list[Any]) -> bytes:
     )
 
 
-def _sse_verdicts(body: bytes, *, typed: bool, chunk: int = 1 << 16) -> list[tuple[Any, ...]]:
-    judge = SSEStreamValidator(keep_events=not typed)
-    if not typed:
-        judge.validator._fast = {}
+def _sse_verdicts(
+    body: bytes, *, typed: bool, chunk: int = 1 << 16, keep: bool = False
+) -> list[tuple[Any, ...]]:
+    judge = SSEStreamValidator(fast=typed, keep_events=keep)
     for i in range(0, len(body), chunk):
         judge.feed(body[i : i + chunk])
     judge.close()
     return [(v.check_id, v.event_index, v.path, v.expected, v.actual) for v in judge.violations]
 
 
+def _per_event(events: list[Any]) -> list[bytes]:
+    return [_sse([e]) for e in events]
+
+
 def test_typed_path_is_taken() -> None:
     recording = next(r for r in load_recordings() if r.name.startswith("azure-text"))
-    judge = SSEStreamValidator()
-    calls: list[str] = []
-    full = judge.validator._feed_full
-
-    def counting(event: object) -> Any:
-        calls.append(event["type"] if isinstance(event, dict) else "?")
-        return full(event)
-
-    judge.validator._feed_full = counting  # type: ignore[method-assign]
-    judge.feed(_sse(list(recording.events)))
-    judge.close()
-    assert not judge.violations
-    # Every delta was judged without the dict path (its validator never saw one).
-    assert "response.output_text.delta" not in calls
-    assert judge.validator.events == len(recording.events)
+    events = list(recording.events)
+    deltas = sum(e["type"] == "response.output_text.delta" for e in events)
+    # Whole body at once, and one event per chunk (the lane of `SSEStreamValidator.feed`).
+    for chunks in ([_sse(events)], _per_event(events)):
+        seen: list[tuple[str, Any]] = []
+        judge = SSEStreamValidator(keep_events=True, on_delta=lambda t, d, s=seen: s.append((t, d)))
+        for chunk in chunks:
+            judge.feed(chunk)
+        judge.close()
+        assert not judge.violations
+        # Every delta was judged without a dict (the typed path), yet kept and handed over.
+        assert judge.validator.fast_judged == deltas > 0
+        assert judge.validator.events == len(events)
+        assert judge.events == events
+        assert seen == [(e["type"], e.get("delta")) for e in events if e["type"].endswith(".delta")]
+    reference = SSEStreamValidator(fast=False)
+    reference.feed(_sse(events))
+    reference.close()
+    assert reference.validator.fast_judged == 0 and not reference.violations
 
 
 def test_typed_and_reference_paths_agree_on_every_mutant() -> None:
@@ -116,10 +117,20 @@ def test_typed_and_reference_paths_agree_on_every_mutant() -> None:
     for recording in recordings:
         body = _sse(list(recording.events))
         assert _sse_verdicts(body, typed=True) == _sse_verdicts(body, typed=False)
-    for mutant in generate(recordings):
+    for n, mutant in enumerate(generate(recordings)):
         body = _sse(mutant.events)
         typed, reference = _sse_verdicts(body, typed=True), _sse_verdicts(body, typed=False)
         assert typed == reference, mutant.name
+        if n % 7 == 0:
+            # One event per chunk (the lane), keeping the events: the same verdicts.
+            judge = SSEStreamValidator(keep_events=True)
+            for chunk in _per_event(mutant.events):
+                judge.feed(chunk)
+            judge.close()
+            lane = [
+                (v.check_id, v.event_index, v.path, v.expected, v.actual) for v in judge.violations
+            ]
+            assert lane == reference, mutant.name
         compared += 1
     assert compared > 2000
 

@@ -43,3 +43,42 @@ def server(serve: ServeFn, engine: ScriptedEngine) -> ServerThread:
 def client(server: ServerThread) -> Iterator[openai.OpenAI]:
     with sdk_client(server) as c:
         yield c
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A throwaway redis-server on a free loopback port (skips where none is installed)."""
+    import shutil
+    import socket
+    import subprocess
+    import time
+
+    redis = pytest.importorskip("redis", reason="pip install 'responses-conformance[redis]'")
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed (apt-get install -y redis-server)")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    workdir = tmp_path_factory.mktemp("redis-server")
+    server = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+         "--dir", str(workdir)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    client = redis.Redis(host="127.0.0.1", port=port)
+    deadline = time.monotonic() + 10
+    try:
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.02)
+        client.close()
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        server.terminate()
+        server.wait(10)

@@ -182,7 +182,7 @@ BAD_BODIES: list[tuple[Any, str | None, str | None]] = [
     ({"model": "m", "input": "x", "metadata": {"k": "v" * 513}}, "metadata.k", "string_above_max_length"),
     ({"model": "m", "input": "x", "metadata": {"k": 1}}, "metadata.k", "invalid_type"),
     ({"model": "m", "input": "x", "truncation": "sometimes"}, "truncation", "invalid_value"),
-    ({"model": "m", "input": "x", "reasoning": {"effort": "max"}}, "reasoning.effort", "invalid_value"),
+    ({"model": "m", "input": "x", "reasoning": {"effort": "maximal"}}, "reasoning.effort", "invalid_value"),
     ({"model": "m", "input": "x", "text": {"format": {"type": "yaml"}}}, "text.format.type", "invalid_value"),
     ({"model": "m", "input": "x", "text": {"format": {"type": "json_schema", "name": "x"}}}, "text.format.schema", "missing_required_parameter"),
     ({"model": "m", "input": "x", "text": {"format": {"type": "json_schema", "name": "x", "schema": {"type": "object", "properties": 5}}}}, "text.format.schema", "invalid_json_schema"),

@@ -7,6 +7,7 @@ row is a SHOULD (then only ``--strict`` fails the run).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -242,6 +243,7 @@ class Broken:
     profiles: str
     expected: frozenset[str]  # check IDs reported as failing
     should: bool = False  # a SHOULD row: fails only under --strict
+    timeout: str = "10"  # the suite's --timeout against it
 
 
 BROKEN: dict[str, Broken] = {
@@ -491,7 +493,232 @@ def reasoning_items_dropped() -> ASGIApp:
     return _responses(edit, stream=False)
 
 
+def sse_as_text_plain() -> ASGIApp:
+    """Streams served as `Content-Type: text/plain`."""
+    inner = mock_app()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        async def relabel(message: Any) -> None:
+            if message.get("type") == "http.response.start":
+                headers = [
+                    (k, b"text/plain; charset=utf-8" if k.lower() == b"content-type"
+                     and v.startswith(b"text/event-stream") else v)
+                    for k, v in message.get("headers", [])
+                ]  # fmt: skip
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await inner(scope, receive, relabel)
+
+    return app
+
+
+class _Remember:
+    """What the last create request held, for a JSON hook that answers by it."""
+
+    def __init__(self) -> None:
+        self.body: Any = None
+
+    def on_request(self, method: str, path: str, value: Any) -> Any:
+        self.body = value
+        return value
+
+
+def _items_of(body: Any) -> list[Any]:
+    value = body.get("input") if isinstance(body, dict) else None
+    return value if isinstance(value, list) else []
+
+
+def _refuse_when(test: Callable[[Any], bool]) -> ASGIApp:
+    """A 400 in OpenAI's error shape for every create request ``test`` picks."""
+    seen = _Remember()
+
+    def on_json(method: str, path: str, status: int, value: Any) -> tuple[int, Any]:
+        if method == "POST" and path.endswith("/responses") and test(seen.body):
+            return 400, {"error": {"message": "Unsupported input.", "type":
+                         "invalid_request_error", "param": "input", "code": None}}  # fmt: skip
+        return status, value
+
+    return Rewriter(mock_app(), on_request=seen.on_request, on_json=on_json)
+
+
+def _blank_when(test: Callable[[Any], bool]) -> ASGIApp:
+    """Create requests ``test`` picks are answered with a message whose text is empty."""
+    seen = _Remember()
+
+    def on_json(method: str, path: str, status: int, value: Any) -> tuple[int, Any]:
+        if method == "POST" and path.endswith("/responses") and test(seen.body):
+            for item in value.get("output") or () if isinstance(value, dict) else ():
+                for part in item.get("content") or () if isinstance(item, dict) else ():
+                    if isinstance(part, dict) and part.get("type") == "output_text":
+                        part["text"] = ""
+        return status, value
+
+    return Rewriter(mock_app(), on_request=seen.on_request, on_json=on_json)
+
+
+def call_output_with_previous_ignored() -> ASGIApp:
+    """A `function_call_output` sent with `previous_response_id` is answered with no text."""
+    return _blank_when(lambda b: bool(b.get("previous_response_id")) and any(
+        isinstance(i, dict) and i.get("type") == "function_call_output" for i in _items_of(b)
+    ))  # fmt: skip
+
+
+def call_output_round_trip_ignored() -> ASGIApp:
+    """A request carrying a `function_call` and its output (no previous id) is answered with no
+    text."""
+    return _blank_when(lambda b: not b.get("previous_response_id") and any(
+        isinstance(i, dict) and i.get("type") == "function_call" for i in _items_of(b)
+    ))  # fmt: skip
+
+
+def developer_role_refused() -> ASGIApp:
+    """A message with the `developer` role gets 400."""
+    return _refuse_when(lambda b: any(
+        isinstance(i, dict) and i.get("role") == "developer" for i in _items_of(b)
+    ))  # fmt: skip
+
+
+def unknown_previous_500() -> ASGIApp:
+    """An unknown `previous_response_id` gets 500."""
+
+    def edit(method: str, path: str, status: int, value: Any) -> tuple[int, Any]:
+        if method == "POST" and path.endswith("/responses") and status in (400, 404):
+            return 500, {"error": {"message": "Internal error.", "type": "server_error",
+                                   "param": None, "code": "server_error"}}  # fmt: skip
+        return status, value
+
+    return _json(edit)
+
+
+def input_tokens_wrong_object() -> ASGIApp:
+    """POST /responses/input_tokens answers `object: "count"`."""
+
+    def edit(method: str, path: str, status: int, value: Any) -> tuple[int, Any]:
+        if path.endswith("/input_tokens") and isinstance(value, dict):
+            value["object"] = "count"
+        return status, value
+
+    return _json(edit)
+
+
+def input_tokens_off_by_one() -> ASGIApp:
+    """POST /responses/input_tokens counts one token more than the responses report."""
+
+    def edit(method: str, path: str, status: int, value: Any) -> tuple[int, Any]:
+        if path.endswith("/input_tokens") and isinstance(value, dict):
+            value["input_tokens"] = int(value.get("input_tokens", 0)) + 1
+        return status, value
+
+    return _json(edit)
+
+
+def create_answers_201() -> ASGIApp:
+    """Non-stream create requests are answered 201."""
+
+    def edit(method: str, path: str, status: int, value: Any) -> tuple[int, Any]:
+        if method == "POST" and path.endswith("/responses") and status == 200:
+            return 201, value
+        return status, value
+
+    return _json(edit)
+
+
+def answer_is_a_refusal() -> ASGIApp:
+    """Plain requests are answered with a refusal part instead of `output_text`."""
+
+    def edit(response: dict[str, Any]) -> None:
+        for item in response.get("output") or ():
+            content = item.get("content") if isinstance(item, dict) else None
+            for i, part in enumerate(content or ()):
+                if isinstance(part, dict) and part.get("type") == "output_text":
+                    content[i] = {"type": "refusal", "refusal": part.get("text", "")}
+
+    return _responses(edit, stream=False)
+
+
+def slow_creates() -> ASGIApp:
+    """Create requests are answered after 3 s."""
+    inner = mock_app()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") == "http" and scope.get("method") == "POST":
+            await asyncio.sleep(3)
+        await inner(scope, receive, send)
+
+    return app
+
+
+def background_returned_completed() -> ASGIApp:
+    """A `background: true` create is answered as if already `completed`."""
+    seen = _Remember()
+
+    def on_json(method: str, path: str, status: int, value: Any) -> tuple[int, Any]:
+        body = seen.body if isinstance(seen.body, dict) else {}
+        running = isinstance(value, dict) and value.get("status") in ("queued", "in_progress")
+        if method == "POST" and path.endswith("/responses") and body.get("background") and running:
+            value["status"] = "completed"
+        return status, value
+
+    return Rewriter(mock_app(), on_request=seen.on_request, on_json=on_json)
+
+
+def resume_skips_an_event() -> ASGIApp:
+    """A resumed stream (`starting_after`) leaves out the first event it should replay."""
+
+    def on_sse(method: str, path: str, events: Events) -> Events:
+        if method == "GET" and len(events) > 2:
+            return events[1:]
+        return events
+
+    return Rewriter(mock_app(), on_sse=on_sse)
+
+
+def named_choice_ignored() -> ASGIApp:
+    """A named `tool_choice` is served as `required`, with the named tool declared last."""
+
+    def on_request(method: str, path: str, value: Any) -> Any:
+        choice = value.get("tool_choice") if isinstance(value, dict) else None
+        if isinstance(choice, dict) and choice.get("type") == "function":
+            value["tool_choice"] = "required"
+            tools = value.get("tools") or []
+            value["tools"] = sorted(tools, key=lambda t: t.get("name") == choice.get("name"))
+        return value
+
+    return Rewriter(mock_app(), on_request=on_request)
+
+
 _CHECKS: dict[str, Broken] = {
+    "sse_as_text_plain": Broken(sse_as_text_plain, "create_stream and string", "core",
+                                frozenset({"live.stream.content_type"})),
+    "call_output_with_previous_ignored": Broken(call_output_with_previous_ignored,
+                                                "chain_tool_round_trip", "core,stateful,tools",
+                                                frozenset({"live.previous_response.tool_round_trip"})),
+    "call_output_round_trip_ignored": Broken(call_output_round_trip_ignored,
+                                             "function_call_output_round_trip", "core,tools",
+                                             frozenset({"live.tools.output_round_trip"})),
+    "developer_role_refused": Broken(developer_role_refused, "test_create and not stream", "core",
+                                     frozenset({"live.create.input_forms"})),
+    "unknown_previous_500": Broken(unknown_previous_500, "previous_response_unknown",
+                                   "core,stateful", frozenset({"live.previous_response.unknown"})),
+    "input_tokens_wrong_object": Broken(input_tokens_wrong_object, "chain_history_by_usage",
+                                        "core,stateful", frozenset({"live.input_tokens.count"})),
+    "input_tokens_off_by_one": Broken(input_tokens_off_by_one, "chain_history_by_usage",
+                                      "core,stateful",
+                                      frozenset({"live.input_tokens.matches_usage"}), should=True),
+    "create_answers_201": Broken(create_answers_201, "retrieve_equals_created", "core,stateful",
+                                 frozenset({"live.http.status_ok"})),
+    "answer_is_a_refusal": Broken(answer_is_a_refusal, "test_create and string and not stream",
+                                  "core", frozenset({"live.create.answer"})),
+    "slow_creates": Broken(slow_creates, "test_create and string and not stream", "core",
+                           frozenset({"live.transport.deadline"}), timeout="1"),
+    "background_returned_completed": Broken(background_returned_completed, "background_poll",
+                                            "core,stateful",
+                                            frozenset({"live.background.lifecycle"})),
+    "resume_skips_an_event": Broken(resume_skips_an_event, "resume", "core,stateful",
+                                    frozenset({"live.background.resume"})),
+    "named_choice_ignored": Broken(named_choice_ignored, "tool_choice_named", "core,tools",
+                                   frozenset({"live.tools.named"})),
     "echo_drops_metadata": Broken(echo_drops_metadata, "test_create and not stream", "core",
                                   frozenset({"live.response.echo"})),
     "previous_id_not_echoed": Broken(previous_id_not_echoed, "chain_history_by_usage",

@@ -18,7 +18,7 @@ from conformance.examples.live import LIVE_SERVERS
 def test_live_example(check_id: str, tmp_path: Path) -> None:
     broken = LIVE[LIVE_SERVERS[check_id]]
     args = ["--model", "mock", "--profile", broken.profiles, "-k", broken.keyword,
-            "--no-instructions", "--timeout", "10", "--strict"]  # fmt: skip
+            "--no-instructions", "--timeout", broken.timeout, "--strict"]  # fmt: skip
     with serve(broken.factory()) as url:
         bad = run_suite("--base-url", url, *args, report_dir=tmp_path / "broken")
     with serve(mock_app()) as url:

@@ -114,6 +114,8 @@ def test_index_junit_html() -> None:
     html = render_html(index)
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
     assert 'id="d-t-live-store-false-not-retrievable"' in html
+    # the clause links to its anchor in docs/spec.md (issue 12 item 4)
+    assert 'spec.md#s4-1"' in html and "§4.1 (store); KB26" in html
     # the summary counts failing checks per level (issue 7: MUST / SHOULD per target, on the PNG)
     assert "<th>MUST fail</th><th>SHOULD fail</th>" in html
     pass_count = index["targets"]["t"]["summary"]["pass"]
@@ -180,3 +182,31 @@ def test_evidence_shows_every_kind_of_violation_first() -> None:
     entry = build_index([TargetResult(target, False, cases=[live])], strict=False)["targets"]["t"]
     kinds = entry["checks"][L.BAD_INPUT_4XX.id]["kinds"]
     assert [(k["actual"], k["count"]) for k in kinds] == [("HTTP 500", 1), ("HTTP 200", 2)]
+
+
+def test_a_refined_check_keeps_its_published_id() -> None:
+    """Issue 12 item 3: `stream.part.order` is split into one ID per rule; a refinement's finding
+    is its parent's too, and an expected failure naming the parent covers the refinement."""
+
+    def run(expected: tuple[str, ...]) -> TargetResult:
+        target = flag_target(base_url="http://127.0.0.1:9/v1", model="m", name="t",
+                             expected_failures=expected)  # fmt: skip
+        case = CaseResult("core/x", ("core",), ())
+        case.exercised |= {C.PART_ORDER.id, C.PART_DONE_ONCE.id, C.PART_OPENS_EMPTY.id}
+        v = C.PART_DONE_ONCE.violation(expected="one `response.output_text.done`", actual="two")
+        case.findings.append(Finding(v, case.id, 1, {}))
+        return TargetResult(target, False, cases=[case])
+
+    outcomes = run(()).outcomes()
+    assert C.PART_DONE_ONCE.parent == C.PART_ORDER.id
+    assert outcomes[C.PART_DONE_ONCE.id].outcome == "fail"
+    assert outcomes[C.PART_ORDER.id].outcome == "fail"  # the published ID still fails
+    assert outcomes[C.PART_ORDER.id].evidence[0].check_id == C.PART_DONE_ONCE.id
+    assert outcomes[C.PART_OPENS_EMPTY.id].outcome == "pass"
+    listed = run((C.PART_ORDER.id,))
+    covered = listed.outcomes()
+    assert covered[C.PART_DONE_ONCE.id].outcome == "xfail"
+    assert covered[C.PART_ORDER.id].outcome == "xfail"
+    # the parent's other refinements passed: no XPASS for them (the entry names the parent)
+    assert covered[C.PART_OPENS_EMPTY.id].outcome == "pass"
+    assert listed.exit_code() == 0

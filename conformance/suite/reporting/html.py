@@ -73,6 +73,15 @@ def _spec_link(meta: dict[str, Any]) -> str:
     return f'<a class="spec" href="{escape(href)}" title="{escape(anchor)}">{escape(clause)}</a>'
 
 
+def _spec_href(meta: dict[str, Any], text: str) -> str:
+    """``text`` (already escaped) linked to the check's anchor in docs/spec.md, where it is."""
+    doc, _, fragment = str(meta.get("anchor", "")).partition("#")
+    path = _REPO / doc if doc else None
+    if path is None or not path.is_file():
+        return text
+    return f'<a href="{escape(path.as_uri())}#{escape(fragment)}">{text}</a>'
+
+
 def _anchor(target: str, check_id: str) -> str:
     return "d-" + "".join(c if c.isalnum() else "-" for c in f"{target}-{check_id}")
 
@@ -147,7 +156,7 @@ def _matrix(index: dict[str, Any]) -> list[str]:
                 f"{meta.get('requirement', '')} ({meta.get('clause', '')}: {meta.get('anchor', '')})"
             )
             rows.append(
-                f'<tr><td class="id" title="{title}">{escape(check_id)}</td>'
+                f'<tr><td class="id" title="{title}">{_spec_href(meta, escape(check_id))}</td>'
                 f'<td class="lvl">{escape(meta.get("level", ""))}</td>{"".join(cells)}</tr>'
             )
     rows.append("</table>")
