@@ -105,6 +105,21 @@ def add_arguments(parser: Any) -> None:
         metavar="N",
         help="synthetic sessions of N turns chained by previous_response_id (default: 1)",
     )
+    work.add_argument(
+        "--transport",
+        choices=["sse", "websocket"],
+        default="sse",
+        help="sse: one POST per request; websocket: each user keeps one WebSocket to "
+        "/v1/responses and sends every turn over it (docs/websocket.md) (default: sse)",
+    )
+    work.add_argument(
+        "--lanes",
+        type=int,
+        default=1,
+        metavar="N",
+        help="websocket: each user runs N sessions at once on its connection, one per lane "
+        "(stream_id) (default: 1)",
+    )
     work.add_argument("--seed", type=int, default=0, help="seed of prompts and arrivals")
     work.add_argument(
         "--think-time",
@@ -229,6 +244,8 @@ class BenchConfig:
     report_dir: Path
     request_log: bool
     progress_interval: float
+    transport: str = "sse"
+    lanes: int = 1
     max_body_bytes: int = 16 * 1024 * 1024
 
 
@@ -306,6 +323,12 @@ def build_config(ns: argparse.Namespace, *, host: str | None = None) -> BenchCon
         )
     if ns.max_in_flight < 1:
         raise ConfigError("--max-in-flight must be >= 1")
+    transport = getattr(ns, "transport", "sse")
+    lanes = getattr(ns, "lanes", 1)
+    if lanes < 1 or (lanes > 1 and transport != "websocket"):
+        raise ConfigError("--lanes N needs N >= 1, and N > 1 needs --transport websocket")
+    if transport == "websocket" and ns.no_stream:
+        raise ConfigError("--transport websocket always streams: drop --no-stream")
     if ns.max_body_bytes < 1:
         raise ConfigError("--max-body-bytes must be >= 1")
     return BenchConfig(
@@ -327,6 +350,8 @@ def build_config(ns: argparse.Namespace, *, host: str | None = None) -> BenchCon
         report_dir=Path(ns.report_dir),
         request_log=ns.request_log,
         progress_interval=ns.progress_interval,
+        transport=transport,
+        lanes=lanes,
         max_body_bytes=ns.max_body_bytes,
     )
 

@@ -23,6 +23,7 @@ from locust.exception import StopUser
 from .exchange import send
 from .runtime import BenchRuntime, runtime
 from .workload import Session
+from .ws_exchange import WsConnection
 
 __all__ = ["ArrivalUser", "ResponsesUser"]
 
@@ -48,9 +49,33 @@ class _BenchUser(FastHttpUser):
     def prepare(self, max_in_flight: int) -> None:
         """Hook for settings read by ``FastHttpUser.__init__``."""
 
-    def run_session_turn(self, session: Session) -> tuple[Any, bool]:
+    def ws_connection(self) -> WsConnection:
         config = self.rt.config
         assert config is not None
+        return WsConnection(
+            config.responses_url,
+            config.headers,
+            timeout=config.request_timeout,
+            validate=config.validate,
+            strict=config.strict,
+        )
+
+    def run_ws_turns(self, conn: WsConnection, sessions: list[Session]) -> list[Any]:
+        """One turn of each session at once over ``conn`` (a lane each when there are several)."""
+        plans = [s.next() for s in sessions]
+        recs = conn.turn(plans, lanes=len(sessions) > 1)
+        for session, rec in zip(sessions, recs, strict=True):
+            session.answered(rec.response_id, rec.ok)
+        return recs
+
+    def run_session_turn(
+        self, session: Session, conn: WsConnection | None = None
+    ) -> tuple[Any, bool]:
+        config = self.rt.config
+        assert config is not None
+        if conn is not None:
+            (rec,) = self.run_ws_turns(conn, [session])
+            return rec, rec.ok
         plan = session.next()
         rec = send(
             self.client,
@@ -71,6 +96,8 @@ class ResponsesUser(_BenchUser):
     def __init__(self, environment: Environment) -> None:
         super().__init__(environment)
         self.session: Session | None = None
+        self.sessions: list[Session] = []
+        self.conn: WsConnection | None = None
 
     def wait_time(self) -> float:
         config = self.rt.config
@@ -80,10 +107,28 @@ class ResponsesUser(_BenchUser):
     def respond(self) -> None:
         workload = self.rt.workload
         assert workload is not None
+        config = self.rt.config
+        assert config is not None
+        if config.transport == "websocket" and config.lanes > 1:
+            # One connection, `--lanes` sessions side by side, a turn of each at once.
+            if not self.sessions or all(s.done for s in self.sessions):
+                self.sessions = [workload.session(self.rng) for _ in range(config.lanes)]
+            live = [s for s in self.sessions if not s.done]
+            if self.conn is None:
+                self.conn = self.ws_connection()
+            for rec in self.run_ws_turns(self.conn, live):
+                self.rt.record(rec)
+            return
         if self.session is None or self.session.done:
             self.session = workload.session(self.rng)
-        rec, _ = self.run_session_turn(self.session)
+        if config.transport == "websocket" and self.conn is None:
+            self.conn = self.ws_connection()
+        rec, _ = self.run_session_turn(self.session, self.conn)
         self.rt.record(rec)
+
+    def on_stop(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
 
 
 class ArrivalUser(_BenchUser):
@@ -141,15 +186,19 @@ class ArrivalUser(_BenchUser):
         assert config is not None and workload is not None
         session = workload.session(random.Random(f"{config.workload.seed}/{key}"))
         first = True
+        # Over WebSocket each arriving session has a connection of its own for its turns.
+        conn = self.ws_connection() if config.transport == "websocket" else None
         try:
             while not session.done:
                 lag = time.perf_counter() - due if first else None
                 if lag is not None and lag > config.late_after:
                     rt.progress.late += 1
-                rec, _ = self.run_session_turn(session)
+                rec, _ = self.run_session_turn(session, conn)
                 rec.step = step
                 rec.lag = lag
                 first = False
                 rt.record(rec)
         finally:
             rt.progress.completed += 1
+            if conn is not None:
+                conn.close()

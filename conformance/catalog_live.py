@@ -439,3 +439,56 @@ INCLUDE_UNKNOWN = register(
     "ignored)",
     profile="stateless-reasoning",
 )
+# --- live.ws.*: WebSocket mode (docs/websocket.md) ------------------------------------------------
+WS_UPGRADE = register(
+    "live.ws.upgrade",
+    MUST,
+    "§8.1 [OAPI] ResponsesClientEvent",
+    "`GET /v1/responses` upgrades to a WebSocket (the base URL's scheme mapped http→ws, https→wss)",
+    profile="websocket",
+)
+WS_RESPONSES = register(
+    "live.ws.responses",
+    MUST,
+    "§8.2 [OAPI] ResponsesClientEventResponseCreate",
+    "`response.create` over the socket is answered with a completed response: several in sequence "
+    "on one connection, and on two lanes at once",
+    profile="websocket",
+)
+WS_PREVIOUS_ACROSS_LANES = register(
+    "live.ws.previous_across_lanes",
+    MUST,
+    "§8.2 [OAPI] ResponsesClientEventResponseCreate.stream_id",
+    "a response on one lane continues (`previous_response_id`) a response created on another",
+    profile="websocket",
+)
+WS_BACKGROUND_REJECTED = register(
+    "live.ws.background_rejected",
+    MUST,
+    "§8.3 [OAPI] ResponsesClientEventResponseCreate",
+    "`background: true` over the socket is refused with an `error` event of status 400",
+    profile="websocket",
+)
+WS_AFTER_ERROR = register(
+    "live.ws.after_error",
+    MUST,
+    "§8.3 (no source: the project's decision)",
+    "after refusing a malformed client event with an `error` event, the server either keeps "
+    "serving the connection or closes it with a close frame (it is never left silent)",
+    profile="websocket",
+)
+WS_SAME_AS_SSE = register(
+    "live.ws.same_as_sse",
+    MUST,
+    "§8.6 [OAPI] ResponsesWebSocketStreamEvent",
+    "the same request over the socket and over SSE gives shape-equal responses (fields, status, "
+    "output item and part types)",
+    profile="websocket",
+)
+WS_STEERING = register(
+    "live.ws.steering",
+    MUST,
+    "§8.5 [SDK] response_steer_event",
+    "`response.steer` on a running response is answered (`response.steer.accepted` or `.failed`)",
+    profile="websocket:steering",
+)

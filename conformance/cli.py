@@ -37,15 +37,18 @@ Exit codes: 0 conformant, 1 violations found, 2 the run itself broke.
 _CHECK_EPILOG = """\
 Formats are detected from content: raw SSE as captured (`event:`/`data:` lines), JSON Lines (one
 event object per line), a non-stream Response body (`"object": "response"`), an error body
-(`{"error": {...}}`), or a state body: a compaction result (`"object": "response.compaction"`, from
+(`{"error": {...}}`), a state body: a compaction result (`"object": "response.compaction"`, from
 POST /v1/responses/compact), a conversation (`"conversation"`), a deleted conversation
-(`"conversation.deleted"`) or an item list (`"list"`: input_items, conversation items).
+(`"conversation.deleted"`) or an item list (`"list"`: input_items, conversation items), or a
+recorded WebSocket session (JSON Lines of `{"dir": "client"|"server", "data": <frame text or
+object>}`, one frame per line; docs/websocket.md).
 
 Examples:
   responses-conformance check capture.sse
   responses-conformance check --strict recordings/*.jsonl
   responses-conformance check --resume-after 41 resumed.sse
   responses-conformance check --format json body.json > verdict.json
+  responses-conformance check session.ws.jsonl
 """
 
 

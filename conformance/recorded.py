@@ -9,6 +9,8 @@ A file is one of:
 - a state body (:mod:`conformance.state_objects`): a compaction result
   (``"object": "response.compaction"``), a conversation (``"conversation"``), a deleted conversation
   (``"conversation.deleted"``) or an item list (``"list"``: input items, conversation items).
+- a recorded WebSocket session: JSON Lines of ``{"dir": "client"|"server", "data": …}`` frames
+  (:mod:`conformance.websocket.record`, docs/websocket.md).
 
 The kind is detected from the content, not the name. A file that is none of these (binary, empty,
 JSON of another shape, a JSON Lines file with a broken line) is *unreadable*: the CLI exits 2 for it,
@@ -27,6 +29,7 @@ from .objects import validate_error_body, validate_response_body
 from .state_objects import STATE_OBJECTS, validate_state_body
 from .stream import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_EVENTS, SSEStreamValidator, parse_json
 from .validator import StreamValidator
+from .websocket import SessionFormatError, is_session_record, judge_session, parse_session
 
 __all__ = ["FileVerdict", "UnreadableFile", "check_bytes", "check_file", "detect_kind"]
 
@@ -39,6 +42,7 @@ Kind = Literal[
     "conversation",
     "conversation_deleted",
     "item_list",
+    "session",
 ]
 
 _MAX_FILE_BYTES = 512 * 1024 * 1024
@@ -77,7 +81,10 @@ def detect_kind(data: bytes) -> Kind:
         try:
             whole = parse_json(text)
         except ValueError:
-            return "jsonl"  # several JSON objects, one per line (checked line by line later)
+            # several JSON objects, one per line (checked line by line later)
+            return "session" if _first_line_is_frame(text) else "jsonl"
+        if is_session_record(whole):
+            return "session"
         if not isinstance(whole, dict):
             raise UnreadableFile("the JSON value is not an object")
         obj = whole.get("object")
@@ -103,6 +110,13 @@ def detect_kind(data: bytes) -> Kind:
     if b"\x00" in data[:4096]:
         raise UnreadableFile("binary content")
     raise UnreadableFile("neither SSE, JSON Lines nor a JSON object")
+
+
+def _first_line_is_frame(text: bytes) -> bool:
+    try:
+        return is_session_record(parse_json(text.split(b"\n", 1)[0]))
+    except ValueError:
+        return False
 
 
 def _jsonl_events(data: bytes) -> list[Any]:
@@ -148,6 +162,15 @@ def check_bytes(
             validator.feed(event)
         validator.close()
         return FileVerdict(name, kind, validator.events, validator.violations)
+    if kind == "session":
+        try:
+            frames = parse_session(data.lstrip(b"\xef\xbb\xbf"))
+        except SessionFormatError as exc:
+            raise UnreadableFile(str(exc)) from None
+        if len(frames) > max_events:
+            raise UnreadableFile(f"{len(frames)} frames exceed the limit of {max_events}")
+        session, violations = judge_session(frames, profiles=profiles)
+        return FileVerdict(name, kind, session.events, violations)
     body = parse_json(data.lstrip(b"\xef\xbb\xbf"))
     if kind == "response":
         return FileVerdict(name, kind, 0, validate_response_body(body, profiles=profiles))

@@ -21,6 +21,7 @@ from mock_server.middleware import (
     RecordedRequest,
     request_hints,
 )
+from mock_server.websocket import websocket_admission
 from reference_impl.app import create_app
 from reference_impl.engine import GenerationRequest
 from reference_impl.prompts import PromptRegistry
@@ -96,6 +97,9 @@ class MockServer:
             api_key=settings.api_key,
             max_body_bytes=settings.max_body_bytes,
             hints=request_hints,
+            websocket_admit=lambda ws, raw, body: websocket_admission(
+                self.middleware, ws, raw, body
+            ),
             sealer=(
                 Sealer(settings.state_secret.encode())
                 if settings.state_secret is not None

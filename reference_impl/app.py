@@ -26,10 +26,11 @@ import anyio
 import orjson
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.types import Receive, Scope, Send
+from starlette.websockets import WebSocket
 
 from .assembler import Event, ResponseAssembler
 from .compaction import COMPACT_PARAMS, compacted_response, plan_compaction
@@ -51,12 +52,13 @@ from .sealing import Sealer
 from .sse import DONE, EventSink, Producer, SSEResponse, raw_send_scope
 from .store import ItemLookup, MemoryStore, ResponseStore
 from .validation import validate_create_body
+from .websocket import Admit, WebSocketLimits, serve_websocket
 
 __all__ = ["ResponsesService", "create_app"]
 
 log = logging.getLogger(__name__)
 
-Hints = Callable[[Request], Mapping[str, Any]]
+Hints = Callable[[HTTPConnection], Mapping[str, Any]]
 Handler = Callable[[Request], Awaitable[Response | SSEResponse]]
 
 _INPUT_TOKENS_PARAMS = frozenset(
@@ -150,7 +152,11 @@ class ResponsesService:
 
         return handle
 
-    def _authorize(self, request: Request) -> None:
+    def authorize(self, request: HTTPConnection) -> None:
+        """Raise the 401 :class:`APIError` unless ``request`` carries the API key (if one is set)."""
+        self._authorize(request)
+
+    def _authorize(self, request: HTTPConnection) -> None:
         if self.api_key is None:
             return
         header = request.headers.get("authorization", "")
@@ -192,11 +198,19 @@ class ResponsesService:
                 "what was sent was not valid JSON.)"
             ) from None
 
-    async def _prepare(self, request: Request, body: dict[str, Any]) -> _Prepared:
+    async def _prepare(
+        self,
+        request: HTTPConnection,
+        body: dict[str, Any],
+        *,
+        new_id: Callable[[str], str] | None = None,
+        extra_hints: Mapping[str, Any] | None = None,
+    ) -> _Prepared:
         """Engine request, stored input items (whole conversation), id source, the request's own
         input items and what the engine sees of the conversation, for ``body``."""
         conversation_id = conversation_id_of(body)
-        new_id = self.ids.scope(body)
+        if new_id is None:
+            new_id = self.ids.scope(body)
         new_items = normalize_input(body.get("input"), new_id)
         if any(item["type"] == "item_reference" for item in new_items):
             find = self.store.item if isinstance(self.store, ItemLookup) else None
@@ -224,13 +238,65 @@ class ResponsesService:
         history = conversation_items(previous_input, previous_output, ())
         engine_items = unseal_items([*history, *new_items], self.sealer, strict_from=len(history))
         hints = self.hints(request) if self.hints is not None else {}
+        if extra_hints:
+            hints = {**hints, **extra_hints}
         gen = generation_request(body, engine_items, hints)
         return _Prepared(gen, items, new_id, new_items, engine_items)
 
     # --- POST /v1/responses -----------------------------------------------------------------
     async def create(self, request: Request) -> Response | SSEResponse:
         body = self.prompts.render(validate_create_body(await self._json_body(request)))
-        gen, items, new_id, new_items, engine_items = await self._prepare(request, body)
+        gen, asm, items, store, appended = await self._begin(request, body)
+        if body.get("background"):
+            return await self._create_background(body, gen, asm, items, appended)
+        if body.get("stream"):
+            return SSEResponse(self._stream(gen, asm, items, store, appended))
+        await self._put(store, asm.start(), asm, items)
+        await drive(self.engine, gen, asm, finished=appended)
+        if store:
+            await self.store.put(asm.response)
+        error = asm.response.get("error")
+        if asm.response["status"] == "failed" and error:
+            status = _FAILURE_STATUS.get(error["code"], 500)
+            kind = {500: "server_error", 400: "invalid_request_error"}.get(status, error["code"])
+            raise APIError(status, error["message"], type=kind, code=error["code"])
+        return json_response(asm.response)
+
+    async def stream_producer(
+        self,
+        conn: HTTPConnection,
+        body: dict[str, Any],
+        *,
+        new_id: Callable[[str], str] | None = None,
+        extra_hints: Mapping[str, Any] | None = None,
+    ) -> Producer:
+        """The streamed answer to a validated create ``body``: the producer ``POST`` streams
+        over SSE, which WebSocket mode (reference_impl.websocket) sends as frames."""
+        body = self.prompts.render(body)
+        gen, asm, items, store, appended = await self._begin(
+            conn, body, new_id=new_id, extra_hints=extra_hints
+        )
+        return self._stream(gen, asm, items, store, appended)
+
+    async def _begin(
+        self,
+        request: HTTPConnection,
+        body: dict[str, Any],
+        *,
+        new_id: Callable[[str], str] | None = None,
+        extra_hints: Mapping[str, Any] | None = None,
+    ) -> tuple[
+        GenerationRequest,
+        ResponseAssembler,
+        list[dict[str, Any]],
+        bool,
+        Callable[[], Awaitable[None]] | None,
+    ]:
+        """What every create starts from, whatever the transport: the prepared request, its
+        assembler, the stored input, whether to store, and what to append to a conversation."""
+        gen, items, new_id, new_items, engine_items = await self._prepare(
+            request, body, new_id=new_id, extra_hints=extra_hints
+        )
         compaction = await plan_compaction(body, self.engine, gen, engine_items, self.sealer)
         asm = ResponseAssembler(
             gen,
@@ -254,20 +320,7 @@ class ResponsesService:
                 output = asm.response.get("output") or []
                 await self.conversations.append(conversation_id, [*new_items, *output])
 
-        if body.get("background"):
-            return await self._create_background(body, gen, asm, items, appended)
-        if body.get("stream"):
-            return SSEResponse(self._stream(gen, asm, items, store, appended))
-        await self._put(store, asm.start(), asm, items)
-        await drive(self.engine, gen, asm, finished=appended)
-        if store:
-            await self.store.put(asm.response)
-        error = asm.response.get("error")
-        if asm.response["status"] == "failed" and error:
-            status = _FAILURE_STATUS.get(error["code"], 500)
-            kind = {500: "server_error", 400: "invalid_request_error"}.get(status, error["code"])
-            raise APIError(status, error["message"], type=kind, code=error["code"])
-        return json_response(asm.response)
+        return gen, asm, items, store, appended
 
     async def _put(
         self, store: bool, events: list[Event], asm: ResponseAssembler, items: list[dict[str, Any]]
@@ -588,6 +641,8 @@ def create_app(
     hints: Hints | None = None,
     sealer: Sealer | None = None,
     prompts: PromptRegistry | None = None,
+    websocket_limits: WebSocketLimits | None = None,
+    websocket_admit: Admit | None = None,
 ) -> Starlette:
     """The Responses app over ``engine``.
 
@@ -597,7 +652,9 @@ def create_app(
     ``GenerationRequest.hints``; ``sealer`` seals encrypted reasoning and compactions (default:
     a random key per process, see :mod:`reference_impl.sealing`); ``prompts`` are the templates
     ``prompt`` renders (:mod:`reference_impl.prompts`). The service is reachable as
-    ``app.state.service``.
+    ``app.state.service``. ``GET /v1/responses`` upgraded is WebSocket mode
+    (:mod:`reference_impl.websocket`), with ``websocket_limits`` per connection and
+    ``websocket_admit`` deciding faults per create.
     """
     service = ResponsesService(
         engine,
@@ -617,7 +674,7 @@ def create_app(
         yield
         await service.background.aclose()
 
-    routes = [
+    routes: list[BaseRoute] = [
         Route("/v1/responses", ep(service.create), methods=["POST"]),
         Route("/v1/responses/input_tokens", ep(service.input_tokens), methods=["POST"]),
         Route("/v1/responses/compact", ep(service.compact), methods=["POST"]),
@@ -629,6 +686,11 @@ def create_app(
         Route("/v1/models", ep(service.models), methods=["GET"]),
         Route("/v1/models/{model_id:path}", ep(service.model), methods=["GET"]),
     ]
+
+    async def websocket_mode(ws: WebSocket) -> None:
+        await serve_websocket(service, ws, limits=websocket_limits, admit=websocket_admit)
+
+    routes.append(WebSocketRoute("/v1/responses", websocket_mode))
     app = _ResponsesApp(
         routes=routes,
         exception_handlers={HTTPException: _http_error, Exception: _server_error},

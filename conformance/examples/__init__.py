@@ -21,6 +21,7 @@ registry and fails for an ID without both samples.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from ..checks import Level, Violation
 
 __all__ = ["EXAMPLES", "Example", "Sample", "example", "judge", "render"]
 
-Kind = Literal["stream", "sse", "response", "error", "state", "live"]
+Kind = Literal["stream", "sse", "response", "error", "state", "live", "session"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +93,10 @@ def judge(sample: Sample) -> list[Violation]:
         sse.feed(data)
         sse.close()
         return list(sse.violations)
+    if sample.kind == "session":  # a recorded WebSocket session (conformance.websocket)
+        from ..websocket import judge_session
+
+        return judge_session(data, profiles=sample.profiles)[1]
     if sample.kind == "response":
         return validate_response_body(data, **opts)
     if sample.kind == "error":
@@ -117,6 +122,16 @@ def render(sample: Sample, limit: int = 12000) -> str:
         text = bytes(data).decode("utf-8", "replace")
     elif sample.kind == "stream":
         text = "\n".join(json.dumps(e, ensure_ascii=False) for e in data)
+    elif sample.kind == "session":
+        text = "\n".join(
+            json.dumps(
+                {"dir": d, "binary": base64.b64encode(f).decode()}
+                if isinstance(f, bytes)
+                else {"dir": d, "data": f},
+                ensure_ascii=False,
+            )
+            for d, f in data
+        )
     else:
         text = json.dumps(data, ensure_ascii=False, indent=1)
     if len(text) > limit:
@@ -134,7 +149,14 @@ def render(sample: Sample, limit: int = 12000) -> str:
 
 
 def _load() -> None:
-    from . import live, live_state, offline_objects, offline_state, offline_stream  # noqa: F401
+    from . import (  # noqa: F401  (declare them)
+        live,
+        live_state,
+        offline_objects,
+        offline_state,
+        offline_stream,
+        websocket,
+    )
 
 
 _load()

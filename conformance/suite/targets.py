@@ -58,7 +58,11 @@ ALL_PROFILES = (
     "conversations",
     "compaction",
     "stateless-reasoning",
+    "websocket",
+    "websocket:steering",
 )
+# The embedded mock serves WebSocket mode but not steering (docs/websocket.md).
+EMBEDDED_PROFILES = tuple(p for p in ALL_PROFILES if p != "websocket:steering")
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 EMBEDDED_MODEL = "mock"
 DEFAULT_TIMEOUT = 60.0
@@ -143,7 +147,7 @@ def embedded_target(**overrides: Any) -> Target:
         "name": "mock",
         "base_url": None,
         "model": EMBEDDED_MODEL,
-        "profiles": ALL_PROFILES,
+        "profiles": EMBEDDED_PROFILES,
         "timeout": EMBEDDED_TIMEOUT,
         "embedded": True,
         "follows_instructions": True,

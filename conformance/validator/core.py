@@ -27,6 +27,7 @@ __all__ = ["PROFILES", "StreamValidator"]
 PROFILES = frozenset(
     {"core", "stateful", "tools", "reasoning", "structured", "openresponses"}
     | {"conversations", "compaction", "stateless-reasoning"}  # the state profiles (§4.5–§4.7)
+    | {"websocket", "websocket:steering"}  # WebSocket mode (conformance.websocket)
 )
 
 

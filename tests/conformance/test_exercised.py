@@ -15,6 +15,7 @@ from conformance.exercised import error_exercised, response_exercised
 from conformance.state_objects import state_exercised
 from conformance.stream import SSEStreamValidator
 from conformance.validator import StreamValidator
+from conformance.websocket import judge_session
 
 
 def exercised(sample: Sample) -> set[str]:
@@ -35,6 +36,9 @@ def exercised(sample: Sample) -> set[str]:
         return response_exercised(data, profiles=sample.profiles)
     if sample.kind == "state":
         return state_exercised(data)
+    if sample.kind == "session":
+        session, _ = judge_session(data, profiles=sample.profiles, coverage=True)
+        return session.exercised | session.stream_exercised()
     return error_exercised(data)
 
 

@@ -803,3 +803,8 @@ _STATE = {
 
 # server name -> how to show it: the cases to run and the profiles to declare
 LIVE: dict[str, Broken] = {b.factory.__name__: b for b in BROKEN.values()} | _CHECKS | _STATE
+
+# WebSocket mode's servers (a module of their own: they rewrite frames, not HTTP bodies)
+from broken_ws_servers import WS_LIVE  # noqa: E402
+
+LIVE |= WS_LIVE

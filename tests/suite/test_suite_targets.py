@@ -9,7 +9,7 @@ from broken_servers import kb26_store_false_retrievable
 from suite_support import run_suite, serve
 
 from conformance.suite.targets import (
-    ALL_PROFILES,
+    EMBEDDED_PROFILES,
     TargetError,
     flag_target,
     load_targets,
@@ -57,7 +57,7 @@ embedded = true
     assert a.secrets({"VENDOR_A_KEY": "sk-a"}) == ["sk-a", "secret"]
     assert b.timeout == 5 and b.profiles == ("core",)
     assert b.expected_failures["stream.output_index.contiguous"].startswith("sglang")
-    assert mock.embedded and mock.base_url is None and mock.profiles == ALL_PROFILES
+    assert mock.embedded and mock.base_url is None and mock.profiles == EMBEDDED_PROFILES
     assert [t.name for t in load_targets(path, select=["vendor-b"])] == ["vendor-b"]
 
 

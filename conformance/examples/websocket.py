@@ -1,0 +1,293 @@
+"""Examples of the WebSocket session checks (``ws.*``): a recorded session (``session`` samples:
+``(dir, frame)`` pairs, as ``responses-conformance check`` reads them, docs/websocket.md) that
+breaks the rule, and its near miss. Every response in them is :func:`.build.text_stream` under a
+fresh response id, so only the session rule differs.
+
+The live ``live.ws.*`` checks' misbehaving servers are in ``tests/suite/broken_ws_servers.py``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from .. import catalog as C
+from . import Sample, example
+from .build import RESP_ID, text_stream
+from .live import live
+
+__all__ = ["CASES"]
+
+Frames = list[tuple[str, Any]]
+
+
+def _events(rid: str, lane: str | None = None) -> list[dict[str, Any]]:
+    text = json.dumps(text_stream()).replace(RESP_ID, rid).replace('"msg_', f'"msg_{rid}_')
+    events: list[dict[str, Any]] = json.loads(text)
+    if lane is not None:
+        for event in events:
+            event["stream_id"] = lane
+    return events
+
+
+def _create(lane: str | None = None, **body: Any) -> tuple[str, Any]:
+    event: dict[str, Any] = {"type": "response.create", "model": "m", "input": "hi", **body}
+    if lane is not None:
+        event["stream_id"] = lane
+    return ("client", event)
+
+
+def _serve(events: list[dict[str, Any]]) -> Frames:
+    return [("server", json.dumps(e)) for e in events]
+
+
+def _error(code: str, lane: str | None = None, status: int = 400) -> tuple[str, Any]:
+    event: dict[str, Any] = {
+        "type": "error",
+        "status": status,
+        "error": {"type": "invalid_request_error", "code": code, "message": "no", "param": None},
+    }
+    if lane is not None:
+        event["stream_id"] = lane
+    return ("server", event)
+
+
+def _steer(target: str) -> tuple[str, Any]:
+    return ("client", {"type": "response.steer", "previous_response_id": target, "input": "also"})
+
+
+def _accepted(target: str, lane: str | None = None) -> tuple[str, Any]:
+    event: dict[str, Any] = {
+        "type": "response.steer.accepted",
+        "sequence_number": 0,
+        "steer": {"id": "steer_1", "previous_response_id": target},
+    }
+    if lane is not None:
+        event["stream_id"] = lane
+    return ("server", event)
+
+
+def _pending(target: str) -> tuple[str, Any]:
+    return (
+        "server",
+        {
+            "type": "response.steer.pending",
+            "sequence_number": 0,
+            "reason": "waiting_for_required_input",
+            "required_input": [{"type": "function_call_output", "call_id": "c", "name": "f"}],
+            "steer": {"id": "steer_1", "previous_response_id": target},
+        },
+    )
+
+
+def _mid(events: list[dict[str, Any]], *extra: tuple[str, Any]) -> Frames:
+    """``extra`` frames in the middle of a response (after its response.in_progress)."""
+    return [*_serve(events[:2]), *extra, *_serve(events[2:])]
+
+
+# ID -> (failing session, passing near miss)
+CASES: dict[str, tuple[Callable[[], Frames], Callable[[], Frames]]] = {
+    C.WS_FRAME_TEXT.id: (
+        lambda: [_create(), ("server", b"\x00\x01"), *_serve(_events("resp_a"))],
+        lambda: [_create(), *_serve(_events("resp_a"))],
+    ),
+    C.WS_FRAME_JSON.id: (
+        lambda: [_create(), ("server", "{not json"), *_serve(_events("resp_a"))],
+        lambda: [
+            _create(),
+            (
+                "server",
+                ' {"type": "error", "error": {"type": "t", "code": null,'
+                ' "message": "m", "param": null}} ',
+            ),
+            _create(),
+            *_serve(_events("resp_a")),
+        ],
+    ),
+    C.WS_EVENT_ROUTED.id: (
+        lambda: [_create(), *_serve(_events("resp_a")), *_serve(_events("resp_b"))],
+        lambda: [_create(), _create(), *_serve(_events("resp_a")), *_serve(_events("resp_b"))],
+    ),
+    C.WS_STREAM_ID_ECHOED.id: (
+        lambda: [
+            _create("a"),
+            *_serve(_events("resp_a", "a")[:5]),
+            *_serve(_events("resp_a")[5:6]),
+            *_serve(_events("resp_a", "a")[6:]),
+        ],
+        lambda: [_create("a"), *_serve(_events("resp_a", "a"))],
+    ),
+    C.WS_LANE_SERIAL.id: (
+        lambda: [
+            _create("a"),
+            _create("a"),
+            *_serve(_events("resp_a", "a")[:3]),
+            *_serve(_events("resp_b", "a")),
+            *_serve(_events("resp_a", "a")[3:]),
+        ],
+        lambda: [
+            _create("a"),
+            _create("b"),
+            *_serve(_events("resp_a", "a")[:3]),
+            *_serve(_events("resp_b", "b")),
+            *_serve(_events("resp_a", "a")[3:]),
+        ],
+    ),
+    C.WS_LANE_ORDER.id: (
+        lambda: [
+            _create("a", metadata={"turn": "1"}),
+            _create("a", metadata={"turn": "2"}),
+            *_serve(_with_metadata(_events("resp_b", "a"), {"turn": "2"})),
+            *_serve(_with_metadata(_events("resp_a", "a"), {"turn": "1"})),
+        ],
+        lambda: [
+            _create("a", metadata={"turn": "1"}),
+            _create("a", metadata={"turn": "2"}),
+            *_serve(_with_metadata(_events("resp_a", "a"), {"turn": "1"})),
+            *_serve(_with_metadata(_events("resp_b", "a"), {"turn": "2"})),
+        ],
+    ),
+    C.WS_REQUEST_ANSWERED.id: (
+        lambda: [_create(), _create("b"), *_serve(_events("resp_a"))],
+        lambda: [
+            _create(),
+            _create("b"),
+            *_serve(_events("resp_a")),
+            _error("previous_response_not_found", "b"),
+        ],
+    ),
+    C.WS_REQUEST_REJECTED.id: (
+        lambda: [_create(background=True), *_serve(_events("resp_a"))],
+        lambda: [_create(background=True), _error("unsupported_parameter")],
+    ),
+    C.WS_ERROR_SHAPE.id: (
+        lambda: [
+            ("client", "{oops"),
+            ("server", {"type": "error", "status": 400, "error": {"message": "bad JSON"}}),
+        ],
+        lambda: [("client", "{oops"), _error("invalid_json")],
+    ),
+    C.WS_STEER_SHAPE.id: (
+        lambda: (
+            lambda e: [
+                _create(),
+                *_mid(
+                    e,
+                    _steer("resp_a"),
+                    (
+                        "server",
+                        {
+                            "type": "response.steer.accepted",
+                            "steer": {"previous_response_id": "resp_a"},
+                        },
+                    ),
+                ),
+            ]
+        )(_events("resp_a")),
+        lambda: (
+            lambda e: [
+                _create(),
+                *_mid(e, _steer("resp_a"), _accepted("resp_a")),
+                *_serve(_events("resp_b")),
+            ]
+        )(_events("resp_a")),
+    ),
+    C.WS_STEER_KNOWN.id: (
+        lambda: (lambda e: [_create(), *_mid(e, _accepted("resp_a"))])(_events("resp_a")),
+        lambda: (
+            lambda e: [
+                _create(),
+                *_mid(e, _steer("resp_a"), _accepted("resp_a")),
+                *_serve(_events("resp_b")),
+            ]
+        )(_events("resp_a")),
+    ),
+    C.WS_STEER_LIVE.id: (
+        lambda: [
+            _create(),
+            *_serve(_events("resp_a")),
+            _steer("resp_a"),
+            _accepted("resp_a"),
+            *_serve(_events("resp_b")),
+        ],
+        lambda: [
+            _create(),
+            *_serve(_events("resp_a")),
+            _steer("resp_a"),
+            (
+                "server",
+                {
+                    "type": "response.steer.failed",
+                    "sequence_number": 0,
+                    "steer": {"previous_response_id": "resp_a", "input": "also"},
+                    "error": {
+                        "type": "invalid_request_error",
+                        "code": "response_already_completed",
+                        "message": "done",
+                    },
+                },
+            ),
+        ],
+    ),
+    C.WS_STEER_PENDING_AFTER_TERMINAL.id: (
+        lambda: (
+            lambda e: [
+                _create(),
+                *_mid(e, _steer("resp_a"), _accepted("resp_a"), _pending("resp_a")),
+            ]
+        )(_events("resp_a")),
+        lambda: (
+            lambda e: [
+                _create(),
+                *_mid(e, _steer("resp_a"), _accepted("resp_a")),
+                _pending("resp_a"),
+            ]
+        )(_events("resp_a")),
+    ),
+}
+
+
+def _with_metadata(events: list[dict[str, Any]], metadata: dict[str, str]) -> list[dict[str, Any]]:
+    for event in events:
+        if isinstance(event.get("response"), dict):
+            event["response"]["metadata"] = metadata
+    return events
+
+
+for _id, (_fail, _pass) in CASES.items():
+    _profiles = ("core", "websocket:steering") if _id.startswith("ws.steer.") else ("core",)
+    example(
+        _id,
+        Sample("session", _fail, profiles=_profiles),
+        Sample("session", _pass, profiles=_profiles),
+    )
+
+for _id, _server, _note in (
+    ("live.ws.upgrade", "ws_refuses_upgrade", "a server that refuses the WebSocket upgrade"),
+    (
+        "live.ws.responses",
+        "ws_answers_drop_metadata",
+        "a server whose WebSocket responses echo `metadata: {}`, so no answer names its turn",
+    ),
+    (
+        "live.ws.previous_across_lanes",
+        "ws_previous_id_dropped",
+        "a server whose WebSocket responses carry `previous_response_id: null`",
+    ),
+    (
+        "live.ws.background_rejected",
+        "ws_background_accepted",
+        "a server that ignores `background: true` over the socket and answers a response",
+    ),
+    (
+        "live.ws.after_error",
+        "ws_silent_after_error",
+        "a server that goes silent (no frame, no close) after its first `error` event",
+    ),
+    (
+        "live.ws.same_as_sse",
+        "ws_extra_field",
+        "a server whose responses over the socket carry a field the SSE ones do not",
+    ),
+):
+    live(_id, _server, _note)

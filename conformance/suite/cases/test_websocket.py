@@ -1,0 +1,227 @@
+"""WebSocket mode (`GET /v1/responses` upgraded; docs/websocket.md): every frame of every session
+goes through the session judge, so each response gets the same stream and usage checks as over
+SSE, and the ``ws.*`` session rules are judged around them.
+
+Malformed client events: no source says whether the server keeps the connection after the `error`
+event (docs/websocket.md "Not documented"), so either is accepted — but the error event is
+required (``ws.request.rejected``) and a connection left open must still answer
+(``live.ws.after_error``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ... import catalog as C
+from ... import catalog_live as L
+from .. import answers as A
+from ..probe import Probe
+from ..ws import WsClosed, WsSession, WsTimeout, judged_session
+from .support import SHORT_PROMPT
+
+# Every case opens a socket: each evaluates the upgrade.
+pytestmark = [pytest.mark.profiles("websocket"), pytest.mark.checks(L.WS_UPGRADE.id)]
+
+_MAX = 64  # output tokens: short answers keep the cases fast on a real model
+
+
+def _answers(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The responses that ended with an answer: completed, or cut at ``max_output_tokens``."""
+    return [
+        e["response"]
+        for e in events
+        if e.get("type") in ("response.completed", "response.incomplete")
+        and isinstance(e.get("response"), dict)
+    ]
+
+
+def _completed(probe: Probe, events: list[dict[str, Any]], what: str) -> list[dict[str, Any]]:
+    done = _answers(events)
+    terminal = [e for e in events if e.get("type", "").startswith("response.") and "response" in e]
+    answered = len(done)
+    probe.check(
+        L.WS_RESPONSES, answered >= 1 and all(A.output_text(r).strip() for r in done),
+        expected=f"{what}: responses with text (completed, or cut at max_output_tokens)",
+        actual=f"{answered} completed; last event {terminal[-1]['type'] if terminal else None!r}",
+    )  # fmt: skip
+    return done
+
+
+@pytest.mark.checks(L.WS_UPGRADE.id, L.WS_RESPONSES.id, C.WS_REQUEST_ANSWERED.id)
+def test_create_over_the_socket(probe: Probe) -> None:
+    with judged_session(probe) as s:
+        s.create(probe.body(input=SHORT_PROMPT, max_output_tokens=_MAX))
+        _completed(probe, s.until(1), "one create")
+
+
+@pytest.mark.checks(L.WS_RESPONSES.id, C.WS_LANE_ORDER.id, C.WS_LANE_SERIAL.id)
+def test_several_responses_in_sequence_on_one_connection(probe: Probe) -> None:
+    with judged_session(probe) as s:
+        for n in range(3):  # queued at once on the default lane: answered FIFO, one at a time
+            s.create(probe.body(input=f"{SHORT_PROMPT} ({n})", max_output_tokens=_MAX,
+                                metadata={"turn": str(n)}))  # fmt: skip
+        done = _completed(probe, s.until(3), "three creates on one lane")
+        turns = [r.get("metadata", {}).get("turn") for r in done]
+        probe.check(
+            L.WS_RESPONSES, turns == ["0", "1", "2"],
+            expected="three answers, in the order sent", actual=f"turns {turns}",
+        )  # fmt: skip
+
+
+@pytest.mark.checks(L.WS_RESPONSES.id, C.WS_STREAM_ID_ECHOED.id, C.WS_EVENT_ROUTED.id)
+def test_two_lanes_at_once(probe: Probe) -> None:
+    with judged_session(probe) as s:
+        s.create(probe.body(input=SHORT_PROMPT, max_output_tokens=_MAX), lane="lane-a")
+        s.create(probe.body(input=SHORT_PROMPT, max_output_tokens=_MAX), lane="lane.b")
+        events = s.until(2)
+        done = _completed(probe, events, "two lanes")
+        lanes = sorted({str(e.get("stream_id")) for e in events})
+        probe.check(
+            L.WS_RESPONSES, len(done) == 2 and lanes == ["lane-a", "lane.b"],
+            expected="an answer on each lane", actual=f"{len(done)} on lanes {lanes}",
+        )  # fmt: skip
+
+
+@pytest.mark.checks(L.WS_PREVIOUS_ACROSS_LANES.id, L.WS_RESPONSES.id)
+def test_previous_response_id_across_lanes(probe: Probe) -> None:
+    with judged_session(probe) as s:
+        s.create(probe.body(input="My favourite colour is teal. Acknowledge it briefly.",
+                            max_output_tokens=_MAX), lane="main")  # fmt: skip
+        done = _completed(probe, s.until(1), "the parent")
+        probe.require(L.WS_PREVIOUS_ACROSS_LANES, bool(done), expected="a parent response")
+        parent = done[0]["id"]
+        s.create(probe.body(input="What is my favourite colour?", max_output_tokens=_MAX,
+                            previous_response_id=parent), lane="fork")  # fmt: skip
+        events = s.until(1)
+        child = _answers(events)
+        probe.check(
+            L.WS_PREVIOUS_ACROSS_LANES,
+            bool(child) and child[0].get("previous_response_id") == parent,
+            expected=f"an answer on lane `fork` with previous_response_id {parent!r}",
+            actual=repr(child[0].get("previous_response_id")) if child else _last(events),
+        )
+
+
+@pytest.mark.checks(L.WS_BACKGROUND_REJECTED.id, C.WS_REQUEST_REJECTED.id, C.WS_ERROR_SHAPE.id)
+def test_background_is_rejected(probe: Probe) -> None:
+    with judged_session(probe) as s:
+        s.create(probe.body(input=SHORT_PROMPT, background=True, max_output_tokens=_MAX))
+        events = s.until(1)
+        last = events[-1]
+        probe.check(
+            L.WS_BACKGROUND_REJECTED, last.get("type") == "error" and last.get("status") == 400,
+            expected="an `error` event with status 400", actual=_last(events),
+        )  # fmt: skip
+
+
+_MALFORMED: dict[str, Any] = {
+    "not-json": "{this is not json",
+    "not-an-object": "[1, 2, 3]",
+    "unknown-type": {"type": "response.nonexistent"},
+    "bad-stream-id": {"type": "response.create", "stream_id": "has spaces!", "input": "x"},
+}
+
+
+@pytest.mark.checks(L.WS_AFTER_ERROR.id, C.WS_REQUEST_REJECTED.id, C.WS_ERROR_SHAPE.id)
+@pytest.mark.parametrize("kind", list(_MALFORMED))
+def test_malformed_client_event_gets_an_error_event(probe: Probe, kind: str) -> None:
+    event = _MALFORMED[kind]
+    if isinstance(event, dict) and event.get("type") == "response.create":
+        event = {**event, "model": probe.model}
+    with judged_session(probe) as s:
+        s.send(event)
+        try:
+            events = s.until(1)
+        except WsClosed as closed:
+            # Closing is allowed, after the error event (ws.request.rejected judges that it came).
+            probe.check(L.WS_AFTER_ERROR, closed.code is not None, expected="a close frame",
+                        actual="the connection dropped without one")  # fmt: skip
+            return
+        probe.check(
+            L.WS_AFTER_ERROR, events[-1].get("type") == "error",
+            expected="an `error` event", actual=_last(events),
+        )  # fmt: skip
+        _still_serving(probe, s)
+
+
+def _still_serving(probe: Probe, s: WsSession) -> None:
+    s.create(probe.body(input=SHORT_PROMPT, max_output_tokens=_MAX))
+    try:
+        events = s.until(1)
+    except WsTimeout as silent:
+        probe.check(L.WS_AFTER_ERROR, False, expected="the next create answered, or a close",
+                    actual=f"silence: {silent}")  # fmt: skip
+        return
+    except WsClosed as closed:
+        probe.check(L.WS_AFTER_ERROR, closed.code is not None, expected="a close frame",
+                    actual="the connection dropped without one")  # fmt: skip
+        return
+    probe.check(
+        L.WS_AFTER_ERROR, bool(_answers(events)),
+        expected="the connection kept: the next create completes", actual=_last(events),
+    )  # fmt: skip
+
+
+@pytest.mark.checks(L.WS_SAME_AS_SSE.id)
+def test_same_response_as_over_sse(probe: Probe) -> None:
+    body = probe.body(input=SHORT_PROMPT, max_output_tokens=_MAX, metadata={"case": "same"})
+    over_sse, _ = probe.create_stream(body)
+    with judged_session(probe) as s:
+        s.create(body)
+        done = _answers(s.until(1))
+    probe.require(L.WS_SAME_AS_SSE, bool(done), expected="an answer over the socket")
+    want, got = _shape(over_sse), _shape(done[0])
+    probe.check(
+        L.WS_SAME_AS_SSE, want == got,
+        expected=f"the SSE response's shape {want}", actual=f"{got}",
+    )  # fmt: skip
+
+
+@pytest.mark.profiles("websocket:steering")
+@pytest.mark.checks(L.WS_STEERING.id, C.WS_STEER_SHAPE.id, C.WS_STEER_KNOWN.id, C.WS_STEER_LIVE.id)
+def test_steering_a_running_response(probe: Probe) -> None:
+    with judged_session(probe) as s:
+        s.create(probe.body(input="Count slowly from 1 to 200, one number per line."))
+        target = None
+        seen: list[dict[str, Any]] = []
+        while target is None:
+            event = s.recv()
+            if event is not None:
+                seen.append(event)
+                if event.get("type") == "response.created":
+                    target = event["response"]["id"]
+        s.send({"type": "response.steer", "previous_response_id": target,
+                "input": "Stop counting and say done."})  # fmt: skip
+        answers: list[dict[str, Any]] = []
+        while not answers:
+            event = s.recv()
+            if event is None:
+                continue
+            seen.append(event)
+            if event.get("type") in ("response.steer.accepted", "response.steer.failed"):
+                answers.append(event)
+        probe.check(L.WS_STEERING, True)
+        if answers[0]["type"] == "response.steer.accepted":
+            s.until(1)  # the steered response's end (and its successor, if any, is judged too)
+
+
+def _shape(response: dict[str, Any]) -> dict[str, Any]:
+    """What two runs of one request share: fields, status, item and part types."""
+    return {
+        "fields": sorted(response),
+        "status": response.get("status"),
+        "items": [
+            (item.get("type"), [p.get("type") for p in item.get("content") or []])
+            for item in response.get("output") or []
+        ],
+        "usage": sorted(response.get("usage") or {}),
+    }
+
+
+def _last(events: list[dict[str, Any]]) -> str:
+    if not events:
+        return "no events"
+    last = events[-1]
+    return f"{last.get('type')!r} {str(last.get('error') or '')[:160]}"

@@ -1,0 +1,682 @@
+"""The session validator: a sans-I/O judge of one Responses WebSocket connection.
+
+One :class:`SessionValidator` per connection. The caller hands it every frame in the order it
+crossed the wire: ``client(frame)`` for what the client sent, ``server(frame)`` for what it
+received (a ``str`` text frame, ``bytes`` for a binary one, or an already parsed ``dict``), and
+``close()`` at the end. Each returns the violations it reveals.
+
+Server events are demultiplexed by lane (``stream_id``; none is the default lane) and, within a
+lane, by response: each response gets its own :class:`~conformance.validator.StreamValidator`, so
+a defect inside a response is reported under the same check ID as over SSE. The session's own rules
+(lanes, ordering, errors, steering) are the ``ws.*`` checks of :mod:`conformance.catalog`; the
+rules and their sources are in docs/websocket.md. Nothing here raises on bad input: a frame that is
+not text, not JSON or routed nowhere is a violation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import catalog as C
+from ..checks import Check, Violation
+from ..stream import parse_json
+from ..validator import PROFILES, StreamValidator
+
+__all__ = ["LaneResponse", "SessionValidator"]
+
+# [OAPI] ResponsesClientEventResponseCreate.stream_id
+STREAM_ID = re.compile(r"[A-Za-z0-9_.-]{1,256}")
+_TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
+_STEER_EVENTS = frozenset(
+    {"response.steer.accepted", "response.steer.pending", "response.steer.failed"}
+)
+# Request fields a response echoes: a response that echoes another queued request's value
+# answers that request, not the lane's head (ws.lane.order).
+_ECHOED = ("previous_response_id", "instructions", "metadata", "max_output_tokens")
+
+
+@dataclass(slots=True)
+class _Request:
+    """One client event that owes an answer."""
+
+    index: int  # its frame number
+    lane: str | None
+    body: Mapping[str, Any]
+    rejectable: str = ""  # why WebSocket mode must refuse it ("" = a valid create)
+
+
+@dataclass(slots=True)
+class LaneResponse:
+    """One response of a lane and the stream validator that judges it."""
+
+    lane: str | None
+    request: _Request | None  # None: an automatic successor after steering
+    validator: StreamValidator
+    response_id: Any = None
+    first_frame: int = 0
+
+    @property
+    def finished(self) -> bool:
+        return self.validator.terminal_type is not None
+
+
+@dataclass(slots=True)
+class _Lane:
+    pending: deque[_Request] = field(default_factory=deque)
+    current: LaneResponse | None = None  # the latest response opened on the lane
+    interleaved: bool = False  # two of its responses ran at once (ws.lane.serial)
+    opened: bool = False  # the client sent a request on it
+
+
+@dataclass(slots=True)
+class _Steer:
+    index: int
+    target: str
+    live: bool  # the target was running on this connection when the client steered it
+    accepted: bool = False
+    settled: bool = False
+
+
+class SessionValidator:
+    """Judges one WebSocket session, frame by frame (see the module docstring)."""
+
+    def __init__(self, *, profiles: Iterable[str] = ("core",), coverage: bool = False) -> None:
+        """``coverage``: each response's validator records the stream checks its events
+        exercised (``StreamValidator(coverage=True)``; the live suite asks for it)."""
+        self._profiles = frozenset(profiles) & PROFILES | {"core"}
+        self._coverage = coverage
+        self.violations: list[Violation] = []
+        self.responses: list[LaneResponse] = []
+        self.frames = 0
+        self.events = 0  # server events judged
+        self._lanes: dict[str | None, _Lane] = {None: _Lane()}
+        self._owed_errors: deque[_Request] = deque()  # rejectable events with no lane
+        self._by_id: dict[Any, LaneResponse] = {}
+        self._items: dict[Any, LaneResponse] = {}  # output item id -> its response
+        self._steers: list[_Steer] = []
+        self._closed = False
+        self._creates = 0
+        # The ws.* checks this session put to the test (a live run reports the others as not
+        # exercised); the stream checks' are each response's validator's.
+        self.exercised: set[str] = set()
+
+    # ------------------------------------------------------------------ client side
+
+    def client(self, frame: object) -> list[Violation]:
+        """Record one frame the client sent (what it owes the server to answer)."""
+        index = self._next_frame()
+        start = len(self.violations)
+        event: object = frame
+        if isinstance(frame, bytes | bytearray):
+            self._owed_errors.append(_Request(index, None, {}, "a binary frame"))
+            return []
+        if isinstance(frame, str):
+            try:
+                event = parse_json(frame)
+            except ValueError:
+                self._owed_errors.append(_Request(index, None, {}, "not JSON"))
+                return []
+        if not isinstance(event, dict):
+            self._owed_errors.append(_Request(index, None, {}, "not a JSON object"))
+            return []
+        etype = event.get("type")
+        if etype == "response.create":
+            self._on_create(event, index)
+        elif etype == "response.steer":
+            self._on_steer(event, index)
+        else:
+            self._owed_errors.append(_Request(index, None, event, f"unknown type {etype!r}"))
+        return self.violations[start:]
+
+    def _on_create(self, event: Mapping[str, Any], index: int) -> None:
+        self._creates += 1
+        sid = event.get("stream_id")
+        why = ""
+        if sid is not None and not (isinstance(sid, str) and STREAM_ID.fullmatch(sid)):
+            why = "a `stream_id` outside ^[A-Za-z0-9_.-]{1,256}$"
+        elif event.get("background") is True:
+            why = "`background: true`"
+        if why and sid is not None and not (isinstance(sid, str) and STREAM_ID.fullmatch(sid)):
+            # No usable lane: its error may come on the default lane or echo the raw id.
+            self._owed_errors.append(_Request(index, None, event, why))
+            return
+        lane = self._lane(sid)
+        lane.opened = True
+        lane.pending.append(_Request(index, sid, event, why))
+
+    def _on_steer(self, event: Mapping[str, Any], index: int) -> None:
+        target = event.get("previous_response_id")
+        if not isinstance(target, str):
+            self._owed_errors.append(_Request(index, None, event, "no `previous_response_id`"))
+            return
+        running = self._by_id.get(target)
+        self._steers.append(_Steer(index, target, running is not None and not running.finished))
+
+    # ------------------------------------------------------------------ server side
+
+    def server(self, frame: object) -> list[Violation]:
+        """Judge one frame the server sent."""
+        if type(frame) is dict:
+            # The hot path (most frames are deltas of a running response): a delta on a lane
+            # whose response runs goes straight to that response's validator. Everything the
+            # full path would decide is settled: the lane is open, its response is running and
+            # named, it echoes the lane's stream_id, and the event carries no response object.
+            ftype = frame.get("type")
+            if type(ftype) is str and ftype.endswith(".delta"):
+                lane = self._lanes.get(frame.get("stream_id"))
+                if lane is not None and not lane.interleaved and lane.opened:
+                    current = lane.current
+                    if (
+                        current is not None
+                        and current.validator.terminal_type is None
+                        and current.response_id is not None
+                        and "response" not in frame
+                    ):
+                        if self._closed:
+                            raise RuntimeError("frame after close()")
+                        self.frames += 1
+                        self.events += 1
+                        current.validator.feed(frame)  # its findings are the response's
+                        return []
+        index = self._next_frame()
+        start = len(self.violations)
+        self.exercised.update((C.WS_FRAME_TEXT.id, C.WS_FRAME_JSON.id))
+        if isinstance(frame, bytes | bytearray):
+            self._report(
+                C.WS_FRAME_TEXT, index, "a text frame", f"a {len(frame)}-byte binary frame"
+            )
+            return self.violations[start:]
+        event: object = frame
+        if isinstance(frame, str):
+            try:
+                event = parse_json(frame)
+            except ValueError as exc:
+                self._report(C.WS_FRAME_JSON, index, "one JSON object", f"not JSON ({exc})")
+                return self.violations[start:]
+        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+            self._report(C.WS_FRAME_JSON, index, "a JSON object with a string `type`", _kind(event))
+            return self.violations[start:]
+        self.events += 1
+        sid = event.get("stream_id", None)
+        etype: str = event["type"]
+        if sid is not None and not isinstance(sid, str):
+            self._report(C.WS_EVENT_ROUTED, index, "a string `stream_id`", sid, path="stream_id")
+            return self.violations[start:]
+        if etype in _STEER_EVENTS:
+            self._on_steer_event(event, etype, sid, index)
+        elif etype == "error":
+            self._on_error(event, sid, index)
+        else:
+            self._on_stream_event(event, etype, sid, index)
+        return self.violations[start:]
+
+    def _on_stream_event(
+        self, event: dict[str, Any], etype: str, sid: str | None, index: int
+    ) -> None:
+        self.exercised.add(C.WS_EVENT_ROUTED.id)
+        lane = self._lanes.get(sid)
+        if lane is None or (sid is not None and not lane.opened):
+            self._report(
+                C.WS_EVENT_ROUTED,
+                index,
+                "the `stream_id` of a lane the client opened",
+                sid,
+                message=f"a {etype} on a lane no `response.create` named",
+            )
+            return
+        target = self._stray(event) if sid is None and self._idle(lane) else None
+        if target is None:
+            target = self._owner(lane, event) if lane.interleaved else None
+        if target is None:
+            target = self._route(lane, sid, event, etype, index)
+        if target is None:
+            return
+        self._echo(target, sid, index)
+        target.validator.feed(event)
+        if target.response_id is None and isinstance(event.get("response"), dict):
+            rid = event["response"].get("id")
+            if isinstance(rid, str):
+                target.response_id = rid
+                self._by_id.setdefault(rid, target)
+        if etype == "response.output_item.added" and isinstance(event.get("item"), dict):
+            self._items[event["item"].get("id")] = target
+
+    def _idle(self, lane: _Lane) -> bool:
+        current = lane.current
+        return not lane.pending and (current is None or current.finished)
+
+    def _stray(self, event: Mapping[str, Any]) -> LaneResponse | None:
+        """The named lane's response an event without ``stream_id`` belongs to, if one does."""
+        owner = self._items.get(event.get("item_id")) or self._by_id.get(_response_id(event))
+        if owner is not None and owner.lane is not None:
+            return owner
+        running = [
+            lane.current
+            for sid, lane in self._lanes.items()
+            if sid is not None and lane.current is not None and not lane.current.finished
+        ]
+        return running[0] if len(running) == 1 else None
+
+    def _owner(self, lane: _Lane, event: Mapping[str, Any]) -> LaneResponse | None:
+        """On a lane that ran two responses at once, the one an event names."""
+        rid = _response_id(event)
+        if rid is not None:
+            return self._by_id.get(rid)
+        item = event.get("item")
+        return self._items.get(
+            event.get("item_id", item.get("id") if isinstance(item, dict) else None)
+        )
+
+    def _route(
+        self, lane: _Lane, sid: str | None, event: Mapping[str, Any], etype: str, index: int
+    ) -> LaneResponse | None:
+        current = lane.current
+        rid = _response_id(event)
+        if current is not None and not current.finished:
+            if etype != "response.created" or rid in (None, current.response_id):
+                return current
+            if current.response_id is None:
+                return current  # nothing named the running response yet: the stream checks judge it
+            # A second response started on the lane while the first one runs.
+            lane.interleaved = True
+            self._report(
+                C.WS_LANE_SERIAL,
+                index,
+                f"the terminal event of {current.response_id} first",
+                f"response.created of {rid}",
+            )
+        elif (
+            current is not None
+            and not lane.pending
+            and not self._successor_due(current)
+            and (etype != "response.created" or rid in (None, current.response_id))
+        ):
+            # More events after the terminal one: the stream checks name it, as over SSE.
+            return current
+        self.exercised.add(C.WS_LANE_SERIAL.id)  # a response opens on the lane: is it alone?
+        if lane.pending:
+            request = self._take(lane, event, index)
+            if request.rejectable:
+                self.exercised.add(C.WS_REQUEST_REJECTED.id)
+            if request.rejectable:
+                self._report(
+                    C.WS_REQUEST_REJECTED,
+                    index,
+                    "an `error` event",
+                    f"a response (the request at frame #{request.index} has {request.rejectable})",
+                )
+            return self._open(lane, sid, request, index)
+        if current is not None and self._successor_due(current):
+            return self._open(lane, sid, None, index)
+        self._report(
+            C.WS_EVENT_ROUTED,
+            index,
+            "a `response.create` waiting on this lane",
+            f"a {etype} with none waiting",
+            message="lane " + ("(default)" if sid is None else repr(sid)),
+        )
+        if etype == "response.created":
+            return self._open(lane, sid, None, index)  # judged on its own all the same
+        return None
+
+    def _take(self, lane: _Lane, event: Mapping[str, Any], index: int) -> _Request:
+        """The request a new response answers: the lane's head, unless it echoes a later one."""
+        head = lane.pending[0]
+        if len(lane.pending) > 1:
+            self.exercised.add(C.WS_LANE_ORDER.id)
+        response = event.get("response")
+        if isinstance(response, Mapping) and not _answers(head, response):
+            for later in list(lane.pending)[1:]:
+                if _answers(later, response):
+                    self._report(
+                        C.WS_LANE_ORDER,
+                        index,
+                        f"the answer to the request at frame #{head.index}",
+                        f"the answer to the later request at frame #{later.index}",
+                    )
+                    lane.pending.remove(later)
+                    return later
+        return lane.pending.popleft()
+
+    def _open(
+        self, lane: _Lane, sid: str | None, request: _Request | None, index: int
+    ) -> LaneResponse:
+        limit = None if request is None else request.body.get("max_output_tokens")
+        validator = StreamValidator(
+            profiles=self._profiles,
+            max_output_tokens=limit if type(limit) is int else None,
+            coverage=self._coverage,
+        )
+        response = LaneResponse(sid, request, validator, first_frame=index)
+        # The successor's `response.created` commits the queued steering input ([SDK]).
+        parent = (
+            lane.current.response_id
+            if request is None and lane.current
+            else (None if request is None else request.body.get("previous_response_id"))
+        )
+        for steer in self._steers:
+            if steer.accepted and steer.target == parent:
+                steer.settled = True
+        lane.current = response
+        self.responses.append(response)
+        return response
+
+    def _successor_due(self, current: LaneResponse) -> bool:
+        """An accepted steer of ``current`` may start a successor response on its own."""
+        return any(
+            s.accepted and not s.settled and s.target == current.response_id for s in self._steers
+        )
+
+    def _echo(self, response: LaneResponse, sid: str | None, index: int) -> None:
+        if response.lane is not None:
+            self.exercised.add(C.WS_STREAM_ID_ECHOED.id)
+        if response.lane is not None and sid != response.lane:
+            self._report(C.WS_STREAM_ID_ECHOED, index, response.lane, sid, path="stream_id")
+
+    # ------------------------------------------------------------------ errors
+
+    def _on_error(self, event: Mapping[str, Any], sid: str | None, index: int) -> None:
+        self._error_shape(event, index)
+        lane = self._lanes.get(sid)
+        running = lane is not None and lane.current is not None and not lane.current.finished
+        if lane is not None and lane.pending and "sequence_number" not in event:
+            # [OAPI] ResponseWsError: only an error "emitted by the response stream" has a
+            # sequence_number; one without refuses a request. While a response runs, that is
+            # one refused as it arrived (the newest); otherwise the lane's head, refused as it
+            # came up.
+            refused = lane.pending.pop() if running else lane.pending.popleft()
+            if refused.rejectable:
+                self.exercised.add(C.WS_REQUEST_REJECTED.id)
+            return
+        if running:
+            # Inside a running response: the stream checks judge it (SPEC §1, as over SSE).
+            assert lane is not None and lane.current is not None
+            lane.current.validator.feed(dict(event))
+            return
+        if lane is not None and lane.pending:
+            # A stream's own `error` (it has a sequence_number) opening the head's response.
+            self._on_stream_event(dict(event), "error", sid, index)
+            return
+        if self._owed_errors:
+            self._owed_errors.popleft()
+            self.exercised.add(C.WS_REQUEST_REJECTED.id)
+            return
+        if lane is not None and lane.current is not None and "sequence_number" in event:
+            # A stream's `error` after its terminal event: the stream checks name it, as over SSE.
+            lane.current.validator.feed(dict(event))
+            return
+        if sid is None:
+            for other in self._lanes.values():
+                if other.pending and other.pending[0].rejectable:
+                    other.pending.popleft()
+                    self.exercised.add(C.WS_REQUEST_REJECTED.id)
+                    return
+            return  # a connection-scoped error (SDK README: "connection-scoped errors")
+        self._report(
+            C.WS_EVENT_ROUTED,
+            index,
+            "an `error` for a request waiting on its lane",
+            f"an `error` on lane {sid!r} with no request waiting",
+        )
+
+    def _error_shape(self, event: Mapping[str, Any], index: int) -> None:
+        self.exercised.add(C.WS_ERROR_SHAPE.id)
+        error = event.get("error")
+        if not isinstance(error, Mapping):
+            self._report(C.WS_ERROR_SHAPE, index, "an `error` object", _kind(error), path="error")
+            return
+        for key, kinds in (("type", (str,)), ("message", (str,))):
+            if not isinstance(error.get(key), kinds):
+                self._report(
+                    C.WS_ERROR_SHAPE, index, "a string", _kind(error.get(key)), path=f"error.{key}"
+                )
+        for key in ("code", "param"):
+            if key not in error:
+                self._report(
+                    C.WS_ERROR_SHAPE, index, "present (null allowed)", "absent", path=f"error.{key}"
+                )
+            elif error[key] is not None and not isinstance(error[key], str):
+                self._report(
+                    C.WS_ERROR_SHAPE,
+                    index,
+                    "a string or null",
+                    _kind(error[key]),
+                    path=f"error.{key}",
+                )
+        status = event.get("status")
+        if status is not None and not (type(status) is int and 100 <= status <= 599):
+            self._report(C.WS_ERROR_SHAPE, index, "an HTTP status", status, path="status")
+        seq = event.get("sequence_number")
+        if seq is not None and type(seq) is not int:
+            self._report(C.WS_ERROR_SHAPE, index, "an integer", _kind(seq), path="sequence_number")
+
+    # ------------------------------------------------------------------ steering
+
+    def _on_steer_event(
+        self, event: Mapping[str, Any], etype: str, sid: str | None, index: int
+    ) -> None:
+        self.exercised.update((C.WS_STEER_SHAPE.id, C.WS_STEER_KNOWN.id))
+        if etype != "response.steer.pending":  # accepted or refused: was the target live?
+            self.exercised.add(C.WS_STEER_LIVE.id)
+        else:
+            self.exercised.add(C.WS_STEER_PENDING_AFTER_TERMINAL.id)
+        steer = event.get("steer")
+        target = steer.get("previous_response_id") if isinstance(steer, Mapping) else None
+        if not self._steer_shape(event, etype, steer, index):
+            return
+        waiting = [s for s in self._steers if s.target == target and not s.settled]
+        if etype == "response.steer.pending":
+            waiting = [s for s in waiting if s.accepted]
+        else:
+            waiting = [s for s in waiting if not s.accepted] or (
+                [s for s in waiting if s.accepted] if etype == "response.steer.failed" else []
+            )
+        if not waiting:
+            self._report(
+                C.WS_STEER_KNOWN,
+                index,
+                f"a `response.steer` for {target} awaiting this answer",
+                f"{etype} with none",
+            )
+            return
+        record = waiting[0]
+        response = self._by_id.get(target)
+        if response is not None and response.lane is not None and sid != response.lane:
+            self._report(C.WS_STREAM_ID_ECHOED, index, response.lane, sid, path="stream_id")
+        if etype == "response.steer.accepted":
+            record.accepted = True
+            if not record.live:
+                self._report(
+                    C.WS_STEER_LIVE,
+                    index,
+                    "response.steer.failed (response_not_found / response_already_completed)",
+                    f"response.steer.accepted for {target}, not running when it was steered",
+                )
+        elif etype == "response.steer.pending":
+            record.settled = True
+            if response is None or response.validator.terminal_type != "response.completed":
+                self._report(
+                    C.WS_STEER_PENDING_AFTER_TERMINAL,
+                    index,
+                    f"after {target}'s response.completed",
+                    "before it" if response is not None else "for a response never seen",
+                )
+        else:
+            record.settled = True
+
+    def _steer_shape(self, event: Mapping[str, Any], etype: str, steer: object, index: int) -> bool:
+        start = len(self.violations)
+        if type(event.get("sequence_number")) is not int:
+            self._report(
+                C.WS_STEER_SHAPE,
+                index,
+                "an integer",
+                _kind(event.get("sequence_number")),
+                path="sequence_number",
+            )
+        if not isinstance(steer, Mapping):
+            self._report(C.WS_STEER_SHAPE, index, "a `steer` object", _kind(steer), path="steer")
+            return False
+        if not isinstance(steer.get("previous_response_id"), str):
+            self._report(
+                C.WS_STEER_SHAPE,
+                index,
+                "a string",
+                _kind(steer.get("previous_response_id")),
+                path="steer.previous_response_id",
+            )
+        sid_required = etype != "response.steer.failed"
+        if (sid_required or "id" in steer) and not isinstance(steer.get("id"), str):
+            self._report(
+                C.WS_STEER_SHAPE, index, "a string", _kind(steer.get("id")), path="steer.id"
+            )
+        if etype == "response.steer.pending":
+            if not isinstance(event.get("reason"), str):
+                self._report(
+                    C.WS_STEER_SHAPE, index, "a string", _kind(event.get("reason")), path="reason"
+                )
+            if not isinstance(event.get("required_input"), list):
+                self._report(
+                    C.WS_STEER_SHAPE,
+                    index,
+                    "an array",
+                    _kind(event.get("required_input")),
+                    path="required_input",
+                )
+        if etype == "response.steer.failed":
+            if "input" not in steer:
+                self._report(
+                    C.WS_STEER_SHAPE, index, "the uncommitted input", "absent", path="steer.input"
+                )
+            error = event.get("error")
+            if not isinstance(error, Mapping):
+                self._report(
+                    C.WS_STEER_SHAPE, index, "an `error` object", _kind(error), path="error"
+                )
+            else:
+                for key in ("code", "message"):
+                    if not isinstance(error.get(key), str):
+                        self._report(
+                            C.WS_STEER_SHAPE,
+                            index,
+                            "a string",
+                            _kind(error.get(key)),
+                            path=f"error.{key}",
+                        )
+                if error.get("type") != "invalid_request_error":
+                    self._report(
+                        C.WS_STEER_SHAPE,
+                        index,
+                        "invalid_request_error",
+                        error.get("type"),
+                        path="error.type",
+                    )
+        return len(self.violations) == start
+
+    # ------------------------------------------------------------------ end
+
+    def close(self) -> list[Violation]:
+        """End of the session: every response's end-of-stream checks, every request unanswered."""
+        if self._closed:
+            return []
+        self._closed = True
+        start = len(self.violations)
+        if self._creates:
+            self.exercised.add(C.WS_REQUEST_ANSWERED.id)
+        if self._owed_errors:
+            self.exercised.add(C.WS_REQUEST_REJECTED.id)
+        for response in self.responses:
+            response.validator.close()
+        for sid, lane in self._lanes.items():
+            for request in lane.pending:
+                self._report(
+                    C.WS_REQUEST_ANSWERED,
+                    None,
+                    "a response or an `error` event",
+                    "nothing before the session ended",
+                    message=f"`response.create` at frame #{request.index} on lane "
+                    + ("(default)" if sid is None else repr(sid)),
+                )
+        for request in self._owed_errors:
+            self._report(
+                C.WS_REQUEST_REJECTED,
+                None,
+                "an `error` event",
+                "nothing before the session ended",
+                message=f"the client event at frame #{request.index} ({request.rejectable})",
+            )
+        return self.violations[start:] + self.stream_violations()
+
+    def stream_violations(self) -> list[Violation]:
+        """Every response's stream-check violations, in the order the responses opened."""
+        return [v for r in self.responses for v in r.validator.violations]
+
+    def stream_exercised(self) -> set[str]:
+        """The stream checks the responses' events exercised (needs ``coverage=True``)."""
+        out: set[str] = set()
+        for response in self.responses:
+            out |= response.validator.exercised
+        return out
+
+    def all_violations(self) -> list[Violation]:
+        return self.violations + self.stream_violations()
+
+    @property
+    def ok(self) -> bool:
+        return not any(v.check.level.value == "MUST" for v in self.all_violations())
+
+    # ------------------------------------------------------------------ helpers
+
+    def _lane(self, sid: str | None) -> _Lane:
+        lane = self._lanes.get(sid)
+        if lane is None:
+            lane = self._lanes[sid] = _Lane()
+        return lane
+
+    def _next_frame(self) -> int:
+        if self._closed:
+            raise RuntimeError("frame after close()")
+        self.frames += 1
+        return self.frames - 1
+
+    def _report(
+        self,
+        check: Check,
+        index: int | None,
+        expected: Any,
+        actual: Any,
+        *,
+        message: str = "",
+        path: str = "",
+    ) -> None:
+        self.violations.append(
+            check.violation(
+                expected=expected, actual=actual, event_index=index, message=message, path=path
+            )
+        )
+
+
+def _response_id(event: Mapping[str, Any]) -> Any:
+    response = event.get("response")
+    return response.get("id") if isinstance(response, Mapping) else None
+
+
+def _answers(request: _Request, response: Mapping[str, Any]) -> bool:
+    """Whether ``response`` echoes what ``request`` set (fields it left out prove nothing)."""
+    for key in _ECHOED:
+        want = request.body.get(key)
+        if want is not None and key in response and response[key] != want:
+            return False
+    return True
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null / absent"
+    if isinstance(value, str):
+        return repr(value[:60])
+    return type(value).__name__

@@ -1,0 +1,122 @@
+"""The session rules (``ws.*``): each example of conformance/examples/websocket.py fires its ID
+and nothing else that fails, in memory and as a recorded file; its near miss passes; and what the
+session reports as exercised. Then garbage frames and interleaved lanes.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.checks import REGISTRY, Level
+from conformance.examples.websocket import CASES, _events
+from conformance.recorded import check_bytes
+from conformance.websocket import SessionValidator, judge_session
+
+Frames = list[tuple[str, Any]]
+
+
+def _create(lane: str | None = None, **body: Any) -> tuple[str, Any]:
+    event: dict[str, Any] = {"type": "response.create", "model": "m", "input": "hi", **body}
+    if lane is not None:
+        event["stream_id"] = lane
+    return ("client", event)
+
+
+def _serve(events: list[dict[str, Any]]) -> Frames:
+    return [("server", json.dumps(e)) for e in events]
+
+
+def _failing_ids(frames: Frames) -> set[str]:
+    _, violations = judge_session(frames)
+    return {v.check.id for v in violations if v.check.level is not Level.INFO}
+
+
+def test_every_ws_check_has_a_case() -> None:
+    ws = {i for i in REGISTRY if i.startswith("ws.")}
+    assert ws == set(CASES)
+
+
+@pytest.mark.parametrize("check_id", sorted(CASES))
+def test_failing_session_fires_exactly_its_check(check_id: str) -> None:
+    assert _failing_ids(CASES[check_id][0]()) == {check_id}
+
+
+@pytest.mark.parametrize("check_id", sorted(CASES))
+def test_near_miss_passes(check_id: str) -> None:
+    assert _failing_ids(CASES[check_id][1]()) == set()
+
+
+@pytest.mark.parametrize("check_id", sorted(CASES))
+def test_recorded_file_gets_the_same_verdict(check_id: str, tmp_path: Path) -> None:
+    # The JSON Lines format `responses-conformance check` reads: both frame forms.
+    for n, build in enumerate(CASES[check_id]):
+        lines = []
+        for direction, frame in build():
+            if isinstance(frame, bytes):
+                lines.append({"dir": direction, "binary": base64.b64encode(frame).decode()})
+            else:
+                lines.append({"dir": direction, "data": frame})
+        verdict = check_bytes("\n".join(json.dumps(line) for line in lines).encode())
+        assert verdict.kind == "session"
+        ids = {v.check.id for v in verdict.violations if v.check.level is not Level.INFO}
+        assert ids == ({check_id} if n == 0 else set())
+
+
+def test_garbage_is_reported_not_raised() -> None:
+    session = SessionValidator()
+    for frame in [
+        b"",
+        "",
+        "[]",
+        "null",
+        '{"type": 3}',
+        '{"type": "response.created"}',
+        {"type": "error"},
+        {"type": "response.steer.failed"},
+        {"stream_id": 5, "type": "x"},
+        '{"type": "response.output_text.delta", "stream_id": "zz"}',
+    ]:
+        session.server(frame)
+    for frame in [
+        b"\xff",
+        "{",
+        "[1]",
+        {"type": "response.steer"},
+        {"type": "nope"},
+        {"type": "response.create", "stream_id": "bad id!"},
+    ]:
+        session.client(frame)
+    session.close()
+    ids = {v.check.id for v in session.all_violations()}
+    assert {
+        "ws.frame.text",
+        "ws.frame.json",
+        "ws.event.routed",
+        "ws.error.shape",
+        "ws.request.rejected",
+    } <= ids
+
+
+def test_two_lanes_interleaved_are_demultiplexed() -> None:
+    a, b = _events("resp_a", "a"), _events("resp_b", "b")
+    frames: Frames = [_create("a"), _create("b")]
+    for x, y in zip(a, b, strict=True):
+        frames += [("server", json.dumps(x)), ("server", json.dumps(y))]
+    session, violations = judge_session(frames)
+    assert [v for v in violations if v.check.level is not Level.INFO] == []
+    assert [r.response_id for r in session.responses] == ["resp_a", "resp_b"]
+    assert all(r.validator.events == len(a) for r in session.responses)
+
+
+@pytest.mark.parametrize("check_id", sorted(CASES))
+def test_each_failing_session_exercises_its_check(check_id: str) -> None:
+    # What a live run reports as exercised: never a check the session did not put to the test.
+    session, _ = judge_session(CASES[check_id][0]())
+    assert check_id in session.exercised
+    quiet, _ = judge_session([_create(), *_serve(_events("resp_a"))])
+    assert not {i for i in quiet.exercised if i.startswith(("ws.steer.", "ws.lane.order"))}

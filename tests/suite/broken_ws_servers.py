@@ -1,0 +1,108 @@
+"""Misbehaving WebSocket servers, one per ``live.ws.*`` check (conformance/examples/websocket.py):
+the mock with its WebSocket frames rewritten on the way in or out."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from broken_servers import Broken
+from suite_support import ASGIApp, mock_app
+
+Edit = Callable[[dict[str, Any]], dict[str, Any] | None]
+
+
+def _ws(out: Edit | None = None, into: Edit | None = None, *, refuse: bool = False) -> ASGIApp:
+    inner = mock_app()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket":
+            await inner(scope, receive, send)
+            return
+        if refuse:
+            await receive()  # websocket.connect
+            await send({"type": "websocket.close", "code": 1008})
+            return
+
+        async def sending(message: dict[str, Any]) -> None:
+            if out is not None and message["type"] == "websocket.send" and message.get("text"):
+                edited = out(json.loads(message["text"]))
+                if edited is None:
+                    return
+                message = {**message, "text": json.dumps(edited)}
+            await send(message)
+
+        async def receiving() -> dict[str, Any]:
+            message: dict[str, Any] = await receive()
+            if into is not None and message["type"] == "websocket.receive" and message.get("text"):
+                try:
+                    event = json.loads(message["text"])
+                except ValueError:
+                    return message
+                if isinstance(event, dict):
+                    edited = into(event)
+                    message = {**message, "text": json.dumps(edited)}
+            return message
+
+        await inner(scope, receiving, sending)
+
+    return app
+
+
+def _on_terminal(edit: Callable[[dict[str, Any]], None]) -> Edit:
+    def each(event: dict[str, Any]) -> dict[str, Any]:
+        if event.get("type") in ("response.completed", "response.incomplete"):
+            edit(event["response"])
+        return event
+
+    return each
+
+
+def ws_refuses_upgrade() -> ASGIApp:
+    return _ws(refuse=True)
+
+
+def ws_answers_drop_metadata() -> ASGIApp:
+    return _ws(_on_terminal(lambda r: r.update(metadata={})))
+
+
+def ws_previous_id_dropped() -> ASGIApp:
+    return _ws(_on_terminal(lambda r: r.update(previous_response_id=None)))
+
+
+def ws_background_accepted() -> ASGIApp:
+    return _ws(into=lambda e: {k: v for k, v in e.items() if k != "background"})
+
+
+def ws_silent_after_error() -> ASGIApp:
+    seen: dict[str, bool] = {}
+
+    def out(event: dict[str, Any]) -> dict[str, Any] | None:
+        if seen.get("error"):
+            return None
+        if event.get("type") == "error":
+            seen["error"] = True
+        return event
+
+    return _ws(out)
+
+
+def ws_extra_field() -> ASGIApp:
+    return _ws(_on_terminal(lambda r: r.update(ws_only_field=True)))
+
+
+WS_LIVE: dict[str, Broken] = {
+    "ws_refuses_upgrade": Broken(ws_refuses_upgrade, "websocket and create_over_the_socket",
+                                 "websocket", frozenset({"live.ws.upgrade"})),
+    "ws_answers_drop_metadata": Broken(ws_answers_drop_metadata, "websocket and several_responses",
+                                       "websocket", frozenset({"live.ws.responses"})),
+    "ws_previous_id_dropped": Broken(ws_previous_id_dropped, "websocket and across_lanes",
+                                     "websocket", frozenset({"live.ws.previous_across_lanes"})),
+    "ws_background_accepted": Broken(ws_background_accepted, "websocket and background_is",
+                                     "websocket", frozenset({"live.ws.background_rejected"})),
+    "ws_silent_after_error": Broken(ws_silent_after_error, "websocket and unknown-type",
+                                    "websocket", frozenset({"live.ws.after_error"})),
+    "ws_extra_field": Broken(ws_extra_field, "websocket and same_response",
+                             "websocket", frozenset({"live.ws.same_as_sse"})),
+}  # fmt: skip
