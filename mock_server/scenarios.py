@@ -17,10 +17,13 @@ then streams the plan token by token (:mod:`mock_server.engine`). Names (``SCENA
 ``failure``                  a few text tokens, then :class:`EngineError` (``server_error``)
 ``structured-output``        JSON valid for ``text.format``'s schema (a built-in one otherwise)
 ``web-search``               a hosted ``web_search_call`` (search action), then the answer
+``custom-tool-call``         one call to a declared ``custom`` tool (input: free text, or text
+                             the tool's regex / Lark grammar accepts)
 ===========================  ================================================================
 
-Tool calls use the request's declared function tools; a request that declares none gets calls to
-``get_weather(location: string)``, which the mock then "knows".
+Tool calls use the request's declared function and custom tools; a request that declares none
+gets calls to ``get_weather(location: string)``, which the mock then "knows". A custom tool's
+input is text its grammar accepts (:mod:`mock_server.grammar_gen`), else a short free text.
 """
 
 from __future__ import annotations
@@ -32,9 +35,9 @@ from typing import Any, Literal
 
 import orjson
 
-from mock_server import instructions, prose
+from mock_server import grammar_gen, instructions, prose
 from mock_server.jsonschema_gen import generate
-from reference_impl.engine import FinishReason, FunctionTool, GenerationRequest
+from reference_impl.engine import CustomTool, FinishReason, FunctionTool, GenerationRequest
 
 __all__ = [
     "DEFAULT_TOOL",
@@ -47,7 +50,9 @@ __all__ = [
 ]
 
 # "hidden": reasoning the model does not show (an engine.ReasoningItem); its text is only counted.
-SegmentKind = Literal["summary", "raw", "hidden", "text", "refusal", "tool_call", "hosted"]
+SegmentKind = Literal[
+    "summary", "raw", "hidden", "text", "refusal", "tool_call", "custom_call", "hosted"
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +75,8 @@ class Plan:
 
     @property
     def finish_reason(self) -> FinishReason:
-        return "tool_calls" if any(s.kind == "tool_call" for s in self.segments) else "stop"
+        calls = ("tool_call", "custom_call")
+        return "tool_calls" if any(s.kind in calls for s in self.segments) else "stop"
 
 
 DEFAULT_TOOL = FunctionTool(
@@ -84,6 +90,9 @@ DEFAULT_TOOL = FunctionTool(
     },
     strict=True,
 )
+
+# What the ``custom-tool-call`` scenario calls when the request declares no custom tool.
+DEFAULT_CUSTOM_TOOL = CustomTool(name="run_command", description="Run a shell command.")
 
 _BUILTIN_SCHEMA: Mapping[str, Any] = {
     "type": "object",
@@ -145,6 +154,8 @@ def build_plan(scenario: str, request: GenerationRequest, rng: random.Random) ->
         hosted = Segment("hosted", query, action={"type": "search", "query": query})
         text = Segment("text", f'Search results for "{query}": ' + prose.sentences(rng, 30))
         return Plan((hosted, text), budget)
+    if scenario == "custom-tool-call":
+        return Plan(_calls(request, rng, 1, prefer_custom=True), budget)
     raise ValueError(f"unknown scenario {scenario!r}")
 
 
@@ -206,12 +217,12 @@ def reasoning_prefix(request: GenerationRequest, rng: random.Random) -> tuple[Se
 
 def _wants_call(request: GenerationRequest, last_role: str | None) -> bool:
     choice = request.tool_choice
-    if not request.tools or choice == "none":
+    if not (request.tools or request.custom_tools) or choice == "none":
         return False
     if choice == "required":
         return True
     if isinstance(choice, Mapping):
-        if choice.get("type") == "function":
+        if choice.get("type") in ("function", "custom"):
             return True
         if choice.get("type") == "allowed_tools" and choice.get("mode") == "required":
             return True
@@ -230,29 +241,60 @@ def _text(rng: random.Random, request: GenerationRequest) -> Segment:
     return Segment("text", prose.answer(rng, request.messages, rng.randint(40, 80)))
 
 
-def _choose_tools(request: GenerationRequest, n: int) -> list[FunctionTool]:
-    tools = list(request.tools) or [DEFAULT_TOOL]
+Tool = FunctionTool | CustomTool
+
+
+def _choose_tools(request: GenerationRequest, n: int, *, prefer_custom: bool = False) -> list[Tool]:
+    declared: list[Tool] = [*request.tools, *request.custom_tools]
+    if prefer_custom:
+        declared = list(request.custom_tools) or [DEFAULT_CUSTOM_TOOL]
+    tools = declared or [DEFAULT_TOOL]
     choice = request.tool_choice
     if isinstance(choice, Mapping):
-        if choice.get("type") == "function" and choice.get("name"):
-            named = [t for t in tools if t.name == choice["name"]]
+        kind = choice.get("type")
+        if kind in ("function", "custom") and choice.get("name"):
+            cls = FunctionTool if kind == "function" else CustomTool
+            named = [t for t in tools if t.name == choice["name"] and isinstance(t, cls)]
             tools = named or tools
-        elif choice.get("type") == "allowed_tools":
-            allowed = {t.get("name") for t in choice.get("tools", ()) if isinstance(t, Mapping)}
-            tools = [t for t in tools if t.name in allowed] or tools
+        elif kind == "allowed_tools":
+            allowed = {
+                ("function" if isinstance(t, FunctionTool) else "custom", t.name) for t in tools
+            } & {
+                (str(t.get("type")), str(t.get("name")))
+                for t in choice.get("tools", ())
+                if isinstance(t, Mapping)
+            }
+            tools = [
+                t
+                for t in tools
+                if ("function" if isinstance(t, FunctionTool) else "custom", t.name) in allowed
+            ] or tools
     user = prose.quote(request.messages, 10_000)
     # A user who names a tool wants that one: "call get_weather once for each city".
     ordered = [t for t in tools if t.name in user] or tools
     return [ordered[i % len(ordered)] for i in range(n)]
 
 
-def _calls(request: GenerationRequest, rng: random.Random, n: int) -> tuple[Segment, ...]:
+def _calls(
+    request: GenerationRequest, rng: random.Random, n: int, *, prefer_custom: bool = False
+) -> tuple[Segment, ...]:
     out = []
-    for i, tool in enumerate(_choose_tools(request, n)):
+    for i, tool in enumerate(_choose_tools(request, n, prefer_custom=prefer_custom)):
+        if isinstance(tool, CustomTool):
+            out.append(Segment("custom_call", custom_input(tool, request, rng), tool.name, i))
+            continue
         schema = tool.parameters or {"type": "object", "properties": {}}
         args = orjson.dumps(generate(schema, rng)).decode()
         out.append(Segment("tool_call", args, name=tool.name, index=i))
     return tuple(out)
+
+
+def custom_input(tool: CustomTool, request: GenerationRequest, rng: random.Random) -> str:
+    """A custom tool call's input: text the tool's grammar accepts, else the user's request in
+    a few words (free text)."""
+    if tool.syntax and tool.definition is not None:
+        return grammar_gen.generate(tool.syntax, tool.definition, rng)
+    return prose.quote(request.messages, 12) or "run"
 
 
 def _json_format(text_format: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
@@ -285,4 +327,5 @@ SCENARIOS: Sequence[str] = (
     "failure",
     "structured-output",
     "web-search",
+    "custom-tool-call",
 )

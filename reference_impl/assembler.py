@@ -32,6 +32,7 @@ from .engine import (
     Final,
     GenerationRequest,
     HostedToolCall,
+    LogProb,
     ReasoningDelta,
     ReasoningItem,
     RefusalDelta,
@@ -93,7 +94,9 @@ def _obfuscator(response_id: str) -> Callable[[int, str], str]:
 
 
 PartKind = Literal["output_text", "refusal", "reasoning_text", "summary_text"]
-ItemKind = Literal["message", "reasoning", "function_call"]
+ItemKind = Literal["message", "reasoning", "function_call", "custom_tool_call"]
+
+LOGPROBS_INCLUDE = "message.output_text.logprobs"
 
 
 @dataclass(slots=True)
@@ -101,6 +104,7 @@ class _Part:
     kind: PartKind
     index: int  # content_index, or summary_index for summary parts
     pieces: list[str] = field(default_factory=list)
+    logprobs: list[dict[str, Any]] | None = None  # output_text with logprobs asked for
 
     @property
     def text(self) -> str:
@@ -115,7 +119,7 @@ class _OpenItem:
     part: _Part | None = None
     content: list[dict[str, Any]] = field(default_factory=list)  # closed content parts
     summary: list[dict[str, Any]] = field(default_factory=list)  # closed summary parts
-    # function_call only
+    # function_call / custom_tool_call only
     tool_index: int = -1
     call_id: str = ""
     name: str = ""
@@ -164,6 +168,8 @@ class ResponseAssembler:
             stream_options = body.get("stream_options") or {}
             include_obfuscation = bool(stream_options.get("include_obfuscation", True))
         self._obfuscation = _obfuscator(response_id) if include_obfuscation else None
+        include = body.get("include")
+        self._logprobs = isinstance(include, list) and LOGPROBS_INCLUDE in include
         self._seq = 0
         self._done_items: list[dict[str, Any]] = []
         self._open: _OpenItem | None = None
@@ -223,13 +229,13 @@ class ResponseAssembler:
             if item is not None:
                 part = item.part
                 if part is not None and part.kind == "output_text":
-                    return [self._output_text_delta(item, part, chunk.text)]
+                    return [self._output_text_delta(item, part, chunk.text, chunk.logprobs)]
         if self._finished:
             raise EngineProtocolError("the engine sent a chunk after its final chunk")
         events = self.begin()
         try:
             if isinstance(chunk, TextDelta):
-                self._text(events, chunk.text, "output_text")
+                self._text(events, chunk.text, "output_text", chunk.logprobs)
             elif isinstance(chunk, TextRun):
                 self._text_run(events, chunk.pieces)
             elif isinstance(chunk, RefusalDelta):
@@ -322,6 +328,15 @@ class ResponseAssembler:
             added = {"id": item.id, "type": "reasoning", "summary": []}
             if extra.get("raw"):
                 added["content"] = []
+        elif kind == "custom_tool_call":
+            added = {
+                "id": item.id,
+                "type": "custom_tool_call",
+                "status": "in_progress",
+                "call_id": extra["call_id"],
+                "input": "",
+                "name": extra["name"],
+            }
         else:
             added = {
                 "id": item.id,
@@ -364,6 +379,24 @@ class ResponseAssembler:
                 )
             if status != "completed":
                 done["status"] = status
+        elif item.kind == "custom_tool_call":
+            text = "".join(item.arguments)
+            events.append(
+                self._event(
+                    "response.custom_tool_call_input.done",
+                    item_id=item.id,
+                    output_index=item.output_index,
+                    input=text,
+                )
+            )
+            done = {
+                "id": item.id,
+                "type": "custom_tool_call",
+                "status": status,
+                "call_id": item.call_id,
+                "input": text,
+                "name": item.name,
+            }
         else:
             arguments = "".join(item.arguments)
             events.append(
@@ -434,7 +467,12 @@ class ResponseAssembler:
             where["content_index"] = part.index
             if part.kind == "output_text":
                 events.append(
-                    self._event("response.output_text.done", **where, text=text, logprobs=[])
+                    self._event(
+                        "response.output_text.done",
+                        **where,
+                        text=text,
+                        logprobs=[_delta_logprob(lp) for lp in part.logprobs or ()],
+                    )
                 )
             elif part.kind == "refusal":
                 events.append(self._event("response.refusal.done", **where, refusal=text))
@@ -442,14 +480,22 @@ class ResponseAssembler:
                 events.append(self._event("response.reasoning_text.done", **where, text=text))
             events.append(
                 self._event(
-                    "response.content_part.done", **where, part=_part_object(part.kind, text)
+                    "response.content_part.done",
+                    **where,
+                    part=_part_object(part.kind, text, part.logprobs),
                 )
             )
-            item.content.append(_part_object(part.kind, text))
+            item.content.append(_part_object(part.kind, text, part.logprobs))
         item.part = None
 
     # --- chunk kinds --------------------------------------------------------------------------
-    def _text(self, events: list[Event], delta: str, kind: PartKind) -> None:
+    def _text(
+        self,
+        events: list[Event],
+        delta: str,
+        kind: PartKind,
+        logprobs: Sequence[LogProb] | None = None,
+    ) -> None:
         # engine.py: a chunk of another kind starts a new item, so text after a refusal (or a
         # refusal after text) is a new message.
         item = self._open
@@ -459,7 +505,7 @@ class ResponseAssembler:
         part = item.part
         assert part is not None
         if kind == "output_text":
-            events.append(self._output_text_delta(item, part, delta))
+            events.append(self._output_text_delta(item, part, delta, logprobs))
             return
         part.pieces.append(delta)
         seq = self._seq
@@ -475,12 +521,23 @@ class ResponseAssembler:
             }
         )
 
-    def _output_text_delta(self, item: _OpenItem, part: _Part, delta: str) -> Event:
+    def _output_text_delta(
+        self, item: _OpenItem, part: _Part, delta: str, logprobs: Sequence[LogProb] | None = None
+    ) -> Event:
         """More text for the open output_text ``part`` of ``item``: its delta event (the hot path
-        of every text stream)."""
+        of every text stream). ``logprobs`` (the engine's, for this delta) go out only when the
+        request includes ``message.output_text.logprobs``; the part keeps them for its done
+        events and the finished item."""
         part.pieces.append(delta)
         seq = self._seq
         self._seq = seq + 1
+        shown: list[dict[str, Any]] = []
+        if self._logprobs:
+            pieces = [_logprob_object(lp) for lp in logprobs or ()]
+            if part.logprobs is None:
+                part.logprobs = []
+            part.logprobs.extend(pieces)
+            shown = [_delta_logprob(lp) for lp in pieces]
         event: Event = {
             "type": "response.output_text.delta",
             "sequence_number": seq,
@@ -488,7 +545,7 @@ class ResponseAssembler:
             "output_index": item.output_index,
             "content_index": part.index,
             "delta": delta,
-            "logprobs": [],
+            "logprobs": shown,
         }
         obfuscate = self._obfuscation
         if obfuscate is not None:
@@ -551,7 +608,8 @@ class ResponseAssembler:
 
     def _tool_call(self, events: list[Event], chunk: ToolCallDelta) -> None:
         item = self._open
-        if item is None or item.kind != "function_call" or item.tool_index != chunk.index:
+        kind: ItemKind = "custom_tool_call" if chunk.kind == "custom" else "function_call"
+        if item is None or item.kind != kind or item.tool_index != chunk.index:
             if chunk.index in self._tool_indices:
                 raise EngineProtocolError(
                     f"tool call {chunk.index} continued after another item started"
@@ -559,14 +617,17 @@ class ResponseAssembler:
             if not chunk.name:
                 raise EngineProtocolError(f"tool call {chunk.index} started without a name")
             call_id = chunk.call_id or self._new_id("call")
-            item = self._open_item(events, "function_call", "fc", call_id=call_id, name=chunk.name)
+            prefix = "ctc" if kind == "custom_tool_call" else "fc"
+            item = self._open_item(events, kind, prefix, call_id=call_id, name=chunk.name)
             item.tool_index, item.call_id, item.name = chunk.index, call_id, chunk.name
             self._tool_indices.add(chunk.index)
         if not chunk.arguments:
             return
         item.arguments.append(chunk.arguments)
         event = self._event(
-            "response.function_call_arguments.delta",
+            "response.custom_tool_call_input.delta"
+            if kind == "custom_tool_call"
+            else "response.function_call_arguments.delta",
             item_id=item.id,
             output_index=item.output_index,
             delta=chunk.arguments,
@@ -650,10 +711,38 @@ class ResponseAssembler:
         self._finished = True
 
 
-def _part_object(kind: PartKind, text: str) -> dict[str, Any]:
+def _logprob_object(lp: LogProb) -> dict[str, Any]:
+    """[OAPI] ``LogProb``: what an output_text part holds per token (UTF-8 ``bytes`` included)."""
+    return {
+        "token": lp.token,
+        "logprob": lp.logprob,
+        "bytes": list(lp.token.encode()),
+        "top_logprobs": [{"token": t, "logprob": v, "bytes": list(t.encode())} for t, v in lp.top],
+    }
+
+
+def _delta_logprob(lp: dict[str, Any]) -> dict[str, Any]:
+    """[OAPI] ``ResponseLogProb``: the same token as delta and text-done events carry it."""
+    return {
+        "token": lp["token"],
+        "logprob": lp["logprob"],
+        "top_logprobs": [
+            {"token": t["token"], "logprob": t["logprob"]} for t in lp["top_logprobs"]
+        ],
+    }
+
+
+def _part_object(
+    kind: PartKind, text: str, logprobs: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     if kind == "output_text":
         # KB28: output_text parts always carry annotations (and logprobs, as in [REC]).
-        return {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
+        return {
+            "type": "output_text",
+            "annotations": [],
+            "logprobs": list(logprobs or ()),
+            "text": text,
+        }
     if kind == "refusal":
         return {"type": "refusal", "refusal": text}
     return {"type": kind, "text": text}

@@ -32,12 +32,14 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 __all__ = [
     "Chunk",
+    "CustomTool",
     "Engine",
     "EngineError",
     "Final",
     "FunctionTool",
     "GenerationRequest",
     "HostedToolCall",
+    "LogProb",
     "Message",
     "ReadyChunks",
     "ReasoningDelta",
@@ -77,12 +79,34 @@ class FunctionTool:
 
 
 @dataclass(frozen=True, slots=True)
+class CustomTool:
+    """A ``custom`` tool ([OAPI] ``CustomToolParam``): its input is free text, or text in the
+    language of a grammar (``syntax`` ``"regex"`` or ``"lark"``, ``definition`` the grammar)."""
+
+    name: str
+    description: str | None = None
+    syntax: Literal["regex", "lark"] | None = None
+    definition: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LogProb:
+    """One output token's log probability and its ``top`` alternatives (token, logprob), as
+    [OAPI] ``ResponseLogProb`` / ``LogProb`` carry them."""
+
+    token: str
+    logprob: float
+    top: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class GenerationRequest:
     """A request as an engine sees it; ``body`` is the validated request body as sent."""
 
     model: str
     messages: Sequence[Message]
     tools: Sequence[FunctionTool] = ()
+    custom_tools: Sequence[CustomTool] = ()
     # "auto" | "none" | "required" | {"type": "function", "name": ...} | {"type": "allowed_tools", ...}
     tool_choice: str | Mapping[str, Any] = "auto"
     parallel_tool_calls: bool = True
@@ -123,6 +147,9 @@ class ReasoningItem:
 @dataclass(frozen=True, slots=True)
 class TextDelta:
     text: str
+    # The delta's tokens with their log probabilities, when the request asks for them
+    # (``include: ["message.output_text.logprobs"]``); ``None``: the engine has none.
+    logprobs: tuple[LogProb, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,13 +168,15 @@ class RefusalDelta:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallDelta:
-    """A piece of function call ``index``; the first piece of a call carries ``name`` and
-    ``call_id`` (the assembler makes a ``call_…`` id when the engine gives none)."""
+    """A piece of tool call ``index``; the first piece of a call carries ``name`` and
+    ``call_id`` (the assembler makes a ``call_…`` id when the engine gives none). ``kind``
+    ``"custom"``: a call to a ``custom`` tool, whose ``arguments`` are its free-text input."""
 
     index: int
     arguments: str = ""
     name: str | None = None
     call_id: str | None = None
+    kind: Literal["function", "custom"] = "function"
 
 
 @dataclass(frozen=True, slots=True)
