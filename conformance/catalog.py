@@ -517,6 +517,38 @@ LOGPROBS_TOP_COUNT = register(
     MUST,
     "§3.3, §7.8 [OAPI]",
     "a token lists at most `top_logprobs` alternatives (the number the response echoes)",
+# --- per-tool stream rules (issue 15; conformance/tool_rules.py) --------------------------------
+HOSTED_PROGRESS_ORDER = register(
+    "stream.hosted.progress_order",
+    MUST,
+    "SPEC §2.8; [OAPI] ResponseWebSearchCall*/FileSearchCall*/CodeInterpreterCall*/"
+    "ImageGenCall*/MCPCall*/MCPListTools* events; [REC] openai-*-tool streams",
+    "a hosted tool call's progress events run forward (in_progress → searching / interpreting / "
+    "generating / partial_image → completed or failed), none after the one that ends it; stages "
+    "may be missing or repeated",
+)
+HOSTED_FAILED_STATUS = register(
+    "stream.hosted.failed_status",
+    MUST,
+    "[OAPI] ResponseMCPCallFailedEvent, ResponseMCPListToolsFailedEvent, MCPToolCall.status",
+    "a `*.failed` progress event is followed by the item's `status: failed`; a `*.completed` one "
+    "by a status other than `failed`",
+)
+IMAGE_PARTIAL_INDEX = register(
+    "stream.image.partial_image_index",
+    MUST,
+    "[OAPI] ResponseImageGenCallPartialImageEvent.partial_image_index; [REC] "
+    "openai-image-generation-tool.1",
+    "an image generation call's `partial_image` events carry `partial_image_index` 0, 1, 2, … in "
+    "order",
+)
+ANNOTATION_OFFSETS = register(
+    "stream.annotation.offsets",
+    MUST,
+    "[OAPI] UrlCitationBody (start_index, end_index), FileCitationBody.index; [REC] "
+    "openai-web-search-tool.1",
+    "a citation's offsets lie inside the text it annotates: 0 <= start_index <= end_index <= "
+    "len(text) (url / container file citations), 0 <= index <= len(text) (file citations, paths)",
 )
 
 # The refinements of stream.part.order and stream.summary.order (one requirement per ID), declared

@@ -438,4 +438,36 @@ INCLUDE_UNKNOWN = register(
     "an `include` value OpenAI does not define is a 400 `invalid_request_error` (not silently "
     "ignored)",
     profile="stateless-reasoning",
+# --- live.tools.allowed_tools, live.custom_tools.* (issue 15: tools beyond function calls) -------
+TOOLS_ALLOWED = register(
+    "live.tools.allowed_tools",
+    MUST,
+    "SPEC §3 Request (tool_choice); [OAPI] ToolChoiceAllowed",
+    "`tool_choice: {type: allowed_tools, mode: required, tools}` gets calls, each to a listed tool "
+    "(other declared tools are not called)",
+    profile="tools",
+)
+CUSTOM_CALL = register(
+    "live.custom_tools.call",
+    MUST,
+    "[OAPI] ToolChoiceCustom, CustomToolCall",
+    "`tool_choice: {type: custom, name}` gets `custom_tool_call` items to that tool only, each with "
+    "a string `input` and a `call_id`",
+    profile="custom-tools",
+)
+CUSTOM_GRAMMAR = register(
+    "live.custom_tools.grammar",
+    MUST,
+    "[OAPI] CustomGrammarFormatParam (syntax lark / regex)",
+    "a custom tool with a `grammar` format gets input its grammar accepts (the Lark grammar "
+    "parses it; the regex matches all of it)",
+    profile="custom-tools",
+)
+CUSTOM_ROUND_TRIP = register(
+    "live.custom_tools.output_round_trip",
+    MUST,
+    "[OAPI] CustomToolCall, CustomToolCallOutput",
+    "a request carrying a `custom_tool_call` and its `custom_tool_call_output` is answered with a "
+    "message",
+    profile="custom-tools",
 )

@@ -58,6 +58,8 @@ ALL_PROFILES = (
     "conversations",
     "compaction",
     "stateless-reasoning",
+    # issue 15 (DESIGN.md names)
+    "custom-tools",
 )
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 EMBEDDED_MODEL = "mock"

@@ -286,3 +286,21 @@ def test_logprobs_when_asked(top: int) -> None:
     plain = _logprob_events({})
     assert [e.get("delta") for e in plain] == [e.get("delta") for e in events]
     assert all(e["logprobs"] == [] for e in plain if e["type"] == "response.output_text.delta")
+
+
+def _judge_ids(events: list[dict[str, Any]]) -> set[str]:
+    validator = StreamValidator()
+    return {v.check_id for e in events for v in validator.feed(e)} | {
+        v.check_id for v in validator.close()
+    }
+
+
+def test_judge_catches_custom_input_that_differs_between_deltas_done_and_item() -> None:
+    events = _stream({"input": "x", "tools": [_custom("runner")], "tool_choice": "required"})
+    delta = next(e for e in events if e["type"] == "response.custom_tool_call_input.delta")
+    delta["delta"] += "!"
+    assert "stream.text.deltas_equal_done" in _judge_ids(events)
+    events = _stream({"input": "x", "tools": [_custom("runner")], "tool_choice": "required"})
+    done = next(e for e in events if e["type"] == "response.output_item.done")
+    done["item"]["input"] += "!"
+    assert "stream.item.content_matches" in _judge_ids(events)
