@@ -463,11 +463,3 @@ CUSTOM_GRAMMAR = register(
     "parses it; the regex matches all of it)",
     profile="custom-tools",
 )
-CUSTOM_ROUND_TRIP = register(
-    "live.custom_tools.output_round_trip",
-    MUST,
-    "[OAPI] CustomToolCall, CustomToolCallOutput",
-    "a request carrying a `custom_tool_call` and its `custom_tool_call_output` is answered with a "
-    "message",
-    profile="custom-tools",
-)

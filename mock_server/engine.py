@@ -58,6 +58,7 @@ from reference_impl.engine import (
     ReasoningDelta,
     ReasoningItem,
     RefusalDelta,
+    TextAnnotation,
     TextDelta,
     TextRun,
     ToolCallDelta,
@@ -398,7 +399,11 @@ class MockEngine:
                     yield Final("length", input_tokens, used, reasoning_tokens=reasoning)
                     return
                 continue
-            if segment.kind == "hosted":
+            if segment.kind == "annotation":
+                if segment.annotation is not None:
+                    yield TextAnnotation(segment.annotation)
+                continue
+            if segment.kind in ("hosted", "client_call"):
                 # A hosted call is atomic; its query counts as output as a whole.
                 if budget is not None and used + len(tokens) > budget:
                     yield Final("length", input_tokens, used, reasoning_tokens=reasoning)
@@ -557,6 +562,8 @@ def _chunk(segment: Segment, piece: str, *, first: bool) -> Chunk:
     if segment.kind == "custom_call":
         name = segment.name if first else None
         return ToolCallDelta(segment.index, piece, name=name, kind="custom")
+    if segment.call is not None:
+        return segment.call
     return HostedToolCall("web_search_call", dict(segment.action))
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "ReasoningDelta",
     "ReasoningItem",
     "RefusalDelta",
+    "TextAnnotation",
     "TextDelta",
     "TextRun",
     "ToolCallDelta",
@@ -181,11 +182,30 @@ class ToolCallDelta:
 
 @dataclass(frozen=True, slots=True)
 class HostedToolCall:
-    """A hosted tool call the engine performed, e.g. ``kind="web_search_call"`` with ``action``
-    ``{"type": "search", "query": ...}``; the assembler streams its progress events."""
+    """A whole tool call item the engine performed (a hosted tool) or asks the client to run
+    (shell, apply_patch, computer…), e.g. ``kind="web_search_call"`` with ``action``
+    ``{"type": "search", "query": ...}``; the assembler streams its events in OpenAI's order.
+
+    ``fields``: the finished item's fields besides ``id`` / ``type`` / ``status`` (``None``: the
+    assembler's defaults for the kind, from ``action``). ``status``: the finished item's status
+    (``"failed"``: the call failed; kinds with a ``*.failed`` event send it). ``stream``: the
+    pieces of the value the kind streams (code interpreter code, MCP arguments, a shell command,
+    an apply_patch diff). ``partial_images``: base64 images sent as ``partial_image`` events."""
 
     kind: str
     action: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, Any] | None = None
+    status: str = "completed"
+    stream: Sequence[str] = ()
+    partial_images: Sequence[str] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TextAnnotation:
+    """An annotation (``url_citation``, ``file_citation``…) on the open ``output_text`` part,
+    sent as ``response.output_text.annotation.added`` and kept in the part."""
+
+    annotation: Mapping[str, Any]
 
 
 FinishReason = Literal["stop", "length", "tool_calls", "content_filter", "error"]
@@ -210,6 +230,7 @@ Chunk = (
     | RefusalDelta
     | ToolCallDelta
     | HostedToolCall
+    | TextAnnotation
     | Final
 )
 
