@@ -463,3 +463,53 @@ CUSTOM_GRAMMAR = register(
     "parses it; the regex matches all of it)",
     profile="custom-tools",
 )
+
+# --- live.hosted.* (issue 15): one profile per hosted tool (DESIGN.md `hosted:<tool type>`) --------
+HOSTED_WEB_SEARCH = register(
+    "live.hosted.web_search",
+    MUST,
+    "[OAPI] ToolChoiceTypes (web_search_preview), WebSearchToolCall",
+    "`tool_choice: {type: web_search_preview}` gets a completed response with completed "
+    "`web_search_call` items",
+    profile="hosted:web_search",
+)
+HOSTED_FILE_SEARCH = register(
+    "live.hosted.file_search",
+    MUST,
+    "[OAPI] ToolChoiceTypes (file_search), FileSearchToolCall",
+    "`tool_choice: {type: file_search}` gets a completed response with completed "
+    "`file_search_call` items",
+    profile="hosted:file_search",
+)
+HOSTED_CODE_INTERPRETER = register(
+    "live.hosted.code_interpreter",
+    MUST,
+    "[OAPI] ToolChoiceTypes (code_interpreter), CodeInterpreterToolCall",
+    "`tool_choice: {type: code_interpreter}` gets a completed response with completed "
+    "`code_interpreter_call` items",
+    profile="hosted:code_interpreter",
+)
+HOSTED_IMAGE_GENERATION = register(
+    "live.hosted.image_generation",
+    MUST,
+    "[OAPI] ToolChoiceTypes (image_generation), ImageGenToolCall.result",
+    "`tool_choice: {type: image_generation}` gets completed `image_generation_call` items whose "
+    "`result` is a base64 image",
+    profile="hosted:image_generation",
+)
+HOSTED_MCP = register(
+    "live.hosted.mcp",
+    MUST,
+    "[OAPI] ToolChoiceMCP, MCPToolCall",
+    "`tool_choice: {type: mcp, server_label}` with `require_approval: never` gets completed "
+    "`mcp_call` items",
+    profile="hosted:mcp",
+)
+HOSTED_MAX_TOOL_CALLS = register(
+    "live.hosted.max_tool_calls",
+    MUST,
+    "[OAPI] CreateResponse.max_tool_calls",
+    "`max_tool_calls: 1` caps a response's built-in tool calls at one (and is echoed), however "
+    "many the prompt asks for",
+    profile="hosted:web_search",
+)

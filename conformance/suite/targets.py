@@ -60,6 +60,11 @@ ALL_PROFILES = (
     "stateless-reasoning",
     # issue 15 (DESIGN.md names)
     "custom-tools",
+    "hosted:web_search",
+    "hosted:file_search",
+    "hosted:code_interpreter",
+    "hosted:image_generation",
+    "hosted:mcp",
 )
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 EMBEDDED_MODEL = "mock"

@@ -29,6 +29,10 @@ __all__ = ["PROFILES", "StreamValidator"]
 PROFILES = frozenset(
     {"core", "stateful", "tools", "reasoning", "structured", "openresponses", "custom-tools"}
     | {"conversations", "compaction", "stateless-reasoning"}  # the state profiles (§4.5–§4.7)
+    | {
+        f"hosted:{t}"
+        for t in ("web_search", "file_search", "code_interpreter", "image_generation", "mcp")
+    }
 )
 
 

@@ -244,3 +244,47 @@ def test_mcp_approval_request_then_response_resumes_the_call() -> None:
     history[-1] = {**history[-1], "approve": False}
     (declined,) = _items(_stream({"input": history, "tools": [tool]}))
     assert declined["type"] == "message"
+
+
+ALL_BODIES = [
+    *(dict(body) for body, _, _ in CASES.values()),
+    *({**body, "model": "mock-hosted-tool-failure"} for body, _, _ in CASES.values()),
+    {"tools": [{"type": "shell"}], "tool_choice": {"type": "shell"}},
+    {"tools": [{"type": "apply_patch"}], "tool_choice": {"type": "apply_patch"}},
+    {"tools": [{"type": "local_shell"}]},
+    {"tools": [{"type": "mcp", "server_label": "idx", "server_url": "https://mcp.invalid"}]},
+    {"tools": [{"type": "custom", "name": "runner"}], "tool_choice": "required",
+     "include": ["message.output_text.logprobs"], "top_logprobs": 2},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "body", ALL_BODIES, ids=lambda b: str(b.get("model", "")) + str(b["tools"][0]["type"])
+)
+def test_openai_sdk_stream_accumulator_consumes_every_tool_scenario(body: dict[str, Any]) -> None:
+    """The openai SDK's `responses.stream` accumulator (its own event state machine) builds the
+    same final response from the events as the mock's terminal event carries."""
+    mock = InProcessMock()
+    try:
+        client = mock.client()
+        request = {"model": "mock", "input": "Look up the Paris museums.", **body}
+        with client.responses.stream(**request) as stream:
+            kinds = {event.type for event in stream}
+            final = stream.get_final_response()
+        terminal = _stream(request)[-1]["response"]
+    finally:
+        mock.close()
+    assert "response.completed" in kinds
+    got = [_no_nulls(item.model_dump()) for item in final.output]
+    want = [_no_nulls(item) for item in terminal["output"]]
+    assert [i["type"] for i in got] == [i["type"] for i in want]
+    for g, w in zip(got, want, strict=True):
+        assert {k: g.get(k) for k in w if k != "id"} == {k: v for k, v in w.items() if k != "id"}
+
+
+def _no_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _no_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_no_nulls(v) for v in value]
+    return value
