@@ -11,7 +11,8 @@ A target that claims ``hosted:file_search`` needs a vector store with the id ``v
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import pytest
 
@@ -80,10 +81,14 @@ def _forced(probe: Probe, profile: str, **fields: Any) -> tuple[dict[str, Any], 
     return response, calls
 
 
-def _case(profile: str, *extra: str) -> Any:
-    def mark(fn: Any) -> Any:
+_Case = TypeVar("_Case", bound=Callable[..., None])
+
+
+def _case(profile: str, *extra: str) -> Callable[[_Case], _Case]:
+    def mark(fn: _Case) -> _Case:
         fn = pytest.mark.checks(_CHECKS[profile].id, *_JUDGED, *extra)(fn)
-        return pytest.mark.profiles(profile)(fn)
+        marked: _Case = pytest.mark.profiles(profile)(fn)
+        return marked
 
     return mark
 
