@@ -134,7 +134,14 @@ def render(sample: Sample, limit: int = 12000) -> str:
 
 
 def _load() -> None:
-    from . import live, live_state, offline_objects, offline_state, offline_stream  # noqa: F401
+    from . import (  # noqa: F401  (declare the examples)
+        live,
+        live_state,
+        offline_objects,
+        offline_state,
+        offline_stream,
+        offline_tools,
+    )
 
 
 _load()
