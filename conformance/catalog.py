@@ -521,8 +521,8 @@ LOGPROBS_TOP_COUNT = register(
 HOSTED_PROGRESS_ORDER = register(
     "stream.hosted.progress_order",
     MUST,
-    "SPEC §2.8; [OAPI] ResponseWebSearchCall*/FileSearchCall*/CodeInterpreterCall*/"
-    "ImageGenCall*/MCPCall*/MCPListTools* events; [REC] openai-*-tool streams",
+    "§1.7, §2.8 [OAPI] ResponseWebSearchCall*/FileSearchCall*/CodeInterpreterCall*/ImageGenCall*/"
+    "MCPCall*/MCPListTools* events; [REC] openai-*-tool streams",
     "a hosted tool call's progress events run forward (in_progress → searching / interpreting / "
     "generating / partial_image → completed or failed), none after the one that ends it; stages "
     "may be missing or repeated",
@@ -530,14 +530,14 @@ HOSTED_PROGRESS_ORDER = register(
 HOSTED_FAILED_STATUS = register(
     "stream.hosted.failed_status",
     MUST,
-    "[OAPI] ResponseMCPCallFailedEvent, ResponseMCPListToolsFailedEvent, MCPToolCall.status",
+    "§1.7 [OAPI] ResponseMCPCallFailedEvent, ResponseMCPListToolsFailedEvent, MCPToolCall.status",
     "a `*.failed` progress event is followed by the item's `status: failed`; a `*.completed` one "
     "by a status other than `failed`",
 )
 IMAGE_PARTIAL_INDEX = register(
     "stream.image.partial_image_index",
     MUST,
-    "[OAPI] ResponseImageGenCallPartialImageEvent.partial_image_index; [REC] "
+    "§1.7 [OAPI] ResponseImageGenCallPartialImageEvent.partial_image_index; [REC] "
     "openai-image-generation-tool.1",
     "an image generation call's `partial_image` events carry `partial_image_index` 0, 1, 2, … in "
     "order",
@@ -545,7 +545,7 @@ IMAGE_PARTIAL_INDEX = register(
 ANNOTATION_OFFSETS = register(
     "stream.annotation.offsets",
     MUST,
-    "[OAPI] UrlCitationBody (start_index, end_index), FileCitationBody.index; [REC] "
+    "§1.7, §1.5 [OAPI] UrlCitationBody (start_index, end_index), FileCitationBody.index; [REC] "
     "openai-web-search-tool.1",
     "a citation's offsets lie inside the text it annotates: 0 <= start_index <= end_index <= "
     "len(text) (url / container file citations), 0 <= index <= len(text) (file citations, paths)",

@@ -442,7 +442,7 @@ INCLUDE_UNKNOWN = register(
 TOOLS_ALLOWED = register(
     "live.tools.allowed_tools",
     MUST,
-    "SPEC §3 Request (tool_choice); [OAPI] ToolChoiceAllowed",
+    "§3.3 (tool_choice), §1.7 [OAPI] ToolChoiceAllowed",
     "`tool_choice: {type: allowed_tools, mode: required, tools}` gets calls, each to a listed tool "
     "(other declared tools are not called)",
     profile="tools",
@@ -450,7 +450,7 @@ TOOLS_ALLOWED = register(
 CUSTOM_CALL = register(
     "live.custom_tools.call",
     MUST,
-    "[OAPI] ToolChoiceCustom, CustomToolCall",
+    "§1.7 [OAPI] ToolChoiceCustom, CustomToolCall",
     "`tool_choice: {type: custom, name}` gets `custom_tool_call` items to that tool only, each with "
     "a string `input` and a `call_id`",
     profile="custom-tools",
@@ -458,7 +458,7 @@ CUSTOM_CALL = register(
 CUSTOM_GRAMMAR = register(
     "live.custom_tools.grammar",
     MUST,
-    "[OAPI] CustomGrammarFormatParam (syntax lark / regex)",
+    "§1.7 [OAPI] CustomGrammarFormatParam (syntax lark / regex)",
     "a custom tool with a `grammar` format gets input its grammar accepts (the Lark grammar "
     "parses it; the regex matches all of it)",
     profile="custom-tools",
@@ -468,7 +468,7 @@ CUSTOM_GRAMMAR = register(
 HOSTED_WEB_SEARCH = register(
     "live.hosted.web_search",
     MUST,
-    "[OAPI] ToolChoiceTypes (web_search_preview), WebSearchToolCall",
+    "§1.7 [OAPI] ToolChoiceTypes (web_search_preview), WebSearchToolCall",
     "`tool_choice: {type: web_search_preview}` gets a completed response with completed "
     "`web_search_call` items",
     profile="hosted:web_search",
@@ -476,7 +476,7 @@ HOSTED_WEB_SEARCH = register(
 HOSTED_FILE_SEARCH = register(
     "live.hosted.file_search",
     MUST,
-    "[OAPI] ToolChoiceTypes (file_search), FileSearchToolCall",
+    "§1.7 [OAPI] ToolChoiceTypes (file_search), FileSearchToolCall",
     "`tool_choice: {type: file_search}` gets a completed response with completed "
     "`file_search_call` items",
     profile="hosted:file_search",
@@ -484,7 +484,7 @@ HOSTED_FILE_SEARCH = register(
 HOSTED_CODE_INTERPRETER = register(
     "live.hosted.code_interpreter",
     MUST,
-    "[OAPI] ToolChoiceTypes (code_interpreter), CodeInterpreterToolCall",
+    "§1.7 [OAPI] ToolChoiceTypes (code_interpreter), CodeInterpreterToolCall",
     "`tool_choice: {type: code_interpreter}` gets a completed response with completed "
     "`code_interpreter_call` items",
     profile="hosted:code_interpreter",
@@ -492,7 +492,7 @@ HOSTED_CODE_INTERPRETER = register(
 HOSTED_IMAGE_GENERATION = register(
     "live.hosted.image_generation",
     MUST,
-    "[OAPI] ToolChoiceTypes (image_generation), ImageGenToolCall.result",
+    "§1.7 [OAPI] ToolChoiceTypes (image_generation), ImageGenToolCall.result",
     "`tool_choice: {type: image_generation}` gets completed `image_generation_call` items whose "
     "`result` is a base64 image",
     profile="hosted:image_generation",
@@ -500,7 +500,7 @@ HOSTED_IMAGE_GENERATION = register(
 HOSTED_MCP = register(
     "live.hosted.mcp",
     MUST,
-    "[OAPI] ToolChoiceMCP, MCPToolCall",
+    "§1.7 [OAPI] ToolChoiceMCP, MCPToolCall",
     "`tool_choice: {type: mcp, server_label}` with `require_approval: never` gets completed "
     "`mcp_call` items",
     profile="hosted:mcp",
@@ -508,7 +508,7 @@ HOSTED_MCP = register(
 HOSTED_MAX_TOOL_CALLS = register(
     "live.hosted.max_tool_calls",
     MUST,
-    "[OAPI] CreateResponse.max_tool_calls",
+    "§1.7 [OAPI] CreateResponse.max_tool_calls",
     "`max_tool_calls: 1` caps a response's built-in tool calls at one (and is echoed), however "
     "many the prompt asks for",
     profile="hosted:web_search",
