@@ -7,8 +7,8 @@ This module adds what only a tool's own sequence tells (sans-I/O, fed by the val
 
 - ``stream.hosted.progress_order``: each hosted call's progress events run forward —
   ``in_progress`` → ``searching`` / ``interpreting`` / ``generating`` / ``partial_image`` →
-  ``completed`` / ``failed`` — with no progress event after the one that ends it. Stages may be
-  missing (Azure's web search sends no ``web_search_call.completed``, [REC]
+  ``completed`` / ``failed`` — with no other progress event after the one that ends it. Stages
+  may be missing (Azure's web search sends no ``web_search_call.completed``, [REC]
   azure-web-search-preview-tool.1) and repeated (``mcp_call.in_progress`` twice around the
   argument deltas, [REC] openai-mcp-tool-approval.4).
 - ``stream.hosted.failed_status``: a ``*.failed`` event and the finished item's ``status`` agree —
@@ -131,11 +131,13 @@ class ToolRules:
         if rank is None:
             return
         if call.ended_by:
-            self._report(
-                C.HOSTED_PROGRESS_ORDER, index,
-                f"no progress event after `response.{kind}.{call.ended_by}`", f"`{etype}`",
-            )  # fmt: skip
-        elif rank < call.rank:
+            if stage != call.ended_by:  # the ending event repeated is a repeated stage
+                self._report(
+                    C.HOSTED_PROGRESS_ORDER, index,
+                    f"no progress event after `response.{kind}.{call.ended_by}`", f"`{etype}`",
+                )  # fmt: skip
+            return
+        if rank < call.rank:
             self._report(
                 C.HOSTED_PROGRESS_ORDER, index,
                 f"`{etype}` before `response.{kind}.{call.last}`",
