@@ -96,10 +96,11 @@ class ToolRules:
     def feed(self, event: Mapping[str, Any], etype: str, index: int) -> None:
         if etype == "response.output_item.added":
             item = event.get("item")
-            if isinstance(item, Mapping) and item.get("type") in PROGRESS:
-                item_id = item.get("id")
+            kind = item.get("type") if isinstance(item, Mapping) else None
+            if isinstance(kind, str) and kind in PROGRESS:
+                item_id = item.get("id")  # type: ignore[union-attr]
                 if isinstance(item_id, str):
-                    self._calls[item_id] = _Call(str(item["type"]))
+                    self._calls[item_id] = _Call(kind)
             return
         if etype == "response.output_item.done":
             self._on_done(event, index)
@@ -202,6 +203,8 @@ class ToolRules:
             if not isinstance(ann, Mapping):
                 continue
             kind = ann.get("type")
+            if not isinstance(kind, str):
+                continue
             path = f"{where}.annotations[{ai}]"
             if kind in _SPAN_CITATIONS:
                 start, end = ann.get("start_index"), ann.get("end_index")
