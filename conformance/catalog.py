@@ -517,6 +517,8 @@ LOGPROBS_TOP_COUNT = register(
     MUST,
     "§3.3, §7.8 [OAPI]",
     "a token lists at most `top_logprobs` alternatives (the number the response echoes)",
+)
+
 # --- per-tool stream rules (issue 15; conformance/tool_rules.py) --------------------------------
 HOSTED_PROGRESS_ORDER = register(
     "stream.hosted.progress_order",

@@ -463,6 +463,14 @@ CUSTOM_GRAMMAR = register(
     "parses it; the regex matches all of it)",
     profile="custom-tools",
 )
+CUSTOM_ROUND_TRIP = register(
+    "live.custom_tools.output_round_trip",
+    MUST,
+    "[OAPI] CustomToolCall, CustomToolCallOutput",
+    "a request carrying a `custom_tool_call` and its `custom_tool_call_output` is answered with a "
+    "message",
+    profile="custom-tools",
+)
 
 # --- live.hosted.* (issue 15): one profile per hosted tool (DESIGN.md `hosted:<tool type>`) --------
 HOSTED_WEB_SEARCH = register(
@@ -512,4 +520,13 @@ HOSTED_MAX_TOOL_CALLS = register(
     "`max_tool_calls: 1` caps a response's built-in tool calls at one (and is echoed), however "
     "many the prompt asks for",
     profile="hosted:web_search",
+)
+HOSTED_MCP_APPROVAL = register(
+    "live.hosted.mcp_approval",
+    MUST,
+    "§1.7 [OAPI] MCPApprovalRequest, MCPApprovalResponse, MCPToolCall.approval_request_id",
+    "`require_approval: always` gets an `mcp_approval_request`; the client's "
+    "`mcp_approval_response` for it gets an `mcp_call` whose `approval_request_id` is that "
+    "request's id",
+    profile="hosted:mcp",
 )

@@ -762,6 +762,31 @@ def hosted_calls_fail(kind: str) -> Callable[[], ASGIApp]:
     return factory
 
 
+def custom_output_rejected() -> ASGIApp:
+    """A request carrying `custom_tool_call_output` is answered with another call, not text."""
+
+    def edit(body: dict[str, Any]) -> None:
+        items = body.get("input")
+        if isinstance(items, list) and any(
+            isinstance(i, dict) and i.get("type") == "custom_tool_call_output" for i in items
+        ):
+            body["input"] = [i for i in items if i.get("type") in (None, "message")]
+            body["tool_choice"] = "required"
+
+    return _rewrite_request(edit)
+
+
+def mcp_approval_id_dropped() -> ASGIApp:
+    """An approved MCP call comes back with `approval_request_id: null`."""
+
+    def edit(response: dict[str, Any]) -> None:
+        for item in response.get("output") or ():
+            if isinstance(item, dict) and item.get("type") == "mcp_call":
+                item["approval_request_id"] = None
+
+    return _responses(edit)
+
+
 def max_tool_calls_ignored() -> ASGIApp:
     """`max_tool_calls` is dropped from the request: every search the prompt asks for is made."""
     return _rewrite_request(lambda body: body.pop("max_tool_calls", None))
@@ -850,6 +875,11 @@ _CHECKS: dict[str, Broken] = {
     "custom_input_off_grammar": Broken(custom_input_off_grammar, "custom_tool_grammar",
                                        "core,custom-tools",
                                        frozenset({"live.custom_tools.grammar"})),
+    "custom_output_rejected": Broken(custom_output_rejected, "custom_tool_output_round_trip",
+                                     "core,custom-tools",
+                                     frozenset({"live.custom_tools.output_round_trip"})),
+    "mcp_approval_id_dropped": Broken(mcp_approval_id_dropped, "mcp_approval_round_trip",
+                                      "core,hosted:mcp", frozenset({"live.hosted.mcp_approval"})),
     "max_tool_calls_ignored": Broken(max_tool_calls_ignored, "max_tool_calls",
                                      "core,hosted:web_search",
                                      frozenset({"live.hosted.max_tool_calls"})),

@@ -101,3 +101,29 @@ def test_custom_tool_grammar(probe: Probe, syntax: str, stream: bool) -> None:
             L.CUSTOM_GRAMMAR, not why, probe.last,
             expected=f"input the {syntax} grammar accepts", actual=f"{call.get('input')!r}: {why}",
         )  # fmt: skip
+
+
+@pytest.mark.checks(L.CUSTOM_ROUND_TRIP.id)
+@pytest.mark.attempts(3)
+def test_custom_tool_output_round_trip(probe: Probe) -> None:
+    call_id = "call_conformance_custom_1"
+    history = [
+        {"role": "user", "content": PROMPT},
+        {"type": "custom_tool_call", "call_id": call_id, "name": "forecast",
+         "input": "Paris, 3 days"},
+        {"type": "custom_tool_call_output", "call_id": call_id,
+         "output": "Paris: sunny, 21 C; cloudy, 18 C; rain, 15 C."},
+    ]  # fmt: skip
+    response = probe.create(probe.body(input=history, tools=[FREEFORM]))
+    probe.nondeterministic(
+        not A.items_of(response, "custom_tool_call"),
+        "the model called the tool again instead of answering",
+        check=L.CUSTOM_ROUND_TRIP, exchange=probe.last,
+        expected="a message using the tool's output", actual=f"output {A.output_types(response)}",
+    )  # fmt: skip
+    probe.check(
+        L.CUSTOM_ROUND_TRIP,
+        response.get("status") == "completed" and bool(A.output_text(response).strip()),
+        probe.last, expected="status completed with a message",
+        actual=f"status {response.get('status')!r}, output {A.output_types(response)}",
+    )  # fmt: skip

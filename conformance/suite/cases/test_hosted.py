@@ -140,3 +140,32 @@ def test_max_tool_calls_caps_built_in_calls(probe: Probe) -> None:
         probe.last, expected="exactly one web search (max_tool_calls 1, echoed)",
         actual=f"{len(calls)} call(s), max_tool_calls {response.get('max_tool_calls')!r}",
     )  # fmt: skip
+
+
+@pytest.mark.checks(L.HOSTED_MCP_APPROVAL.id, L.HOSTED_MCP.id)
+@pytest.mark.profiles("hosted:mcp")
+def test_mcp_approval_round_trip(probe: Probe) -> None:
+    tool = {**MCP_TOOL, "require_approval": "always"}
+    _t, _choice, _kind, prompt = HOSTED["hosted:mcp"]
+    first = probe.create(probe.body(input=prompt, tools=[tool]))
+    requests = A.items_of(first, "mcp_approval_request")
+    probe.check(
+        L.HOSTED_MCP_APPROVAL, bool(requests) and all(isinstance(r.get("id"), str) for r in requests),
+        probe.last, expected="an `mcp_approval_request` item with an id (require_approval always)",
+        actual=f"output {A.output_types(first)}",
+    )  # fmt: skip
+    if not requests:
+        return
+    request = requests[0]
+    history = [{"role": "user", "content": prompt}, *first.get("output", []),
+               {"type": "mcp_approval_response", "approval_request_id": request["id"],
+                "approve": True}]  # fmt: skip
+    second = probe.create(probe.body(input=history, tools=[tool]))
+    calls = A.items_of(second, "mcp_call")
+    probe.check(
+        L.HOSTED_MCP_APPROVAL,
+        bool(calls) and all(c.get("approval_request_id") == request["id"] for c in calls),
+        probe.last, expected=f"`mcp_call` items answering approval {request['id']!r}",
+        actual=f"output {A.output_types(second)}, approval_request_id "
+        f"{[c.get('approval_request_id') for c in calls]}",
+    )  # fmt: skip
