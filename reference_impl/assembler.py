@@ -783,6 +783,7 @@ class ResponseAssembler:
             )
         events.append(self._event("response.output_item.done", output_index=index, item=item))
         self._done_items.append(item)
+
     def _hosted_value(
         self, events: list[Event], spec: _ToolKind, chunk: HostedToolCall, where: dict[str, Any]
     ) -> None:
