@@ -466,7 +466,7 @@ CUSTOM_GRAMMAR = register(
 CUSTOM_ROUND_TRIP = register(
     "live.custom_tools.output_round_trip",
     MUST,
-    "[OAPI] CustomToolCall, CustomToolCallOutput",
+    "§1.7 [OAPI] CustomToolCall, CustomToolCallOutput",
     "a request carrying a `custom_tool_call` and its `custom_tool_call_output` is answered with a "
     "message",
     profile="custom-tools",
