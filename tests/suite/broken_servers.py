@@ -685,6 +685,8 @@ def named_choice_ignored() -> ASGIApp:
             value["tool_choice"] = "required"
             tools = value.get("tools") or []
             value["tools"] = sorted(tools, key=lambda t: t.get("name") == choice.get("name"))
+
+
 def _rewrite_request(edit: Callable[[dict[str, Any]], None]) -> ASGIApp:
     def on_request(method: str, path: str, value: Any) -> Any:
         if isinstance(value, dict):
