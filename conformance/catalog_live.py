@@ -438,6 +438,8 @@ INCLUDE_UNKNOWN = register(
     "an `include` value OpenAI does not define is a 400 `invalid_request_error` (not silently "
     "ignored)",
     profile="stateless-reasoning",
+)
+
 # --- live.tools.allowed_tools, live.custom_tools.* (issue 15: tools beyond function calls) -------
 TOOLS_ALLOWED = register(
     "live.tools.allowed_tools",

@@ -719,6 +719,8 @@ def calls_an_undeclared_tool() -> ASGIApp:
         return events
 
     return Rewriter(mock_app(), on_json=on_json, on_sse=on_sse)
+
+
 def _choice_to(kind: str, new: Any) -> Callable[[dict[str, Any]], None]:
     def edit(body: dict[str, Any]) -> None:
         choice = body.get("tool_choice")
