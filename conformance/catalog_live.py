@@ -492,3 +492,96 @@ WS_STEERING = register(
     "`response.steer` on a running response is answered (`response.steer.accepted` or `.failed`)",
     profile="websocket:steering",
 )
+
+# --- live.tools.allowed_tools, live.custom_tools.* (issue 15: tools beyond function calls) -------
+TOOLS_ALLOWED = register(
+    "live.tools.allowed_tools",
+    MUST,
+    "§3.3 (tool_choice), §1.7 [OAPI] ToolChoiceAllowed",
+    "`tool_choice: {type: allowed_tools, mode: required, tools}` gets calls, each to a listed tool "
+    "(other declared tools are not called)",
+    profile="tools",
+)
+CUSTOM_CALL = register(
+    "live.custom_tools.call",
+    MUST,
+    "§1.7 [OAPI] ToolChoiceCustom, CustomToolCall",
+    "`tool_choice: {type: custom, name}` gets `custom_tool_call` items to that tool only, each with "
+    "a string `input` and a `call_id`",
+    profile="custom-tools",
+)
+CUSTOM_GRAMMAR = register(
+    "live.custom_tools.grammar",
+    MUST,
+    "§1.7 [OAPI] CustomGrammarFormatParam (syntax lark / regex)",
+    "a custom tool with a `grammar` format gets input its grammar accepts (the Lark grammar "
+    "parses it; the regex matches all of it)",
+    profile="custom-tools",
+)
+CUSTOM_ROUND_TRIP = register(
+    "live.custom_tools.output_round_trip",
+    MUST,
+    "§1.7 [OAPI] CustomToolCall, CustomToolCallOutput",
+    "a request carrying a `custom_tool_call` and its `custom_tool_call_output` is answered with a "
+    "message",
+    profile="custom-tools",
+)
+
+# --- live.hosted.* (issue 15): one profile per hosted tool (DESIGN.md `hosted:<tool type>`) --------
+HOSTED_WEB_SEARCH = register(
+    "live.hosted.web_search",
+    MUST,
+    "§1.7 [OAPI] ToolChoiceTypes (web_search_preview), WebSearchToolCall",
+    "`tool_choice: {type: web_search_preview}` gets a completed response with completed "
+    "`web_search_call` items",
+    profile="hosted:web_search",
+)
+HOSTED_FILE_SEARCH = register(
+    "live.hosted.file_search",
+    MUST,
+    "§1.7 [OAPI] ToolChoiceTypes (file_search), FileSearchToolCall",
+    "`tool_choice: {type: file_search}` gets a completed response with completed "
+    "`file_search_call` items",
+    profile="hosted:file_search",
+)
+HOSTED_CODE_INTERPRETER = register(
+    "live.hosted.code_interpreter",
+    MUST,
+    "§1.7 [OAPI] ToolChoiceTypes (code_interpreter), CodeInterpreterToolCall",
+    "`tool_choice: {type: code_interpreter}` gets a completed response with completed "
+    "`code_interpreter_call` items",
+    profile="hosted:code_interpreter",
+)
+HOSTED_IMAGE_GENERATION = register(
+    "live.hosted.image_generation",
+    MUST,
+    "§1.7 [OAPI] ToolChoiceTypes (image_generation), ImageGenToolCall.result",
+    "`tool_choice: {type: image_generation}` gets completed `image_generation_call` items whose "
+    "`result` is a base64 image",
+    profile="hosted:image_generation",
+)
+HOSTED_MCP = register(
+    "live.hosted.mcp",
+    MUST,
+    "§1.7 [OAPI] ToolChoiceMCP, MCPToolCall",
+    "`tool_choice: {type: mcp, server_label}` with `require_approval: never` gets completed "
+    "`mcp_call` items",
+    profile="hosted:mcp",
+)
+HOSTED_MAX_TOOL_CALLS = register(
+    "live.hosted.max_tool_calls",
+    MUST,
+    "§1.7 [OAPI] CreateResponse.max_tool_calls",
+    "`max_tool_calls: 1` caps a response's built-in tool calls at one (and is echoed), however "
+    "many the prompt asks for",
+    profile="hosted:web_search",
+)
+HOSTED_MCP_APPROVAL = register(
+    "live.hosted.mcp_approval",
+    MUST,
+    "§1.7 [OAPI] MCPApprovalRequest, MCPApprovalResponse, MCPToolCall.approval_request_id",
+    "`require_approval: always` gets an `mcp_approval_request`; the client's "
+    "`mcp_approval_response` for it gets an `mcp_call` whose `approval_request_id` is that "
+    "request's id",
+    profile="hosted:mcp",
+)

@@ -29,6 +29,7 @@ seeded range.
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 import threading
 from collections import deque
@@ -41,6 +42,7 @@ import orjson
 
 from mock_server.agent_script import AgentScript, ScriptError
 from mock_server.agent_script import parse as parse_script
+from mock_server.grammar_gen import GrammarError
 from mock_server.jsonschema_gen import SchemaError
 from mock_server.scenarios import SCENARIOS, Plan, Segment, build_plan
 from mock_server.tokenizer import count_request_tokens, count_tokens, tokenize
@@ -51,10 +53,12 @@ from reference_impl.engine import (
     FinishReason,
     GenerationRequest,
     HostedToolCall,
+    LogProb,
     ReadyChunks,
     ReasoningDelta,
     ReasoningItem,
     RefusalDelta,
+    TextAnnotation,
     TextDelta,
     TextRun,
     ToolCallDelta,
@@ -183,6 +187,8 @@ def request_digest(request: GenerationRequest, seed: int, *parts: str) -> bytes:
             "reasoning_summary", "text_format", "metadata",
         )
     }  # fmt: skip
+    if request.custom_tools:  # only then: the digests of all other requests stay as they were
+        doc["custom_tools"] = _plain(request.custom_tools)
     data = orjson.dumps([seed, *parts, doc], option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
     return hashlib.sha256(data).digest()
 
@@ -339,6 +345,11 @@ class MockEngine:
                 f"The mock cannot generate a value for the JSON schema: {error}",
                 code="invalid_request",
             ) from error
+        except GrammarError as error:
+            raise EngineError(
+                f"The mock cannot generate input for the custom tool's grammar: {error}",
+                code="invalid_request",
+            ) from error
         yield from self._render(plan, request, request.hints.get(ERROR_AFTER_HINT), runs)
 
     async def _timed(self, request: GenerationRequest) -> AsyncIterator[Chunk]:
@@ -373,6 +384,7 @@ class MockEngine:
         budget = plan.budget
         limit = _min(budget, fail_at)  # a chunk never crosses the budget or the failure point
         input_tokens = count_request_tokens(request)
+        logprobs = _LogProbs.of(request, self.seed)
         for segment in plan.segments:
             tokens = tokenize(segment.text)
             if segment.kind == "hidden":
@@ -387,7 +399,11 @@ class MockEngine:
                     yield Final("length", input_tokens, used, reasoning_tokens=reasoning)
                     return
                 continue
-            if segment.kind == "hosted":
+            if segment.kind == "annotation":
+                if segment.annotation is not None:
+                    yield TextAnnotation(segment.annotation)
+                continue
+            if segment.kind in ("hosted", "client_call"):
                 # A hosted call is atomic; its query counts as output as a whole.
                 if budget is not None and used + len(tokens) > budget:
                     yield Final("length", input_tokens, used, reasoning_tokens=reasoning)
@@ -396,7 +412,10 @@ class MockEngine:
                 used += len(tokens)
                 continue
             is_text = segment.kind == "text"
-            if is_text and limit is None and sizes is None and low == 1:
+            if not tokens and segment.kind in ("tool_call", "custom_call"):
+                yield _chunk(segment, "", first=True)  # a call with empty input still is one
+                continue
+            if is_text and limit is None and sizes is None and low == 1 and logprobs is None:
                 # The common case, token by token with nothing to check: the hot path of every
                 # text stream (benchmarks/mock_streaming_throughput.py). Without per-delta timing
                 # the tokens go in runs: the same delta events, a chunk for many.
@@ -419,7 +438,10 @@ class MockEngine:
                 if limit is not None:
                     size = min(size, limit - used)
                 piece = tokens[pos] if size == 1 else "".join(tokens[pos : pos + size])
-                yield _text_delta(piece) if is_text else _chunk(segment, piece, first=pos == 0)
+                if is_text and logprobs is not None:
+                    yield TextDelta(piece, logprobs=logprobs.tokens(tokens[pos : pos + size]))
+                else:
+                    yield _text_delta(piece) if is_text else _chunk(segment, piece, first=pos == 0)
                 pos += size
                 used += size
                 if is_reasoning:
@@ -427,6 +449,54 @@ class MockEngine:
         if fail_at is not None and used >= fail_at:
             raise EngineError(message, code="server_error")
         yield Final(plan.finish_reason, input_tokens, used, reasoning_tokens=reasoning)
+
+
+LOGPROBS_INCLUDE = "message.output_text.logprobs"
+# Alternatives for top_logprobs (a token is never its own alternative).
+_ALTERNATIVES = (
+    " the", " a", ",", ".", " and", " of", " to", " in", " is", " it", " that", " for",
+    " on", " with", " as", " this", " be", " at", " by", " or", " an", " from", " not", " we",
+)  # fmt: skip
+
+
+class _LogProbs:
+    """Deterministic log probabilities for output text tokens, from their own RNG (asking for
+    them changes no text): each token's probability is drawn in [0.5, 0.99]; its ``N``
+    alternatives (``top_logprobs``) take a third of what is left each, so every value is ≤ 0 and the
+    probabilities of a position never add up to more than 1. The token itself comes first among
+    its top logprobs, as the most likely."""
+
+    def __init__(self, rng: random.Random, top: int) -> None:
+        self.rng = rng
+        self.top = top
+
+    @classmethod
+    def of(cls, request: GenerationRequest, seed: int) -> _LogProbs | None:
+        include = request.body.get("include")
+        if not isinstance(include, list) or LOGPROBS_INCLUDE not in include:
+            return None
+        top = request.body.get("top_logprobs")
+        top = top if type(top) is int and top > 0 else 0
+        return cls(_rng(request_digest(request, seed, "logprobs")), top)
+
+    def tokens(self, tokens: Sequence[str]) -> tuple[LogProb, ...]:
+        return tuple(self.token(t) for t in tokens)
+
+    def token(self, token: str) -> LogProb:
+        rng = self.rng
+        p = 0.5 + 0.49 * rng.random()
+        value = round(math.log(p), 6)
+        top: list[tuple[str, float]] = []
+        if self.top:
+            top.append((token, value))
+            rest = 1.0 - p
+            start = rng.randrange(len(_ALTERNATIVES))
+            alternatives = [a for a in _ALTERNATIVES[start:] + _ALTERNATIVES[:start] if a != token]
+            for i in range(self.top - 1):
+                rest /= 3
+                top.append((alternatives[i % len(alternatives)] + " " * (i // len(alternatives)),
+                            round(math.log(rest), 6)))  # fmt: skip
+        return LogProb(token, value, tuple(top))
 
 
 async def _paced(stream: Iterator[Chunk], latency: Latency) -> AsyncIterator[Chunk]:
@@ -489,6 +559,11 @@ def _chunk(segment: Segment, piece: str, *, first: bool) -> Chunk:
     if segment.kind == "tool_call":
         name = segment.name if first else None
         return ToolCallDelta(segment.index, piece, name=name)
+    if segment.kind == "custom_call":
+        name = segment.name if first else None
+        return ToolCallDelta(segment.index, piece, name=name, kind="custom")
+    if segment.call is not None:
+        return segment.call
     return HostedToolCall("web_search_call", dict(segment.action))
 
 

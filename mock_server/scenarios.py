@@ -17,24 +17,36 @@ then streams the plan token by token (:mod:`mock_server.engine`). Names (``SCENA
 ``failure``                  a few text tokens, then :class:`EngineError` (``server_error``)
 ``structured-output``        JSON valid for ``text.format``'s schema (a built-in one otherwise)
 ``web-search``               a hosted ``web_search_call`` (search action), then the answer
+                             citing its sources (``url_citation``)
+``custom-tool-call``         one call to a declared ``custom`` tool (input: free text, or text
+                             the tool's regex / Lark grammar accepts)
+``hosted-tool-failure``      the hosted tool call the request asks for (web search when none)
+                             fails: its item ends ``status: failed`` (:mod:`mock_server.hosted`)
 ===========================  ================================================================
 
-Tool calls use the request's declared function tools; a request that declares none gets calls to
-``get_weather(location: string)``, which the mock then "knows".
+Tool calls use the request's declared function and custom tools; a request that declares none
+gets calls to ``get_weather(location: string)``, which the mock then "knows". A custom tool's
+input is text its grammar accepts (:mod:`mock_server.grammar_gen`), else a short free text.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import orjson
 
-from mock_server import instructions, prose
+from mock_server import grammar_gen, hosted, instructions, prose
 from mock_server.jsonschema_gen import generate
-from reference_impl.engine import FinishReason, FunctionTool, GenerationRequest
+from reference_impl.engine import (
+    CustomTool,
+    FinishReason,
+    FunctionTool,
+    GenerationRequest,
+    HostedToolCall,
+)
 
 __all__ = [
     "DEFAULT_TOOL",
@@ -47,7 +59,12 @@ __all__ = [
 ]
 
 # "hidden": reasoning the model does not show (an engine.ReasoningItem); its text is only counted.
-SegmentKind = Literal["summary", "raw", "hidden", "text", "refusal", "tool_call", "hosted"]
+# "hosted": a tool call the server ran (web search…); "client_call": a built-in tool call the
+# client runs (shell…); "annotation": a citation on the text before it.
+SegmentKind = Literal[
+    "summary", "raw", "hidden", "text", "refusal", "tool_call", "custom_call", "hosted",
+    "client_call", "annotation",
+]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +74,8 @@ class Segment:
     name: str | None = None  # tool name (tool_call)
     index: int = 0  # summary_index (summary) or call index (tool_call)
     action: Mapping[str, Any] = field(default_factory=dict)  # hosted tool action
+    call: HostedToolCall | None = None  # the whole call (hosted, client_call)
+    annotation: Mapping[str, Any] | None = None  # annotation
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +89,8 @@ class Plan:
 
     @property
     def finish_reason(self) -> FinishReason:
-        return "tool_calls" if any(s.kind == "tool_call" for s in self.segments) else "stop"
+        calls = ("tool_call", "custom_call", "client_call")
+        return "tool_calls" if any(s.kind in calls for s in self.segments) else "stop"
 
 
 DEFAULT_TOOL = FunctionTool(
@@ -84,6 +104,9 @@ DEFAULT_TOOL = FunctionTool(
     },
     strict=True,
 )
+
+# What the ``custom-tool-call`` scenario calls when the request declares no custom tool.
+DEFAULT_CUSTOM_TOOL = CustomTool(name="run_command", description="Run a shell command.")
 
 _BUILTIN_SCHEMA: Mapping[str, Any] = {
     "type": "object",
@@ -141,10 +164,11 @@ def build_plan(scenario: str, request: GenerationRequest, rng: random.Random) ->
     if scenario == "structured-output":
         return Plan((_structured(request, rng),), budget)
     if scenario == "web-search":
-        query = prose.quote(msgs, 6)
-        hosted = Segment("hosted", query, action={"type": "search", "query": query})
-        text = Segment("text", f'Search results for "{query}": ' + prose.sentences(rng, 30))
-        return Plan((hosted, text), budget)
+        return Plan(hosted_plan(request, rng, default="web_search") or (), budget)
+    if scenario == "hosted-tool-failure":
+        return Plan(hosted_plan(request, rng, default="web_search", fail=True) or (), budget)
+    if scenario == "custom-tool-call":
+        return Plan(_calls(request, rng, 1, prefer_custom=True), budget)
     raise ValueError(f"unknown scenario {scenario!r}")
 
 
@@ -177,8 +201,8 @@ def auto(request: GenerationRequest, rng: random.Random) -> Plan:
     elif _wants_call(request, last.role if last else None):
         n = instructions.asks(request.messages) if request.parallel_tool_calls else 1
         segments.extend(_calls(request, rng, n))
-    elif _has_web_search(request) and last is not None and last.role == "user":
-        segments.extend(build_plan("web-search", request, rng).segments)
+    elif last is not None and last.role == "user" and (found := hosted_plan(request, rng)):
+        segments.extend(found)
     elif _json_format(request.text_format) is not None:
         segments.append(_structured(request, rng))
     elif (answer := instructions.reply(request.messages)) is not None:
@@ -206,12 +230,12 @@ def reasoning_prefix(request: GenerationRequest, rng: random.Random) -> tuple[Se
 
 def _wants_call(request: GenerationRequest, last_role: str | None) -> bool:
     choice = request.tool_choice
-    if not request.tools or choice == "none":
+    if not (request.tools or request.custom_tools) or choice == "none":
         return False
     if choice == "required":
         return True
     if isinstance(choice, Mapping):
-        if choice.get("type") == "function":
+        if choice.get("type") in ("function", "custom"):
             return True
         if choice.get("type") == "allowed_tools" and choice.get("mode") == "required":
             return True
@@ -219,40 +243,161 @@ def _wants_call(request: GenerationRequest, last_role: str | None) -> bool:
     return last_role == "user"
 
 
-def _has_web_search(request: GenerationRequest) -> bool:
-    tools = request.body.get("tools") or ()
-    return any(
-        isinstance(t, Mapping) and str(t.get("type", "")).startswith("web_search") for t in tools
+def _forced_hosted(request: GenerationRequest) -> list[Mapping[str, Any]]:
+    """The hosted tools ``tool_choice`` forces: a hosted type ([OAPI] ToolChoiceTypes, ``mcp``
+    with its ``server_label``, ``shell`` / ``apply_patch``), or ``allowed_tools`` naming them;
+    for ``auto`` / ``required``, the declared ones."""
+    declared = hosted.declared_hosted(request)
+    choice = request.tool_choice
+    if not isinstance(choice, Mapping):
+        return declared if choice != "none" else []
+    kind = choice.get("type")
+    if kind == "allowed_tools":
+        wanted = [t for t in choice.get("tools", ()) if isinstance(t, Mapping)]
+        return [
+            t for t in declared
+            if any(w.get("type") == t.get("type") and w.get("server_label") in
+                   (None, t.get("server_label")) for w in wanted)
+        ]  # fmt: skip
+    if kind == "mcp":
+        return [
+            t for t in declared
+            if t.get("type") == "mcp" and t.get("server_label") == choice.get("server_label")
+        ]  # fmt: skip
+    forced = hosted.tool_type_of(choice)
+    if forced is None:
+        return []
+    same = [t for t in declared if _same_kind(str(t.get("type")), forced)]
+    return same or [{"type": forced}]
+
+
+def _same_kind(declared: str, forced: str) -> bool:
+    if forced.startswith("web_search"):
+        return declared.startswith("web_search")
+    if forced.startswith("computer"):
+        return declared.startswith("computer")
+    return declared == forced
+
+
+def hosted_plan(
+    request: GenerationRequest,
+    rng: random.Random,
+    *,
+    default: str | None = None,
+    fail: bool = False,
+) -> tuple[Segment, ...] | None:
+    """The segments of the hosted (or client-executed built-in) tool call(s) the request asks
+    for, with the answer; ``None`` when it asks for none. As many calls as the last user turn
+    makes requests (:func:`mock_server.instructions.asks`), at most ``max_tool_calls`` (which
+    counts built-in tool calls, [OAPI] ``max_tool_calls``); one call of a client-executed kind.
+    ``default``: the tool type to use when the request declares none."""
+    tools = _forced_hosted(request)
+    if not tools and default is not None:
+        tools = [{"type": default}]
+    if not tools:
+        return None
+    tool = tools[0]
+    include = frozenset(i for i in request.body.get("include") or () if isinstance(i, str))
+    query = prose.quote(request.messages, 6)
+
+    def fake(index: int, fail_it: bool = fail) -> hosted.Fake:
+        return hosted.Fake(request, tool, query, rng, fail_it, include, Segment, index)
+
+    kind = str(tool.get("type"))
+    if kind == "mcp":
+        return tuple(_mcp_plan(request, fake, tool))
+    if kind in hosted.CLIENT_EXECUTED:
+        return tuple(hosted.HOSTED_TOOLS[kind](fake(0)))
+    limit = request.body.get("max_tool_calls")
+    count = instructions.asks(request.messages) if request.parallel_tool_calls else 1
+    if type(limit) is int and limit >= 1:
+        count = min(count, limit)
+    out: list[Segment] = []
+    for i in range(count):
+        segments = hosted.HOSTED_TOOLS[kind](fake(i))
+        out.extend(segments if i == count - 1 else [s for s in segments if s.kind == "hosted"])
+    return tuple(out)
+
+
+def _mcp_plan(
+    request: GenerationRequest, fake: Callable[..., hosted.Fake], tool: Mapping[str, Any]
+) -> list[Segment]:
+    label = tool.get("server_label")
+    items = [i for i in request.body.get("input") or () if isinstance(i, Mapping)]
+    answer = next((i for i in reversed(items) if i.get("type") == "mcp_approval_response"), None)
+    if answer is not None:
+        if answer.get("approve") is True:
+            return list(hosted.mcp_call(fake(0), str(answer.get("approval_request_id"))))
+        return [Segment("text", f"Understood: the {label} tool was not called.")]
+    out: list[Segment] = []
+    listed = any(
+        i.get("type") == "mcp_list_tools" and i.get("server_label") == label for i in items
     )
+    if not listed:
+        out.extend(hosted.mcp_list_tools(fake(0, False)))  # the failure variant fails the call
+    if hosted.mcp_needs_approval(tool):
+        return [*out, *hosted.mcp_approval_request(fake(0, False))]
+    return [*out, *hosted.mcp_call(fake(0))]
 
 
 def _text(rng: random.Random, request: GenerationRequest) -> Segment:
     return Segment("text", prose.answer(rng, request.messages, rng.randint(40, 80)))
 
 
-def _choose_tools(request: GenerationRequest, n: int) -> list[FunctionTool]:
-    tools = list(request.tools) or [DEFAULT_TOOL]
+Tool = FunctionTool | CustomTool
+
+
+def _choose_tools(request: GenerationRequest, n: int, *, prefer_custom: bool = False) -> list[Tool]:
+    declared: list[Tool] = [*request.tools, *request.custom_tools]
+    if prefer_custom:
+        declared = list(request.custom_tools) or [DEFAULT_CUSTOM_TOOL]
+    tools = declared or [DEFAULT_TOOL]
     choice = request.tool_choice
     if isinstance(choice, Mapping):
-        if choice.get("type") == "function" and choice.get("name"):
-            named = [t for t in tools if t.name == choice["name"]]
+        kind = choice.get("type")
+        if kind in ("function", "custom") and choice.get("name"):
+            cls = FunctionTool if kind == "function" else CustomTool
+            named = [t for t in tools if t.name == choice["name"] and isinstance(t, cls)]
             tools = named or tools
-        elif choice.get("type") == "allowed_tools":
-            allowed = {t.get("name") for t in choice.get("tools", ()) if isinstance(t, Mapping)}
-            tools = [t for t in tools if t.name in allowed] or tools
+        elif kind == "allowed_tools":
+            allowed = {
+                ("function" if isinstance(t, FunctionTool) else "custom", t.name) for t in tools
+            } & {
+                (str(t.get("type")), str(t.get("name")))
+                for t in choice.get("tools", ())
+                if isinstance(t, Mapping)
+            }
+            tools = [
+                t
+                for t in tools
+                if ("function" if isinstance(t, FunctionTool) else "custom", t.name) in allowed
+            ] or tools
     user = prose.quote(request.messages, 10_000)
     # A user who names a tool wants that one: "call get_weather once for each city".
     ordered = [t for t in tools if t.name in user] or tools
     return [ordered[i % len(ordered)] for i in range(n)]
 
 
-def _calls(request: GenerationRequest, rng: random.Random, n: int) -> tuple[Segment, ...]:
+def _calls(
+    request: GenerationRequest, rng: random.Random, n: int, *, prefer_custom: bool = False
+) -> tuple[Segment, ...]:
     out = []
-    for i, tool in enumerate(_choose_tools(request, n)):
+    for i, tool in enumerate(_choose_tools(request, n, prefer_custom=prefer_custom)):
+        if isinstance(tool, CustomTool):
+            out.append(Segment("custom_call", custom_input(tool, request, rng), tool.name, i))
+            continue
         schema = tool.parameters or {"type": "object", "properties": {}}
         args = orjson.dumps(generate(schema, rng)).decode()
         out.append(Segment("tool_call", args, name=tool.name, index=i))
     return tuple(out)
+
+
+def custom_input(tool: CustomTool, request: GenerationRequest, rng: random.Random) -> str:
+    """A custom tool call's input: text the tool's grammar accepts, else the user's request in
+    a few words (free text)."""
+    if tool.syntax and tool.definition is not None:
+        return grammar_gen.generate(tool.syntax, tool.definition, rng)
+    return prose.quote(request.messages, 12) or "run"
 
 
 def _json_format(text_format: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
@@ -285,4 +430,6 @@ SCENARIOS: Sequence[str] = (
     "failure",
     "structured-output",
     "web-search",
+    "custom-tool-call",
+    "hosted-tool-failure",
 )

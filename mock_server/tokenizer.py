@@ -102,7 +102,9 @@ def count_message_tokens(message: Message) -> int:
 
 
 def count_request_tokens(request: GenerationRequest) -> int:
-    return _count(request.messages, request.tools)
+    # A custom tool counts as a function tool without parameters (its name and description).
+    custom = (FunctionTool(t.name, None, t.description) for t in request.custom_tools)
+    return _count(request.messages, (*request.tools, *custom))
 
 
 def _count(messages: Iterable[Message], tools: Iterable[FunctionTool]) -> int:

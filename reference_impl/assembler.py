@@ -32,9 +32,11 @@ from .engine import (
     Final,
     GenerationRequest,
     HostedToolCall,
+    LogProb,
     ReasoningDelta,
     ReasoningItem,
     RefusalDelta,
+    TextAnnotation,
     TextDelta,
     TextRun,
     ToolCallDelta,
@@ -53,11 +55,79 @@ _ALNUM = string.ascii_letters + string.digits
 _ALNUM_TABLE = bytes(ord(_ALNUM[b % 62]) for b in range(256))  # byte -> [A-Za-z0-9]
 _OBFUSCATION_WIDTH = 16
 
-# Hosted tools the assembler can stream: item type → (id prefix, progress event names).
-_HOSTED: dict[str, tuple[str, tuple[str, ...]]] = {
-    "web_search_call": ("ws", ("in_progress", "searching", "completed")),
-    "file_search_call": ("fs", ("in_progress", "searching", "completed")),
-}
+
+@dataclass(frozen=True, slots=True)
+class _ToolKind:
+    """How one tool call item kind streams, as the recordings show ([REC] openai-*-tool.*)."""
+
+    prefix: str  # item id prefix
+    # progress event suffixes, in order; "*" marks where the streamed value goes
+    stages: tuple[str, ...] = ()
+    stream: str = ""  # the family of the streamed value's delta / done events
+    value: str = ""  # the field of the `.done` event (and the item) holding the streamed value
+    # fields of the added item beyond id / type / status
+    added: tuple[tuple[str, Any], ...] = ()
+    status: bool = True  # the item has a `status` field
+    failed_event: bool = False  # a failed call ends with `response.<kind>.failed`
+    whole: bool = False  # the added item already carries every field (no streamed part)
+
+
+_IN_PROGRESS = ("in_progress",)
+# Tool call kinds the assembler can stream: item type → how.
+_HOSTED: dict[str, _ToolKind] = {
+    "web_search_call": _ToolKind("ws", ("in_progress", "searching", "completed")),
+    "file_search_call": _ToolKind(
+        "fs", ("in_progress", "searching", "completed"), added=(("queries", []), ("results", None))
+    ),
+    "code_interpreter_call": _ToolKind(
+        "ci",
+        ("in_progress", "*", "interpreting", "completed"),
+        "response.code_interpreter_call_code",
+        "code",
+        added=(("code", ""), ("container_id", None), ("outputs", [])),
+    ),
+    "image_generation_call": _ToolKind(
+        "ig", ("in_progress", "generating", "*", "completed"), added=()
+    ),
+    "mcp_list_tools": _ToolKind(
+        "mcpl", ("in_progress", "completed"), added=(("server_label", ""), ("tools", [])),
+        status=False, failed_event=True,
+    ),
+    "mcp_call": _ToolKind(
+        "mcp",
+        ("in_progress", "*", "completed"),
+        "response.mcp_call_arguments",
+        "arguments",
+        added=(
+            ("approval_request_id", None), ("arguments", ""), ("error", None), ("name", ""),
+            ("output", None), ("server_label", ""),
+        ),
+        failed_event=True,
+    ),
+    "mcp_approval_request": _ToolKind(
+        "mcpr", added=(("arguments", ""), ("name", ""), ("server_label", "")), status=False,
+        whole=True,
+    ),
+    # client-executed calls: no progress events; shell commands and patch diffs stream
+    "shell_call": _ToolKind(
+        "sh", ("*",), "response.shell_call_command", "command",
+        added=(("action", {"commands": []}), ("call_id", "")),
+    ),
+    "apply_patch_call": _ToolKind(
+        "apc", ("*",), "response.apply_patch_call_operation_diff", "diff",
+        added=(("call_id", ""), ("operation", {"diff": ""})),
+    ),
+    "local_shell_call": _ToolKind("lsh", added=(("action", {}), ("call_id", ""))),
+    "computer_call": _ToolKind(
+        "cu", added=(("call_id", ""), ("action", {}), ("pending_safety_checks", []))
+    ),
+    "tool_search_call": _ToolKind(
+        "tsc", added=(("arguments", {}), ("call_id", None), ("execution", "server"))
+    ),
+    "tool_search_output": _ToolKind(
+        "tso", added=(("call_id", None), ("execution", "server"), ("tools", []))
+    ),
+}  # fmt: skip
 
 
 class EngineProtocolError(EngineError):
@@ -93,7 +163,9 @@ def _obfuscator(response_id: str) -> Callable[[int, str], str]:
 
 
 PartKind = Literal["output_text", "refusal", "reasoning_text", "summary_text"]
-ItemKind = Literal["message", "reasoning", "function_call"]
+ItemKind = Literal["message", "reasoning", "function_call", "custom_tool_call"]
+
+LOGPROBS_INCLUDE = "message.output_text.logprobs"
 
 
 @dataclass(slots=True)
@@ -101,6 +173,8 @@ class _Part:
     kind: PartKind
     index: int  # content_index, or summary_index for summary parts
     pieces: list[str] = field(default_factory=list)
+    logprobs: list[dict[str, Any]] | None = None  # output_text with logprobs asked for
+    annotations: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -115,7 +189,7 @@ class _OpenItem:
     part: _Part | None = None
     content: list[dict[str, Any]] = field(default_factory=list)  # closed content parts
     summary: list[dict[str, Any]] = field(default_factory=list)  # closed summary parts
-    # function_call only
+    # function_call / custom_tool_call only
     tool_index: int = -1
     call_id: str = ""
     name: str = ""
@@ -164,6 +238,8 @@ class ResponseAssembler:
             stream_options = body.get("stream_options") or {}
             include_obfuscation = bool(stream_options.get("include_obfuscation", True))
         self._obfuscation = _obfuscator(response_id) if include_obfuscation else None
+        include = body.get("include")
+        self._logprobs = isinstance(include, list) and LOGPROBS_INCLUDE in include
         self._seq = 0
         self._done_items: list[dict[str, Any]] = []
         self._open: _OpenItem | None = None
@@ -223,13 +299,13 @@ class ResponseAssembler:
             if item is not None:
                 part = item.part
                 if part is not None and part.kind == "output_text":
-                    return [self._output_text_delta(item, part, chunk.text)]
+                    return [self._output_text_delta(item, part, chunk.text, chunk.logprobs)]
         if self._finished:
             raise EngineProtocolError("the engine sent a chunk after its final chunk")
         events = self.begin()
         try:
             if isinstance(chunk, TextDelta):
-                self._text(events, chunk.text, "output_text")
+                self._text(events, chunk.text, "output_text", chunk.logprobs)
             elif isinstance(chunk, TextRun):
                 self._text_run(events, chunk.pieces)
             elif isinstance(chunk, RefusalDelta):
@@ -242,6 +318,8 @@ class ResponseAssembler:
                 self._tool_call(events, chunk)
             elif isinstance(chunk, HostedToolCall):
                 self._hosted(events, chunk)
+            elif isinstance(chunk, TextAnnotation):
+                self._annotation(events, chunk)
             elif isinstance(chunk, Final):
                 self._final(events, chunk)
             else:
@@ -322,6 +400,15 @@ class ResponseAssembler:
             added = {"id": item.id, "type": "reasoning", "summary": []}
             if extra.get("raw"):
                 added["content"] = []
+        elif kind == "custom_tool_call":
+            added = {
+                "id": item.id,
+                "type": "custom_tool_call",
+                "status": "in_progress",
+                "call_id": extra["call_id"],
+                "input": "",
+                "name": extra["name"],
+            }
         else:
             added = {
                 "id": item.id,
@@ -364,6 +451,24 @@ class ResponseAssembler:
                 )
             if status != "completed":
                 done["status"] = status
+        elif item.kind == "custom_tool_call":
+            text = "".join(item.arguments)
+            events.append(
+                self._event(
+                    "response.custom_tool_call_input.done",
+                    item_id=item.id,
+                    output_index=item.output_index,
+                    input=text,
+                )
+            )
+            done = {
+                "id": item.id,
+                "type": "custom_tool_call",
+                "status": status,
+                "call_id": item.call_id,
+                "input": text,
+                "name": item.name,
+            }
         else:
             arguments = "".join(item.arguments)
             events.append(
@@ -434,7 +539,12 @@ class ResponseAssembler:
             where["content_index"] = part.index
             if part.kind == "output_text":
                 events.append(
-                    self._event("response.output_text.done", **where, text=text, logprobs=[])
+                    self._event(
+                        "response.output_text.done",
+                        **where,
+                        text=text,
+                        logprobs=[_delta_logprob(lp) for lp in part.logprobs or ()],
+                    )
                 )
             elif part.kind == "refusal":
                 events.append(self._event("response.refusal.done", **where, refusal=text))
@@ -442,14 +552,22 @@ class ResponseAssembler:
                 events.append(self._event("response.reasoning_text.done", **where, text=text))
             events.append(
                 self._event(
-                    "response.content_part.done", **where, part=_part_object(part.kind, text)
+                    "response.content_part.done",
+                    **where,
+                    part=_part_object(part.kind, text, part.logprobs, part.annotations),
                 )
             )
-            item.content.append(_part_object(part.kind, text))
+            item.content.append(_part_object(part.kind, text, part.logprobs, part.annotations))
         item.part = None
 
     # --- chunk kinds --------------------------------------------------------------------------
-    def _text(self, events: list[Event], delta: str, kind: PartKind) -> None:
+    def _text(
+        self,
+        events: list[Event],
+        delta: str,
+        kind: PartKind,
+        logprobs: Sequence[LogProb] | None = None,
+    ) -> None:
         # engine.py: a chunk of another kind starts a new item, so text after a refusal (or a
         # refusal after text) is a new message.
         item = self._open
@@ -459,7 +577,7 @@ class ResponseAssembler:
         part = item.part
         assert part is not None
         if kind == "output_text":
-            events.append(self._output_text_delta(item, part, delta))
+            events.append(self._output_text_delta(item, part, delta, logprobs))
             return
         part.pieces.append(delta)
         seq = self._seq
@@ -475,12 +593,23 @@ class ResponseAssembler:
             }
         )
 
-    def _output_text_delta(self, item: _OpenItem, part: _Part, delta: str) -> Event:
+    def _output_text_delta(
+        self, item: _OpenItem, part: _Part, delta: str, logprobs: Sequence[LogProb] | None = None
+    ) -> Event:
         """More text for the open output_text ``part`` of ``item``: its delta event (the hot path
-        of every text stream)."""
+        of every text stream). ``logprobs`` (the engine's, for this delta) go out only when the
+        request includes ``message.output_text.logprobs``; the part keeps them for its done
+        events and the finished item."""
         part.pieces.append(delta)
         seq = self._seq
         self._seq = seq + 1
+        shown: list[dict[str, Any]] = []
+        if self._logprobs:
+            pieces = [_logprob_object(lp) for lp in logprobs or ()]
+            if part.logprobs is None:
+                part.logprobs = []
+            part.logprobs.extend(pieces)
+            shown = [_delta_logprob(lp) for lp in pieces]
         event: Event = {
             "type": "response.output_text.delta",
             "sequence_number": seq,
@@ -488,7 +617,7 @@ class ResponseAssembler:
             "output_index": item.output_index,
             "content_index": part.index,
             "delta": delta,
-            "logprobs": [],
+            "logprobs": shown,
         }
         obfuscate = self._obfuscation
         if obfuscate is not None:
@@ -543,6 +672,24 @@ class ResponseAssembler:
             )
             events.append(self._obfuscated(event, chunk.text))
 
+    def _annotation(self, events: list[Event], chunk: TextAnnotation) -> None:
+        item = self._open
+        part = item.part if item is not None else None
+        if item is None or part is None or part.kind != "output_text":
+            raise EngineProtocolError("an annotation needs an open output_text part")
+        annotation = dict(chunk.annotation)
+        events.append(
+            self._event(
+                "response.output_text.annotation.added",
+                item_id=item.id,
+                output_index=item.output_index,
+                content_index=part.index,
+                annotation_index=len(part.annotations),
+                annotation=annotation,
+            )
+        )
+        part.annotations.append(annotation)
+
     def _hidden_reasoning(self, events: list[Event], text: str) -> None:
         # engine.ReasoningItem: a whole item, `summary: []` in added and done, as in [REC].
         item = self._open_item(events, "reasoning", "rs")
@@ -551,7 +698,8 @@ class ResponseAssembler:
 
     def _tool_call(self, events: list[Event], chunk: ToolCallDelta) -> None:
         item = self._open
-        if item is None or item.kind != "function_call" or item.tool_index != chunk.index:
+        kind: ItemKind = "custom_tool_call" if chunk.kind == "custom" else "function_call"
+        if item is None or item.kind != kind or item.tool_index != chunk.index:
             if chunk.index in self._tool_indices:
                 raise EngineProtocolError(
                     f"tool call {chunk.index} continued after another item started"
@@ -559,14 +707,17 @@ class ResponseAssembler:
             if not chunk.name:
                 raise EngineProtocolError(f"tool call {chunk.index} started without a name")
             call_id = chunk.call_id or self._new_id("call")
-            item = self._open_item(events, "function_call", "fc", call_id=call_id, name=chunk.name)
+            prefix = "ctc" if kind == "custom_tool_call" else "fc"
+            item = self._open_item(events, kind, prefix, call_id=call_id, name=chunk.name)
             item.tool_index, item.call_id, item.name = chunk.index, call_id, chunk.name
             self._tool_indices.add(chunk.index)
         if not chunk.arguments:
             return
         item.arguments.append(chunk.arguments)
         event = self._event(
-            "response.function_call_arguments.delta",
+            "response.custom_tool_call_input.delta"
+            if kind == "custom_tool_call"
+            else "response.function_call_arguments.delta",
             item_id=item.id,
             output_index=item.output_index,
             delta=chunk.arguments,
@@ -574,26 +725,46 @@ class ResponseAssembler:
         events.append(self._obfuscated(event, chunk.arguments))
 
     def _hosted(self, events: list[Event], chunk: HostedToolCall) -> None:
-        if chunk.kind not in _HOSTED:
+        spec = _HOSTED.get(chunk.kind)
+        if spec is None:
             raise EngineProtocolError(f"hosted tool call kind {chunk.kind!r} is not supported")
-        prefix, stages = _HOSTED[chunk.kind]
         self._close_open(events, "completed")
-        item_id = self._new_id(prefix)
+        item_id = self._new_id(spec.prefix)
         index = len(self._done_items)
-        added: dict[str, Any] = {"id": item_id, "type": chunk.kind, "status": "in_progress"}
-        done: dict[str, Any] = {"id": item_id, "type": chunk.kind, "status": "completed"}
-        if chunk.kind == "web_search_call":
-            # [REC]: the added item carries no action; the done item carries it.
-            done["action"] = dict(chunk.action) or {"type": "search"}
-        else:
-            added.update(queries=[], results=None)
-            done["queries"] = list(chunk.action.get("queries", ()))
-            done["results"] = chunk.action.get("results")
+        fields = dict(chunk.fields) if chunk.fields is not None else self._hosted_fields(chunk)
+        added: dict[str, Any] = {"id": item_id, "type": chunk.kind}
+        if spec.status:
+            added["status"] = "in_progress"
+        for key, default in spec.added:
+            value = fields.get(key, default)
+            added[key] = value if spec.whole else _opening(key, value, default)
+        done: dict[str, Any] = {"id": item_id, "type": chunk.kind}
+        if spec.status:
+            done["status"] = chunk.status
+        done.update(fields)
+        failed = chunk.status == "failed"
         events.append(self._event("response.output_item.added", output_index=index, item=added))
-        for stage in stages:
-            events.append(
-                self._event(f"response.{chunk.kind}.{stage}", output_index=index, item_id=item_id)
-            )
+        where = {"output_index": index, "item_id": item_id}
+        for stage in spec.stages:
+            if stage == "*":
+                self._hosted_value(events, spec, chunk, where)
+                if chunk.kind == "image_generation_call":
+                    for i, image in enumerate(chunk.partial_images):
+                        events.append(
+                            self._event(
+                                "response.image_generation_call.partial_image",
+                                **where,
+                                partial_image_index=i,
+                                partial_image_b64=image,
+                                **{k: fields[k] for k in _IMAGE_META if k in fields},
+                            )
+                        )
+                continue
+            if stage == "completed" and failed:
+                if spec.failed_event:
+                    events.append(self._event(f"response.{chunk.kind}.failed", **where))
+                continue  # a failed call of a kind without `.failed` just ends failed
+            events.append(self._event(f"response.{chunk.kind}.{stage}", **where))
         events.append(self._event("response.output_item.done", output_index=index, item=done))
         self._done_items.append(done)
 
@@ -612,6 +783,38 @@ class ResponseAssembler:
             )
         events.append(self._event("response.output_item.done", output_index=index, item=item))
         self._done_items.append(item)
+
+    def _hosted_value(
+        self, events: list[Event], spec: _ToolKind, chunk: HostedToolCall, where: dict[str, Any]
+    ) -> None:
+        """The streamed value of a tool call (code, MCP arguments, a shell command, a diff)."""
+        if not spec.stream:
+            return
+        extra: dict[str, Any] = {}
+        if spec.stream == "response.shell_call_command":
+            # [REC] openai-shell-tool.1: these events carry no item_id
+            where = {"output_index": where["output_index"]}
+            extra["command_index"] = 0
+            events.append(self._event(f"{spec.stream}.added", **where, **extra, command=""))
+        for piece in chunk.stream:
+            event = self._event(f"{spec.stream}.delta", **where, **extra, delta=piece)
+            events.append(self._obfuscated(event, piece))
+        events.append(self._event(f"{spec.stream}.done", **where, **extra,
+                                  **{spec.value: "".join(chunk.stream)}))  # fmt: skip
+
+    @staticmethod
+    def _hosted_fields(chunk: HostedToolCall) -> dict[str, Any]:
+        """The finished item's fields when the engine gives only an ``action`` (web / file
+        search, as engines did before ``fields``)."""
+        if chunk.kind == "web_search_call":
+            # [REC]: the added item carries no action; the done item carries it.
+            return {"action": dict(chunk.action) or {"type": "search"}}
+        if chunk.kind == "file_search_call":
+            return {
+                "queries": list(chunk.action.get("queries", ())),
+                "results": chunk.action.get("results"),
+            }
+        return dict(chunk.action)
 
     def _final(self, events: list[Event], final: Final) -> None:
         usage = usage_object(
@@ -650,10 +853,64 @@ class ResponseAssembler:
         self._finished = True
 
 
-def _part_object(kind: PartKind, text: str) -> dict[str, Any]:
+_IDENTIFYING = frozenset({"call_id", "name", "server_label", "container_id", "approval_request_id"})
+_IMAGE_META = ("size", "quality", "background", "output_format")
+
+
+def _opening(key: str, value: Any, default: Any) -> Any:
+    """A field of a tool call item as ``output_item.added`` shows it ([REC]): what identifies the
+    call (call_id, name, server label, a patch's path) as it will be, what it produces empty."""
+    if key in _IDENTIFYING:
+        return value
+    if key == "action" and isinstance(value, dict):
+        # a shell call's commands / a local shell call's command fill in as they stream
+        return {k: [] if k in ("commands", "command") else v for k, v in value.items()}
+    if key == "operation" and isinstance(value, dict):
+        return {**value, "diff": ""}
+    if key == "execution":
+        return value
+    if isinstance(default, dict):
+        return {}
+    if isinstance(default, list):
+        return []
+    return default
+
+
+def _logprob_object(lp: LogProb) -> dict[str, Any]:
+    """[OAPI] ``LogProb``: what an output_text part holds per token (UTF-8 ``bytes`` included)."""
+    return {
+        "token": lp.token,
+        "logprob": lp.logprob,
+        "bytes": list(lp.token.encode()),
+        "top_logprobs": [{"token": t, "logprob": v, "bytes": list(t.encode())} for t, v in lp.top],
+    }
+
+
+def _delta_logprob(lp: dict[str, Any]) -> dict[str, Any]:
+    """[OAPI] ``ResponseLogProb``: the same token as delta and text-done events carry it."""
+    return {
+        "token": lp["token"],
+        "logprob": lp["logprob"],
+        "top_logprobs": [
+            {"token": t["token"], "logprob": t["logprob"]} for t in lp["top_logprobs"]
+        ],
+    }
+
+
+def _part_object(
+    kind: PartKind,
+    text: str,
+    logprobs: list[dict[str, Any]] | None = None,
+    annotations: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     if kind == "output_text":
         # KB28: output_text parts always carry annotations (and logprobs, as in [REC]).
-        return {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
+        return {
+            "type": "output_text",
+            "annotations": list(annotations or ()),
+            "logprobs": list(logprobs or ()),
+            "text": text,
+        }
     if kind == "refusal":
         return {"type": "refusal", "refusal": text}
     return {"type": kind, "text": text}

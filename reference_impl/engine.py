@@ -32,17 +32,20 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 __all__ = [
     "Chunk",
+    "CustomTool",
     "Engine",
     "EngineError",
     "Final",
     "FunctionTool",
     "GenerationRequest",
     "HostedToolCall",
+    "LogProb",
     "Message",
     "ReadyChunks",
     "ReasoningDelta",
     "ReasoningItem",
     "RefusalDelta",
+    "TextAnnotation",
     "TextDelta",
     "TextRun",
     "ToolCallDelta",
@@ -77,12 +80,34 @@ class FunctionTool:
 
 
 @dataclass(frozen=True, slots=True)
+class CustomTool:
+    """A ``custom`` tool ([OAPI] ``CustomToolParam``): its input is free text, or text in the
+    language of a grammar (``syntax`` ``"regex"`` or ``"lark"``, ``definition`` the grammar)."""
+
+    name: str
+    description: str | None = None
+    syntax: Literal["regex", "lark"] | None = None
+    definition: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LogProb:
+    """One output token's log probability and its ``top`` alternatives (token, logprob), as
+    [OAPI] ``ResponseLogProb`` / ``LogProb`` carry them."""
+
+    token: str
+    logprob: float
+    top: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class GenerationRequest:
     """A request as an engine sees it; ``body`` is the validated request body as sent."""
 
     model: str
     messages: Sequence[Message]
     tools: Sequence[FunctionTool] = ()
+    custom_tools: Sequence[CustomTool] = ()
     # "auto" | "none" | "required" | {"type": "function", "name": ...} | {"type": "allowed_tools", ...}
     tool_choice: str | Mapping[str, Any] = "auto"
     parallel_tool_calls: bool = True
@@ -123,6 +148,9 @@ class ReasoningItem:
 @dataclass(frozen=True, slots=True)
 class TextDelta:
     text: str
+    # The delta's tokens with their log probabilities, when the request asks for them
+    # (``include: ["message.output_text.logprobs"]``); ``None``: the engine has none.
+    logprobs: tuple[LogProb, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,22 +169,43 @@ class RefusalDelta:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallDelta:
-    """A piece of function call ``index``; the first piece of a call carries ``name`` and
-    ``call_id`` (the assembler makes a ``call_…`` id when the engine gives none)."""
+    """A piece of tool call ``index``; the first piece of a call carries ``name`` and
+    ``call_id`` (the assembler makes a ``call_…`` id when the engine gives none). ``kind``
+    ``"custom"``: a call to a ``custom`` tool, whose ``arguments`` are its free-text input."""
 
     index: int
     arguments: str = ""
     name: str | None = None
     call_id: str | None = None
+    kind: Literal["function", "custom"] = "function"
 
 
 @dataclass(frozen=True, slots=True)
 class HostedToolCall:
-    """A hosted tool call the engine performed, e.g. ``kind="web_search_call"`` with ``action``
-    ``{"type": "search", "query": ...}``; the assembler streams its progress events."""
+    """A whole tool call item the engine performed (a hosted tool) or asks the client to run
+    (shell, apply_patch, computer…), e.g. ``kind="web_search_call"`` with ``action``
+    ``{"type": "search", "query": ...}``; the assembler streams its events in OpenAI's order.
+
+    ``fields``: the finished item's fields besides ``id`` / ``type`` / ``status`` (``None``: the
+    assembler's defaults for the kind, from ``action``). ``status``: the finished item's status
+    (``"failed"``: the call failed; kinds with a ``*.failed`` event send it). ``stream``: the
+    pieces of the value the kind streams (code interpreter code, MCP arguments, a shell command,
+    an apply_patch diff). ``partial_images``: base64 images sent as ``partial_image`` events."""
 
     kind: str
     action: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, Any] | None = None
+    status: str = "completed"
+    stream: Sequence[str] = ()
+    partial_images: Sequence[str] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TextAnnotation:
+    """An annotation (``url_citation``, ``file_citation``…) on the open ``output_text`` part,
+    sent as ``response.output_text.annotation.added`` and kept in the part."""
+
+    annotation: Mapping[str, Any]
 
 
 FinishReason = Literal["stop", "length", "tool_calls", "content_filter", "error"]
@@ -181,6 +230,7 @@ Chunk = (
     | RefusalDelta
     | ToolCallDelta
     | HostedToolCall
+    | TextAnnotation
     | Final
 )
 

@@ -35,6 +35,7 @@ from .item_shapes import (
     STORED_DEFAULTS,
     check_shape,
 )
+from .tool_kinds import custom_tools
 from .validation import type_error, value_error
 
 __all__ = [
@@ -554,6 +555,7 @@ def generation_request(
         model=body.get("model") or "",
         messages=to_messages(items, body.get("instructions")),
         tools=tools,
+        custom_tools=custom_tools(body),
         tool_choice=body.get("tool_choice") or "auto",
         parallel_tool_calls=body.get("parallel_tool_calls") is not False,
         max_output_tokens=body.get("max_output_tokens"),

@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from .errors import APIError, invalid_request
+from .tool_kinds import validate_custom_tool, validate_tool_choice_object
 
 __all__ = [
     "INCLUDABLE",
@@ -428,6 +429,16 @@ def _validate_tools(tools: Any) -> list[dict[str, Any]]:
                 f"tools[{i}].type",
                 "missing_required_parameter",
             )
+        if kind == "custom":
+            custom = validate_custom_tool(tool, f"tools[{i}]")
+            if custom in names:
+                raise invalid_request(
+                    f"Duplicate tool name '{custom}' in 'tools'.",
+                    f"tools[{i}].name",
+                    "invalid_value",
+                )
+            names.add(custom)
+            continue
         if kind != "function":
             continue  # hosted tools are echoed as sent
         name = tool.get("name")
@@ -560,3 +571,5 @@ def _validate_tool_choice(choice: Any, tools: list[dict[str, Any]]) -> None:
             "tool_choice.type",
             "missing_required_parameter",
         )
+    else:
+        validate_tool_choice_object(choice, tools)

@@ -149,12 +149,13 @@ def render(sample: Sample, limit: int = 12000) -> str:
 
 
 def _load() -> None:
-    from . import (  # noqa: F401  (declare them)
+    from . import (  # noqa: F401  (declare the examples)
         live,
         live_state,
         offline_objects,
         offline_state,
         offline_stream,
+        offline_tools,
         websocket,
     )
 

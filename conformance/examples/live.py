@@ -113,3 +113,27 @@ for _id, _server, _note in (
      "a server that answers `tool_choice: auto` with a call to a tool the request did not declare"),
 ):  # fmt: skip
     live(_id, _server, _note)
+
+# issue 15: tools beyond function calls
+for _id, _server, _note in (
+    ("live.tools.allowed_tools", "allowed_tools_ignored",
+     "a server that serves `allowed_tools` as `required` over every declared tool"),
+    ("live.custom_tools.call", "custom_choice_ignored",
+     "a server that serves `tool_choice: {type: custom}` as `none`"),
+    ("live.custom_tools.grammar", "custom_input_off_grammar",
+     "a server whose custom tool input ends in a `!` the grammar rejects"),
+    ("live.custom_tools.output_round_trip", "custom_output_rejected",
+     "a server that answers a custom tool's output with another call instead of a message"),
+    ("live.hosted.mcp_approval", "mcp_approval_id_dropped",
+     "a server whose approved MCP calls carry `approval_request_id: null`"),
+    ("live.hosted.max_tool_calls", "max_tool_calls_ignored",
+     "a server that ignores `max_tool_calls`"),
+    ("live.hosted.web_search", "web_search_call_fails", "a server whose web searches fail"),
+    ("live.hosted.file_search", "file_search_call_fails", "a server whose file searches fail"),
+    ("live.hosted.code_interpreter", "code_interpreter_call_fails",
+     "a server whose code interpreter calls fail"),
+    ("live.hosted.image_generation", "image_generation_call_fails",
+     "a server whose image generation calls fail"),
+    ("live.hosted.mcp", "mcp_call_fails", "a server whose MCP calls fail"),
+):  # fmt: skip
+    live(_id, _server, _note)

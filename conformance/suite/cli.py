@@ -26,7 +26,9 @@ resume, previous_response_id), tools, reasoning, structured, openresponses, conv
 (/conversations CRUD, `conversation` on create: history, items appended, paging, delete, errors),
 compaction (/responses/compact, then continue from the compacted window), stateless-reasoning
 (store: false with encrypted reasoning asked, sent back, tampered; every item type as history;
-unknown include values). --profile repeats or takes a comma list; core is always included.
+unknown include values), custom-tools, hosted:web_search, hosted:file_search,
+hosted:code_interpreter, hosted:image_generation, hosted:mcp. --profile repeats or takes a comma
+list; core is always included.
 
 targets file (TOML), several targets in one run:
   [defaults]                       # optional: any target key but base_url

@@ -60,6 +60,13 @@ ALL_PROFILES = (
     "stateless-reasoning",
     "websocket",
     "websocket:steering",
+    # issue 15 (DESIGN.md names)
+    "custom-tools",
+    "hosted:web_search",
+    "hosted:file_search",
+    "hosted:code_interpreter",
+    "hosted:image_generation",
+    "hosted:mcp",
 )
 # The embedded mock serves WebSocket mode but not steering (docs/websocket.md).
 EMBEDDED_PROFILES = tuple(p for p in ALL_PROFILES if p != "websocket:steering")

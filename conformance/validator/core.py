@@ -8,6 +8,7 @@ routes each event to them.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -16,6 +17,7 @@ from ..checks import Violation
 from ..exercised import Coverage
 from ..objects import ResponseChecker
 from ..schema import SCHEMAS, SchemaIssue, SchemaValidator
+from ..tool_rules import ToolRules
 from .fastpath import FastPath, fast_table
 from .lifecycle import resumed_lifecycle
 from .model import FastSpec, Item, Route
@@ -25,10 +27,18 @@ from .tables import ADDED_FIRST, NONSTANDARD, PART_TEXT, SCHEMA_EVENT_CHECKS, VA
 __all__ = ["PROFILES", "StreamValidator"]
 
 PROFILES = frozenset(
-    {"core", "stateful", "tools", "reasoning", "structured", "openresponses"}
+    {"core", "stateful", "tools", "reasoning", "structured", "openresponses", "custom-tools"}
     | {"conversations", "compaction", "stateless-reasoning"}  # the state profiles (§4.5–§4.7)
     | {"websocket", "websocket:steering"}  # WebSocket mode (conformance.websocket)
+    | {
+        f"hosted:{t}"
+        for t in ("web_search", "file_search", "code_interpreter", "image_generation", "mcp")
+    }
 )
+
+
+# Per-tool rules (conformance/tool_rules.py): the event types they read, cached per type.
+_tool_rules_want = functools.cache(ToolRules.wants)
 
 
 class StreamValidator(FastPath):
@@ -60,6 +70,7 @@ class StreamValidator(FastPath):
         self._responses = ResponseChecker(
             profiles=self.profiles, max_output_tokens=max_output_tokens
         )
+        self._tool_rules = ToolRules(self._report)
         self.violations: list[Violation] = []
         # What the rules were applied to (`exercised`), when the caller asks: the live suite.
         self.coverage = (
@@ -173,6 +184,8 @@ class StreamValidator(FastPath):
                 handler(self, event, index)
             else:
                 self._on_other(event, etype, index)
+            if _tool_rules_want(etype):
+                self._tool_rules.feed(event, etype, index)
             if self.coverage is not None:
                 self.coverage.see(event, etype)
         except RecursionError:

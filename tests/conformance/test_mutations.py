@@ -130,7 +130,7 @@ def _rule_usage_detail_within_bounds(original: Sequence[Event], mutant: Sequence
 # ignores them. The rule covers only mutants that keep every other event as recorded, keep the
 # counter contiguous, and keep each progress event, unchanged, inside its own item (after its
 # `output_item.added`, before its `output_item.done`: SPEC §2.4, §2.7 do constrain that).
-# The missing ordering rule is reported as a SPEC gap, not papered over here.
+# (The ordering rule that was missing here is §1.7 now: see _progress_in_order below.)
 _PROGRESS = frozenset(
     f"response.{tool}.{status}"
     for tool in ("web_search_call", "file_search_call", "code_interpreter_call",
@@ -205,10 +205,46 @@ def _key(event: Event) -> str:
     return json.dumps(event, sort_keys=True)
 
 
+# docs/spec.md §1.7 (stream.hosted.progress_order, stream.image.partial_image_index) now states
+# the order: in_progress → searching / interpreting / generating / partial_image → completed or
+# failed, code and MCP argument events before the end, partial images numbered 0, 1, …; a stage
+# may be missing or repeated. A mutant that breaks that order is a defect, not equivalent.
+_STAGE_RANK = {
+    "in_progress": 0, "searching": 1, "interpreting": 1, "generating": 1, "partial_image": 2,
+    "completed": 3, "failed": 3,
+}  # fmt: skip
+_WORKING = ("response.code_interpreter_call_code.", "response.mcp_call_arguments.")
+
+
+def _progress_in_order(events: Sequence[Event]) -> bool:
+    seen: dict[Any, tuple[int, str, int]] = {}  # item id -> (rank, last stage, partial images)
+    for event in events:
+        etype = str(event.get("type"))
+        item = event.get("item_id")
+        rank, stage, images = seen.get(item, (-1, "", 0))
+        if etype.startswith(_WORKING):
+            if rank == 3:
+                return False
+            continue
+        if not _is_progress(event):
+            continue
+        now = etype.rsplit(".", 1)[1]
+        if rank == 3 and now != stage:
+            return False
+        if _STAGE_RANK[now] < rank:
+            return False
+        if now == "partial_image":
+            if event.get("partial_image_index") != images:
+                return False
+            images += 1
+        seen[item] = (max(rank, _STAGE_RANK[now]), now, images)
+    return True
+
+
 def _rule_progress_event(original: Sequence[Event], mutant: Sequence[Event]) -> bool:
     return _floating_only(
         original, mutant, _is_progress, same_multiset=False, inside=_inside_own_item
-    )
+    ) and _progress_in_order(mutant)
 
 
 # Rule "annotation among its part's deltas". An `output_text.annotation.added` carries its own
@@ -395,6 +431,8 @@ _ORDER = frozenset({
     "stream.summary.index", "stream.arguments.order", "stream.arguments.added_first",
     "stream.text.deltas_equal_done", "stream.text.annotations_match",
     "stream.error.followed_by_failed",
+    # docs/spec.md §1.7: a hosted call's progress order and partial image numbering
+    "stream.hosted.progress_order", "stream.image.partial_image_index",
 })  # fmt: skip
 EXPECTED: dict[str, frozenset[str]] = {
     "drop_event": _ORDER,

@@ -79,6 +79,18 @@ ANSWER_SCHEMA: dict[str, Any] = {
 }
 
 
+CITY_GRAMMAR_TOOL: dict[str, Any] = {
+    "type": "custom",
+    "name": "forecast_query",
+    "description": "A forecast query: CITY, DAYS days.",
+    "format": {
+        "type": "grammar",
+        "syntax": "lark",
+        "definition": 'start: CITY ", " DAYS " days"\nCITY: /[A-Z][a-z]{2,9}/\nDAYS: /[1-7]/',
+    },
+}
+
+
 def scenario_request(scenario: str) -> dict[str, Any]:
     """The request the golden tests send for ``scenario`` (chosen by model name)."""
     body: dict[str, Any] = {
@@ -90,6 +102,8 @@ def scenario_request(scenario: str) -> dict[str, Any]:
         body["tools"] = [WEATHER_TOOL, TIME_TOOL]
     if scenario == "max-output-tokens":
         body["max_output_tokens"] = 20
+    if scenario == "custom-tool-call":
+        body["tools"] = [CITY_GRAMMAR_TOOL]
     if scenario == "structured-output":
         body["text"] = {
             "format": {

@@ -65,6 +65,8 @@ def _expected_usage(
                 )
         elif item.type == "function_call":
             output += independent_count(item.arguments)
+        elif item.type == "custom_tool_call":
+            output += independent_count(item.input)
         elif item.type == "web_search_call":
             output += independent_count(item.action.query)  # type: ignore[union-attr]
     return n_input + tools, output + reasoning, reasoning

@@ -217,3 +217,29 @@ def test_conversation_by_previous_response_id(report: dict[str, Any]) -> None:
     outcome = result(report, "previous_response_id")
     assert outcome["sent"][1]["previous_response_id"].startswith("resp_")
     assert outcome["second"].startswith('You said: "What is my name?" (turn 2).')
+
+
+@pytest.mark.parametrize(
+    ("name", "tool"),
+    [
+        ("hosted_web_search", "web_search"),
+        ("hosted_file_search", "file_search"),
+        ("hosted_code_interpreter", "code_interpreter"),
+        ("hosted_image_generation", "image_generation"),
+        ("hosted_mcp", "mcp"),
+    ],
+)
+def test_hosted_tool_streams_as_provider_executed_parts(
+    report: dict[str, Any], name: str, tool: str
+) -> None:
+    outcome = result(report, name)
+    parts = outcome["parts"]
+    assert not [p for p in parts if p["type"] == "error"], parts
+    calls = [p for p in parts if p["type"] == "tool-call"]
+    results = [p for p in parts if p["type"] == "tool-result"]
+    assert calls and results, parts
+    assert all(p["providerExecuted"] for p in calls + results), parts
+    assert outcome["finishReason"] == "stop" and outcome["text"]
+    if tool == "web_search":
+        sources = [p for p in parts if p["type"] == "source"]
+        assert sources and all(s["url"].startswith("https://example.com/") for s in sources)

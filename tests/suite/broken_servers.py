@@ -685,6 +685,12 @@ def named_choice_ignored() -> ASGIApp:
             value["tool_choice"] = "required"
             tools = value.get("tools") or []
             value["tools"] = sorted(tools, key=lambda t: t.get("name") == choice.get("name"))
+
+
+def _rewrite_request(edit: Callable[[dict[str, Any]], None]) -> ASGIApp:
+    def on_request(method: str, path: str, value: Any) -> Any:
+        if isinstance(value, dict):
+            edit(value)
         return value
 
     return Rewriter(mock_app(), on_request=on_request)
@@ -713,6 +719,81 @@ def calls_an_undeclared_tool() -> ASGIApp:
         return events
 
     return Rewriter(mock_app(), on_json=on_json, on_sse=on_sse)
+
+
+def _choice_to(kind: str, new: Any) -> Callable[[dict[str, Any]], None]:
+    def edit(body: dict[str, Any]) -> None:
+        choice = body.get("tool_choice")
+        if isinstance(choice, dict) and choice.get("type") == kind:
+            body["tool_choice"] = new
+
+    return edit
+
+
+def allowed_tools_ignored() -> ASGIApp:
+    """`tool_choice: allowed_tools` is served as `required` over every declared tool."""
+    return _rewrite_request(_choice_to("allowed_tools", "required"))
+
+
+def custom_choice_ignored() -> ASGIApp:
+    """`tool_choice: {type: custom}` is served as `none`: a message comes back."""
+    return _rewrite_request(_choice_to("custom", "none"))
+
+
+def custom_input_off_grammar() -> ASGIApp:
+    """A custom tool call's input gets a trailing `!` its grammar does not accept."""
+
+    def edit(response: dict[str, Any]) -> None:
+        for item in response.get("output") or ():
+            if isinstance(item, dict) and item.get("type") == "custom_tool_call":
+                item["input"] = str(item.get("input")) + "!"
+
+    return _responses(edit)
+
+
+def hosted_calls_fail(kind: str) -> Callable[[], ASGIApp]:
+    """Every `kind` item of a response ends `status: failed`."""
+
+    def factory() -> ASGIApp:
+        def edit(response: dict[str, Any]) -> None:
+            for item in response.get("output") or ():
+                if isinstance(item, dict) and item.get("type") == kind:
+                    item["status"] = "failed"
+
+        return _responses(edit)
+
+    factory.__name__ = f"{kind}_fails"
+    return factory
+
+
+def custom_output_rejected() -> ASGIApp:
+    """A request carrying `custom_tool_call_output` is answered with another call, not text."""
+
+    def edit(body: dict[str, Any]) -> None:
+        items = body.get("input")
+        if isinstance(items, list) and any(
+            isinstance(i, dict) and i.get("type") == "custom_tool_call_output" for i in items
+        ):
+            body["input"] = [i for i in items if i.get("type") in (None, "message")]
+            body["tool_choice"] = "required"
+
+    return _rewrite_request(edit)
+
+
+def mcp_approval_id_dropped() -> ASGIApp:
+    """An approved MCP call comes back with `approval_request_id: null`."""
+
+    def edit(response: dict[str, Any]) -> None:
+        for item in response.get("output") or ():
+            if isinstance(item, dict) and item.get("type") == "mcp_call":
+                item["approval_request_id"] = None
+
+    return _responses(edit)
+
+
+def max_tool_calls_ignored() -> ASGIApp:
+    """`max_tool_calls` is dropped from the request: every search the prompt asks for is made."""
+    return _rewrite_request(lambda body: body.pop("max_tool_calls", None))
 
 
 _CHECKS: dict[str, Broken] = {
@@ -791,6 +872,28 @@ _CHECKS: dict[str, Broken] = {
                                   "core,structured", frozenset({"live.structured.json_schema"})),
     "reasoning_items_dropped": Broken(reasoning_items_dropped, "reasoning", "core,reasoning",
                                       frozenset({"live.reasoning.items"})),
+    "allowed_tools_ignored": Broken(allowed_tools_ignored, "allowed_tools", "core,tools",
+                                    frozenset({"live.tools.allowed_tools"})),
+    "custom_choice_ignored": Broken(custom_choice_ignored, "custom_tool_freeform",
+                                    "core,custom-tools", frozenset({"live.custom_tools.call"})),
+    "custom_input_off_grammar": Broken(custom_input_off_grammar, "custom_tool_grammar",
+                                       "core,custom-tools",
+                                       frozenset({"live.custom_tools.grammar"})),
+    "custom_output_rejected": Broken(custom_output_rejected, "custom_tool_output_round_trip",
+                                     "core,custom-tools",
+                                     frozenset({"live.custom_tools.output_round_trip"})),
+    "mcp_approval_id_dropped": Broken(mcp_approval_id_dropped, "mcp_approval_round_trip",
+                                      "core,hosted:mcp", frozenset({"live.hosted.mcp_approval"})),
+    "max_tool_calls_ignored": Broken(max_tool_calls_ignored, "max_tool_calls",
+                                     "core,hosted:web_search",
+                                     frozenset({"live.hosted.max_tool_calls"})),
+    **{
+        f"{kind}_fails": Broken(hosted_calls_fail(kind), f"{case}_forced", f"core,hosted:{case}",
+                                frozenset({f"live.hosted.{case}"}))
+        for case, kind in (("web_search", "web_search_call"), ("file_search", "file_search_call"),
+                           ("code_interpreter", "code_interpreter_call"),
+                           ("image_generation", "image_generation_call"), ("mcp", "mcp_call"))
+    },
 }  # fmt: skip
 
 # issue 13: the state profiles' checks (tests/suite/broken_state_servers.py); their cases recall

@@ -22,6 +22,9 @@ BAD_REQUESTS: dict[str, tuple[Any, str | None]] = {
                                      "max_output_tokens"),
     "temperature_out_of_range": ({"input": "Say hi", "temperature": 7}, "temperature"),
     "tool_choice_invalid": ({"input": "Say hi", "tool_choice": "sometimes"}, "tool_choice"),
+    # [OAPI] ToolChoiceParam: an object whose `type` is none of the union's kinds
+    "tool_choice_unknown_type": ({"input": "Say hi", "tool_choice": {"type": "not_a_tool_kind"}},
+                                 "tool_choice"),
     "tool_choice_undeclared_function": (
         {"input": "Say hi", "tool_choice": {"type": "function", "name": "not_declared"}},
         "tool_choice",

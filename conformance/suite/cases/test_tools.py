@@ -1,5 +1,6 @@
-"""Function tools: `tool_choice` auto / required / none / named, parallel calls, arguments valid
-for the declared schema, and a call → output round trip in one stateless request (SPEC §3)."""
+"""Function tools: `tool_choice` auto / required / none / named / allowed_tools, parallel calls,
+arguments valid for the declared schema, and a call → output round trip in one stateless request
+(SPEC §3)."""
 
 from __future__ import annotations
 
@@ -84,6 +85,20 @@ def test_tool_choice_named(probe: Probe, stream: bool) -> None:
     probe.check(
         L.TOOLS_NAMED, bool(names) and set(names) == {"get_time"}, probe.last,
         expected="calls to get_time only", actual=f"calls to {names}",
+    )  # fmt: skip
+
+
+@pytest.mark.checks(L.TOOLS_ALLOWED.id, L.TOOLS_ARGUMENTS.id)
+@pytest.mark.parametrize("allowed", ["get_time", "get_weather"])
+def test_tool_choice_allowed_tools(probe: Probe, allowed: str) -> None:
+    choice = {"type": "allowed_tools", "mode": "required",
+              "tools": [{"type": "function", "name": allowed}]}  # fmt: skip
+    # The prompt asks for the weather: with only get_time allowed, get_weather must not be called.
+    response = _respond(probe, False, input=WEATHER_PROMPT, tool_choice=choice)
+    names = [c.get("name") for c in _check_calls(probe, response)]
+    probe.check(
+        L.TOOLS_ALLOWED, bool(names) and set(names) == {allowed}, probe.last,
+        expected=f"calls to {allowed} only (the one allowed tool)", actual=f"calls to {names}",
     )  # fmt: skip
 
 

@@ -249,7 +249,51 @@ const checks = {
     });
     return { first: first.text, second: second.text };
   },
+
+  // Hosted tools (issue 15): each streamed as the SDK's provider-executed tool parts (and
+  // sources for web search); the mock calls the one hosted tool a request declares.
+  async hosted_web_search() {
+    return streamHosted({ web_search: openai.tools.webSearch({}) }, 'Search the web for Paris museums.');
+  },
+  async hosted_file_search() {
+    return streamHosted({ file_search: openai.tools.fileSearch({ vectorStoreIds: ['vs_1'] }) },
+      'Search my files for lighthouses.');
+  },
+  async hosted_code_interpreter() {
+    return streamHosted({ code_interpreter: openai.tools.codeInterpreter({}) },
+      'Compute the sum of the first squares with Python.');
+  },
+  async hosted_image_generation() {
+    return streamHosted({ image_generation: openai.tools.imageGeneration({ partialImages: 1 }) },
+      'Draw a red lighthouse.');
+  },
+  async hosted_mcp() {
+    return streamHosted(
+      { mcp: openai.tools.mcp({ serverLabel: 'idx', serverUrl: 'https://mcp.invalid/mcp',
+                                requireApproval: 'never' }) },
+      'Look up lighthouses with the idx server.');
+  },
 };
+
+async function streamHosted(tools, prompt, openaiOptions = {}) {
+  const errors = [];
+  const r = streamText({
+    model, prompt, tools, onError: ({ error }) => errors.push(error),
+    providerOptions: { openai: openaiOptions },
+  });
+  const parts = [];
+  for await (const part of r.fullStream) {
+    if (part.type === 'tool-call' || part.type === 'tool-result') {
+      parts.push({ type: part.type, toolName: part.toolName, providerExecuted: part.providerExecuted ?? false });
+    } else if (part.type === 'source') {
+      parts.push({ type: 'source', sourceType: part.sourceType, url: part.url });
+    } else if (part.type === 'error') {
+      parts.push({ type: 'error', error: String(part.error?.message ?? part.error) });
+    }
+  }
+  if (errors.length) throw errors[0];
+  return { parts, text: await r.text, finishReason: await r.finishReason };
+}
 
 function describe(error) {
   return {

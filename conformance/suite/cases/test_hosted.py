@@ -1,0 +1,171 @@
+"""Hosted tools, one profile each (``hosted:<tool type>``, DESIGN.md): the tool forced by
+``tool_choice`` where [OAPI] ``ToolChoiceTypes`` has a type for it (``web_search_preview``,
+``file_search``, ``code_interpreter``, ``image_generation``; ``mcp`` with its ``server_label``),
+streamed, so the judge sees the whole sequence — progress order, ``*.failed`` against the status,
+partial image indices, citation offsets — and the call's item is checked here; ``max_tool_calls``
+caps built-in calls.
+
+A target that claims ``hosted:file_search`` needs a vector store with the id ``vs_conformance``;
+``hosted:mcp`` names DeepWiki's public MCP server, as OpenAI's docs do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import pytest
+
+from ... import catalog as C
+from ... import catalog_live as L
+from .. import answers as A
+from ..probe import Probe
+
+MCP_TOOL = {
+    "type": "mcp",
+    "server_label": "deepwiki",
+    "server_url": "https://mcp.deepwiki.com/mcp",
+    "require_approval": "never",
+}
+# profile → (tool declaration, tool_choice, item type, prompt)
+HOSTED: dict[str, tuple[dict[str, Any], dict[str, Any], str, str]] = {
+    "hosted:web_search": (
+        {"type": "web_search_preview"}, {"type": "web_search_preview"}, "web_search_call",
+        "Search the web: what is the tallest building in Paris?",
+    ),
+    "hosted:file_search": (
+        {"type": "file_search", "vector_store_ids": ["vs_conformance"]}, {"type": "file_search"},
+        "file_search_call", "Search the files: what do they say about lighthouses?",
+    ),
+    "hosted:code_interpreter": (
+        {"type": "code_interpreter", "container": {"type": "auto"}}, {"type": "code_interpreter"},
+        "code_interpreter_call", "Run Python to compute the sum of the squares of 1 to 10.",
+    ),
+    "hosted:image_generation": (
+        {"type": "image_generation", "partial_images": 2, "quality": "low", "size": "1024x1024"},
+        {"type": "image_generation"}, "image_generation_call",
+        "Generate an image of a red lighthouse at dusk.",
+    ),
+    "hosted:mcp": (
+        MCP_TOOL, {"type": "mcp", "server_label": "deepwiki"}, "mcp_call",
+        "Use the deepwiki tools: what is the openai/openai-python repository about?",
+    ),
+}  # fmt: skip
+_CHECKS = {
+    "hosted:web_search": L.HOSTED_WEB_SEARCH,
+    "hosted:file_search": L.HOSTED_FILE_SEARCH,
+    "hosted:code_interpreter": L.HOSTED_CODE_INTERPRETER,
+    "hosted:image_generation": L.HOSTED_IMAGE_GENERATION,
+    "hosted:mcp": L.HOSTED_MCP,
+}
+_JUDGED = (
+    C.HOSTED_PROGRESS_ORDER.id,
+    C.HOSTED_FAILED_STATUS.id,
+    C.ANNOTATION_OFFSETS.id,
+)
+
+
+def _forced(probe: Probe, profile: str, **fields: Any) -> tuple[dict[str, Any], list[Any]]:
+    tool, choice, kind, prompt = HOSTED[profile]
+    body = probe.body(input=prompt, tools=[tool], tool_choice=choice, **fields)
+    response = probe.create_stream(body)[0]
+    calls = A.items_of(response, kind)
+    ok = bool(calls) and response.get("status") == "completed"
+    ok = ok and all(c.get("status") in (None, "completed") for c in calls)
+    probe.check(
+        _CHECKS[profile], ok, probe.last,
+        expected=f"a completed response with completed `{kind}` item(s)",
+        actual=f"status {response.get('status')!r}, output {A.output_types(response)}, "
+        f"statuses {[c.get('status') for c in calls]}",
+    )  # fmt: skip
+    return response, calls
+
+
+_Case = TypeVar("_Case", bound=Callable[..., None])
+
+
+def _case(profile: str, *extra: str) -> Callable[[_Case], _Case]:
+    def mark(fn: _Case) -> _Case:
+        fn = pytest.mark.checks(_CHECKS[profile].id, *_JUDGED, *extra)(fn)
+        marked: _Case = pytest.mark.profiles(profile)(fn)
+        return marked
+
+    return mark
+
+
+@_case("hosted:web_search")
+def test_web_search_forced(probe: Probe) -> None:
+    _forced(probe, "hosted:web_search", include=["web_search_call.action.sources"])
+
+
+@_case("hosted:file_search")
+def test_file_search_forced(probe: Probe) -> None:
+    _forced(probe, "hosted:file_search", include=["file_search_call.results"])
+
+
+@_case("hosted:code_interpreter", C.DELTAS_EQUAL_DONE.id)
+def test_code_interpreter_forced(probe: Probe) -> None:
+    _forced(probe, "hosted:code_interpreter", include=["code_interpreter_call.outputs"])
+
+
+@_case("hosted:image_generation", C.IMAGE_PARTIAL_INDEX.id)
+def test_image_generation_forced(probe: Probe) -> None:
+    _response, calls = _forced(probe, "hosted:image_generation")
+    for call in calls:
+        result = call.get("result")
+        probe.check(
+            L.HOSTED_IMAGE_GENERATION, isinstance(result, str) and len(result) > 16, probe.last,
+            expected="a base64 image as `result`", actual=f"{str(result)[:40]!r}",
+        )  # fmt: skip
+
+
+@_case("hosted:mcp", C.DELTAS_EQUAL_DONE.id)
+def test_mcp_forced(probe: Probe) -> None:
+    _forced(probe, "hosted:mcp")
+
+
+@pytest.mark.checks(L.HOSTED_MAX_TOOL_CALLS.id)
+@pytest.mark.profiles("hosted:web_search")
+def test_max_tool_calls_caps_built_in_calls(probe: Probe) -> None:
+    tool, choice, kind, _prompt = HOSTED["hosted:web_search"]
+    body = probe.body(
+        input="Search the web for the tallest building in Paris, in Rome and in Oslo, one "
+        "search for each city.",
+        tools=[tool], tool_choice=choice, max_tool_calls=1,
+    )  # fmt: skip
+    response = probe.create(body)
+    calls = A.items_of(response, kind)
+    probe.check(
+        L.HOSTED_MAX_TOOL_CALLS, len(calls) == 1 and response.get("max_tool_calls") == 1,
+        probe.last, expected="exactly one web search (max_tool_calls 1, echoed)",
+        actual=f"{len(calls)} call(s), max_tool_calls {response.get('max_tool_calls')!r}",
+    )  # fmt: skip
+
+
+@pytest.mark.checks(L.HOSTED_MCP_APPROVAL.id, L.HOSTED_MCP.id)
+@pytest.mark.profiles("hosted:mcp")
+def test_mcp_approval_round_trip(probe: Probe) -> None:
+    tool = {**MCP_TOOL, "require_approval": "always"}
+    _t, _choice, _kind, prompt = HOSTED["hosted:mcp"]
+    first = probe.create(probe.body(input=prompt, tools=[tool]))
+    requests = A.items_of(first, "mcp_approval_request")
+    probe.check(
+        L.HOSTED_MCP_APPROVAL, bool(requests) and all(isinstance(r.get("id"), str) for r in requests),
+        probe.last, expected="an `mcp_approval_request` item with an id (require_approval always)",
+        actual=f"output {A.output_types(first)}",
+    )  # fmt: skip
+    if not requests:
+        return
+    request = requests[0]
+    history = [{"role": "user", "content": prompt}, *first.get("output", []),
+               {"type": "mcp_approval_response", "approval_request_id": request["id"],
+                "approve": True}]  # fmt: skip
+    second = probe.create(probe.body(input=history, tools=[tool]))
+    calls = A.items_of(second, "mcp_call")
+    probe.check(
+        L.HOSTED_MCP_APPROVAL,
+        bool(calls) and all(c.get("approval_request_id") == request["id"] for c in calls),
+        probe.last, expected=f"`mcp_call` items answering approval {request['id']!r}",
+        actual=f"output {A.output_types(second)}, approval_request_id "
+        f"{[c.get('approval_request_id') for c in calls]}",
+    )  # fmt: skip

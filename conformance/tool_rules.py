@@ -1,0 +1,221 @@
+"""Per-tool stream rules: what hosted-tool calls and citations must look like across a stream.
+
+The stream validator already checks that a tool's events name an open item of the right type,
+that nothing follows the item's ``output_item.done``, that argument / code / input deltas join to
+their ``.done`` value and to the finished item, and that annotation indices run 0, 1, ….
+This module adds what only a tool's own sequence tells (sans-I/O, fed by the validator):
+
+- ``stream.hosted.progress_order``: each hosted call's progress events run forward —
+  ``in_progress`` → ``searching`` / ``interpreting`` / ``generating`` / ``partial_image`` →
+  ``completed`` / ``failed`` — with no other progress event after the one that ends it. Stages
+  may be missing (Azure's web search sends no ``web_search_call.completed``, [REC]
+  azure-web-search-preview-tool.1) and repeated (``mcp_call.in_progress`` twice around the
+  argument deltas, [REC] openai-mcp-tool-approval.4).
+- ``stream.hosted.failed_status``: a ``*.failed`` event and the finished item's ``status`` agree —
+  ``.failed`` means ``status: failed``, ``.completed`` means not ``failed``.
+- ``stream.image.partial_image_index``: an image generation call's partial images carry
+  ``partial_image_index`` 0, 1, 2, … in order.
+- ``stream.annotation.offsets``: a citation's offsets lie inside the text it annotates —
+  ``0 <= start_index <= end_index <= len(text)`` for ``url_citation`` (and
+  ``container_file_citation``), ``0 <= index <= len(text)`` for ``file_citation`` /
+  ``file_path`` — in the finished message's ``output_text`` parts (``content_part.done`` and
+  ``output_item.done``).
+
+Offsets count Unicode code points (what Python's ``len`` counts and what the recorded
+``url_citation`` offsets of [REC] openai-web-search-tool.1 fit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import catalog as C
+from .checks import Check
+
+__all__ = ["PROGRESS", "ToolRules"]
+
+Report = Callable[..., None]
+
+# Progress event suffix → its rank, per hosted item type ([OAPI] Response*Event; [REC] streams).
+# Events of equal rank may come in any order and repeat; a lower rank after a higher one is out
+# of order. The last rank of each type ends the call.
+PROGRESS: dict[str, dict[str, int]] = {
+    "web_search_call": {"in_progress": 0, "searching": 1, "completed": 2},
+    "file_search_call": {"in_progress": 0, "searching": 1, "completed": 2},
+    "code_interpreter_call": {"in_progress": 0, "interpreting": 1, "completed": 2},
+    "image_generation_call": {
+        "in_progress": 0,
+        "generating": 1,
+        "partial_image": 2,
+        "completed": 3,
+    },
+    "mcp_call": {"in_progress": 0, "completed": 1, "failed": 1},
+    "mcp_list_tools": {"in_progress": 0, "completed": 1, "failed": 1},
+}
+# The streamed value families that belong to a call's working stage: not after its end.
+_WORKING: dict[str, str] = {
+    "response.code_interpreter_call_code": "code_interpreter_call",
+    "response.mcp_call_arguments": "mcp_call",
+}
+_EVENT_PREFIX = {f"response.{kind}.": kind for kind in PROGRESS}
+_SPAN_CITATIONS = frozenset({"url_citation", "container_file_citation"})
+_POINT_CITATIONS = frozenset({"file_citation", "file_path"})
+
+
+@dataclass(slots=True)
+class _Call:
+    kind: str
+    rank: int = -1
+    last: str = ""
+    ended_by: str = ""  # "completed" / "failed" once the ending event came
+    partial_images: int = 0
+    # done events of streamed values (code, arguments) seen after the end
+    extras: list[str] = field(default_factory=list)
+
+
+class ToolRules:
+    """One per stream; the validator calls :meth:`feed` for each event after its own checks."""
+
+    __slots__ = ("_calls", "_report")
+
+    def __init__(self, report: Report) -> None:
+        self._report = report
+        self._calls: dict[str, _Call] = {}
+
+    @staticmethod
+    def wants(etype: str) -> bool:
+        """Whether :meth:`feed` needs events of this type (the rest need not be passed)."""
+        return (
+            etype.startswith(("response.output_item.", "response.content_part.done"))
+            or any(etype.startswith(p) for p in _EVENT_PREFIX)
+            or etype.rsplit(".", 1)[0] in _WORKING
+        )
+
+    def feed(self, event: Mapping[str, Any], etype: str, index: int) -> None:
+        if etype == "response.output_item.added":
+            item = event.get("item")
+            kind = item.get("type") if isinstance(item, Mapping) else None
+            if isinstance(kind, str) and kind in PROGRESS:
+                item_id = item.get("id")  # type: ignore[union-attr]
+                if isinstance(item_id, str):
+                    self._calls[item_id] = _Call(kind)
+            return
+        if etype == "response.output_item.done":
+            self._on_done(event, index)
+            return
+        if etype == "response.content_part.done":
+            part = event.get("part")
+            if isinstance(part, Mapping):
+                self._offsets(part, index, "part")
+            return
+        family, _, stage = etype.rpartition(".")
+        kind = _WORKING.get(family)
+        if kind is not None:
+            call = self._call(event, kind)
+            if call is not None and call.ended_by:
+                self._report(
+                    C.HOSTED_PROGRESS_ORDER, index,
+                    f"`{family}.*` before `response.{kind}.{call.ended_by}`",
+                    f"`{etype}` after it",
+                )  # fmt: skip
+            return
+        kind = _EVENT_PREFIX.get(family + ".")
+        if kind is None:
+            return
+        call = self._call(event, kind)
+        if call is None:
+            return  # the validator reports an event naming no open item of this type
+        ranks = PROGRESS[kind]
+        rank = ranks.get(stage)
+        if rank is None:
+            return
+        if call.ended_by:
+            if stage != call.ended_by:  # the ending event repeated is a repeated stage
+                self._report(
+                    C.HOSTED_PROGRESS_ORDER, index,
+                    f"no progress event after `response.{kind}.{call.ended_by}`", f"`{etype}`",
+                )  # fmt: skip
+            return
+        if rank < call.rank:
+            self._report(
+                C.HOSTED_PROGRESS_ORDER, index,
+                f"`{etype}` before `response.{kind}.{call.last}`",
+                f"`{etype}` after it", message=" → ".join(ranks),
+            )  # fmt: skip
+        call.rank = max(call.rank, rank)
+        call.last = stage
+        if stage in ("completed", "failed"):
+            call.ended_by = stage
+        if stage == "partial_image":
+            got = event.get("partial_image_index")
+            if got != call.partial_images:
+                self._report(
+                    C.IMAGE_PARTIAL_INDEX, index,
+                    f"partial_image_index {call.partial_images}", f"{got!r}",
+                    path="partial_image_index",
+                )  # fmt: skip
+            call.partial_images += 1
+
+    def _call(self, event: Mapping[str, Any], kind: str) -> _Call | None:
+        item_id = event.get("item_id")
+        call = self._calls.get(item_id) if isinstance(item_id, str) else None
+        return call if call is not None and call.kind == kind else None
+
+    def _on_done(self, event: Mapping[str, Any], index: int) -> None:
+        item = event.get("item")
+        if not isinstance(item, Mapping):
+            return
+        if item.get("type") == "message":
+            content = item.get("content")
+            for ci, part in enumerate(content if isinstance(content, list) else ()):
+                if isinstance(part, Mapping):
+                    self._offsets(part, index, f"item.content[{ci}]")
+            return
+        item_id = item.get("id")
+        call = self._calls.pop(item_id, None) if isinstance(item_id, str) else None
+        if call is None or not call.ended_by:
+            return
+        status = item.get("status")
+        if call.ended_by == "failed" and status != "failed":
+            self._report(
+                C.HOSTED_FAILED_STATUS, index,
+                f"status `failed` (after `response.{call.kind}.failed`)", f"status {status!r}",
+                path="item.status",
+            )  # fmt: skip
+        elif call.ended_by == "completed" and status == "failed":
+            self._report(
+                C.HOSTED_FAILED_STATUS, index,
+                f"a status other than `failed` (after `response.{call.kind}.completed`)",
+                "status 'failed'", path="item.status",
+            )  # fmt: skip
+
+    def _offsets(self, part: Mapping[str, Any], index: int, where: str) -> None:
+        if part.get("type") != "output_text":
+            return
+        text = part.get("text")
+        annotations = part.get("annotations")
+        if not isinstance(text, str) or not isinstance(annotations, list):
+            return
+        size = len(text)
+        for ai, ann in enumerate(annotations):
+            if not isinstance(ann, Mapping):
+                continue
+            kind = ann.get("type")
+            if not isinstance(kind, str):
+                continue
+            path = f"{where}.annotations[{ai}]"
+            if kind in _SPAN_CITATIONS:
+                start, end = ann.get("start_index"), ann.get("end_index")
+                if type(start) is int and type(end) is int and not 0 <= start <= end <= size:
+                    _bad(self._report, C.ANNOTATION_OFFSETS, index, path, size,
+                         f"start_index {start}, end_index {end}")  # fmt: skip
+            elif kind in _POINT_CITATIONS:
+                at = ann.get("index")
+                if type(at) is int and not 0 <= at <= size:
+                    _bad(self._report, C.ANNOTATION_OFFSETS, index, path, size, f"index {at}")
+
+
+def _bad(report: Report, check: Check, index: int, path: str, size: int, actual: str) -> None:
+    report(check, index, f"offsets within the part's text (0..{size})", actual, path=path)
