@@ -787,3 +787,25 @@ ITEM_LIST_ID_UNIQUE = register(
     "§4.1, §4.5",
     "no two items of one list page share an id",
 )
+ITEM_CALL_IDENTITY = register(
+    "stream.item.call_identity_stable",
+    MUST,
+    "§2.7, §7.9 [SDK]",
+    "`output_item.done` carries the `call_id` and `name` its `output_item.added` gave the item "
+    "(clients key the call by them from `added` on)",
+)
+LOGPROBS_DELTAS_EQUAL_DONE = register(
+    "stream.logprobs.deltas_equal_done",
+    MUST,
+    "§2.8, §7.8 [REC]",
+    "the `logprobs` of a part's `output_text.delta` events, concatenated, equal the `logprobs` of "
+    "its `output_text.done` when that event carries any",
+)
+EVENT_TYPE_OPENRESPONSES = register(
+    "event.type.openresponses",
+    MUST,
+    "§1.3, §7.10 [OR]",
+    "Open Responses: every event type is one the Open Responses spec defines, or an extension "
+    "prefixed with its implementor's slug (`acme:trace_event`)",
+    profile="openresponses",
+)

@@ -85,6 +85,10 @@ class Coverage:
     items_done: int = 0
     incomplete_item: bool = False
     annotations: bool = False
+    identities: bool = False  # an item opened with a `call_id` or `name` (docs/spec.md §7.9)
+    logprobs: bool = False  # a text delta or `.done` carried logprobs (§7.8)
+    done_logprobs: bool = False  # an `output_text.done` carried some
+    top_logprobs: bool = False  # a lifecycle response echoed `top_logprobs`
     terminal: str | None = None
     responses: set[str] = field(default_factory=set)  # checks the terminal response exercised
 
@@ -94,6 +98,9 @@ class Coverage:
         self.types.add(etype)
         if etype in _LIFECYCLE:
             self.lifecycle += 1
+            response = event.get("response")
+            if isinstance(response, dict) and type(response.get("top_logprobs")) is int:
+                self.top_logprobs = True
             if etype in _TERMINAL:
                 self.terminal = etype
                 response = event.get("response")
@@ -106,6 +113,17 @@ class Coverage:
                     )
         elif etype == "response.output_item.added":
             self.items_added += 1
+            item = event.get("item")
+            if (
+                isinstance(item, dict)
+                and item.get("type") != "tool_search_call"  # its `call_id` is re-issued (§7.9)
+                and any(isinstance(item.get(k), str) and item.get(k) for k in ("call_id", "name"))
+            ):
+                self.identities = True
+        elif etype in ("response.output_text.delta", "response.output_text.done"):
+            if event.get("logprobs") and isinstance(event.get("logprobs"), list):
+                self.logprobs = True
+                self.done_logprobs = self.done_logprobs or etype.endswith(".done")
         elif etype == "response.output_item.done":
             self.items_done += 1
             item = event.get("item")
@@ -205,6 +223,18 @@ class Coverage:
             out.add("stream.image.partial_image_index")
         if self.terminal is not None and self.items_done:
             out.add("stream.output.equals_items")
+        if self.identities and self.items_done:
+            out.add("stream.item.call_identity_stable")
+        if self.logprobs:
+            out.add("response.logprobs.nonpositive")
+            if self.top_logprobs:
+                out.add("response.logprobs.top_count")
+        if self.done_logprobs:
+            out.add("stream.logprobs.deltas_equal_done")
+        if "openresponses" in self.profiles:
+            out.add("event.type.openresponses")
+            if types & _INTERIM:
+                out.add("response.openresponses.required_fields")
         out |= self.responses
         return with_family(out)
 

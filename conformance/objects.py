@@ -21,6 +21,8 @@ __all__ = [
     "ResponseChecker",
     "deep_equal_except_opaque",
     "logprob_findings",
+    "openresponses_missing",
+    "top_logprobs_limit",
     "validate_error_body",
     "validate_response_body",
 ]
@@ -81,6 +83,11 @@ _PART_FITS = {
 # (Azure: `web_search_call` "searching", `image_generation_call` "generating"; OpenAI:
 # `shell_call_output` "in_progress"), so they are not listed.
 _FINISHED_WITH_RESPONSE = frozenset({"message", "function_call", "custom_tool_call"})
+
+
+def openresponses_missing(response: Mapping[str, Any]) -> list[str]:
+    """The [OR] `ResponseResource` fields a Response object lacks (SPEC §3.4)."""
+    return [k for k in OPENRESPONSES_FIELDS if k not in response]
 
 
 def top_logprobs_limit(response: Mapping[str, Any]) -> int | None:
@@ -260,7 +267,7 @@ class ResponseChecker:
         self._check_usage(response, status, items, report)
 
         if "openresponses" in self.profiles:
-            missing = [k for k in OPENRESPONSES_FIELDS if k not in response]
+            missing = openresponses_missing(response)
             if missing:
                 report(
                     C.RESPONSE_OPENRESPONSES_FIELDS,

@@ -613,3 +613,47 @@ example(
     ),
     S(reasoning_stream),
 )
+
+
+# --- judge-truth: stream rules clients enforce (docs/spec.md §7.8–§7.10) -------------------------
+
+TOKEN = {"token": "Hel", "logprob": -0.25, "bytes": [72, 101, 108], "top_logprobs": []}
+
+
+def _with_logprobs(done_logprob: float) -> list[Event]:
+    """A text stream whose one delta and its `.done` carry logprobs (the `.done`'s as given)."""
+    events = text_stream(("Hel",))
+    at(events, "response.output_text.delta", "logprobs", [dict(TOKEN)])
+    return at(events, "response.output_text.done", "logprobs", [{**TOKEN, "logprob": done_logprob}])
+
+
+def _call_renamed(key: str, value: str) -> list[Event]:
+    events = call_stream()
+    at(events, "response.output_item.done", f"item.{key}", value)
+    return at(events, "response.completed", f"response.output.0.{key}", value)
+
+
+example(
+    "stream.item.call_identity_stable",
+    S(lambda: _call_renamed("call_id", "call_other"), "`output_item.done` renames the call"),
+    S(call_stream),
+)
+example(
+    "stream.logprobs.deltas_equal_done",
+    S(lambda: _with_logprobs(-0.5), "the delta's token -0.25, the `.done`'s -0.5"),
+    S(lambda: _with_logprobs(-0.25)),
+)
+example(
+    "event.type.openresponses",
+    S(
+        lambda: insert(text_stream(), 2, {"type": "response.keepalive"}),
+        "an event type Open Responses does not define, without a vendor prefix",
+        profiles=OR,
+    ),
+    S(
+        lambda: insert(text_stream(), 2, {"type": "acme:keepalive"}),
+        "the same extension, prefixed with its implementor's slug",
+        profiles=OR,
+    ),
+    also={"event.type.known"},
+)

@@ -22,7 +22,14 @@ from .fastpath import FastPath, fast_table
 from .lifecycle import resumed_lifecycle
 from .model import FastSpec, Item, Route
 from .state import Handler
-from .tables import ADDED_FIRST, NONSTANDARD, PART_TEXT, SCHEMA_EVENT_CHECKS, VALUE_STREAMS
+from .tables import (
+    ADDED_FIRST,
+    NONSTANDARD,
+    OPENRESPONSES_EVENTS,
+    PART_TEXT,
+    SCHEMA_EVENT_CHECKS,
+    VALUE_STREAMS,
+)
 
 __all__ = ["PROFILES", "StreamValidator"]
 
@@ -97,6 +104,7 @@ class StreamValidator(FastPath):
         self._error_pending = False  # an `error` was the last event: `response.failed` is next
         self._incomplete_item: int | None = None
         self._too_deep_at: int | None = None
+        self._top_logprobs: int | None = None
         self._closed = False
         known, self._handlers, fast_table = _tables(self._schemas)
         # `fast=False`: the reference path, every event judged in full (the equivalence tests
@@ -178,6 +186,18 @@ class StreamValidator(FastPath):
             )
         else:
             self._report(C.EVENT_TYPE_KNOWN, index, "a documented event type", etype)
+        if (
+            "openresponses" in self.profiles
+            and etype not in OPENRESPONSES_EVENTS
+            and ":" not in etype
+        ):
+            self._report(
+                C.EVENT_TYPE_OPENRESPONSES,
+                index,
+                "an Open Responses event type, or `<implementor>:<name>`",
+                etype,
+                path="type",
+            )
         handler = self._handlers.get(etype)
         try:
             if handler is not None:

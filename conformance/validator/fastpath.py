@@ -16,7 +16,14 @@ from typing import Any
 
 from ..schema import SchemaValidator
 from .model import MISSING, NO_ROUTE, ROUTE_KEYS, FastSpec, Item, Phase, Route, Slot
-from .tables import ADDED_FIRST, CHANNELS, PART_TEXT, VALUE_STREAMS, fits_for
+from .tables import (
+    ADDED_FIRST,
+    CHANNELS,
+    OPENRESPONSES_EVENTS,
+    PART_TEXT,
+    VALUE_STREAMS,
+    fits_for,
+)
 from .values import ValueRules
 
 __all__ = ["FastPath", "fast_table"]
@@ -27,6 +34,21 @@ _CONTENT_SLOT, _SUMMARY_SLOT, _VALUE_SLOT = Slot.CONTENT, Slot.SUMMARY, Slot.VAL
 
 # Reads a route's slot key from a typed event, by `Slot`.
 GETTERS = tuple(attrgetter(key) for key in ROUTE_KEYS)
+
+
+def _text_index(event: Any) -> Any:
+    """A typed `output_text.delta`'s `content_index`, or `MISSING` (off the route) when it carries
+    logprobs: those are judged on the full path (docs/spec.md §7.8)."""
+    return MISSING if event.logprobs else event.content_index
+
+
+def _without_logprobs(
+    predicate: Callable[[dict[str, Any]], bool],
+) -> Callable[[dict[str, Any]], bool]:
+    def valid(event: dict[str, Any]) -> bool:
+        return not event.get("logprobs") and predicate(event)
+
+    return valid
 
 
 class FastPath(ValueRules):
@@ -103,6 +125,12 @@ class FastPath(ValueRules):
         an event (which forgets every route); `NO_ROUTE` when it must take the full path."""
         item = self._fast_item
         spec = self._fast.get(etype)
+        if (
+            spec is not None
+            and "openresponses" in self.profiles
+            and etype not in OPENRESPONSES_EVENTS
+        ):
+            spec = None  # its type is judged on the full path (docs/spec.md §7.10)
         route = NO_ROUTE
         if self.coverage is not None:
             self.coverage.see_type(etype)
@@ -128,8 +156,9 @@ class FastPath(ValueRules):
                         ):
                             target, index = part.deltas, len(parts) - 1
                 if target is not None:
+                    get = _text_index if kind == "output_text" else GETTERS[slot]
                     route = Route(
-                        item.output_index, item.id, key, index, valid, target, decode, GETTERS[slot]
+                        item.output_index, item.id, key, index, valid, target, decode, get
                     )
         self._fast_routes[etype] = route
         return route
@@ -150,6 +179,8 @@ def fast_table(schemas: SchemaValidator) -> dict[str, FastSpec]:
         predicate = valid.get(etype)
         if predicate is None:
             continue
+        if kind == "output_text":
+            predicate = _without_logprobs(predicate)
         # The typed decoder reads what the route compares (`SSEStreamValidator._judge`).
         decode = schemas.event_decoder(
             etype,

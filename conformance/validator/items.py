@@ -16,6 +16,10 @@ from .tables import ID_PREFIX, LIFECYCLE_INTERIM, fits_for
 __all__ = ["ItemRules"]
 
 
+# Items whose `call_id` OpenAI changes from `output_item.added` to `.done` ([REC]
+# `openai-client-tool-search.1`, `azure-client-tool-search.1.part1`: docs/spec.md §7.9).
+IDENTITY_REISSUED = frozenset({"tool_search_call"})
+
 # SPEC §2.6: an item opens `in_progress`; one that opens `incomplete` was cut before it began
 # (Azure's content filter: docs/spec.md §7.4) and stays so.
 _OPENING_STATUSES = ("in_progress", "incomplete")
@@ -144,7 +148,13 @@ class ItemRules(LifecycleRules):
                 message=f"item {self._incomplete_item} ended `incomplete`",
             )
         self._last_added = max(self._last_added, oi)
-        self._items[oi] = Item(oi, iid, itype, opened_incomplete=item.get("status") == "incomplete")
+        self._items[oi] = Item(
+            oi,
+            iid,
+            itype,
+            opened_incomplete=item.get("status") == "incomplete",
+            identity=(item.get("call_id"), item.get("name")),
+        )
         self._check_added_state(item, index)
 
     def _check_added_state(self, item: Mapping[str, Any], index: int) -> None:
@@ -207,6 +217,23 @@ class ItemRules(LifecycleRules):
                 done_item.get("type"),
                 path="item.type",
             )
+        for key, first in zip(("call_id", "name"), item.identity, strict=True):
+            # Clients key a call by what `added` gave it (docs/spec.md §7.9); OpenAI re-issues the
+            # `call_id` of a client-executed tool search in its `.done`, the one to answer.
+            if (
+                isinstance(first, str)
+                and first
+                and done_item.get(key) != first
+                and not (isinstance(item.type, str) and item.type in IDENTITY_REISSUED)
+            ):
+                self._report(
+                    C.ITEM_CALL_IDENTITY,
+                    index,
+                    short(first),
+                    short(done_item.get(key)),
+                    path=f"item.{key}",
+                    message=f"`output_item.added` gave the {item.type} this `{key}`",
+                )
         for ci, part in enumerate(item.parts):
             if not part.closed:
                 self._report(

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import catalog as C
+from ..objects import openresponses_missing, top_logprobs_limit
 from ..render import short
 from .comparisons import ComparisonRules
 from .model import Phase
@@ -158,6 +159,18 @@ class LifecycleRules(ComparisonRules):
         if not isinstance(response, dict):
             return  # the schema check reported it
         self._identity(response, index)
+        self._top_logprobs = top_logprobs_limit(response)
+        if "openresponses" in self.profiles:
+            # [OR] types every lifecycle event's `response` as a `ResponseResource` (§7.10).
+            missing = openresponses_missing(response)
+            if missing:
+                self._report(
+                    C.RESPONSE_OPENRESPONSES_FIELDS,
+                    index,
+                    "every ResponseResource field",
+                    "missing: " + ", ".join(missing),
+                    path="response",
+                )
         status = response.get("status")
         if status not in ("in_progress", "queued"):
             self._report(

@@ -68,6 +68,8 @@ class Part:
     partial: bool = False
     # `output_text.annotation.added` payloads, in arrival order (SPEC §2.8 applies to them too)
     annotations: Slots[Any] = field(default_factory=Slots)
+    # the `logprobs` entries of its `output_text.delta` events, in order (docs/spec.md §7.8)
+    logprobs: list[Any] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -85,6 +87,7 @@ class Item:
     opened: set[tuple[str, int]] = field(default_factory=set)  # by `<family>.added`
     interleave_reported: bool = False
     opened_incomplete: bool = False  # `output_item.added` said `incomplete` (docs/spec.md §7.4)
+    identity: tuple[Any, Any] = (None, None)  # `call_id`, `name` as `output_item.added` gave them
 
 
 @dataclass(frozen=True, slots=True)

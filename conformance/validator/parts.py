@@ -8,8 +8,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import catalog as C
+from ..objects import logprob_findings
 from ..render import short
-from .comparisons import first_difference_text
+from .comparisons import first_difference, first_difference_text
 from .items import ItemRules
 from .model import CONTENT, SUMMARY, Frame, Item, Part
 from .slots import MAX_INDEX_GAP
@@ -179,6 +180,10 @@ class PartRules(ItemRules):
         delta = event.get("delta")
         if isinstance(delta, str):
             part.deltas.append(delta)
+        logprobs = event.get("logprobs")
+        if logprobs and isinstance(logprobs, list):  # a non-empty list: never on the fast path
+            self._logprobs(logprobs, index)
+            part.logprobs.extend(logprobs)
 
     def _on_part_text_done(self, event: Mapping[str, Any], index: int) -> None:
         item = self._item_for(event, index)
@@ -200,6 +205,19 @@ class PartRules(ItemRules):
         part.done_value = value
         streamed = "".join(part.deltas)
         part.deltas = []
+        logprobs = event.get("logprobs")
+        if logprobs and isinstance(logprobs, list):
+            self._logprobs(logprobs, index)
+            if logprobs != part.logprobs and not part.partial:
+                self._report(
+                    C.LOGPROBS_DELTAS_EQUAL_DONE,
+                    index,
+                    f"{len(logprobs)} token(s), as `{etype}` lists them",
+                    f"{len(part.logprobs)} token(s) streamed",
+                    path="logprobs",
+                    message=first_difference(logprobs, part.logprobs),
+                )
+        part.logprobs = []
         if streamed != value and not part.partial:
             self._report(
                 C.DELTAS_EQUAL_DONE,
@@ -209,6 +227,13 @@ class PartRules(ItemRules):
                 path=PART_TEXT[family][0],
                 message=first_difference_text(value, streamed),
             )
+
+    def _logprobs(self, logprobs: list[Any], index: int) -> None:
+        """Each logprob ≤ 0, at most `top_logprobs` alternatives (docs/spec.md §7.8)."""
+        for check, expected, actual, path, message in logprob_findings(
+            logprobs, self._top_logprobs, "logprobs"
+        ):
+            self._report(check, index, expected, actual, path=path, message=message)
 
     def _on_annotation_added(self, event: Mapping[str, Any], index: int) -> None:
         """An annotation belongs to the open `output_text` part it names (SPEC §2.6) and is the

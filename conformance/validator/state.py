@@ -48,6 +48,7 @@ class StreamState:
     _error_pending: bool  # an `error` was the last event: `response.failed` is next
     _incomplete_item: int | None
     _too_deep_at: int | None
+    _top_logprobs: int | None  # alternatives per token the response echoes (`top_logprobs`)
     _closed: bool
     _known_types: frozenset[str]
     _handlers: dict[str, Handler]

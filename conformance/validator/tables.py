@@ -98,6 +98,38 @@ ID_PREFIX = {
 _FITS: dict[str, frozenset[str] | None] = {}
 
 
+# [OR] `schema/events.tsp`: the streaming events Open Responses defines; any other event type
+# must carry its implementor's prefix (`acme:trace_event`, [OR] "Extending streaming events").
+OPENRESPONSES_EVENTS = frozenset(
+    {
+        "response.created",
+        "response.queued",
+        "response.in_progress",
+        "response.completed",
+        "response.failed",
+        "response.incomplete",
+        "response.output_item.added",
+        "response.output_item.done",
+        "response.content_part.added",
+        "response.content_part.done",
+        "response.output_text.delta",
+        "response.output_text.done",
+        "response.output_text.annotation.added",
+        "response.refusal.delta",
+        "response.refusal.done",
+        "response.reasoning.delta",
+        "response.reasoning.done",
+        "response.reasoning_summary_part.added",
+        "response.reasoning_summary_part.done",
+        "response.reasoning_summary_text.delta",
+        "response.reasoning_summary_text.done",
+        "response.function_call_arguments.delta",
+        "response.function_call_arguments.done",
+        "error",
+    }
+)
+
+
 def fits_for(etype: str) -> frozenset[str] | None:
     """The item types an event of this name may name (None: any)."""
     try:
