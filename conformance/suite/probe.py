@@ -17,7 +17,7 @@ or skips (:class:`Skipped`).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal, NoReturn
 
 from .. import catalog as C
@@ -59,12 +59,27 @@ def _declared(ids: set[str], profiles: frozenset[str]) -> set[str]:
     return out
 
 
+def _outside_open_responses(profile: str) -> bool:
+    return profile == "custom-tools" or profile.startswith("hosted:")
+
+
+def judged_profiles(declared: Iterable[str], case: Iterable[str]) -> frozenset[str]:
+    """The profiles a case's traffic is judged under: the target's, less `openresponses` in a case
+    that provokes a feature Open Responses does not define (custom tools, hosted tools: their
+    events are OpenAI's alone, docs/spec.md §7.10). A target declaring both could never pass
+    such a case, so its streams are judged by every other declared profile's checks only."""
+    profiles = frozenset(declared)
+    if "openresponses" in profiles and any(_outside_open_responses(p) for p in case):
+        return profiles - {"openresponses"}
+    return profiles
+
+
 class Probe:
     def __init__(self, target: Target, client: TargetClient, record: CaseResult) -> None:
         self.target = target
         self.client = client
         self.record = record
-        self.profiles = frozenset(target.profiles)
+        self.profiles = judged_profiles(target.profiles, record.profiles)
         self.attempt = 1
         self.max_attempts = 1
         self.last: Exchange | None = None  # the latest exchange, for evidence
