@@ -685,6 +685,9 @@ def named_choice_ignored() -> ASGIApp:
             value["tool_choice"] = "required"
             tools = value.get("tools") or []
             value["tools"] = sorted(tools, key=lambda t: t.get("name") == choice.get("name"))
+        return value
+
+    return Rewriter(mock_app(), on_request=on_request)
 
 
 def _rewrite_request(edit: Callable[[dict[str, Any]], None]) -> ASGIApp:
