@@ -101,7 +101,12 @@ def test_skip_reason_names_the_case_that_ran_over_one_skipped_elsewhere() -> Non
     assert "not declared" in result.outcomes()[L.RECALL.id].reason
 
 
-def test_index_junit_html() -> None:
+def test_index_junit_html(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The report links clauses to docs/spec.md where the judge runs from a checkout; tox installs
+    # the package into site-packages (no docs beside it), so point it at this checkout's docs.
+    import conformance.suite.reporting.html as html_report
+
+    monkeypatch.setattr(html_report, "_REPO", Path(__file__).resolve().parents[2])
     index = build_index([_result()], strict=False)
     entry = index["targets"]["t"]["checks"][L.STORE_FALSE.id]
     assert entry["outcome"] == "fail" and entry["evidence"][0]["request"]["path"] == "/responses/r"
@@ -210,3 +215,15 @@ def test_a_refined_check_keeps_its_published_id() -> None:
     # the parent's other refinements passed: no XPASS for them (the entry names the parent)
     assert covered[C.PART_OPENS_EMPTY.id].outcome == "pass"
     assert listed.exit_code() == 0
+
+
+def test_html_clause_without_docs_beside_shows_the_anchor(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # An installed wheel has no docs/: the clause is shown with its anchor as text, not a dead link.
+    import conformance.suite.reporting.html as html_report
+
+    monkeypatch.setattr(html_report, "_REPO", tmp_path)
+    html = render_html(build_index([_result()], strict=False))
+    assert "§4.1 (store); KB26 (docs/spec.md#s4-1" in html
+    assert 'class="spec"' not in html
