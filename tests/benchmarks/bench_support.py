@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import selectors
 import socket
 import subprocess
 import sys
@@ -22,8 +20,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from child_memory import listening_child
+
 BIN = Path(sys.executable).parent
-_LISTENING = re.compile(rb"listening on (http://\S+)")
 
 
 def quiet_env() -> dict[str, str]:
@@ -37,45 +36,9 @@ def quiet_env() -> dict[str, str]:
 @contextmanager
 def mock_server(*args: str, timeout: float = 20.0) -> Iterator[str]:
     """A ``responses-mock --port 0 ARGS`` on 127.0.0.1; yields its base URL (``…/v1``)."""
-    proc = subprocess.Popen(
-        [str(BIN / "responses-mock"), "--host", "127.0.0.1", "--port", "0", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env=quiet_env(),
-    )
-    drain: threading.Thread | None = None
-    try:
-        assert proc.stdout is not None
-        selector = selectors.DefaultSelector()
-        selector.register(proc.stdout, selectors.EVENT_READ)
-        deadline = time.monotonic() + timeout
-        seen = b""
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or proc.poll() is not None:
-                raise RuntimeError(f"responses-mock did not start: {seen.decode(errors='replace')}")
-            if selector.select(left):
-                line = proc.stdout.readline()
-                seen += line
-                match = _LISTENING.search(line)
-                if match:
-                    break
-        selector.close()
-        # Keep draining its output so a chatty server never blocks on a full pipe.
-        drain = threading.Thread(target=proc.stdout.read, daemon=True)
-        drain.start()
-        yield match.group(1).decode() + "/v1"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if drain is not None:
-            drain.join(timeout=5)
-        if proc.stdout is not None:
-            proc.stdout.close()
+    argv = ["responses-mock", "--host", "127.0.0.1", "--port", "0", *args]
+    with listening_child(argv, timeout=timeout) as child:
+        yield child.url + "/v1"
 
 
 @dataclass

@@ -5,7 +5,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import httpx2
 import orjson
+
+from conformance.checks import Level
+from conformance.validator import StreamValidator
+from mock_server.testing import InProcessMock
 
 _WORD = re.compile(r"\w")
 
@@ -116,3 +121,29 @@ def scenario_request(scenario: str) -> dict[str, Any]:
     if scenario == "reasoning":
         body["reasoning"] = {"effort": "medium", "summary": "detailed"}
     return body
+
+
+def post_mock(body: dict[str, Any]) -> httpx2.Response:
+    """``POST /responses`` with ``body`` (model ``mock`` unless it names one) to an in-process mock;
+    the response is read whole."""
+    mock = InProcessMock()
+    try:
+        with httpx2.Client(transport=mock.transport, base_url=mock.base_url) as client:
+            response = client.post("/responses", json={"model": "mock", **body})
+            response.read()
+            return response
+    finally:
+        mock.close()
+
+
+def judged_stream(body: dict[str, Any], *, allow_info: bool = False) -> list[dict[str, Any]]:
+    """The events of ``body`` streamed from an in-process mock, judged by the stream validator: no
+    violation at all, or (``allow_info``) none above INFO — ``--strict``, MUST and SHOULD."""
+    response = post_mock({**body, "stream": True})
+    assert response.status_code == 200, response.text
+    events = sse_events(response.content)
+    validator = StreamValidator()
+    found = [v for e in events for v in validator.feed(e)] + validator.close()
+    failing = [v for v in found if not (allow_info and v.check.level is Level.INFO)]
+    assert not failing, failing
+    return events

@@ -9,14 +9,12 @@ import random
 import re
 from typing import Any
 
-import httpx2
 import pytest
 from lark import Lark
-from mock_support import sse_events
+from mock_support import judged_stream, post_mock
 
 from conformance.validator import StreamValidator
 from mock_server.grammar_gen import GrammarError, generate
-from mock_server.testing import InProcessMock
 
 REGEXES = {
     "phone": r"^\d{3}-\d{4}$",
@@ -95,24 +93,8 @@ def test_bad_or_empty_grammars_raise(syntax: str, definition: str) -> None:
         generate(syntax, definition, random.Random(0))
 
 
-def _post(body: dict[str, Any]) -> httpx2.Response:
-    mock = InProcessMock()
-    try:
-        with httpx2.Client(transport=mock.transport, base_url=mock.base_url) as client:
-            response = client.post("/responses", json={"model": "mock", **body})
-            response.read()
-            return response
-    finally:
-        mock.close()
-
-
 def _stream(body: dict[str, Any]) -> list[dict[str, Any]]:
-    response = _post({**body, "stream": True})
-    assert response.status_code == 200, response.text
-    events = sse_events(response.content)
-    validator = StreamValidator()
-    violations = [v for e in events for v in validator.feed(e)] + validator.close()
-    assert not violations, violations
+    events = judged_stream(body)
     return events
 
 
@@ -176,7 +158,9 @@ def test_custom_tool_call_streams_input_the_grammar_accepts(fmt: dict[str, Any] 
 
 
 def test_tool_choice_outside_the_schema_is_openais_400() -> None:
-    response = _post({"input": "hi", "tools": [_custom("runner")], "tool_choice": {"type": "x"}})
+    response = post_mock(
+        {"input": "hi", "tools": [_custom("runner")], "tool_choice": {"type": "x"}}
+    )
     assert response.status_code == 400
     error = response.json()["error"]
     assert (error["param"], error["code"], error["type"]) == (
@@ -201,7 +185,7 @@ def test_tool_choice_outside_the_schema_is_openais_400() -> None:
     ],
 )  # fmt: skip
 def test_bad_custom_tools_and_choices_are_400(body: dict[str, Any], param: str) -> None:
-    response = _post({"input": "hi", **body})
+    response = post_mock({"input": "hi", **body})
     assert response.status_code == 400, response.text
     assert response.json()["error"]["param"] == param
 
@@ -246,7 +230,7 @@ def test_custom_call_round_trip_state_is_independent_of_stream() -> None:
     body = {"input": "x", "tools": [_custom("runner", {"type": "grammar", "syntax": "regex",
             "definition": REGEXES["date"]})], "tool_choice": "required"}  # fmt: skip
     streamed = _stream(body)[-1]["response"]["output"]
-    plain = _post(body).json()["output"]
+    plain = post_mock(body).json()["output"]
     assert [i["input"] for i in streamed] == [i["input"] for i in plain]
 
 

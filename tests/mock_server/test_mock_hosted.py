@@ -9,34 +9,14 @@ import struct
 import zlib
 from typing import Any
 
-import httpx2
 import pytest
-from mock_support import sse_events
+from mock_support import judged_stream, post_mock
 
-from conformance.checks import Level
-from conformance.validator import StreamValidator
 from mock_server.testing import InProcessMock
 
 
-def _post(body: dict[str, Any]) -> httpx2.Response:
-    mock = InProcessMock()
-    try:
-        with httpx2.Client(transport=mock.transport, base_url=mock.base_url) as client:
-            response = client.post("/responses", json={"model": "mock", **body})
-            response.read()
-            return response
-    finally:
-        mock.close()
-
-
 def _stream(body: dict[str, Any]) -> list[dict[str, Any]]:
-    response = _post({**body, "stream": True})
-    assert response.status_code == 200, response.text
-    events = sse_events(response.content)
-    validator = StreamValidator()
-    found = [v for e in events for v in validator.feed(e)] + validator.close()
-    failing = [v for v in found if v.check.level is not Level.INFO]
-    assert not failing, failing  # --strict: MUST and SHOULD
+    events = judged_stream(body, allow_info=True)
     assert events[-1]["type"] == "response.completed"
     return events
 
@@ -234,7 +214,7 @@ def test_mcp_approval_request_then_response_resumes_the_call() -> None:
         request,
         {"type": "mcp_approval_response", "approval_request_id": request["id"], "approve": True},
     ]
-    response = _post({"input": history, "tools": [tool], "stream": True})
+    response = post_mock({"input": history, "tools": [tool], "stream": True})
     if response.status_code == 400 and response.json()["error"]["param"].startswith("input["):
         pytest.skip(f"input items not accepted yet: {response.json()['error']['message']}")
     second = _stream({"input": history, "tools": [tool]})
