@@ -112,25 +112,26 @@ def _partial_index_from_one(events: list[Event]) -> list[Event]:
     return events
 
 
-def _citation_past_text(events: list[Event]) -> list[Event]:
-    i = [
-        i
-        for i, e in enumerate(events)
+def _last_message_part(events: list[Event]) -> dict[str, Any]:
+    """The first content part of the last message's ``output_item.done``."""
+    done = [
+        e
+        for e in events
         if e["type"] == "response.output_item.done" and e["item"]["type"] == "message"
-    ][-1]
-    part = events[i]["item"]["content"][0]
+    ]
+    part: dict[str, Any] = done[-1]["item"]["content"][0]
+    return part
+
+
+def _citation_past_text(events: list[Event]) -> list[Event]:
+    part = _last_message_part(events)
     part["annotations"][0]["end_index"] = len(part["text"]) + 5
     return events
 
 
 def _citation_at_text_end(events: list[Event]) -> list[Event]:
     """Near miss: end_index exactly len(text) is inside."""
-    i = [
-        i
-        for i, e in enumerate(events)
-        if e["type"] == "response.output_item.done" and e["item"]["type"] == "message"
-    ][-1]
-    part = events[i]["item"]["content"][0]
+    part = _last_message_part(events)
     part["annotations"][0]["end_index"] = len(part["text"])
     return events
 
