@@ -148,6 +148,10 @@ class Chunking:
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}  # dataclass → its field names, in order
+# Fields added to the engine's dataclasses after the snapshots were pinned: left out of a request's
+# digest while they hold their default, so every earlier request keeps its answer byte for byte
+# (a tool's ``namespace`` and ``deferred``, for tool search).
+_LATE_DEFAULTS: dict[str, object] = {"namespace": None, "deferred": False}
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -167,7 +171,12 @@ def _plain(value: Any) -> Any:
     if names is None and is_dataclass(value) and not isinstance(value, type):
         names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(value))
     if names is not None:
-        return {name: _plain(getattr(value, name)) for name in names}
+        out = {}
+        for name in names:
+            field_value = getattr(value, name)
+            if name not in _LATE_DEFAULTS or field_value is not _LATE_DEFAULTS[name]:
+                out[name] = _plain(field_value)
+        return out
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -557,11 +566,15 @@ def _chunk(segment: Segment, piece: str, *, first: bool) -> Chunk:
     if segment.kind == "refusal":
         return RefusalDelta(piece)
     if segment.kind == "tool_call":
-        name = segment.name if first else None
-        return ToolCallDelta(segment.index, piece, name=name)
+        if not first:
+            return ToolCallDelta(segment.index, piece)
+        return ToolCallDelta(segment.index, piece, name=segment.name, namespace=segment.namespace)
     if segment.kind == "custom_call":
-        name = segment.name if first else None
-        return ToolCallDelta(segment.index, piece, name=name, kind="custom")
+        if not first:
+            return ToolCallDelta(segment.index, piece, kind="custom")
+        return ToolCallDelta(
+            segment.index, piece, name=segment.name, kind="custom", namespace=segment.namespace
+        )
     if segment.call is not None:
         return segment.call
     return HostedToolCall("web_search_call", dict(segment.action))

@@ -35,6 +35,7 @@ from typing import Any, Protocol
 import orjson
 
 from mock_server import prose
+from mock_server.jsonschema_gen import generate
 from mock_server.tokenizer import tokenize
 from reference_impl.engine import GenerationRequest, HostedToolCall
 
@@ -324,6 +325,39 @@ def computer(fake: Fake) -> list[Any]:
               "pending_safety_checks": []}  # fmt: skip
     call = HostedToolCall("computer_call", fields=fields)
     return [fake.segment("client_call", "screenshot", call=call)]
+
+
+def tool_search_server(fake: Fake, loads: Sequence[Mapping[str, Any]]) -> list[Any]:
+    """A server-executed tool search that loads ``loads`` (the declarations of the deferred tools
+    the model is about to call): a ``tool_search_call`` whose ``arguments`` name their ``paths``,
+    then the ``tool_search_output`` carrying them, both with ``call_id: null`` and ``execution:
+    "server"`` ([REC] openai-tool-search.1). A namespace's path is its name."""
+    paths = [str(t.get("name")) for t in loads]
+    search = HostedToolCall(
+        "tool_search_call",
+        fields={"arguments": {"paths": paths}, "call_id": None, "execution": "server"},
+    )
+    output = HostedToolCall(
+        "tool_search_output",
+        fields={"call_id": None, "execution": "server", "tools": [dict(t) for t in loads]},
+    )
+    text = " ".join(paths)
+    return [fake.segment("hosted", text, call=search), fake.segment("hosted", text, call=output)]
+
+
+def tool_search_client(fake: Fake) -> list[Any]:
+    """A client-executed tool search: a ``tool_search_call`` with a ``call_id`` and ``execution:
+    "client"``, its ``arguments`` valid for the tool's ``parameters`` when it declares them, else
+    the goal in the user's words ([REC] openai-client-tool-search.1: ``{"goal": …}``). The
+    response ends with it; the client answers with a ``tool_search_output``."""
+    parameters = fake.tool.get("parameters")
+    if isinstance(parameters, Mapping) and parameters.get("properties"):
+        arguments: Any = generate(parameters, fake.rng)
+    else:
+        arguments = {"goal": f"Find a tool to {fake.query}" if fake.query else "Find a tool"}
+    fields = {"arguments": arguments, "call_id": _call_id(fake), "execution": "client"}
+    call = HostedToolCall("tool_search_call", fields=fields)
+    return [fake.segment("client_call", str(arguments), call=call)]
 
 
 # Request tool type → its fake. MCP is driven by :func:`mock_server.scenarios` (list, approval,

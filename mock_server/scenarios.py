@@ -76,6 +76,7 @@ class Segment:
     action: Mapping[str, Any] = field(default_factory=dict)  # hosted tool action
     call: HostedToolCall | None = None  # the whole call (hosted, client_call)
     annotation: Mapping[str, Any] | None = None  # annotation
+    namespace: str | None = None  # the called tool's namespace (tool_call, custom_call)
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,15 +382,71 @@ def _choose_tools(request: GenerationRequest, n: int, *, prefer_custom: bool = F
 def _calls(
     request: GenerationRequest, rng: random.Random, n: int, *, prefer_custom: bool = False
 ) -> tuple[Segment, ...]:
-    out = []
-    for i, tool in enumerate(_choose_tools(request, n, prefer_custom=prefer_custom)):
+    """Calls to ``n`` tools (:func:`_choose_tools`). A chosen tool that is still deferred
+    (``defer_loading``, not loaded by a ``tool_search_output`` of the conversation) is searched
+    for first when the request declares a ``tool_search`` tool: a server-executed search puts its
+    ``tool_search_call`` and ``tool_search_output`` before the calls; a client-executed one is the
+    whole turn (the client runs it and sends the ``tool_search_output`` back)."""
+    chosen = _choose_tools(request, n, prefer_custom=prefer_custom)
+    out: list[Segment] = []
+    deferred = [t for t in chosen if t.deferred]
+    search = _tool_search(request)
+    if deferred and search is not None:
+        include = frozenset(i for i in request.body.get("include") or () if isinstance(i, str))
+        fake = hosted.Fake(
+            request, search, prose.quote(request.messages, 12), rng, False, include, Segment
+        )
+        if search.get("execution") == "client":
+            return tuple(hosted.tool_search_client(fake))
+        out.extend(hosted.tool_search_server(fake, [_declaration(request, t) for t in deferred]))
+    for i, tool in enumerate(chosen):
+        namespace = _call_namespace(request, tool)
         if isinstance(tool, CustomTool):
-            out.append(Segment("custom_call", custom_input(tool, request, rng), tool.name, i))
+            text = custom_input(tool, request, rng)
+            out.append(Segment("custom_call", text, tool.name, i, namespace=namespace))
             continue
         schema = tool.parameters or {"type": "object", "properties": {}}
         args = orjson.dumps(generate(schema, rng)).decode()
-        out.append(Segment("tool_call", args, name=tool.name, index=i))
+        out.append(Segment("tool_call", args, name=tool.name, index=i, namespace=namespace))
     return tuple(out)
+
+
+def _tool_search(request: GenerationRequest) -> Mapping[str, Any] | None:
+    """The request's ``tool_search`` tool ([OAPI] ``ToolSearchToolParam``), if it has one."""
+    for tool in request.body.get("tools") or ():
+        if isinstance(tool, Mapping) and tool.get("type") == "tool_search":
+            return tool
+    return None
+
+
+def _declaration(request: GenerationRequest, tool: Tool) -> Mapping[str, Any]:
+    """What a tool search loads for ``tool``: its declaration as sent, inside its namespace (with
+    just that member) when it has one."""
+    for declared in request.body.get("tools") or ():
+        if not isinstance(declared, Mapping):
+            continue
+        if tool.namespace is None and declared.get("name") == tool.name:
+            return declared
+        if declared.get("type") == "namespace" and declared.get("name") == tool.namespace:
+            members = [t for t in declared.get("tools") or () if t.get("name") == tool.name]
+            return {**declared, "tools": members}
+    return {"type": "function", "name": tool.name}
+
+
+def _call_namespace(request: GenerationRequest, tool: Tool) -> str | None:
+    """The ``namespace`` field of a call to ``tool``: its namespace tool's name; for a top-level
+    tool declared with ``defer_loading``, its own name ([REC] openai-tool-search.1: a call to the
+    deferred ``get_weather`` carries ``namespace: "get_weather"``); else none."""
+    if tool.namespace is not None:
+        return tool.namespace
+    for declared in request.body.get("tools") or ():
+        if (
+            isinstance(declared, Mapping)
+            and declared.get("name") == tool.name
+            and declared.get("defer_loading") is True
+        ):
+            return tool.name
+    return None
 
 
 def custom_input(tool: CustomTool, request: GenerationRequest, rng: random.Random) -> str:

@@ -193,6 +193,7 @@ class _OpenItem:
     tool_index: int = -1
     call_id: str = ""
     name: str = ""
+    namespace: str | None = None  # the namespace tool the called tool belongs to
     arguments: list[str] = field(default_factory=list)
     # reasoning only: what the model reasoned unseen (engine.ReasoningItem.text)
     hidden: str = ""
@@ -409,6 +410,8 @@ class ResponseAssembler:
                 "input": "",
                 "name": extra["name"],
             }
+            if extra.get("namespace") is not None:
+                added["namespace"] = extra["namespace"]
         else:
             added = {
                 "id": item.id,
@@ -418,6 +421,8 @@ class ResponseAssembler:
                 "call_id": extra["call_id"],
                 "name": extra["name"],
             }
+            if extra.get("namespace") is not None:  # [REC] openai-tool-search.1
+                added["namespace"] = extra["namespace"]
         events.append(
             self._event("response.output_item.added", output_index=item.output_index, item=added)
         )
@@ -469,6 +474,8 @@ class ResponseAssembler:
                 "input": text,
                 "name": item.name,
             }
+            if item.namespace is not None:
+                done["namespace"] = item.namespace
         else:
             arguments = "".join(item.arguments)
             events.append(
@@ -487,6 +494,8 @@ class ResponseAssembler:
                 "call_id": item.call_id,
                 "name": item.name,
             }
+            if item.namespace is not None:
+                done["namespace"] = item.namespace
         events.append(
             self._event("response.output_item.done", output_index=item.output_index, item=done)
         )
@@ -708,8 +717,11 @@ class ResponseAssembler:
                 raise EngineProtocolError(f"tool call {chunk.index} started without a name")
             call_id = chunk.call_id or self._new_id("call")
             prefix = "ctc" if kind == "custom_tool_call" else "fc"
-            item = self._open_item(events, kind, prefix, call_id=call_id, name=chunk.name)
+            item = self._open_item(
+                events, kind, prefix, call_id=call_id, name=chunk.name, namespace=chunk.namespace
+            )
             item.tool_index, item.call_id, item.name = chunk.index, call_id, chunk.name
+            item.namespace = chunk.namespace
             self._tool_indices.add(chunk.index)
         if not chunk.arguments:
             return

@@ -73,10 +73,16 @@ class Message:
 
 @dataclass(frozen=True, slots=True)
 class FunctionTool:
+    """A ``function`` tool; ``namespace``: the ``namespace`` tool it was declared in ([OAPI]
+    ``NamespaceToolParam``); ``deferred``: declared with ``defer_loading`` and not yet loaded by a
+    ``tool_search_output`` of the conversation — a model must search for it before calling it."""
+
     name: str
     parameters: Mapping[str, Any] | None = None
     description: str | None = None
     strict: bool | None = None
+    namespace: str | None = None
+    deferred: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +94,8 @@ class CustomTool:
     description: str | None = None
     syntax: Literal["regex", "lark"] | None = None
     definition: str | None = None
+    namespace: str | None = None
+    deferred: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +186,7 @@ class ToolCallDelta:
     name: str | None = None
     call_id: str | None = None
     kind: Literal["function", "custom"] = "function"
+    namespace: str | None = None  # the call's `namespace` field (first piece only)
 
 
 @dataclass(frozen=True, slots=True)

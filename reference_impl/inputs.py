@@ -25,7 +25,7 @@ from typing import Any, Literal, Protocol
 
 import orjson
 
-from .engine import FunctionTool, GenerationRequest, Message
+from .engine import GenerationRequest, Message
 from .errors import APIError, invalid_request
 from .ids import IdSource
 from .item_shapes import (
@@ -35,7 +35,7 @@ from .item_shapes import (
     STORED_DEFAULTS,
     check_shape,
 )
-from .tool_kinds import custom_tools
+from .tool_kinds import engine_tools
 from .validation import type_error, value_error
 
 __all__ = [
@@ -541,21 +541,12 @@ def generation_request(
     """The engine's view of a validated request whose conversation is ``items``."""
     reasoning = body.get("reasoning") or {}
     text = body.get("text") or {}
-    tools = tuple(
-        FunctionTool(
-            name=t["name"],
-            parameters=t.get("parameters"),
-            description=t.get("description"),
-            strict=t.get("strict"),
-        )
-        for t in body.get("tools") or ()
-        if t.get("type") == "function"
-    )
+    tools, customs = engine_tools(body, items)
     return GenerationRequest(
         model=body.get("model") or "",
         messages=to_messages(items, body.get("instructions")),
         tools=tools,
-        custom_tools=custom_tools(body),
+        custom_tools=customs,
         tool_choice=body.get("tool_choice") or "auto",
         parallel_tool_calls=body.get("parallel_tool_calls") is not False,
         max_output_tokens=body.get("max_output_tokens"),

@@ -18,23 +18,28 @@ def echo_tools(tools: Any) -> list[dict[str, Any]]:
     """The request's ``tools`` as the Response echoes them.
 
     Function tools always carry ``description``, ``parameters`` and ``strict`` (nullable but present:
-    SPEC §3, known bug KB27); other tool types are echoed as sent.
+    SPEC §3, known bug KB27), and ``defer_loading`` when it was sent ([REC]
+    openai-tool-search.1: echoed ``true``); a ``namespace``'s function tools likewise; other tool
+    types are echoed as sent.
     """
-    echoed: list[dict[str, Any]] = []
-    for tool in tools or ():
-        if tool.get("type") == "function":
-            echoed.append(
-                {
-                    "type": "function",
-                    "description": tool.get("description"),
-                    "name": tool["name"],
-                    "parameters": tool.get("parameters"),
-                    "strict": tool.get("strict"),
-                }
-            )
-        else:
-            echoed.append(dict(tool))
-    return echoed
+    return [_echo_tool(tool) for tool in tools or ()]
+
+
+def _echo_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    if tool.get("type") == "function":
+        echoed = {
+            "type": "function",
+            "description": tool.get("description"),
+            "name": tool["name"],
+            "parameters": tool.get("parameters"),
+            "strict": tool.get("strict"),
+        }
+        if tool.get("defer_loading") is not None:
+            echoed["defer_loading"] = tool["defer_loading"]
+        return echoed
+    if tool.get("type") == "namespace":
+        return {**tool, "tools": [_echo_tool(t) for t in tool.get("tools") or ()]}
+    return dict(tool)
 
 
 # The SDK's ServiceTier docs: "The response will show `service_tier=priority` regardless of if you

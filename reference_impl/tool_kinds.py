@@ -15,13 +15,14 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .engine import CustomTool
+from .engine import CustomTool, FunctionTool
 from .errors import APIError, invalid_request
 
 __all__ = [
     "HOSTED_CHOICE_TYPES",
     "TOOL_CHOICE_TYPES",
     "custom_tools",
+    "engine_tools",
     "validate_custom_tool",
     "validate_tool_choice_object",
 ]
@@ -154,18 +155,92 @@ def validate_tool_choice_object(
 
 def custom_tools(body: Mapping[str, Any]) -> tuple[CustomTool, ...]:
     """The request's ``custom`` tools as the engine sees them (a validated body)."""
-    out: list[CustomTool] = []
-    for tool in body.get("tools") or ():
-        if not isinstance(tool, Mapping) or tool.get("type") != "custom":
+    return engine_tools(body, ())[1]
+
+
+def _loaded(items: Sequence[Mapping[str, Any]]) -> tuple[set[tuple[str | None, str]], list[Any]]:
+    """What the conversation's ``tool_search_output`` items loaded: (namespace, name) keys — a
+    namespace loaded whole is ``(namespace, "*")`` — and the tool definitions they carry."""
+    keys: set[tuple[str | None, str]] = set()
+    tools: list[Any] = []
+    for item in items:
+        if item.get("type") != "tool_search_output":
             continue
-        fmt = tool.get("format") or {}
-        grammar = fmt.get("type") == "grammar"
-        out.append(
-            CustomTool(
-                name=str(tool["name"]),
-                description=tool.get("description"),
-                syntax=fmt.get("syntax") if grammar else None,
-                definition=fmt.get("definition") if grammar else None,
-            )
+        for tool in item.get("tools") or ():
+            if not isinstance(tool, Mapping):
+                continue
+            tools.append(tool)
+            if tool.get("type") == "namespace":
+                inner = [t for t in tool.get("tools") or () if isinstance(t, Mapping)]
+                keys |= {(str(tool.get("name")), str(t.get("name"))) for t in inner}
+                if not inner:
+                    keys.add((str(tool.get("name")), "*"))
+            else:
+                keys.add((None, str(tool.get("name"))))
+    return keys, tools
+
+
+def engine_tools(
+    body: Mapping[str, Any], items: Sequence[Mapping[str, Any]]
+) -> tuple[tuple[FunctionTool, ...], tuple[CustomTool, ...]]:
+    """The function and custom tools the engine may call, in declaration order: the request's
+    own, those of its ``namespace`` tools (with their namespace), and the ones a client-executed
+    tool search loaded into the conversation (a ``tool_search_output`` item carries their
+    definitions). A tool declared with ``defer_loading`` is ``deferred`` until a
+    ``tool_search_output`` of the conversation (``items``) loads it."""
+    loaded, found = _loaded(items)
+    functions: list[FunctionTool] = []
+    customs: list[CustomTool] = []
+    seen: set[tuple[str | None, str]] = set()
+
+    def add(tool: Mapping[str, Any], namespace: str | None, *, from_search: bool) -> None:
+        name = str(tool.get("name"))
+        key = (namespace, name)
+        if key in seen:
+            return
+        seen.add(key)
+        deferred = (
+            tool.get("defer_loading") is True
+            and not from_search
+            and key not in loaded
+            and (namespace, "*") not in loaded
         )
-    return tuple(out)
+        if tool.get("type") == "function":
+            functions.append(
+                FunctionTool(
+                    name=name,
+                    parameters=tool.get("parameters"),
+                    description=tool.get("description"),
+                    strict=tool.get("strict"),
+                    namespace=namespace,
+                    deferred=deferred,
+                )
+            )
+        elif tool.get("type") == "custom":
+            fmt = tool.get("format") or {}
+            grammar = fmt.get("type") == "grammar"
+            customs.append(
+                CustomTool(
+                    name=name,
+                    description=tool.get("description"),
+                    syntax=fmt.get("syntax") if grammar else None,
+                    definition=fmt.get("definition") if grammar else None,
+                    namespace=namespace,
+                    deferred=deferred,
+                )
+            )
+
+    def walk(tools: Sequence[Any], *, from_search: bool) -> None:
+        for tool in tools:
+            if not isinstance(tool, Mapping):
+                continue
+            if tool.get("type") == "namespace":
+                for inner in tool.get("tools") or ():
+                    if isinstance(inner, Mapping):
+                        add(inner, str(tool.get("name")), from_search=from_search)
+            else:
+                add(tool, None, from_search=from_search)
+
+    walk(body.get("tools") or (), from_search=False)
+    walk(found, from_search=True)
+    return tuple(functions), tuple(customs)

@@ -420,57 +420,110 @@ def _validate_tools(tools: Any) -> list[dict[str, Any]]:
         raise type_error("tools", "an array", tools)
     names: set[str] = set()
     for i, tool in enumerate(tools):
-        if not isinstance(tool, dict):
-            raise type_error(f"tools[{i}]", "an object", tool)
-        kind = tool.get("type")
-        if not isinstance(kind, str):
-            raise invalid_request(
-                f"Missing required parameter: 'tools[{i}].type'.",
-                f"tools[{i}].type",
-                "missing_required_parameter",
-            )
-        if kind == "custom":
-            custom = validate_custom_tool(tool, f"tools[{i}]")
-            if custom in names:
-                raise invalid_request(
-                    f"Duplicate tool name '{custom}' in 'tools'.",
-                    f"tools[{i}].name",
-                    "invalid_value",
-                )
-            names.add(custom)
-            continue
-        if kind != "function":
-            continue  # hosted tools are echoed as sent
-        name = tool.get("name")
-        if not isinstance(name, str):
-            raise invalid_request(
-                f"Missing required parameter: 'tools[{i}].name'.",
-                f"tools[{i}].name",
-                "missing_required_parameter",
-            )
-        if not _FUNCTION_NAME.match(name):
-            raise invalid_request(
-                f"Invalid 'tools[{i}].name': string does not match pattern. Expected a string "
-                f"that matches the pattern '^[a-zA-Z0-9_-]+$' (at most 64 characters).",
-                f"tools[{i}].name",
-                "invalid_value",
-            )
-        if name in names:
-            raise invalid_request(
-                f"Duplicate function name '{name}' in 'tools'.", f"tools[{i}].name", "invalid_value"
-            )
-        names.add(name)
-        parameters = check_type(tool, "parameters", dict, param=f"tools[{i}].parameters")
-        if parameters is not None:
-            _check_schema(
-                parameters,
-                f"function '{name}'",
-                f"tools[{i}].parameters",
-                "invalid_function_parameters",
-            )
-        check_type(tool, "strict", bool, param=f"tools[{i}].strict")
-        check_type(tool, "description", str, param=f"tools[{i}].description")
+        where = f"tools[{i}]"
+        kind = _tool_kind(tool, where)
+        if kind == "namespace":
+            _validate_namespace(tool, where)
+        elif kind == "tool_search":
+            _validate_tool_search(tool, where)
+        elif kind in ("function", "custom"):
+            _validate_callable(tool, kind, where, names)
+        # other (hosted) tools are echoed as sent
     return tools
+
+
+def _tool_kind(tool: Any, where: str) -> str:
+    if not isinstance(tool, dict):
+        raise type_error(where, "an object", tool)
+    kind = tool.get("type")
+    if not isinstance(kind, str):
+        raise invalid_request(
+            f"Missing required parameter: '{where}.type'.", f"{where}.type",
+            "missing_required_parameter",
+        )  # fmt: skip
+    return kind
+
+
+def _validate_namespace(tool: dict[str, Any], where: str) -> None:
+    """[OAPI] ``NamespaceToolParam``: a non-empty ``name``, a ``description``, and one or more
+    ``function`` / ``custom`` tools, named uniquely within the namespace."""
+    name = tool.get("name")
+    if name is None:
+        raise invalid_request(
+            f"Missing required parameter: '{where}.name'.", f"{where}.name",
+            "missing_required_parameter",
+        )  # fmt: skip
+    if not isinstance(name, str) or not name:
+        raise type_error(f"{where}.name", "a non-empty string", name)
+    check_type(tool, "description", str, param=f"{where}.description")
+    inner = tool.get("tools")
+    if not isinstance(inner, list) or not inner:
+        raise type_error(f"{where}.tools", "a non-empty array", inner)
+    names: set[str] = set()
+    for j, member in enumerate(inner):
+        kind = _tool_kind(member, f"{where}.tools[{j}]")
+        if kind not in ("function", "custom"):
+            raise invalid_request(
+                f"Invalid value: '{kind}'. Supported values are: 'function' and 'custom'.",
+                f"{where}.tools[{j}].type", "invalid_value",
+            )  # fmt: skip
+        _validate_callable(member, kind, f"{where}.tools[{j}]", names)
+
+
+_TOOL_SEARCH_EXECUTION = ("server", "client")
+
+
+def _validate_tool_search(tool: dict[str, Any], where: str) -> None:
+    """[OAPI] ``ToolSearchToolParam``: ``execution`` ``server`` (the default) or ``client``."""
+    execution = tool.get("execution")
+    if execution is not None and execution not in _TOOL_SEARCH_EXECUTION:
+        raise invalid_request(
+            f"Invalid value: '{execution}'. Supported values are: 'server' and 'client'.",
+            f"{where}.execution", "invalid_value",
+        )  # fmt: skip
+    check_type(tool, "description", str, param=f"{where}.description")
+    check_type(tool, "parameters", dict, param=f"{where}.parameters")
+
+
+def _validate_callable(tool: dict[str, Any], kind: str, where: str, names: set[str]) -> None:
+    check_type(tool, "defer_loading", bool, param=f"{where}.defer_loading")
+    if kind == "custom":
+        custom = validate_custom_tool(tool, where)
+        if custom in names:
+            raise invalid_request(
+                f"Duplicate tool name '{custom}' in 'tools'.", f"{where}.name", "invalid_value"
+            )
+        names.add(custom)
+        return
+    name = tool.get("name")
+    if not isinstance(name, str):
+        raise invalid_request(
+            f"Missing required parameter: '{where}.name'.",
+            f"{where}.name",
+            "missing_required_parameter",
+        )
+    if not _FUNCTION_NAME.match(name):
+        raise invalid_request(
+            f"Invalid '{where}.name': string does not match pattern. Expected a string "
+            f"that matches the pattern '^[a-zA-Z0-9_-]+$' (at most 64 characters).",
+            f"{where}.name",
+            "invalid_value",
+        )
+    if name in names:
+        raise invalid_request(
+            f"Duplicate function name '{name}' in 'tools'.", f"{where}.name", "invalid_value"
+        )
+    names.add(name)
+    parameters = check_type(tool, "parameters", dict, param=f"{where}.parameters")
+    if parameters is not None:
+        _check_schema(
+            parameters,
+            f"function '{name}'",
+            f"{where}.parameters",
+            "invalid_function_parameters",
+        )
+    check_type(tool, "strict", bool, param=f"{where}.strict")
+    check_type(tool, "description", str, param=f"{where}.description")
 
 
 def _check_schema(schema: dict[str, Any], what: str, param: str, code: str) -> None:
