@@ -585,3 +585,20 @@ HOSTED_MCP_APPROVAL = register(
     "request's id",
     profile="hosted:mcp",
 )
+HOSTED_TOOL_SEARCH = register(
+    "live.hosted.tool_search",
+    MUST,
+    "§1.7 [OAPI] ToolSearchToolParam, ToolSearchCall, ToolSearchOutput, FunctionTool.defer_loading",
+    "a call to a `defer_loading` tool under a server-executed `tool_search` comes after a "
+    "completed `tool_search_output` that loaded that tool",
+    profile="hosted:tool_search",
+)
+HOSTED_TOOL_SEARCH_CLIENT = register(
+    "live.hosted.tool_search_client",
+    MUST,
+    "§1.7 [OAPI] ToolSearchToolParam.execution, ToolSearchCall, ToolSearchOutputItemParam",
+    "a client-executed `tool_search` gets a `tool_search_call` (`execution: client`, a `call_id`) "
+    "that ends the turn; the client's `tool_search_output` for it lets the next turn call the "
+    "tool it loaded",
+    profile="hosted:tool_search",
+)

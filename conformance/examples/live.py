@@ -135,5 +135,9 @@ for _id, _server, _note in (
     ("live.hosted.image_generation", "image_generation_call_fails",
      "a server whose image generation calls fail"),
     ("live.hosted.mcp", "mcp_call_fails", "a server whose MCP calls fail"),
+    ("live.hosted.tool_search", "tool_search_skipped",
+     "a server that drops `tool_search` and `defer_loading`, calling deferred tools unsearched"),
+    ("live.hosted.tool_search_client", "client_tool_search_run_by_server",
+     "a server that runs a client-executed `tool_search` itself"),
 ):  # fmt: skip
     live(_id, _server, _note)

@@ -67,6 +67,7 @@ ALL_PROFILES = (
     "hosted:code_interpreter",
     "hosted:image_generation",
     "hosted:mcp",
+    "hosted:tool_search",
 )
 # The embedded mock serves WebSocket mode but not steering (docs/websocket.md).
 EMBEDDED_PROFILES = tuple(p for p in ALL_PROFILES if p != "websocket:steering")

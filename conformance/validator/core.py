@@ -39,7 +39,14 @@ PROFILES = frozenset(
     | {"websocket", "websocket:steering"}  # WebSocket mode (conformance.websocket)
     | {
         f"hosted:{t}"
-        for t in ("web_search", "file_search", "code_interpreter", "image_generation", "mcp")
+        for t in (
+            "web_search",
+            "file_search",
+            "code_interpreter",
+            "image_generation",
+            "mcp",
+            "tool_search",
+        )
     }
 )
 

@@ -799,6 +799,31 @@ def max_tool_calls_ignored() -> ASGIApp:
     return _rewrite_request(lambda body: body.pop("max_tool_calls", None))
 
 
+def tool_search_skipped() -> ASGIApp:
+    """Deferred tools are served as ordinary ones: the `tool_search` tool and every
+    `defer_loading` are dropped, so the deferred tool is called without being searched for."""
+
+    def edit(body: dict[str, Any]) -> None:
+        tools = [t for t in body.get("tools") or () if t.get("type") != "tool_search"]
+        for tool in tools:
+            tool.pop("defer_loading", None)
+        if "tools" in body:
+            body["tools"] = tools
+
+    return _rewrite_request(edit)
+
+
+def client_tool_search_run_by_server() -> ASGIApp:
+    """A client-executed `tool_search` is run by the server (its `execution` dropped)."""
+
+    def edit(body: dict[str, Any]) -> None:
+        for tool in body.get("tools") or ():
+            if tool.get("type") == "tool_search":
+                tool.pop("execution", None)
+
+    return _rewrite_request(edit)
+
+
 _CHECKS: dict[str, Broken] = {
     "calls_an_undeclared_tool": Broken(calls_an_undeclared_tool, "tool_choice_auto", "core,tools",
                                        frozenset({"live.tools.auto"})),
@@ -890,6 +915,11 @@ _CHECKS: dict[str, Broken] = {
     "max_tool_calls_ignored": Broken(max_tool_calls_ignored, "max_tool_calls",
                                      "core,hosted:web_search",
                                      frozenset({"live.hosted.max_tool_calls"})),
+    "tool_search_skipped": Broken(tool_search_skipped, "tool_search_loads", "core,hosted:tool_search",
+                                  frozenset({"live.hosted.tool_search"})),
+    "client_tool_search_run_by_server": Broken(client_tool_search_run_by_server,
+                                               "client_tool_search", "core,hosted:tool_search",
+                                               frozenset({"live.hosted.tool_search_client"})),
     **{
         f"{kind}_fails": Broken(hosted_calls_fail(kind), f"{case}_forced", f"core,hosted:{case}",
                                 frozenset({f"live.hosted.{case}"}))

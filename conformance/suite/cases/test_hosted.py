@@ -3,7 +3,8 @@
 ``file_search``, ``code_interpreter``, ``image_generation``; ``mcp`` with its ``server_label``),
 streamed, so the judge sees the whole sequence — progress order, ``*.failed`` against the status,
 partial image indices, citation offsets — and the call's item is checked here; ``max_tool_calls``
-caps built-in calls.
+caps built-in calls. ``hosted:tool_search``: deferred tools found by a server- or client-executed
+tool search (docs/spec.md §1.7).
 
 A target that claims ``hosted:file_search`` needs a vector store with the id ``vs_conformance``;
 ``hosted:mcp`` names DeepWiki's public MCP server, as OpenAI's docs do.
@@ -168,4 +169,85 @@ def test_mcp_approval_round_trip(probe: Probe) -> None:
         probe.last, expected=f"`mcp_call` items answering approval {request['id']!r}",
         actual=f"output {A.output_types(second)}, approval_request_id "
         f"{[c.get('approval_request_id') for c in calls]}",
+    )  # fmt: skip
+
+
+# --- hosted:tool_search: deferred tools found by a tool search ---------------------------------
+WEATHER_DEFERRED = {
+    "type": "function", "name": "get_weather", "defer_loading": True,
+    "description": "Get the current weather at a location.",
+    "parameters": {"type": "object", "properties": {"location": {"type": "string"}},
+                   "required": ["location"], "additionalProperties": False},
+    "strict": True,
+}  # fmt: skip
+CRM_NAMESPACE = {
+    "type": "namespace", "name": "crm", "description": "Customer records.",
+    "tools": [{"type": "function", "name": "lookup_customer", "defer_loading": True,
+               "description": "Look a customer up by email.",
+               "parameters": {"type": "object", "properties": {"email": {"type": "string"}},
+                              "required": ["email"], "additionalProperties": False},
+               "strict": True}],
+}  # fmt: skip
+WEATHER_PROMPT = "What is the weather in Paris right now? Use the get_weather tool."
+
+
+def _loaded_names(item: dict[str, Any]) -> set[str]:
+    names: set[str] = set()
+    for tool in item.get("tools") or ():
+        if isinstance(tool, dict) and tool.get("type") == "namespace":
+            names |= {str(t.get("name")) for t in tool.get("tools") or () if isinstance(t, dict)}
+        elif isinstance(tool, dict):
+            names.add(str(tool.get("name")))
+    return names
+
+
+@pytest.mark.checks(L.HOSTED_TOOL_SEARCH.id)
+@pytest.mark.profiles("hosted:tool_search")
+def test_tool_search_loads_a_deferred_tool_before_it_is_called(probe: Probe) -> None:
+    body = probe.body(input=WEATHER_PROMPT, tools=[WEATHER_DEFERRED, CRM_NAMESPACE,
+                                                   {"type": "tool_search"}])  # fmt: skip
+    response = probe.create_stream(body)[0]
+    loaded: set[str] = set()
+    early: list[str] = []
+    for item in response.get("output") or ():
+        if item.get("type") == "tool_search_output" and item.get("status") in (None, "completed"):
+            loaded |= _loaded_names(item)
+        elif item.get("type") == "function_call" and item.get("name") not in loaded:
+            early.append(str(item.get("name")))
+    calls = A.function_calls(response)
+    probe.check(
+        L.HOSTED_TOOL_SEARCH, bool(calls) and not early and "get_weather" in loaded, probe.last,
+        expected="a tool_search_output loading get_weather, then a call to it",
+        actual=f"output {A.output_types(response)}, loaded {sorted(loaded)}, "
+        f"called before being loaded {early}",
+    )  # fmt: skip
+
+
+@pytest.mark.checks(L.HOSTED_TOOL_SEARCH_CLIENT.id)
+@pytest.mark.profiles("hosted:tool_search")
+def test_client_tool_search_round_trip(probe: Probe) -> None:
+    tools = [WEATHER_DEFERRED, {"type": "tool_search", "execution": "client"}]
+    first = probe.create(probe.body(input=WEATHER_PROMPT, tools=tools))
+    searches = A.items_of(first, "tool_search_call")
+    ok = bool(searches) and A.output_types(first)[-1] == "tool_search_call"
+    ok = ok and all(s.get("execution") == "client" and isinstance(s.get("call_id"), str)
+                    for s in searches)  # fmt: skip
+    probe.check(
+        L.HOSTED_TOOL_SEARCH_CLIENT, ok, probe.last,
+        expected="a tool_search_call with `execution: client` and a `call_id`, last in the output",
+        actual=f"output {A.output_types(first)}, "
+        f"{[(s.get('execution'), s.get('call_id')) for s in searches]}",
+    )  # fmt: skip
+    if not ok:
+        return
+    search = searches[-1]
+    found = {"type": "tool_search_output", "call_id": search["call_id"], "execution": "client",
+             "tools": [{**WEATHER_DEFERRED, "defer_loading": False}]}  # fmt: skip
+    history = [{"role": "user", "content": WEATHER_PROMPT}, *first.get("output", []), found]
+    second = probe.create(probe.body(input=history, tools=tools))
+    calls = A.function_calls(second)
+    probe.check(
+        L.HOSTED_TOOL_SEARCH_CLIENT, any(c.get("name") == "get_weather" for c in calls),
+        probe.last, expected="a call to get_weather, which the client's tool_search_output loaded",
+        actual=f"output {A.output_types(second)}",
     )  # fmt: skip
