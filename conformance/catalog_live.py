@@ -602,3 +602,27 @@ HOSTED_TOOL_SEARCH_CLIENT = register(
     "tool it loaded",
     profile="hosted:tool_search",
 )
+HOSTED_SHELL = register(
+    "live.hosted.shell",
+    MUST,
+    "§1.7 [OAPI] SpecificFunctionShellParam, FunctionShellCall, FunctionShellCallOutputItemParam",
+    "`tool_choice: {type: shell}` ends the turn with a `shell_call` (a `call_id`); the client's "
+    "`shell_call_output` for it gets an answer, not the call again",
+    profile="hosted:shell",
+)
+HOSTED_APPLY_PATCH = register(
+    "live.hosted.apply_patch",
+    MUST,
+    "§1.7 [OAPI] SpecificApplyPatchParam, ApplyPatchToolCall, ApplyPatchToolCallOutputItemParam",
+    "`tool_choice: {type: apply_patch}` ends the turn with an `apply_patch_call` (a `call_id`); "
+    "the client's `apply_patch_call_output` for it gets an answer, not the call again",
+    profile="hosted:apply_patch",
+)
+HOSTED_COMPUTER = register(
+    "live.hosted.computer_use_preview",
+    MUST,
+    "§1.7 [OAPI] ToolChoiceTypes (computer_use_preview), ComputerToolCall, ComputerCallOutputItemParam",
+    "`tool_choice: {type: computer_use_preview}` ends the turn with a `computer_call` (a "
+    "`call_id`); the client's `computer_call_output` for it gets an answer, not the call again",
+    profile="hosted:computer_use_preview",
+)

@@ -139,5 +139,11 @@ for _id, _server, _note in (
      "a server that drops `tool_search` and `defer_loading`, calling deferred tools unsearched"),
     ("live.hosted.tool_search_client", "client_tool_search_run_by_server",
      "a server that runs a client-executed `tool_search` itself"),
+    ("live.hosted.shell", "shell_output_ignored",
+     "a server that answers a `shell_call_output` by making the call anew"),
+    ("live.hosted.apply_patch", "apply_patch_output_ignored",
+     "a server that answers an `apply_patch_call_output` by making the call anew"),
+    ("live.hosted.computer_use_preview", "computer_output_ignored",
+     "a server that answers a `computer_call_output` by making the call anew"),
 ):  # fmt: skip
     live(_id, _server, _note)

@@ -27,8 +27,8 @@ resume, previous_response_id), tools, reasoning, structured, openresponses, conv
 compaction (/responses/compact, then continue from the compacted window), stateless-reasoning
 (store: false with encrypted reasoning asked, sent back, tampered; every item type as history;
 unknown include values), custom-tools, hosted:web_search, hosted:file_search,
-hosted:code_interpreter, hosted:image_generation, hosted:mcp, hosted:tool_search. --profile
-repeats or takes a comma list; core is always included.
+hosted:code_interpreter, hosted:image_generation, hosted:mcp, hosted:tool_search, hosted:shell, hosted:apply_patch,
+hosted:computer_use_preview. --profile repeats or takes a comma list; core is always included.
 
 targets file (TOML), several targets in one run:
   [defaults]                       # optional: any target key but base_url

@@ -68,6 +68,9 @@ ALL_PROFILES = (
     "hosted:image_generation",
     "hosted:mcp",
     "hosted:tool_search",
+    "hosted:shell",
+    "hosted:apply_patch",
+    "hosted:computer_use_preview",
 )
 # The embedded mock serves WebSocket mode but not steering (docs/websocket.md).
 EMBEDDED_PROFILES = tuple(p for p in ALL_PROFILES if p != "websocket:steering")

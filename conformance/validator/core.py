@@ -46,6 +46,9 @@ PROFILES = frozenset(
             "image_generation",
             "mcp",
             "tool_search",
+            "shell",
+            "apply_patch",
+            "computer_use_preview",
         )
     }
 )

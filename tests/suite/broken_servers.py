@@ -824,6 +824,25 @@ def client_tool_search_run_by_server() -> ASGIApp:
     return _rewrite_request(edit)
 
 
+def client_call_output_ignored() -> ASGIApp:
+    """The output of a client-run built-in call (shell, apply_patch, computer) is ignored: the
+    turn that carries it is served as the first one again, so the call is made anew."""
+    outputs = ("shell_call_output", "apply_patch_call_output", "computer_call_output")
+
+    def edit(body: dict[str, Any]) -> None:
+        items = body.get("input")
+        if not isinstance(items, list) or not any(
+            isinstance(i, dict) and i.get("type") in outputs for i in items
+        ):
+            return
+        body["input"] = [i for i in items if isinstance(i, dict) and i.get("role") == "user"][:1]
+        tools = [t for t in body.get("tools") or () if isinstance(t, dict)]
+        if tools:
+            body["tool_choice"] = {"type": tools[0]["type"]}
+
+    return _rewrite_request(edit)
+
+
 _CHECKS: dict[str, Broken] = {
     "calls_an_undeclared_tool": Broken(calls_an_undeclared_tool, "tool_choice_auto", "core,tools",
                                        frozenset({"live.tools.auto"})),
@@ -915,6 +934,13 @@ _CHECKS: dict[str, Broken] = {
     "max_tool_calls_ignored": Broken(max_tool_calls_ignored, "max_tool_calls",
                                      "core,hosted:web_search",
                                      frozenset({"live.hosted.max_tool_calls"})),
+    **{
+        f"{kind}_output_ignored": Broken(client_call_output_ignored, f"{case}_call_round_trip",
+                                         f"core,hosted:{profile}", frozenset({f"live.hosted.{profile}"}))
+        for case, kind, profile in (("shell", "shell", "shell"),
+                                    ("apply_patch", "apply_patch", "apply_patch"),
+                                    ("computer", "computer", "computer_use_preview"))
+    },
     "tool_search_skipped": Broken(tool_search_skipped, "tool_search_loads", "core,hosted:tool_search",
                                   frozenset({"live.hosted.tool_search"})),
     "client_tool_search_run_by_server": Broken(client_tool_search_run_by_server,

@@ -144,3 +144,19 @@ def test_max_output_tokens(probe: Probe, stream: bool) -> None:
         actual=f"status {response.get('status')!r}, incomplete_details {details!r}"
         + (f", ended by {event}" if stream else "") + f", output_tokens {out}",
     )  # fmt: skip
+
+
+@pytest.mark.checks(
+    L.CREATE_ANSWER.id,
+    C.LOGPROBS_NONPOSITIVE.id,
+    C.LOGPROBS_TOP_COUNT.id,
+    C.LOGPROBS_DELTAS_EQUAL_DONE.id,
+)
+def test_logprobs_when_asked(probe: Probe) -> None:
+    """Logprobs asked for ([OAPI] ``include: ["message.output_text.logprobs"]``,
+    ``top_logprobs``), streamed: the judge checks what comes back (each ≤ 0, at most
+    ``top_logprobs`` alternatives, delta = done). A target that sends none leaves those checks
+    not exercised — OpenAI documents logprobs as optional per model — rather than failing."""
+    body = probe.body(input=SHORT_PROMPT, include=["message.output_text.logprobs"], top_logprobs=2)
+    response = probe.create_stream(body)[0]
+    _answer(probe, response)
