@@ -4,7 +4,8 @@ the judged (`mock_server/`, `reference_impl/`), and they import nothing of the j
 Static on purpose: imports are read with `ast`, not by running code, so an import that only a
 rarely taken branch, a function body or `TYPE_CHECKING` makes is caught too, and so is
 `importlib.import_module("…")` / `__import__("…")` with a literal name. A package both sides may
-share (a future neutral `cassettes/`) goes in `NEUTRAL`; nothing else is neutral.
+share goes in `NEUTRAL` (`cassettes/`, issue #17: bytes, headers, timings, redaction); it imports
+neither side, and nothing else is neutral.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 JUDGE = frozenset({"conformance"})
 JUDGED = frozenset({"mock_server", "reference_impl"})
-# Top-level packages of this repository that both the judge and the judged may import (none yet).
+# Top-level packages of this repository that both the judge and the judged may import.
 NEUTRAL: frozenset[str] = frozenset({"cassettes"})
+# Every top-level package of this repository that holds code (benchmarks and tests may import all).
+OURS = JUDGE | JUDGED | NEUTRAL | {"benchmarks", "tests"}
 
 _DYNAMIC = frozenset({"import_module", "__import__"})
 
@@ -92,6 +95,19 @@ def test_the_judged_import_nothing_of_the_judge() -> None:
 
 def test_neutral_packages_are_neither_side() -> None:
     assert not NEUTRAL & (JUDGE | JUDGED)
+
+
+def test_neutral_packages_import_neither_side() -> None:
+    # Not the judge, not the judged, nor anything else of this repository but themselves.
+    sources = _sources(NEUTRAL)
+    assert len(sources) >= 6  # cassettes/ was read
+    assert _crossings(sources, OURS - NEUTRAL) == []
+
+
+def test_both_sides_may_import_the_neutral_packages() -> None:
+    # The contract allows it, and the mock's record/replay and the judge's `check DIR` do so.
+    assert _crossings(_sources(JUDGE), NEUTRAL) != []
+    assert _crossings(_sources(JUDGED), NEUTRAL) != []
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,63 @@
+"""Cassettes: recorded HTTP / SSE / WebSocket exchanges, as bytes, headers and timings.
+
+A neutral package (issue #17): the judge (``conformance``) and the judged (``mock_server``) may both
+import it, and it imports neither; it knows no protocol (nothing of Responses), only requests,
+responses, chunks of bytes with their arrival times, WebSocket frames, and secrets. The on-disk
+format is documented in docs/cassettes.md: a cassette is a folder, one JSON Lines file per
+exchange (``000001-POST-responses.jsonl``).
+
+Writing, as the traffic happens (a proxy, ``responses-mock --record``)::
+
+    from cassettes import CassetteWriter
+
+    writer = CassetteWriter(directory, secrets=[api_key])   # credential headers are always redacted
+    rec = writer.begin(method, target, request_headers, request_body)   # target: path + query
+    rec.response(status, response_headers)
+    rec.chunk(data)             # each body chunk as it arrives (time taken now)
+    rec.frame(text, "server")   # WebSocket: each message, "client" or "server"
+    rec.finish()                # or finish("disconnected") / finish("error: ..."); writes the file
+
+Nothing is written before ``finish``: the whole exchange is redacted first (every form of every
+secret, also split across chunks or SSE deltas: :mod:`cassettes.secrets`), then written atomically.
+
+Reading: ``read_cassette(path)`` -> ``list[Exchange]`` in recorded order, from a folder of exchange
+files, one exchange file or a vcrpy cassette (YAML / JSON: :mod:`cassettes.vcr`);
+:class:`CassetteError` (one-line message) when it cannot. :class:`Exchange` has ``method``,
+``target`` (``.path``, ``.query``), ``request_headers``, ``request_body``, ``status``,
+``response_headers``, ``chunks`` (:class:`Chunk` ``t``, ``data``; ``.body`` joins them),
+``frames`` (:class:`Frame`), ``outcome``.
+
+Redaction alone: :class:`Redactor` (also re-exported by ``conformance.redaction``).
+"""
+
+from __future__ import annotations
+
+from cassettes.codec import CassetteError, decode_exchange, encode_exchange
+from cassettes.model import FORMAT, Chunk, Exchange, Frame, Headers
+from cassettes.reader import cassette_files, is_cassette_dir, read_cassette, read_exchange
+from cassettes.redaction import REDACTED, Redactor, secret_forms
+from cassettes.secrets import SECRET_HEADERS, redact_exchange, redact_headers
+from cassettes.writer import CassetteWriter, ExchangeRecorder
+
+__all__ = [
+    "FORMAT",
+    "REDACTED",
+    "SECRET_HEADERS",
+    "CassetteError",
+    "CassetteWriter",
+    "Chunk",
+    "Exchange",
+    "ExchangeRecorder",
+    "Frame",
+    "Headers",
+    "Redactor",
+    "cassette_files",
+    "decode_exchange",
+    "encode_exchange",
+    "is_cassette_dir",
+    "read_cassette",
+    "read_exchange",
+    "redact_exchange",
+    "redact_headers",
+    "secret_forms",
+]

@@ -1,0 +1,90 @@
+"""Reading cassettes: a folder of exchange files (docs/cassettes.md), one exchange file, or a VCR
+cassette (vcrpy YAML or JSON, imported by :mod:`cassettes.vcr`).
+
+:func:`read_cassette` returns the exchanges in their recorded order (``seq``; imported ones in
+their interaction order). Every failure is a :class:`CassetteError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from cassettes.codec import CassetteError, decode_exchange
+from cassettes.model import Exchange
+
+__all__ = ["MAX_FILE_BYTES", "cassette_files", "is_cassette_dir", "read_cassette", "read_exchange"]
+
+MAX_FILE_BYTES = 512 * 1024 * 1024
+"""A larger cassette file is refused rather than read into memory."""
+
+VCR_SUFFIXES = (".yaml", ".yml")
+
+
+def _read_text(path: Path) -> str:
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise CassetteError(f"{path}: {size:,} bytes, over the {MAX_FILE_BYTES:,} read limit")
+        return path.read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError as error:
+        raise CassetteError(f"{path}: {error.strerror or error}") from error
+
+
+def read_exchange(path: str | os.PathLike[str]) -> Exchange:
+    """One exchange file."""
+    path = Path(path)
+    return decode_exchange(_read_text(path), path)
+
+
+def cassette_files(directory: str | os.PathLike[str]) -> list[Path]:
+    """The exchange files (``*.jsonl``) and VCR cassettes (``*.yaml``, ``*.yml``) of a folder,
+    sorted by name (so exchange files come in their recorded order); hidden files skipped."""
+    root = Path(directory)
+    try:
+        entries = sorted(root.iterdir())
+    except OSError as error:
+        raise CassetteError(f"{root}: {error.strerror or error}") from error
+    return [
+        p
+        for p in entries
+        if p.is_file() and not p.name.startswith(".") and p.suffix in (".jsonl", *VCR_SUFFIXES)
+    ]
+
+
+def is_cassette_dir(directory: str | os.PathLike[str]) -> bool:
+    """Whether ``directory`` holds at least one exchange file or VCR cassette."""
+    try:
+        return Path(directory).is_dir() and bool(cassette_files(directory))
+    except CassetteError:
+        return False
+
+
+def read_cassette(path: str | os.PathLike[str]) -> list[Exchange]:
+    """The exchanges of a cassette: a folder of exchange files, one exchange file, or a VCR
+    cassette file. A folder may also hold VCR files: each becomes the exchanges that follow,
+    numbered after the folder's own."""
+    path = Path(path)
+    if path.is_dir():
+        exchanges: list[Exchange] = []
+        vcr: list[Path] = []
+        for file in cassette_files(path):
+            if file.suffix == ".jsonl":
+                exchanges.append(read_exchange(file))
+            else:
+                vcr.append(file)
+        exchanges.sort(key=lambda e: e.seq)
+        for file in vcr:
+            exchanges.extend(read_vcr_file(file, first_seq=len(exchanges) + 1))
+        return exchanges
+    if path.suffix in (*VCR_SUFFIXES, ".json"):
+        return read_vcr_file(path)
+    if not path.exists():
+        raise CassetteError(f"{path}: no such file or folder")
+    return [read_exchange(path)]
+
+
+def read_vcr_file(path: Path, first_seq: int = 1) -> list[Exchange]:
+    from cassettes.vcr import import_vcr
+
+    return import_vcr(_read_text(path), source=str(path), first_seq=first_seq)

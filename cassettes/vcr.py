@@ -1,0 +1,194 @@
+"""Importing VCR cassettes (vcrpy) as exchanges (docs/cassettes.md, "Importing VCR cassettes").
+
+Variants read:
+
+- vcrpy >= 1 (``version: 1``, an ``interactions`` list of ``{request, response}``; ``uri``,
+  headers as name -> list of values, ``response.status`` as ``{code, message}``);
+- vcrpy < 1 (a bare list of interactions; ``protocol`` / ``host`` / ``port`` / ``path`` instead
+  of ``uri``; headers as name -> value);
+- bodies as a string, as ``!!binary`` (base64 bytes), as ``{string: ...}`` (vcrpy's response
+  form), ``null``; pydantic-ai's ``parsed_body`` (the JSON value itself, written compact);
+- compressed bodies (``content-encoding: gzip`` or ``deflate``, kept compressed when vcrpy's
+  ``decode_compressed_response`` was off) are decompressed, the header dropped;
+- the JSON serializer of vcrpy (the same structure as JSON) as well as YAML; Python-2-era tags
+  (``!!python/unicode``, ``!!python/str``) read as strings.
+
+VCR keeps no timings: every time is 0, and an SSE body becomes one chunk per event (so a replay
+can pace them and a diff shows events). ``content-length`` and ``transfer-encoding`` of the
+response are dropped (the body is re-framed when replayed). Credential headers are redacted as the
+writer does (:mod:`cassettes.secrets`).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import zlib
+from typing import Any
+from urllib.parse import urlsplit
+
+from cassettes.codec import CassetteError
+from cassettes.model import Chunk, Exchange, Headers
+from cassettes.redaction import Redactor
+from cassettes.secrets import redact_exchange
+
+__all__ = ["import_vcr", "sse_events"]
+
+_DROP_RESPONSE = frozenset({"content-length", "transfer-encoding", "content-encoding"})
+_EVENT = re.compile(rb".*?(?:\r\n\r\n|\n\n|\r\r)", re.DOTALL)
+
+
+def _loader() -> Any:
+    try:
+        import yaml
+    except ImportError as error:  # pragma: no cover - pyyaml is a dependency
+        raise CassetteError("reading VCR cassettes needs pyyaml") from error
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    def as_str(loader: Any, node: Any) -> str:
+        return str(loader.construct_scalar(node))
+
+    for tag in ("tag:yaml.org,2002:python/unicode", "tag:yaml.org,2002:python/str"):
+        Loader.add_constructor(tag, as_str)
+    return yaml, Loader
+
+
+def import_vcr(text: str, *, source: str = "<vcr>", first_seq: int = 1) -> list[Exchange]:
+    """The interactions of a vcrpy cassette (YAML or JSON text) as exchanges, in their order."""
+    data: Any
+    if text.lstrip()[:1] in "{[" and text.strip():
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+    else:
+        data = None
+    if data is None:
+        yaml, loader = _loader()
+        try:
+            data = yaml.load(text, Loader=loader)  # a SafeLoader subclass
+        except yaml.YAMLError as error:
+            mark = getattr(error, "problem_mark", None)
+            where = f":{mark.line + 1}" if mark is not None else ""
+            problem = getattr(error, "problem", None) or type(error).__name__
+            raise CassetteError(f"{source}{where}: not a VCR cassette ({problem})") from error
+    if isinstance(data, dict) and isinstance(data.get("interactions"), list):
+        interactions = data["interactions"]
+    elif isinstance(data, list):
+        interactions = data  # vcrpy < 1
+    else:
+        raise CassetteError(f"{source}: not a VCR cassette (no 'interactions' list)")
+    exchanges = []
+    for index, interaction in enumerate(interactions):
+        where = f"{source}#{index + 1}"
+        if not isinstance(interaction, dict):
+            raise CassetteError(f"{where}: an interaction must be a mapping")
+        exchange = _exchange(interaction, first_seq + index, where)
+        exchanges.append(redact_exchange(exchange, Redactor()))
+    return exchanges
+
+
+def _exchange(interaction: dict[str, Any], seq: int, where: str) -> Exchange:
+    request = interaction.get("request")
+    response = interaction.get("response")
+    if not isinstance(request, dict) or not isinstance(response, dict):
+        raise CassetteError(f"{where}: an interaction needs a 'request' and a 'response'")
+    method = request.get("method")
+    if not isinstance(method, str) or not method:
+        raise CassetteError(f"{where}: the request has no method")
+    target = _target(request, where)
+    request_headers = _headers(request.get("headers"), where)
+    request_body = _body(request, where)
+    status = response.get("status")
+    code = status.get("code") if isinstance(status, dict) else status
+    if not isinstance(code, int) or isinstance(code, bool) or not 100 <= code < 600:
+        raise CassetteError(f"{where}: the response has no status code")
+    response_headers = _headers(response.get("headers"), where)
+    body = _body(response, where)
+    encoding = next((v for k, v in response_headers if k == "content-encoding"), "")
+    body = _decompress(body, encoding.lower().strip(), where)
+    exchange = Exchange(
+        seq=seq,
+        method=method.upper(),
+        target=target,
+        request_headers=request_headers,
+        request_body=request_body,
+        status=code,
+        response_headers=[(k, v) for k, v in response_headers if k not in _DROP_RESPONSE],
+        source=where,
+    )
+    exchange.chunks = [Chunk(0.0, piece) for piece in sse_events(body)] if exchange.is_sse else []
+    if not exchange.is_sse and body:
+        exchange.chunks = [Chunk(0.0, body)]
+    return exchange
+
+
+def sse_events(body: bytes) -> list[bytes]:
+    """``body`` cut after each blank line (each event with its terminator); a tail without one
+    is the last piece."""
+    pieces = [m.group(0) for m in _EVENT.finditer(body)]
+    rest = body[sum(len(p) for p in pieces) :]
+    return [*pieces, rest] if rest else pieces
+
+
+def _target(request: dict[str, Any], where: str) -> str:
+    uri = request.get("uri")
+    if isinstance(uri, str) and uri:
+        parts = urlsplit(uri)
+        path = parts.path or "/"
+        return path + (f"?{parts.query}" if parts.query else "")
+    old = request.get("path")  # vcrpy < 1
+    if isinstance(old, str) and old:
+        return old if old.startswith("/") else "/" + old
+    raise CassetteError(f"{where}: the request has no 'uri'")
+
+
+def _headers(value: Any, where: str) -> Headers:
+    if value is None:
+        return []
+    if not isinstance(value, dict):
+        raise CassetteError(f"{where}: headers must be a mapping")
+    out: Headers = []
+    for name, values in value.items():
+        for item in values if isinstance(values, list) else [values]:
+            out.append((str(name).lower(), "" if item is None else str(item)))
+    return out
+
+
+def _body(part: dict[str, Any], where: str) -> bytes:
+    if "parsed_body" in part:  # pydantic-ai's serializer: the JSON value itself
+        return json.dumps(part["parsed_body"], ensure_ascii=False, separators=(",", ":")).encode()
+    body = part.get("body")
+    if isinstance(body, dict):  # vcrpy's response form (also requests, in some versions)
+        body = body.get("string")
+    if body is None:
+        return b""
+    if isinstance(body, bytes):
+        return body
+    if isinstance(body, str):
+        return body.encode("utf-8", errors="surrogateescape")
+    raise CassetteError(f"{where}: a body must be a string, bytes or {{string: ...}}")
+
+
+def _decompress(body: bytes, encoding: str, where: str) -> bytes:
+    if not body or encoding in ("", "identity"):
+        return body
+    try:
+        if encoding in ("gzip", "x-gzip"):
+            return gzip.decompress(body)
+        if encoding == "deflate":
+            try:
+                return zlib.decompress(body)
+            except zlib.error:
+                return zlib.decompress(body, -zlib.MAX_WBITS)
+    except (OSError, EOFError, zlib.error):
+        # vcrpy with decode_compressed_response=True keeps the header but stores plain text
+        return body
+    if encoding in ("br", "zstd"):
+        if body[:1] in (b"{", b"[", b"e", b"d", b":"):
+            return body  # already decoded by the recorder
+        raise CassetteError(f"{where}: {encoding}-compressed bodies are not supported")
+    return body
