@@ -17,6 +17,7 @@ from mock_server.faults import FaultPlan
 from mock_server.ids import DeterministicIds
 from mock_server.middleware import (
     DEFAULT_MAX_BODY_BYTES,
+    ASGIApp,
     MockMiddleware,
     RecordedRequest,
     request_hints,
@@ -52,6 +53,8 @@ class MockSettings:
     # The secret sealed state (encrypted reasoning, compactions) is keyed by; None: the seed.
     state_secret: str | None = None
     prompts: str | None = None  # a prompts file (reference_impl/prompts.py) for `prompt` on create
+    # Cassettes (docs/cassettes.md): record every exchange into this folder (mock_server/record.py)
+    record: str | None = None
 
 
 def check_store_spec(spec: str) -> tuple[str, str]:
@@ -115,7 +118,11 @@ class MockServer:
             request_log_bytes=settings.request_log_bytes,
             max_body_bytes=settings.max_body_bytes,
         )
-        self.app = self.middleware
+        self.app: ASGIApp = self.middleware
+        if settings.record is not None:
+            from mock_server.record import RecordingApp
+
+            self.app = RecordingApp(self.app, settings.record, secrets=[settings.api_key])
 
     def queue(self, *scripts: Script) -> None:
         """Answer the next generation requests with these scenario names or chunk lists."""

@@ -169,6 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC",
         help="inject a fault (see above); repeatable",
     )
+    _cassette_options(parser)
     parser.add_argument(
         "--log-level",
         default="warning",
@@ -176,6 +177,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="uvicorn log level (default: warning)",
     )
     return parser
+
+
+def _cassette_options(parser: argparse.ArgumentParser) -> None:
+    """Cassettes (docs/cassettes.md, issue #17): --record, --replay and their options."""
+    group = parser.add_argument_group("cassettes (docs/cassettes.md)")
+    group.add_argument(
+        "--record",
+        metavar="DIR",
+        help="write every exchange (request, response, SSE bytes with arrival times, WebSocket "
+        "frames) into DIR, one file each, secrets redacted",
+    )
 
 
 def _size(text: str) -> int:
@@ -209,6 +221,11 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Mock
             parser.error(f"--script: {args.script}: {error.strerror or error}")
         except ScriptError as error:
             parser.error(f"--script: {args.script}: {error}")
+    if args.record is not None:
+        try:
+            Path(args.record).mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            parser.error(f"--record: {args.record}: {error.strerror or error}")
     secret = None
     if args.state_secret_env:
         secret = os.environ.get(args.state_secret_env)
@@ -233,6 +250,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Mock
         script=script,
         max_body_bytes=args.max_body_bytes,
         request_log_bytes=args.request_log_bytes,
+        record=args.record,
     )
 
 

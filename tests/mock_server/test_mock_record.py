@@ -1,0 +1,53 @@
+"""``responses-mock --record DIR``: the mock's own traffic becomes a cassette (docs/cassettes.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cassettes import REDACTED, read_cassette, secret_forms
+from mock_server.app import FROZEN_TIME, MockSettings
+from mock_server.cli import build_parser, main
+from mock_server.testing import LoopbackMock
+
+CANARY_KEY = "sk-canary-record-0123456789abcdef"
+CANARY_COOKIE = "canary-cookie-record-5432109876"
+
+
+def test_a_recorded_session_holds_every_exchange_with_its_stream(tmp_path: Path) -> None:
+    folder = tmp_path / "cassette"
+    settings = MockSettings(seed=3, frozen_time=FROZEN_TIME, record=str(folder), api_key=CANARY_KEY)
+    with LoopbackMock(settings) as mock:
+        client = mock.client(default_headers={"Cookie": f"sid={CANARY_COOKIE}"}, max_retries=0)
+        with client.responses.stream(model="mock", input="hi", store=True) as stream:
+            streamed = list(stream)
+            final = stream.get_final_response()
+        again = client.responses.retrieve(final.id)
+        follow = client.responses.create(model="mock", input="more", previous_response_id=final.id)
+    exchanges = read_cassette(folder)
+    assert [(e.method, e.path, e.status) for e in exchanges] == [
+        ("POST", "/v1/responses", 200),
+        ("GET", f"/v1/responses/{final.id}", 200),
+        ("POST", "/v1/responses", 200),
+    ]
+    first = exchanges[0]
+    assert first.is_sse and first.body.count(b"\nevent: ") + 1 == len(streamed)
+    assert len(first.chunks) >= 2  # chunks as they came, not one buffered body
+    assert again.id == final.id and follow.previous_response_id == final.id
+    assert b'"previous_response_id":"' + final.id.encode() in exchanges[2].request_body
+    text = "".join(p.read_text() for p in sorted(folder.iterdir()))
+    for secret in (CANARY_KEY, CANARY_COOKIE):
+        assert not [f for f in secret_forms(secret) if f in text]
+    assert f"Bearer {REDACTED}" in text and f"sid={REDACTED}" in text
+
+
+def test_record_folder_errors_are_one_line(tmp_path: Path, capsys: object) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    parser = build_parser()
+    assert parser.parse_args(["--record", "d"]).record == "d"
+    try:
+        main(["--record", str(blocker / "sub"), "--port", "0"])
+    except SystemExit as exit_:
+        assert exit_.code == 2
+    else:  # pragma: no cover
+        raise AssertionError("expected exit 2")
