@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from mock_server.agent_script import AgentScript
 from mock_server.engine import REQUEST_LOG, REQUEST_LOG_BYTES, Chunking, Latency, MockEngine, Script
@@ -29,6 +30,9 @@ from reference_impl.prompts import PromptRegistry
 from reference_impl.sealing import Sealer
 from reference_impl.sqlite_store import SQLiteStore
 from reference_impl.store import MemoryStore, ResponseStore
+
+if TYPE_CHECKING:
+    from mock_server.replay import ReplayApp, ReplaySettings
 
 __all__ = ["FROZEN_TIME", "MockServer", "MockSettings", "check_store_spec", "make_store"]
 
@@ -55,6 +59,7 @@ class MockSettings:
     prompts: str | None = None  # a prompts file (reference_impl/prompts.py) for `prompt` on create
     # Cassettes (docs/cassettes.md): record every exchange into this folder (mock_server/record.py)
     record: str | None = None
+    replay: ReplaySettings | None = None  # serve a cassette (mock_server/replay.py)
 
 
 def check_store_spec(spec: str) -> tuple[str, str]:
@@ -110,8 +115,13 @@ class MockServer:
             ),
             prompts=PromptRegistry.from_file(settings.prompts) if settings.prompts else None,
         )
+        self.replay: ReplayApp | None = None
+        if settings.replay is not None:
+            from mock_server.replay import ReplayApp
+
+            self.replay = ReplayApp(settings.replay, fallback=inner)
         self.middleware = MockMiddleware(
-            inner,
+            self.replay or inner,
             plan=settings.faults,
             seed=settings.seed,
             request_log=settings.request_log,
@@ -150,3 +160,5 @@ class MockServer:
         """Forget queued scripts, recorded requests and attempt counts (not stored responses)."""
         self.engine.clear()
         self.middleware.reset()
+        if self.replay is not None:
+            self.replay.rewind()

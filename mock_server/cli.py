@@ -12,6 +12,7 @@ import sys
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mock_server.agent_script import ScriptError
 from mock_server.agent_script import parse as parse_script
@@ -23,10 +24,14 @@ from mock_server.middleware import (
     DEFAULT_REQUEST_LOG_BYTES,
     quiet_dropped_connections,
 )
+from mock_server.replay_match import DEFAULT_IGNORE, KEY_PARTS
 from mock_server.scenarios import SCENARIOS
 from reference_impl.prompts import PromptFileError, PromptRegistry
 from reference_impl.server import bind, serve_socket
 from reference_impl.store import DEFAULT_MAX_RESPONSES
+
+if TYPE_CHECKING:
+    from mock_server.replay import ReplaySettings
 
 __all__ = ["build_parser", "main"]
 
@@ -188,6 +193,39 @@ def _cassette_options(parser: argparse.ArgumentParser) -> None:
         help="write every exchange (request, response, SSE bytes with arrival times, WebSocket "
         "frames) into DIR, one file each, secrets redacted",
     )
+    group.add_argument(
+        "--replay",
+        metavar="DIR",
+        help="answer from the recorded exchanges of DIR (a cassette folder, exchange file or "
+        "vcrpy YAML), matched by --replay-match; faults still apply on top",
+    )
+    group.add_argument(
+        "--replay-mode",
+        choices=["strict", "fallback"],
+        default="strict",
+        help="strict: an unmatched request gets 400 naming the closest recording and what "
+        "differed; fallback: it goes to the mock engine (default: strict)",
+    )
+    group.add_argument(
+        "--replay-timing",
+        default="recorded",
+        metavar="recorded|zero|FACTOR",
+        help="pace chunks as recorded, not at all, or at recorded times x FACTOR "
+        "(default: recorded)",
+    )
+    group.add_argument(
+        "--replay-match",
+        default=",".join(KEY_PARTS),
+        metavar="PARTS",
+        help=f"what identifies a request: some of {','.join(KEY_PARTS)} (default: all)",
+    )
+    group.add_argument(
+        "--replay-ignore",
+        action="append",
+        metavar="FIELD",
+        help="a body field (dotted path, * for any key or index) or query parameter left out of "
+        f"the match; repeatable (default: {', '.join(DEFAULT_IGNORE)}; giving one replaces them)",
+    )
 
 
 def _size(text: str) -> int:
@@ -226,6 +264,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Mock
             Path(args.record).mkdir(parents=True, exist_ok=True)
         except OSError as error:
             parser.error(f"--record: {args.record}: {error.strerror or error}")
+    replay = _replay_settings(parser, args)
     secret = None
     if args.state_secret_env:
         secret = os.environ.get(args.state_secret_env)
@@ -251,6 +290,37 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Mock
         max_body_bytes=args.max_body_bytes,
         request_log_bytes=args.request_log_bytes,
         record=args.record,
+        replay=replay,
+    )
+
+
+def _replay_settings(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> ReplaySettings | None:
+    if args.replay is None:
+        return None
+    from cassettes import CassetteError, read_cassette
+    from mock_server.replay import ReplaySettings, parse_timing
+
+    try:
+        timing = parse_timing(args.replay_timing)
+    except ValueError as error:
+        parser.error(f"--replay-timing: {error}")
+    parts = tuple(p.strip() for p in args.replay_match.split(",") if p.strip())
+    if not parts or any(p not in KEY_PARTS for p in parts):
+        parser.error(
+            f"--replay-match: use some of {','.join(KEY_PARTS)}, got {args.replay_match!r}"
+        )
+    try:
+        read_cassette(args.replay)
+    except CassetteError as error:
+        parser.error(f"--replay: {error}")
+    return ReplaySettings(
+        cassette=args.replay,
+        mode=args.replay_mode,
+        timing=timing,
+        match=parts,
+        ignore=tuple(args.replay_ignore) if args.replay_ignore is not None else DEFAULT_IGNORE,
     )
 
 
