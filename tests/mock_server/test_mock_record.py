@@ -16,8 +16,10 @@ CANARY_COOKIE = "canary-cookie-record-5432109876"
 def test_a_recorded_session_holds_every_exchange_with_its_stream(tmp_path: Path) -> None:
     folder = tmp_path / "cassette"
     settings = MockSettings(seed=3, frozen_time=FROZEN_TIME, record=str(folder), api_key=CANARY_KEY)
-    with LoopbackMock(settings) as mock:
-        client = mock.client(default_headers={"Cookie": f"sid={CANARY_COOKIE}"}, max_retries=0)
+    with (
+        LoopbackMock(settings) as mock,
+        mock.client(default_headers={"Cookie": f"sid={CANARY_COOKIE}"}, max_retries=0) as client,
+    ):
         with client.responses.stream(model="mock", input="hi", store=True) as stream:
             streamed = list(stream)
             final = stream.get_final_response()

@@ -46,8 +46,8 @@ def _session(client: openai.OpenAI) -> list[Any]:
 
 def _record(folder: Path) -> list[Any]:
     settings = MockSettings(seed=5, frozen_time=FROZEN_TIME, record=str(folder))
-    with LoopbackMock(settings) as mock:
-        return _session(mock.client(max_retries=0))
+    with LoopbackMock(settings) as mock, mock.client(max_retries=0) as client:
+        return _session(client)
 
 
 def test_round_trip_is_byte_identical(tmp_path: Path) -> None:
@@ -57,8 +57,11 @@ def test_round_trip_is_byte_identical(tmp_path: Path) -> None:
     assert len(exchanges) >= 7
     # another seed and real time: whatever the replay serves comes from the cassette
     replay = ReplaySettings(str(folder), timing=0.0)
-    with LoopbackMock(MockSettings(seed=99, replay=replay)) as mock:
-        replayed = _session(mock.client(max_retries=0))
+    with (
+        LoopbackMock(MockSettings(seed=99, replay=replay)) as mock,
+        mock.client(max_retries=0) as client,
+    ):
+        replayed = _session(client)
         assert [r.method for r in mock.requests] == [e.method for e in exchanges]
     assert replayed == recorded
     assert recorded[0].count(b"event: response.output_text.delta") >= 2
@@ -67,8 +70,10 @@ def test_round_trip_is_byte_identical(tmp_path: Path) -> None:
 def test_unmatched_request_names_the_closest_recording(tmp_path: Path) -> None:
     folder = tmp_path / "cassette"
     _record(folder)
-    with LoopbackMock(MockSettings(replay=ReplaySettings(str(folder), timing=0.0))) as mock:
-        client = mock.client(max_retries=0)
+    with (
+        LoopbackMock(MockSettings(replay=ReplaySettings(str(folder), timing=0.0))) as mock,
+        mock.client(max_retries=0) as client,
+    ):
         with pytest.raises(openai.BadRequestError) as error:
             client.responses.create(model="mock", input="something never recorded")
         body = error.value.body
@@ -76,7 +81,7 @@ def test_unmatched_request_names_the_closest_recording(tmp_path: Path) -> None:
         message = body["message"]
         assert "POST /v1/responses" in message and "Closest recording: #" in message
         assert 'body.input: recorded "' in message and '"something never recorded"' in message
-        with pytest.raises(openai.BadRequestError, match="already served|differs"):
+        with pytest.raises(openai.BadRequestError, match=r"already served|differs"):
             client.responses.delete("resp_never")
 
 
@@ -84,8 +89,10 @@ def test_fallback_sends_unmatched_requests_to_the_engine(tmp_path: Path) -> None
     folder = tmp_path / "cassette"
     recorded = _record(folder)
     replay = ReplaySettings(str(folder), mode="fallback", timing=0.0)
-    with LoopbackMock(MockSettings(seed=5, frozen_time=FROZEN_TIME, replay=replay)) as mock:
-        client = mock.client(max_retries=0)
+    with (
+        LoopbackMock(MockSettings(seed=5, frozen_time=FROZEN_TIME, replay=replay)) as mock,
+        mock.client(max_retries=0) as client,
+    ):
         fresh = client.responses.create(model="mock", input="not in the cassette")
         assert fresh.status == "completed" and fresh.output_text
         assert _session(client)[0] == recorded[0]
@@ -96,21 +103,25 @@ def test_faults_are_injected_on_top_of_the_replay(tmp_path: Path) -> None:
     recorded = _record(folder)
     replay = ReplaySettings(str(folder), timing=0.0)
     plan = FaultPlan.combine(["503@1"])
-    with LoopbackMock(MockSettings(replay=replay, faults=plan)) as mock:
-        client = mock.client(max_retries=2)
+    with (
+        LoopbackMock(MockSettings(replay=replay, faults=plan)) as mock,
+        mock.client(max_retries=2) as client,
+    ):
         with client.responses.with_streaming_response.create(
             model="mock", input="hello", stream=True, store=True, background=True
         ) as raw:
             assert b"".join(raw.iter_bytes()) == recorded[0]
         assert [r.attempt for r in mock.requests] == [1, 2]
-    with LoopbackMock(MockSettings(replay=replay, faults=FaultPlan.combine(["drop=3"]))) as mock:
-        client = mock.client(max_retries=0)
-        with pytest.raises(openai.APIError):
-            list(
-                client.responses.create(
-                    model="mock", input="hello", stream=True, store=True, background=True
-                )
+    with (
+        LoopbackMock(MockSettings(replay=replay, faults=FaultPlan.combine(["drop=3"]))) as mock,
+        mock.client(max_retries=0) as client,
+        pytest.raises(openai.APIError),
+    ):
+        list(
+            client.responses.create(
+                model="mock", input="hello", stream=True, store=True, background=True
             )
+        )
 
 
 def test_timing_as_recorded_scaled_or_zero() -> None:
