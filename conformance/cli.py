@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from . import catalog, catalog_live  # noqa: F401  (declare every check)
+from .cassette_check import check_cassette, is_cassette_path
 from .checks import REGISTRY
 from .explain import explain
 from .recorded import FileVerdict, UnreadableFile, check_file
@@ -49,6 +50,8 @@ Examples:
   responses-conformance check --resume-after 41 resumed.sse
   responses-conformance check --format json body.json > verdict.json
   responses-conformance check session.ws.jsonl
+  responses-conformance check recorded/          # a cassette folder (docs/cassettes.md)
+  responses-conformance check tests/data/cassettes/pydantic-ai/test_x.yaml   # a vcrpy cassette
 """
 
 
@@ -67,7 +70,13 @@ def _parser() -> argparse.ArgumentParser:
         epilog=_CHECK_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    check.add_argument("paths", nargs="+", metavar="PATH", help="files to validate")
+    check.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="files to validate, or cassettes (a folder, an exchange file, a vcrpy YAML: every "
+        "exchange judged; docs/cassettes.md)",
+    )
     check.add_argument(
         "--resume-after",
         type=int,
@@ -145,7 +154,17 @@ def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     profiles = tuple(args.profile or ("core",))
     verdicts: list[FileVerdict] = []
     broken: list[dict[str, str]] = []
+    skipped: list[dict[str, str]] = []
     for path in args.paths:
+        if is_cassette_path(path):  # a cassette (docs/cassettes.md): every exchange judged
+            judged = check_cassette(path, profiles=profiles)
+            verdicts += judged.verdicts
+            skipped += judged.skipped
+            broken += judged.unreadable
+            if args.format == "text":
+                for entry in judged.unreadable:
+                    err.write(f"ERROR {entry['path']}: cannot validate: {entry['error']}\n")
+            continue
         try:
             verdicts.append(check_file(path, resume_after=args.resume_after, profiles=profiles))
         except UnreadableFile as exc:
@@ -160,13 +179,18 @@ def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             "files": [v.as_dict(strict=args.strict) for v in verdicts],
             "unreadable": broken,
         }
+        if skipped:
+            doc["skipped"] = skipped
         json.dump(doc, out, indent=2, ensure_ascii=False)
         out.write("\n")
     else:
         for verdict in verdicts:
             _text_report(verdict, strict=args.strict, verbose=args.verbose, out=out)
+        for entry in skipped:
+            out.write(f"SKIP  {entry['path']}  ({entry['exchange']}: {entry['reason']})\n")
         out.write(
             f"\n{len(verdicts) - len(failed)} passed, {len(failed)} failed"
+            + (f", {len(skipped)} skipped" if skipped else "")
             + (f", {len(broken)} unreadable" if broken else "")
             + f" ({'MUST+SHOULD' if args.strict else 'MUST'} violations fail)\n"
         )
