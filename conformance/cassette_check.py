@@ -225,4 +225,3 @@ def _retrieve_context(exchange: Exchange, produced: dict[str, dict[str, Any]]) -
             )
         )
     return violations
-
