@@ -14,7 +14,15 @@ Configure a test's mock with the marker::
     @pytest.mark.responses_mock(seed=3, scenario="reasoning", faults="429@1", frozen_time=True)
 
 (``frozen_time=True`` freezes at ``mock_server.app.FROZEN_TIME``; ``faults`` is the ``--fault``
-syntax.) Heavy imports happen inside the fixtures so merely installing the plugin costs nothing.
+syntax.) Cassettes (docs/cassettes.md) with the same marker::
+
+    @pytest.mark.responses_mock(replay="tests/cassettes/session", replay_mode="strict")
+    @pytest.mark.responses_mock(record=tmp_folder)
+
+``replay`` serves a cassette (folder, exchange file or vcrpy YAML) like ``--replay``;
+``replay_mode`` ``strict`` (default) or ``fallback``, ``replay_timing`` ``"zero"`` (the default
+here: tests need no pauses), ``"recorded"`` or a factor, ``replay_match`` / ``replay_ignore`` as
+the CLI's. ``record`` writes the test's traffic into a folder. Heavy imports happen inside the fixtures so merely installing the plugin costs nothing.
 """
 
 from __future__ import annotations
@@ -35,7 +43,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         f"{MARKER}(seed=0, scenario='auto', faults=None, frozen_time=None, chunk=None, "
-        "api_key=None, store='memory'): configure the responses_mock fixtures' server",
+        "api_key=None, store='memory', replay=None, replay_mode='strict', replay_timing='zero', "
+        "record=None): configure the responses_mock fixtures' server",
     )
 
 
@@ -54,7 +63,32 @@ def _settings(options: dict[str, Any]) -> MockSettings:
     chunk = options.pop("chunk", None)
     if chunk is not None:
         options["chunking"] = Chunking.parse(str(chunk))
+    _cassette_settings(options)
     return MockSettings(**options)
+
+
+def _cassette_settings(options: dict[str, Any]) -> None:
+    """The marker's ``replay*`` / ``record`` options as MockSettings fields (in place)."""
+    keys = ("replay_mode", "replay_timing", "replay_match", "replay_ignore")
+    extra = {k: options.pop(k) for k in keys if k in options}
+    if "record" in options and options["record"] is not None:
+        options["record"] = str(options["record"])
+    replay = options.pop("replay", None)
+    if replay is None:
+        if extra:
+            raise pytest.UsageError(f"{MARKER}: {', '.join(extra)} without replay=")
+        return
+    from mock_server.replay import ReplaySettings, parse_timing
+    from mock_server.replay_match import DEFAULT_IGNORE, KEY_PARTS
+
+    timing = extra.get("replay_timing", "zero")
+    options["replay"] = ReplaySettings(
+        str(replay),
+        mode=extra.get("replay_mode", "strict"),
+        timing=parse_timing(timing) if isinstance(timing, str) else float(timing),
+        match=tuple(extra.get("replay_match", KEY_PARTS)),
+        ignore=tuple(extra.get("replay_ignore", DEFAULT_IGNORE)),
+    )
 
 
 def _marker_options(request: pytest.FixtureRequest) -> dict[str, Any]:
