@@ -10,6 +10,7 @@ import openai
 import pytest
 
 from cassettes import read_cassette
+from conformance.cli import main as conformance_main
 from mock_server.app import FROZEN_TIME, MockSettings
 from mock_server.faults import FaultPlan
 from mock_server.replay import NO_MATCH_CODE, ReplaySettings, parse_timing
@@ -55,6 +56,7 @@ def test_round_trip_is_byte_identical(tmp_path: Path) -> None:
     recorded = _record(folder)
     exchanges = read_cassette(folder)
     assert len(exchanges) >= 7
+    assert conformance_main(["check", "--strict", str(folder)]) == 0  # and the judge passes it
     # another seed and real time: whatever the replay serves comes from the cassette
     replay = ReplaySettings(str(folder), timing=0.0)
     with (
