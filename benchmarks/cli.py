@@ -13,11 +13,14 @@ import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
 from conformance.redaction import Redactor
 
-from .options import ConfigError, add_arguments, build_config
+from .options import BenchConfig, ConfigError, add_arguments, build_config
+from .units import DURATION_HELP, parse_seconds
+from .workload import Workload, WorkloadError
 
 __all__ = ["build_parser", "main"]
 
@@ -51,8 +54,15 @@ target unreachable, nothing answered).
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad option is one line (not the whole usage) and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="responses-bench",
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -62,18 +72,91 @@ def build_parser() -> argparse.ArgumentParser:
     locust = parser.add_argument_group(
         "Locust options (passed through unchanged; these and every other `locust --help` option)"
     )
-    locust.add_argument("-u", "--users", type=int, help="fixed/ramp: concurrent users (1)")
-    locust.add_argument("-r", "--spawn-rate", type=float, help="users started per second (all)")
     locust.add_argument(
-        "-t", "--run-time", help="fixed/ramp: run time; open-loop: arrival window (60s)"
+        "-u", "--users", type=_number(int), help="fixed/ramp: concurrent users, >= 1 (1)"
     )
-    locust.add_argument("--processes", type=int, help="fork N worker processes here")
+    locust.add_argument(
+        "-r", "--spawn-rate", type=_number(float), help="users started per second, > 0 (all)"
+    )
+    locust.add_argument(
+        "-t",
+        "--run-time",
+        metavar="DURATION",
+        help=f"fixed/ramp: run time; open-loop: arrival window (60s; {DURATION_HELP}; "
+        "whole seconds)",
+    )
+    locust.add_argument(
+        "--processes", type=_number(int), help="fork N worker processes here (-1: one per core)"
+    )
     locust.add_argument("--master", action="store_true", help="distributed: be the master")
     locust.add_argument("--worker", action="store_true", help="distributed: be a worker")
     locust.add_argument("--master-host", help="worker: the master's address")
-    locust.add_argument("--expect-workers", type=int, help="master: workers to wait for")
+    locust.add_argument(
+        "--expect-workers", type=_number(int), help="master: workers to wait for, >= 1"
+    )
     locust.add_argument("-H", "--host", help="Locust's host (default: from --base-url)")
     return parser
+
+
+def _number(kind: type[int] | type[float]) -> Any:
+    """An argparse ``type`` that reports a bad number in one line (argparse: exit 2)."""
+
+    def convert(text: str) -> int | float:
+        try:
+            return kind(text)
+        except ValueError:
+            noun = "an integer" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"{text!r} is not {noun}") from None
+
+    convert.__name__ = kind.__name__
+    return convert
+
+
+def _check_locust_options(args: argparse.Namespace) -> None:
+    """The Locust options the bench reads or relies on, checked before Locust starts."""
+    if args.users is not None and args.users < 1:
+        raise ConfigError(f"-u/--users {args.users}: need at least 1 user")
+    if args.spawn_rate is not None and not args.spawn_rate > 0:
+        raise ConfigError(f"-r/--spawn-rate {args.spawn_rate:g}: must be > 0 users per second")
+    if args.processes is not None and args.processes != -1 and args.processes < 1:
+        raise ConfigError(f"--processes {args.processes}: must be >= 1 (or -1: one per core)")
+    if args.expect_workers is not None and args.expect_workers < 1:
+        raise ConfigError(f"--expect-workers {args.expect_workers}: must be >= 1")
+
+
+def _run_time_seconds(text: str) -> int:
+    """``-t`` in whole seconds, which is all Locust's ``--run-time`` takes."""
+    seconds = parse_seconds(text, "-t/--run-time", allow_zero=False)
+    if seconds != int(seconds):
+        raise ConfigError(f"-t/--run-time {text!r}: Locust runs whole seconds (e.g. 2s, 90s, 2m)")
+    return int(seconds)
+
+
+def _without(argv: list[str], *flags: str) -> list[str]:
+    """``argv`` without the given value options (``-t 5``, ``-t5``, ``--run-time=5``)."""
+    out: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        if arg in flags:
+            skip = True
+            continue
+        if any(arg.startswith(f + "=") for f in flags if f.startswith("--")):
+            continue
+        if any(len(f) == 2 and arg.startswith(f) and not arg.startswith("--") for f in flags):
+            continue
+        out.append(arg)
+    return out
+
+
+def _load_workload(config: BenchConfig) -> None:
+    """Every line of ``--workload`` read and checked now, not by each user under load."""
+    try:
+        Workload.load(config.workload)
+    except WorkloadError as error:
+        raise ConfigError(f"--workload: {error}") from None
 
 
 def _given(argv: Sequence[str], *flags: str) -> bool:
@@ -100,10 +183,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.worker:
         if args.run_time is None and args.shape != "sweep":
             args.run_time = "60s"
-            extra += ["--run-time", "60s"]
         try:
+            _check_locust_options(args)
+            if args.run_time is not None:
+                # Locust's own -t parser takes fewer forms (and fails with exit 1): ours is the one.
+                args.run_time = f"{_run_time_seconds(args.run_time)}s"
+                argv = _without(argv, "-t", "--run-time")
+                extra += ["--run-time", args.run_time]
             config = build_config(args)
-        except ConfigError as error:
+            _load_workload(config)
+        except (ConfigError, ValueError) as error:
             print(f"responses-bench: {error}", file=sys.stderr)
             return 2
         problem = _reachable(config.responses_url)

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .arrivals import ArrivalPlan, Step, parse_duration, parse_rates
+from .arrivals import ArrivalPlan, Step, parse_rates
 from .slo import SLO
+from .units import DURATION_HELP, parse_seconds
 from .workload import WorkloadConfig
 
 __all__ = ["SHAPES", "BenchConfig", "ConfigError", "add_arguments", "build_config"]
@@ -52,10 +53,10 @@ def add_arguments(parser: Any) -> None:
     )
     target.add_argument(
         "--request-timeout",
-        type=float,
-        default=120.0,
-        metavar="S",
-        help="seconds to connect, and the longest silence while reading (default: 120)",
+        default="120s",
+        metavar="DURATION",
+        help="how long to wait to connect, and the longest silence while reading (default: "
+        f"120s; {DURATION_HELP})",
     )
     target.add_argument(
         "--max-body-bytes",
@@ -123,10 +124,9 @@ def add_arguments(parser: Any) -> None:
     work.add_argument("--seed", type=int, default=0, help="seed of prompts and arrivals")
     work.add_argument(
         "--think-time",
-        type=float,
-        default=0.0,
-        metavar="S",
-        help="closed-loop shapes: seconds a user waits between requests (default: 0)",
+        default="0s",
+        metavar="DURATION",
+        help="closed-loop shapes: how long a user waits between requests (default: 0s)",
     )
 
     shape = parser.add_argument_group("load shape")
@@ -171,11 +171,10 @@ def add_arguments(parser: Any) -> None:
     )
     shape.add_argument(
         "--late-after",
-        type=float,
-        default=50.0,
-        metavar="MS",
-        help="open-loop: a request sent more than MS after its scheduled time counts as late "
-        "(default: 50)",
+        default="50ms",
+        metavar="DURATION",
+        help="open-loop: a request sent more than DURATION after its scheduled time counts as "
+        "late (default: 50ms; a bare number is seconds)",
     )
 
     verdict = parser.add_argument_group("verdict")
@@ -183,7 +182,8 @@ def add_arguments(parser: Any) -> None:
         "--slo",
         metavar="SPEC",
         help="objectives, e.g. ttft_p95=500ms,itl_p99=50ms,e2e_p99=10s,error_rate=1%%; a breach "
-        "exits 1. error_rate defaults to 0",
+        "exits 1. A bare threshold is seconds, as everywhere (ttft_p95=0.5 is 500ms); "
+        "error_rate is a fraction or a percent and defaults to 0",
     )
     verdict.add_argument(
         "--strict", action="store_true", help="SHOULD violations fail requests too (MUST always)"
@@ -208,10 +208,9 @@ def add_arguments(parser: Any) -> None:
     )
     output.add_argument(
         "--progress-interval",
-        type=float,
-        default=5.0,
-        metavar="S",
-        help="seconds between progress lines (default: 5; 0 = none)",
+        default="5s",
+        metavar="DURATION",
+        help="time between progress lines (default: 5s; 0 = none)",
     )
     output.add_argument(
         "--ui", action="store_true", help="open Locust's web UI instead of running headless"
@@ -287,9 +286,14 @@ def build_config(ns: argparse.Namespace, *, host: str | None = None) -> BenchCon
             seed=ns.seed,
         )
         slo = SLO.parse(ns.slo)
-        ramp_time = parse_duration(ns.ramp_time)
-        step_time = parse_duration(ns.step_time)
-        drain = parse_duration(ns.drain_timeout)
+        ramp_time = parse_seconds(ns.ramp_time, "--ramp-time")
+        step_time = parse_seconds(ns.step_time, "--step-time", allow_zero=False)
+        drain = parse_seconds(ns.drain_timeout, "--drain-timeout")
+        request_timeout = parse_seconds(ns.request_timeout, "--request-timeout", allow_zero=False)
+        think_time = parse_seconds(ns.think_time, "--think-time")
+        late_after = parse_seconds(ns.late_after, "--late-after")
+        progress_interval = parse_seconds(ns.progress_interval, "--progress-interval")
+        run_time = _run_time(ns)
     except ValueError as error:
         raise ConfigError(str(error)) from None
     if workload.jsonl is not None and not workload.jsonl.is_file():
@@ -304,7 +308,6 @@ def build_config(ns: argparse.Namespace, *, host: str | None = None) -> BenchCon
     if key and not any(h.lower() == "authorization" for h in headers):
         headers["Authorization"] = f"Bearer {key}"
     plan: ArrivalPlan | None = None
-    run_time = _run_time(ns)
     if ns.shape == "open-loop":
         if not ns.rate or ns.rate <= 0:
             raise ConfigError("--shape open-loop needs --rate R (requests per second)")
@@ -339,17 +342,17 @@ def build_config(ns: argparse.Namespace, *, host: str | None = None) -> BenchCon
         strict=ns.strict,
         validate=not ns.no_validate,
         headers=headers,
-        request_timeout=ns.request_timeout,
-        think_time=ns.think_time,
+        request_timeout=request_timeout,
+        think_time=think_time,
         ramp_from=max(0, ns.ramp_from),
         ramp_time=ramp_time,
         plan=plan,
         max_in_flight=ns.max_in_flight,
         drain_timeout=drain,
-        late_after=ns.late_after / 1000,
+        late_after=late_after,
         report_dir=Path(ns.report_dir),
         request_log=ns.request_log,
-        progress_interval=ns.progress_interval,
+        progress_interval=progress_interval,
         transport=transport,
         lanes=lanes,
         max_body_bytes=ns.max_body_bytes,
@@ -364,4 +367,4 @@ def _run_time(ns: argparse.Namespace) -> float | None:
         return None
     if isinstance(value, int | float):
         return float(value)
-    return parse_duration(str(value))
+    return parse_seconds(str(value), "-t/--run-time", allow_zero=False)

@@ -1,7 +1,8 @@
 """Service-level objectives: ``--slo ttft_p95=500ms,itl_p99=50ms,error_rate=1%`` (sans-I/O).
 
 An objective is ``<metric>_p<q>=<threshold>`` for ``ttft``, ``itl``, ``tpot`` and ``e2e`` (a bare
-number is milliseconds, or give ``ms`` / ``s``), or ``error_rate=<fraction or percent>``. A run
+number is seconds, as in every option of the bench (:mod:`benchmarks.units`); or give a unit:
+``500ms``, ``0.5s``), or ``error_rate=<fraction or percent>``. A run
 *breaches* when an aggregate percentile exceeds its threshold, or the share of failed requests
 exceeds ``error_rate`` (0 unless given: any failure breaches, like Locust's default exit code).
 
@@ -18,12 +19,12 @@ from dataclasses import dataclass
 
 from .histogram import LogHistogram, quantile
 from .meter import RequestRecord
+from .units import parse_seconds
 
 __all__ = ["LATENCY_METRICS", "SLO", "Objective", "SLOSyntaxError"]
 
 LATENCY_METRICS = ("ttft", "itl", "tpot", "e2e")
 _TERM = re.compile(r"^(ttft|itl|tpot|e2e)_p(\d+(?:\.\d+)?)$")
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(ms|s)?$")
 
 
 class SLOSyntaxError(ValueError):
@@ -143,11 +144,10 @@ def _request_value(rec: RequestRecord, o: Objective) -> float | None:
 
 
 def _milliseconds(value: str, term: str) -> float:
-    match = _DURATION.match(value)
-    if match is None:
-        raise SLOSyntaxError(f"--slo: {term!r}: expected a duration such as 500ms, 0.5s or 500")
-    number = float(match[1])
-    return number * 1000 if match[2] == "s" else number
+    try:
+        return parse_seconds(value.replace(" ", ""), f"--slo {term!r}") * 1000
+    except ValueError as error:
+        raise SLOSyntaxError(str(error)) from None
 
 
 def _fraction(value: str, term: str) -> float:

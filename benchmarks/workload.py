@@ -17,7 +17,7 @@ tools, ``tool_choice: auto``) and reasoning (``{"effort": …, "summary": "auto"
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -333,29 +333,80 @@ def _fragment(value: Any) -> dict[str, Any]:
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Every session of the file, each line checked before any request is sent: the first bad
+    line is named by its number (and how many more there are), so a run never starts on a file
+    that would fail request after request."""
     try:
         text = path.read_bytes()
     except OSError as error:
-        raise WorkloadError(f"cannot read workload {path}: {error}") from None
+        raise WorkloadError(f"cannot read workload {path}: {error.strerror or error}") from None
+    if text.startswith(b"\xef\xbb\xbf"):
+        text = text[3:]
     lines: list[dict[str, Any]] = []
+    problems: list[str] = []
     for number, raw in enumerate(text.splitlines(), 1):
         if not raw.strip() or raw.lstrip().startswith(b"#"):
             continue
-        try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError as error:
-            raise WorkloadError(f"{path}:{number}: not JSON ({error})") from None
-        if not isinstance(obj, dict):
-            raise WorkloadError(f"{path}:{number}: expected a JSON object")
-        if "input" not in obj and "prompt" not in obj:
-            raise WorkloadError(f"{path}:{number}: needs `input` or `prompt`")
-        followups = obj.get("followups", [])
-        if not isinstance(followups, Sequence) or isinstance(followups, str):
-            raise WorkloadError(f"{path}:{number}: `followups` must be a list")
-        lines.append(obj)
+        problem = _line_problem(raw)
+        if isinstance(problem, str):
+            problems.append(f"{path}:{number}: {problem}")
+        else:
+            lines.append(problem)
+    if problems:
+        more = f" (and {len(problems) - 1} more bad line(s))" if len(problems) > 1 else ""
+        raise WorkloadError(problems[0] + more)
     if not lines:
         raise WorkloadError(f"{path}: no request in the file")
     return lines
+
+
+def _line_problem(raw: bytes) -> dict[str, Any] | str:
+    """The line's session, or what is wrong with it."""
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError as error:
+        return f"not JSON ({error})"
+    if not isinstance(obj, dict):
+        return f"expected a JSON object, got {_kind(obj)}"
+    problem = _fragment_problem(obj)
+    if problem is not None:
+        return problem
+    followups = obj.get("followups", [])
+    if not isinstance(followups, list):
+        return f"`followups` must be a list, got {_kind(followups)}"
+    for index, followup in enumerate(followups):
+        if isinstance(followup, str):
+            continue
+        if not isinstance(followup, dict):
+            return f"followups[{index}] must be a string or an object, got {_kind(followup)}"
+        problem = _fragment_problem(followup)
+        if problem is not None:
+            return f"followups[{index}]: {problem}"
+    return obj
+
+
+def _fragment_problem(obj: Mapping[str, Any]) -> str | None:
+    """Fields the bench itself reads must have the type the request needs."""
+    if "input" not in obj and "prompt" not in obj:
+        return "needs `input` or `prompt`"
+    for key in ("input", "prompt"):
+        if key in obj and not isinstance(obj[key], str | list):
+            return f"`{key}` must be a string or a list of input items, got {_kind(obj[key])}"
+    if "model" in obj and not isinstance(obj["model"], str):
+        return f"`model` must be a string, got {_kind(obj['model'])}"
+    if "stream" in obj and not isinstance(obj["stream"], bool):
+        return f"`stream` must be true or false, got {_kind(obj['stream'])}"
+    limit = obj.get("max_output_tokens")
+    if limit is not None and (type(limit) is not int or limit < 16):
+        return "`max_output_tokens` must be an integer >= 16 (SPEC §3) or null"
+    return None
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
+    if value is None:
+        return "null"
+    return names.get(type(value), "a number" if isinstance(value, int | float) else "a value")
 
 
 def _int(value: Any) -> int | None:

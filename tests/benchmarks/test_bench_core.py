@@ -44,7 +44,7 @@ def test_histogram_zero_and_wire_round_trip_and_merge() -> None:
 
 
 def test_slo_parsing() -> None:
-    slo = SLO.parse("ttft_p95=500ms, itl_p99=0.05s,e2e_p50=2000,error_rate=1%")
+    slo = SLO.parse("ttft_p95=500ms, itl_p99=0.05s,e2e_p50=2,error_rate=1%")
     assert [(o.key, o.threshold) for o in slo.objectives] == [
         ("ttft_p95", 500.0),
         ("itl_p99", 50.0),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from bench_support import mock_server, run_bench
 
 
@@ -15,10 +14,19 @@ def test_measured_ttft_and_itl_match_the_configured_latency(tmp_path: Path) -> N
     assert run.code == 0, run.output
     summary = run.summary
     latency = summary["latency_ms"]
-    assert latency["ttft"]["p50"] == pytest.approx(200, rel=0.10)
-    assert latency["itl"]["p50"] == pytest.approx(20, rel=0.10)
-    assert latency["tpot"]["p50"] == pytest.approx(20, rel=0.10)
-    assert latency["itl"]["count"] > 250
+    # A real clock: lower bounds only (the project rule; an upper bound flakes under load). No
+    # byte can reach the client before the mock sends it, so nothing measured may be quicker than
+    # configured (0.6%: the histogram's bucket width).
+    floor = 1 - 0.006
+    assert latency["ttft"]["p50"] >= 200 * floor
+    assert latency["ttft"]["min"] >= 200 * floor
+    assert latency["itl"]["p50"] >= 20 * floor
+    assert latency["tpot"]["p50"] >= 20 * floor
+    per_request = summary["tokens"]["output_per_request_mean"]
+    assert latency["e2e"]["p50"] >= (200 + 20 * (per_request - 1)) * floor
+    # Counted, not timed: one gap between each two deltas of every successful stream.
+    ok = summary["requests"]["succeeded"]
+    assert latency["itl"]["count"] == summary["tokens"]["deltas_total"] - ok > 250
     assert summary["failures"]["by_name"] == {}
     # One token per delta: the usage the server reports equals the deltas it streamed.
     assert summary["tokens"]["deltas_total"] == summary["tokens"]["output_total"] > 0
