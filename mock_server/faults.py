@@ -16,8 +16,9 @@ replaces the server's plan for that request; ``x-mock-fault: none`` turns faults
                        hash(seed, request, attempt) — the same on every run
 ``error=5@1``          the engine raises after 5 output tokens: a stream ends with ``error`` +
                        ``response.failed`` (default 3 tokens)
-``drop=10``            the connection is cut after 10 SSE events (default 3; a JSON body is cut
-                       in half), with no terminal event and no end of the chunked body
+``drop=10``            the connection is cut after 10 SSE events (default 3), with no terminal
+                       event and no end of the chunked body; streams only: a non-streamed
+                       (JSON) answer is sent whole
 ``slow=1.5@1``         the response starts 1.5 s late (default 1 s)
 =====================  ========================================================================
 

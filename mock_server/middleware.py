@@ -305,8 +305,9 @@ def request_hints(request: Any) -> Mapping[str, Any]:
 
 
 class _Cutter:
-    """An ASGI ``send`` that passes through ``limit`` SSE events (or half a plain body), then
-    raises :class:`DroppedConnection`."""
+    """An ASGI ``send`` that passes through ``limit`` SSE events, then raises
+    :class:`DroppedConnection`. ``drop=N`` counts events, so it shapes streams only: a response
+    that is not ``text/event-stream`` (a JSON body, an error) goes out whole."""
 
     def __init__(self, send: Send, limit: int) -> None:
         self.send = send
@@ -328,11 +329,8 @@ class _Cutter:
             return
         body: bytes = message.get("body", b"")
         if not self.sse:
-            self.cut = True
-            await self.send(
-                {"type": "http.response.body", "body": body[: len(body) // 2], "more_body": True}
-            )
-            raise DroppedConnection("connection dropped by mock fault")
+            await self.send(message)
+            return
         end = 0
         while self.events < self.limit:
             boundary = body.find(b"\n\n", end)

@@ -22,7 +22,14 @@ syntax.) Cassettes (docs/cassettes.md) with the same marker::
 ``replay`` serves a cassette (folder, exchange file or vcrpy YAML) like ``--replay``;
 ``replay_mode`` ``strict`` (default) or ``fallback``, ``replay_timing`` ``"zero"`` (the default
 here: tests need no pauses), ``"recorded"`` or a factor, ``replay_match`` / ``replay_ignore`` as
-the CLI's. ``record`` writes the test's traffic into a folder. Heavy imports happen inside the fixtures so merely installing the plugin costs nothing.
+the CLI's. ``record`` writes the test's traffic into a folder.
+
+The marker configures ``responses_mock`` and ``responses_mock_inprocess``; the session's mock is
+shared, so a test that uses only ``responses_mock_session`` and carries the marker fails with a
+message saying so — configure the session's mock by overriding the session-scoped fixture
+``responses_mock_session_options`` (a dict of the marker's keywords) in a ``conftest.py``.
+``.client()`` needs ``openai``: ``pip install 'responses-conformance[pytest]'``. Heavy imports
+happen inside the fixtures so merely installing the plugin costs nothing.
 """
 
 from __future__ import annotations
@@ -105,12 +112,39 @@ def responses_mock(request: pytest.FixtureRequest) -> Iterator[LoopbackMock]:
         yield mock
 
 
+_SESSION_ONLY = (
+    "@pytest.mark.responses_mock configures responses_mock and responses_mock_inprocess, not "
+    "responses_mock_session (one server shared by the whole session, started before this test): "
+    "use responses_mock for per-test settings, or override the session-scoped fixture "
+    "responses_mock_session_options (return the marker's keywords as a dict) in conftest.py"
+)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A marker that only the session's mock could see would be silently ignored: fail instead."""
+    names = set(getattr(item, "fixturenames", ()))
+    if "responses_mock_session" not in names:
+        return
+    if names & {"responses_mock", "responses_mock_inprocess"}:
+        return  # the marker configures those
+    if item.get_closest_marker(MARKER) is not None:
+        pytest.fail(_SESSION_ONLY, pytrace=False)
+
+
 @pytest.fixture(scope="session")
-def responses_mock_session() -> Iterator[LoopbackMock]:
-    """One mock Responses server (default settings) for the whole test session."""
+def responses_mock_session_options() -> dict[str, Any]:
+    """The session mock's settings, as the marker's keywords; override it in conftest.py."""
+    return {}
+
+
+@pytest.fixture(scope="session")
+def responses_mock_session(
+    responses_mock_session_options: dict[str, Any],
+) -> Iterator[LoopbackMock]:
+    """One mock Responses server for the whole test session (``responses_mock_session_options``)."""
     from mock_server.testing import LoopbackMock
 
-    with LoopbackMock(_settings({})) as mock:
+    with LoopbackMock(_settings(responses_mock_session_options)) as mock:
         yield mock
 
 

@@ -68,14 +68,28 @@ class MockHandle:
 
     def client(self, **options: Any) -> openai.OpenAI:
         """An ``openai.OpenAI`` client for this mock (``options`` override, e.g. max_retries)."""
-        import openai
-
-        return openai.OpenAI(**{**self._client_options(), **options})
+        client: openai.OpenAI = _openai().OpenAI(**{**self._client_options(), **options})
+        return client
 
     def async_client(self, **options: Any) -> openai.AsyncOpenAI:
-        import openai
+        client: openai.AsyncOpenAI = _openai().AsyncOpenAI(**{**self._client_options(), **options})
+        return client
 
-        return openai.AsyncOpenAI(**{**self._client_options(), **options})
+
+OPENAI_EXTRA = "pip install 'responses-conformance[pytest]'"
+
+
+def _openai() -> Any:
+    """The ``openai`` SDK, or an error that says which extra brings it."""
+    try:
+        import openai
+    except ImportError as error:
+        raise ModuleNotFoundError(
+            f".client() / .async_client() need the openai SDK, which is not installed: "
+            f"{OPENAI_EXTRA} (or pip install openai); .base_url and .transport work without it",
+            name="openai",
+        ) from error
+    return openai
 
 
 class LoopbackMock(MockHandle):
@@ -134,12 +148,14 @@ class InProcessMock(MockHandle):
     def client(self, **options: Any) -> openai.OpenAI:
         import httpx2
 
+        _openai()  # before a client is made for nothing
         options.setdefault("http_client", httpx2.Client(transport=self.transport))
         return super().client(**options)
 
     def async_client(self, **options: Any) -> openai.AsyncOpenAI:
         import httpx2
 
+        _openai()
         options.setdefault("http_client", httpx2.AsyncClient(transport=self.async_transport()))
         return super().async_client(**options)
 
