@@ -6,6 +6,7 @@ ID segments) × targets (columns), each cell an outcome that links to its eviden
 
 from __future__ import annotations
 
+import re
 from html import escape
 from itertools import groupby
 from pathlib import Path
@@ -52,6 +53,11 @@ a.spec { text-decoration: underline dotted; }
 pre { background: #f6f8fa; padding: 6px 8px; overflow-x: auto; white-space: pre-wrap;
       word-break: break-all; font-size: 12px; margin: 4px 0; }
 .legend span { display: inline-block; padding: 2px 8px; margin: 0 6px 4px 0; border-radius: 4px; font-size: 12px; }
+.chips td.ids { line-height: 1.9; }
+.chip { display: inline-block; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 11px;
+        padding: 0 5px; margin: 0 3px 0 0; border-radius: 3px; white-space: nowrap; }
+details.quiet { margin: 8px 0; } details.quiet summary { cursor: pointer; color: #59636e; }
+details.quiet table td { font-size: 12px; padding: 2px 6px; }
 """
 
 
@@ -80,6 +86,28 @@ def _spec_href(meta: dict[str, Any], text: str) -> str:
     if path is None or not path.is_file():
         return text
     return f'<a href="{escape(path.as_uri())}#{escape(fragment)}">{text}</a>'
+
+
+_EMPTY_BODY = re.compile(r"^(HTTP \d{3})(?::\s*(?:''|\"\"|b'')?|\s+(?:''|\"\"|b''))$")
+
+
+def _said(text: object) -> str:
+    """Evidence text as a person reads it: ``HTTP 200 ''`` (an empty body shown as a Python
+    literal) becomes ``HTTP 200 with an empty body``, so it cannot read as "expected HTTP 200,
+    got HTTP 200"."""
+    value = str(text)
+    match = _EMPTY_BODY.match(value.strip())
+    return f"{match[1]} with an empty body" if match else value
+
+
+def _cases(entry: dict[str, Any]) -> list[str]:
+    """The cases that produced an entry's evidence, in order, each once."""
+    seen: list[str] = []
+    for ev in entry.get("evidence") or []:
+        case = ev.get("case")
+        if case and case not in seen:
+            seen.append(str(case))
+    return seen
 
 
 def _anchor(target: str, check_id: str) -> str:
@@ -174,22 +202,28 @@ def _failing(index: dict[str, Any]) -> list[str]:
                 continue
             first = (entry.get("evidence") or [{}])[0]
             if first:
-                actual = f"expected {first.get('expected')} · actual {first.get('actual')}"
+                actual = (
+                    f"expected {_said(first.get('expected'))} · got {_said(first.get('actual'))}"
+                )
             else:
                 actual = str(entry.get("reason", ""))
             actual = actual if len(actual) <= 140 else actual[:139] + "…"
+            cases = _cases(entry)
+            case = escape(cases[0]) if cases else "—"
+            if len(cases) > 1:
+                case += f' <span class="lvl">+{len(cases) - 1} more</span>'
             rows.append(
                 f'<tr><td>{escape(name)}</td><td class="cell {escape(outcome)}">'
                 f'<a href="#{_anchor(name, check_id)}">{_LABEL[outcome]}</a></td>'
                 f'<td class="id">{escape(check_id)}</td>'
                 f'<td class="lvl">{escape(catalog.get(check_id, {}).get("level", ""))}</td>'
-                f"<td>{escape(actual)}</td></tr>"
+                f'<td class="id">{case}</td><td>{escape(actual)}</td></tr>'
             )
     if not rows:
         return ["<h2>Findings</h2>", "<p>No check failed on any target.</p>"]
     head = (
         '<table class="matrix"><tr><th>target</th><th>outcome</th><th>check</th><th>level</th>'
-        "<th>first evidence</th></tr>"
+        "<th>failing case</th><th>first evidence</th></tr>"
     )
     return ["<h2>Findings</h2>", head, *rows, "</table>"]
 
@@ -203,8 +237,8 @@ def _evidence(ev: dict[str, Any]) -> list[str]:
         where.append(f"at {ev['path']}")
     out.append((" — " + ", ".join(escape(w) for w in where)) if where else "")
     out.append("</p>")
-    out.append(f"<div><b>expected</b> <code>{escape(str(ev.get('expected')))}</code></div>")
-    out.append(f"<div><b>actual</b> <code>{escape(str(ev.get('actual')))}</code></div>")
+    out.append(f"<div><b>expected</b> <code>{escape(_said(ev.get('expected')))}</code></div>")
+    out.append(f"<div><b>got</b> <code>{escape(_said(ev.get('actual')))}</code></div>")
     if ev.get("message"):
         out.append(f"<div><b>note</b> {escape(str(ev['message']))}</div>")
     request = ev.get("request")
@@ -232,7 +266,9 @@ def _evidence(ev: dict[str, Any]) -> list[str]:
 
 
 def _details(index: dict[str, Any]) -> list[str]:
-    out = ["<h2>Details</h2>"]
+    """Evidence per target: a box per check with evidence or a reason; the checks that were
+    skipped or not exercised in one collapsed table (a heading only where something follows)."""
+    out: list[str] = []
     catalog = index.get("checks", {})
     for name, target in index.get("targets", {}).items():
         entries = [
@@ -240,12 +276,14 @@ def _details(index: dict[str, Any]) -> list[str]:
             if e.get("evidence")
             or (e.get("reason") and e.get("outcome") not in ("skip", "not_exercised"))
         ]  # fmt: skip
-        skipped = [
+        quiet = [
             (cid, e) for cid, e in target.get("checks", {}).items()
-            if e.get("outcome") in ("not_exercised", "skip")
+            if e.get("outcome") in ("not_exercised", "skip") and not e.get("evidence")
         ]  # fmt: skip
-        out.append(f"<h2>{escape(name)}</h2>")
-        for cid, entry in entries + skipped:
+        if not entries and not quiet:
+            continue
+        out.append(f"<h2>Details: {escape(name)}</h2>")
+        for cid, entry in entries:
             meta = catalog.get(cid, {})
             outcome = entry.get("outcome", "")
             out.append(f'<div class="evidence" id="{_anchor(name, cid)}">')
@@ -262,7 +300,58 @@ def _details(index: dict[str, Any]) -> list[str]:
             if entry.get("evidence_omitted"):
                 out.append(f"<p>(+{entry['evidence_omitted']} more violations)</p>")
             out.append("</div>")
+        if quiet:
+            out.append(
+                f'<details class="quiet"><summary>{len(quiet)} checks skipped or not exercised '
+                "(why, per check)</summary><table>"
+            )
+            for cid, entry in quiet:
+                meta = catalog.get(cid, {})
+                outcome = entry.get("outcome", "")
+                out.append(
+                    f'<tr id="{_anchor(name, cid)}"><td class="cell {escape(outcome)}">'
+                    f'{_LABEL.get(outcome, outcome)}</td><td class="id">{escape(cid)}</td>'
+                    f'<td class="lvl">{escape(meta.get("level", ""))} · {_spec_link(meta)}</td>'
+                    f"<td>{escape(str(entry.get('reason', '')))}</td></tr>"
+                )
+            out.append("</table></details>")
     return out
+
+
+_ORDER = ("fail", "xpass", "warn", "xfail", "info", "pass", "not_exercised", "skip")
+
+
+def _by_outcome(index: dict[str, Any]) -> list[str]:
+    """One target: its checks as chips, a row per outcome (the matrix of a single column would
+    be a page of a row per check)."""
+    ((name, target),) = index["targets"].items()
+    catalog = index.get("checks", {})
+    checks = target.get("checks", {})
+    groups: dict[str, list[str]] = {}
+    for cid in sorted(catalog):
+        entry = checks.get(cid)
+        groups.setdefault(entry.get("outcome", "na") if entry else "na", []).append(cid)
+    rows = ['<table class="chips">']
+    for outcome in (*_ORDER, *(o for o in groups if o not in _ORDER)):
+        ids = groups.get(outcome)
+        if not ids:
+            continue
+        chips = []
+        for cid in ids:
+            meta = catalog[cid]
+            entry = checks.get(cid) or {}
+            text = escape(cid)
+            if entry.get("evidence") or entry.get("reason"):
+                text = f'<a href="#{_anchor(name, cid)}">{text}</a>'
+            title = escape(f"{meta.get('level', '')}: {meta.get('requirement', '')}")
+            chips.append(f'<span class="chip {escape(outcome)}" title="{title}">{text}</span>')
+        label = _LABEL.get(outcome, outcome.upper())
+        rows.append(
+            f'<tr><td class="cell {escape(outcome)}">{label}<br>{len(ids)}</td>'
+            f'<td class="ids">{" ".join(chips)}</td></tr>'
+        )
+    rows.append("</table>")
+    return rows
 
 
 def render_html(index: dict[str, Any]) -> str:
@@ -283,8 +372,11 @@ def render_html(index: dict[str, Any]) -> str:
         *_summary(index),
         f'<p class="legend">{legend}</p>',
         *_failing(index),
-        "<h2>Matrix</h2>",
-        *_matrix(index),
+        *(
+            ["<h2>Matrix: every check by outcome</h2>", *_by_outcome(index)]
+            if len(index.get("targets", {})) == 1
+            else ["<h2>Matrix</h2>", *_matrix(index)]
+        ),
         *_details(index),
         "</body></html>",
     ]
