@@ -5,7 +5,8 @@ Each load-generating process adds its :class:`~benchmarks.meter.RequestRecord` s
 interval (:meth:`Aggregate.drain`) and the master folds them together (:meth:`Aggregate.merge_wire`),
 so the summary of a distributed run covers every worker. Three views are kept: the whole run, each
 sweep step (by the step a request was *scheduled* in), and one-second buckets of completion time
-(the plots over time).
+(the plots over time); plus, per second of wall clock, the request-seconds in flight in it (its
+mean concurrency: mergeable, unlike a maximum).
 """
 
 from __future__ import annotations
@@ -20,14 +21,16 @@ from .meter import RequestRecord
 
 __all__ = ["HISTOGRAMS", "Aggregate", "Stats"]
 
-# Histograms in milliseconds; `lag` is the open-loop start lag (actual − scheduled send).
-HISTOGRAMS = ("ttft", "itl", "tpot", "e2e", "lag")
+# Histograms in milliseconds; `lag` is the open-loop start lag (actual − scheduled send);
+# `input_tokens` / `output_tokens`: per successful request, as its usage reports them.
+HISTOGRAMS = ("ttft", "itl", "tpot", "e2e", "lag", "input_tokens", "output_tokens")
 
 
 class Stats:
     """Counters and latency histograms of a set of requests."""
 
     __slots__ = (
+        "busy_s",
         "causes",
         "deltas",
         "failed",
@@ -35,6 +38,7 @@ class Stats:
         "good",
         "hists",
         "incomplete",
+        "input_tokens",
         "last_end",
         "names",
         "output_tokens",
@@ -48,6 +52,8 @@ class Stats:
         self.incomplete = 0
         self.good = 0
         self.output_tokens = 0
+        self.input_tokens = 0
+        self.busy_s = 0.0  # request-seconds in flight, every request (Little's law: / window)
         self.deltas = 0
         self.unanswered = 0  # no HTTP answer at all (refused, reset, timed out before headers)
         self.names: Counter[str] = Counter()  # every failure name of every request
@@ -67,6 +73,11 @@ class Stats:
         # A failed request's tokens were still generated, but throughput counts delivered work.
         if rec.ok and rec.output_tokens is not None:
             self.output_tokens += rec.output_tokens
+            self.hists["output_tokens"].add(rec.output_tokens)
+        if rec.ok and rec.input_tokens is not None:
+            self.input_tokens += rec.input_tokens
+            self.hists["input_tokens"].add(rec.input_tokens)
+        self.busy_s += rec.e2e or 0.0
         self.deltas += rec.deltas
         if rec.http_status is None:
             self.unanswered += 1
@@ -96,6 +107,8 @@ class Stats:
         self.incomplete += other.incomplete
         self.good += other.good
         self.output_tokens += other.output_tokens
+        self.input_tokens += other.input_tokens
+        self.busy_s += other.busy_s
         self.deltas += other.deltas
         self.unanswered += other.unanswered
         self.names.update(other.names)
@@ -117,6 +130,8 @@ class Stats:
             "incomplete": self.incomplete,
             "good": self.good,
             "output_tokens": self.output_tokens,
+            "input_tokens": self.input_tokens,
+            "busy_s": self.busy_s,
             "deltas": self.deltas,
             "unanswered": self.unanswered,
             "names": dict(self.names),
@@ -133,6 +148,8 @@ class Stats:
             "requests", "failed", "incomplete", "good", "output_tokens", "deltas", "unanswered"
         ):  # fmt: skip
             setattr(stats, name, int(data[name]))
+        stats.input_tokens = int(data.get("input_tokens", 0))
+        stats.busy_s = float(data.get("busy_s", 0.0))
         stats.names = Counter({str(k): int(v) for k, v in data["names"].items()})
         stats.causes = Counter({str(k): int(v) for k, v in data["causes"].items()})
         for name, wire in data["hists"].items():
@@ -150,14 +167,21 @@ class Aggregate:
         self.all = Stats()
         self.steps: dict[int, Stats] = {}
         self.timeline: dict[int, Stats] = {}  # key: whole seconds (epoch) of completion
+        # key: whole seconds (epoch); value: request-seconds in flight during that second
+        self.in_flight: dict[int, float] = {}
         self.sources: Counter[str] = Counter()
 
     def add(self, rec: RequestRecord, good: bool, source: str = "local") -> None:
         self.all.add(rec, good)
         if rec.step is not None:
             self.steps.setdefault(rec.step, Stats()).add(rec, good)
-        second = int(rec.start + (rec.e2e or 0.0))
-        self.timeline.setdefault(second, Stats()).add(rec, good)
+        end = rec.start + (rec.e2e or 0.0)
+        self.timeline.setdefault(int(end), Stats()).add(rec, good)
+        second = int(rec.start)
+        while second < end:
+            overlap = min(end, second + 1) - max(rec.start, second)
+            self.in_flight[second] = self.in_flight.get(second, 0.0) + overlap
+            second += 1
         self.sources[source] += 1
 
     def merge(self, other: Aggregate) -> None:
@@ -166,6 +190,8 @@ class Aggregate:
             self.steps.setdefault(key, Stats()).merge(stats)
         for key, stats in other.timeline.items():
             self.timeline.setdefault(key, Stats()).merge(stats)
+        for key, busy in other.in_flight.items():
+            self.in_flight[key] = self.in_flight.get(key, 0.0) + busy
         self.sources.update(other.sources)
 
     def to_wire(self) -> dict[str, Any]:
@@ -173,6 +199,7 @@ class Aggregate:
             "all": self.all.to_wire(),
             "steps": [[k, s.to_wire()] for k, s in self.steps.items()],
             "timeline": [[k, s.to_wire()] for k, s in self.timeline.items()],
+            "in_flight": [[k, v] for k, v in self.in_flight.items()],
             "sources": dict(self.sources),
         }
 
@@ -182,6 +209,7 @@ class Aggregate:
         agg.all = Stats.from_wire(data["all"])
         agg.steps = {int(k): Stats.from_wire(s) for k, s in data["steps"]}
         agg.timeline = {int(k): Stats.from_wire(s) for k, s in data["timeline"]}
+        agg.in_flight = {int(k): float(v) for k, v in data.get("in_flight", [])}
         agg.sources = Counter({str(k): int(v) for k, v in data["sources"].items()})
         return agg
 
@@ -191,6 +219,7 @@ class Aggregate:
         self.all = Stats()
         self.steps = {}
         self.timeline = {}
+        self.in_flight = {}
         self.sources = Counter()
         return wire
 

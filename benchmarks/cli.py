@@ -203,6 +203,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             extra += ["--host", args.base_url]
         if not args.ui and not _given(argv, "--headless", "--autostart"):
             extra.append("--headless")
+        if config.progress_interval > 0 and not _given(argv, "--only-summary", "--print-stats"):
+            # One progress line: ours. Locust's own table comes back with --progress-interval 0.
+            extra.append("--only-summary")
         prefix = config.report_dir / "locust"
         if not _given(argv, "--csv"):
             extra += ["--csv", str(prefix), "--csv-full-history"]

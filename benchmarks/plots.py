@@ -69,7 +69,7 @@ def _timeline(path: Path, summary: dict[str, Any]) -> Path:
         xs, [p["good"] for p in points], color="tab:orange", marker=".", label="goodput / s"
     )
     bottom.set_ylabel("requests finished per second")
-    bottom.set_xlabel("seconds since the first request finished")
+    bottom.set_xlabel("seconds since the first second with a request in flight")
     tokens = bottom.twinx()
     tokens.plot(xs, [p["output_tokens"] for p in points], color="tab:cyan", label="output tok/s")
     tokens.set_ylabel("output tokens per second")

@@ -7,6 +7,15 @@ Definitions (also in the README):
   tokens of successful requests, and requests meeting every latency objective (:mod:`benchmarks.slo`)
   — each divided by ``window_s``;
 - latency percentiles are over successful requests (ITL: over every gap of every such request);
+- ``throughput.input_tokens_per_s`` / ``total_tokens_per_s``: input (prompt) tokens and input plus
+  output tokens of successful requests, from their ``usage``, per second of ``window_s``;
+- ``concurrency.mean``: request-seconds in flight over ``window_s`` (Little's law, every request);
+  the timeline's ``concurrency`` is the same per second of wall clock;
+- ``tokens.input`` / ``tokens.output``: the distribution of each successful request's usage;
+- ``compat.vllm`` / ``compat.guidellm``: the same numbers under the field names and percentiles of
+  vLLM's ``benchmark_serving`` and GuideLLM (docs/bench-metrics.md has the mapping);
+- a per-second percentile in ``timeline`` is ``null`` unless that second has enough samples for it
+  (:data:`MIN_SAMPLES`: 10 for p50, 20 for p95, 100 for p99);
 - ``failures.by_cause`` counts each failed request once, under the name Locust shows for it;
   ``failures.by_name`` counts every name a request earned (so several judge checks per stream);
   ``failures.by_check_id`` is the judge's share of those.
@@ -18,11 +27,13 @@ breached); 2 the run broke (no request was answered at all, a crash in the load 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .aggregate import Stats
 from .arrivals import Step
+from .histogram import LogHistogram
 from .options import BenchConfig
 
 if TYPE_CHECKING:
@@ -37,10 +48,39 @@ __all__ = [
 ]
 
 _METRICS = ("ttft", "itl", "tpot", "e2e")
+# Every percentile vLLM's benchmark_serving (--metric-percentiles) and GuideLLM report.
+PERCENTILES = (0.1, 1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9)
+
+
+def min_samples(q: float) -> int:
+    """Samples a per-second ``pQ`` needs: at least 1 / (1 − q) (else it is the maximum), and 10."""
+    return max(10, math.ceil(100 / (100 - q) - 1e-9)) if q < 100 else 10
+
+
+MIN_SAMPLES = {q: min_samples(q) for q in (50, 95, 99)}
 
 
 def _rate(count: float, window: float) -> float:
     return round(count / window, 4) if window > 0 else 0.0
+
+
+def _std(hist: LogHistogram) -> float | None:
+    """The standard deviation, from bucket middles (within the buckets' 1%)."""
+    mean = hist.mean
+    if mean is None:
+        return None
+    total = 0.0
+    for key, n in hist.buckets.items():
+        middle = 0.0 if key <= -1_000_000 else min(max(1.01 ** (key + 0.5), hist.min), hist.max)
+        total += n * (middle - mean) ** 2
+    return round(math.sqrt(total / hist.count), 3)
+
+
+def _distribution(hist: LogHistogram) -> dict[str, Any]:
+    out = hist.summary(PERCENTILES)
+    out["median"] = out["p50"]
+    out["std"] = _std(hist)
+    return out
 
 
 def _stats_block(stats: Stats, window: float) -> dict[str, Any]:
@@ -56,9 +96,12 @@ def _stats_block(stats: Stats, window: float) -> dict[str, Any]:
             "requests_per_s": _rate(stats.requests, window),
             "successful_requests_per_s": _rate(stats.requests - stats.failed, window),
             "output_tokens_per_s": _rate(stats.output_tokens, window),
+            "input_tokens_per_s": _rate(stats.input_tokens, window),
+            "total_tokens_per_s": _rate(stats.input_tokens + stats.output_tokens, window),
             "goodput_per_s": _rate(stats.good, window),
         },
-        "latency_ms": {m: stats.hists[m].summary() for m in _METRICS},
+        "concurrency": {"mean": round(stats.busy_s / window, 3) if window > 0 else 0.0},
+        "latency_ms": {m: _distribution(stats.hists[m]) for m in _METRICS},
     }
 
 
@@ -107,12 +150,16 @@ def build_summary(rt: BenchRuntime) -> dict[str, Any]:
         **_stats_block(stats, window),
         "tokens": {
             "output_total": stats.output_tokens,
+            "input_total": stats.input_tokens,
+            "total": stats.input_tokens + stats.output_tokens,
             "deltas_total": stats.deltas,
             "output_per_request_mean": round(
                 stats.output_tokens / (stats.requests - stats.failed), 2
             )
             if stats.requests > stats.failed
             else None,
+            "input": _distribution(stats.hists["input_tokens"]),
+            "output": _distribution(stats.hists["output_tokens"]),
         },
         "failures": {
             "by_cause": dict(stats.causes.most_common()),
@@ -125,8 +172,13 @@ def build_summary(rt: BenchRuntime) -> dict[str, Any]:
             "breached": breached,
         },
         "sources": dict(agg.sources),
-        "timeline": _timeline(agg.timeline),
+        "timeline": _timeline(agg.timeline, agg.in_flight),
+        "timeline_min_samples": {f"p{q:g}": n for q, n in MIN_SAMPLES.items()},
     }
+    summary["concurrency"]["max_per_second"] = max(
+        (p["concurrency"] for p in summary["timeline"]), default=0.0
+    )
+    summary["compat"] = compat(summary, stats)
     if config.plan is not None:
         summary["open_loop"] = _open_loop(rt, stats)
     if config.shape == "sweep":
@@ -175,10 +227,16 @@ def _sweep(rt: BenchRuntime) -> dict[str, Any]:
     return {"steps": steps, "breached_at_step": rt.sweep_stopped_at, "max_rate_meeting_slo": best}
 
 
-def _timeline(timeline: dict[int, Stats]) -> list[dict[str, Any]]:
+def _sampled(hist: LogHistogram, q: float) -> float | None:
+    """A per-second percentile, only where the second has :data:`MIN_SAMPLES` for it."""
+    return hist.percentile(q) if hist.count >= MIN_SAMPLES[q] else None
+
+
+def _timeline(timeline: dict[int, Stats], in_flight: dict[int, float]) -> list[dict[str, Any]]:
     points = []
-    for second in sorted(timeline):
-        s = timeline[second]
+    empty = Stats()
+    for second in sorted(set(timeline) | set(in_flight)):
+        s = timeline.get(second, empty)
         hists = s.hists
         points.append(
             {
@@ -187,15 +245,78 @@ def _timeline(timeline: dict[int, Stats]) -> list[dict[str, Any]]:
                 "failed": s.failed,
                 "good": s.good,
                 "output_tokens": s.output_tokens,
-                "ttft_p50": hists["ttft"].percentile(50),
-                "ttft_p95": hists["ttft"].percentile(95),
-                "itl_p50": hists["itl"].percentile(50),
-                "itl_p99": hists["itl"].percentile(99),
-                "e2e_p50": hists["e2e"].percentile(50),
-                "e2e_p95": hists["e2e"].percentile(95),
+                "input_tokens": s.input_tokens,
+                "concurrency": round(in_flight.get(second, 0.0), 3),
+                "ttft_n": hists["ttft"].count,
+                "itl_n": hists["itl"].count,
+                "e2e_n": hists["e2e"].count,
+                "ttft_p50": _sampled(hists["ttft"], 50),
+                "ttft_p95": _sampled(hists["ttft"], 95),
+                "itl_p50": _sampled(hists["itl"], 50),
+                "itl_p99": _sampled(hists["itl"], 99),
+                "e2e_p50": _sampled(hists["e2e"], 50),
+                "e2e_p95": _sampled(hists["e2e"], 95),
             }
         )
     return points
+
+
+def _p_word(q: float) -> str:
+    return f"{q:g}"
+
+
+def compat(summary: dict[str, Any], stats: Stats) -> dict[str, Any]:
+    """The run's numbers under vLLM's ``benchmark_serving`` and GuideLLM's names (docs/bench-metrics.md)."""
+    thr, lat, req = summary["throughput"], summary["latency_ms"], summary["requests"]
+    vllm: dict[str, Any] = {
+        "duration": summary["window_s"],
+        "completed": req["succeeded"],
+        "failed": req["failed"],
+        "total_input_tokens": stats.input_tokens,
+        "total_output_tokens": stats.output_tokens,
+        "request_throughput": thr["successful_requests_per_s"],
+        "request_goodput": thr["goodput_per_s"],
+        "output_throughput": thr["output_tokens_per_s"],
+        "total_token_throughput": thr["total_tokens_per_s"],
+    }
+    for ours, theirs in (("ttft", "ttft"), ("tpot", "tpot"), ("itl", "itl"), ("e2e", "e2el")):
+        dist = lat[ours]
+        vllm[f"mean_{theirs}_ms"] = dist["mean"]
+        vllm[f"median_{theirs}_ms"] = dist["median"]
+        vllm[f"std_{theirs}_ms"] = dist["std"]
+        for q in PERCENTILES:
+            vllm[f"p{_p_word(q)}_{theirs}_ms"] = dist[f"p{q:g}"]
+
+    def guide(dist: dict[str, Any], scale: float = 1.0) -> dict[str, Any]:
+        def s(v: Any) -> Any:
+            return None if v is None else round(v * scale, 6)
+
+        names = {0.1: "p001", 1: "p01", 5: "p05", 10: "p10", 25: "p25", 50: "p50", 75: "p75",
+                 90: "p90", 95: "p95", 99: "p99", 99.9: "p999"}  # fmt: skip
+        return {
+            "mean": s(dist["mean"]),
+            "median": s(dist["median"]),
+            "std_dev": s(dist["std"]),
+            "min": s(dist["min"]),
+            "max": s(dist["max"]),
+            "count": dist["count"],
+            "percentiles": {name: s(dist[f"p{q:g}"]) for q, name in names.items()},
+        }
+
+    guidellm = {
+        "requests_per_second": {"mean": thr["successful_requests_per_s"]},
+        "request_concurrency": {"mean": summary["concurrency"]["mean"]},
+        "request_latency": guide(lat["e2e"], 0.001),  # seconds in GuideLLM
+        "prompt_token_count": guide(summary["tokens"]["input"]),
+        "output_token_count": guide(summary["tokens"]["output"]),
+        "time_to_first_token_ms": guide(lat["ttft"]),
+        # GuideLLM's inter_token_latency_ms is per request (last − first token) / (tokens − 1):
+        # our TPOT. Our per-gap ITL has no GuideLLM name (vLLM's itl is per gap, like ours).
+        "inter_token_latency_ms": guide(lat["tpot"]),
+        "output_tokens_per_second": {"mean": thr["output_tokens_per_s"]},
+        "tokens_per_second": {"mean": thr["total_tokens_per_s"]},
+    }
+    return {"vllm": vllm, "guidellm": guidellm}
 
 
 def _exit(
@@ -263,7 +384,21 @@ def render_text(summary: dict[str, Any]) -> str:
     )
     lines.append(
         f"throughput: {thr['requests_per_s']:.2f} req/s, {thr['output_tokens_per_s']:.1f} "
-        f"output tok/s, goodput {thr['goodput_per_s']:.2f} req/s"
+        f"output tok/s, {thr['total_tokens_per_s']:.1f} total tok/s (input + output), "
+        f"goodput {thr['goodput_per_s']:.2f} req/s"
+    )
+    tok = summary["tokens"]
+    for name in ("input", "output"):
+        dist = tok[name]
+        if dist["count"]:
+            lines.append(
+                f"{name} tokens per request: mean {_fmt(dist['mean'])}, p50 {_fmt(dist['p50'])}, "
+                f"p99 {_fmt(dist['p99'])}, max {_fmt(dist['max'])} ({tok[name + '_total']} in all)"
+            )
+    conc = summary["concurrency"]
+    lines.append(
+        f"concurrency (requests in flight): mean {conc['mean']:.2f}, "
+        f"busiest second {conc['max_per_second']:.2f}"
     )
     lines.append(f"{'ms':<6}{'p50':>10}{'p90':>10}{'p95':>10}{'p99':>10}{'n':>10}")
     for metric, values in summary["latency_ms"].items():

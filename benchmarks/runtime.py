@@ -2,8 +2,9 @@
 
 One :class:`BenchRuntime` lives on each Locust ``Environment`` (master, worker or local). Users call
 :meth:`BenchRuntime.record` for every finished request; that adds it to the process's aggregate and
-fires Locust's ``request`` event (one row for the request, named by its failure; one each for TTFT,
-mean ITL and TPOT — never one per token). Workers ship their aggregate and progress to the master with
+fires Locust's ``request`` event: one row per request, named by its failure. Latency distributions
+(TTFT, ITL, TPOT) are the bench's own (summary.json, the console table): as Locust rows they would
+be counted as requests in Locust's "Aggregated" row. Workers ship their aggregate and progress to the master with
 every stats report; the master (or the local runner) merges them, prints progress, and at ``quitting``
 writes the reports and sets ``process_exit_code``.
 """
@@ -177,21 +178,6 @@ class BenchRuntime:
             exception=rec.failure,  # the check ID or bench.* name: Locust groups failures by it
             context={},
         )
-        if rec.ok and rec.stream:
-            for kind, value in (
-                ("TTFT", rec.ttft),
-                ("ITL", sum(rec.itls) / len(rec.itls) if rec.itls else None),
-                ("TPOT", rec.tpot),
-            ):
-                if value is not None:
-                    fire(
-                        request_type=kind,
-                        name=name,
-                        response_time=value * 1000,
-                        response_length=0,
-                        exception=None,
-                        context={},
-                    )
         if self._log_file is not None:
             self._log_file.write(orjson.dumps(rec.as_dict()) + b"\n")
 
@@ -309,6 +295,64 @@ def _quitting(environment: Environment, **_: Any) -> None:
     if locust_log.unhandled_greenlet_exception:
         code = 2  # a crash inside the load generator: the numbers cannot be trusted
     environment.process_exit_code = code
+
+
+def _final_csv_pass(writer: Any) -> None:
+    """One last write of Locust's CSV files before they close.
+
+    Locust's writer rewrites them every second and closes them without a last pass, so requests
+    finished in the final second were missing from locust_stats.csv (156 there, 160 in
+    summary.json on 9f25f79). Best effort: a Locust without these attributes keeps its behaviour.
+    """
+    try:
+        for handle, csv_writer, columns, rows in (
+            (
+                writer.requests_csv_filehandle,
+                writer.requests_csv_writer,
+                writer.requests_csv_columns,
+                writer._requests_data_rows,
+            ),
+            (
+                writer.failures_csv_filehandle,
+                writer.failures_csv_writer,
+                writer.failures_columns,
+                writer._failures_data_rows,
+            ),
+            (
+                writer.exceptions_csv_filehandle,
+                writer.exceptions_csv_writer,
+                writer.exceptions_columns,
+                writer._exceptions_data_rows,
+            ),
+        ):
+            if handle.closed:
+                continue
+            handle.seek(0)
+            handle.truncate()
+            csv_writer.writerow(columns)
+            rows(csv_writer)
+        if not writer.stats_history_csv_filehandle.closed:
+            writer._stats_history_data_rows(writer.stats_history_csv_writer, time.time())
+    except (AttributeError, ValueError, OSError) as error:  # pragma: no cover - other Locusts
+        log.debug("final CSV pass skipped: %s", error)
+
+
+def _patch_csv_writer() -> None:
+    from locust.stats import StatsCSVFileWriter
+
+    close = StatsCSVFileWriter.close_files
+    if getattr(close, "_responses_bench", False):
+        return
+
+    def close_files(self: Any) -> None:
+        _final_csv_pass(self)
+        close(self)
+
+    close_files._responses_bench = True  # type: ignore[attr-defined]
+    StatsCSVFileWriter.close_files = close_files  # type: ignore[method-assign]
+
+
+_patch_csv_writer()
 
 
 def started_step_counts(rt: BenchRuntime) -> Counter[int]:
