@@ -17,6 +17,7 @@ from . import catalog, catalog_live  # noqa: F401  (declare every check)
 from .cassette_check import check_cassette, is_cassette_path
 from .checks import REGISTRY
 from .explain import explain
+from .proxy import cli as proxy_cli
 from .recorded import FileVerdict, UnreadableFile, check_file
 from .suite import cli as suite_cli
 from .validator import PROFILES
@@ -31,6 +32,7 @@ Judge OpenAI Responses API traffic against the wire protocol (docs/spec.md), che
   explain ID      one check in full: requirement, level, clause, a failing and a passing example
   run             run the live suite against a server (default: the embedded mock)
   report          merge the JSON indexes of several runs into one set of reports
+  proxy           a validating reverse proxy: judge a real client's traffic live
 
 Exit codes: 0 conformant, 1 violations found, 2 the run itself broke.
 """
@@ -116,6 +118,7 @@ def _parser() -> argparse.ArgumentParser:
     exp.add_argument("check_id", metavar="ID", help="a check ID (`list` prints them all)")
 
     suite_cli.add_subcommands(sub)
+    proxy_cli.add_subcommand(sub)
     return parser
 
 
@@ -222,6 +225,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return suite_cli.cmd_run(args, out, err)
         if args.command == "report":
             return suite_cli.cmd_report(args, out, err)
+        if args.command == "proxy":
+            return proxy_cli.cmd_proxy(args, out, err)
         parser.print_help(err)
         return EXIT_BROKEN
     except BrokenPipeError:

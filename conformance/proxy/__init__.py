@@ -1,0 +1,25 @@
+"""``responses-conformance proxy``: a validating reverse proxy (docs/proxy.md).
+
+A real client talks to the proxy as to its server; the proxy forwards every request to the
+upstream unchanged, streams every answer back as it arrives, and judges every stream, body and
+WebSocket session with the suite's checks — per exchange a verdict, a console line, and the suite's
+reports grouped by request kind.
+
+- :mod:`.kinds` — what a request is (its kind, its resume context), sans I/O;
+- :mod:`.judge` — :class:`ExchangeJudge`: one exchange's bytes to a :class:`Verdict`, sans I/O;
+- :mod:`.ledger` — :class:`Ledger`: verdicts folded into the suite's results, lines and reports;
+- :mod:`.app` — :class:`ProxyApp`: the ASGI app that forwards HTTP and SSE;
+- :mod:`.websocket` — WebSocket mode forwarded and judged frame by frame;
+- :mod:`.record` — ``--record DIR``: cassettes (:mod:`cassettes`);
+- :mod:`.cli` — the sub-command.
+
+Part of the judge: nothing here imports ``mock_server`` or ``reference_impl``.
+"""
+
+from __future__ import annotations
+
+from .judge import ExchangeJudge, Verdict
+from .kinds import RequestInfo, classify
+from .ledger import Ledger
+
+__all__ = ["ExchangeJudge", "Ledger", "RequestInfo", "Verdict", "classify"]

@@ -1,0 +1,243 @@
+"""The ``proxy`` sub-command of ``responses-conformance`` (wired in :mod:`conformance.cli`).
+Heavy imports (uvicorn, the HTTP client) happen only when it runs."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any, TextIO
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from .ledger import Ledger
+
+__all__ = ["add_subcommand", "cmd_proxy"]
+
+EXIT_OK, EXIT_VIOLATIONS, EXIT_BROKEN = 0, 1, 2
+
+_DESCRIPTION = """\
+A validating reverse proxy: point your client (the openai SDK, the Agents SDK, Codex, your app) at
+http://127.0.0.1:PORT/v1 instead of the server's base URL. Every request is forwarded to the
+upstream unchanged and every answer streamed back as it arrives, while the judge checks every
+stream and body with the suite's checks (docs/proxy.md). One console line per exchange; on exit
+the same reports as `run`, grouped by request kind.
+"""
+
+_EPILOG = """\
+The API key (Authorization header, api-key, cookies) passes through to the upstream and never
+into a report. The proxy binds 127.0.0.1 unless --host says otherwise.
+
+reports (--report-dir DIR): index.json, junit.xml, report.html — written on SIGINT / SIGTERM and
+every --report-every seconds; index.json's `proxy.recent` lists the latest exchanges' verdicts.
+
+exit codes (on SIGINT / SIGTERM): 0 every exchange conformant; 1 an exchange failed (MUST; SHOULD
+too with --strict); 2 the proxy could not start (bad upstream URL, port taken).
+
+examples:
+  responses-conformance proxy --upstream http://127.0.0.1:8000/v1 --port 8080 --report-dir reports
+  OPENAI_BASE_URL=http://127.0.0.1:8080/v1 python your_app.py
+  responses-conformance proxy --upstream https://api.openai.com/v1 --profile core,stateful --strict
+"""
+
+
+def add_subcommand(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "proxy", help="a validating reverse proxy: judge a real client's traffic live",
+        description=_DESCRIPTION, epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
+    p.add_argument(
+        "--upstream", required=True, metavar="URL",
+        help="the server's base URL, ending in /v1 (as --base-url of `run`)",
+    )  # fmt: skip
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8080, help="port to listen on (0: a free one)")
+    p.add_argument("--name", metavar="NAME", help="the target's name in reports")
+    p.add_argument(
+        "--profile", action="append", metavar="P[,P...]", default=None,
+        help="profiles the upstream declares (checks judged; default core)",
+    )  # fmt: skip
+    p.add_argument("--strict", action="store_true", help="SHOULD violations fail too")
+    p.add_argument("--report-dir", metavar="DIR", help="write index.json, junit.xml, report.html")
+    p.add_argument(
+        "--report-every", type=float, metavar="SECONDS", default=None,
+        help="with --report-dir: also write the reports every SECONDS",
+    )  # fmt: skip
+    p.add_argument(
+        "--record", metavar="DIR", default=None,
+        help="also record every exchange as a cassette in DIR (docs/cassettes.md)",
+    )  # fmt: skip
+    p.add_argument(
+        "--timeout", type=float, metavar="SECONDS", default=300.0,
+        help="the longest wait for the upstream's next bytes (default 300)",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-events", type=int, metavar="N", default=20_000,
+        help="events judged of one stream; the rest is forwarded unjudged (default 20000)",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-body-bytes", type=int, metavar="N", default=16 * 1024 * 1024,
+        help="bytes of one non-stream body; a larger one fails the exchange (default 16 MiB)",
+    )  # fmt: skip
+    p.add_argument("-q", "--quiet", action="store_true", help="no line per exchange")
+
+
+class ProxyError(ValueError):
+    """The proxy cannot start (exit 2, one line)."""
+
+
+def _profiles(values: list[str] | None) -> tuple[str, ...]:
+    from ..suite.targets import ALL_PROFILES
+
+    names = [p.strip() for v in values or () for p in v.split(",") if p.strip()]
+    bad = [p for p in names if p not in ALL_PROFILES]
+    if bad:
+        raise ProxyError(f"unknown profile(s) {', '.join(bad)}; known: {', '.join(ALL_PROFILES)}")
+    return tuple(dict.fromkeys(("core", *names)))
+
+
+def check_upstream(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ProxyError(f"--upstream {url!r} is not an http(s) URL")
+    try:
+        parts.port  # noqa: B018  (raises on a bad port)
+    except ValueError:
+        raise ProxyError(f"--upstream {url!r} has a bad port") from None
+    if parts.query or parts.fragment:
+        raise ProxyError(f"--upstream {url!r}: a base URL has no query or fragment")
+    if not parts.path.rstrip("/").endswith("/v1"):
+        raise ProxyError(f"--upstream {url!r} does not end in /v1 (a base URL, as for the SDK)")
+    return url.rstrip("/")
+
+
+def bind(host: str, port: int) -> socket.socket:
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def cmd_proxy(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    try:
+        upstream = check_upstream(args.upstream)
+        profiles = _profiles(args.profile)
+        if args.report_every is not None and (args.report_every <= 0 or not args.report_dir):
+            raise ProxyError("--report-every needs --report-dir and a positive number of seconds")
+        for name in ("timeout", "max_events", "max_body_bytes"):
+            if getattr(args, name) <= 0:
+                raise ProxyError(f"--{name.replace('_', '-')} must be positive")
+        recorder = _recorder(args.record)
+        try:
+            sock = bind(args.host, args.port)
+        except (OSError, OverflowError) as exc:
+            why = getattr(exc, "strerror", None) or str(exc)
+            raise ProxyError(f"cannot listen on {args.host}:{args.port}: {why}") from None
+    except ProxyError as exc:
+        err.write(f"responses-conformance proxy: {exc}\n")
+        return EXIT_BROKEN
+    from ..redaction import Redactor
+    from ..suite.targets import Target, _name_from_url
+    from .app import ProxyApp, ProxySettings
+    from .ledger import Ledger
+
+    target = Target(
+        name=args.name or _name_from_url(upstream),
+        base_url=upstream,
+        model="(the client's)",
+        profiles=profiles,
+        timeout=args.timeout,
+        max_events=args.max_events,
+        max_body_bytes=args.max_body_bytes,
+    )
+    redactor = Redactor([*target.secrets(), os.environ.get("OPENAI_API_KEY")])
+    ledger = Ledger(target, strict=args.strict, out=out, redactor=redactor, quiet=args.quiet)
+    settings = ProxySettings(
+        upstream=upstream,
+        profiles=frozenset(profiles),
+        timeout=args.timeout,
+        max_events=args.max_events,
+        max_body_bytes=args.max_body_bytes,
+    )
+    app = ProxyApp(settings, ledger, recorder=recorder)
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    ledger.console.line(
+        f"proxy: http://{shown}:{port}/v1 -> {target.shown_url()}  profiles {', '.join(profiles)}"
+        + ("  strict" if args.strict else "")
+    )
+    try:
+        asyncio.run(_serve(app, ledger, sock, args.report_dir, args.report_every))
+    finally:
+        sock.close()
+    if recorder is not None:
+        recorder.close()
+    ledger.summary()
+    if args.report_dir:
+        paths = ledger.write(args.report_dir)
+        ledger.console.line("reports: " + ", ".join(str(p) for p in paths))
+    return ledger.exit_code()
+
+
+def _recorder(directory: str | None) -> Any:
+    if directory is None:
+        return None
+    from .record import open_recorder
+
+    try:
+        return open_recorder(directory)
+    except (OSError, ImportError, ValueError) as exc:
+        raise ProxyError(f"--record {directory}: {exc}") from None
+
+
+async def _serve(
+    app: Any, ledger: Ledger, sock: socket.socket, report_dir: str | None, every: float | None
+) -> None:
+    import uvicorn
+
+    class _Server(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Generator[None, None, None]:
+            yield  # the proxy's own handlers below: reports are written before it exits
+
+    config = uvicorn.Config(
+        app, log_level="warning", lifespan="on", server_header=False, date_header=False,
+        ws_max_size=64 * 1024 * 1024, timeout_graceful_shutdown=3, access_log=False,
+    )  # fmt: skip
+    server = _Server(config)
+    loop = asyncio.get_running_loop()
+
+    def stop() -> None:
+        if server.should_exit:
+            server.force_exit = True
+        server.should_exit = True
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop)
+    periodic = None
+    if report_dir and every:
+
+        async def report_loop() -> None:
+            while True:
+                await asyncio.sleep(every)
+                ledger.write(report_dir)
+
+        periodic = asyncio.ensure_future(report_loop())
+    try:
+        await server.serve(sockets=[sock])
+    finally:
+        if periodic is not None:
+            periodic.cancel()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)

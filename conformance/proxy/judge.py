@@ -1,0 +1,209 @@
+"""The proxy's judge of one exchange, sans I/O: the answer's bytes in, a :class:`Verdict` out.
+
+The rules are the live suite's (:mod:`conformance.suite.probe`), applied to traffic the proxy did
+not choose: a ``200`` ``text/event-stream`` answer goes through
+:class:`~conformance.stream.SSEStreamValidator` chunk by chunk as it arrives (the typed path, with
+the resume context of ``GET …?stream=true&starting_after=N``); any other answer is read whole,
+within the body cap, and judged as the suite judges a body — an error body (``status >= 400``,
+429s excepted: they are not verdicts) by the error checks, a Response by the Response checks, a
+compaction result, conversation or item list by the state checks. A request that asked for a
+stream and got ``200`` is held to ``live.stream.content_type``. What went wrong on the way — no
+answer, a reset, a body over the cap — is ``live.http.status_ok`` ("an HTTP answer") or
+``live.transport.deadline``, as in the suite. Nothing here judges the request: a client may send a
+bad request on purpose, and its ``400`` is judged as an error body.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import catalog as C
+from .. import catalog_live as L
+from ..checks import Violation
+from ..exercised import error_exercised, response_exercised
+from ..objects import validate_error_body, validate_response_body
+from ..state_objects import state_exercised, state_kind, validate_state_body
+from ..stream import SSEStreamValidator, parse_json
+from ..suite.http import Exchange
+from ..suite.probe import _declared, judged_profiles
+from .kinds import RequestInfo
+
+__all__ = ["ExchangeJudge", "Verdict"]
+
+_NOT_OFFERED = (404, 405)
+
+
+@dataclass(slots=True)
+class Verdict:
+    """One exchange, judged: what the reports and the console line show."""
+
+    info: RequestInfo
+    exchange: Exchange  # the evidence (request body, status, events; never headers)
+    violations: list[Violation] = field(default_factory=list)
+    exercised: set[str] = field(default_factory=set)
+    judged: bool = True  # False: outside the Responses surface, or an endpoint not offered
+    session_events: int | None = None  # a WebSocket session's server events
+    evidence: dict[str, Any] | None = None  # a WebSocket session's: its last frames
+
+    @property
+    def events(self) -> int:
+        if self.session_events is not None:
+            return self.session_events
+        return len(self.exchange.events)
+
+    def failing(self, *, strict: bool) -> list[Violation]:
+        return [v for v in self.violations if v.level.fails(strict=strict)]
+
+
+class ExchangeJudge:
+    """Judges one exchange: :meth:`start` with the status line, :meth:`feed` the decoded body in
+    any chunking, :meth:`fail` on a transport failure, then :meth:`finish`."""
+
+    def __init__(
+        self,
+        info: RequestInfo,
+        *,
+        profiles: frozenset[str],
+        max_events: int,
+        max_body_bytes: int,
+    ) -> None:
+        self.info = info
+        self.profiles = judged_profiles(profiles, info.case_profiles)
+        self.max_events = max_events
+        self.max_body_bytes = max_body_bytes
+        self.exchange = Exchange(info.method, info.shown, info.body, stream=False)
+        self.sse: SSEStreamValidator | None = None
+        self.cancelled = False  # the response was cancelled while its stream was read
+        self.client_closed = False  # the client went away before the stream ended
+        self._body = bytearray()
+        self._violations: list[Violation] = []
+        self._exercised: set[str] = set()
+        self._finished: Verdict | None = None
+
+    @property
+    def streaming(self) -> bool:
+        return self.sse is not None
+
+    @property
+    def response_id(self) -> str | None:
+        if self.sse is None:
+            return None
+        rid = self.sse.validator.response_id
+        return rid if isinstance(rid, str) else None
+
+    def start(self, status: int, content_type: str) -> None:
+        ex = self.exchange
+        ex.status = status
+        ex.content_type = content_type
+        if status == 200 and content_type.startswith("text/event-stream"):
+            ex.stream = True
+            self.sse = SSEStreamValidator(
+                resume_after=self.info.resume_after,
+                profiles=self.profiles,
+                max_output_tokens=self.info.max_output_tokens,
+                max_events=self.max_events,
+                keep_events=True,
+                coverage=True,
+            )
+
+    def feed(self, chunk: bytes) -> bool:
+        """Body bytes (decoded: no content-encoding); False once a non-stream body is over the
+        cap (the caller stops reading and the exchange fails)."""
+        if self.sse is not None:
+            self.sse.feed(chunk)
+            return True
+        self._body += chunk
+        if len(self._body) > self.max_body_bytes:
+            self.fail(f"body larger than {self.max_body_bytes} bytes")
+            return False
+        return True
+
+    def fail(self, error: str, *, timed_out: bool = False) -> None:
+        """The exchange broke: no answer, a reset, a cap."""
+        if self.exchange.error is None:
+            self.exchange.error = error
+            self.exchange.timed_out = timed_out
+
+    def finish(self) -> Verdict:
+        if self._finished is not None:
+            return self._finished
+        ex = self.exchange
+        info = self.info
+        verdict = Verdict(info, ex, self._violations, self._exercised)
+        self._finished = verdict
+        if info.kind == "other" or (info.optional and ex.status in _NOT_OFFERED):
+            verdict.judged = False
+            if self.sse is not None:
+                self.sse.close(cancelled=True)
+            return verdict
+        if ex.timed_out:
+            self._check(L.DEADLINE, False, expected="an answer in time", actual=ex.error)
+        elif ex.error is not None and not (ex.stream and ex.status == 200):
+            # a broken stream that had started is the stream validator's to report
+            self._check(L.HTTP_OK, False, expected="an HTTP answer", actual=ex.error)
+        else:
+            self._exercised.add(L.DEADLINE.id)
+        if info.stream_asked and ex.status == 200:
+            self._check(
+                L.STREAM_CONTENT_TYPE, ex.content_type.startswith("text/event-stream"),
+                expected="text/event-stream", actual=ex.content_type or "(none)",
+            )  # fmt: skip
+        if self.sse is not None:
+            self.sse.close(cancelled=self.cancelled or self.client_closed)
+            ex.events = self.sse.events
+            self._exercised |= _declared(self.sse.exercised, self.profiles)
+            self._violations += self.sse.violations
+        elif ex.status is not None and (ex.error is None or ex.status >= 400):
+            self._judge_body(bytes(self._body))
+        self._exercised |= {v.check_id for v in self._violations}
+        self._body = bytearray()
+        return verdict
+
+    # ------------------------------------------------------------------ internals
+
+    def _check(self, check: Any, ok: bool, *, expected: Any, actual: Any) -> None:
+        self._exercised.add(check.id)
+        if not ok:
+            self._violations.append(check.violation(expected=expected, actual=actual))
+
+    def _judge_body(self, data: bytes) -> None:
+        ex = self.exchange
+        status = ex.status or 0
+        try:
+            ex.body = parse_json(data) if data.strip() else None
+        except ValueError:
+            ex.text = data[:2000].decode("utf-8", "replace")
+        body = ex.body
+        if status == 429:
+            return  # rate limiting is not a verdict (the suite waits it out)
+        if status >= 400:
+            self._exercised |= error_exercised(body)
+            if isinstance(body, dict):
+                self._violations += validate_error_body(body)
+            else:
+                self._violations.append(
+                    C.ERROR_SHAPE.violation(
+                        expected="a JSON error body", actual=ex.text[:200] or "(empty)"
+                    )
+                )
+            return
+        if not 200 <= status < 300:
+            return
+        if body is None:
+            self._check(
+                L.HTTP_OK, False, expected="a JSON body", actual=ex.text[:200] or "(empty body)"
+            )
+            return
+        if isinstance(body, dict) and body.get("object") == "response" and "deleted" not in body:
+            limit = self.info.max_output_tokens
+            self._exercised |= _declared(
+                response_exercised(body, profiles=self.profiles, max_output_tokens=limit),
+                self.profiles,
+            )
+            self._violations += validate_response_body(
+                body, profiles=self.profiles, max_output_tokens=limit
+            )
+        elif isinstance(body, dict) and (kind := state_kind(body)) is not None:
+            self._exercised |= state_exercised(body, kind)
+            self._violations += validate_state_body(body, kind)
