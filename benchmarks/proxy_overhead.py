@@ -1,0 +1,237 @@
+"""What the validating proxy costs a client: TTFT and per-event latency through it against direct,
+and the proxy's CPU per event (issue #17 item 1).
+
+The mock (``responses-mock --ttft T --inter-token I``, one event per chunk) and the proxy
+(``responses-conformance proxy --quiet``) run as separate processes, each pinned to its own core
+when there are two or more; the client (this process) sends ``--streams`` concurrent streamed
+creates, in rounds that alternate direct and through the proxy, so both see the same load. Per
+stream it stamps the first ``output_text.delta`` (TTFT) and every event's arrival (per-event
+latency: the gap between consecutive deltas). The proxy's CPU is read from ``/proc/PID/stat``
+over its rounds and divided into the events it forwarded and judged; the validating client's
+rate (``benchmarks.client_cost``, the judge on one core, no network) is measured in the same run.
+
+    python -m benchmarks.proxy_overhead [--streams 16] [--rounds 6] [--ttft 0.05]
+        [--inter-token 0.002] [--json out.json]
+
+Targets: TTFT p99 through the proxy <= 1.2x direct; the proxy's events per CPU-second >= 0.5x the
+validating client's. Absolute numbers on a loaded machine are noise: compare the ratios, and read
+the load average printed with them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import select
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx2
+
+ROOT = Path(__file__).resolve().parents[1]
+TTFT_TARGET = 1.2
+CPU_TARGET = 0.5
+
+
+@dataclass
+class Sample:
+    ttft: list[float] = field(default_factory=list)
+    gaps: list[float] = field(default_factory=list)
+    events: int = 0
+    failed: int = 0
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _pinned(cpu: int | None) -> dict[str, object]:
+    if cpu is None or not hasattr(os, "sched_setaffinity"):
+        return {}
+    return {"preexec_fn": lambda: os.sched_setaffinity(0, {cpu})}
+
+
+def _wait_port(port: int, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise RuntimeError(f"nothing listens on {port}")
+
+
+def _start(args: argparse.Namespace, cpus: list[int]) -> tuple[subprocess.Popen[str], ...]:
+    mock_cpu = cpus[0] if cpus else None
+    proxy_cpu = cpus[1] if len(cpus) > 1 else mock_cpu
+    port = _free_port()
+    mock = subprocess.Popen(
+        [sys.executable, "-m", "mock_server.cli", "--port", str(port), "--frozen-time",
+         "--ttft", str(args.ttft), "--inter-token", str(args.inter_token),
+         "--log-level", "warning"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        **_pinned(mock_cpu),  # type: ignore[call-overload]
+    )  # fmt: skip
+    _wait_port(port)
+    proxy = subprocess.Popen(
+        [sys.executable, "-m", "conformance.cli", "proxy", "--upstream",
+         f"http://127.0.0.1:{port}/v1", "--port", "0", "--quiet"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        **_pinned(proxy_cpu),  # type: ignore[call-overload]
+    )  # fmt: skip
+    assert proxy.stdout is not None
+    ready, _, _ = select.select([proxy.stdout], [], [], 60)
+    line = proxy.stdout.readline() if ready else ""
+    if not line.startswith("proxy: "):
+        raise RuntimeError(f"the proxy did not start: {line!r}")
+    mock.args = f"http://127.0.0.1:{port}/v1"  # the base URLs, for the rounds
+    proxy.args = line.split()[1]
+    return mock, proxy
+
+
+async def _one(client: httpx2.AsyncClient, base_url: str, body: bytes, sample: Sample) -> None:
+    sent = time.perf_counter()
+    last: float | None = None
+    first = True
+    async with client.stream(
+        "POST", base_url + "/responses", content=body,
+        headers={"content-type": "application/json"},
+    ) as response:  # fmt: skip
+        if response.status_code != 200:
+            sample.failed += 1
+            return
+        async for chunk in response.aiter_raw():
+            now = time.perf_counter()
+            n = chunk.count(b"\n\n")
+            sample.events += n
+            if b"output_text.delta" in chunk:
+                if first:
+                    sample.ttft.append(now - sent)
+                    first = False
+                elif last is not None:
+                    sample.gaps.append(now - last)
+                last = now
+
+
+async def _rounds(args: argparse.Namespace, direct: str, proxied: str, proxy_pid: int) -> dict[str, object]:  # fmt: skip
+    body = json.dumps(
+        {"model": "mock-long-text", "input": "Tell me a long story about proxies.", "stream": True,
+         "max_output_tokens": args.tokens}
+    ).encode()  # fmt: skip
+    samples = {"direct": Sample(), "proxy": Sample()}
+    proxy_cpu = 0.0
+    limits = httpx2.Limits(max_connections=args.streams * 2)
+    async with httpx2.AsyncClient(timeout=120, limits=limits, trust_env=False) as client:
+        for url in (direct, proxied):  # warm-up: connections, schemas
+            await asyncio.gather(*(_one(client, url, body, Sample()) for _ in range(args.streams)))
+        for _ in range(args.rounds):
+            for name, url in (("direct", direct), ("proxy", proxied)):
+                c0 = _cpu_seconds(proxy_pid)
+                await asyncio.gather(
+                    *(_one(client, url, body, samples[name]) for _ in range(args.streams))
+                )
+                if name == "proxy":
+                    proxy_cpu += _cpu_seconds(proxy_pid) - c0
+    out: dict[str, object] = {}
+    for name, s in samples.items():
+        out[name] = {
+            "streams": len(s.ttft), "failed": s.failed, "events": s.events,
+            "ttft_p50_ms": _pct(s.ttft, 0.5) * 1e3, "ttft_p99_ms": _pct(s.ttft, 0.99) * 1e3,
+            "event_gap_p50_ms": _pct(s.gaps, 0.5) * 1e3,
+            "event_gap_p99_ms": _pct(s.gaps, 0.99) * 1e3,
+            "event_gap_mean_ms": (statistics.fmean(s.gaps) * 1e3) if s.gaps else float("nan"),
+        }  # fmt: skip
+    proxied_events = samples["proxy"].events
+    out["proxy_cpu_s"] = proxy_cpu
+    out["proxy_events_per_cpu_s"] = proxied_events / proxy_cpu if proxy_cpu > 0 else float("inf")
+    return out
+
+
+def _validating_client_rate(repeat: int) -> float:
+    from benchmarks.client_cost import CLIENTS, CORPUS, corpus_streams, measure
+    from benchmarks.meter import warm_up
+
+    warm_up()
+    return measure(CLIENTS["validating"], corpus_streams(CORPUS), repeat)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--streams", type=int, default=16, help="concurrent streams (default 16)")
+    parser.add_argument("--rounds", type=int, default=6, help="rounds of each (default 6)")
+    parser.add_argument("--ttft", type=float, default=0.05, help="the mock's --ttft (s)")
+    parser.add_argument("--inter-token", type=float, default=0.002, help="the mock's (s)")
+    parser.add_argument("--tokens", type=int, default=200, help="max_output_tokens per stream")
+    parser.add_argument("--repeat", type=int, default=3, help="client_cost passes")
+    parser.add_argument("--json", type=Path, help="write the numbers here")
+    args = parser.parse_args(argv)
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    load_before = os.getloadavg()
+    mock, proxy = _start(args, cpus)
+    try:
+        result = asyncio.run(_rounds(args, str(mock.args), str(proxy.args), proxy.pid))
+    finally:
+        for process in (proxy, mock):
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    client_rate = _validating_client_rate(args.repeat)
+    load_after = os.getloadavg()
+    direct, proxied = result["direct"], result["proxy"]
+    assert isinstance(direct, dict) and isinstance(proxied, dict)
+    ttft_ratio = proxied["ttft_p99_ms"] / direct["ttft_p99_ms"]
+    proxy_rate = float(result["proxy_events_per_cpu_s"])  # type: ignore[arg-type]
+    cpu_ratio = proxy_rate / client_rate
+    print(
+        f"{args.streams} concurrent streams x {args.rounds} rounds each way; mock --ttft "
+        f"{args.ttft} --inter-token {args.inter_token}; cpus {cpus[:2]} (mock, proxy)"
+    )
+    print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f}")
+    for name, row in (("direct", direct), ("proxy", proxied)):
+        print(
+            f"  {name:<7} TTFT p50 {row['ttft_p50_ms']:7.1f} ms  p99 {row['ttft_p99_ms']:7.1f} ms"
+            f"   event gap p50 {row['event_gap_p50_ms']:6.2f} ms  p99 "
+            f"{row['event_gap_p99_ms']:6.2f} ms  ({row['events']} events, "
+            f"{row['failed']} failed)"
+        )
+    verdict = "met" if ttft_ratio <= TTFT_TARGET else "NOT met"
+    print(f"  TTFT p99 proxy/direct {ttft_ratio:.2f}x (target <= {TTFT_TARGET}x: {verdict})")
+    print(
+        f"  proxy {proxy_rate:,.0f} events/CPU-s ({1e6 / proxy_rate:.1f} us CPU per event); "
+        f"validating client {client_rate:,.0f} events/CPU-s"
+    )
+    verdict = "met" if cpu_ratio >= CPU_TARGET else "NOT met"
+    print(f"  proxy/validating client {cpu_ratio:.2f}x (target >= {CPU_TARGET}x: {verdict})")
+    if args.json:
+        doc = {**result, "client_events_per_cpu_s": client_rate, "ttft_p99_ratio": ttft_ratio,
+               "cpu_ratio": cpu_ratio, "load_before": load_before, "load_after": load_after}  # fmt: skip
+        args.json.write_text(json.dumps(doc, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
