@@ -91,7 +91,7 @@ def _start(args: argparse.Namespace, cpus: list[int]) -> tuple[subprocess.Popen[
         [sys.executable, "-m", "mock_server.cli", "--port", str(port), "--frozen-time",
          "--ttft", str(args.ttft), "--inter-token", str(args.inter_token),
          "--log-level", "warning"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True,
         **_pinned(mock_cpu),  # type: ignore[call-overload]
     )  # fmt: skip
     _wait_port(port)
@@ -196,9 +196,10 @@ def main(argv: list[str] | None = None) -> int:
         for process in (proxy, mock):
             process.terminate()
             try:
-                process.wait(timeout=20)
+                process.communicate(timeout=20)
             except subprocess.TimeoutExpired:
                 process.kill()
+                process.communicate()
     client_rate = _validating_client_rate(args.repeat)
     load_after = os.getloadavg()
     direct, proxied = result["direct"], result["proxy"]
