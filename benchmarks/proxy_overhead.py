@@ -142,18 +142,21 @@ async def _rounds(args: argparse.Namespace, direct: str, proxied: str, proxy_pid
     ).encode()  # fmt: skip
     samples = {"direct": Sample(), "proxy": Sample()}
     proxy_cpu = 0.0
+    client_cpu = 0.0  # this process over the direct rounds: a non-validating httpx2 client
     limits = httpx2.Limits(max_connections=args.streams * 2)
     async with httpx2.AsyncClient(timeout=120, limits=limits, trust_env=False) as client:
         for url in (direct, proxied):  # warm-up: connections, schemas
             await asyncio.gather(*(_one(client, url, body, Sample()) for _ in range(args.streams)))
         for _ in range(args.rounds):
             for name, url in (("direct", direct), ("proxy", proxied)):
-                c0 = _cpu_seconds(proxy_pid)
+                c0, p0 = _cpu_seconds(proxy_pid), time.process_time()
                 await asyncio.gather(
                     *(_one(client, url, body, samples[name]) for _ in range(args.streams))
                 )
                 if name == "proxy":
                     proxy_cpu += _cpu_seconds(proxy_pid) - c0
+                else:
+                    client_cpu += time.process_time() - p0
     out: dict[str, object] = {}
     for name, s in samples.items():
         out[name] = {
@@ -165,6 +168,8 @@ async def _rounds(args: argparse.Namespace, direct: str, proxied: str, proxy_pid
         }  # fmt: skip
     proxied_events = samples["proxy"].events
     out["proxy_cpu_s"] = proxy_cpu
+    direct_events = samples["direct"].events
+    out["http_client_events_per_cpu_s"] = direct_events / client_cpu if client_cpu > 0 else 0.0
     out["proxy_events_per_cpu_s"] = proxied_events / proxy_cpu if proxy_cpu > 0 else float("inf")
     return out
 
@@ -225,6 +230,12 @@ def main(argv: list[str] | None = None) -> int:
         f"  proxy {proxy_rate:,.0f} events/CPU-s ({1e6 / proxy_rate:.1f} us CPU per event); "
         f"validating client {client_rate:,.0f} events/CPU-s"
     )
+    http_rate = float(result["http_client_events_per_cpu_s"])  # type: ignore[arg-type]
+    if http_rate:
+        print(
+            f"  for scale: this benchmark's own httpx2 client (no validation, direct rounds) "
+            f"{http_rate:,.0f} events/CPU-s; proxy/that client {proxy_rate / http_rate:.2f}x"
+        )
     verdict = "met" if cpu_ratio >= CPU_TARGET else "NOT met"
     print(f"  proxy/validating client {cpu_ratio:.2f}x (target >= {CPU_TARGET}x: {verdict})")
     if args.json:
