@@ -78,6 +78,8 @@ class ProxyApp:
         self.upstream = settings.upstream.rstrip("/")
         self._client: httpx2.AsyncClient | None = None
         self._open: dict[str, ExchangeJudge] = {}  # response id -> the stream being read
+        self._tasks: set[asyncio.Task[Any]] = set()  # open exchanges
+        self._closing = False
 
     def client(self) -> httpx2.AsyncClient:
         if self._client is None:
@@ -95,18 +97,37 @@ class ProxyApp:
             await self._client.aclose()
             self._client = None
 
+    def close_exchanges(self) -> None:
+        """Shutting down (SIGINT / SIGTERM): end every open exchange now, each recorded as cut
+        by the proxy (not the upstream's fault), rather than leave them to the server's
+        graceful-shutdown timeout, which would cancel them from outside."""
+        self._closing = True
+        for task in list(self._tasks):
+            task.cancel()
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             await _lifespan(receive, send, self.aclose)
-        elif scope["type"] == "websocket":
-            await forward_websocket(self, scope, receive, send)
-        elif scope["type"] == "http":
-            try:
+            return
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        try:
+            if scope["type"] == "websocket":
+                await forward_websocket(self, scope, receive, send)
+            elif scope["type"] == "http":
                 await self._http(scope, receive, send)
-            except Exception as exc:  # a defect of the proxy: one line, and a clean 502
-                self.ledger.console.line(f"proxy error: {_describe(exc)}")
-                with contextlib.suppress(Exception):
-                    await _error(send, 502, "the proxy failed on this exchange", "proxy_error")
+        except asyncio.CancelledError:
+            if not self._closing:
+                raise
+            await _end(scope, send)
+        except Exception as exc:  # a defect of the proxy: one line, and a clean 502
+            self.ledger.console.line(f"proxy error: {_describe(exc)}")
+            with contextlib.suppress(Exception):
+                await _error(send, 502, "the proxy failed on this exchange", "proxy_error")
+        finally:
+            if task is not None:
+                self._tasks.discard(task)
 
     # ------------------------------------------------------------------ HTTP
 
@@ -170,6 +191,10 @@ class ProxyApp:
             tape = self.recorder.begin(info.method, target, scope["headers"], body)
         try:
             await self._exchange(judge, url, headers, body, receive, send, tape)
+        except asyncio.CancelledError:
+            # the proxy is shutting down under an open exchange: its end is not the upstream's
+            judge.client_closed = True
+            raise
         finally:
             if tape is not None and self.recorder is not None:
                 ex = judge.exchange
@@ -371,6 +396,19 @@ async def _error(send: Send, status: int, message: str, code: str) -> None:
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+async def _end(scope: Scope, send: Send) -> None:
+    """End a response (or socket) the proxy cut at shutdown: the body's end if it had started,
+    else a 503 in OpenAI's error shape."""
+    with contextlib.suppress(Exception):
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1001})
+            return
+        try:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except RuntimeError:  # not started
+            await _error(send, 503, "the proxy is shutting down", "proxy_shutdown")
 
 
 async def _lifespan(receive: Receive, send: Send, shutdown: Callable[[], Awaitable[None]]) -> None:

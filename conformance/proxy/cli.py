@@ -222,6 +222,7 @@ async def _serve(
         if server.should_exit:
             server.force_exit = True
         server.should_exit = True
+        app.close_exchanges()
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop)
