@@ -41,7 +41,7 @@ _ROUTES: tuple[tuple[str, re.Pattern[str], str], ...] = tuple(
 # judged without the `openresponses` profile, as the suite judges its custom / hosted cases.
 _HOSTED = frozenset(
     {"web_search", "web_search_preview", "file_search", "code_interpreter", "image_generation",
-     "mcp"}
+     "mcp", "tool_search"}
 )  # fmt: skip
 
 

@@ -92,9 +92,17 @@ async def forward_websocket(app: ProxyApp, scope: MutableMapping[str, Any], rece
     await send({"type": "websocket.accept", "subprotocol": upstream.subprotocol})
     session = SessionValidator(profiles=profiles, coverage=True)
     frames: deque[dict[str, str]] = deque(maxlen=_EVIDENCE_FRAMES)
+    tape = None
+    if app.recorder is not None:
+        target = scope["path"] + (f"?{query}" if query else "")
+        tape = app.recorder.begin("GET", target, scope["headers"], b"", websocket=True)
+        response = upstream.response
+        tape.response(101, list(response.headers.raw_items()) if response is not None else [])
     try:
-        await _pump(upstream, session, frames, receive, send)
+        await _pump(upstream, session, frames, receive, send, tape)
     finally:
+        if tape is not None and app.recorder is not None:
+            app.recorder.finish(tape)
         with contextlib.suppress(Exception):
             await upstream.close()
         session.close()
@@ -113,6 +121,7 @@ async def _pump(
     frames: deque[dict[str, str]],
     receive: Receive,
     send: Send,
+    tape: Any = None,
 ) -> None:
     async def client_to_upstream() -> None:
         while True:
@@ -124,6 +133,8 @@ async def _pump(
             if frame is None:
                 frame = message.get("bytes") or b""
             await upstream.send(frame)
+            if tape is not None:
+                tape.frame(frame, "client", "text" if isinstance(frame, str) else "binary")
             session.client(frame)
             frames.append({"dir": "client", "frame": _shown(frame)})
 
@@ -134,6 +145,8 @@ async def _pump(
                     await send({"type": "websocket.send", "text": frame})
                 else:
                     await send({"type": "websocket.send", "bytes": bytes(frame)})
+                if tape is not None:
+                    tape.frame(frame, "server", "text" if isinstance(frame, str) else "binary")
                 session.server(frame)
                 frames.append({"dir": "server", "frame": _shown(frame)})
         except ConnectionClosed:
