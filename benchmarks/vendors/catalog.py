@@ -21,6 +21,8 @@ from pathlib import Path
 
 __all__ = [
     "BANNED",
+    "MOCK_PROFILES",
+    "REFERENCE_STATE_PROFILES",
     "SGLANG_MODELS",
     "SLICES",
     "TARGETS",
@@ -194,14 +196,39 @@ def _sglang(model: str, profiles: tuple[str, ...]) -> TargetSpec:
     )
 
 
+# The profiles of the state agents keep (issues 13, 16) that the reference serves in front of
+# SGLang whatever the model, each with where it is served; `stateless-reasoning` is added only
+# where the model reasons (its cases need a reasoning item to carry the sealed blob).
+REFERENCE_STATE_PROFILES = ("conversations", "compaction", "websocket")
+_REFERENCE_CLAIM = (
+    "ours: every profile the model can serve (issue 6), in front of SGLang's /generate. "
+    "conversations: /v1/conversations and `conversation` on create (reference_impl/"
+    "conversations.py); compaction: /v1/responses/compact and context_management, the history "
+    "sealed, no summary sampled, so any model serves it (reference_impl/compaction.py); "
+    "websocket: GET /v1/responses upgraded, the same assembler (reference_impl/websocket.py)"
+)
+_REFERENCE_THINKS = (
+    "; stateless-reasoning: encrypted_content sealed with AES-GCM-SIV when include asks, "
+    "opened back under store: false (reference_impl/sealing.py), on this reasoning model"
+)
+_REFERENCE_NOT = (
+    ". Not claimed: stateless-reasoning on a model that does not reason (no reasoning item to "
+    "seal), custom-tools (the SGLang engine has no custom-tool path: reference_impl/"
+    "sglang_engine.py), hosted:* (hosted tools are echoed, not run: reference_impl/"
+    "tool_kinds.py), websocket:steering (not served: docs/websocket.md)"
+)
+
+
 def _reference(model: str, profiles: tuple[str, ...]) -> TargetSpec:
+    thinks = SGLANG_MODELS[model].thinks
+    state = (*REFERENCE_STATE_PROFILES, *(("stateless-reasoning",) if thinks else ()))
     return TargetSpec(
         name=f"reference-{model.replace('_', '-')}",
         vendor="ours",
         kind="reference",
         model=model,
-        profiles=profiles,
-        claim="ours: every profile the model can serve (issue 6), in front of SGLang's /generate",
+        profiles=(*profiles, *state),
+        claim=_REFERENCE_CLAIM + (_REFERENCE_THINKS if thinks else "") + _REFERENCE_NOT,
     )
 
 
@@ -269,6 +296,14 @@ _ORS_FORWARDED = (
     ),
 )
 
+# Every profile the mock serves (a test holds it equal to the suite's EMBEDDED_PROFILES).
+MOCK_PROFILES = (
+    "core", "stateful", "tools", "reasoning", "structured", "openresponses",
+    "conversations", "compaction", "stateless-reasoning", "websocket", "custom-tools",
+    "hosted:web_search", "hosted:file_search", "hosted:code_interpreter",
+    "hosted:image_generation", "hosted:mcp",
+)  # fmt: skip
+
 TARGETS: dict[str, TargetSpec] = {
     t.name: t
     for t in (
@@ -276,8 +311,12 @@ TARGETS: dict[str, TargetSpec] = {
             name="mock",
             vendor="ours",
             kind="mock",
-            profiles=("core", "stateful", "tools", "reasoning", "structured", "openresponses"),
-            claim="ours: every profile",
+            profiles=MOCK_PROFILES,
+            claim="ours: every profile the mock serves — the embedded run's (EMBEDDED_PROFILES, "
+            "conformance/suite/targets.py): conversations, compaction and stateless-reasoning "
+            "(issue 13), websocket (issue 16), custom-tools and hosted:* (issue 15, deterministic "
+            "fakes: mock_server/hosted.py, grammar_gen.py); not websocket:steering, which it does "
+            "not serve (docs/websocket.md)",
             follows_instructions=True,  # the mock follows the cases' simple instructions
             timeout=10.0,
         ),

@@ -37,10 +37,23 @@ PARSERS: dict[str, tuple[str, ...]] = {
     "tools": ("--tool-call-parser", "qwen25"),
     "gpt_oss": ("--reasoning-parser", "gpt-oss", "--tool-call-parser", "gpt-oss"),
 }
-PROFILES: dict[str, tuple[str, ...]] = {
+# What SGLang's own /v1/responses is judged on: the profiles SGLang claims (serving_responses.py;
+# benchmarks/vendors/catalog.py says why).
+NATIVE_PROFILES: dict[str, tuple[str, ...]] = {
     "plain": ("core", "stateful", "reasoning"),
     "tools": ("core", "stateful", "tools"),
     "gpt_oss": ("core", "stateful", "reasoning"),
+}
+# What the reference declares on each model: SGLang's set plus the state agents keep (issues 13,
+# 16), which the protocol layer serves whatever the model — conversations, compaction (the
+# history is sealed, no summary is sampled: reference_impl/compaction.py), websocket — and
+# stateless-reasoning where the model reasons (a reasoning item carries the sealed blob). The
+# vendor matrix's reference-* targets declare the same (a test in tests/vendors holds them equal).
+_STATE = ("conversations", "compaction", "websocket")
+PROFILES: dict[str, tuple[str, ...]] = {
+    "plain": (*NATIVE_PROFILES["plain"], *_STATE, "stateless-reasoning"),
+    "tools": (*NATIVE_PROFILES["tools"], *_STATE),
+    "gpt_oss": (*NATIVE_PROFILES["gpt_oss"], *_STATE, "stateless-reasoning"),
 }
 START_TIMEOUT = 300.0  # SGLang imports in three processes: 25-70 s here, more on a loaded machine
 

@@ -1,8 +1,9 @@
 """The conformance suite against the reference server and against SGLang's own server, on the same
 scripted models (issue 6, Build 4 and 5).
 
-The reference must pass every MUST check of the profiles its model declares: ``core`` and
-``stateful`` on every model, ``tools`` on the tool-calling one, ``reasoning`` on the ones that think.
+The reference must pass every MUST check of the profiles its model declares: ``core``,
+``stateful``, ``conversations``, ``compaction`` and ``websocket`` on every model, ``tools`` on the
+tool-calling one, ``reasoning`` and ``stateless-reasoning`` on the ones that think.
 SGLang's native ``/v1/responses`` (``--enable-response-store``) is judged on the same profiles; its
 failures are recorded (``SGLANG_REPORT_DIR``; the vendor report in docs/vendors/ is made from them),
 and wherever SGLang fails a check the reference must pass it on the same model. The embedded mock
@@ -15,7 +16,7 @@ import pytest
 
 pytest.importorskip("sglang", reason="SGLang is not installed (tox -e sglang installs it)")
 
-from sglang_support import PROFILES, Stack, SuiteRun, run_suites, suite_argv
+from sglang_support import NATIVE_PROFILES, PROFILES, Stack, SuiteRun, run_suites, suite_argv
 
 KINDS = ("plain", "tools", "gpt_oss")
 # Checks that must really run (pass, not skip) for the reference: the scripted models make every
@@ -25,7 +26,21 @@ MUST_RUN = {
     "stateful": ("live.background.cancel", "live.background.resume", "live.store.delete"),
     "tools": ("live.tools.required", "live.tools.named", "live.tools.parallel"),
     "reasoning": ("live.reasoning.items",),
-}
+    # the state agents keep (issues 13, 16): the checks whose cases need no instruction-following
+    "conversations": (
+        "live.conversation.crud", "live.conversation.items_appended", "live.conversation.delete",
+        "live.conversation.with_previous_response", "live.conversation.unknown",
+    ),
+    "compaction": ("live.compaction.compact",),
+    "stateless-reasoning": (
+        "live.stateless.encrypted_present", "live.stateless.encrypted_absent",
+        "live.stateless.encrypted_tampered",
+    ),
+    "websocket": (
+        "live.ws.upgrade", "live.ws.responses", "live.ws.previous_across_lanes",
+        "live.ws.background_rejected", "live.ws.after_error",
+    ),
+}  # fmt: skip
 
 
 def _reference(stack: Stack, kind: str) -> str:
@@ -43,11 +58,11 @@ def judged(stack: Stack) -> dict[str, SuiteRun]:
     }
     for kind in KINDS:
         model = str(stack.models[kind])
-        for name, url in (
-            (f"reference-{kind}", _reference(stack, kind)),
-            (f"sglang-native-{kind}", stack.native[kind].base_url),
+        for name, url, profiles in (
+            (f"reference-{kind}", _reference(stack, kind), PROFILES[kind]),
+            (f"sglang-native-{kind}", stack.native[kind].base_url, NATIVE_PROFILES[kind]),
         ):
-            runs[name] = suite_argv(url, model, name, PROFILES[kind], stack.reports / name)
+            runs[name] = suite_argv(url, model, name, profiles, stack.reports / name)
     return run_suites(runs, stack.reports)
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
-from benchmarks.vendors.catalog import BANNED, LOCKS, SLICES, TARGETS, VENDORS
+from benchmarks.vendors.catalog import BANNED, LOCKS, SGLANG_MODELS, SLICES, TARGETS, VENDORS
 from conformance.suite.targets import ALL_PROFILES
 
 
@@ -40,3 +41,36 @@ def test_targets_declare_known_profiles_and_the_ci_slice_has_sglang_and_a_bridge
     assert any(t.kind == "sglang" for t in ci)
     assert any(t.kind in ("litellm", "open-responses-server") for t in ci)
     assert set(SLICES["full"]) == set(TARGETS)
+
+
+def test_the_mock_claims_every_profile_the_embedded_run_serves() -> None:
+    from conformance.suite.targets import EMBEDDED_PROFILES
+
+    assert set(TARGETS["mock"].profiles) == set(EMBEDDED_PROFILES)
+    assert "websocket:steering" not in TARGETS["mock"].profiles  # not served (docs/websocket.md)
+
+
+def test_the_reference_targets_declare_what_tox_e_sglang_judges_them_on() -> None:
+    """The matrix's reference-* and tests/sglang's PROFILES are the same claims (one judged by
+    the harness, one by CI), so neither can drift from the other."""
+    import importlib.util
+    import sys
+
+    path = Path(__file__).resolve().parents[1] / "sglang" / "sglang_support.py"
+    spec = importlib.util.spec_from_file_location("sglang_support_profiles", path)
+    assert spec is not None and spec.loader is not None
+    support = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = support  # its dataclasses look their module up
+    try:
+        spec.loader.exec_module(support)
+    finally:
+        del sys.modules[spec.name]
+    for kind, declared in support.PROFILES.items():
+        target = TARGETS[f"reference-{kind.replace('_', '-')}"]
+        assert target.profiles == declared, kind
+        assert {"conversations", "compaction", "websocket"} <= set(declared)
+        assert ("stateless-reasoning" in declared) == SGLANG_MODELS[kind].thinks
+        # SGLang native keeps the profiles SGLang claims
+        assert TARGETS[f"sglang-{kind.replace('_', '-')}"].profiles == support.NATIVE_PROFILES[kind]
+    for name in ("conversations", "compaction", "websocket", "stateless-reasoning"):
+        assert name in TARGETS["reference-plain"].claim
