@@ -79,6 +79,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--png", action="store_true", help="render the HTML matrix to PNG (Chromium)")
     r.add_argument(
+        "--no-probe",
+        action="store_true",
+        help="do not probe the targets' capabilities (conversations, compaction, stateless "
+        "reasoning, WebSocket, custom and hosted tools) after their suites",
+    )
+    r.add_argument(
         "--skip-missing",
         action="store_true",
         help="exit 0 with a note when SGLang's CPU set-up is not in the tree",
@@ -180,6 +186,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         venv_root=args.venv_root,
         sglang_python=args.sglang_python,
         slice_name=args.slice,
+        probe=not args.no_probe,
     )
     record = run(targets, opts, _log)
     summary = write_summary(args.out, record)
@@ -222,6 +229,7 @@ def cmd_repro(args: argparse.Namespace) -> int:
         sglang_python=args.sglang_python,
         suite_args=["-k", args.expr, "-v"],
         slice_name="repro",
+        probe=False,
     )
     record = run([TARGETS[args.target]], opts, _log)
     result = record["targets"][args.target]

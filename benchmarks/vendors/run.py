@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import venvs
+from . import capabilities, venvs
 from .catalog import SGLANG_MODELS, VENDORS, TargetSpec
 from .services import Service, ServiceError
 from .stack import (
@@ -37,9 +37,10 @@ from .stack import (
     vllm_service,
 )
 
-__all__ = ["RunOptions", "judge_command", "run"]
+__all__ = ["RunOptions", "add_capabilities", "judge_command", "run"]
 
 Log = Callable[[str], None]
+PROBE_TIMEOUT_S = 30.0  # one probe request at most (a target's own timeout when shorter)
 
 
 @dataclass(slots=True)
@@ -50,6 +51,7 @@ class RunOptions:
     sglang_python: Path | None = None
     suite_args: list[str] = field(default_factory=list)  # e.g. ["-k", "case"] for a reproduction
     slice_name: str = "full"
+    probe: bool = True  # probe each target's capabilities after its suite (.capabilities)
 
 
 def judge_command() -> list[str]:
@@ -107,12 +109,30 @@ def _suite(spec: TargetSpec, launched: Launched, opts: RunOptions, log: Log) -> 
     if not spec.follows_instructions:
         flags.append("--no-instructions")
     flags += [f"--expect-fail {check}" for check, _ in spec.inherited]
-    return {
+    result: dict[str, Any] = {
         "exit_code": done.returncode,
         "suite_s": round(wall, 1),
         "command": "responses-conformance run " + " ".join(flags),
         "index": str(report / "index.json"),
     }
+    if opts.probe:
+        result.update(_probe(spec, launched, log))
+    return result
+
+
+def _probe(spec: TargetSpec, launched: Launched, log: Log) -> dict[str, Any]:
+    """The capability probes (:mod:`.capabilities`), after the suite so they cannot move its
+    verdicts; evidence, never a failure of the target."""
+    started = time.monotonic()
+    found = capabilities.probe_all(
+        launched.base_url, launched.model, api_key=launched.api_key or None,
+        timeout=min(spec.timeout, PROBE_TIMEOUT_S),
+    )  # fmt: skip
+    wall = time.monotonic() - started
+    verdicts = capabilities.summarize(found)
+    shown = ", ".join(f"{k}={v}" for k, v in verdicts.items() if v != "not_implemented")
+    log(f"  {spec.name}: probed in {wall:.1f} s: {shown or 'nothing beyond the basics'}")
+    return {"capabilities": found, "probe_s": round(wall, 1)}
 
 
 def _broken(spec: TargetSpec, why: str, log: Log) -> dict[str, Any]:
@@ -221,6 +241,8 @@ def run(targets: list[TargetSpec], opts: RunOptions, log: Log) -> dict[str, Any]
     record["targets"] = results
     merged = _merge(opts, [r["index"] for r in results.values() if r.get("index")], log)
     record["merged"] = merged
+    if merged:
+        add_capabilities(Path(merged["index"]), results)
     record["wall_s"] = round(time.monotonic() - started, 1)
     (opts.out / "run.json").write_text(json.dumps(record, indent=1) + "\n")
     return record
@@ -356,6 +378,19 @@ def _run_model(
     finally:
         service.stop()
     return results
+
+
+def add_capabilities(index_path: Path, results: dict[str, dict[str, Any]]) -> None:
+    """``targets.<name>.capabilities`` in the merged index: the probes' verdicts and evidence, a
+    field added beside the suite's (nothing the suite wrote changes)."""
+    if not index_path.is_file():
+        return
+    index = json.loads(index_path.read_text())
+    targets = index.get("targets", {})
+    for name, result in results.items():
+        if name in targets and "capabilities" in result:
+            targets[name]["capabilities"] = result["capabilities"]
+    index_path.write_text(json.dumps(index, indent=2) + "\n")
 
 
 def _merge(opts: RunOptions, indexes: list[str], log: Log) -> dict[str, Any]:

@@ -11,7 +11,15 @@ from typing import Any
 
 from .attribution import why_theirs
 
-__all__ = ["counts", "failing_checks", "render_summary", "repro_command", "trim"]
+__all__ = [
+    "capability_evidence",
+    "capability_table",
+    "counts",
+    "failing_checks",
+    "render_summary",
+    "repro_command",
+    "trim",
+]
 
 EVENT_CHARS = 320
 BODY_CHARS = 400
@@ -98,6 +106,78 @@ def _matrix(index: dict[str, Any], run: dict[str, Any]) -> list[str]:
                 f"| **not run**: {trim(meta.get('error', '?'), 120)} | – | – | – | – | – |"
             )
     return rows
+
+
+_VERDICT = {
+    "implemented": "yes",
+    "partial": "partial",
+    "not_implemented": "no",
+    "not_applicable": "n/a",
+    "error": "error",
+}
+
+
+def _probed(index: dict[str, Any], run: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """target → its probes (the merged index's ``capabilities``, else run.json's)."""
+    found: dict[str, dict[str, Any]] = {}
+    for name, meta in run.get("targets", {}).items():
+        caps = index.get("targets", {}).get(name, {}).get("capabilities") or meta.get(
+            "capabilities"
+        )
+        if isinstance(caps, dict) and caps:
+            found[name] = caps
+    return found
+
+
+def _cell(result: dict[str, Any], claimed: bool) -> str:
+    verdict = str(result.get("verdict", "?"))
+    text = _VERDICT.get(verdict, verdict)
+    statuses = [e.get("status") for e in result.get("evidence", [])[:1]]
+    if verdict == "not_implemented" and statuses and statuses[0] not in (None, 200, 101):
+        text += f" ({statuses[0]})"
+    if verdict in ("implemented", "partial"):
+        text += ", claimed" if claimed else ", **not claimed**"
+    elif claimed:
+        text += ", **claimed**"
+    return text
+
+
+def capability_table(index: dict[str, Any], run: dict[str, Any]) -> list[str]:
+    """The probes of every target: one row per target, one column per capability; a cell says
+    the verdict and whether the target claims the profile (a mismatch is in bold)."""
+    probed = _probed(index, run)
+    if not probed:
+        return ["No target was probed in this run (`--no-probe`)."]
+    caps = list(dict.fromkeys(c for found in probed.values() for c in found))
+    rows = [
+        "| target | " + " | ".join(f"`{c}`" for c in caps) + " |",
+        "|---|" + "---|" * len(caps),
+    ]
+    for name, found in probed.items():
+        claimed = set(run.get("targets", {}).get(name, {}).get("profiles", []))
+        cells = [
+            _cell(found[c], found[c].get("profile") in claimed) if c in found else "–" for c in caps
+        ]
+        rows.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    return rows
+
+
+def capability_evidence(index: dict[str, Any], run: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    for name, found in _probed(index, run).items():
+        lines += [f"#### `{name}`", ""]
+        for cap, result in found.items():
+            lines.append(f"- `{cap}` — {result.get('verdict')}: {result.get('finding', '')}")
+            for e in result.get("evidence", []):
+                status = "no answer" if e.get("status") is None else e.get("status")
+                shown = trim(e.get("first_bytes", ""), 160)
+                lines.append(
+                    f"  - `{e.get('request')}` → {status}"
+                    + (f" `{shown}`" if shown else "")
+                    + (f" ({trim(e['note'], 120)})" if e.get("note") else "")
+                )
+        lines.append("")
+    return lines
 
 
 def _versions(run: dict[str, Any]) -> list[str]:
@@ -226,6 +306,26 @@ def render_summary(index: dict[str, Any], run: dict[str, Any], *, title: str = "
             + (f", start {meta['startup_s']:.0f} s" if meta.get("startup_s") else "")
             + (f" — `{meta['command']}`" if meta.get("command") else "")
         )
+    lines += [
+        "",
+        "## Capabilities (probed)",
+        "",
+        "After its suite, each target is probed for the newer surfaces "
+        "(benchmarks/vendors/capabilities.py): `POST /conversations`; `POST /responses/compact` "
+        "and `context_management` on create; `encrypted_content` with `include: "
+        '["reasoning.encrypted_content"]` and `store: false`, sent back; the WebSocket upgrade '
+        "on `/responses`; a forced `custom` tool; each hosted tool forced by `tool_choice`. A "
+        "cell is the probe's verdict (yes / partial / no (HTTP status) / n/a: the model cannot "
+        "show it) and whether the target claims the profile; the evidence (status, first bytes) "
+        "is below and in `matrix/index.json` (`targets.<name>.capabilities`). *No* is a finding "
+        "about the vendor, not a failure.",
+        "",
+        *capability_table(index, run),
+        "",
+        "### Probe evidence",
+        "",
+        *capability_evidence(index, run),
+    ]
     lines += ["", "## What each target claims", ""]
     for name, meta in run.get("targets", {}).items():
         lines.append(f"- `{name}` ({', '.join(meta.get('profiles', []))}): {meta.get('claim', '')}")

@@ -1,0 +1,422 @@
+"""Capability probes: which of the newer Responses surfaces a target implements, with evidence.
+
+A probe is a handful of plain requests to a started target — the least a client of that surface
+sends — and what came back (HTTP status and the first bytes of the body, or the WebSocket
+handshake's status and first frame). It is evidence for the matrix, not a judgement: the suite
+judges a profile only where the target claims it; a probe says whether a claim *could* be made.
+"Not implemented" is a finding about the vendor, not a failure of the run.
+
+Verdicts: ``implemented`` (every step answered as that surface's clients need), ``partial``
+(some steps did: the evidence says which), ``not_implemented`` (refused, or accepted and ignored),
+``not_applicable`` (the model cannot show it: no reasoning item to carry encrypted content),
+``error`` (the probe could not talk to the target at all).
+
+Nothing here imports the judged code; requests go over loopback to the target's base URL. The
+hosted MCP probe names a loopback URL nobody listens on (port 9), so a vendor that really
+connects to MCP servers reaches nothing outside the machine.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
+from websockets.sync.client import connect
+
+from conformance.suite.ws import ws_url
+
+__all__ = [
+    "CAPABILITIES",
+    "PROFILE_OF",
+    "Evidence",
+    "ProbeResult",
+    "probe_all",
+    "summarize",
+]
+
+FIRST_BYTES = 240
+WS_FRAMES = 64  # frames read at most before giving up on a terminal event
+TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed", "error"})
+MCP_LOOPBACK = "http://127.0.0.1:9/mcp"  # the discard port: nothing listens, nothing leaves
+
+# capability → the suite profile a target would claim for it
+PROFILE_OF: dict[str, str] = {
+    "conversations": "conversations",
+    "compaction": "compaction",
+    "stateless_reasoning": "stateless-reasoning",
+    "websocket": "websocket",
+    "custom_tools": "custom-tools",
+    "hosted:web_search": "hosted:web_search",
+    "hosted:file_search": "hosted:file_search",
+    "hosted:code_interpreter": "hosted:code_interpreter",
+    "hosted:image_generation": "hosted:image_generation",
+    "hosted:mcp": "hosted:mcp",
+}
+CAPABILITIES = tuple(PROFILE_OF)
+
+# hosted capability → (tool, tool_choice, item type, prompt); tool_choice as [OAPI] ToolChoiceTypes
+# / ToolChoiceMCP allow (the suite's hosted cases force them the same way)
+HOSTED: dict[str, tuple[dict[str, Any], dict[str, Any], str, str]] = {
+    "hosted:web_search": (
+        {"type": "web_search_preview"}, {"type": "web_search_preview"}, "web_search_call",
+        "Search the web: what is the tallest building in Paris?",
+    ),
+    "hosted:file_search": (
+        {"type": "file_search", "vector_store_ids": ["vs_conformance"]}, {"type": "file_search"},
+        "file_search_call", "Search the files: what do they say about lighthouses?",
+    ),
+    "hosted:code_interpreter": (
+        {"type": "code_interpreter", "container": {"type": "auto"}}, {"type": "code_interpreter"},
+        "code_interpreter_call", "Run Python to compute the sum of the squares of 1 to 10.",
+    ),
+    "hosted:image_generation": (
+        {"type": "image_generation", "quality": "low", "size": "1024x1024"},
+        {"type": "image_generation"}, "image_generation_call",
+        "Generate an image of a red lighthouse at dusk.",
+    ),
+    "hosted:mcp": (
+        {"type": "mcp", "server_label": "probe", "server_url": MCP_LOOPBACK,
+         "require_approval": "never"},
+        {"type": "mcp", "server_label": "probe"}, "mcp_call",
+        "Use the probe server's tools to answer: what is 2 + 2?",
+    ),
+}  # fmt: skip
+
+
+@dataclass(slots=True)
+class Evidence:
+    """One exchange: what was asked and the first bytes of what came back."""
+
+    request: str  # "POST /responses/compact" (path relative to the base URL)
+    status: int | None  # HTTP status (the handshake's for WebSocket); None: no answer
+    first_bytes: str
+    note: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "request": self.request,
+            "status": self.status,
+            "first_bytes": self.first_bytes,
+        }
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+@dataclass(slots=True)
+class ProbeResult:
+    capability: str
+    verdict: str  # implemented | partial | not_implemented | not_applicable | error
+    finding: str  # one sentence: what the evidence shows
+    evidence: list[Evidence] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "profile": PROFILE_OF[self.capability],
+            "verdict": self.verdict,
+            "finding": self.finding,
+            "evidence": [e.as_dict() for e in self.evidence],
+        }
+
+
+def _first(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= FIRST_BYTES else text[: FIRST_BYTES - 1] + "…"
+
+
+class _Client:
+    """The probe's HTTP side: JSON in, (status, parsed body) out, every exchange kept."""
+
+    def __init__(self, base_url: str, api_key: str | None, timeout: float) -> None:
+        headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
+        self.http = httpx2.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout)
+        self.secret = api_key or ""
+
+    def close(self) -> None:
+        self.http.close()
+
+    def send(
+        self, method: str, path: str, body: Mapping[str, Any] | None, trail: list[Evidence]
+    ) -> tuple[int | None, Any]:
+        label = f"{method} {path}"
+        try:
+            response = self.http.request(method, path.lstrip("/"), json=body)
+        except httpx2.HTTPError as exc:
+            trail.append(Evidence(label, None, "", f"no answer: {type(exc).__name__}: {exc}"))
+            return None, None
+        text = response.text
+        if self.secret:
+            text = text.replace(self.secret, "[redacted]")
+        trail.append(Evidence(label, response.status_code, _first(text)))
+        try:
+            return response.status_code, response.json()
+        except ValueError:
+            return response.status_code, None
+
+
+def _items(body: Any, kind: str | None = None) -> list[dict[str, Any]]:
+    output = body.get("output") if isinstance(body, dict) else None
+    if not isinstance(output, list):
+        return []
+    return [i for i in output if isinstance(i, dict) and (kind is None or i.get("type") == kind)]
+
+
+def _ok(status: int | None, body: Any, obj: str) -> bool:
+    return status == 200 and isinstance(body, dict) and body.get("object") == obj
+
+
+def _refusal(status: int | None) -> str:
+    return "no answer" if status is None else f"HTTP {status}"
+
+
+def probe_conversations(client: _Client, model: str) -> ProbeResult:
+    trail: list[Evidence] = []
+    item = {"type": "message", "role": "user", "content": "Probe item."}
+    status, body = client.send("POST", "/conversations", {"items": [item]}, trail)
+    if not _ok(status, body, "conversation") or not isinstance(body.get("id"), str):
+        return ProbeResult(
+            "conversations", "not_implemented",
+            f"POST /conversations: {_refusal(status)}, no conversation object", trail,
+        )  # fmt: skip
+    cid = body["id"]
+    status, items = client.send("GET", f"/conversations/{cid}/items", None, trail)
+    listed = _ok(status, items, "list")
+    status, turn = client.send(
+        "POST", "/responses",
+        {"model": model, "input": "Reply only with OK.", "conversation": cid, "store": True},
+        trail,
+    )  # fmt: skip
+    echoed = turn.get("conversation") if isinstance(turn, dict) else None
+    applied = status == 200 and isinstance(echoed, dict) and echoed.get("id") == cid
+    client.send("DELETE", f"/conversations/{cid}", None, trail)
+    if listed and applied:
+        return ProbeResult(
+            "conversations", "implemented",
+            "conversation created, its items listed, `conversation` on create echoed", trail,
+        )  # fmt: skip
+    return ProbeResult(
+        "conversations", "partial",
+        f"conversation created; items listed: {listed}; `conversation` on create honoured: "
+        f"{applied}", trail,
+    )  # fmt: skip
+
+
+def probe_compaction(client: _Client, model: str) -> ProbeResult:
+    trail: list[Evidence] = []
+    history = [
+        {"role": "user", "content": "Remember the word OSPREY. Reply only with OK."},
+        {"role": "assistant", "content": "OK"},
+    ]
+    status, body = client.send(
+        "POST", "/responses/compact", {"model": model, "input": history}, trail
+    )
+    compacted = _ok(status, body, "response.compaction") and bool(_items(body, "compaction"))
+    continued = False
+    if compacted:
+        status, nxt = client.send(
+            "POST", "/responses",
+            {"model": model, "store": False,
+             "input": [*_items(body), {"role": "user", "content": "Reply only with OK."}]},
+            trail,
+        )  # fmt: skip
+        continued = _ok(status, nxt, "response")
+    status, managed = client.send(
+        "POST", "/responses",
+        {"model": model, "input": "Reply only with OK.",
+         "context_management": [{"type": "compaction", "compact_threshold": 1}]},
+        trail,
+    )  # fmt: skip
+    on_create = _ok(status, managed, "response") and bool(_items(managed, "compaction"))
+    steps = (
+        f"compact: {'yes' if compacted else _refusal(trail[0].status)}; continued from it: "
+        f"{continued}; context_management on create: "
+        + ("compaction item" if on_create else f"{_refusal(status)}, no compaction item")
+    )
+    if compacted and continued and on_create:
+        return ProbeResult("compaction", "implemented", steps, trail)
+    if compacted or on_create:
+        return ProbeResult("compaction", "partial", steps, trail)
+    return ProbeResult("compaction", "not_implemented", steps, trail)
+
+
+def probe_stateless_reasoning(client: _Client, model: str) -> ProbeResult:
+    trail: list[Evidence] = []
+    ask = {"role": "user", "content": "Reply only with OK."}
+    request = {
+        "model": model, "store": False, "reasoning": {"effort": "low"},
+        "include": ["reasoning.encrypted_content"],
+    }  # fmt: skip
+    status, body = client.send("POST", "/responses", {**request, "input": [ask]}, trail)
+    if not _ok(status, body, "response"):
+        return ProbeResult(
+            "stateless_reasoning", "not_implemented",
+            f"store: false with include reasoning.encrypted_content: {_refusal(status)}", trail,
+        )  # fmt: skip
+    reasoning = _items(body, "reasoning")
+    if not reasoning:
+        return ProbeResult(
+            "stateless_reasoning", "not_applicable",
+            "HTTP 200 without a reasoning item (the model did not reason)", trail,
+        )  # fmt: skip
+    blobs = [r.get("encrypted_content") for r in reasoning]
+    if not all(isinstance(b, str) and b for b in blobs):
+        return ProbeResult(
+            "stateless_reasoning", "not_implemented",
+            "include asked for it, the reasoning item came without encrypted_content", trail,
+        )  # fmt: skip
+    status, nxt = client.send(
+        "POST", "/responses", {**request, "input": [ask, *_items(body), ask]}, trail
+    )
+    if _ok(status, nxt, "response"):
+        return ProbeResult(
+            "stateless_reasoning", "implemented",
+            "encrypted_content returned under store: false and accepted back as input", trail,
+        )  # fmt: skip
+    return ProbeResult(
+        "stateless_reasoning", "partial",
+        f"encrypted_content returned; sent back: {_refusal(status)}", trail,
+    )  # fmt: skip
+
+
+def probe_websocket(client: _Client, model: str, base_url: str, timeout: float) -> ProbeResult:
+    url = ws_url(base_url)
+    label = "GET /responses (WebSocket upgrade)"
+    headers = dict(client.http.headers)
+    auth = {"authorization": headers["authorization"]} if "authorization" in headers else None
+    try:
+        socket = connect(url, additional_headers=auth, open_timeout=timeout, max_size=2**24)
+    except InvalidStatus as exc:
+        body = exc.response.body or b""
+        shown = _first(body.decode("utf-8", "replace"))
+        status = exc.response.status_code
+        return ProbeResult(
+            "websocket", "not_implemented", f"upgrade refused: HTTP {status}",
+            [Evidence(label, status, shown)],
+        )  # fmt: skip
+    except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
+        return ProbeResult(
+            "websocket", "not_implemented", f"no WebSocket: {type(exc).__name__}",
+            [Evidence(label, None, "", f"{type(exc).__name__}: {exc}"[:FIRST_BYTES])],
+        )  # fmt: skip
+    seen: list[str] = []
+    first = ""
+    note = ""
+    with socket:
+        create = {"type": "response.create", "model": model, "input": "Reply only with OK."}
+        socket.send(json.dumps(create))
+        deadline = time.monotonic() + timeout
+        try:
+            for _ in range(WS_FRAMES):
+                frame = socket.recv(timeout=max(0.1, deadline - time.monotonic()))
+                text = frame if isinstance(frame, str) else frame.decode("utf-8", "replace")
+                first = first or _first(text)
+                try:
+                    kind = json.loads(text).get("type")
+                except (ValueError, AttributeError):
+                    kind = "(not JSON)"
+                seen.append(str(kind))
+                if kind in TERMINAL:
+                    break
+        except TimeoutError:
+            note = "no terminal event in time"
+        except ConnectionClosed as exc:
+            note = f"closed by the server (code {exc.rcvd.code if exc.rcvd else None})"
+    kinds = list(dict.fromkeys(seen))
+    evidence = Evidence(label, 101, first, note or f"event types: {', '.join(kinds)}")
+    if "response.completed" in seen:
+        return ProbeResult(
+            "websocket", "implemented",
+            "upgraded; response.create answered with the stream up to response.completed",
+            [evidence],
+        )  # fmt: skip
+    return ProbeResult(
+        "websocket", "partial", f"upgraded, but no response.completed ({note or kinds})",
+        [evidence],
+    )  # fmt: skip
+
+
+def probe_custom_tools(client: _Client, model: str) -> ProbeResult:
+    trail: list[Evidence] = []
+    tool = {"type": "custom", "name": "probe_echo", "description": "Echoes its text input."}
+    status, body = client.send(
+        "POST", "/responses",
+        {"model": model, "input": "Call probe_echo with the text hello.", "tools": [tool],
+         "tool_choice": {"type": "custom", "name": "probe_echo"}},
+        trail,
+    )  # fmt: skip
+    if _ok(status, body, "response") and _items(body, "custom_tool_call"):
+        return ProbeResult(
+            "custom_tools", "implemented", "a forced custom tool was called (custom_tool_call)",
+            trail,
+        )  # fmt: skip
+    if _ok(status, body, "response"):
+        return ProbeResult(
+            "custom_tools", "not_implemented",
+            "HTTP 200 but no custom_tool_call (the custom tool was accepted, not called): "
+            f"output {[i.get('type') for i in _items(body)]}", trail,
+        )  # fmt: skip
+    return ProbeResult(
+        "custom_tools", "not_implemented", f"custom tool refused: {_refusal(status)}", trail
+    )
+
+
+def probe_hosted(client: _Client, model: str, capability: str) -> ProbeResult:
+    tool, choice, kind, prompt = HOSTED[capability]
+    trail: list[Evidence] = []
+    status, body = client.send(
+        "POST", "/responses",
+        {"model": model, "input": prompt, "tools": [tool], "tool_choice": choice}, trail,
+    )  # fmt: skip
+    calls = _items(body, kind)
+    if _ok(status, body, "response") and calls:
+        done = all(c.get("status") in (None, "completed") for c in calls)
+        return ProbeResult(
+            capability, "implemented" if done else "partial",
+            f"{kind} in output, status {[c.get('status') for c in calls]}", trail,
+        )  # fmt: skip
+    if _ok(status, body, "response"):
+        return ProbeResult(
+            capability, "not_implemented",
+            f"HTTP 200 but no {kind} (the tool was accepted, not run): output "
+            f"{[i.get('type') for i in _items(body)]}", trail,
+        )  # fmt: skip
+    return ProbeResult(capability, "not_implemented", f"refused: {_refusal(status)}", trail)
+
+
+def probe_all(
+    base_url: str, model: str, *, api_key: str | None = None, timeout: float = 30.0
+) -> dict[str, dict[str, Any]]:
+    """Every capability of :data:`CAPABILITIES` probed on one target; capability → result."""
+    client = _Client(base_url, api_key, timeout)
+    results: dict[str, ProbeResult] = {}
+    try:
+        probes: dict[str, Callable[[], ProbeResult]] = {
+            "conversations": lambda: probe_conversations(client, model),
+            "compaction": lambda: probe_compaction(client, model),
+            "stateless_reasoning": lambda: probe_stateless_reasoning(client, model),
+            "websocket": lambda: probe_websocket(client, model, base_url, timeout),
+            "custom_tools": lambda: probe_custom_tools(client, model),
+        }
+        for capability in CAPABILITIES:
+            try:
+                if capability in probes:
+                    results[capability] = probes[capability]()
+                else:
+                    results[capability] = probe_hosted(client, model, capability)
+            except Exception as exc:  # a probe must not end the run: it is evidence only
+                results[capability] = ProbeResult(
+                    capability, "error", f"the probe broke: {type(exc).__name__}: {exc}"[:300]
+                )
+    finally:
+        client.close()
+    return {name: result.as_dict() for name, result in results.items()}
+
+
+def summarize(capabilities: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """capability → verdict, what the baseline comparison looks at (the evidence has ids)."""
+    return {name: str(result.get("verdict", "")) for name, result in capabilities.items()}
