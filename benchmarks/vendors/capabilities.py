@@ -41,6 +41,7 @@ __all__ = [
 
 FIRST_BYTES = 240
 WS_FRAMES = 64  # frames read at most before giving up on a terminal event
+MAX_STREAM_CHARS = 4_000_000  # of a streamed create read back (the scripted answers are short)
 TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed", "error"})
 MCP_LOOPBACK = "http://127.0.0.1:9/mcp"  # the discard port: nothing listens, nothing leaves
 
@@ -158,6 +159,33 @@ class _Client:
         except ValueError:
             return response.status_code, None
 
+    def create(self, body: Mapping[str, Any], trail: list[Evidence]) -> tuple[int | None, Any]:
+        """``POST /responses``; a server that answers a non-streamed create with something that
+        is not a Response (open-responses-server: 200 ``null``, it only streams) is asked again
+        with ``stream: true``, and the final Response is read from the stream's terminal event."""
+        status, parsed = self.send("POST", "/responses", body, trail)
+        if status != 200 or (isinstance(parsed, dict) and parsed.get("object") == "response"):
+            return status, parsed
+        label = "POST /responses (stream: true)"
+        try:
+            response = self.http.request("POST", "responses", json={**body, "stream": True})
+        except httpx2.HTTPError as exc:
+            trail.append(Evidence(label, None, "", f"no answer: {type(exc).__name__}: {exc}"))
+            return None, None
+        text = response.text[:MAX_STREAM_CHARS]
+        trail.append(Evidence(label, response.status_code, _first(text)))
+        final: Any = None
+        for line in text.splitlines():
+            if not line.startswith("data:"):
+                continue
+            try:
+                event = json.loads(line[5:])
+            except ValueError:
+                continue
+            if isinstance(event, dict) and event.get("type") in TERMINAL:
+                final = event.get("response")
+        return response.status_code, final
+
 
 def _items(body: Any, kind: str | None = None) -> list[dict[str, Any]]:
     output = body.get("output") if isinstance(body, dict) else None
@@ -171,7 +199,7 @@ def _ok(status: int | None, body: Any, obj: str) -> bool:
 
 
 def _refusal(status: int | None) -> str:
-    return "no answer" if status is None else f"HTTP {status}"
+    return "no answer in time" if status is None else f"HTTP {status}"
 
 
 def probe_conversations(client: _Client, model: str) -> ProbeResult:
@@ -186,8 +214,7 @@ def probe_conversations(client: _Client, model: str) -> ProbeResult:
     cid = body["id"]
     status, items = client.send("GET", f"/conversations/{cid}/items", None, trail)
     listed = _ok(status, items, "list")
-    status, turn = client.send(
-        "POST", "/responses",
+    status, turn = client.create(
         {"model": model, "input": "Reply only with OK.", "conversation": cid, "store": True},
         trail,
     )  # fmt: skip
@@ -218,15 +245,13 @@ def probe_compaction(client: _Client, model: str) -> ProbeResult:
     compacted = _ok(status, body, "response.compaction") and bool(_items(body, "compaction"))
     continued = False
     if compacted:
-        status, nxt = client.send(
-            "POST", "/responses",
+        status, nxt = client.create(
             {"model": model, "store": False,
              "input": [*_items(body), {"role": "user", "content": "Reply only with OK."}]},
             trail,
         )  # fmt: skip
         continued = _ok(status, nxt, "response")
-    status, managed = client.send(
-        "POST", "/responses",
+    status, managed = client.create(
         {"model": model, "input": "Reply only with OK.",
          "context_management": [{"type": "compaction", "compact_threshold": 1}]},
         trail,
@@ -251,7 +276,7 @@ def probe_stateless_reasoning(client: _Client, model: str) -> ProbeResult:
         "model": model, "store": False, "reasoning": {"effort": "low"},
         "include": ["reasoning.encrypted_content"],
     }  # fmt: skip
-    status, body = client.send("POST", "/responses", {**request, "input": [ask]}, trail)
+    status, body = client.create({**request, "input": [ask]}, trail)
     if not _ok(status, body, "response"):
         return ProbeResult(
             "stateless_reasoning", "not_implemented",
@@ -269,9 +294,7 @@ def probe_stateless_reasoning(client: _Client, model: str) -> ProbeResult:
             "stateless_reasoning", "not_implemented",
             "include asked for it, the reasoning item came without encrypted_content", trail,
         )  # fmt: skip
-    status, nxt = client.send(
-        "POST", "/responses", {**request, "input": [ask, *_items(body), ask]}, trail
-    )
+    status, nxt = client.create({**request, "input": [ask, *_items(body), ask]}, trail)
     if _ok(status, nxt, "response"):
         return ProbeResult(
             "stateless_reasoning", "implemented",
@@ -343,8 +366,7 @@ def probe_websocket(client: _Client, model: str, base_url: str, timeout: float) 
 def probe_custom_tools(client: _Client, model: str) -> ProbeResult:
     trail: list[Evidence] = []
     tool = {"type": "custom", "name": "probe_echo", "description": "Echoes its text input."}
-    status, body = client.send(
-        "POST", "/responses",
+    status, body = client.create(
         {"model": model, "input": "Call probe_echo with the text hello.", "tools": [tool],
          "tool_choice": {"type": "custom", "name": "probe_echo"}},
         trail,
@@ -361,15 +383,15 @@ def probe_custom_tools(client: _Client, model: str) -> ProbeResult:
             f"output {[i.get('type') for i in _items(body)]}", trail,
         )  # fmt: skip
     return ProbeResult(
-        "custom_tools", "not_implemented", f"custom tool refused: {_refusal(status)}", trail
-    )
+        "custom_tools", "not_implemented",
+        f"a forced custom tool: {_refusal(status)}, no response", trail,
+    )  # fmt: skip
 
 
 def probe_hosted(client: _Client, model: str, capability: str) -> ProbeResult:
     tool, choice, kind, prompt = HOSTED[capability]
     trail: list[Evidence] = []
-    status, body = client.send(
-        "POST", "/responses",
+    status, body = client.create(
         {"model": model, "input": prompt, "tools": [tool], "tool_choice": choice}, trail,
     )  # fmt: skip
     calls = _items(body, kind)
@@ -385,7 +407,9 @@ def probe_hosted(client: _Client, model: str, capability: str) -> ProbeResult:
             f"HTTP 200 but no {kind} (the tool was accepted, not run): output "
             f"{[i.get('type') for i in _items(body)]}", trail,
         )  # fmt: skip
-    return ProbeResult(capability, "not_implemented", f"refused: {_refusal(status)}", trail)
+    return ProbeResult(
+        capability, "not_implemented", f"the forced tool: {_refusal(status)}, no response", trail
+    )
 
 
 def probe_all(

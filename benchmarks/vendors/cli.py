@@ -180,10 +180,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     except KeyError as exc:
         print(f"vendors: {exc.args[0]}", file=sys.stderr)
         return 2
+    # absolute: a bridge starts in a work folder of its own and is given paths under --out
+    # (a relative --out left LiteLLM without its config: "Config file not found")
+    args.out = args.out.resolve()
     opts = RunOptions(
         out=args.out,
         repo=REPO,
-        venv_root=args.venv_root,
+        venv_root=args.venv_root.resolve(),
         sglang_python=args.sglang_python,
         slice_name=args.slice,
         probe=not args.no_probe,
@@ -221,7 +224,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_repro(args: argparse.Namespace) -> int:
-    out = args.out or DEFAULT_OUT.parent / f"vendors-repro-{args.target}"
+    out = (args.out or DEFAULT_OUT.parent / f"vendors-repro-{args.target}").resolve()
     opts = RunOptions(
         out=out,
         repo=REPO,

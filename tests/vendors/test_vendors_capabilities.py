@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from benchmarks.vendors.capabilities import CAPABILITIES, PROFILE_OF, probe_all, summarize
@@ -134,3 +134,35 @@ def test_compare_looks_at_probe_verdicts_only_where_the_baseline_has_them() -> N
     assert compare(same, moved) == ["t: capability websocket not_implemented → implemented"]
     assert compare({"targets": {"t": target(None)}}, moved) == []  # an older baseline
     assert compare(same, {"targets": {"t": target(None)}}) == []  # a --no-probe run
+
+
+def _stream_only_server() -> Starlette:
+    """Like open-responses-server: a non-streamed create answers 200 ``null``; streamed, the
+    Response comes in the terminal event."""
+
+    async def create(request: Request) -> Response:
+        body = await request.json()
+        if not body.get("stream"):
+            return Response("null", media_type="application/json")
+        final = {"id": "resp_1", "object": "response", "status": "completed", "output": []}
+        events = [
+            {"type": "response.created", "response": {**final, "status": "in_progress"}},
+            {"type": "response.completed", "response": final},
+        ]
+        text = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+        return Response(text, media_type="text/event-stream")
+
+    return Starlette(routes=[Route("/responses", create, methods=["POST"])])
+
+
+def test_a_stream_only_create_is_asked_again_with_stream_true() -> None:
+    with ServerThread(_stream_only_server()) as server:
+        caps = probe_all(server.base_url, "m", timeout=5)
+    evidence = caps["hosted:web_search"]["evidence"]
+    assert [(e["request"], e["status"]) for e in evidence] == [
+        ("POST /responses", 200),
+        ("POST /responses (stream: true)", 200),
+    ]
+    assert evidence[0]["first_bytes"] == "null"
+    assert "accepted, not run" in caps["hosted:web_search"]["finding"]  # read from the stream
+    assert caps["stateless_reasoning"]["verdict"] == "not_applicable"  # no reasoning item
