@@ -183,7 +183,22 @@ class TargetSpec:
         return f"SGLang 0.5.23, scripted `{self.model}` model ({how})"
 
 
+# What SGLang 0.5.23's own source says it adds to /v1/responses (the probes confirm it:
+# docs/vendors/matrix-notes.md, "Capabilities"), each claimed where the model can show it.
+_SGLANG_STATELESS = (
+    "; stateless-reasoning: `reasoning.encrypted_content`, 'the opaque blob a store=false client "
+    "replays to hand a reasoning trace back' (responses_adapters.py; encoded, 'not "
+    "cryptographically protected', in its own words), on this reasoning model"
+)
+_SGLANG_CUSTOM = (
+    "; custom-tools: 'each is surfaced to the model as a function tool with a single string "
+    "property, and the resulting call is translated back into a custom_tool_call' "
+    "(responses_adapters.py), on this tool-calling model"
+)
+
+
 def _sglang(model: str, profiles: tuple[str, ...]) -> TargetSpec:
+    extra = {"stateless-reasoning": _SGLANG_STATELESS, "custom-tools": _SGLANG_CUSTOM}
     return TargetSpec(
         name=f"sglang-{model.replace('_', '-')}",
         vendor="sglang",
@@ -192,7 +207,7 @@ def _sglang(model: str, profiles: tuple[str, ...]) -> TargetSpec:
         profiles=profiles,
         claim="SGLang serves /v1/responses with store, retrieve, cancel, background and "
         "previous_response_id under --enable-response-store (serving_responses.py); tools and "
-        "reasoning through its parsers",
+        "reasoning through its parsers" + "".join(extra[p] for p in profiles if p in extra),
     )
 
 
@@ -255,7 +270,9 @@ def _litellm(model: str, profiles: tuple[str, ...]) -> TargetSpec:
         claim="LiteLLM bridges /v1/responses through /v1/chat/completions for OpenAI-compatible "
         "providers without a Responses API (custom_openai/); its retrieve/delete and "
         "previous_response_id need the proxy's database, which this deployment does not have, "
-        "so `stateful` is not claimed here",
+        "so `stateful` is not claimed here; websocket: 'Responses API WebSocket mode endpoint' "
+        "on /v1/responses, and compaction: POST /v1/responses/compact, 'follows the OpenAI "
+        "Responses API spec' (both proxy/response_api_endpoints/endpoints.py)",
     )
 
 
@@ -320,9 +337,9 @@ TARGETS: dict[str, TargetSpec] = {
             follows_instructions=True,  # the mock follows the cases' simple instructions
             timeout=10.0,
         ),
-        _sglang("plain", ("core", "stateful", "reasoning")),
-        _sglang("tools", ("core", "stateful", "tools")),
-        _sglang("gpt_oss", ("core", "stateful", "reasoning")),
+        _sglang("plain", ("core", "stateful", "reasoning", "stateless-reasoning")),
+        _sglang("tools", ("core", "stateful", "tools", "custom-tools")),
+        _sglang("gpt_oss", ("core", "stateful", "reasoning", "stateless-reasoning")),
         _reference("plain", ("core", "stateful", "reasoning")),
         _reference("tools", ("core", "stateful", "tools")),
         _reference("gpt_oss", ("core", "stateful", "reasoning")),
@@ -330,9 +347,12 @@ TARGETS: dict[str, TargetSpec] = {
         # model_type gpt_oss, which the scripted Qwen2 weights do not fit.
         _vllm("plain", ("core", "stateful", "reasoning")),
         _vllm("tools", ("core", "stateful", "tools")),
-        replace(_litellm("plain", ("core", "reasoning")), inherited=(_LITELLM_PARAM,)),
         replace(
-            _litellm("tools", ("core", "tools")),
+            _litellm("plain", ("core", "reasoning", "compaction", "websocket")),
+            inherited=(_LITELLM_PARAM,),
+        ),
+        replace(
+            _litellm("tools", ("core", "tools", "compaction", "websocket")),
             inherited=(
                 (
                     "live.tools.parallel",

@@ -37,23 +37,24 @@ PARSERS: dict[str, tuple[str, ...]] = {
     "tools": ("--tool-call-parser", "qwen25"),
     "gpt_oss": ("--reasoning-parser", "gpt-oss", "--tool-call-parser", "gpt-oss"),
 }
-# What SGLang's own /v1/responses is judged on: the profiles SGLang claims (serving_responses.py;
-# benchmarks/vendors/catalog.py says why).
+# What SGLang's own /v1/responses is judged on: the profiles SGLang claims (serving_responses.py,
+# responses_adapters.py; benchmarks/vendors/catalog.py quotes each).
 NATIVE_PROFILES: dict[str, tuple[str, ...]] = {
-    "plain": ("core", "stateful", "reasoning"),
-    "tools": ("core", "stateful", "tools"),
-    "gpt_oss": ("core", "stateful", "reasoning"),
+    "plain": ("core", "stateful", "reasoning", "stateless-reasoning"),
+    "tools": ("core", "stateful", "tools", "custom-tools"),
+    "gpt_oss": ("core", "stateful", "reasoning", "stateless-reasoning"),
 }
-# What the reference declares on each model: SGLang's set plus the state agents keep (issues 13,
-# 16), which the protocol layer serves whatever the model — conversations, compaction (the
+_BASE = {"plain": ("core", "stateful", "reasoning"), "tools": ("core", "stateful", "tools")}
+# What the reference declares on each model: issue 6's set (core, stateful, and tools or
+# reasoning) plus the state agents keep (issues 13, 16), which the protocol layer serves whatever the model — conversations, compaction (the
 # history is sealed, no summary is sampled: reference_impl/compaction.py), websocket — and
 # stateless-reasoning where the model reasons (a reasoning item carries the sealed blob). The
 # vendor matrix's reference-* targets declare the same (a test in tests/vendors holds them equal).
 _STATE = ("conversations", "compaction", "websocket")
 PROFILES: dict[str, tuple[str, ...]] = {
-    "plain": (*NATIVE_PROFILES["plain"], *_STATE, "stateless-reasoning"),
-    "tools": (*NATIVE_PROFILES["tools"], *_STATE),
-    "gpt_oss": (*NATIVE_PROFILES["gpt_oss"], *_STATE, "stateless-reasoning"),
+    "plain": (*_BASE["plain"], *_STATE, "stateless-reasoning"),
+    "tools": (*_BASE["tools"], *_STATE),
+    "gpt_oss": (*_BASE["plain"], *_STATE, "stateless-reasoning"),
 }
 START_TIMEOUT = 300.0  # SGLang imports in three processes: 25-70 s here, more on a loaded machine
 
