@@ -271,8 +271,9 @@ def _litellm(model: str, profiles: tuple[str, ...]) -> TargetSpec:
         "providers without a Responses API (custom_openai/); its retrieve/delete and "
         "previous_response_id need the proxy's database, which this deployment does not have, "
         "so `stateful` is not claimed here; websocket: 'Responses API WebSocket mode endpoint' "
-        "on /v1/responses, and compaction: POST /v1/responses/compact, 'follows the OpenAI "
-        "Responses API spec' (both proxy/response_api_endpoints/endpoints.py)",
+        "on /v1/responses (proxy/response_api_endpoints/endpoints.py), which the probe found "
+        "served. Its POST /v1/responses/compact route exists too, but for this bridged provider "
+        "the probe found no compaction (matrix.md, Capabilities), so `compaction` is not claimed",
     )
 
 
@@ -348,11 +349,11 @@ TARGETS: dict[str, TargetSpec] = {
         _vllm("plain", ("core", "stateful", "reasoning")),
         _vllm("tools", ("core", "stateful", "tools")),
         replace(
-            _litellm("plain", ("core", "reasoning", "compaction", "websocket")),
+            _litellm("plain", ("core", "reasoning", "websocket")),
             inherited=(_LITELLM_PARAM,),
         ),
         replace(
-            _litellm("tools", ("core", "tools", "compaction", "websocket")),
+            _litellm("tools", ("core", "tools", "websocket")),
             inherited=(
                 (
                     "live.tools.parallel",
