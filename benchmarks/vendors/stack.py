@@ -73,10 +73,17 @@ class Launched:
 # --- scripted models ---------------------------------------------------------------------------
 
 
+# The files the scripted models are made from (scripted_models.py imports nothing else of
+# tests/sglang but harmony_model.py): only they decide the weights, so an edit to the SGLang
+# tests' other helpers (their profiles, say) does not rebuild every model.
+BUILDER_FILES = ("scripted_models.py", "harmony_model.py")
+
+
 def _builder_stamp(repo: Path) -> str:
     digest = hashlib.sha256()
-    for path in sorted((repo / "tests" / "sglang").glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for name in BUILDER_FILES:
+        path = repo / "tests" / "sglang" / name
+        digest.update(name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:12]
 
 

@@ -67,3 +67,20 @@ def test_vendors_inherit_no_credentials(monkeypatch: pytest.MonkeyPatch) -> None
     env = clean_env({"OPENAI_API_KEY": "unused"})
     assert env["OPENAI_API_KEY"] == "unused" and env["PATH_EXTRA_OK"] == "kept"
     assert not {"OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "GH_TOKEN", "MY_SECRET"} & set(env)
+
+
+def test_the_model_stamp_follows_the_builder_files_only(tmp_path: Path) -> None:
+    """An edit to tests/sglang's other helpers (the profiles in sglang_support.py) must not
+    rebuild every scripted model; an edit to the builder must."""
+    from benchmarks.vendors.stack import BUILDER_FILES, _builder_stamp
+
+    folder = tmp_path / "tests" / "sglang"
+    folder.mkdir(parents=True)
+    for name in BUILDER_FILES:
+        (folder / name).write_text(f"# {name}\n")
+    (folder / "sglang_support.py").write_text("PROFILES = {}\n")
+    before = _builder_stamp(tmp_path)
+    (folder / "sglang_support.py").write_text("PROFILES = {'plain': ('core',)}\n")
+    assert _builder_stamp(tmp_path) == before
+    (folder / "scripted_models.py").write_text("# another script\n")
+    assert _builder_stamp(tmp_path) != before
