@@ -57,8 +57,18 @@ PROFILE_OF: dict[str, str] = {
     "hosted:code_interpreter": "hosted:code_interpreter",
     "hosted:image_generation": "hosted:image_generation",
     "hosted:mcp": "hosted:mcp",
+    "hosted:tool_search": "hosted:tool_search",
+    "hosted:shell": "hosted:shell",
+    "hosted:apply_patch": "hosted:apply_patch",
+    "hosted:computer_use_preview": "hosted:computer_use_preview",
 }
 CAPABILITIES = tuple(PROFILE_OF)
+_DEFERRED = {
+    "type": "function", "name": "get_weather", "defer_loading": True,
+    "description": "Get the current weather at a location.",
+    "parameters": {"type": "object", "properties": {"location": {"type": "string"}},
+                   "required": ["location"], "additionalProperties": False},
+}  # fmt: skip
 
 # hosted capability → (tool, tool_choice, item type, prompt); tool_choice as [OAPI] ToolChoiceTypes
 # / ToolChoiceMCP allow (the suite's hosted cases force them the same way)
@@ -85,6 +95,25 @@ HOSTED: dict[str, tuple[dict[str, Any], dict[str, Any], str, str]] = {
          "require_approval": "never"},
         {"type": "mcp", "server_label": "probe"}, "mcp_call",
         "Use the probe server's tools to answer: what is 2 + 2?",
+    ),
+    # a deferred function found by a server-run tool search (no tool_choice type for it)
+    "hosted:tool_search": (
+        {"type": "tool_search"}, {}, "tool_search_call",
+        "What is the weather in Paris right now? Use the get_weather tool.",
+    ),
+    # built-in tools the client runs: the call is what the server must produce
+    "hosted:shell": (
+        {"type": "shell"}, {"type": "shell"}, "shell_call",
+        "List the files in the current directory with a shell command.",
+    ),
+    "hosted:apply_patch": (
+        {"type": "apply_patch"}, {"type": "apply_patch"}, "apply_patch_call",
+        "Create a file notes.md that says hello, by applying a patch.",
+    ),
+    "hosted:computer_use_preview": (
+        {"type": "computer_use_preview", "display_width": 1024, "display_height": 768,
+         "environment": "browser"},
+        {"type": "computer_use_preview"}, "computer_call", "Take a screenshot of the browser.",
     ),
 }  # fmt: skip
 
@@ -391,9 +420,12 @@ def probe_custom_tools(client: _Client, model: str) -> ProbeResult:
 def probe_hosted(client: _Client, model: str, capability: str) -> ProbeResult:
     tool, choice, kind, prompt = HOSTED[capability]
     trail: list[Evidence] = []
-    status, body = client.create(
-        {"model": model, "input": prompt, "tools": [tool], "tool_choice": choice}, trail,
-    )  # fmt: skip
+    request: dict[str, Any] = {"model": model, "input": prompt, "tools": [tool]}
+    if capability == "hosted:tool_search":
+        request["tools"] = [_DEFERRED, tool]
+    if choice:
+        request["tool_choice"] = choice
+    status, body = client.create(request, trail)
     calls = _items(body, kind)
     if _ok(status, body, "response") and calls:
         done = all(c.get("status") in (None, "completed") for c in calls)
