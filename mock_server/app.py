@@ -60,6 +60,7 @@ class MockSettings:
     # Cassettes (docs/cassettes.md): record every exchange into this folder (mock_server/record.py)
     record: str | None = None
     replay: ReplaySettings | None = None  # serve a cassette (mock_server/replay.py)
+    replica_id: str | None = None  # enters every id: replicas sharing a store never collide
 
 
 def check_store_spec(spec: str) -> tuple[str, str]:
@@ -100,7 +101,7 @@ class MockServer:
         inner = create_app(
             self.engine,
             store=self.store,
-            ids=DeterministicIds(settings.seed),
+            ids=DeterministicIds(settings.seed, settings.replica_id),
             clock=clock,
             api_key=settings.api_key,
             max_body_bytes=settings.max_body_bytes,

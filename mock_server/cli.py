@@ -109,6 +109,12 @@ def build_parser() -> argparse.ArgumentParser:
     out = parser.add_argument_group("output")
     out.add_argument("--seed", type=int, default=0, help="seed of all content (default: 0)")
     out.add_argument(
+        "--replica-id",
+        metavar="ID",
+        help="one per process when several mocks share a --store: it enters every id, so their "
+        "ids never collide (default: none; the ids of a single mock are unchanged)",
+    )
+    out.add_argument(
         "--scenario",
         default="auto",
         choices=SCENARIOS,
@@ -291,6 +297,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Mock
         request_log_bytes=args.request_log_bytes,
         record=args.record,
         replay=replay,
+        replica_id=args.replica_id,
     )
 
 

@@ -28,10 +28,17 @@ _TRANSPORT_FIELDS = frozenset({"stream", "stream_options"})
 
 
 class DeterministicIds:
-    """An :class:`reference_impl.ids.IdFactory` for reproducible runs."""
+    """An :class:`reference_impl.ids.IdFactory` for reproducible runs.
 
-    def __init__(self, seed: int = 0) -> None:
+    ``replica_id``: several mock processes sharing one store (SQLite, Redis) would hand out the same
+    id for the same n-th request, one overwriting the other's response; a replica id (any string,
+    one per process) enters every id's hash, so their ids never collide while each process stays a
+    pure function of its requests, seed and replica id. ``None`` (the default) leaves the ids as
+    they always were."""
+
+    def __init__(self, seed: int = 0, replica_id: str | None = None) -> None:
         self.seed = seed
+        self.replica_id = replica_id
         self._counter = itertools.count(1)
         self._lock = threading.Lock()
 
@@ -39,9 +46,10 @@ class DeterministicIds:
         with self._lock:
             number = next(self._counter)
         content = {k: v for k, v in body.items() if k not in _TRANSPORT_FIELDS}
-        base = hashlib.sha256(
-            orjson.dumps([self.seed, number, content], option=orjson.OPT_SORT_KEYS)
-        ).digest()
+        key: list[Any] = [self.seed, number, content]
+        if self.replica_id is not None:
+            key.append(self.replica_id)
+        base = hashlib.sha256(orjson.dumps(key, option=orjson.OPT_SORT_KEYS)).digest()
         drawn = itertools.count()
 
         def new_id(prefix: str) -> str:
