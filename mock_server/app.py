@@ -25,11 +25,12 @@ from mock_server.middleware import (
 )
 from mock_server.websocket import websocket_admission
 from reference_impl.app import create_app
+from reference_impl.cli import DEFAULT_STORE_TTL
+from reference_impl.cli import make_store as reference_store
 from reference_impl.engine import GenerationRequest
 from reference_impl.prompts import PromptRegistry
 from reference_impl.sealing import Sealer
-from reference_impl.sqlite_store import SQLiteStore
-from reference_impl.store import MemoryStore, ResponseStore
+from reference_impl.store import ResponseStore
 
 if TYPE_CHECKING:
     from mock_server.replay import ReplayApp, ReplaySettings
@@ -48,7 +49,8 @@ class MockSettings:
     chunking: Chunking = field(default_factory=Chunking)
     faults: FaultPlan = field(default_factory=FaultPlan)
     frozen_time: float | None = None  # unix seconds every timestamp takes; None = real time
-    store: str = "memory"  # "memory", "memory:MAX_RESPONSES" or "sqlite:PATH"
+    store: str = "memory"  # "memory", "memory:MAX_RESPONSES", "sqlite:PATH" or "redis://…"
+    store_ttl: float | None = DEFAULT_STORE_TTL  # seconds a response is kept; None = forever
     api_key: str | None = None
     request_log: int = REQUEST_LOG  # recent requests kept for `requests` / `generations`
     script: AgentScript | None = None  # agent script for requests that name none (--script)
@@ -65,20 +67,24 @@ class MockSettings:
 
 def check_store_spec(spec: str) -> tuple[str, str]:
     """``(kind, argument)`` of a store spec; :class:`ValueError` when it is malformed."""
+    if spec.startswith(("redis://", "rediss://", "unix://")):
+        return "redis", spec
     kind, _, arg = spec.partition(":")
     if (kind == "memory" and (not arg or (arg.isdigit() and int(arg) > 0))) or (
         kind == "sqlite" and arg
     ):
         return kind, arg
-    raise ValueError(f"bad store {spec!r}: use memory, memory:MAX_RESPONSES or sqlite:PATH")
+    raise ValueError(
+        f"bad store {spec!r}: use memory, memory:MAX_RESPONSES, sqlite:PATH or redis://HOST:PORT/DB"
+    )
 
 
-def make_store(spec: str) -> ResponseStore:
-    """``memory`` (the reference default cap), ``memory:N`` or ``sqlite:PATH``."""
-    kind, arg = check_store_spec(spec)
-    if kind == "sqlite":
-        return SQLiteStore(arg)
-    return MemoryStore(int(arg)) if arg else MemoryStore()
+def make_store(spec: str, ttl_seconds: float | None = None) -> ResponseStore:
+    """``memory`` (the reference default cap), ``memory:N``, ``sqlite:PATH`` or ``redis://…``
+    (the reference's stores), each response kept ``ttl_seconds`` after its last write."""
+    check_store_spec(spec)
+    store: ResponseStore = reference_store(spec, ttl_seconds)
+    return store
 
 
 class MockServer:
@@ -97,7 +103,7 @@ class MockServer:
         )
         frozen = settings.frozen_time
         clock: Callable[[], float] = time.time if frozen is None else (lambda: frozen)
-        self.store = make_store(settings.store)
+        self.store = make_store(settings.store, settings.store_ttl)
         inner = create_app(
             self.engine,
             store=self.store,

@@ -26,6 +26,7 @@ from mock_server.middleware import (
 )
 from mock_server.replay_match import DEFAULT_IGNORE, KEY_PARTS
 from mock_server.scenarios import SCENARIOS
+from reference_impl.cli import DEFAULT_STORE_TTL, store_ttl
 from reference_impl.prompts import PromptFileError, PromptRegistry
 from reference_impl.server import bind, serve_socket
 from reference_impl.store import DEFAULT_MAX_RESPONSES
@@ -134,8 +135,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--store",
         default="memory",
         metavar="SPEC",
-        help=f"memory (LRU, at most {DEFAULT_MAX_RESPONSES:,} responses), memory:MAX_RESPONSES "
-        "or sqlite:PATH (default: memory)",
+        help=f"memory (LRU, at most {DEFAULT_MAX_RESPONSES:,} responses), memory:MAX_RESPONSES, "
+        "sqlite:PATH or redis://HOST:PORT/DB (default: memory)",
+    )
+    out.add_argument(
+        "--store-ttl",
+        type=store_ttl,
+        default=float(DEFAULT_STORE_TTL),
+        metavar="SECONDS",
+        help="a stored response expires this long after its last write, then is a 404, as at "
+        f"OpenAI (default: {DEFAULT_STORE_TTL} = 30 days; 0 = never)",
     )
     out.add_argument(
         "--script",
@@ -291,6 +300,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Mock
         faults=plan,
         frozen_time=args.frozen_time,
         store=args.store,
+        store_ttl=args.store_ttl,
         api_key=args.api_key,
         script=script,
         max_body_bytes=args.max_body_bytes,

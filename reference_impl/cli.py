@@ -75,6 +75,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="prompt templates (JSON: prompt id -> version -> {instructions?, input?}) that "
         "`prompt: {id, version, variables}` renders",
     )
+    state.add_argument(
+        "--store-ttl",
+        type=store_ttl,
+        default=float(DEFAULT_STORE_TTL),
+        metavar="SECONDS",
+        help="a stored response expires this long after its last write, then is a 404, as at "
+        f"OpenAI (default: {DEFAULT_STORE_TTL} = 30 days; 0 = never)",
+    )
     model = parser.add_argument_group("model (SGLang's option names)")
     model.add_argument("--sglang-url", metavar="URL", help="use a running SGLang server (remote)")
     model.add_argument(
@@ -100,26 +108,47 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def make_store(spec: str) -> Any:
+DEFAULT_STORE_TTL = 30 * 24 * 3600
+"""Seconds a stored response is kept after its last write: OpenAI keeps responses created with
+``store: true`` for 30 days ("The expiration time for a store: true (the default) is 30 days");
+an expired id is then OpenAI's 404, as an unknown one."""
+
+
+def make_store(spec: str, ttl_seconds: float | None = None) -> Any:
     """A :class:`~reference_impl.store.ResponseStore` from ``memory``, ``memory:N``,
-    ``sqlite:PATH`` or ``redis://…``; :class:`ValueError` when malformed."""
+    ``sqlite:PATH`` or ``redis://…``, each response kept ``ttl_seconds`` after its last write
+    (None: forever; Redis key TTLs); :class:`ValueError` when malformed."""
     from .sqlite_store import SQLiteStore
     from .store import MemoryStore
 
+    if ttl_seconds is not None and ttl_seconds <= 0:
+        raise ValueError(f"a store TTL must be positive seconds, got {ttl_seconds!r}")
     if spec.startswith(("redis://", "rediss://", "unix://")):
         from .redis_store import RedisStore
 
-        return RedisStore.from_url(spec)
+        ttl = None if ttl_seconds is None else max(1, round(ttl_seconds))
+        return RedisStore.from_url(spec, ttl_seconds=ttl)
     kind, _, arg = spec.partition(":")
     if kind == "memory" and not arg:
-        return MemoryStore()
+        return MemoryStore(ttl_seconds=ttl_seconds)
     if kind == "memory" and arg.isdigit() and int(arg) > 0:
-        return MemoryStore(int(arg))
+        return MemoryStore(int(arg), ttl_seconds=ttl_seconds)
     if kind == "sqlite" and arg:
-        return SQLiteStore(arg)
+        return SQLiteStore(arg, ttl_seconds=ttl_seconds)
     raise ValueError(
         f"bad store {spec!r}: use memory, memory:N, sqlite:PATH or redis://HOST:PORT/DB"
     )
+
+
+def store_ttl(text: str) -> float | None:
+    """``--store-ttl``: seconds, or 0 for no expiry."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if value < 0 or value != value:
+        raise argparse.ArgumentTypeError(f"expected seconds >= 0, got {text!r}")
+    return value or None
 
 
 def _engine(args: argparse.Namespace, passthrough: list[str]) -> Any:
@@ -172,7 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args, passthrough = parser.parse_known_args(argv)
     try:
-        store = make_store(args.store)
+        store = make_store(args.store, args.store_ttl)
     except ValueError as error:
         parser.error(f"--store: {error}")
     api_key = args.api_key
