@@ -25,12 +25,12 @@ from mock_server.middleware import (
 )
 from mock_server.websocket import websocket_admission
 from reference_impl.app import create_app
-from reference_impl.cli import DEFAULT_STORE_TTL
-from reference_impl.cli import make_store as reference_store
 from reference_impl.engine import GenerationRequest
 from reference_impl.prompts import PromptRegistry
 from reference_impl.sealing import Sealer
-from reference_impl.store import ResponseStore
+from reference_impl.store import ResponseStore, StoreLimits
+from reference_impl.store_options import DEFAULT_STORE_TTL, replica_for
+from reference_impl.store_options import make_store as reference_store
 
 if TYPE_CHECKING:
     from mock_server.replay import ReplayApp, ReplaySettings
@@ -63,6 +63,7 @@ class MockSettings:
     record: str | None = None
     replay: ReplaySettings | None = None  # serve a cassette (mock_server/replay.py)
     replica_id: str | None = None  # enters every id: replicas sharing a store never collide
+    store_limits: StoreLimits = field(default_factory=StoreLimits)  # caps (--store-max-*)
 
 
 def check_store_spec(spec: str) -> tuple[str, str]:
@@ -79,11 +80,14 @@ def check_store_spec(spec: str) -> tuple[str, str]:
     )
 
 
-def make_store(spec: str, ttl_seconds: float | None = None) -> ResponseStore:
+def make_store(
+    spec: str, ttl_seconds: float | None = None, limits: StoreLimits | None = None
+) -> ResponseStore:
     """``memory`` (the reference default cap), ``memory:N``, ``sqlite:PATH`` or ``redis://…``
-    (the reference's stores), each response kept ``ttl_seconds`` after its last write."""
+    (the reference's stores), each response kept ``ttl_seconds`` after its last write, within
+    ``limits``."""
     check_store_spec(spec)
-    store: ResponseStore = reference_store(spec, ttl_seconds)
+    store: ResponseStore = reference_store(spec, ttl_seconds, limits)
     return store
 
 
@@ -103,11 +107,13 @@ class MockServer:
         )
         frozen = settings.frozen_time
         clock: Callable[[], float] = time.time if frozen is None else (lambda: frozen)
-        self.store = make_store(settings.store, settings.store_ttl)
+        self.store = make_store(settings.store, settings.store_ttl, settings.store_limits)
+        # On a shared store (SQLite, Redis) without --replica-id, the store numbers this process.
+        self.replica_id = replica_for(self.store, settings.replica_id)
         inner = create_app(
             self.engine,
             store=self.store,
-            ids=DeterministicIds(settings.seed, settings.replica_id),
+            ids=DeterministicIds(settings.seed, self.replica_id),
             clock=clock,
             api_key=settings.api_key,
             max_body_bytes=settings.max_body_bytes,

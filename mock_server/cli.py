@@ -26,10 +26,10 @@ from mock_server.middleware import (
 )
 from mock_server.replay_match import DEFAULT_IGNORE, KEY_PARTS
 from mock_server.scenarios import SCENARIOS
-from reference_impl.cli import DEFAULT_STORE_TTL, store_ttl
 from reference_impl.prompts import PromptFileError, PromptRegistry
 from reference_impl.server import bind, serve_socket
 from reference_impl.store import DEFAULT_MAX_RESPONSES
+from reference_impl.store_options import add_retention_options, limits_from
 
 if TYPE_CHECKING:
     from mock_server.replay import ReplaySettings
@@ -110,12 +110,6 @@ def build_parser() -> argparse.ArgumentParser:
     out = parser.add_argument_group("output")
     out.add_argument("--seed", type=int, default=0, help="seed of all content (default: 0)")
     out.add_argument(
-        "--replica-id",
-        metavar="ID",
-        help="one per process when several mocks share a --store: it enters every id, so their "
-        "ids never collide (default: none; the ids of a single mock are unchanged)",
-    )
-    out.add_argument(
         "--scenario",
         default="auto",
         choices=SCENARIOS,
@@ -130,21 +124,6 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="UNIX",
         help=f"every timestamp is this instant (flag alone: {FROZEN_TIME}); with the seed this "
         "makes streams byte-identical across runs",
-    )
-    out.add_argument(
-        "--store",
-        default="memory",
-        metavar="SPEC",
-        help=f"memory (LRU, at most {DEFAULT_MAX_RESPONSES:,} responses), memory:MAX_RESPONSES, "
-        "sqlite:PATH or redis://HOST:PORT/DB (default: memory)",
-    )
-    out.add_argument(
-        "--store-ttl",
-        type=store_ttl,
-        default=float(DEFAULT_STORE_TTL),
-        metavar="SECONDS",
-        help="a stored response expires this long after its last write, then is a 404, as at "
-        f"OpenAI (default: {DEFAULT_STORE_TTL} = 30 days; 0 = never)",
     )
     out.add_argument(
         "--script",
@@ -164,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="prompt templates (JSON: prompt id -> version -> {instructions?, input?}) that "
         "`prompt: {id, version, variables}` renders; see docs/state.md",
     )
+    _add_store_options(parser)
     timing = parser.add_argument_group("timing and chunking (seeded; all 0 by default)")
     timing.add_argument("--ttft", type=float, default=0.0, help="seconds to the first token")
     timing.add_argument("--inter-token", type=float, default=0.0, help="seconds between deltas")
@@ -243,6 +223,27 @@ def _cassette_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_store_options(parser: argparse.ArgumentParser) -> None:
+    store = parser.add_argument_group(
+        "store and retention (defaults: docs/state.md#retention; the reference takes the same)"
+    )
+    store.add_argument(
+        "--store",
+        default="memory",
+        metavar="SPEC",
+        help=f"memory (LRU, at most {DEFAULT_MAX_RESPONSES:,} responses), memory:MAX_RESPONSES, "
+        "sqlite:PATH or redis://HOST:PORT/DB (default: memory)",
+    )
+    add_retention_options(store)
+    store.add_argument(
+        "--replica-id",
+        metavar="ID",
+        help="one per process when several mocks share a --store: it enters every id, so their "
+        "ids never collide (default: on sqlite: or redis:// the store numbers each process that "
+        "opens it, the first keeping the ids a single mock gives; none on memory)",
+    )
+
+
 def _size(text: str) -> int:
     if not text.isdigit():
         raise argparse.ArgumentTypeError(f"expected a number of bytes, got {text!r}")
@@ -308,6 +309,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Mock
         record=args.record,
         replay=replay,
         replica_id=args.replica_id,
+        store_limits=limits_from(args),
     )
 
 
@@ -350,7 +352,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:
         print(f"responses-mock: cannot bind {args.host}:{args.port}: {error}", file=sys.stderr)
         return 2
-    server = MockServer(settings)
+    try:
+        server = MockServer(settings)
+    except Exception as error:  # a shared --store that cannot be opened (Redis down, bad file)
+        sock.close()
+        print(f"responses-mock: --store {settings.store}: {error}", file=sys.stderr)
+        return 2
     quiet_dropped_connections()
     serve_socket(server.app, sock, args.log_level)
     return 0

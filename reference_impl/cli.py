@@ -13,7 +13,16 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["build_parser", "main", "make_store"]
+from .store_options import (
+    DEFAULT_STORE_TTL,
+    add_retention_options,
+    limits_from,
+    make_store,
+    replica_for,
+    store_ttl,
+)
+
+__all__ = ["DEFAULT_STORE_TTL", "build_parser", "main", "make_store", "store_ttl"]
 
 _DESCRIPTION = """\
 A spec-correct OpenAI Responses API server (POST /v1/responses, JSON or SSE; retrieve, delete,
@@ -75,13 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="prompt templates (JSON: prompt id -> version -> {instructions?, input?}) that "
         "`prompt: {id, version, variables}` renders",
     )
+    add_retention_options(state)
     state.add_argument(
-        "--store-ttl",
-        type=store_ttl,
-        default=float(DEFAULT_STORE_TTL),
-        metavar="SECONDS",
-        help="a stored response expires this long after its last write, then is a 404, as at "
-        f"OpenAI (default: {DEFAULT_STORE_TTL} = 30 days; 0 = never)",
+        "--replica-id",
+        metavar="ID",
+        help="one per process when several share a --store: it enters every id (default: on "
+        "sqlite: or redis:// the store assigns each process that opens it the next number; "
+        "none on memory)",
     )
     model = parser.add_argument_group("model (SGLang's option names)")
     model.add_argument("--sglang-url", metavar="URL", help="use a running SGLang server (remote)")
@@ -106,49 +115,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="log level of this server (default: warning)",
     )
     return parser
-
-
-DEFAULT_STORE_TTL = 30 * 24 * 3600
-"""Seconds a stored response is kept after its last write: OpenAI keeps responses created with
-``store: true`` for 30 days ("The expiration time for a store: true (the default) is 30 days");
-an expired id is then OpenAI's 404, as an unknown one."""
-
-
-def make_store(spec: str, ttl_seconds: float | None = None) -> Any:
-    """A :class:`~reference_impl.store.ResponseStore` from ``memory``, ``memory:N``,
-    ``sqlite:PATH`` or ``redis://…``, each response kept ``ttl_seconds`` after its last write
-    (None: forever; Redis key TTLs); :class:`ValueError` when malformed."""
-    from .sqlite_store import SQLiteStore
-    from .store import MemoryStore
-
-    if ttl_seconds is not None and ttl_seconds <= 0:
-        raise ValueError(f"a store TTL must be positive seconds, got {ttl_seconds!r}")
-    if spec.startswith(("redis://", "rediss://", "unix://")):
-        from .redis_store import RedisStore
-
-        ttl = None if ttl_seconds is None else max(1, round(ttl_seconds))
-        return RedisStore.from_url(spec, ttl_seconds=ttl)
-    kind, _, arg = spec.partition(":")
-    if kind == "memory" and not arg:
-        return MemoryStore(ttl_seconds=ttl_seconds)
-    if kind == "memory" and arg.isdigit() and int(arg) > 0:
-        return MemoryStore(int(arg), ttl_seconds=ttl_seconds)
-    if kind == "sqlite" and arg:
-        return SQLiteStore(arg, ttl_seconds=ttl_seconds)
-    raise ValueError(
-        f"bad store {spec!r}: use memory, memory:N, sqlite:PATH or redis://HOST:PORT/DB"
-    )
-
-
-def store_ttl(text: str) -> float | None:
-    """``--store-ttl``: seconds, or 0 for no expiry."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if value < 0 or value != value:
-        raise argparse.ArgumentTypeError(f"expected seconds >= 0, got {text!r}")
-    return value or None
 
 
 def _engine(args: argparse.Namespace, passthrough: list[str]) -> Any:
@@ -201,9 +167,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args, passthrough = parser.parse_known_args(argv)
     try:
-        store = make_store(args.store, args.store_ttl)
+        store = make_store(args.store, args.store_ttl, limits_from(args))
     except ValueError as error:
         parser.error(f"--store: {error}")
+    try:
+        replica = replica_for(store, args.replica_id, first_plain=False)
+    except Exception as error:  # the shared store cannot be reached (Redis down, file locked)
+        print(f"responses-reference: --store {args.store}: {error}", file=sys.stderr)
+        return 2
     api_key = args.api_key
     if args.api_key_env:
         api_key = os.environ.get(args.api_key_env)
@@ -245,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"responses-reference: {error}", file=sys.stderr)
         return 2
     try:
-        _serve(engine, store, api_key, sock, args.log_level, sealer, prompts)
+        _serve(engine, store, api_key, sock, args.log_level, sealer, prompts, replica)
     finally:
         import asyncio
 
@@ -261,11 +232,14 @@ def _serve(
     level: str,
     sealer: Any = None,
     prompts: Any = None,
+    replica: str | None = None,
 ) -> None:
     from .app import create_app
+    from .ids import ReplicaIds
     from .server import serve_socket
 
-    app = create_app(engine, store=store, api_key=api_key, sealer=sealer, prompts=prompts)
+    ids = None if replica is None else ReplicaIds(replica)
+    app = create_app(engine, store=store, api_key=api_key, sealer=sealer, prompts=prompts, ids=ids)
     serve_socket(app, sock, level)
 
 

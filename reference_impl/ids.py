@@ -8,12 +8,13 @@ same requests produce the same bytes (issue 3, Build 6).
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import string
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["IdFactory", "IdSource", "RandomIds", "random_id"]
+__all__ = ["IdFactory", "IdSource", "RandomIds", "ReplicaIds", "random_id"]
 
 IdSource = Callable[[str], str]
 """prefix (``"resp"``, ``"msg"``, …) → a new id with that prefix."""
@@ -41,3 +42,29 @@ class RandomIds:
 
     def scope(self, body: Mapping[str, Any]) -> IdSource:
         return random_id
+
+
+class ReplicaIds:
+    """Random ids that carry their replica: ``responses-reference --replica-id R`` (or the number
+    a shared store assigns the process). The first 8 of the 48 hex digits (the first 6 of a call
+    id's 24 alphanumerics) are SHA-256 of the replica id, the rest random, so replicas behind one
+    store draw from disjoint id spaces, and a restart (a new number) from a new one."""
+
+    def __init__(self, replica_id: str) -> None:
+        digest = hashlib.sha256(replica_id.encode()).digest()
+        self.replica_id = replica_id
+        self._hex = digest[:4].hex()
+        n = int.from_bytes(digest, "big")
+        chars = []
+        for _ in range(6):
+            n, i = divmod(n, len(_ALNUM))
+            chars.append(_ALNUM[i])
+        self._alnum = "".join(chars)
+
+    def new_id(self, prefix: str) -> str:
+        if prefix == "call":
+            return "call_" + self._alnum + "".join(secrets.choice(_ALNUM) for _ in range(18))
+        return f"{prefix}_{self._hex}{secrets.token_hex(20)}"
+
+    def scope(self, body: Mapping[str, Any]) -> IdSource:
+        return self.new_id

@@ -22,17 +22,46 @@ from typing import Any, Protocol, runtime_checkable
 import orjson
 
 __all__ = [
+    "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_RESPONSES",
     "ConversationStore",
     "ItemLookup",
     "MemoryStore",
     "ResponseStore",
+    "StoreLimits",
     "find_output_item",
     "output_item_ids",
 ]
 
 DEFAULT_MAX_RESPONSES = 10_000
-"""The in-memory store's default cap; the least recently used response goes first."""
+"""Every store's default cap on responses (and, by default, on conversations): OpenAI documents
+none; this one keeps the mock's memory within 50 MB (benchmarks/store_memory.py)."""
+
+DEFAULT_MAX_BYTES = 256 * 2**20
+"""Every store's default cap on bytes (256 MiB): the memory store's serialized objects, the SQLite
+file, the Redis store's keys (benchmarks/store_retention.py measures each). OpenAI documents none."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoreLimits:
+    """What a store keeps at most (``responses-mock`` / ``responses-reference`` ``--store-*``).
+
+    Caps evict the oldest first (memory: least recently used; SQLite, Redis: least recently
+    written); expiry counts from the last write. An evicted or expired id is OpenAI's 404, as an
+    unknown one. ``None`` TTLs never expire: conversations by default, as at OpenAI (its
+    conversation-state guide: conversations and their items are not subject to the 30-day TTL of
+    stored responses)."""
+
+    max_responses: int = DEFAULT_MAX_RESPONSES
+    max_conversations: int = DEFAULT_MAX_RESPONSES
+    max_bytes: int = DEFAULT_MAX_BYTES
+    conversation_ttl_seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        if min(self.max_responses, self.max_conversations, self.max_bytes) < 1:
+            raise ValueError("store caps must be at least 1")
+        if self.conversation_ttl_seconds is not None and self.conversation_ttl_seconds <= 0:
+            raise ValueError("a conversation TTL must be positive seconds")
 
 
 @runtime_checkable
@@ -129,11 +158,25 @@ class _Entry:
     events: list[bytes] = field(default_factory=list)
     cancel: bool = False
     item_ids: tuple[str, ...] = ()  # output items indexed in MemoryStore._items
+    size: int = 0  # bytes counted against StoreLimits.max_bytes
+    used_at: float = 0.0  # last read or write (the LRU order's clock)
+
+
+@dataclass(slots=True)
+class _Conversation:
+    conversation: bytes
+    stored_at: float  # last write: the object, or items added / deleted
+    items: list[bytes] = field(default_factory=list)
+    size: int = 0
+    used_at: float = 0.0
 
 
 class MemoryStore:
-    """Bounded in-memory store: at most ``max_responses`` (default 10,000, least recently used
-    evicted first), each kept ``ttl_seconds`` after its last write (default: no expiry)."""
+    """Bounded in-memory store. Caps (:class:`StoreLimits`): at most ``max_responses`` responses
+    (default 10,000) and ``max_conversations`` conversations, ``max_bytes`` of serialized objects
+    in all (responses, their input items and event logs, conversations and their items); the least
+    recently used (read or written) goes first. A response is kept ``ttl_seconds`` after its last
+    write (default: no expiry), a conversation ``conversation_ttl_seconds``."""
 
     def __init__(
         self,
@@ -141,16 +184,23 @@ class MemoryStore:
         *,
         ttl_seconds: float | None = None,
         clock: Callable[[], float] = time.monotonic,
+        limits: StoreLimits | None = None,
     ) -> None:
         if max_responses < 1:
             raise ValueError("max_responses must be at least 1")
+        limits = limits or StoreLimits(max_responses=max_responses)
         self.max_responses = max_responses
+        self.max_conversations = limits.max_conversations
+        self.max_bytes = limits.max_bytes
         self.ttl_seconds = ttl_seconds
+        self.conversation_ttl_seconds = limits.conversation_ttl_seconds
         self._clock = clock
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._items: dict[str, str] = {}  # output item id → response id
-        # conversation id → (object, items); as many as responses, least recently used first out
-        self._conversations: OrderedDict[str, tuple[bytes, list[bytes]]] = OrderedDict()
+        # conversation id → object and items, least recently used first
+        self._conversations: OrderedDict[str, _Conversation] = OrderedDict()
+        self.bytes = 0  # serialized bytes held (what max_bytes caps)
+        self.evicted = 0  # responses and conversations dropped for a cap (not for expiry)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -159,11 +209,17 @@ class MemoryStore:
         entry = self._entries.get(response_id)
         if entry is None:
             return None
-        if self.ttl_seconds is not None and self._clock() - entry.stored_at > self.ttl_seconds:
+        now = self._clock()
+        if self.ttl_seconds is not None and now - entry.stored_at > self.ttl_seconds:
             self._drop(response_id)
             return None
+        entry.used_at = now
         self._entries.move_to_end(response_id)
         return entry
+
+    def _resize(self, entry: _Entry | _Conversation, size: int) -> None:
+        self.bytes += size - entry.size
+        entry.size = size
 
     async def put(
         self, response: Mapping[str, Any], input_items: Sequence[Mapping[str, Any]] | None = None
@@ -174,7 +230,7 @@ class MemoryStore:
         data = _dumps(response)
         if entry is None:
             items = _dumps(list(input_items or ()))
-            entry = self._entries[response_id] = _Entry(data, items, now)
+            entry = self._entries[response_id] = _Entry(data, items, now, used_at=now)
         else:
             entry.response, entry.stored_at = data, now
             if input_items is not None:
@@ -183,26 +239,59 @@ class MemoryStore:
         if len(item_ids) != len(entry.item_ids):
             entry.item_ids = tuple(item_ids)
             self._items.update(dict.fromkeys(item_ids, response_id))
-        self._evict()
+        events = sum(len(e) for e in entry.events)
+        self._resize(entry, len(entry.response) + len(entry.input_items) + events)
+        self._evict(keep=response_id)
 
     def _drop(self, response_id: str) -> _Entry | None:
         entry = self._entries.pop(response_id, None)
         if entry is not None:
+            self.bytes -= entry.size
             for item_id in entry.item_ids:
                 if self._items.get(item_id) == response_id:
                     del self._items[item_id]
         return entry
 
-    def _evict(self) -> None:
-        while len(self._entries) > self.max_responses:
-            self._drop(next(iter(self._entries)))
+    def _drop_conversation(self, conversation_id: str) -> bool:
+        found = self._conversations.pop(conversation_id, None)
+        if found is not None:
+            self.bytes -= found.size
+        return found is not None
+
+    def _evict(self, keep: str | None = None) -> None:
+        """Expired entries, then the least recently used beyond a cap (``keep``, the entry just
+        written, last: an object larger than ``max_bytes`` alone is still kept until the next)."""
+        now = self._clock()
         if self.ttl_seconds is not None:
-            now = self._clock()
             while self._entries:
                 oldest_id, oldest = next(iter(self._entries.items()))
                 if now - oldest.stored_at <= self.ttl_seconds:
                     break
                 self._drop(oldest_id)
+        if self.conversation_ttl_seconds is not None:
+            while self._conversations:
+                oldest_id, conv = next(iter(self._conversations.items()))
+                if now - conv.stored_at <= self.conversation_ttl_seconds:
+                    break
+                self._drop_conversation(oldest_id)
+        while len(self._entries) > self.max_responses:
+            self._drop(next(iter(self._entries)))
+            self.evicted += 1
+        while len(self._conversations) > self.max_conversations:
+            self._drop_conversation(next(iter(self._conversations)))
+            self.evicted += 1
+        while self.bytes > self.max_bytes:
+            lru = next(iter(self._entries.items()), None)
+            lru_conv = next(iter(self._conversations.items()), None)
+            if lru_conv is not None and (lru is None or lru_conv[1].used_at < lru[1].used_at):
+                if lru_conv[0] == keep:
+                    break
+                self._drop_conversation(lru_conv[0])
+            elif lru is not None and lru[0] != keep:
+                self._drop(lru[0])
+            else:
+                break
+            self.evicted += 1
 
     async def get(self, response_id: str) -> dict[str, Any] | None:
         entry = self._live(response_id)
@@ -223,7 +312,10 @@ class MemoryStore:
     async def append_events(self, response_id: str, events: Sequence[Mapping[str, Any]]) -> None:
         entry = self._entries.get(response_id)
         if entry is not None:
-            entry.events.extend(_dumps(e) for e in events)
+            data = [_dumps(e) for e in events]
+            entry.events.extend(data)
+            self._resize(entry, entry.size + sum(len(d) for d in data))
+            self._evict(keep=response_id)
 
     async def events_after(self, response_id: str, after: int) -> list[dict[str, Any]]:
         entry = self._entries.get(response_id)
@@ -246,45 +338,62 @@ class MemoryStore:
         return None
 
     # --- conversations ----------------------------------------------------------------------
-    def _conversation(self, conversation_id: str) -> tuple[bytes, list[bytes]] | None:
+    def _conversation(self, conversation_id: str) -> _Conversation | None:
         found = self._conversations.get(conversation_id)
-        if found is not None:
-            self._conversations.move_to_end(conversation_id)
+        if found is None:
+            return None
+        now = self._clock()
+        ttl = self.conversation_ttl_seconds
+        if ttl is not None and now - found.stored_at > ttl:
+            self._drop_conversation(conversation_id)
+            return None
+        found.used_at = now
+        self._conversations.move_to_end(conversation_id)
         return found
+
+    def _touched(self, conversation_id: str, found: _Conversation) -> None:
+        found.stored_at = self._clock()
+        self._resize(found, len(found.conversation) + sum(len(i) for i in found.items))
+        self._evict(keep=conversation_id)
 
     async def put_conversation(self, conversation: Mapping[str, Any]) -> None:
         conversation_id = str(conversation["id"])
         found = self._conversation(conversation_id)
-        items = found[1] if found is not None else []
-        self._conversations[conversation_id] = (_dumps(conversation), items)
-        while len(self._conversations) > self.max_responses:
-            self._conversations.popitem(last=False)
+        data = _dumps(conversation)
+        if found is None:
+            now = self._clock()
+            found = self._conversations[conversation_id] = _Conversation(data, now, used_at=now)
+        else:
+            found.conversation = data
+        self._touched(conversation_id, found)
 
     async def get_conversation(self, conversation_id: str) -> dict[str, Any] | None:
         found = self._conversation(conversation_id)
-        return None if found is None else _loads_dict(found[0])
+        return None if found is None else _loads_dict(found.conversation)
 
     async def delete_conversation(self, conversation_id: str) -> bool:
-        return self._conversations.pop(conversation_id, None) is not None
+        return self._drop_conversation(conversation_id)
 
     async def add_conversation_items(
         self, conversation_id: str, items: Sequence[Mapping[str, Any]]
     ) -> None:
         found = self._conversation(conversation_id)
         if found is not None:
-            found[1].extend(_dumps(item) for item in items)
+            found.items.extend(_dumps(item) for item in items)
+            self._touched(conversation_id, found)
 
     async def conversation_items(self, conversation_id: str) -> list[dict[str, Any]]:
         found = self._conversation(conversation_id)
-        return [] if found is None else [_loads_dict(item) for item in found[1]]
+        return [] if found is None else [_loads_dict(item) for item in found.items]
 
     async def delete_conversation_item(self, conversation_id: str, item_id: str) -> bool:
         found = self._conversation(conversation_id)
         if found is None:
             return False
-        for index, data in enumerate(found[1]):
+        for index, data in enumerate(found.items):
             if _loads_dict(data).get("id") == item_id:
-                del found[1][index]
+                del found.items[index]
+                self._touched(conversation_id, found)
                 return True
         return False
 

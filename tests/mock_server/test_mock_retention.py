@@ -54,3 +54,49 @@ def test_the_mock_takes_a_redis_store() -> None:
 def test_a_bad_ttl_is_a_usage_error() -> None:
     with pytest.raises(SystemExit):
         build_parser().parse_args(["--store-ttl", "-1"])
+
+
+@pytest.mark.parametrize("spec", ["memory", "sqlite"])
+def test_an_evicted_response_is_openais_404(spec: str, tmp_path: Path) -> None:
+    from reference_impl.store import StoreLimits
+
+    store = "memory" if spec == "memory" else f"sqlite:{tmp_path / 'r.db'}"
+    mock = InProcessMock(MockSettings(store=store, store_limits=StoreLimits(max_responses=2)))
+    client = mock.client(max_retries=0)
+    first, *rest = [client.responses.create(model="mock", input=f"q{n}") for n in range(3)]
+    with pytest.raises(openai.NotFoundError) as caught:
+        client.responses.retrieve(first.id)
+    assert caught.value.status_code == 404 and first.id in str(caught.value.body)
+    assert [client.responses.retrieve(r.id).id for r in rest] == [r.id for r in rest]
+    mock.close()
+
+
+def test_retention_options_on_both_servers() -> None:
+    from reference_impl.store_options import limits_from
+
+    argv = ["--store-max-responses", "7", "--store-max-conversations", "3",
+            "--store-max-bytes", "1Mi", "--conversation-ttl", "60"]  # fmt: skip
+    for parser in (build_parser(), reference_parser()):
+        limits = limits_from(parser.parse_args(argv))
+        assert (limits.max_responses, limits.max_conversations) == (7, 3)
+        assert (limits.max_bytes, limits.conversation_ttl_seconds) == (2**20, 60)
+        defaults = limits_from(parser.parse_args([]))
+        assert (defaults.max_responses, defaults.max_bytes) == (10_000, 256 * 2**20)
+        assert defaults.conversation_ttl_seconds is None  # as at OpenAI: conversations stay
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--store-max-bytes", "lots"])
+
+
+def test_a_restarted_mock_on_one_sqlite_file_never_reuses_an_id(tmp_path: Path) -> None:
+    store = f"sqlite:{tmp_path / 'shared.db'}"
+    plain = InProcessMock(MockSettings(seed=3))
+    first = InProcessMock(MockSettings(seed=3, store=store))
+    again = InProcessMock(MockSettings(seed=3, store=store))  # a restart, or a second process
+    ids = [
+        m.client().responses.create(model="mock", input="same").id for m in (plain, first, again)
+    ]
+    assert ids[0] == ids[1]  # the first process on a fresh file: a single mock's ids
+    assert ids[2] != ids[1]  # the store numbered the second one
+    assert again.client().responses.retrieve(ids[1]).id == ids[1]  # nothing overwritten
+    for mock in (plain, first, again):
+        mock.close()
