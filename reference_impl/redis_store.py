@@ -20,7 +20,8 @@ responses-conformance[redis]``).
 Retention (:class:`~reference_impl.store.StoreLimits`), kept by the write scripts themselves so
 every replica enforces the same caps atomically: ``{prefix}age:resp`` / ``{prefix}age:conv`` (sorted
 sets: id → time of the last write), ``{prefix}sizes`` (a hash: ``r:ID`` / ``c:ID`` → the bytes an
-entry holds: its JSON strings plus ``_OVERHEAD`` for Redis's own per-key cost) and
+entry holds: Redis's ``MEMORY USAGE`` of its keys, plus ``_OVERHEAD`` for its entries in these
+books) and
 ``{prefix}total`` (their sum). After a write: entries past their TTL go (Redis has expired their
 keys already; this settles the books), then the least recently written beyond ``max_responses`` /
 ``max_conversations``, then the oldest of either kind while ``total`` exceeds ``max_bytes``. Keys
@@ -42,9 +43,9 @@ from .store import StoreLimits
 
 __all__ = ["RedisStore"]
 
-_OVERHEAD = 320
-"""Bytes counted per entry besides its JSON: Redis's key, hash-field and sorted-set entries
-(measured: ~300 B per stored response with ``used_memory``, benchmarks/store_retention.py)."""
+_OVERHEAD = 512
+"""Bytes counted per entry besides its keys' ``MEMORY USAGE``: its sorted-set member and its
+``sizes`` field (benchmarks/store_retention.py compares the books with ``used_memory``)."""
 
 # ARGV[1..7] of every retention script: prefix, now, ttl, conversation ttl (0 = none),
 # max responses, max conversations, max bytes; the script's own arguments follow.
@@ -68,9 +69,16 @@ local function drop(kind, id)
   if size ~= 0 then redis.call('DECRBY', P .. 'total', size) end
   return removed
 end
-local function resize(kind, id, delta)
-  redis.call('HINCRBY', P .. 'sizes', kind .. ':' .. id, delta)
-  redis.call('INCRBY', P .. 'total', delta)
+local function remeasure(kind, id)
+  local a, b = keys_of(kind, id)
+  local size = 0
+  if redis.call('EXISTS', a) == 1 then
+    size = OVER + redis.call('MEMORY', 'USAGE', a)
+    if redis.call('EXISTS', b) == 1 then size = size + redis.call('MEMORY', 'USAGE', b) end
+  end
+  local old = tonumber(redis.call('HGET', P .. 'sizes', kind .. ':' .. id) or '0')
+  redis.call('HSET', P .. 'sizes', kind .. ':' .. id, size)
+  redis.call('INCRBY', P .. 'total', size - old)
 end
 local function touch(kind, id)
   redis.call('ZADD', ZSET[kind], now, id)
@@ -127,15 +135,12 @@ local id = ARGV[8]
 local key = P .. 'resp:' .. id
 local current = redis.call('HGET', key, 'status')
 if current == 'cancelled' and ARGV[10] ~= 'cancelled' then return 0 end
-local before = redis.call('HSTRLEN', key, 'response') + redis.call('HSTRLEN', key, 'items')
-local fresh = redis.call('EXISTS', key) == 0
 redis.call('HSET', key, 'response', ARGV[9], 'status', ARGV[10])
 if ARGV[11] ~= '' or redis.call('HEXISTS', key, 'items') == 0 then
   redis.call('HSET', key, 'items', ARGV[11] ~= '' and ARGV[11] or '[]')
 end
-local after = redis.call('HSTRLEN', key, 'response') + redis.call('HSTRLEN', key, 'items')
-resize('r', id, after - before + (fresh and OVER or 0))
 touch('r', id)
+remeasure('r', id)
 return enforce('r', id)
 """
 )
@@ -146,12 +151,9 @@ _APPEND = (
     + """
 local id = ARGV[8]
 if redis.call('EXISTS', P .. 'resp:' .. id) == 0 then return 0 end
-local size = 0
-for i = 9, #ARGV do
-  redis.call('RPUSH', P .. 'events:' .. id, ARGV[i]); size = size + #ARGV[i]
-end
-resize('r', id, size)
+for i = 9, #ARGV do redis.call('RPUSH', P .. 'events:' .. id, ARGV[i]) end
 touch('r', id)
+remeasure('r', id)
 return enforce('r', id)
 """
 )
@@ -170,11 +172,9 @@ _PUT_CONV = (
     + """
 local id = ARGV[8]
 local key = P .. 'conv:' .. id
-local fresh = redis.call('EXISTS', key) == 0
-local before = redis.call('STRLEN', key)
-redis.call('SET', key, ARGV[9])
-resize('c', id, #ARGV[9] - before + (fresh and OVER or 0))
+redis.call('SET', key, ARGV[9], 'KEEPTTL')
 touch('c', id)
+remeasure('c', id)
 return enforce('c', id)
 """
 )
@@ -185,12 +185,11 @@ _ADD_ITEMS = (
     + """
 local id = ARGV[8]
 if redis.call('EXISTS', P .. 'conv:' .. id) == 0 then return 0 end
-local size = 0
 local items = {}
-for i = 9, #ARGV do items[#items + 1] = ARGV[i]; size = size + #ARGV[i] end
+for i = 9, #ARGV do items[#items + 1] = ARGV[i] end
 redis.call('RPUSH', P .. 'conv_items:' .. id, unpack(items))
-resize('c', id, size)
 touch('c', id)
+remeasure('c', id)
 return enforce('c', id)
 """
 )
@@ -201,7 +200,7 @@ _DELETE_ITEM = (
     + """
 local id = ARGV[8]
 local removed = redis.call('LREM', P .. 'conv_items:' .. id, 1, ARGV[9])
-if removed > 0 then resize('c', id, -#ARGV[9]); touch('c', id) end
+if removed > 0 then touch('c', id); remeasure('c', id) end
 return removed
 """
 )
