@@ -26,6 +26,7 @@ from mock_server.middleware import (
 )
 from mock_server.replay_match import DEFAULT_IGNORE, KEY_PARTS
 from mock_server.scenarios import SCENARIOS
+from mock_server.workers import check_workers, serve_workers
 from reference_impl.prompts import PromptFileError, PromptRegistry
 from reference_impl.server import bind, serve_socket
 from reference_impl.store import DEFAULT_MAX_RESPONSES
@@ -242,6 +243,15 @@ def _add_store_options(parser: argparse.ArgumentParser) -> None:
         "ids never collide (default: on sqlite: or redis:// the store numbers each process that "
         "opens it, the first keeping the ids a single mock gives; none on memory)",
     )
+    store.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="N processes serving the one port, sharing stored responses, conversations, "
+        "background runs and fault-attempt counts through the store: needs --store sqlite:PATH "
+        "or redis://… when N > 1 (default: 1; mock_server/workers.py)",
+    )
 
 
 def _size(text: str) -> int:
@@ -343,15 +353,28 @@ def _replay_settings(
     )
 
 
+settings_from = _settings
+"""The settings parsed ``args`` describe (``parser.error``, exit 2, on a bad value): what each
+``--workers`` process rebuilds from the parent's argv."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     settings = _settings(parser, args)
+    problem = check_workers(args.workers, args.store)
+    if problem is not None:
+        parser.error(problem)
     try:
         sock = bind(args.host, args.port)
     except OSError as error:
         print(f"responses-mock: cannot bind {args.host}:{args.port}: {error}", file=sys.stderr)
         return 2
+    if args.workers > 1:
+        return serve_workers(
+            list(sys.argv[1:] if argv is None else argv), settings, sock, args.workers,
+            args.log_level,
+        )  # fmt: skip
     try:
         server = MockServer(settings)
     except Exception as error:  # a shared --store that cannot be opened (Redis down, bad file)

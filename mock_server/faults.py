@@ -38,14 +38,16 @@ import re
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 __all__ = [
     "AttemptCounter",
+    "AttemptStore",
     "Fault",
     "FaultPlan",
     "FaultSyntaxError",
     "Injection",
+    "SharedAttemptCounter",
     "error_body",
 ]
 
@@ -201,6 +203,31 @@ class AttemptCounter:
 
     def reset(self) -> None:
         self._seen.clear()
+
+
+class AttemptStore(Protocol):
+    """A store several processes share that counts attempts (SQLite, Redis)."""
+
+    def next_attempt(self, fingerprint: bytes) -> int: ...
+
+    def reset_attempts(self) -> None: ...
+
+
+class SharedAttemptCounter(AttemptCounter):
+    """:class:`AttemptCounter`'s interface over a shared store (``responses-mock --workers N``):
+    every worker counts in the same place, so ``429@1`` fails the first attempt of a request
+    whichever worker it reaches, and its retry succeeds on any. Bounded as the store bounds it
+    (100,000 fingerprints, the least recently seen forgotten)."""
+
+    def __init__(self, store: AttemptStore) -> None:
+        super().__init__(capacity=0)  # nothing counted in this process
+        self.store = store
+
+    def next(self, fingerprint: bytes) -> int:
+        return self.store.next_attempt(fingerprint)
+
+    def reset(self) -> None:
+        self.store.reset_attempts()
 
 
 # OpenAI's error types and codes per status (SPEC §4 Errors: code is a string, never the number).
