@@ -365,16 +365,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     problem = check_workers(args.workers, args.store)
     if problem is not None:
         parser.error(problem)
+    if args.workers > 1:
+        argv_list = list(sys.argv[1:] if argv is None else argv)
+        return serve_workers(
+            argv_list, settings, args.host, args.port, args.workers, args.log_level
+        )
     try:
         sock = bind(args.host, args.port)
     except OSError as error:
         print(f"responses-mock: cannot bind {args.host}:{args.port}: {error}", file=sys.stderr)
         return 2
-    if args.workers > 1:
-        return serve_workers(
-            list(sys.argv[1:] if argv is None else argv), settings, sock, args.workers,
-            args.log_level,
-        )  # fmt: skip
     try:
         server = MockServer(settings)
     except Exception as error:  # a shared --store that cannot be opened (Redis down, bad file)

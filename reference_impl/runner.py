@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 import anyio
@@ -31,6 +32,8 @@ TERMINAL_STATUSES = frozenset({"completed", "incomplete", "failed", "cancelled"}
 
 
 Emit = Callable[[list[Event]], Awaitable[None]]
+_FOLLOW_POLL = 0.05  # seconds between reads of a log another process writes (shared stores)
+_FOLLOW_IDLE = 30.0  # seconds without a new event before such a follower gives up
 _NO_FINAL_CHUNK = "The engine ended its stream without a final chunk."
 
 
@@ -179,17 +182,33 @@ class BackgroundRunner:
         """Logged events with ``sequence_number > after``, then live ones until the terminal
         event, or until the task stops (cancel: no terminal event, SPEC §2.13)."""
         last = after
+        quiet_since = time.monotonic()
         while True:
             wakeup = self._wakeups.get(response_id)
             running = self.running(response_id)
             for event in await self._store.events_after(response_id, last):
                 yield event
                 last = int(event["sequence_number"])
+                quiet_since = time.monotonic()
                 if event["type"] in TERMINAL_EVENTS:
                     return
             if not running or wakeup is None:
-                return
+                if not await self._running_elsewhere(response_id, quiet_since):
+                    return
+                await anyio.sleep(_FOLLOW_POLL)
+                continue
             await wakeup.wait()
+
+    async def _running_elsewhere(self, response_id: str, quiet_since: float) -> bool:
+        """Whether another process on a shared store (``claim_replica``: SQLite, Redis) runs the
+        response, so its stored log is polled: still queued or in progress, and a new event came
+        within ``_FOLLOW_IDLE`` seconds (a process that died mid-run leaves it in progress)."""
+        if getattr(self._store, "claim_replica", None) is None:
+            return False
+        if time.monotonic() - quiet_since > _FOLLOW_IDLE:
+            return False
+        stored = await self._store.get(response_id)
+        return stored is not None and stored.get("status") in ("queued", "in_progress")
 
     async def aclose(self) -> None:
         """Cancel every running task (app shutdown)."""
