@@ -351,7 +351,11 @@ TARGETS: dict[str, TargetSpec] = {
             inherited=(_LITELLM_PARAM,),
         ),
         replace(
-            _litellm("tools", ("core", "tools", "websocket")),
+            replace(
+                _litellm("tools", ("core", "tools", "websocket", "custom-tools")),
+                claim=_litellm("tools", ()).claim + "; custom-tools: the probe found a forced "
+                "custom tool called (custom_tool_call) on this tool-calling model",
+            ),
             inherited=(
                 (
                     "live.tools.parallel",
