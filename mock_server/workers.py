@@ -153,7 +153,9 @@ def serve_workers(
         if not _wait_ready(pipes, children, stop):
             return 0 if stop else 2
         shown = f"[{bound_host}]" if ":" in str(bound_host) else bound_host
-        print(f"listening on http://{shown}:{bound_port} ({workers} workers)", flush=True)
+        # The line every tool parses, exactly as a single mock prints it; the count on stderr.
+        print(f"listening on http://{shown}:{bound_port}", flush=True)
+        print(f"responses-mock: {workers} workers", file=sys.stderr, flush=True)
         while not stop:
             dead = [c for c in children if c.poll() is not None]
             if dead:
