@@ -114,6 +114,19 @@ for _id, _server, _note in (
 ):  # fmt: skip
     live(_id, _server, _note)
 
+# the last HTTP live checks (issue 12 item 3)
+for _id, _server, _note in (
+    ("live.background.cancel", "cancel_ends_failed",
+     "a server whose cancel aborts a running background response as `failed`, not `cancelled`"),
+    ("live.case.completed", "cancel_answers_an_ack",
+     "a server whose cancel answers an acknowledgement (`{id, cancelled: true}`) instead of the "
+     "Response, so the case cannot read the status it goes on with"),
+    ("live.previous_response.recall", "previous_response_ignored",
+     "a server that silently ignores `previous_response_id` (echoing it all the same): a chained "
+     "turn cannot repeat a code word told two turns back"),
+):  # fmt: skip
+    live(_id, _server, _note)
+
 # issue 15: tools beyond function calls
 for _id, _server, _note in (
     ("live.tools.allowed_tools", "allowed_tools_ignored",

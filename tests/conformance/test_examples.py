@@ -18,9 +18,6 @@ from conformance.checks import REGISTRY, refinements
 from conformance.examples import EXAMPLES, Example, failing_ids, judge, render
 
 NO_EXAMPLE_YET: frozenset[str] = frozenset({
-    "live.background.cancel",
-    "live.case.completed",
-    "live.previous_response.recall",
     # No server here steers (docs/websocket.md): no near miss to run the steering case against.
     "live.ws.steering",
 })  # fmt: skip

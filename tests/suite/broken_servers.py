@@ -15,6 +15,8 @@ from typing import Any
 from broken_state_servers import BROKEN_STATE
 from suite_support import ASGIApp, Rewriter, mock_app, renumber
 
+from mock_server.engine import Latency
+
 Events = list[dict[str, Any] | None]
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 
@@ -246,6 +248,7 @@ class Broken:
     should: bool = False  # a SHOULD row: fails only under --strict
     timeout: str = "10"  # the suite's --timeout against it
     instructions: bool = False  # the cases need a model that follows instructions (recall)
+    near_miss: Callable[[], ASGIApp] = mock_app  # the server that obeys the rule (the live example)
 
 
 BROKEN: dict[str, Broken] = {
@@ -843,7 +846,66 @@ def client_call_output_ignored() -> ASGIApp:
     return _rewrite_request(edit)
 
 
+def running_mock() -> ASGIApp:
+    """The mock with a millisecond between deltas, as the embedded target runs it
+    (conformance/suite/embedded.py): a background response still runs when the suite cancels it
+    (at no delay it has finished before the cancel arrives, and the case skips)."""
+    return mock_app(latency=Latency(inter_token=0.001))
+
+
+def cancel_ends_failed() -> ASGIApp:
+    """Cancelling a running background response aborts it as `failed` (with an error), not
+    `cancelled`: the cancel answer and every later retrieve say so."""
+
+    def edit(response: dict[str, Any]) -> None:
+        if response.get("status") == "cancelled":
+            response["status"] = "failed"
+            response["error"] = {"code": "server_error", "message": "The response was aborted."}
+
+    return _responses(edit, stream=False, inner=running_mock())
+
+
+def cancel_answers_an_ack() -> ASGIApp:
+    """`POST /responses/{id}/cancel` answers 200 with an acknowledgement
+    `{id, object: "response.cancellation", cancelled: true}` instead of the Response: the suite
+    cannot read the status it needs from it (the case stops with an error)."""
+
+    def on_json(method: str, path: str, status: int, value: Any) -> tuple[int, Any]:
+        cancel = method == "POST" and path.endswith("/cancel") and status == 200
+        if cancel and isinstance(value, dict) and value.get("object") == "response":
+            value = {"id": value.get("id"), "object": "response.cancellation", "cancelled": True}
+        return status, value
+
+    return Rewriter(running_mock(), on_json=on_json)
+
+
+def previous_response_ignored() -> ASGIApp:
+    """`previous_response_id` is silently ignored (each turn sees only its own input), yet
+    echoed on the answer: the model cannot repeat what an earlier turn told it."""
+
+    def on_request(method: str, path: str, value: Any) -> Any:
+        if isinstance(value, dict) and value.get("previous_response_id"):
+            value.setdefault("metadata", {})["ignored_previous"] = value.pop(
+                "previous_response_id"
+            )
+        return value
+
+    def restore(response: dict[str, Any]) -> None:
+        metadata = response.get("metadata") or {}
+        if "ignored_previous" in metadata:
+            response["previous_response_id"] = metadata.pop("ignored_previous")
+
+    return _responses(restore, inner=Rewriter(mock_app(), on_request=on_request))
+
+
 _CHECKS: dict[str, Broken] = {
+    "cancel_ends_failed": Broken(cancel_ends_failed, "cancel_running", "core,stateful",
+                                 frozenset({"live.background.cancel"}), near_miss=running_mock),
+    "cancel_answers_an_ack": Broken(cancel_answers_an_ack, "cancel_running", "core,stateful",
+                                    frozenset({"live.case.completed"}), near_miss=running_mock),
+    "previous_response_ignored": Broken(previous_response_ignored, "chain_recall",
+                                        "core,stateful", frozenset({"live.previous_response.recall"}),
+                                        instructions=True),
     "calls_an_undeclared_tool": Broken(calls_an_undeclared_tool, "tool_choice_auto", "core,tools",
                                        frozenset({"live.tools.auto"})),
     "sse_as_text_plain": Broken(sse_as_text_plain, "create_stream and string", "core",
