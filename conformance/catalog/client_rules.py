@@ -1,0 +1,51 @@
+"""The rules clients enforce (issue 12 item 5): item statuses and identity, logprobs, the Open
+Responses event types. Each cites the client code that breaks without it; docs/spec.md §7 has the
+evidence."""
+
+from __future__ import annotations
+
+from ..checks import Level, register
+
+MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
+
+ITEM_STATUS_COMPLETED = register(
+    "response.item.status_completed",
+    MUST,
+    "§3.1, §7.7 [OR][SDK]",
+    "in a `completed` response every message, function call and custom tool call is `completed` "
+    "(a call a program issued may stay `in_progress`; hosted-tool items may keep their own status)",
+)
+LOGPROBS_NONPOSITIVE = register(
+    "response.logprobs.nonpositive",
+    MUST,
+    "§1, §7.8 [OAPI]",
+    "every `logprob` (of a token and of each alternative in `top_logprobs`) is ≤ 0",
+)
+LOGPROBS_TOP_COUNT = register(
+    "response.logprobs.top_count",
+    MUST,
+    "§3.3, §7.8 [OAPI]",
+    "a token lists at most `top_logprobs` alternatives (the number the response echoes)",
+)
+ITEM_CALL_IDENTITY = register(
+    "stream.item.call_identity_stable",
+    MUST,
+    "§2.7, §7.9 [SDK]",
+    "`output_item.done` carries the `call_id` and `name` its `output_item.added` gave the item "
+    "(clients key the call by them from `added` on)",
+)
+LOGPROBS_DELTAS_EQUAL_DONE = register(
+    "stream.logprobs.deltas_equal_done",
+    MUST,
+    "§2.8, §7.8 [REC]",
+    "the `logprobs` of a part's `output_text.delta` events, concatenated, equal the `logprobs` of "
+    "its `output_text.done` when that event carries any",
+)
+EVENT_TYPE_OPENRESPONSES = register(
+    "event.type.openresponses",
+    MUST,
+    "§1.3, §7.10 [OR]",
+    "Open Responses: every event type is one the Open Responses spec defines, or an extension "
+    "prefixed with its implementor's slug (`acme:trace_event`)",
+    profile="openresponses",
+)

@@ -1,0 +1,118 @@
+"""The framing and single-event checks: ``sse.*`` (the byte stream's SSE framing) and
+``event.*`` (one event on its own, its schema included). docs/spec.md §1, §1a."""
+
+from __future__ import annotations
+
+from ..checks import Level, register
+
+MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
+
+# --- sse.*: framing (docs/spec.md §1 "Framing") -------------------------------------------------------
+SSE_EVENT_NAME_MATCHES = register(
+    "sse.event_name.matches_type",
+    MUST,
+    "§1.1 [OR]",
+    "the SSE `event:` name equals the JSON body's `type`",
+)
+SSE_EVENT_NAME_PRESENT = register(
+    "sse.event_name.present",
+    INFO,
+    "§2.14, §1.1 [OR]",
+    "each event carries an `event:` line (the SDK does not need it)",
+)
+SSE_EVENT_NAME_REQUIRED = register(
+    "sse.event_name.required",
+    MUST,
+    "§1.1 [OR]",
+    "Open Responses: each event carries an `event:` line equal to its `type`",
+    profile="openresponses",
+)
+SSE_ID_ABSENT = register(
+    "sse.id.absent",
+    SHOULD,
+    "§1.1 [OR]",
+    "Open Responses: servers should not send SSE `id:` fields",
+    profile="openresponses",
+)
+SSE_DATA_JSON = register(
+    "sse.data.json",
+    MUST,
+    "§1.1",
+    "every `data:` payload (but the `[DONE]` sentinel) is one JSON object",
+)
+SSE_DONE_REQUIRED = register(
+    "sse.done.required",
+    MUST,
+    "§1.1 [OR], decision",
+    "Open Responses: the stream ends with `data: [DONE]`",
+    profile="openresponses",
+)
+SSE_AFTER_DONE = register(
+    "sse.done.last",
+    MUST,
+    "§2.2",
+    "nothing follows the `[DONE]` sentinel",
+)
+SSE_LIMIT_EVENT_SIZE = register(
+    "sse.limit.event_size",
+    MUST,
+    "§5",
+    "no single event exceeds the judge's size limit",
+)
+SSE_LIMIT_EVENT_COUNT = register(
+    "sse.limit.event_count",
+    MUST,
+    "§5",
+    "the stream does not exceed the judge's event-count limit",
+)
+SSE_LIMIT_DEPTH = register(
+    "sse.limit.depth",
+    MUST,
+    "§5",
+    "no event or body nests JSON deeper than the judge follows (about 900 levels; Python's "
+    "`json` and the openai SDK fail on such JSON too)",
+)
+
+# --- event.*: one event on its own (docs/spec.md §1, §1a) ---------------------------------------------
+EVENT_TYPE_PRESENT = register(
+    "event.type.present",
+    MUST,
+    "§1",
+    "every event is a JSON object with a string `type`",
+)
+EVENT_TYPE_KNOWN = register(
+    "event.type.known",
+    INFO,
+    "§1.3",
+    "event types outside OpenAI's documented union are reported (OpenAI itself sends some)",
+)
+EVENT_TYPE_NONSTANDARD = register(
+    "event.type.nonstandard",
+    SHOULD,
+    "§1.3, decision; KB24",
+    "event names known to be wrong (e.g. `response.reasoning_part.added`) are not used",
+)
+EVENT_SCHEMA_REQUIRED = register(
+    "event.schema.required",
+    MUST,
+    "§1a [OAPI] ResponseStreamEvent",
+    "every field OpenAI's schema requires is present (with §1a's relaxations)",
+)
+EVENT_SCHEMA_TYPE = register(
+    "event.schema.type",
+    MUST,
+    "§1a [OAPI] ResponseStreamEvent",
+    "every field has the type OpenAI's schema gives it",
+)
+EVENT_SCHEMA_VALUE = register(
+    "event.schema.value",
+    MUST,
+    "§1a, §7.5 [OAPI] ResponseStreamEvent",
+    "constant and discriminator fields have the value OpenAI's schema gives them",
+)
+EVENT_SCHEMA_ENUM = register(
+    "event.schema.enum",
+    INFO,
+    "§1a (enumerations are open)",
+    "enumerated fields use a value OpenAI's schema lists",
+)

@@ -1,0 +1,272 @@
+"""The invariants across one event stream: ``stream.sequence.*``, ``stream.lifecycle.*``,
+``stream.item.*``, ``stream.part.*`` and ``stream.text.*`` consistency. docs/spec.md §2."""
+
+from __future__ import annotations
+
+from ..checks import Level, register
+
+MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
+
+# --- stream.sequence.* (docs/spec.md §2.1) -------------------------------------------------------------
+SEQ_PRESENT = register(
+    "stream.sequence.present",
+    MUST,
+    "§1, §2.1, §7.1 [REC]; KB17",
+    "every event carries an integer `sequence_number`",
+)
+SEQ_START = register(
+    "stream.sequence.start",
+    MUST,
+    "§2.1, §2.12 [REC]",
+    "the first event is numbered 0 (N+1 on a stream resumed after N)",
+)
+SEQ_CONTIGUOUS = register(
+    "stream.sequence.contiguous",
+    MUST,
+    "§2.1 [REC]; KB13",
+    "`sequence_number` rises by exactly 1 per event, with no gap or repeat",
+)
+
+# --- stream.lifecycle.* (docs/spec.md §2.2, §2.3) -----------------------------------------------------
+LIFECYCLE_CREATED_FIRST = register(
+    "stream.lifecycle.created_first",
+    MUST,
+    "§2.2 [REC][SDK]",
+    "the first event is `response.created`",
+)
+LIFECYCLE_IN_PROGRESS = register(
+    "stream.lifecycle.in_progress_second",
+    MUST,
+    "§2.2 [REC]",
+    "`response.in_progress` follows `response.created` (a background stream may put `response.queued` between)",
+)
+LIFECYCLE_UNIQUE = register(
+    "stream.lifecycle.unique",
+    MUST,
+    "§2.2, §2.12, §7.6",
+    "`response.created`, `response.queued` and `response.in_progress` each appear at most once, in that order",
+)
+LIFECYCLE_TERMINAL_PRESENT = register(
+    "stream.lifecycle.terminal_present",
+    MUST,
+    "§2.2 [SDK]",
+    "the stream ends with exactly one terminal event (`response.completed`, `.incomplete` or `.failed`)",
+)
+LIFECYCLE_AFTER_TERMINAL = register(
+    "stream.lifecycle.after_terminal",
+    MUST,
+    "§2.2",
+    "no event follows the terminal event",
+)
+RESPONSE_ID_STABLE = register(
+    "stream.response.id_stable",
+    MUST,
+    "§2.3 [SDK]",
+    "every lifecycle event carries the same `response.id`",
+)
+RESPONSE_CREATED_AT_STABLE = register(
+    "stream.response.created_at_stable",
+    MUST,
+    "§2.3 [REC]",
+    "every lifecycle event carries the same `response.created_at`",
+)
+RESPONSE_INTERIM_STATE = register(
+    "stream.response.interim_state",
+    MUST,
+    "§2.3 [REC]",
+    "before the terminal event the response has status `in_progress`/`queued`, `output: []` and `usage: null`",
+)
+RESPONSE_TERMINAL_STATUS = register(
+    "stream.response.terminal_status",
+    MUST,
+    "§2.2, §3.1",
+    "the terminal event's `response.status` matches the event (`completed`, `incomplete`, `failed`)",
+)
+ERROR_FOLLOWED_BY_FAILED = register(
+    "stream.error.followed_by_failed",
+    MUST,
+    "§1.2, decision",
+    "an `error` event is followed by exactly one `response.failed`",
+)
+
+# --- stream.item.* (docs/spec.md §2.4–§2.10) ----------------------------------------------------------
+ITEM_ADDED_BEFORE_USE = register(
+    "stream.item.added_before_use",
+    MUST,
+    "§2.4 [SDK]",
+    "an item is opened by `response.output_item.added` before any event names it",
+)
+ITEM_ADDED_ONCE = register(
+    "stream.item.added_once",
+    MUST,
+    "§2.4",
+    "no output item is added twice (by `output_index` or by `id`)",
+)
+OUTPUT_INDEX_CONTIGUOUS = register(
+    "stream.output_index.contiguous",
+    MUST,
+    "§2.5 [REC]",
+    "`output_index` runs 0, 1, 2, … in the order items are added",
+)
+ITEM_INTERLEAVE = register(
+    "stream.item.no_interleave",
+    SHOULD,
+    "§2.5",
+    "items do not interleave: an item's events end before the next item is added",
+)
+ITEM_ID_UNIQUE = register(
+    "stream.item.id_unique",
+    MUST,
+    "§2.7 [REC]",
+    "item ids are unique within a response",
+)
+ITEM_ID_PREFIX = register(
+    "stream.item.id_prefix",
+    INFO,
+    "§2.14",
+    "item ids carry OpenAI's prefix for their type (`msg_`, `rs_`, `fc_`, …)",
+)
+ITEM_DONE_MATCHES_ADDED = register(
+    "stream.item.done_matches_added",
+    MUST,
+    "§2.7",
+    "`output_item.done` carries the same item `id` and `type` as its `output_item.added`",
+)
+ITEM_ID_MATCHES = register(
+    "stream.item.item_id_matches",
+    MUST,
+    "§2.7",
+    "every inner event's `item_id` equals the id of the item open at its `output_index`",
+)
+ITEM_ADDED_STATE = register(
+    "stream.item.added_state",
+    MUST,
+    "§2.6, §7.4 [REC][SDK]",
+    'an item opens empty: message `content: []`, reasoning `summary: []`, function call `arguments: ""` with `call_id` and `name` set, status `in_progress` (or `incomplete`, kept to its `.done`, for an item cut before it began)',
+)
+ITEM_DONE_ONCE = register(
+    "stream.item.done_once",
+    MUST,
+    "§2.4, §2.6",
+    "an item is closed by `output_item.done` once, and nothing names it afterwards",
+)
+ITEM_CLOSED_BEFORE_TERMINAL = register(
+    "stream.item.closed_before_terminal",
+    MUST,
+    "§2.9 [SDK]",
+    "on `response.completed` and `response.incomplete` every added item is done",
+)
+ITEM_INCOMPLETE_LAST = register(
+    "stream.item.incomplete_last",
+    MUST,
+    "§2.10 [OR]",
+    "an item that ends `incomplete` is the last item, and the response is `incomplete`",
+)
+ITEM_CONTENT_MATCHES = register(
+    "stream.item.content_matches",
+    MUST,
+    "§2.8",
+    "the item in `output_item.done` holds the parts, text and arguments its events streamed",
+)
+
+# --- stream.part.* (docs/spec.md §2.6, §2.11) ---------------------------------------------------------
+PART_ADDED_BEFORE_USE = register(
+    "stream.part.added_before_use",
+    MUST,
+    "§2.6 [SDK]",
+    "a content part is opened by `content_part.added` before deltas or `.done` events name it",
+)
+PART_INDEX_CONTIGUOUS = register(
+    "stream.part.content_index",
+    MUST,
+    "§2.6",
+    "`content_index` runs 0, 1, … within an item, and every event of a part carries the part's index",
+)
+PART_ORDER = register(
+    "stream.part.order",
+    MUST,
+    "§2.6",
+    "inside a part: `content_part.added` → deltas → `<kind>.done` → `content_part.done` "
+    "(refined by the `stream.part.order.*` checks)",
+)
+PART_CLOSED = register(
+    "stream.part.closed",
+    MUST,
+    "§2.6",
+    "every content part is closed by `content_part.done` before the next part or `output_item.done`",
+)
+PART_TYPE_FITS_ITEM = register(
+    "stream.part.type_fits_item",
+    MUST,
+    "§2.11; KB04",
+    "a part's type fits its item: `output_text`/`refusal` in a message, `reasoning_text` in reasoning",
+)
+PART_KIND_MATCHES = register(
+    "stream.part.kind_matches",
+    MUST,
+    "§2.6",
+    "text events go to `output_text` parts, refusal events to `refusal` parts, reasoning text events to `reasoning_text` parts",
+)
+SUMMARY_PART_ADDED = register(
+    "stream.summary.part_added",
+    MUST,
+    "§2.6 [REC]",
+    "reasoning summary text is framed by `reasoning_summary_part.added` / `.done`",
+)
+SUMMARY_INDEX = register(
+    "stream.summary.index",
+    MUST,
+    "§2.6",
+    "`summary_index` runs 0, 1, … within a reasoning item",
+)
+SUMMARY_ORDER = register(
+    "stream.summary.order",
+    MUST,
+    "§2.6",
+    "inside a summary part: `part.added` → text deltas → `text.done` → `part.done`, closed before "
+    "the item (refined by the `stream.summary.order.*` checks)",
+)
+ARGS_ORDER = register(
+    "stream.arguments.order",
+    MUST,
+    "§2.6",
+    "argument/input deltas come before their `.done`, which comes once, before `output_item.done`",
+)
+ARGS_ADDED_FIRST = register(
+    "stream.arguments.added_first",
+    MUST,
+    "§2.6, §1.6 [SDK]",
+    "a value whose family has an `.added` event (`shell_call_command.added`) is opened by it, once, before its deltas and `.done`",
+)
+DELTA_TYPE_FITS_ITEM = register(
+    "stream.delta.type_fits_item",
+    MUST,
+    "§2.6",
+    "an event's kind fits the item it names (argument deltas for function calls, text for messages, …)",
+)
+
+# --- stream.text.* consistency (docs/spec.md §2.8, §2.9) ----------------------------------------------
+DELTAS_EQUAL_DONE = register(
+    "stream.text.deltas_equal_done",
+    MUST,
+    "§2.8",
+    "the deltas of a text, refusal, arguments, reasoning or summary value concatenate to its `.done` value",
+)
+DONE_EQUALS_PART = register(
+    "stream.text.done_equals_part",
+    MUST,
+    "§2.8",
+    "the `.done` value equals the value in `content_part.done` / `reasoning_summary_part.done`",
+)
+ANNOTATIONS_MATCH = register(
+    "stream.text.annotations_match",
+    MUST,
+    "§2.8, §1.5 [SDK]",
+    "the annotations streamed by `output_text.annotation.added`, numbered 0, 1, … by `annotation_index`, are the part's `annotations` in `content_part.done` and `output_item.done`",
+)
+OUTPUT_EQUALS_ITEMS = register(
+    "stream.output.equals_items",
+    MUST,
+    "§2.9 [SDK]",
+    "the terminal response's `output` equals the `output_item.done` items, in order (opaque fields exempt)",
+)

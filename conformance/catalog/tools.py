@@ -1,0 +1,42 @@
+"""Per-tool stream rules (issue 15; conformance/tool_rules.py): hosted tool progress, image
+partials, citation offsets."""
+
+from __future__ import annotations
+
+from ..checks import Level, register
+
+MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
+
+# --- per-tool stream rules (issue 15; conformance/tool_rules.py) --------------------------------
+HOSTED_PROGRESS_ORDER = register(
+    "stream.hosted.progress_order",
+    MUST,
+    "§1.7, §2.8 [OAPI] ResponseWebSearchCall*/FileSearchCall*/CodeInterpreterCall*/ImageGenCall*/"
+    "MCPCall*/MCPListTools* events; [REC] openai-*-tool streams",
+    "a hosted tool call's progress events run forward (in_progress → searching / interpreting / "
+    "generating / partial_image → completed or failed), none after the one that ends it; stages "
+    "may be missing or repeated",
+)
+HOSTED_FAILED_STATUS = register(
+    "stream.hosted.failed_status",
+    MUST,
+    "§1.7 [OAPI] ResponseMCPCallFailedEvent, ResponseMCPListToolsFailedEvent, MCPToolCall.status",
+    "a `*.failed` progress event is followed by the item's `status: failed`; a `*.completed` one "
+    "by a status other than `failed`",
+)
+IMAGE_PARTIAL_INDEX = register(
+    "stream.image.partial_image_index",
+    MUST,
+    "§1.7 [OAPI] ResponseImageGenCallPartialImageEvent.partial_image_index; [REC] "
+    "openai-image-generation-tool.1",
+    "an image generation call's `partial_image` events carry `partial_image_index` 0, 1, 2, … in "
+    "order",
+)
+ANNOTATION_OFFSETS = register(
+    "stream.annotation.offsets",
+    MUST,
+    "§1.7, §1.5 [OAPI] UrlCitationBody (start_index, end_index), FileCitationBody.index; [REC] "
+    "openai-web-search-tool.1",
+    "a citation's offsets lie inside the text it annotates: 0 <= start_index <= end_index <= "
+    "len(text) (url / container file citations), 0 <= index <= len(text) (file citations, paths)",
+)
