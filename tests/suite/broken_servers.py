@@ -885,9 +885,7 @@ def previous_response_ignored() -> ASGIApp:
 
     def on_request(method: str, path: str, value: Any) -> Any:
         if isinstance(value, dict) and value.get("previous_response_id"):
-            value.setdefault("metadata", {})["ignored_previous"] = value.pop(
-                "previous_response_id"
-            )
+            value.setdefault("metadata", {})["ignored_previous"] = value.pop("previous_response_id")
         return value
 
     def restore(response: dict[str, Any]) -> None:
