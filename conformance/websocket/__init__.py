@@ -2,12 +2,20 @@
 
 The stream checks of :mod:`conformance.validator` judge each response of a session; the ``ws.*``
 checks judge the session around them (docs/websocket.md).
+
+- :mod:`.session` — :class:`SessionValidator`, the sans-I/O judge of one connection;
+- :mod:`.lanes` — its bookkeeping: requests owed an answer, lanes, responses
+  (:class:`LaneResponse`), steering submissions;
+- :mod:`.shapes` — the shapes of ``error`` and steering events;
+- :mod:`.record` — recorded sessions (JSON Lines of frames): :func:`parse_session`,
+  :func:`judge_session`.
 """
 
 from __future__ import annotations
 
+from .lanes import STREAM_ID, LaneResponse
 from .record import SessionFormatError, is_session_record, judge_session, parse_session
-from .session import STREAM_ID, LaneResponse, SessionValidator
+from .session import SessionValidator
 
 __all__ = [
     "STREAM_ID",

@@ -11,74 +11,36 @@ a defect inside a response is reported under the same check ID as over SSE. The 
 (lanes, ordering, errors, steering) are the ``ws.*`` checks of :mod:`conformance.catalog`; the
 rules and their sources are in docs/websocket.md. Nothing here raises on bad input: a frame that is
 not text, not JSON or routed nowhere is a violation.
+
+Its records (requests, lanes, responses, steers) are in :mod:`.lanes`; the shapes of ``error``
+and steering events in :mod:`.shapes`.
 """
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from .. import catalog as C
 from ..checks import Check, Violation
 from ..stream import parse_json
 from ..validator import PROFILES, StreamValidator
-
-__all__ = ["LaneResponse", "SessionValidator"]
-
-# [OAPI] ResponsesClientEventResponseCreate.stream_id
-STREAM_ID = re.compile(r"[A-Za-z0-9_.-]{1,256}")
-_TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
-_STEER_EVENTS = frozenset(
-    {"response.steer.accepted", "response.steer.pending", "response.steer.failed"}
+from .lanes import (
+    STEER_EVENTS,
+    STREAM_ID,
+    Lane,
+    LaneResponse,
+    Request,
+    Steer,
+    answers,
+    kind,
+    response_id,
 )
-# Request fields a response echoes: a response that echoes another queued request's value
-# answers that request, not the lane's head (ws.lane.order).
-_ECHOED = ("previous_response_id", "instructions", "metadata", "max_output_tokens")
+from .shapes import error_issues, steer_issues
 
-
-@dataclass(slots=True)
-class _Request:
-    """One client event that owes an answer."""
-
-    index: int  # its frame number
-    lane: str | None
-    body: Mapping[str, Any]
-    rejectable: str = ""  # why WebSocket mode must refuse it ("" = a valid create)
-
-
-@dataclass(slots=True)
-class LaneResponse:
-    """One response of a lane and the stream validator that judges it."""
-
-    lane: str | None
-    request: _Request | None  # None: an automatic successor after steering
-    validator: StreamValidator
-    response_id: Any = None
-    first_frame: int = 0
-
-    @property
-    def finished(self) -> bool:
-        return self.validator.terminal_type is not None
-
-
-@dataclass(slots=True)
-class _Lane:
-    pending: deque[_Request] = field(default_factory=deque)
-    current: LaneResponse | None = None  # the latest response opened on the lane
-    interleaved: bool = False  # two of its responses ran at once (ws.lane.serial)
-    opened: bool = False  # the client sent a request on it
-
-
-@dataclass(slots=True)
-class _Steer:
-    index: int
-    target: str
-    live: bool  # the target was running on this connection when the client steered it
-    accepted: bool = False
-    settled: bool = False
+# LaneResponse and STREAM_ID live in .lanes; they are still importable from here.
+__all__ = ["STREAM_ID", "LaneResponse", "SessionValidator"]
 
 
 class SessionValidator:
@@ -93,11 +55,11 @@ class SessionValidator:
         self.responses: list[LaneResponse] = []
         self.frames = 0
         self.events = 0  # server events judged
-        self._lanes: dict[str | None, _Lane] = {None: _Lane()}
-        self._owed_errors: deque[_Request] = deque()  # rejectable events with no lane
+        self._lanes: dict[str | None, Lane] = {None: Lane()}
+        self._owed_errors: deque[Request] = deque()  # rejectable events with no lane
         self._by_id: dict[Any, LaneResponse] = {}
         self._items: dict[Any, LaneResponse] = {}  # output item id -> its response
-        self._steers: list[_Steer] = []
+        self._steers: list[Steer] = []
         self._closed = False
         self._creates = 0
         # The ws.* checks this session put to the test (a live run reports the others as not
@@ -112,16 +74,16 @@ class SessionValidator:
         start = len(self.violations)
         event: object = frame
         if isinstance(frame, bytes | bytearray):
-            self._owed_errors.append(_Request(index, None, {}, "a binary frame"))
+            self._owed_errors.append(Request(index, None, {}, "a binary frame"))
             return []
         if isinstance(frame, str):
             try:
                 event = parse_json(frame)
             except ValueError:
-                self._owed_errors.append(_Request(index, None, {}, "not JSON"))
+                self._owed_errors.append(Request(index, None, {}, "not JSON"))
                 return []
         if not isinstance(event, dict):
-            self._owed_errors.append(_Request(index, None, {}, "not a JSON object"))
+            self._owed_errors.append(Request(index, None, {}, "not a JSON object"))
             return []
         etype = event.get("type")
         if etype == "response.create":
@@ -129,7 +91,7 @@ class SessionValidator:
         elif etype == "response.steer":
             self._on_steer(event, index)
         else:
-            self._owed_errors.append(_Request(index, None, event, f"unknown type {etype!r}"))
+            self._owed_errors.append(Request(index, None, event, f"unknown type {etype!r}"))
         return self.violations[start:]
 
     def _on_create(self, event: Mapping[str, Any], index: int) -> None:
@@ -142,19 +104,19 @@ class SessionValidator:
             why = "`background: true`"
         if why and sid is not None and not (isinstance(sid, str) and STREAM_ID.fullmatch(sid)):
             # No usable lane: its error may come on the default lane or echo the raw id.
-            self._owed_errors.append(_Request(index, None, event, why))
+            self._owed_errors.append(Request(index, None, event, why))
             return
         lane = self._lane(sid)
         lane.opened = True
-        lane.pending.append(_Request(index, sid, event, why))
+        lane.pending.append(Request(index, sid, event, why))
 
     def _on_steer(self, event: Mapping[str, Any], index: int) -> None:
         target = event.get("previous_response_id")
         if not isinstance(target, str):
-            self._owed_errors.append(_Request(index, None, event, "no `previous_response_id`"))
+            self._owed_errors.append(Request(index, None, event, "no `previous_response_id`"))
             return
         running = self._by_id.get(target)
-        self._steers.append(_Steer(index, target, running is not None and not running.finished))
+        self._steers.append(Steer(index, target, running is not None and not running.finished))
 
     # ------------------------------------------------------------------ server side
 
@@ -198,7 +160,7 @@ class SessionValidator:
                 self._report(C.WS_FRAME_JSON, index, "one JSON object", f"not JSON ({exc})")
                 return self.violations[start:]
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-            self._report(C.WS_FRAME_JSON, index, "a JSON object with a string `type`", _kind(event))
+            self._report(C.WS_FRAME_JSON, index, "a JSON object with a string `type`", kind(event))
             return self.violations[start:]
         self.events += 1
         sid = event.get("stream_id", None)
@@ -206,7 +168,7 @@ class SessionValidator:
         if sid is not None and not isinstance(sid, str):
             self._report(C.WS_EVENT_ROUTED, index, "a string `stream_id`", sid, path="stream_id")
             return self.violations[start:]
-        if etype in _STEER_EVENTS:
+        if etype in STEER_EVENTS:
             self._on_steer_event(event, etype, sid, index)
         elif etype == "error":
             self._on_error(event, sid, index)
@@ -245,13 +207,13 @@ class SessionValidator:
         if etype == "response.output_item.added" and isinstance(event.get("item"), dict):
             self._items[event["item"].get("id")] = target
 
-    def _idle(self, lane: _Lane) -> bool:
+    def _idle(self, lane: Lane) -> bool:
         current = lane.current
         return not lane.pending and (current is None or current.finished)
 
     def _stray(self, event: Mapping[str, Any]) -> LaneResponse | None:
         """The named lane's response an event without ``stream_id`` belongs to, if one does."""
-        owner = self._items.get(event.get("item_id")) or self._by_id.get(_response_id(event))
+        owner = self._items.get(event.get("item_id")) or self._by_id.get(response_id(event))
         if owner is not None and owner.lane is not None:
             return owner
         running = [
@@ -261,9 +223,9 @@ class SessionValidator:
         ]
         return running[0] if len(running) == 1 else None
 
-    def _owner(self, lane: _Lane, event: Mapping[str, Any]) -> LaneResponse | None:
+    def _owner(self, lane: Lane, event: Mapping[str, Any]) -> LaneResponse | None:
         """On a lane that ran two responses at once, the one an event names."""
-        rid = _response_id(event)
+        rid = response_id(event)
         if rid is not None:
             return self._by_id.get(rid)
         item = event.get("item")
@@ -272,10 +234,10 @@ class SessionValidator:
         )
 
     def _route(
-        self, lane: _Lane, sid: str | None, event: Mapping[str, Any], etype: str, index: int
+        self, lane: Lane, sid: str | None, event: Mapping[str, Any], etype: str, index: int
     ) -> LaneResponse | None:
         current = lane.current
-        rid = _response_id(event)
+        rid = response_id(event)
         if current is not None and not current.finished:
             if etype != "response.created" or rid in (None, current.response_id):
                 return current
@@ -323,15 +285,15 @@ class SessionValidator:
             return self._open(lane, sid, None, index)  # judged on its own all the same
         return None
 
-    def _take(self, lane: _Lane, event: Mapping[str, Any], index: int) -> _Request:
+    def _take(self, lane: Lane, event: Mapping[str, Any], index: int) -> Request:
         """The request a new response answers: the lane's head, unless it echoes a later one."""
         head = lane.pending[0]
         if len(lane.pending) > 1:
             self.exercised.add(C.WS_LANE_ORDER.id)
         response = event.get("response")
-        if isinstance(response, Mapping) and not _answers(head, response):
+        if isinstance(response, Mapping) and not answers(head, response):
             for later in list(lane.pending)[1:]:
-                if _answers(later, response):
+                if answers(later, response):
                     self._report(
                         C.WS_LANE_ORDER,
                         index,
@@ -343,7 +305,7 @@ class SessionValidator:
         return lane.pending.popleft()
 
     def _open(
-        self, lane: _Lane, sid: str | None, request: _Request | None, index: int
+        self, lane: Lane, sid: str | None, request: Request | None, index: int
     ) -> LaneResponse:
         limit = None if request is None else request.body.get("max_output_tokens")
         validator = StreamValidator(
@@ -425,34 +387,8 @@ class SessionValidator:
 
     def _error_shape(self, event: Mapping[str, Any], index: int) -> None:
         self.exercised.add(C.WS_ERROR_SHAPE.id)
-        error = event.get("error")
-        if not isinstance(error, Mapping):
-            self._report(C.WS_ERROR_SHAPE, index, "an `error` object", _kind(error), path="error")
-            return
-        for key, kinds in (("type", (str,)), ("message", (str,))):
-            if not isinstance(error.get(key), kinds):
-                self._report(
-                    C.WS_ERROR_SHAPE, index, "a string", _kind(error.get(key)), path=f"error.{key}"
-                )
-        for key in ("code", "param"):
-            if key not in error:
-                self._report(
-                    C.WS_ERROR_SHAPE, index, "present (null allowed)", "absent", path=f"error.{key}"
-                )
-            elif error[key] is not None and not isinstance(error[key], str):
-                self._report(
-                    C.WS_ERROR_SHAPE,
-                    index,
-                    "a string or null",
-                    _kind(error[key]),
-                    path=f"error.{key}",
-                )
-        status = event.get("status")
-        if status is not None and not (type(status) is int and 100 <= status <= 599):
-            self._report(C.WS_ERROR_SHAPE, index, "an HTTP status", status, path="status")
-        seq = event.get("sequence_number")
-        if seq is not None and type(seq) is not int:
-            self._report(C.WS_ERROR_SHAPE, index, "an integer", _kind(seq), path="sequence_number")
+        for issue in error_issues(event):
+            self._report(C.WS_ERROR_SHAPE, index, issue.expected, issue.actual, path=issue.path)
 
     # ------------------------------------------------------------------ steering
 
@@ -466,7 +402,7 @@ class SessionValidator:
             self.exercised.add(C.WS_STEER_PENDING_AFTER_TERMINAL.id)
         steer = event.get("steer")
         target = steer.get("previous_response_id") if isinstance(steer, Mapping) else None
-        if not self._steer_shape(event, etype, steer, index):
+        if not self._steer_shape(event, etype, index):
             return
         waiting = [s for s in self._steers if s.target == target and not s.settled]
         if etype == "response.steer.pending":
@@ -508,74 +444,11 @@ class SessionValidator:
         else:
             record.settled = True
 
-    def _steer_shape(self, event: Mapping[str, Any], etype: str, steer: object, index: int) -> bool:
-        start = len(self.violations)
-        if type(event.get("sequence_number")) is not int:
-            self._report(
-                C.WS_STEER_SHAPE,
-                index,
-                "an integer",
-                _kind(event.get("sequence_number")),
-                path="sequence_number",
-            )
-        if not isinstance(steer, Mapping):
-            self._report(C.WS_STEER_SHAPE, index, "a `steer` object", _kind(steer), path="steer")
-            return False
-        if not isinstance(steer.get("previous_response_id"), str):
-            self._report(
-                C.WS_STEER_SHAPE,
-                index,
-                "a string",
-                _kind(steer.get("previous_response_id")),
-                path="steer.previous_response_id",
-            )
-        sid_required = etype != "response.steer.failed"
-        if (sid_required or "id" in steer) and not isinstance(steer.get("id"), str):
-            self._report(
-                C.WS_STEER_SHAPE, index, "a string", _kind(steer.get("id")), path="steer.id"
-            )
-        if etype == "response.steer.pending":
-            if not isinstance(event.get("reason"), str):
-                self._report(
-                    C.WS_STEER_SHAPE, index, "a string", _kind(event.get("reason")), path="reason"
-                )
-            if not isinstance(event.get("required_input"), list):
-                self._report(
-                    C.WS_STEER_SHAPE,
-                    index,
-                    "an array",
-                    _kind(event.get("required_input")),
-                    path="required_input",
-                )
-        if etype == "response.steer.failed":
-            if "input" not in steer:
-                self._report(
-                    C.WS_STEER_SHAPE, index, "the uncommitted input", "absent", path="steer.input"
-                )
-            error = event.get("error")
-            if not isinstance(error, Mapping):
-                self._report(
-                    C.WS_STEER_SHAPE, index, "an `error` object", _kind(error), path="error"
-                )
-            else:
-                for key in ("code", "message"):
-                    if not isinstance(error.get(key), str):
-                        self._report(
-                            C.WS_STEER_SHAPE,
-                            index,
-                            "a string",
-                            _kind(error.get(key)),
-                            path=f"error.{key}",
-                        )
-                if error.get("type") != "invalid_request_error":
-                    self._report(
-                        C.WS_STEER_SHAPE,
-                        index,
-                        "invalid_request_error",
-                        error.get("type"),
-                        path="error.type",
-                    )
-        return len(self.violations) == start
+    def _steer_shape(self, event: Mapping[str, Any], etype: str, index: int) -> bool:
+        issues = steer_issues(event, etype)
+        for issue in issues:
+            self._report(C.WS_STEER_SHAPE, index, issue.expected, issue.actual, path=issue.path)
+        return not issues
 
     # ------------------------------------------------------------------ end
 
@@ -631,10 +504,10 @@ class SessionValidator:
 
     # ------------------------------------------------------------------ helpers
 
-    def _lane(self, sid: str | None) -> _Lane:
+    def _lane(self, sid: str | None) -> Lane:
         lane = self._lanes.get(sid)
         if lane is None:
-            lane = self._lanes[sid] = _Lane()
+            lane = self._lanes[sid] = Lane()
         return lane
 
     def _next_frame(self) -> int:
@@ -658,25 +531,3 @@ class SessionValidator:
                 expected=expected, actual=actual, event_index=index, message=message, path=path
             )
         )
-
-
-def _response_id(event: Mapping[str, Any]) -> Any:
-    response = event.get("response")
-    return response.get("id") if isinstance(response, Mapping) else None
-
-
-def _answers(request: _Request, response: Mapping[str, Any]) -> bool:
-    """Whether ``response`` echoes what ``request`` set (fields it left out prove nothing)."""
-    for key in _ECHOED:
-        want = request.body.get(key)
-        if want is not None and key in response and response[key] != want:
-            return False
-    return True
-
-
-def _kind(value: object) -> str:
-    if value is None:
-        return "null / absent"
-    if isinstance(value, str):
-        return repr(value[:60])
-    return type(value).__name__
