@@ -152,7 +152,9 @@ def _load() -> None:
     from . import (  # noqa: F401  (declare the examples)
         live,
         live_state,
+        offline_framing,
         offline_objects,
+        offline_refinements,
         offline_state,
         offline_stream,
         offline_tools,

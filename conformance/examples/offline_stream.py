@@ -1,12 +1,10 @@
-"""Examples of the stream checks (``sse.*``, ``event.*``, ``stream.*``): see :mod:`.`."""
+"""Examples of the stream checks (``stream.*``; the framing and event checks' are in
+:mod:`.offline_framing`, the refinements of ``stream.part.order`` / ``stream.summary.order`` in
+:mod:`.offline_refinements`): see :mod:`.`."""
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable
-from typing import Any
-
-from . import Sample, example
+from . import example
 from .build import (
     Event,
     at,
@@ -20,156 +18,19 @@ from .build import (
     response,
     retext,
     shell_stream,
-    sse,
     text_stream,
     usage,
     without,
 )
+from .stream_samples import OR, R, S, late_delta, move, swap
 
-OR = ("core", "openresponses")
-
-
-def S(build: Callable[[], Any], note: str = "", **opts: Any) -> Sample:
-    return Sample("stream", build, note, **opts)
-
-
-def R(build: Callable[[], Any], note: str = "", **opts: Any) -> Sample:
-    return Sample("sse", build, note, **opts)
-
-
-def _replace(data: bytes, old: str, new: str, count: int = 1) -> bytes:
-    return data.replace(old.encode(), new.encode(), count)
-
-
-def _move(events: list[Event], src: int, dst: int) -> list[Event]:
-    events.insert(dst, events.pop(src))
-    return numbered(events)
-
-
-def _swap(events: list[Event], a: int) -> list[Event]:
-    events[a], events[a + 1] = events[a + 1], events[a]
-    return numbered(events)
-
-
-def _late_delta(events: list[Event], family: str) -> list[Event]:
-    """An empty ``family`` delta right after the family's ``.done`` (the text still adds up)."""
-    late = dict(events[find(events, f"{family}.delta")], delta="")
-    return insert(events, find(events, f"{family}.done") + 1, late)
-
-
-def _deep(depth: int) -> bytes:
-    """The SSE of a text stream whose terminal event has an extra field ``depth`` lists deep."""
-    data = sse(text_stream())
-    head, sep, tail = data.rpartition(b'"type":"response.completed",')
-    return head + sep + b'"extra":' + b"[" * depth + b"]" * depth + b"," + tail
-
+# The helpers other example modules used from here before the split, kept importable.
+__all__ = ["ANNOTATION", "OR", "TOKEN", "R", "S"]
 
 ANNOTATION = {
     "type": "url_citation", "url": "https://example.com", "title": "Example",
     "start_index": 0, "end_index": 5,
 }  # fmt: skip
-
-# --- sse.* ---------------------------------------------------------------------------------------
-example(
-    "sse.event_name.matches_type",
-    R(lambda: _replace(sse(text_stream()), "event: response.in_progress", "event: response.queued"),
-      "the `event:` line of the second event names another type"),
-    R(lambda: sse(text_stream())),
-)  # fmt: skip
-example(
-    "sse.event_name.present",
-    R(lambda: sse(text_stream(), names=False), "no `event:` lines"),
-    R(lambda: sse(text_stream())),
-)
-example(
-    "sse.event_name.required",
-    R(lambda: sse(text_stream(), names=False, done=True), "no `event:` lines", profiles=OR),
-    R(lambda: sse(text_stream(), done=True), profiles=OR),
-)
-example(
-    "sse.id.absent",
-    R(lambda: _replace(sse(text_stream(), done=True), "event: response.created", "id: 1\nevent: response.created"),
-      "an SSE `id:` field", profiles=OR),
-    R(lambda: sse(text_stream(), done=True), profiles=OR),
-)  # fmt: skip
-example(
-    "sse.data.json",
-    R(lambda: _replace(sse(text_stream()), "event: response.in_progress",
-                       "data: {not json\n\nevent: response.in_progress"), "a payload that is not JSON"),
-    R(lambda: sse(text_stream())),
-)  # fmt: skip
-example(
-    "sse.done.required",
-    R(lambda: sse(text_stream()), "no `data: [DONE]`", profiles=OR),
-    R(lambda: sse(text_stream(), done=True), profiles=OR),
-)
-example(
-    "sse.done.last",
-    R(lambda: sse(text_stream(), done=True) + b"data: [DONE]\n\n", "a second `[DONE]`"),
-    R(lambda: sse(text_stream(), done=True)),
-)
-example(
-    "sse.limit.event_size",
-    R(lambda: sse(text_stream(("x" * 9000,))), "an event over the limit (here 8,000 bytes)",
-      max_event_bytes=8000),
-    R(lambda: sse(text_stream(("x" * 500,))), max_event_bytes=8000),
-    also={"stream.lifecycle.terminal_present"},
-)  # fmt: skip
-example(
-    "sse.limit.event_count",
-    R(lambda: sse(text_stream()), "10 events, the limit 9", max_events=9),
-    R(lambda: sse(text_stream()), max_events=10),
-    also={"stream.lifecycle.terminal_present"},
-)
-example(
-    "sse.limit.depth",
-    R(lambda: _deep(5000), "`response.completed` holds a field nested 5,000 levels deep"),
-    R(lambda: _deep(50)),
-    also={"stream.lifecycle.terminal_present"},
-)
-
-# --- event.* -------------------------------------------------------------------------------------
-example(
-    "event.type.present",
-    S(lambda: at(text_stream(), "response.output_text.done", "type", None)),
-    S(text_stream),
-    also={"stream.part.order.done_before_part_done"},
-)
-example(
-    "event.type.known",
-    S(
-        lambda: insert(text_stream(), 2, {"type": "response.acme.progress"}),
-        "an event type no source documents",
-    ),
-    S(text_stream),
-)
-example(
-    "event.type.nonstandard",
-    S(lambda: insert(text_stream(), 4, {"type": "response.reasoning_part.added", "item_id": "msg_example",
-                                        "output_index": 0, "content_index": 0}),
-      "vLLM's name for a reasoning content part"),
-    S(text_stream),
-)  # fmt: skip
-example(
-    "event.schema.required",
-    S(lambda: without(text_stream(), "response.output_text.done", "logprobs")),
-    S(text_stream),
-)
-example(
-    "event.schema.type",
-    S(lambda: at(text_stream(), "response.output_text.done", "logprobs", {})),
-    S(text_stream),
-)
-example(
-    "event.schema.value",
-    S(lambda: at(text_stream(), "response.created", "response.object", "chat.completion")),
-    S(text_stream),
-)
-example(
-    "event.schema.enum",
-    S(lambda: at(text_stream(), "response.created", "response.service_tier", "turbo")),
-    S(text_stream),
-)
 
 # --- stream.sequence.* ---------------------------------------------------------------------------
 example(
@@ -296,7 +157,7 @@ example(
 )
 example(
     "stream.item.no_interleave",
-    S(lambda: _move(reasoning_stream(), find(reasoning_stream(), "response.output_item.added", 1), 3),
+    S(lambda: move(reasoning_stream(), find(reasoning_stream(), "response.output_item.added", 1), 3),
       "the message is added while the reasoning item is open"),
     S(reasoning_stream),
 )  # fmt: skip
@@ -387,7 +248,7 @@ example(
 )
 example(
     "stream.part.order",
-    S(lambda: _late_delta(text_stream(), "response.output_text"),
+    S(lambda: late_delta(text_stream(), "response.output_text"),
       "an (empty) delta after the part's `output_text.done`"),
     S(text_stream),
 )  # fmt: skip
@@ -435,13 +296,13 @@ example(
 )
 example(
     "stream.summary.order",
-    S(lambda: _late_delta(reasoning_stream(), "response.reasoning_summary_text"),
+    S(lambda: late_delta(reasoning_stream(), "response.reasoning_summary_text"),
       "an (empty) summary delta after its `.done`"),
     S(reasoning_stream),
 )  # fmt: skip
 example(
     "stream.arguments.order",
-    S(lambda: _swap(call_stream(), find(call_stream(), "response.function_call_arguments.delta", 1)),
+    S(lambda: swap(call_stream(), find(call_stream(), "response.function_call_arguments.delta", 1)),
       "an argument delta after `function_call_arguments.done`"),
     S(call_stream),
     also={"stream.text.deltas_equal_done"},
@@ -493,125 +354,6 @@ example(
         "`output: []` although an item was streamed",
     ),
     S(text_stream),
-)
-
-
-# --- refinements of stream.part.order and stream.summary.order -----------------------------------
-
-
-def _dup(events: list[Event], etype: str) -> list[Event]:
-    i = find(events, etype)
-    return insert(events, i + 1, events[i])
-
-
-def _after(events: list[Event], etype: str, anchor: str) -> list[Event]:
-    """An empty delta of type ``etype`` right after the first ``anchor`` event."""
-    late = dict(events[find(events, etype)], delta="")
-    return insert(events, find(events, anchor) + 1, late)
-
-
-example(
-    "stream.part.order.opens_empty",
-    S(lambda: at(text_stream(), "response.content_part.added", "part.text", "Hel"),
-      "the part opens holding text"),
-    S(text_stream),
-)  # fmt: skip
-example(
-    "stream.part.order.after_part_done",
-    S(lambda: _after(text_stream(), "response.output_text.delta", "response.content_part.done"),
-      "an (empty) delta after the part's `content_part.done`"),
-    S(text_stream),
-)  # fmt: skip
-example(
-    "stream.part.order.delta_after_done",
-    S(lambda: _late_delta(text_stream(), "response.output_text"),
-      "an (empty) delta after the part's `output_text.done`"),
-    S(text_stream),
-)  # fmt: skip
-example(
-    "stream.part.order.done_once",
-    S(lambda: _dup(text_stream(), "response.output_text.done"), "`output_text.done` twice"),
-    S(text_stream),
-)
-example(
-    "stream.part.order.done_before_part_done",
-    S(lambda: drop(text_stream(), "response.output_text.done"), "no `output_text.done`"),
-    S(text_stream),
-)
-example(
-    "stream.part.order.type_stable",
-    S(lambda: at(text_stream(), "response.content_part.done", "part", {"type": "refusal", "refusal": "Hello"}),
-      "`content_part.done` says `refusal` for an `output_text` part"),
-    S(text_stream),
-    also={"stream.text.done_equals_part"},
-)  # fmt: skip
-example(
-    "stream.summary.order.opens_empty",
-    S(lambda: at(reasoning_stream(), "response.reasoning_summary_part.added", "part.text", "Th"),
-      "the summary part opens holding text"),
-    S(reasoning_stream),
-)  # fmt: skip
-example(
-    "stream.summary.order.after_part_done",
-    S(lambda: _after(reasoning_stream(), "response.reasoning_summary_text.delta",
-                     "response.reasoning_summary_part.done"),
-      "an (empty) summary delta after the part's `reasoning_summary_part.done`"),
-    S(reasoning_stream),
-)  # fmt: skip
-example(
-    "stream.summary.order.delta_after_done",
-    S(lambda: _late_delta(reasoning_stream(), "response.reasoning_summary_text"),
-      "an (empty) summary delta after its `.done`"),
-    S(reasoning_stream),
-)  # fmt: skip
-example(
-    "stream.summary.order.done_once",
-    S(lambda: _dup(reasoning_stream(), "response.reasoning_summary_text.done"),
-      "`reasoning_summary_text.done` twice"),
-    S(reasoning_stream),
-)  # fmt: skip
-example(
-    "stream.summary.order.done_before_part_done",
-    S(lambda: drop(reasoning_stream(), "response.reasoning_summary_text.done"),
-      "no `reasoning_summary_text.done`"),
-    S(reasoning_stream),
-)  # fmt: skip
-
-
-def _two_summaries(overlap: bool) -> list[Event]:
-    """A reasoning item with two summary parts; with ``overlap`` the second opens before the
-    first is closed."""
-    events = reasoning_stream()
-    first = [e for e in events if e["type"].startswith("response.reasoning_summary_")]
-    second = [dict(e, summary_index=1) for e in copy.deepcopy(first)]
-    end = find(events, "response.reasoning_summary_part.done") + 1
-    events[end:end] = second
-    if overlap:
-        done = find(events, "response.reasoning_summary_part.done")
-        events.insert(
-            find(events, "response.reasoning_summary_part.added", 1) + 1, events.pop(done)
-        )
-    for item in (
-        events[find(events, "response.output_item.done")]["item"],
-        events[-1]["response"]["output"][0],
-    ):
-        item["summary"] = item["summary"] * 2
-    return numbered(events)
-
-
-example(
-    "stream.summary.order.closed_before_next",
-    S(lambda: _two_summaries(True), "summary part 1 is added while part 0 is open"),
-    S(lambda: _two_summaries(False)),
-    also={"stream.summary.index"},
-)
-example(
-    "stream.summary.order.closed_before_item",
-    S(
-        lambda: drop(reasoning_stream(), "response.reasoning_summary_part.done"),
-        "the reasoning item is closed with its summary part open",
-    ),
-    S(reasoning_stream),
 )
 
 

@@ -1,0 +1,123 @@
+"""Examples of the framing and single-event checks (``sse.*``, ``event.*``): see :mod:`.`."""
+
+from __future__ import annotations
+
+from . import example
+from .build import (
+    at,
+    insert,
+    sse,
+    text_stream,
+    without,
+)
+from .stream_samples import OR, R, S, replace_bytes
+
+
+def _deep(depth: int) -> bytes:
+    """The SSE of a text stream whose terminal event has an extra field ``depth`` lists deep."""
+    data = sse(text_stream())
+    head, sep, tail = data.rpartition(b'"type":"response.completed",')
+    return head + sep + b'"extra":' + b"[" * depth + b"]" * depth + b"," + tail
+
+
+# --- sse.* ---------------------------------------------------------------------------------------
+example(
+    "sse.event_name.matches_type",
+    R(lambda: replace_bytes(sse(text_stream()), "event: response.in_progress", "event: response.queued"),
+      "the `event:` line of the second event names another type"),
+    R(lambda: sse(text_stream())),
+)  # fmt: skip
+example(
+    "sse.event_name.present",
+    R(lambda: sse(text_stream(), names=False), "no `event:` lines"),
+    R(lambda: sse(text_stream())),
+)
+example(
+    "sse.event_name.required",
+    R(lambda: sse(text_stream(), names=False, done=True), "no `event:` lines", profiles=OR),
+    R(lambda: sse(text_stream(), done=True), profiles=OR),
+)
+example(
+    "sse.id.absent",
+    R(lambda: replace_bytes(sse(text_stream(), done=True), "event: response.created", "id: 1\nevent: response.created"),
+      "an SSE `id:` field", profiles=OR),
+    R(lambda: sse(text_stream(), done=True), profiles=OR),
+)  # fmt: skip
+example(
+    "sse.data.json",
+    R(lambda: replace_bytes(sse(text_stream()), "event: response.in_progress",
+                       "data: {not json\n\nevent: response.in_progress"), "a payload that is not JSON"),
+    R(lambda: sse(text_stream())),
+)  # fmt: skip
+example(
+    "sse.done.required",
+    R(lambda: sse(text_stream()), "no `data: [DONE]`", profiles=OR),
+    R(lambda: sse(text_stream(), done=True), profiles=OR),
+)
+example(
+    "sse.done.last",
+    R(lambda: sse(text_stream(), done=True) + b"data: [DONE]\n\n", "a second `[DONE]`"),
+    R(lambda: sse(text_stream(), done=True)),
+)
+example(
+    "sse.limit.event_size",
+    R(lambda: sse(text_stream(("x" * 9000,))), "an event over the limit (here 8,000 bytes)",
+      max_event_bytes=8000),
+    R(lambda: sse(text_stream(("x" * 500,))), max_event_bytes=8000),
+    also={"stream.lifecycle.terminal_present"},
+)  # fmt: skip
+example(
+    "sse.limit.event_count",
+    R(lambda: sse(text_stream()), "10 events, the limit 9", max_events=9),
+    R(lambda: sse(text_stream()), max_events=10),
+    also={"stream.lifecycle.terminal_present"},
+)
+example(
+    "sse.limit.depth",
+    R(lambda: _deep(5000), "`response.completed` holds a field nested 5,000 levels deep"),
+    R(lambda: _deep(50)),
+    also={"stream.lifecycle.terminal_present"},
+)
+
+# --- event.* -------------------------------------------------------------------------------------
+example(
+    "event.type.present",
+    S(lambda: at(text_stream(), "response.output_text.done", "type", None)),
+    S(text_stream),
+    also={"stream.part.order.done_before_part_done"},
+)
+example(
+    "event.type.known",
+    S(
+        lambda: insert(text_stream(), 2, {"type": "response.acme.progress"}),
+        "an event type no source documents",
+    ),
+    S(text_stream),
+)
+example(
+    "event.type.nonstandard",
+    S(lambda: insert(text_stream(), 4, {"type": "response.reasoning_part.added", "item_id": "msg_example",
+                                        "output_index": 0, "content_index": 0}),
+      "vLLM's name for a reasoning content part"),
+    S(text_stream),
+)  # fmt: skip
+example(
+    "event.schema.required",
+    S(lambda: without(text_stream(), "response.output_text.done", "logprobs")),
+    S(text_stream),
+)
+example(
+    "event.schema.type",
+    S(lambda: at(text_stream(), "response.output_text.done", "logprobs", {})),
+    S(text_stream),
+)
+example(
+    "event.schema.value",
+    S(lambda: at(text_stream(), "response.created", "response.object", "chat.completion")),
+    S(text_stream),
+)
+example(
+    "event.schema.enum",
+    S(lambda: at(text_stream(), "response.created", "response.service_tier", "turbo")),
+    S(text_stream),
+)
