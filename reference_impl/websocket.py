@@ -18,6 +18,11 @@ docs/websocket.md.
   get the same responses, lanes included, whatever the lanes' timing.
 - ``admit`` (the mock's faults): per create, extra engine hints, a delay, an error to answer
   instead, or a cut of the connection after N events.
+- Steering (``response.steer``, :mod:`reference_impl.steering`): input queued into a running
+  response of this connection, committed by an automatic successor on the same lane when the
+  target ends (or, when it waits for client tool output, ``response.steer.pending`` and the
+  client's continuation). Steering events carry their own ``sequence_number`` (0, 1, … per
+  connection: no source says which sequence they count; they are outside the responses').
 """
 
 from __future__ import annotations
@@ -34,7 +39,9 @@ import orjson
 from starlette.responses import Response
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from . import steering
 from .errors import APIError, invalid_request
+from .steering import QueuedSteer
 from .validation import validate_create_body
 
 if TYPE_CHECKING:
@@ -76,16 +83,57 @@ class _Dropped(Exception):
     """A fault cut the connection."""
 
 
+_TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
+
+
+@dataclass(slots=True)
+class _Tracked:
+    """One response of this connection, as steering needs it."""
+
+    sid: str | None
+    body: dict[str, Any]  # its create body, which an automatic successor inherits
+    registry: dict[str, _Tracked]  # the connection's responses by id (it enters at created)
+    response_id: str | None = None  # known from its response.created
+    status: str | None = None  # None while it runs; its terminal status after
+    output: list[Any] = field(default_factory=list)
+    steers: list[QueuedSteer] = field(default_factory=list)  # accepted, not yet committed
+    successor_ids: Callable[[str], str] | None = None  # drawn when the first steer is accepted
+
+    def observe(self, event: Mapping[str, Any]) -> None:
+        etype = event.get("type")
+        if etype == "response.created" or etype in _TERMINAL:
+            response = event.get("response")
+            if not isinstance(response, Mapping):
+                return
+            if etype == "response.created":
+                rid = response.get("id")
+                if isinstance(rid, str):
+                    self.response_id = rid
+                    self.registry[rid] = self
+            else:
+                # Set before the terminal frame is sent: a steer the client sends after seeing
+                # it is refused, one accepted before is committed by the successor.
+                self.status = str(response.get("status"))
+                self.output = list(response.get("output") or ())
+
+
 class _Sink:
     """An :class:`~reference_impl.sse.EventSink` lookalike: each event is one text frame."""
 
-    __slots__ = ("_conn", "_drop_after", "_suffix", "sent")
+    __slots__ = ("_conn", "_drop_after", "_suffix", "_tracked", "sent")
 
-    def __init__(self, conn: _Connection, sid: str | None, drop_after: int | None) -> None:
+    def __init__(
+        self,
+        conn: _Connection,
+        sid: str | None,
+        drop_after: int | None,
+        tracked: _Tracked | None = None,
+    ) -> None:
         self._conn = conn
         # stream_id is matched by STREAM_ID: it needs no JSON escaping.
         self._suffix = b"}" if sid is None else b',"stream_id":"' + sid.encode() + b'"}'
         self._drop_after = drop_after
+        self._tracked = tracked
         self.sent = 0
 
     async def events(self, events: Sequence[Mapping[str, Any]]) -> None:
@@ -96,6 +144,8 @@ class _Sink:
         if self._drop_after is not None and self.sent >= self._drop_after:
             raise _Dropped
         self.sent += 1
+        if self._tracked is not None:
+            self._tracked.observe(event)
         await self._conn.send(orjson.dumps(event)[:-1] + self._suffix)
 
     async def frame(self, frame: bytes) -> None:
@@ -126,6 +176,10 @@ class _Connection:
         self.lanes: dict[str | None, _Lane] = {}
         self.active = asyncio.Semaphore(limits.max_active)
         self.queued = 0
+        self.responses: dict[str, _Tracked] = {}  # by id, for steering
+        # Accepted steers waiting for the client's continuation: parent id -> (lane, steers)
+        self.held: dict[str, tuple[str | None, list[QueuedSteer]]] = {}
+        self._steer_seq = 0
         self._send_lock = anyio.Lock()
         self._dropped = asyncio.Event()
 
@@ -188,10 +242,14 @@ class _Connection:
             )
             return
         etype = event.get("type")
+        if etype == "response.steer":
+            await self._on_steer(event)
+            return
         if etype != "response.create":
             await self.send_error(
                 invalid_request(
-                    f"Invalid value: {_short(etype)}. Supported values are: 'response.create'.",
+                    f"Invalid value: {_short(etype)}. Supported values are: 'response.create', "
+                    "'response.steer'.",
                     "type",
                     "unknown_event_type",
                 ),
@@ -215,6 +273,14 @@ class _Connection:
             await self.send_error(refusal, sid)
             return
         body = {k: v for k, v in event.items() if k not in _WS_ONLY}
+        parent = body.get("previous_response_id")
+        held = self.held.get(parent) if isinstance(parent, str) else None
+        if held is not None and held[0] == sid and isinstance(parent, str):
+            # The continuation of a response that waited for tool output: the steering input it
+            # held comes first, in submission order ([SDK] response_steer_pending_event).
+            del self.held[parent]
+            queued = [item for steer in held[1] for item in steer.items]
+            body["input"] = queued + steering.as_items(body.get("input"))
         lane = self.lanes.get(sid)
         if lane is None:
             lane = self.lanes[sid] = _Lane(sid)
@@ -262,14 +328,21 @@ class _Connection:
                     return  # the client went away (starlette raises RuntimeError after close)
 
     async def _serve(
-        self, sid: str | None, raw: bytes, body: dict[str, Any], new_id: Callable[[str], str]
+        self,
+        sid: str | None,
+        raw: bytes,
+        body: dict[str, Any],
+        new_id: Callable[[str], str],
+        steers: Sequence[QueuedSteer] = (),
     ) -> None:
+        """Answer one create (``steers``: an automatic successor committing them)."""
         admission = (self.admit(self.ws, raw, body) if self.admit else None) or Admission()
         if admission.delay:
             await anyio.sleep(admission.delay)
         if admission.error is not None:
-            await self.send_error(admission.error, sid)
+            await self._refuse(admission.error, sid, body, steers)
             return
+        tracked = _Tracked(sid, dict(body), self.responses)
         try:
             body = validate_create_body(body)
             body.pop("stream", None)  # implicit over WebSocket ([OAPI])
@@ -278,21 +351,138 @@ class _Connection:
                 self.ws, body, new_id=new_id, extra_hints=admission.hints
             )
         except APIError as error:
-            await self.send_error(error, sid)
+            await self._refuse(error, sid, body, steers)
             return
         except Exception:
             log.exception("unhandled error preparing a WebSocket response")
+            internal = APIError(
+                500,
+                "The server had an error while processing your request.",
+                type="server_error",
+                code="server_error",
+            )
+            await self._refuse(internal, sid, body, steers)
+            return
+        sink = _Sink(self, sid, admission.drop_after, tracked)
+        try:
+            await producer(sink)  # type: ignore[arg-type]
+        finally:
+            if tracked.response_id is not None and tracked.status is None:
+                tracked.status = "failed"  # cut short (a dropped connection): steer no more
+        await self._settle(tracked)
+
+    async def _refuse(
+        self,
+        error: APIError,
+        sid: str | None,
+        body: Mapping[str, Any],
+        steers: Sequence[QueuedSteer],
+    ) -> None:
+        """A create refused: an ``error`` event, or for a successor each steer failed."""
+        if not steers:
+            await self.send_error(error, sid)
+            return
+        target = str(body.get("previous_response_id"))
+        for steer in steers:
+            event = steering.failed_event(
+                target,
+                steer.input,
+                "successor_creation_failed",
+                f"The successor response could not be created: {error.message}",
+                steer.id,
+            )
+            await self._steer_event(event, sid)
+
+    # ------------------------------------------------------------------ steering
+
+    async def _steer_event(self, event: dict[str, Any], sid: str | None) -> None:
+        event["sequence_number"] = self._steer_seq
+        self._steer_seq += 1
+        if sid is not None:
+            event["stream_id"] = sid
+        await self.send(orjson.dumps(event))
+
+    async def _on_steer(self, event: Mapping[str, Any]) -> None:
+        target = event.get("previous_response_id")
+        if not isinstance(target, str):
+            # No target to name in a response.steer.failed (its `steer` requires one).
             await self.send_error(
-                APIError(
-                    500,
-                    "The server had an error while processing your request.",
-                    type="server_error",
-                    code="server_error",
+                invalid_request(
+                    "Missing required parameter: 'previous_response_id'.",
+                    "previous_response_id",
+                    "missing_required_parameter",
                 ),
-                sid,
+                None,
             )
             return
-        await producer(_Sink(self, sid, admission.drop_after))  # type: ignore[arg-type]
+        value = event.get("input")
+        tracked = self.responses.get(target)
+        sid = tracked.sid if tracked is not None else None
+        problem = steering.steer_problem(event)
+        if problem is not None:
+            code, message = "invalid_input", problem
+        elif tracked is None:
+            code, message = "response_not_found", f"No response {target!r} on this connection."
+        elif steering.unsupported(tracked.body):
+            code = "steering_not_supported"
+            message = (
+                "Responses bound to a conversation or compacted automatically cannot be steered."
+            )
+        elif tracked.status == "completed":
+            code, message = "response_already_completed", f"Response {target!r} has completed."
+        elif tracked.status is not None:
+            code = "response_not_active"
+            message = f"Response {target!r} ended {tracked.status!r}: it accepts no steering input."
+        elif len(tracked.steers) >= steering.MAX_PENDING_STEERS:
+            code = "too_many_pending_steers"
+            message = f"Response {target!r} already has {len(tracked.steers)} pending steers."
+        else:
+            steer_id = self.service.ids.scope(event)("steer")
+            if tracked.successor_ids is None:  # drawn in arrival order: deterministic ids
+                tracked.successor_ids = self.service.ids.scope({"successor_of": target})
+            tracked.steers.append(QueuedSteer(steer_id, value, steering.as_items(value)))
+            accepted = {
+                "type": "response.steer.accepted",
+                "steer": {"id": steer_id, "previous_response_id": target},
+            }
+            await self._steer_event(accepted, sid)
+            return
+        await self._steer_event(steering.failed_event(target, value, code, message), sid)
+
+    async def _settle(self, tracked: _Tracked) -> None:
+        """The target has ended: commit its accepted steers (or hold them for the client)."""
+        steers, tracked.steers = tracked.steers, []
+        if not steers or tracked.response_id is None:
+            return
+        target, sid = tracked.response_id, tracked.sid
+        stubs = steering.required_input(tracked.output) if tracked.status == "completed" else []
+        if stubs:
+            self.held[target] = (sid, steers)
+            for steer in steers:
+                pending = {
+                    "type": "response.steer.pending",
+                    "reason": "waiting_for_required_input",
+                    "required_input": stubs,
+                    "steer": {"id": steer.id, "previous_response_id": target},
+                }
+                await self._steer_event(pending, sid)
+            return
+        if tracked.status not in ("completed", "incomplete"):
+            for steer in steers:
+                failed = steering.failed_event(
+                    target,
+                    steer.input,
+                    "response_not_active",
+                    f"Response {target!r} ended {tracked.status!r} before the input was committed.",
+                    steer.id,
+                )
+                await self._steer_event(failed, sid)
+            return
+        body = {k: v for k, v in tracked.body.items() if k != "input"}
+        body["previous_response_id"] = target
+        body["input"] = [item for steer in steers for item in steer.items]
+        assert tracked.successor_ids is not None
+        await self._serve(sid, orjson.dumps(body), body, tracked.successor_ids, steers)
 
 
 async def serve_websocket(
