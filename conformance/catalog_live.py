@@ -489,7 +489,9 @@ WS_STEERING = register(
     "live.ws.steering",
     MUST,
     "§8.5 [SDK] response_steer_event",
-    "`response.steer` on a running response is answered (`response.steer.accepted` or `.failed`)",
+    "`response.steer` on a running response is answered: accepted and committed (an automatic "
+    "successor continuing it, or `response.steer.pending` when it waits for tool output), or "
+    "refused as completed only when it had finished",
     profile="websocket:steering",
 )
 

@@ -72,8 +72,9 @@ ALL_PROFILES = (
     "hosted:apply_patch",
     "hosted:computer_use_preview",
 )
-# The embedded mock serves WebSocket mode but not steering (docs/websocket.md).
-EMBEDDED_PROFILES = tuple(p for p in ALL_PROFILES if p != "websocket:steering")
+# The embedded mock serves every profile, WebSocket mode and its steering included
+# (docs/websocket.md).
+EMBEDDED_PROFILES = ALL_PROFILES
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 EMBEDDED_MODEL = "mock"
 DEFAULT_TIMEOUT = 60.0

@@ -17,10 +17,7 @@ import conformance.cli  # noqa: F401  (the full registry, live checks included)
 from conformance.checks import REGISTRY, refinements
 from conformance.examples import EXAMPLES, Example, failing_ids, judge, render
 
-NO_EXAMPLE_YET: frozenset[str] = frozenset({
-    # No server here steers (docs/websocket.md): no near miss to run the steering case against.
-    "live.ws.steering",
-})  # fmt: skip
+NO_EXAMPLE_YET: frozenset[str] = frozenset()
 
 OFFLINE = sorted(cid for cid, ex in EXAMPLES.items() if ex.failing.kind != "live")
 

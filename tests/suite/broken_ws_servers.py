@@ -7,14 +7,20 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from broken_servers import Broken
+from broken_servers import Broken, running_mock
 from suite_support import ASGIApp, mock_app
 
 Edit = Callable[[dict[str, Any]], dict[str, Any] | None]
 
 
-def _ws(out: Edit | None = None, into: Edit | None = None, *, refuse: bool = False) -> ASGIApp:
-    inner = mock_app()
+def _ws(
+    out: Edit | None = None,
+    into: Edit | None = None,
+    *,
+    refuse: bool = False,
+    inner: ASGIApp | None = None,
+) -> ASGIApp:
+    inner = inner or mock_app()
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "websocket":
@@ -92,6 +98,24 @@ def ws_extra_field() -> ASGIApp:
     return _ws(_on_terminal(lambda r: r.update(ws_only_field=True)))
 
 
+def ws_steer_dropped() -> ASGIApp:
+    """Steering input accepted, then dropped: the successor that would commit it never comes
+    (its frames are cut), though `response.steer.accepted` said the server owns the input."""
+    steered: set[str] = set()
+    dropping: dict[str, bool] = {}
+
+    def out(event: dict[str, Any]) -> dict[str, Any] | None:
+        etype = event.get("type")
+        if etype == "response.steer.accepted":
+            steered.add(str((event.get("steer") or {}).get("previous_response_id")))
+        elif etype == "response.created":
+            previous = (event.get("response") or {}).get("previous_response_id")
+            dropping["on"] = previous in steered
+        return None if dropping.get("on") else event
+
+    return _ws(out, inner=running_mock())
+
+
 WS_LIVE: dict[str, Broken] = {
     "ws_refuses_upgrade": Broken(ws_refuses_upgrade, "websocket and create_over_the_socket",
                                  "websocket", frozenset({"live.ws.upgrade"})),
@@ -105,4 +129,7 @@ WS_LIVE: dict[str, Broken] = {
                                     "websocket", frozenset({"live.ws.after_error"})),
     "ws_extra_field": Broken(ws_extra_field, "websocket and same_response",
                              "websocket", frozenset({"live.ws.same_as_sse"})),
+    "ws_steer_dropped": Broken(ws_steer_dropped, "steering_a_running_response",
+                               "websocket,websocket:steering", frozenset({"live.ws.steering"}),
+                               timeout="2", near_miss=running_mock),
 }  # fmt: skip

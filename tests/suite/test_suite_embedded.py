@@ -38,12 +38,12 @@ def test_main_job_every_profile_green(tmp_path: Path) -> None:
     assert target["target"]["profiles"] == list(EMBEDDED_PROFILES)
     outcomes = run.outcomes()
     assert not {c for c, o in outcomes.items() if o in ("fail", "xpass", "warn")}
-    # Every check runs: the mock even follows the recall case's instruction (it is deterministic);
-    # only the checks of the one profile it does not claim (websocket:steering) are skipped.
+    # Every check runs: the mock even follows the recall case's instruction (it is deterministic),
+    # and it claims every profile, WebSocket steering included: none is skipped.
     from conformance.checks import REGISTRY
 
     skipped = {c for c, o in outcomes.items() if o == "skip"}
-    assert {REGISTRY[c].profile for c in skipped} <= {"websocket:steering"}
+    assert skipped == set()
     assert {c for c, o in outcomes.items() if o == "not_exercised"} == NOT_EXERCISED_ON_THE_MOCK
     summary = target["summary"]
     assert summary["exercised"] == len(outcomes) - len(NOT_EXERCISED_ON_THE_MOCK) - len(skipped)

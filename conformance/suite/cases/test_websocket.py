@@ -18,8 +18,8 @@ from ... import catalog as C
 from ... import catalog_live as L
 from .. import answers as A
 from ..probe import Probe
-from ..ws import WsClosed, WsSession, WsTimeout, judged_session
-from .support import SHORT_PROMPT
+from ..ws import TERMINAL, WsClosed, WsSession, WsTimeout, judged_session
+from .support import LONG_PROMPT, SHORT_PROMPT, WEATHER_TOOL
 
 # Every case opens a socket: each evaluates the upgrade.
 pytestmark = [pytest.mark.profiles("websocket"), pytest.mark.checks(L.WS_UPGRADE.id)]
@@ -179,32 +179,149 @@ def test_same_response_as_over_sse(probe: Probe) -> None:
     )  # fmt: skip
 
 
+_STEER_ANSWERS = ("response.steer.accepted", "response.steer.failed")
+
+
 @pytest.mark.profiles("websocket:steering")
 @pytest.mark.checks(L.WS_STEERING.id, C.WS_STEER_SHAPE.id, C.WS_STEER_KNOWN.id, C.WS_STEER_LIVE.id)
+@pytest.mark.attempts(3)
 def test_steering_a_running_response(probe: Probe) -> None:
+    """Steer a response as soon as it is created ([SDK] response_steer_event.py): a target that
+    declares steering accepts the input and commits it — an automatic successor continuing the
+    target (`previous_response_id`) once it ends, or `response.steer.pending` after its
+    `response.completed` when it waits for tool output. Refused as already completed (the
+    response ended before the steer arrived) the case is retried; any other refusal fails."""
     with judged_session(probe) as s:
-        s.create(probe.body(input="Count slowly from 1 to 200, one number per line."))
+        # A long answer (as for cancelling, test_background): still running when the steer comes.
+        s.create(probe.body(input=LONG_PROMPT, max_output_tokens=2048))
         target = None
-        seen: list[dict[str, Any]] = []
         while target is None:
             event = s.recv()
-            if event is not None:
-                seen.append(event)
-                if event.get("type") == "response.created":
-                    target = event["response"]["id"]
+            if event is not None and event.get("type") == "response.created":
+                target = event["response"].get("id")
         s.send({"type": "response.steer", "previous_response_id": target,
                 "input": "Stop counting and say done."})  # fmt: skip
-        answers: list[dict[str, Any]] = []
-        while not answers:
+        answer: dict[str, Any] | None = None
+        ended = False  # the target's terminal event came before the answer
+        while answer is None:
             event = s.recv()
             if event is None:
                 continue
-            seen.append(event)
-            if event.get("type") in ("response.steer.accepted", "response.steer.failed"):
-                answers.append(event)
-        probe.check(L.WS_STEERING, True)
-        if answers[0]["type"] == "response.steer.accepted":
-            s.until(1)  # the steered response's end (and its successor, if any, is judged too)
+            if event.get("type") in _STEER_ANSWERS:
+                answer = event
+            elif _ends(event, target):
+                ended = True
+        if answer["type"] == "response.steer.failed":
+            code = (answer.get("error") or {}).get("code")
+            probe.nondeterministic(
+                not (ended and code == "response_already_completed"),
+                "the response completed before the steer arrived", exhausted="skip",
+            )  # fmt: skip
+            probe.check(
+                L.WS_STEERING, False, expected="response.steer.accepted for a running response",
+                actual=f"response.steer.failed {code!r}: {(answer.get('error') or {}).get('message')}",
+            )  # fmt: skip
+            return
+        committed = _committed(s, target, ended)
+        probe.check(
+            L.WS_STEERING, committed is not None,
+            expected=f"the accepted input committed: a response continuing {target!r} after it "
+            "ends, or response.steer.pending",
+            actual="the target ended and no successor or pending event followed",
+        )  # fmt: skip
+        if committed is not None and committed.get("type") == "response.created":
+            s.until(1)  # the successor's end: it is judged like any response
+
+
+@pytest.mark.profiles("websocket:steering", "tools")
+@pytest.mark.checks(L.WS_STEERING.id, C.WS_STEER_PENDING_AFTER_TERMINAL.id, C.WS_STEER_SHAPE.id)
+@pytest.mark.attempts(3)
+def test_steering_a_response_that_calls_a_tool(probe: Probe) -> None:
+    """A steered response that stops for a client tool call keeps the input queued:
+    `response.steer.pending` after its `response.completed`, naming the call in `required_input`
+    ([SDK] response_steer_pending_event.py); the continuation that brings the call's output
+    (same lane, `previous_response_id`) is answered."""
+    with judged_session(probe) as s:
+        s.create(probe.body(input="What is the weather in Paris right now?", tools=[WEATHER_TOOL],
+                            tool_choice="required", max_output_tokens=_MAX))  # fmt: skip
+        target = None
+        while target is None:
+            event = s.recv()
+            if event is not None and event.get("type") == "response.created":
+                target = event["response"].get("id")
+        s.send({"type": "response.steer", "previous_response_id": target,
+                "input": "Answer in one short sentence."})  # fmt: skip
+        answer: dict[str, Any] | None = None
+        calls: list[dict[str, Any]] = []
+        ended = False
+        while answer is None or (answer["type"] == "response.steer.accepted" and not ended):
+            event = s.recv()
+            if event is None:
+                continue
+            if event.get("type") in _STEER_ANSWERS:
+                answer = event
+            elif _ends(event, target):
+                ended = True
+                calls = [
+                    i for i in A.items_of(event["response"]) if i.get("type") == "function_call"
+                ]
+        if answer["type"] == "response.steer.failed":
+            code = (answer.get("error") or {}).get("code")
+            probe.nondeterministic(
+                not (ended and code == "response_already_completed"),
+                "the response completed before the steer arrived", exhausted="skip",
+            )  # fmt: skip
+            probe.check(L.WS_STEERING, False, expected="response.steer.accepted",
+                        actual=f"response.steer.failed {code!r}")  # fmt: skip
+            return
+        probe.require(L.WS_STEERING, bool(calls), expected="the target calls the tool",
+                      actual="no function_call in its output")  # fmt: skip
+        pending = _committed(s, target, ended)
+        stubs = (pending or {}).get("required_input") or []
+        probe.check(
+            L.WS_STEERING,
+            pending is not None and pending.get("type") == "response.steer.pending"
+            and [c.get("call_id") for c in calls] == [x.get("call_id") for x in stubs],
+            expected="response.steer.pending naming the call: "
+            f"{[c.get('call_id') for c in calls]}",
+            actual=f"{(pending or {}).get('type')} {stubs}",
+        )  # fmt: skip
+        output = [{"type": "function_call_output", "call_id": c.get("call_id"),
+                   "output": '{"temperature_c": 18}'} for c in calls]  # fmt: skip
+        s.create(probe.body(input=output, previous_response_id=target, tools=[WEATHER_TOOL],
+                            max_output_tokens=_MAX))  # fmt: skip
+        done = _answers(s.until(1))
+        probe.check(
+            L.WS_STEERING, bool(done) and done[0].get("previous_response_id") == target,
+            expected=f"the continuation of {target!r} answered",
+            actual=f"{len(done)} answer(s), previous_response_id "
+            f"{done[0].get('previous_response_id') if done else None!r}",
+        )  # fmt: skip
+
+
+def _ends(event: dict[str, Any], rid: object) -> bool:
+    return event.get("type") in TERMINAL and (event.get("response") or {}).get("id") == rid
+
+
+def _committed(s: WsSession, target: object, ended: bool) -> dict[str, Any] | None:
+    """After an accepted steer: the successor's `response.created` (previous_response_id =
+    ``target``) or the `response.steer.pending`; None when the target ends and the next frame
+    (within the timeout) is neither."""
+    while True:
+        try:
+            event = s.recv()
+        except WsTimeout:
+            return None
+        if event is None:
+            continue
+        etype = event.get("type")
+        if etype == "response.steer.pending":
+            return event
+        if etype == "response.created":
+            previous = (event.get("response") or {}).get("previous_response_id")
+            return event if ended and previous == target else None
+        if _ends(event, target):
+            ended = True
 
 
 def _shape(response: dict[str, Any]) -> dict[str, Any]:
