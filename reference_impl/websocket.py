@@ -79,6 +79,10 @@ class Admission:
 Admit = Callable[[WebSocket, bytes, Mapping[str, Any]], Admission | None]
 
 
+# A create to serve: its raw text, body, id source and the steers it commits (a successor's).
+_Job = tuple[bytes, dict[str, Any], Callable[[str], str], Sequence[QueuedSteer]]
+
+
 class _Dropped(Exception):
     """A fault cut the connection."""
 
@@ -320,7 +324,9 @@ class _Connection:
             async with self.active:
                 self.queued -= 1
                 try:
-                    await self._serve(lane.sid, raw, body, new_id)
+                    job: _Job | None = (raw, body, new_id, ())
+                    while job is not None:  # a steered response's successors follow it
+                        job = await self._serve(lane.sid, *job)
                 except _Dropped:
                     self._dropped.set()
                     return
@@ -334,14 +340,15 @@ class _Connection:
         body: dict[str, Any],
         new_id: Callable[[str], str],
         steers: Sequence[QueuedSteer] = (),
-    ) -> None:
-        """Answer one create (``steers``: an automatic successor committing them)."""
+    ) -> _Job | None:
+        """Answer one create (``steers``: an automatic successor committing them); returns the
+        successor that commits the steering input it accepted, if any."""
         admission = (self.admit(self.ws, raw, body) if self.admit else None) or Admission()
         if admission.delay:
             await anyio.sleep(admission.delay)
         if admission.error is not None:
             await self._refuse(admission.error, sid, body, steers)
-            return
+            return None
         tracked = _Tracked(sid, dict(body), self.responses)
         try:
             body = validate_create_body(body)
@@ -352,7 +359,7 @@ class _Connection:
             )
         except APIError as error:
             await self._refuse(error, sid, body, steers)
-            return
+            return None
         except Exception:
             log.exception("unhandled error preparing a WebSocket response")
             internal = APIError(
@@ -362,14 +369,14 @@ class _Connection:
                 code="server_error",
             )
             await self._refuse(internal, sid, body, steers)
-            return
+            return None
         sink = _Sink(self, sid, admission.drop_after, tracked)
         try:
             await producer(sink)  # type: ignore[arg-type]
         finally:
             if tracked.response_id is not None and tracked.status is None:
                 tracked.status = "failed"  # cut short (a dropped connection): steer no more
-        await self._settle(tracked)
+        return await self._settle(tracked)
 
     async def _refuse(
         self,
@@ -449,11 +456,11 @@ class _Connection:
             return
         await self._steer_event(steering.failed_event(target, value, code, message), sid)
 
-    async def _settle(self, tracked: _Tracked) -> None:
+    async def _settle(self, tracked: _Tracked) -> _Job | None:
         """The target has ended: commit its accepted steers (or hold them for the client)."""
         steers, tracked.steers = tracked.steers, []
         if not steers or tracked.response_id is None:
-            return
+            return None
         target, sid = tracked.response_id, tracked.sid
         stubs = steering.required_input(tracked.output) if tracked.status == "completed" else []
         if stubs:
@@ -466,7 +473,7 @@ class _Connection:
                     "steer": {"id": steer.id, "previous_response_id": target},
                 }
                 await self._steer_event(pending, sid)
-            return
+            return None
         if tracked.status not in ("completed", "incomplete"):
             for steer in steers:
                 failed = steering.failed_event(
@@ -477,12 +484,12 @@ class _Connection:
                     steer.id,
                 )
                 await self._steer_event(failed, sid)
-            return
+            return None
         body = {k: v for k, v in tracked.body.items() if k != "input"}
         body["previous_response_id"] = target
         body["input"] = [item for steer in steers for item in steer.items]
         assert tracked.successor_ids is not None
-        await self._serve(sid, orjson.dumps(body), body, tracked.successor_ids, steers)
+        return orjson.dumps(body), body, tracked.successor_ids, steers
 
 
 async def serve_websocket(

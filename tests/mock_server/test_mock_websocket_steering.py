@@ -184,3 +184,24 @@ def test_steering_is_deterministic() -> None:
 
     first, second = run(), run()
     assert first == second and len(first[0]) == 1
+
+
+def test_a_successor_can_be_steered_in_turn(slow_mock: LoopbackMock) -> None:
+    """Successors follow one another on the lane, each committing the input its parent accepted
+    (served in a loop: a long chain of steers does not nest calls)."""
+    s = _session(slow_mock)
+    s.create(input=LONG, max_output_tokens=256)
+    target = _created(s)
+    chain = [target]
+    for _ in range(3):
+        _steer(s, chain[-1], LONG)
+        assert _next(s, "response.steer.accepted", "response.steer.failed")["type"] == (
+            "response.steer.accepted"
+        )
+        successor = _created(s)
+        chain.append(successor)
+    done = _next(s, *TERMINAL)
+    while done["response"]["id"] != chain[-1]:
+        done = _next(s, *TERMINAL)
+    assert done["response"]["previous_response_id"] == chain[-2]
+    assert s.verdict() == []
