@@ -18,17 +18,23 @@ from mock_server.engine import Latency
 from mock_server.testing import LoopbackMock
 
 LONG = "Write a detailed story of at least 600 words about a lighthouse keeper. Do not stop early."
-WEATHER = {
+# Long arguments (~460 deltas): the call still streams when the test steers it.
+REPORT = {
     "type": "function",
-    "name": "get_weather",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    "name": "save_report",
+    "parameters": {
+        "type": "object",
+        "properties": {"report": {"type": "string", "minLength": 3000}},
+        "required": ["report"],
+    },
 }
 
 
 @pytest.fixture
 def slow_mock() -> Iterator[LoopbackMock]:
-    """Responses that still run when the client steers them (1 ms between deltas)."""
-    with LoopbackMock(MockSettings(latency=Latency(inter_token=0.001))) as mock:
+    """Responses that still run when the client steers them: 5 ms between deltas (a long
+    answer lasts seconds, so a loaded machine does not make the steer late)."""
+    with LoopbackMock(MockSettings(latency=Latency(inter_token=0.005))) as mock:
         yield mock
 
 
@@ -84,7 +90,7 @@ def test_accepted_input_is_committed_by_a_successor(slow_mock: LoopbackMock) -> 
 
 def test_steering_a_tool_call_waits_for_its_output(slow_mock: LoopbackMock) -> None:
     s = _session(slow_mock)
-    s.create(input="What is the weather in Paris?", tools=[WEATHER], tool_choice="required")
+    s.create(input="Write a report and save it.", tools=[REPORT], tool_choice="required")
     target = _created(s)
     _steer(s, target, [{"role": "user", "content": "Answer in French."}])
     assert _next(s, "response.steer.accepted", "response.steer.failed")["type"] == (
@@ -102,7 +108,7 @@ def test_steering_a_tool_call_waits_for_its_output(slow_mock: LoopbackMock) -> N
     output = [
         {"type": "function_call_output", "call_id": c["call_id"], "output": "18C"} for c in calls
     ]
-    s.create(input=output, previous_response_id=target, tools=[WEATHER])
+    s.create(input=output, previous_response_id=target, tools=[REPORT])
     done = _next(s, *TERMINAL)
     assert done["response"]["status"] == "completed"
     assert done["response"]["previous_response_id"] == target
@@ -169,7 +175,7 @@ def test_steering_is_deterministic() -> None:
 
     def run() -> tuple[list[str], list[str]]:
         settings = MockSettings(
-            seed=3, frozen_time=1_700_000_000, latency=Latency(inter_token=0.001)
+            seed=3, frozen_time=1_700_000_000, latency=Latency(inter_token=0.005)
         )
         with LoopbackMock(settings) as mock:
             s = _session(mock)

@@ -853,6 +853,12 @@ def running_mock() -> ASGIApp:
     return mock_app(latency=Latency(inter_token=0.001))
 
 
+def steerable_mock() -> ASGIApp:
+    """The mock with 10 ms between deltas: its 40–80-token answers last about half a second, so
+    the steering case's steer reaches a running response even on a loaded machine."""
+    return mock_app(latency=Latency(inter_token=0.01))
+
+
 def cancel_ends_failed() -> ASGIApp:
     """Cancelling a running background response aborts it as `failed` (with an error), not
     `cancelled`: the cancel answer and every later retrieve say so."""

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from broken_servers import Broken, running_mock
+from broken_servers import Broken, steerable_mock
 from suite_support import ASGIApp, mock_app
 
 Edit = Callable[[dict[str, Any]], dict[str, Any] | None]
@@ -113,7 +113,7 @@ def ws_steer_dropped() -> ASGIApp:
             dropping["on"] = previous in steered
         return None if dropping.get("on") else event
 
-    return _ws(out, inner=running_mock())
+    return _ws(out, inner=steerable_mock())
 
 
 WS_LIVE: dict[str, Broken] = {
@@ -131,5 +131,5 @@ WS_LIVE: dict[str, Broken] = {
                              "websocket", frozenset({"live.ws.same_as_sse"})),
     "ws_steer_dropped": Broken(ws_steer_dropped, "steering_a_running_response",
                                "websocket,websocket:steering", frozenset({"live.ws.steering"}),
-                               timeout="2", near_miss=running_mock),
+                               timeout="2", near_miss=steerable_mock),
 }  # fmt: skip

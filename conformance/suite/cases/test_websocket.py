@@ -19,7 +19,7 @@ from ... import catalog_live as L
 from .. import answers as A
 from ..probe import Probe
 from ..ws import TERMINAL, WsClosed, WsSession, WsTimeout, judged_session
-from .support import LONG_PROMPT, SHORT_PROMPT, WEATHER_TOOL
+from .support import LONG_PROMPT, SHORT_PROMPT
 
 # Every case opens a socket: each evaluates the upgrade.
 pytestmark = [pytest.mark.profiles("websocket"), pytest.mark.checks(L.WS_UPGRADE.id)]
@@ -180,6 +180,20 @@ def test_same_response_as_over_sse(probe: Probe) -> None:
 
 
 _STEER_ANSWERS = ("response.steer.accepted", "response.steer.failed")
+# A call with long arguments: it still streams when the client steers it (a short call can end
+# before the steer arrives, on a fast server).
+_REPORT_TOOL: dict[str, Any] = {
+    "type": "function",
+    "name": "save_report",
+    "description": "Save a detailed report.",
+    "parameters": {
+        "type": "object",
+        "properties": {"report": {"type": "string", "minLength": 4000,
+                                  "description": "the full report, at least 4000 characters"}},
+        "required": ["report"],
+        "additionalProperties": False,
+    },
+}  # fmt: skip
 
 
 @pytest.mark.profiles("websocket:steering")
@@ -242,8 +256,9 @@ def test_steering_a_response_that_calls_a_tool(probe: Probe) -> None:
     ([SDK] response_steer_pending_event.py); the continuation that brings the call's output
     (same lane, `previous_response_id`) is answered."""
     with judged_session(probe) as s:
-        s.create(probe.body(input="What is the weather in Paris right now?", tools=[WEATHER_TOOL],
-                            tool_choice="required", max_output_tokens=_MAX))  # fmt: skip
+        s.create(probe.body(input="Write a detailed report on lighthouses and save it.",
+                            tools=[_REPORT_TOOL], tool_choice="required",
+                            max_output_tokens=2048))  # fmt: skip
         target = None
         while target is None:
             event = s.recv()
@@ -287,8 +302,8 @@ def test_steering_a_response_that_calls_a_tool(probe: Probe) -> None:
             actual=f"{(pending or {}).get('type')} {stubs}",
         )  # fmt: skip
         output = [{"type": "function_call_output", "call_id": c.get("call_id"),
-                   "output": '{"temperature_c": 18}'} for c in calls]  # fmt: skip
-        s.create(probe.body(input=output, previous_response_id=target, tools=[WEATHER_TOOL],
+                   "output": '{"saved": true}'} for c in calls]  # fmt: skip
+        s.create(probe.body(input=output, previous_response_id=target, tools=[_REPORT_TOOL],
                             max_output_tokens=_MAX))  # fmt: skip
         done = _answers(s.until(1))
         probe.check(
