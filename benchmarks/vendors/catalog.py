@@ -232,7 +232,8 @@ _REFERENCE_NOT = (
     ". Not claimed: stateless-reasoning on a model that does not reason (no reasoning item to "
     "seal), custom-tools (the SGLang engine has no custom-tool path: reference_impl/"
     "sglang_engine.py), hosted:* (hosted tools are echoed, not run: reference_impl/"
-    "tool_kinds.py), websocket:steering (not served: docs/websocket.md)"
+    "tool_kinds.py), websocket:steering (served by reference_impl/websocket.py since issue 12's "
+    "steering work, not yet judged on SGLang: docs/websocket.md)"
 )
 
 
@@ -331,8 +332,8 @@ TARGETS: dict[str, TargetSpec] = {
             claim="ours: every profile the mock serves — the embedded run's (EMBEDDED_PROFILES, "
             "conformance/suite/targets.py): conversations, compaction and stateless-reasoning "
             "(issue 13), websocket (issue 16), custom-tools and every hosted:* (issue 15, "
-            "deterministic fakes: mock_server/hosted.py, grammar_gen.py); not "
-            "websocket:steering, which it does not serve (docs/websocket.md)",
+            "deterministic fakes: mock_server/hosted.py, grammar_gen.py) and websocket:steering "
+            "(reference_impl/steering.py, docs/websocket.md)",
             follows_instructions=True,  # the mock follows the cases' simple instructions
             timeout=10.0,
         ),

@@ -47,7 +47,7 @@ def test_the_mock_claims_every_profile_the_embedded_run_serves() -> None:
     from conformance.suite.targets import EMBEDDED_PROFILES
 
     assert set(TARGETS["mock"].profiles) == set(EMBEDDED_PROFILES)
-    assert "websocket:steering" not in TARGETS["mock"].profiles  # not served (docs/websocket.md)
+    assert "websocket:steering" in TARGETS["mock"].profiles  # it steers (docs/websocket.md)
 
 
 def test_the_reference_targets_declare_what_tox_e_sglang_judges_them_on() -> None:
