@@ -13,7 +13,9 @@ The recorder holds the exchange in memory (at most ``max_bytes`` of body; beyond
 counted, not kept, and the outcome says ``truncated``) and writes its file once it ends, after
 redaction over the whole exchange, so that a secret split across chunks or across the deltas of
 SSE events is found, and no unredacted byte ever reaches the disk. The file appears atomically
-(written aside, then renamed). Thread-safe: exchanges may be recorded concurrently.
+(written aside, then linked into place, never over another file: when its number was taken by
+another writer of the same folder, another process say, it takes the next free one). Thread-safe:
+exchanges may be recorded concurrently.
 """
 
 from __future__ import annotations
@@ -98,10 +100,24 @@ class CassetteWriter:
 
     def _write(self, exchange: Exchange) -> Path:
         redact_exchange(exchange, Redactor(self.secrets))
-        path = self.directory / exchange_filename(exchange)
-        aside = path.with_name(f".{path.name}.tmp")
-        aside.write_text(encode_exchange(exchange), encoding="utf-8")
-        os.replace(aside, path)
+        aside = self.directory / f".{exchange_filename(exchange)}.{os.getpid()}.{id(exchange)}.tmp"
+        while True:
+            path = self.directory / exchange_filename(exchange)
+            aside.write_text(encode_exchange(exchange), encoding="utf-8")
+            try:
+                # Never over another exchange's file: another writer (another process, a
+                # --workers sibling) may have taken this number; take the next free one.
+                os.link(aside, path)
+            except FileExistsError:
+                with self._lock:
+                    self._seq = max(self._seq, exchange.seq) + 1
+                    exchange.seq = self._seq
+                continue
+            except OSError:  # a file system without hard links: rename (may replace)
+                os.replace(aside, path)
+                break
+            aside.unlink()
+            break
         with self._lock:
             self.written.append(path)
         return path

@@ -203,3 +203,17 @@ def test_canaries_never_reach_the_file_in_any_form(tmp_path: Path) -> None:
     assert exchange.body.count(b"event: ") == 6  # the stream's shape survives redaction
     assert exchange.request_headers[2] == ("x-echo", REDACTED)
     assert REDACTED in exchange.outcome
+
+
+def test_two_writers_of_one_folder_never_overwrite(tmp_path: Path) -> None:
+    a, b = _writer(tmp_path), _writer(tmp_path)  # both start at 0: both hand out seq 1 first
+    ra, rb = (
+        a.begin("POST", "/v1/responses", body=b"a"),
+        b.begin("POST", "/v1/responses", body=b"b"),
+    )
+    ra.finish()
+    rb.finish()
+    exchanges = read_cassette(tmp_path / "c")
+    assert sorted(e.request_body for e in exchanges) == [b"a", b"b"]
+    assert len({e.seq for e in exchanges}) == 2
+    assert not [p for p in (tmp_path / "c").iterdir() if p.name.startswith(".")]

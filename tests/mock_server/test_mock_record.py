@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from cassettes import REDACTED, read_cassette, secret_forms
 from mock_server.app import FROZEN_TIME, MockSettings
 from mock_server.cli import build_parser, main
@@ -53,3 +55,23 @@ def test_record_folder_errors_are_one_line(tmp_path: Path, capsys: object) -> No
         assert exit_.code == 2
     else:  # pragma: no cover
         raise AssertionError("expected exit 2")
+
+
+def test_replay_option_errors_exit_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "000001-GET-x.jsonl").write_text("{nope\n")
+    cases = [
+        (["--replay", str(tmp_path / "absent")], "no such file"),
+        (["--replay", str(bad)], "000001-GET-x.jsonl:1: not JSON"),
+        (["--replay", str(bad), "--replay-timing", "fast"], "--replay-timing"),
+        (["--replay", str(bad), "--replay-match", "method,colour"], "--replay-match"),
+    ]
+    for argv, message in cases:
+        with pytest.raises(SystemExit) as exit_:
+            main([*argv, "--port", "0"])
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err

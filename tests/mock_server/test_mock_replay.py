@@ -41,6 +41,8 @@ def _session(client: openai.OpenAI) -> list[Any]:
     ) as raw:
         seen.append(b"".join(raw.iter_bytes()))
     seen.append(client.responses.input_items.list(chained.id).model_dump_json())
+    cancelled = client.responses.create(model="mock", input="stop me", background=True)
+    seen.append(client.responses.cancel(cancelled.id).model_dump_json())
     seen.append(client.responses.delete(chained.id))
     return seen
 
