@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from cassettes import (
     REDACTED,
@@ -198,6 +201,8 @@ def test_canaries_never_reach_the_file_in_any_form(tmp_path: Path) -> None:
     text = next((tmp_path / "c").iterdir()).read_text()
     _assert_clean(text)
     (exchange,) = read_cassette(tmp_path / "c")
+    _assert_clean(exchange.body.decode() + exchange.request_body.decode())
+    _assert_clean(" ".join(f.data.decode() for f in exchange.frames) + exchange.target)
     assert ("authorization", f"Bearer {REDACTED}") in exchange.request_headers
     assert ("cookie", f"session={REDACTED}; theme={REDACTED}") in exchange.request_headers
     assert exchange.body.count(b"event: ") == 6  # the stream's shape survives redaction
@@ -217,3 +222,56 @@ def test_two_writers_of_one_folder_never_overwrite(tmp_path: Path) -> None:
     assert sorted(e.request_body for e in exchanges) == [b"a", b"b"]
     assert len({e.seq for e in exchanges}) == 2
     assert not [p for p in (tmp_path / "c").iterdir() if p.name.startswith(".")]
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(chunks=st.lists(st.binary(max_size=40), max_size=8))
+def test_any_bytes_round_trip_exactly(tmp_path: Path, chunks: list[bytes]) -> None:
+    writer = CassetteWriter(tmp_path / f"h{len(list(tmp_path.iterdir()))}")
+    rec = writer.begin("POST", "/v1/responses", body=b"".join(chunks))
+    rec.response(200, [])
+    for chunk in chunks:
+        rec.chunk(chunk)
+    (exchange,) = read_cassette(rec.finish().parent)
+    assert [c.data for c in exchange.chunks] == [c for c in chunks if c]
+    assert exchange.request_body == b"".join(chunks)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=6),
+    form=st.sampled_from(["plain", "escaped", "url", "b64", "deltas"]),
+)
+def test_a_secret_cut_anywhere_never_reaches_the_file(
+    tmp_path: Path, cuts: list[int], form: str
+) -> None:
+    encoded = {
+        "plain": CANARY_KEY,
+        "escaped": "".join(f"\\u{ord(c):04x}" for c in CANARY_KEY),
+        "url": quote(CANARY_KEY, safe=""),
+        "b64": base64.b64encode(f"Bearer {CANARY_KEY}".encode()).decode(),
+    }
+    if form == "deltas":
+        third = len(CANARY_KEY) // 3
+        parts = [CANARY_KEY[:third], CANARY_KEY[third : 2 * third], CANARY_KEY[2 * third :]]
+        body = "".join(
+            f"data: {json.dumps({'type': 'x.delta', 'delta': p})}\n\n" for p in ["hi ", *parts]
+        )
+    else:
+        body = f'data: {{"type":"x","text":"see {encoded[form]} here"}}\n\n'
+    writer = CassetteWriter(tmp_path / f"s{len(list(tmp_path.iterdir()))}", secrets=[CANARY_KEY])
+    rec = writer.begin("POST", "/v1/responses")
+    rec.response(200, [("content-type", "text/event-stream")])
+    raw = body.encode()
+    edges = sorted({min(c, len(raw)) for c in cuts} | {0, len(raw)})
+    for lo, hi in itertools.pairwise(edges):
+        rec.chunk(raw[lo:hi])
+    path = rec.finish()
+    _assert_clean(path.read_text())
+    (exchange,) = read_cassette(path)
+    _assert_clean(exchange.body.decode())  # the bytes as read back, not only their JSON text
+    assert exchange.body.count(b"data: ") == body.count("data: ")
