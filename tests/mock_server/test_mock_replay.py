@@ -134,3 +134,46 @@ def test_timing_as_recorded_scaled_or_zero() -> None:
     for bad in ("-1", "fast", "inf", "nan"):
         with pytest.raises(ValueError):
             parse_timing(bad)
+
+
+def _hand_written(folder: Path, outcome: str = "complete") -> Path:
+    from cassettes import CassetteWriter
+
+    ticks = iter([0.0, 0.0, 0.1, 0.4, 0.4])  # begin, response, chunk 1, chunk 2, end
+    writer = CassetteWriter(folder, clock=lambda: next(ticks))
+    rec = writer.begin("POST", "/v1/responses", [("content-type", "application/json")], b"{}")
+    rec.response(200, [("content-type", "text/event-stream")])
+    rec.chunk(b'event: a\ndata: {"type":"a"}\n\n')
+    rec.chunk(b'event: b\ndata: {"type":"b"}\n\n')
+    rec.finish(outcome)
+    return folder
+
+
+@pytest.mark.parametrize(("timing", "at_least"), [(1.0, 0.4), (0.5, 0.2)])
+def test_recorded_times_are_kept_or_scaled(tmp_path: Path, timing: float, at_least: float) -> None:
+    import time
+
+    import httpx2
+
+    folder = _hand_written(tmp_path / "c")
+    replay = ReplaySettings(str(folder), timing=timing)
+    with LoopbackMock(MockSettings(replay=replay)) as mock:
+        start = time.monotonic()
+        reply = httpx2.post(mock.base_url + "/responses", content=b"{}", timeout=10)
+        elapsed = time.monotonic() - start
+    assert reply.content.count(b"event: ") == 2
+    assert elapsed >= at_least  # a lower bound only: the clock is real
+
+
+def test_a_recording_that_broke_off_breaks_off_again(tmp_path: Path) -> None:
+    import httpx2
+
+    folder = _hand_written(tmp_path / "c", outcome="error: DroppedConnection: cut")
+    replay = ReplaySettings(str(folder), timing=0.0)
+    with LoopbackMock(MockSettings(replay=replay)) as mock:
+        with httpx2.stream("POST", mock.base_url + "/responses", content=b"{}") as reply:
+            got = b""
+            with pytest.raises(httpx2.HTTPError):
+                for chunk in reply.iter_raw():
+                    got += chunk
+        assert got.count(b"event: ") == 2
