@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 from cassettes.codec import CassetteError
 from cassettes.model import Chunk, Exchange, Headers
 from cassettes.redaction import Redactor
-from cassettes.secrets import redact_exchange
+from cassettes.secrets import learn, redact_exchange
 
 __all__ = ["import_vcr", "sse_events"]
 
@@ -86,9 +86,12 @@ def import_vcr(text: str, *, source: str = "<vcr>", first_seq: int = 1) -> list[
         where = f"{source}#{index + 1}"
         if not isinstance(interaction, dict):
             raise CassetteError(f"{where}: an interaction must be a mapping")
-        exchange = _exchange(interaction, first_seq + index, where)
-        exchanges.append(redact_exchange(exchange, Redactor()))
-    return exchanges
+        exchanges.append(_exchange(interaction, first_seq + index, where))
+    # Every credential of the cassette is learnt first, then hunted in every exchange.
+    redactor = Redactor()
+    for exchange in exchanges:
+        learn(redactor, exchange)
+    return [redact_exchange(exchange, redactor) for exchange in exchanges]
 
 
 def _exchange(interaction: dict[str, Any], seq: int, where: str) -> Exchange:

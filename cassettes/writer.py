@@ -68,6 +68,10 @@ class CassetteWriter:
         self.clock = clock
         self.wall = wall
         self._lock = threading.Lock()
+        # One redactor for the whole cassette: a key one exchange's header carried is hunted in
+        # the exchanges written after it too (an echo in a request that sent no header).
+        self._redactor = Redactor(self.secrets)
+        self._redact_lock = threading.Lock()
         self._seq = max(
             (int(m.group(1)) for p in self.directory.iterdir() if (m := _SEQ.match(p.name))),
             default=0,
@@ -99,7 +103,8 @@ class CassetteWriter:
         return ExchangeRecorder(self, exchange, self.clock())
 
     def _write(self, exchange: Exchange) -> Path:
-        redact_exchange(exchange, Redactor(self.secrets))
+        with self._redact_lock:
+            redact_exchange(exchange, self._redactor)
         aside = self.directory / f".{exchange_filename(exchange)}.{os.getpid()}.{id(exchange)}.tmp"
         while True:
             path = self.directory / exchange_filename(exchange)

@@ -275,3 +275,11 @@ def test_a_secret_cut_anywhere_never_reaches_the_file(
     (exchange,) = read_cassette(path)
     _assert_clean(exchange.body.decode())  # the bytes as read back, not only their JSON text
     assert exchange.body.count(b"data: ") == body.count("data: ")
+
+
+def test_a_key_seen_once_is_hunted_in_later_exchanges(tmp_path: Path) -> None:
+    writer = _writer(tmp_path)
+    writer.begin("GET", "/v1/models", [("authorization", f"Bearer {CANARY_KEY}")]).finish()
+    later = writer.begin("POST", "/v1/responses", body=f'{{"input":"{CANARY_KEY}"}}'.encode())
+    later.finish()
+    _assert_clean("".join(p.read_text() for p in (tmp_path / "c").iterdir()))
