@@ -18,7 +18,11 @@ Writing, as the traffic happens (a proxy, ``responses-mock --record``)::
     rec.finish()                # or finish("disconnected") / finish("error: ..."); writes the file
 
 Nothing is written before ``finish``: the whole exchange is redacted first (every form of every
-secret, also split across chunks or SSE deltas: :mod:`cassettes.secrets`), then written atomically.
+secret, also split across chunks or SSE deltas: :mod:`cassettes.secrets`), then written atomically,
+never over another exchange's file (several writers, even processes, may share a folder). ``begin``,
+``response``, ``chunk`` and ``frame`` only append in memory; ``finish`` redacts and writes (blocking
+file I/O: from async code, call it in a thread, ``await anyio.to_thread.run_sync(rec.finish)``, as
+``mock_server/record.py`` does). One writer is safe to share between threads.
 
 Reading: ``read_cassette(path)`` -> ``list[Exchange]`` in recorded order, from a folder of exchange
 files, one exchange file or a vcrpy cassette (YAML / JSON: :mod:`cassettes.vcr`);
