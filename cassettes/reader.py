@@ -2,7 +2,8 @@
 cassette (vcrpy YAML or JSON, imported by :mod:`cassettes.vcr`).
 
 :func:`read_cassette` returns the exchanges in their recorded order (``seq``; imported ones in
-their interaction order). Every failure is a :class:`CassetteError` with a one-line message.
+their interaction order), credential headers redacted even where a hand-edited file kept one. Every
+failure is a :class:`CassetteError` with a one-line message.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from pathlib import Path
 
 from cassettes.codec import CassetteError, decode_exchange
 from cassettes.model import Exchange
+from cassettes.redaction import Redactor
+from cassettes.secrets import learn, redact_exchange
 
 __all__ = ["MAX_FILE_BYTES", "cassette_files", "is_cassette_dir", "read_cassette", "read_exchange"]
 
@@ -76,12 +79,22 @@ def read_cassette(path: str | os.PathLike[str]) -> list[Exchange]:
         exchanges.sort(key=lambda e: e.seq)
         for file in vcr:
             exchanges.extend(read_vcr_file(file, first_seq=len(exchanges) + 1))
-        return exchanges
+        return _redacted(exchanges)
     if path.suffix in (*VCR_SUFFIXES, ".json"):
         return read_vcr_file(path)
     if not path.exists():
         raise CassetteError(f"{path}: no such file or folder")
-    return [read_exchange(path)]
+    return _redacted([read_exchange(path)])
+
+
+def _redacted(exchanges: list[Exchange]) -> list[Exchange]:
+    """A hand-edited or foreign cassette may still hold a credential: whatever reads it (a replay's
+    error message, a report of ``check``) gets it redacted as the writer would have (a no-op for
+    what the writer wrote)."""
+    redactor = Redactor()
+    for exchange in exchanges:
+        learn(redactor, exchange)
+    return [redact_exchange(exchange, redactor) for exchange in exchanges]
 
 
 def read_vcr_file(path: Path, first_seq: int = 1) -> list[Exchange]:

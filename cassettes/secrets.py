@@ -77,7 +77,8 @@ def header_secrets(name: str, value: str) -> list[str]:
                 found.append(cookie_value.strip().strip('"'))
     # A short value (a cookie `theme=dark`) is redacted in its header but not hunted in bodies,
     # where it would be ordinary text.
-    return [s for s in found if len(s) >= _MIN_LEARNED]
+    # An already redacted value is no secret (reading back what the writer wrote).
+    return [s for s in found if len(s) >= _MIN_LEARNED and REDACTED not in s]
 
 
 def redact_headers(headers: Headers, redactor: Redactor) -> Headers:

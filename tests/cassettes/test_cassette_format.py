@@ -283,3 +283,16 @@ def test_a_key_seen_once_is_hunted_in_later_exchanges(tmp_path: Path) -> None:
     later = writer.begin("POST", "/v1/responses", body=f'{{"input":"{CANARY_KEY}"}}'.encode())
     later.finish()
     _assert_clean("".join(p.read_text() for p in (tmp_path / "c").iterdir()))
+
+
+def test_a_hand_written_credential_is_redacted_on_reading(tmp_path: Path) -> None:
+    from cassettes import encode_exchange
+    from cassettes.model import Exchange
+
+    raw = Exchange(1, "POST", "/v1/responses", [("authorization", f"Bearer {CANARY_KEY}")])
+    raw.request_body = f'{{"echo":"{CANARY_KEY}"}}'.encode()
+    folder = tmp_path / "hand"
+    folder.mkdir()
+    (folder / "000001-POST-responses.jsonl").write_text(encode_exchange(raw))
+    (exchange,) = read_cassette(folder)
+    _assert_clean(repr(exchange))
