@@ -11,6 +11,7 @@ Writing, as the traffic happens (a proxy, ``responses-mock --record``)::
     from cassettes import CassetteWriter
 
     writer = CassetteWriter(directory, secrets=[api_key])   # credential headers are always redacted
+    writer.add_secret(another)  # hunted in every exchange finished from now on
     rec = writer.begin(method, target, request_headers, request_body)   # target: path + query
     rec.response(status, response_headers)
     rec.chunk(data)             # each body chunk as it arrives (time taken now)

@@ -78,6 +78,11 @@ class CassetteWriter:
         )
         self.written: list[Path] = []
 
+    def add_secret(self, secret: str | None) -> None:
+        """Hunt ``secret`` too in every exchange finished from now on (every form of it)."""
+        if secret and secret not in self.secrets:
+            self.secrets.append(secret)
+
     def begin(
         self,
         method: str,
@@ -104,6 +109,8 @@ class CassetteWriter:
 
     def _write(self, exchange: Exchange) -> Path:
         with self._redact_lock:
+            for secret in list(self.secrets):  # `secrets` may have grown (add_secret, or a caller
+                self._redactor.add(secret)  # extending the list): idempotent
             redact_exchange(exchange, self._redactor)
         aside = self.directory / f".{exchange_filename(exchange)}.{os.getpid()}.{id(exchange)}.tmp"
         while True:

@@ -296,3 +296,14 @@ def test_a_hand_written_credential_is_redacted_on_reading(tmp_path: Path) -> Non
     (folder / "000001-POST-responses.jsonl").write_text(encode_exchange(raw))
     (exchange,) = read_cassette(folder)
     _assert_clean(repr(exchange))
+
+
+def test_secrets_added_after_the_writer_was_made_are_hunted(tmp_path: Path) -> None:
+    writer = _writer(tmp_path)
+    rec = writer.begin("POST", "/v1/responses", body=f"a {CANARY_KEY} b".encode())
+    writer.add_secret(CANARY_KEY)  # learnt while the exchange was in flight (a proxy's ledger)
+    rec.finish()
+    other = writer.begin("POST", "/v1/responses", body=f"c {CANARY_COOKIE} d".encode())
+    writer.secrets.append(CANARY_COOKIE)  # the list itself may be extended too
+    other.finish()
+    _assert_clean("".join(p.read_text() for p in (tmp_path / "c").iterdir()))
