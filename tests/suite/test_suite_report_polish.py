@@ -79,3 +79,19 @@ def test_a_one_target_page_is_compact() -> None:
     # several targets keep the matrix of columns
     merged = merge_indexes([index, build_index([_target("u")], strict=False)])
     assert '<table class="matrix"><tr><th>check</th>' in render_html(merged)
+
+
+def test_raw_bytes_and_further_examples_fold_under_one_line() -> None:
+    target = flag_target(base_url="http://127.0.0.1:9/v1", model="m", name="t")
+    case = CaseResult("core/x", ("core",), (C.RESPONSE_SCHEMA_TYPE.id,))
+    body = '{"model": "m", "input": "' + "x" * 500 + '"}'
+    for n in range(3):
+        v = C.RESPONSE_SCHEMA_TYPE.violation(expected="object", actual="null", path=f"f{n}")
+        evidence = {"request": {"method": "POST", "path": "/responses", "body": body}}
+        case.findings.append(Finding(v, f"core/x{n}", 1, evidence))
+    html = render_html(build_index([TargetResult(target, False, cases=[case])], strict=False))
+    details = _section(html, "<h2>Details: t</h2>")
+    # the first example is shown, its request body behind a one-line summary; the others folded
+    assert f"<summary><b>request body</b> ({len(body)} chars)" in details
+    assert "2 more example(s): core/x1, core/x2</summary>" in details
+    assert details.index("<b>case</b> core/x0") < details.index("2 more example(s)")

@@ -248,7 +248,7 @@ def _evidence(ev: dict[str, Any]) -> list[str]:
             f"{escape(str(request.get('path')))}</div>"
         )
         if request.get("body"):
-            out.append(f"<pre>{escape(str(request['body']))}</pre>")
+            out.append(_folded("request body", str(request["body"])))
     response = ev.get("response")
     if response:
         line = f"HTTP {response.get('status')} {response.get('content_type', '')}"
@@ -258,11 +258,20 @@ def _evidence(ev: dict[str, Any]) -> list[str]:
             line += f", {response['error']}"
         out.append(f"<div><b>response</b> {escape(line)}</div>")
         if response.get("body"):
-            out.append(f"<pre>{escape(str(response['body']))}</pre>")
+            out.append(_folded("response body", str(response["body"])))
     for event in ev.get("events", []):
-        out.append(f"<div><b>event #{event.get('index')}</b></div>")
-        out.append(f"<pre>{escape(str(event.get('event')))}</pre>")
+        out.append(_folded(f"event #{event.get('index')}", str(event.get("event"))))
     return out
+
+
+def _folded(label: str, text: str) -> str:
+    """Raw bytes behind a one-line summary: the page stays a page; a click shows them."""
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    preview = first if len(first) <= 100 else first[:99] + "…"
+    return (
+        f'<details class="quiet"><summary><b>{escape(label)}</b> ({len(text)} chars) '
+        f"<code>{escape(preview)}</code></summary><pre>{escape(text)}</pre></details>"
+    )
 
 
 def _details(index: dict[str, Any]) -> list[str]:
@@ -295,8 +304,18 @@ def _details(index: dict[str, Any]) -> list[str]:
             out.append(f"<div>{escape(meta.get('requirement', ''))}</div>")
             if entry.get("reason"):
                 out.append(f"<div><i>{escape(str(entry['reason']))}</i></div>")
-            for ev in entry.get("evidence", []):
+            evidence = entry.get("evidence", [])
+            for ev in evidence[:1]:
                 out += _evidence(ev)
+            if len(evidence) > 1:
+                out.append(
+                    f'<details class="quiet"><summary>{len(evidence) - 1} more '
+                    f"example(s): {escape(', '.join(_cases({'evidence': evidence[1:]})))}"
+                    "</summary>"
+                )
+                for ev in evidence[1:]:
+                    out += _evidence(ev)
+                out.append("</details>")
             if entry.get("evidence_omitted"):
                 out.append(f"<p>(+{entry['evidence_omitted']} more violations)</p>")
             out.append("</div>")
