@@ -29,7 +29,7 @@ def _retrieve(probe: Probe, response: dict[str, Any]) -> dict[str, Any]:
 def test_retrieve_equals_created(probe: Probe) -> None:
     created = probe.create(probe.body(input=SHORT_PROMPT))
     retrieved = _retrieve(probe, created)
-    diff = differing_fields(created, retrieved)
+    diff = differing_fields(created, retrieved, extra_in_b=True)
     probe.check(
         L.RETRIEVE_EQUALS, not diff, probe.last,
         expected="the created response", actual=f"fields that differ: {diff}",
@@ -40,7 +40,7 @@ def test_retrieve_equals_created(probe: Probe) -> None:
 def test_retrieve_equals_streamed(probe: Probe) -> None:
     terminal, _ = probe.create_stream(probe.body(input=SHORT_PROMPT))
     retrieved = _retrieve(probe, terminal)
-    diff = differing_fields(terminal, retrieved)
+    diff = differing_fields(terminal, retrieved, extra_in_b=True)
     probe.check(
         L.RETRIEVE_EQUALS, not diff, probe.last,
         expected="the stream's terminal response", actual=f"fields that differ: {diff}",
