@@ -90,3 +90,25 @@ def test_bare_and_mock_connections_both_have_nagle_off() -> None:
 
     with bind("127.0.0.1", 0) as sock:
         assert asyncio.run(_accepted_nodelay(sock)) == 1
+
+
+def test_the_short_preset_runs_the_mock_with_its_default_flags() -> None:
+    args = bench.build_parser().parse_args(["--preset", "short"])
+    command = bench.mock_command(args)
+    assert command[-4:] == ["--port", "0", "--seed", "1"]  # no scenario, chunking or clock flags
+    long = bench.mock_command(bench.build_parser().parse_args([]))
+    assert long[-5:] == ["--frozen-time", "--scenario", "long-text", "--chunk", "1"]
+
+
+def test_a_small_short_preset_run(tmp_path: Path) -> None:
+    out = tmp_path / "out.json"
+    argv = ["--preset", "short", "--rounds", "1", "--streams", "1", "--connections", "2"]
+    assert bench.main([*argv, "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    settings = result["settings"]
+    assert settings["preset"] == "short"
+    assert 60 <= settings["events_per_stream"] <= 75  # the ~67-event plain-text answer
+    assert settings["judge_violations_strict"] == 0
+    assert settings["connections"] == 2
+    assert result["summary"]["target_ratio"] == 0.85
+    assert len(settings["load_average_start"]) == 3
