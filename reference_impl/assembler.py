@@ -642,7 +642,49 @@ class ResponseAssembler:
         item = self._open
         assert item is not None and item.part is not None
         part = item.part
-        events.extend([self._output_text_delta(item, part, delta) for delta in rest])
+        if self._logprobs:
+            events.extend([self._output_text_delta(item, part, delta) for delta in rest])
+            return
+        # _output_text_delta for each further piece, inlined (the per-event hot path of every
+        # text stream without logprobs: benchmarks/mock_streaming_throughput.py): same events.
+        pieces_before = len(part.pieces)
+        part.pieces.extend(rest)
+        more = part.pieces[pieces_before:]
+        seq = self._seq
+        self._seq = seq + len(more)
+        item_id, output_index, content_index = item.id, item.output_index, part.index
+        obfuscate = self._obfuscation
+        if obfuscate is None:
+            events.extend(
+                [
+                    {
+                        "type": "response.output_text.delta",
+                        "sequence_number": n,
+                        "item_id": item_id,
+                        "output_index": output_index,
+                        "content_index": content_index,
+                        "delta": delta,
+                        "logprobs": [],
+                    }
+                    for n, delta in enumerate(more, seq)
+                ]
+            )
+            return
+        events.extend(
+            [
+                {
+                    "type": "response.output_text.delta",
+                    "sequence_number": n,
+                    "item_id": item_id,
+                    "output_index": output_index,
+                    "content_index": content_index,
+                    "delta": delta,
+                    "logprobs": [],
+                    "obfuscation": obfuscate(n, delta),
+                }
+                for n, delta in enumerate(more, seq)
+            ]
+        )
 
     def _reasoning(self, events: list[Event], chunk: ReasoningDelta) -> None:
         item = self._open

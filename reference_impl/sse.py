@@ -75,10 +75,18 @@ class EventSink:
 
     async def _each(self, events: Sequence[Mapping[str, Any]]) -> None:
         send = self._send
+        dumps = _dumps
+        last_type: Any = None
+        prefix = b""
         for event in events:
-            prefix = _PREFIXES.get(event["type"]) or _prefix(event["type"])
-            body = prefix + _dumps(event) + b"\n\n"
-            await send({"type": "http.response.body", "body": body, "more_body": True})
+            type_ = event["type"]
+            if type_ is not last_type:  # runs of one type (text deltas): one prefix lookup
+                prefix = _PREFIXES.get(type_) or _prefix(type_)
+                last_type = type_
+            await send(
+                {"type": "http.response.body", "body": prefix + dumps(event) + b"\n\n",
+                 "more_body": True}
+            )  # fmt: skip
 
     async def event(self, event: Mapping[str, Any]) -> None:
         await self._send(
