@@ -6,8 +6,6 @@ Shapes are the SDK's (`Conversation`, `ConversationDeletedResource`, `Conversati
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -24,6 +22,7 @@ from openai.types.conversations import (
     ConversationItemList,
 )
 from openai.types.responses import Response
+from replicas import redis_replicas
 
 from mock_server.app import MockSettings
 from mock_server.engine import MockEngine
@@ -34,7 +33,6 @@ from reference_impl.sqlite_store import SQLiteStore
 from reference_impl.store import MemoryStore
 
 pytestmark = pytest.mark.anyio
-HERE = Path(__file__).resolve().parent
 
 
 def user(text: str) -> dict[str, Any]:
@@ -307,26 +305,8 @@ def test_the_sdk_drives_conversations_end_to_end() -> None:
 
 @pytest.fixture
 def replicas(redis_server: str) -> Iterator[tuple[str, str]]:
-    procs: list[subprocess.Popen[str]] = []
-    urls: list[str] = []
-    try:
-        for _ in range(2):
-            proc = subprocess.Popen(
-                [sys.executable, str(HERE / "redis_replica.py"), "--redis", redis_server, "--inter-token", "0"],
-                stdout=subprocess.PIPE, text=True,
-            )  # fmt: skip
-            procs.append(proc)
-            assert proc.stdout is not None
-            line = proc.stdout.readline()
-            assert line.startswith("listening on "), line
-            urls.append(line.split()[-1])
-        yield urls[0], urls[1]
-    finally:
-        for proc in procs:
-            proc.terminate()
-            proc.wait(10)
-            if proc.stdout is not None:
-                proc.stdout.close()
+    with redis_replicas(redis_server, "--inter-token", "0") as urls:
+        yield urls
 
 
 def test_a_conversation_made_on_one_replica_is_used_from_another(replicas: tuple[str, str]) -> None:

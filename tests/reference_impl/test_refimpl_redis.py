@@ -6,21 +6,19 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
+from replicas import redis_replicas
 
 redis = pytest.importorskip("redis", reason="pip install 'responses-conformance[redis]'")
 
 from reference_impl.redis_store import RedisStore  # noqa: E402
 from reference_impl.store import ResponseStore  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
 LONG = {"model": "mock-long-text", "input": "Tell me a long story.", "background": True}
 
 
@@ -119,26 +117,8 @@ async def test_wait_cancel_hears_another_client(store: RedisStore, redis_url: st
 
 @pytest.fixture
 def replicas(redis_url: str) -> Iterator[tuple[str, str]]:
-    procs: list[subprocess.Popen[str]] = []
-    urls: list[str] = []
-    try:
-        for _ in range(2):
-            proc = subprocess.Popen(
-                [sys.executable, str(HERE / "redis_replica.py"), "--redis", redis_url],
-                stdout=subprocess.PIPE, text=True,
-            )  # fmt: skip
-            procs.append(proc)
-            assert proc.stdout is not None
-            line = proc.stdout.readline()
-            assert line.startswith("listening on "), line
-            urls.append(line.split()[-1])
-        yield urls[0], urls[1]
-    finally:
-        for proc in procs:
-            proc.terminate()
-            proc.wait(10)
-            if proc.stdout is not None:
-                proc.stdout.close()
+    with redis_replicas(redis_url) as urls:
+        yield urls
 
 
 def _poll(client: httpx2.Client, url: str, response_id: str, statuses: set[str]) -> dict[str, Any]:
