@@ -19,12 +19,15 @@ def test_open_loop_starts_requests_on_schedule_whatever_the_server_speed(tmp_pat
     assert run.code == 0, run.output
     summary = run.summary
     loop = summary["open_loop"]
+    # Counted values, then lower bounds only (a real clock on a loaded machine can only be late).
     assert loop["scheduled"] == 200
-    assert loop["started_on_schedule"] == pytest.approx(200, abs=5)
     assert loop["skipped_max_in_flight"] == 0
-    assert loop["completed"] == loop["started"] == summary["requests"]["total"]
+    assert loop["completed"] == loop["started"] == summary["requests"]["total"] == 200
     assert summary["latency_ms"]["e2e"]["p50"] >= 2000  # the server really was that slow
-    assert loop["start_lag_ms"]["p50"] < 10
+    # 20 starts/s of 2 s responses keep ~40 in flight; a closed loop of a few users never
+    # exceeds its user count. Late starts only lower the peak in proportion: 10 is far below.
+    assert max(s["concurrency"] for s in summary["timeline"]) >= 10
+    assert loop["started_on_schedule"] >= 100
 
 
 def test_goodput_is_the_requests_meeting_the_slo_per_second(tmp_path: Path) -> None:
