@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import keyword
+import types
 from collections.abc import Callable, Iterable
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, get_origin
 
 import msgspec
 
@@ -69,11 +70,14 @@ class _CodeGen(_PredicateGen):
         return kind
 
     def decoder(
-        self, node: _Node, also: Iterable[str], missing: object
+        self, node: _Node, also: Iterable[str], missing: object, empty: Iterable[str] = ()
     ) -> Callable[[bytes], Any] | None:
         """A typed decoder for an object schema (see "Typed decoding" above), or None when the
         schema has a shape it does not cover (a union, ``allOf``, a map, object bounds, a key that
-        is no identifier). ``also``: further properties to read, absent ones as ``missing``."""
+        is no identifier). ``also``: further properties to read, absent ones as ``missing``.
+        ``empty``: array properties the decoder refuses unless empty (or absent, or null where
+        the schema allows it), so that the caller need not test them; None when one is not an
+        array property the decoder checks itself."""
         while node.is_bare_ref() and node.ref is not None:
             node = self.lw.node(node.ref)
         if (
@@ -94,6 +98,9 @@ class _CodeGen(_PredicateGen):
             return None
         keys = [*node.props, *(k for k in node.required if k not in node.props)]
         also = tuple(also)
+        empty = frozenset(empty)
+        if not empty <= node.props.keys():
+            return None
         keys += [k for k in dict.fromkeys(also) if k not in keys]
         if any(not k.isidentifier() or keyword.iskeyword(k) for k in keys):
             return None
@@ -107,6 +114,10 @@ class _CodeGen(_PredicateGen):
             if sub is not None:
                 # What the caller reads (`also`) stays as JSON parses it: no struct for an object.
                 kind = self._struct_type(sub, 0, containers=key not in also)
+                if key in empty:
+                    kind = _empty_array(kind)
+                    if kind is None:
+                        return None
                 if kind is None:
                     kind = Any
                     inner = self._emit(sub, "v1", 1)
@@ -115,6 +126,8 @@ class _CodeGen(_PredicateGen):
                             checks += [f"v1 = v0.{key}", *inner]
                         else:
                             checks += [f"v1 = v0.{key}", f"if v1 is not {absent}:", *_indent(inner)]
+            elif key in empty:
+                return None
             # An absent optional property reads as `missing`; the decoder never checks a default.
             fields.append((key, kind) if key in node.required else (key, kind, missing))
         # Required fields first: a struct's fields with defaults must come last.
@@ -147,3 +160,20 @@ _STRUCT_TYPES: Final[dict[str, Any]] = {
     "boolean": bool,
     "number": int | float,
 }
+
+
+def _empty_array(kind: Any) -> Any:
+    """``kind`` (an array type the decoder checks, perhaps nullable) that also refuses a
+    non-empty array: what is left of the schema's check then holds of ``[]`` (the decoder checks
+    the array's items, and ``_struct_type`` covers no array with bounds of its own); None when
+    ``kind`` is no such type."""
+    nullable = False
+    if type(kind) is types.UnionType:
+        members = [m for m in kind.__args__ if m is not type(None)]
+        if len(members) != 1 or len(kind.__args__) != 2:
+            return None
+        (kind,), nullable = members, True
+    if kind is not list and get_origin(kind) is not list:
+        return None
+    refused: Any = Annotated[kind, msgspec.Meta(max_length=0)]
+    return refused | None if nullable else refused

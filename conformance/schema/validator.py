@@ -52,8 +52,11 @@ class SchemaValidator:
         )
         self._document = document
         self._compiled: _Compiled | None = None
-        # (event type, also, id(missing)) -> (decoder, missing): `missing` kept alive for its id
-        self._decoders: dict[tuple[str, tuple[str, ...], int], tuple[Any, object]] = {}
+        # (event type, also, id(missing), empty) -> (decoder, missing): `missing` kept alive for
+        # its id
+        self._decoders: dict[
+            tuple[str, tuple[str, ...], int, tuple[str, ...]], tuple[Any, object]
+        ] = {}
         # event type -> predicate; compiles on the first lookup, then is replaced by a plain dict.
         self._predicates: dict[str, _Predicate] = _CompileOnMiss(self)
 
@@ -96,7 +99,12 @@ class SchemaValidator:
         return self._predicates.get(event_type)
 
     def event_decoder(
-        self, event_type: str, *, also: Iterable[str] = (), missing: object = None
+        self,
+        event_type: str,
+        *,
+        also: Iterable[str] = (),
+        missing: object = None,
+        empty: Iterable[str] = (),
     ) -> Callable[[bytes], Any] | None:
         """A typed decoder for events of ``event_type``, for hot loops (see "Typed decoding").
 
@@ -109,19 +117,23 @@ class SchemaValidator:
         ``dict`` way: that is the reference, also for JSON the typed decoder parses differently
         from ``orjson``/``json`` (e.g. invalid UTF-8 in a string it skips).
         None when the event's schema has a shape the decoder does not cover.
+        ``empty``: array properties (``logprobs``) for which the decoder also refuses anything but
+        an empty array (or null, or absence, where the schema allows them), so a hot loop need not
+        test them; None when one is not such a property.
         """
         compiled = self._compile()
         members = compiled.events.get(event_type)
         if members is None or len(members) != 1:
             return None
         also = tuple(also)
-        key = (event_type, also, id(missing))
+        empty = tuple(sorted(set(empty)))
+        key = (event_type, also, id(missing), empty)
         cached = self._decoders.get(key)
         if cached is None:
             with _CODEGEN_LOCK:  # the code generator numbers what it writes into one namespace
                 cached = self._decoders.get(key)
                 if cached is None:
-                    decoder = compiled.codegen.decoder(members[0], also, missing)
+                    decoder = compiled.codegen.decoder(members[0], also, missing, empty)
                     cached = self._decoders[key] = (decoder, missing)
         return cached[0]
 

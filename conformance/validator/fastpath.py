@@ -32,13 +32,16 @@ __all__ = ["FastPath", "fast_table"]
 _IN_PROGRESS = Phase.IN_PROGRESS
 _CONTENT_SLOT, _SUMMARY_SLOT, _VALUE_SLOT = Slot.CONTENT, Slot.SUMMARY, Slot.VALUE
 
+_new_tuple = tuple.__new__
+
 # Reads a route's slot key from a typed event, by `Slot`.
 GETTERS = tuple(attrgetter(key) for key in ROUTE_KEYS)
 
 
 def _text_index(event: Any) -> Any:
     """A typed `output_text.delta`'s `content_index`, or `MISSING` (off the route) when it carries
-    logprobs: those are judged on the full path (docs/spec.md §7.8)."""
+    logprobs: those are judged on the full path (docs/spec.md §7.8). Only for a decoder that
+    could not refuse them itself (`event_decoder(empty=...)`)."""
     return MISSING if event.logprobs else event.content_index
 
 
@@ -135,7 +138,7 @@ class FastPath(ValueRules):
         if self.coverage is not None:
             self.coverage.see_type(etype)
         if item is not None and spec is not None:
-            slot, kind, valid, fits, decode = spec
+            slot, kind, valid, fits, decode, get = spec
             key = ROUTE_KEYS[slot]
             if fits is None or item.type in fits:
                 target: list[str] | None = None
@@ -156,9 +159,10 @@ class FastPath(ValueRules):
                         ):
                             target, index = part.deltas, len(parts) - 1
                 if target is not None:
-                    get = _text_index if kind == "output_text" else GETTERS[slot]
-                    route = Route(
-                        item.output_index, item.id, key, index, valid, target, decode, get
+                    # `tuple.__new__`: a NamedTuple's own `__new__` is Python code, and a
+                    # route is made after nearly every event the full path judges.
+                    route = _new_tuple(
+                        Route, (item.output_index, item.id, key, index, valid, target, decode, get)
                     )
         self._fast_routes[etype] = route
         return route
@@ -182,12 +186,18 @@ def fast_table(schemas: SchemaValidator) -> dict[str, FastSpec]:
         if kind == "output_text":
             predicate = _without_logprobs(predicate)
         # The typed decoder reads what the route compares (`SSEStreamValidator._judge`).
-        decode = schemas.event_decoder(
-            etype,
-            also=("sequence_number", "output_index", "item_id", ROUTE_KEYS[slot], "delta"),
-            missing=MISSING,
-        )
-        fast[etype] = FastSpec(slot, kind, predicate, fits_for(etype), decode)
+        also = ("sequence_number", "output_index", "item_id", ROUTE_KEYS[slot], "delta")
+        get: Callable[[Any], Any] = GETTERS[slot]
+        if kind == "output_text":
+            # A text delta with logprobs takes the full path (docs/spec.md §7.8): the decoder
+            # refuses them, or where it cannot, the route's getter sends the delta off it.
+            decode = schemas.event_decoder(etype, also=also, missing=MISSING, empty=("logprobs",))
+            if decode is None:
+                get = _text_index
+                decode = schemas.event_decoder(etype, also=also, missing=MISSING)
+        else:
+            decode = schemas.event_decoder(etype, also=also, missing=MISSING)
+        fast[etype] = FastSpec(slot, kind, predicate, fits_for(etype), decode, get)
     return fast
 
 

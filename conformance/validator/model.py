@@ -135,6 +135,7 @@ class FastSpec(NamedTuple):
     valid: Callable[[dict[str, Any]], bool]  # the event's compiled schema predicate
     fits: frozenset[str] | None  # the item types the event may name (None: any)
     decode: Callable[[bytes], Any] | None  # the typed decoder (None: the shape is not covered)
+    get: Callable[[Any], Any]  # reads the slot key from a decoded event (see `Route.get`)
 
 
 class Route(NamedTuple):

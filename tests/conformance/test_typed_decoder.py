@@ -38,6 +38,16 @@ def _agree(etype: str, event: Any) -> None:
     except ValueError:
         decoded = None
     assert bool(decoded) == predicate(event), (etype, event)
+    if etype == "response.output_text.delta":
+        # The fast path's decoder also refuses logprobs, for the full path (docs/spec.md §7.8).
+        refusing = SCHEMAS.event_decoder(etype, also=_ALSO, missing=_MISSING, empty=["logprobs"])
+        assert refusing is not None
+        try:
+            typed = refusing(data)
+        except ValueError:
+            typed = None
+        wanted = predicate(event) and not event.get("logprobs")
+        assert bool(typed) == wanted, (etype, event)
     if decoded:
         for key in _ALSO:
             assert getattr(decoded, key) == event.get(key, _MISSING), key
@@ -51,6 +61,17 @@ def _samples() -> dict[str, list[dict[str, Any]]]:
             if event["type"] in by_type and len(by_type[event["type"]]) < 40:
                 by_type[event["type"]].append(event)
     return by_type
+
+
+def test_empty_refuses_only_arrays_it_checks() -> None:
+    # `delta` is a string and `item_id` is read as parsed (`also`): neither can be refused.
+    for key in ("delta", "item_id", "no_such_property"):
+        assert (
+            SCHEMAS.event_decoder(
+                "response.output_text.delta", also=_ALSO, missing=_MISSING, empty=[key]
+            )
+            is None
+        ), key
 
 
 def test_every_delta_type_has_a_typed_decoder() -> None:
