@@ -96,7 +96,7 @@ class ToolRules:
     def feed(self, event: Mapping[str, Any], etype: str, index: int) -> None:
         if etype == "response.output_item.added":
             item = event.get("item")
-            kind = item.get("type") if isinstance(item, Mapping) else None
+            kind = item.get("type") if (type(item) is dict or isinstance(item, Mapping)) else None
             if isinstance(kind, str) and kind in PROGRESS:
                 item_id = item.get("id")  # type: ignore[union-attr]
                 if isinstance(item_id, str):
@@ -107,7 +107,7 @@ class ToolRules:
             return
         if etype == "response.content_part.done":
             part = event.get("part")
-            if isinstance(part, Mapping):
+            if type(part) is dict or isinstance(part, Mapping):
                 self._offsets(part, index, "part")
             return
         family, _, stage = etype.rpartition(".")
@@ -165,12 +165,12 @@ class ToolRules:
 
     def _on_done(self, event: Mapping[str, Any], index: int) -> None:
         item = event.get("item")
-        if not isinstance(item, Mapping):
+        if type(item) is not dict and not isinstance(item, Mapping):
             return
         if item.get("type") == "message":
             content = item.get("content")
             for ci, part in enumerate(content if isinstance(content, list) else ()):
-                if isinstance(part, Mapping):
+                if type(part) is dict or isinstance(part, Mapping):
                     self._offsets(part, index, f"item.content[{ci}]")
             return
         item_id = item.get("id")
@@ -200,7 +200,7 @@ class ToolRules:
             return
         size = len(text)
         for ai, ann in enumerate(annotations):
-            if not isinstance(ann, Mapping):
+            if type(ann) is not dict and not isinstance(ann, Mapping):
                 continue
             kind = ann.get("type")
             if not isinstance(kind, str):
