@@ -141,10 +141,11 @@ class StreamMeter:
         self.t0 = t0
         self.record = RequestRecord(start=time.time() if start is None else start, stream=True)
         self._strict = strict
-        # The judge hands over each delta's type and text (`on_delta`): no dict per event, so
-        # its typed path judges the deltas; the lifecycle is read off its validator.
+        # The judge counts the output deltas (`tally`): no dict per event, so its typed path
+        # judges the deltas, and no call per delta; after each chunk the meter times the deltas
+        # it brought (`_deltas`), and reads the lifecycle off the validator.
         self._judge = (
-            SSEStreamValidator(max_output_tokens=max_output_tokens, on_delta=self._on_delta)
+            SSEStreamValidator(max_output_tokens=max_output_tokens, tally=OUTPUT_DELTA_TYPES)
             if validate
             else None
         )
@@ -167,6 +168,19 @@ class StreamMeter:
         if judge is not None:
             self._now = now
             judge.feed(chunk)
+            tallied = judge.tallied
+            if tallied != self.deltas:
+                # The output deltas this chunk brought, all arrived at `now` (`_deltas`, inline:
+                # a chunk is often one delta).
+                if self._first is None:
+                    self._first = now
+                else:
+                    self.itls.append(now - self._last)
+                if tallied - self.deltas > 1:
+                    self.itls.extend([0.0] * (tallied - self.deltas - 1))
+                self._last = now
+                self.deltas = tallied
+                self.nonempty_deltas = judge.tallied_nonempty
             validator = judge.validator
             if validator.terminal_type is not None or self.response_id is None:
                 self._see_lifecycle(validator, now)
@@ -188,6 +202,20 @@ class StreamMeter:
                 parsed.append(event)
         if parsed:
             self._see(parsed, now)
+
+    def _deltas(self, judge: SSEStreamValidator, now: float) -> None:
+        """The output deltas the judge counted since the last call, all arrived at ``now``: what
+        ``_on_delta`` would have recorded for each of them (``feed`` has its own copy)."""
+        new = judge.tallied - self.deltas
+        if self._first is None:
+            self._first = now
+        else:
+            self.itls.append(now - self._last)
+        if new > 1:
+            self.itls.extend([0.0] * (new - 1))  # `now - now`, for each after the first
+        self._last = now
+        self.deltas = judge.tallied
+        self.nonempty_deltas = judge.tallied_nonempty
 
     def _on_delta(self, etype: str, delta: Any) -> None:
         if etype in OUTPUT_DELTA_TYPES:
@@ -236,6 +264,8 @@ class StreamMeter:
             names.append(transport_error)
         if self._judge is not None:
             self._judge.close()
+            if self._judge.tallied != self.deltas:  # a final event without its blank line
+                self._deltas(self._judge, self._now)
             names += _check_ids(failing(self._judge.violations, strict=self._strict))
         terminal = self._terminal
         if terminal is not None:

@@ -65,6 +65,9 @@ class SSEStreamValidator:
     decode the stream a second time. It needs a dict per event, so it turns the typed path off.
     ``fast``: False selects the reference path, every event parsed into a dict and judged in full
     (``StreamValidator(fast=False)``); the fast paths must give the same verdicts.
+    ``tally``: event types whose events to count, typed path or not: :attr:`tallied` counts them
+    and :attr:`tallied_nonempty` those whose ``delta`` is not empty — what a load client needs of
+    the output deltas, read after each :meth:`feed`, for less than a call of ``on_delta`` each.
     """
 
     def __init__(
@@ -80,6 +83,7 @@ class SSEStreamValidator:
         coverage: bool = False,
         on_delta: Callable[[str, Any], None] | None = None,
         fast: bool = True,
+        tally: Iterable[str] = (),
     ) -> None:
         self.validator = StreamValidator(
             resume_after=resume_after,
@@ -94,13 +98,20 @@ class SSEStreamValidator:
         self.keep_events = keep_events
         self.on_event = on_event
         self.on_delta = on_delta
+        self.tally = frozenset(tally)
+        self.tallied = 0  # events of a `tally` type
+        self.tallied_nonempty = 0  # of those, with a non-empty `delta`
+        validator = self.validator
+        # What `_judge` calls, bound once per stream (the validator is this stream's own).
+        self._wiring = (validator.feed_fast, validator.feed_full, validator.route)
         # Decoded event objects, one per event received (a non-JSON payload as its raw text), so
         # that a violation's event_index indexes this list; typed-path deltas as `_Raw` bytes
         # from `_first_raw` on, until `events` is read.
         self._events: list[Any] = []
         self._first_raw: int | None = None
-        # (raw name, name, typed decoder, slot getter, output_index, item_id, slot index, target)
-        # of the route the last chunk ended on, and the validator's event count then.
+        # (the block's head `event: <raw name>\ndata: `, raw name, name, typed decoder, slot
+        # getter, output_index, item_id, slot index, target, whether the type is tallied) of the
+        # route the last chunk ended on, and the validator's event count then.
         self._lane: _LaneTuple | None = None
         self._lane_count = 0
         self.framing: list[Violation] = []
@@ -154,44 +165,51 @@ class SSEStreamValidator:
         """Feed raw body bytes; returns the violations they reveal."""
         if self.aborted is not None or self._closed:
             return []
+        lane = self._lane
+        if lane is not None:
+            # One event in the chunk (a server flushes each event), of the type the previous
+            # chunk ended on: taken by the decoder without a match (`take_block`), and when it
+            # continues that route, recorded here as `_judge` would record it, without setting
+            # up its loop. The lane holds while nothing else fed the validator.
+            head, raw_name, name, decode, get, oi, item_id, index, target, tallied = lane
+            validator = self.validator
+            count = validator.events
+            if count == self._lane_count:
+                data = self._decoder.take_block(chunk, head)
+                if data is not None:
+                    try:
+                        typed_event = decode(data)
+                    except (ValueError, RecursionError):
+                        typed_event = False
+                    if (
+                        typed_event
+                        and typed_event.sequence_number == validator.next_seq
+                        and typed_event.output_index == oi
+                        and typed_event.item_id == item_id
+                        and get(typed_event) == index
+                    ):
+                        validator.next_seq = typed_event.sequence_number + 1
+                        target.append(typed_event.delta)
+                        self._lane_count = validator.events = count + 1
+                        validator.fast_judged += 1
+                        if tallied:
+                            self.tallied += 1
+                            if typed_event.delta:
+                                self.tallied_nonempty += 1
+                        if self.keep_events:
+                            if self._first_raw is None:
+                                self._first_raw = len(self._events)
+                            self._events.append(_Raw(data))
+                        if self.on_delta is not None:
+                            self.on_delta(name, typed_event.delta)
+                        return []
+                    return self._judge([(raw_name, data)])  # the record `feed_records` gives
         try:
             decoded = self._decoder.feed_records(chunk)
         except SSELimitError as exc:
             return self._abort(exc)
         if not decoded:
             return []
-        lane = self._lane
-        if lane is not None and len(decoded) == 1:
-            # One event in the chunk (a server flushes each event): a delta that continues the
-            # route the previous chunk ended on is recorded here, as `_judge` would record it,
-            # without setting up its loop. The lane holds while nothing else fed the validator.
-            record = decoded[0]
-            raw_name, name, decode, get, oi, item_id, index, target = lane
-            validator = self.validator
-            count = validator.events
-            if len(record) == 2 and record[0] == raw_name and count == self._lane_count:
-                try:
-                    typed_event = decode(record[1])
-                except (ValueError, RecursionError):
-                    typed_event = False
-                if (
-                    typed_event
-                    and typed_event.sequence_number == validator.next_seq
-                    and typed_event.output_index == oi
-                    and typed_event.item_id == item_id
-                    and get(typed_event) == index
-                ):
-                    validator.next_seq = typed_event.sequence_number + 1
-                    target.append(typed_event.delta)
-                    self._lane_count = validator.events = count + 1
-                    validator.fast_judged += 1
-                    if self.keep_events:
-                        if self._first_raw is None:
-                            self._first_raw = len(self._events)
-                        self._events.append(_Raw(record[1]))
-                    if self.on_delta is not None:
-                        self.on_delta(name, typed_event.delta)
-                    return []
         return self._judge(decoded)
 
     def close(self, *, cancelled: bool = False) -> list[Violation]:
@@ -264,10 +282,8 @@ class SSEStreamValidator:
         # event as a dict (`on_event`).
         out: list[Violation] = []
         validator = self.validator
-        fast = validator.feed_fast
-        full = validator.feed_full
-        fast_types = validator.fast_types
-        route_for = validator.route
+        fast, full, route_for = self._wiring
+        fast_types = validator._fast
         loads = orjson.loads
         keep = self.keep_events
         events = self._events
@@ -275,10 +291,15 @@ class SSEStreamValidator:
         on_delta = self.on_delta
         typed = on_event is None and bool(fast_types)
         names = self._names
-        # The validator's counters, held in locals between full-path events.
+        tally = self.tally
+        # The validator's counters, held in locals between full-path events; a typed delta adds
+        # one to both `events` and `fast_judged`, so only their difference (`lead`) is held.
         next_seq = validator.next_seq
         count = validator.events
-        judged = validator.fast_judged
+        lead = validator.fast_judged - count
+        tallied = False  # the current route's type is in `tally`
+        n_tallied = self.tallied
+        n_nonempty = self.tallied_nonempty
         # The name and route of the previous event (a run of deltas shares them): comparing two
         # names costs less than hashing one. Forgotten whenever the validator is called.
         last_name: bytes | None = None
@@ -305,6 +326,7 @@ class SSEStreamValidator:
                             route = route_for(name)
                             if route is not NO_ROUTE:
                                 oi, item_id, _key, index, _valid, target, decode, get = route
+                                tallied = name in tally
                     if decode is not None:
                         try:
                             typed_event = decode(data)
@@ -320,7 +342,10 @@ class SSEStreamValidator:
                             next_seq = typed_event.sequence_number + 1
                             target.append(typed_event.delta)
                             count += 1
-                            judged += 1
+                            if tallied:
+                                n_tallied += 1
+                                if typed_event.delta:
+                                    n_nonempty += 1
                             if keep:
                                 if self._first_raw is None:
                                     self._first_raw = len(events)
@@ -331,14 +356,16 @@ class SSEStreamValidator:
                 last_name = None
                 validator.next_seq = next_seq
                 validator.events = count
-                validator.fast_judged = judged
+                validator.fast_judged = count + lead
                 try:
                     event = loads(data)
                 except orjson.JSONDecodeError:
+                    self.tallied, self.tallied_nonempty = n_tallied, n_nonempty
                     out += self._judge_one(record)
+                    n_tallied, n_nonempty = self.tallied, self.tallied_nonempty
                     next_seq = validator.next_seq
                     count = validator.events
-                    judged = validator.fast_judged
+                    lead = validator.fast_judged - count
                     done_seen = self.done_seen
                     continue
                 if type(event) is dict and raw_name is not None and event.get("type") == name:
@@ -346,30 +373,38 @@ class SSEStreamValidator:
                         events.append(event)
                     if on_event is not None:
                         on_event(event)
+                    if name in tally:
+                        n_tallied += 1
+                        if event.get("delta"):
+                            n_nonempty += 1
                     if on_delta is not None and name.endswith(".delta"):
                         on_delta(name, event.get("delta"))
                     if name not in fast_types or not fast(event, name):
                         out += full(event)
                     next_seq = validator.next_seq
                     count = validator.events
-                    judged = validator.fast_judged
+                    lead = validator.fast_judged - count
                     continue
             last_name = None
             validator.next_seq = next_seq
             validator.events = count
-            validator.fast_judged = judged
+            validator.fast_judged = count + lead
+            self.tallied, self.tallied_nonempty = n_tallied, n_nonempty
             out += self._judge_one(record)
+            n_tallied, n_nonempty = self.tallied, self.tallied_nonempty
             next_seq = validator.next_seq
             count = validator.events
-            judged = validator.fast_judged
+            lead = validator.fast_judged - count
             done_seen = self.done_seen
         validator.next_seq = next_seq
         validator.events = count
-        validator.fast_judged = judged
+        validator.fast_judged = count + lead
+        self.tallied, self.tallied_nonempty = n_tallied, n_nonempty
         if decode is not None and last_name is not None:
             # The route still holds (every full-path event forgets `last_name`): the next chunk
             # may continue it (`feed`).
-            self._lane = (last_name, name, decode, get, oi, item_id, index, target)
+            head = b"event: " + last_name + b"\ndata: "
+            self._lane = (head, last_name, name, decode, get, oi, item_id, index, target, tallied)
             self._lane_count = count
         return out
 
@@ -433,16 +468,20 @@ class SSEStreamValidator:
             self._events.append(event)
         if self.on_event is not None:
             self.on_event(event)
-        if self.on_delta is not None:
-            etype = event.get("type")
-            if type(etype) is str and etype.endswith(".delta"):
+        etype = event.get("type")
+        if type(etype) is str:
+            if etype in self.tally:
+                self.tallied += 1
+                if event.get("delta"):
+                    self.tallied_nonempty += 1
+            if self.on_delta is not None and etype.endswith(".delta"):
                 self.on_delta(etype, event.get("delta"))
         out += validator.feed(event)
         return out
 
 
 _LaneTuple = tuple[
-    bytes, str, Callable[[bytes], Any], Callable[[Any], Any], Any, Any, Any, list[str]
+    bytes, bytes, str, Callable[[bytes], Any], Callable[[Any], Any], Any, Any, Any, list[str], bool
 ]
 
 # Event names as text, by their bytes; shared by every stream (see `SSEStreamValidator._name`).

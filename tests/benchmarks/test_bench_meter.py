@@ -71,6 +71,39 @@ def test_deltas_in_one_chunk_share_its_arrival_time() -> None:
     assert rec.ttft == 0.5 and rec.itls == [0.0]
 
 
+@pytest.mark.parametrize("split", ["event", "pairs", "whole", "unterminated"])
+def test_the_judged_meter_times_every_recording_as_the_bare_one(split: str) -> None:
+    # The judge counts the output deltas (`tally`) and the meter times them per chunk; without
+    # the judge, the meter times each decoded delta itself: the same timings, over real streams.
+    from pathlib import Path
+
+    corpus = Path(__file__).resolve().parents[1] / "data" / "openai-recorded" / "streams"
+    compared = 0
+    for path in sorted(corpus.glob("*.jsonl")):
+        events = [json.loads(ln) for ln in path.read_text().splitlines() if ln.strip()]
+        blocks = [_event_bytes(e) for e in events]
+        if split == "pairs":
+            chunks = [b"".join(blocks[i : i + 2]) for i in range(0, len(blocks), 2)]
+        elif split == "whole":
+            chunks = [b"".join(blocks)]
+        elif split == "unterminated":  # the last event ends without its blank line
+            chunks = [*blocks[:-1], blocks[-1][:-2]]
+        else:
+            chunks = blocks
+        records = []
+        for validate in (True, False):
+            meter = StreamMeter(t0=0.0, start=0.0, validate=validate)
+            for at, chunk in enumerate(chunks, 1):
+                meter.feed(chunk, at / 8)  # exact in binary: equal ITLs compare equal
+            rec = meter.finish(len(chunks) + 1.0)
+            records.append(
+                (rec.ttft, rec.itls, rec.deltas, meter.nonempty_deltas, rec.e2e, rec.output_tokens)
+            )
+        assert records[0] == records[1], path.name
+        compared += records[0][2] > 0
+    assert compared > 20
+
+
 def test_incomplete_is_a_success() -> None:
     meter = StreamMeter(t0=0.0, start=0.0)
     meter.feed(sse(text_stream(["a", "b"], status="incomplete")), 0.1)
