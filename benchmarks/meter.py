@@ -115,6 +115,7 @@ class StreamMeter:
         "_decoder",
         "_first",
         "_judge",
+        "_judge_feed",
         "_last",
         "_now",
         "_strict",
@@ -149,6 +150,7 @@ class StreamMeter:
             if validate
             else None
         )
+        self._judge_feed = None if self._judge is None else self._judge.feed
         self._now = 0.0
         self._decoder = None if validate else SSEDecoder()
         self._first: float | None = None
@@ -167,7 +169,7 @@ class StreamMeter:
         judge = self._judge
         if judge is not None:
             self._now = now
-            judge.feed(chunk)
+            self._judge_feed(chunk)  # type: ignore[misc]  # set with `_judge`
             tallied = judge.tallied
             if tallied != self.deltas:
                 # The output deltas this chunk brought, all arrived at `now` (`_deltas`, inline:

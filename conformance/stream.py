@@ -104,6 +104,7 @@ class SSEStreamValidator:
         validator = self.validator
         # What `_judge` calls, bound once per stream (the validator is this stream's own).
         self._wiring = (validator.feed_fast, validator.feed_full, validator.route)
+        self._take_block = self._decoder.take_block
         # Decoded event objects, one per event received (a non-JSON payload as its raw text), so
         # that a violation's event_index indexes this list; typed-path deltas as `_Raw` bytes
         # from `_first_raw` on, until `events` is read.
@@ -175,7 +176,7 @@ class SSEStreamValidator:
             validator = self.validator
             count = validator.events
             if count == self._lane_count:
-                data = self._decoder.take_block(chunk, head)
+                data = self._take_block(chunk, head)
                 if data is not None:
                     try:
                         typed_event = decode(data)
@@ -224,9 +225,12 @@ class SSEStreamValidator:
         out: list[Violation] = []
         if self.aborted is None:
             try:
-                out += self._judge(self._decoder.close_records())
+                records = self._decoder.close_records()
             except SSELimitError as exc:
                 out += self._abort(exc)
+            else:
+                if records:  # a final event without its blank line
+                    out += self._judge(records)
         if self._missing_name:
             out.append(
                 self._framing(

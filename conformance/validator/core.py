@@ -158,7 +158,11 @@ class StreamValidator(FastPath):
             self._report(C.EVENT_TYPE_PRESENT, index, "a string `type`", etype, path="type")
             self._sequence(event, index)
             return self.violations[start:]
-        self._sequence(event, index)
+        seq = event.get("sequence_number")
+        if type(seq) is int and seq == self.next_seq and self._seq_started:
+            self.next_seq = seq + 1  # the next number, as `_sequence` would take it
+        else:
+            self._sequence(event, index)
         if self._error_pending:
             self._error_pending = False
             if etype != "response.failed":

@@ -124,7 +124,8 @@ class ItemRules(LifecycleRules):
             self._report(C.OUTPUT_INDEX_CONTIGUOUS, index, expected_oi, oi, path="output_index")
         self._next_output_index = oi + 1 if expected_oi is None else max(expected_oi, oi + 1)
         if iid is not None:
-            if hashable(iid) in self._item_ids:
+            key = iid if type(iid) is str else hashable(iid)
+            if key in self._item_ids:
                 self._report(
                     C.ITEM_ID_UNIQUE,
                     index,
@@ -133,7 +134,7 @@ class ItemRules(LifecycleRules):
                     path="item.id",
                     message="another item of this response has this id",
                 )
-            self._item_ids.add(hashable(iid))
+            self._item_ids.add(key)
             prefixes = ID_PREFIX.get(itype) if isinstance(itype, str) else None
             if prefixes and isinstance(iid, str) and not iid.startswith(prefixes):
                 self._report(
@@ -217,23 +218,8 @@ class ItemRules(LifecycleRules):
                 done_item.get("type"),
                 path="item.type",
             )
-        for key, first in zip(("call_id", "name"), item.identity, strict=True):
-            # Clients key a call by what `added` gave it (docs/spec.md §7.9); OpenAI re-issues the
-            # `call_id` of a client-executed tool search in its `.done`, the one to answer.
-            if (
-                isinstance(first, str)
-                and first
-                and done_item.get(key) != first
-                and not (isinstance(item.type, str) and item.type in IDENTITY_REISSUED)
-            ):
-                self._report(
-                    C.ITEM_CALL_IDENTITY,
-                    index,
-                    short(first),
-                    short(done_item.get(key)),
-                    path=f"item.{key}",
-                    message=f"`output_item.added` gave the {item.type} this `{key}`",
-                )
+        if item.identity[0] or item.identity[1]:  # a call: messages and reasoning have none
+            self._check_identity(item, done_item, index)
         for ci, part in enumerate(item.parts):
             if not part.closed:
                 self._report(
@@ -275,6 +261,26 @@ class ItemRules(LifecycleRules):
             )
         if done_item.get("status") == "incomplete":
             self._incomplete_item = oi
+
+    def _check_identity(self, item: Item, done_item: Mapping[str, Any], index: int) -> None:
+        """The `call_id` and `name` that `output_item.added` gave a call, kept by its `.done`."""
+        for key, first in zip(("call_id", "name"), item.identity, strict=True):
+            # Clients key a call by what `added` gave it (docs/spec.md §7.9); OpenAI re-issues the
+            # `call_id` of a client-executed tool search in its `.done`, the one to answer.
+            if (
+                isinstance(first, str)
+                and first
+                and done_item.get(key) != first
+                and not (isinstance(item.type, str) and item.type in IDENTITY_REISSUED)
+            ):
+                self._report(
+                    C.ITEM_CALL_IDENTITY,
+                    index,
+                    short(first),
+                    short(done_item.get(key)),
+                    path=f"item.{key}",
+                    message=f"`output_item.added` gave the {item.type} this `{key}`",
+                )
 
     def _on_other(self, event: Mapping[str, Any], etype: str, index: int) -> None:
         """Hosted-tool progress, annotations and unknown events: they must name an open item."""

@@ -159,15 +159,24 @@ class PartRules(ItemRules):
             return None
         return part
 
-    def _on_part_delta(self, event: Mapping[str, Any], index: int) -> None:
+    def _text_part(
+        self, event: Mapping[str, Any], index: int, suffix: str
+    ) -> tuple[str, str, Part] | None:
+        """The event's type, its family (the type less ``suffix``) and the open content part of
+        the family's kind it writes to; None when the naming is wrong (reported)."""
         item = self._item_for(event, index)
         if item is None:
-            return
+            return None
         etype: str = event["type"]
-        family = etype[: -len(".delta")]
+        family = etype[: -len(suffix)]
         part = self._open(item, CONTENT, event, index, PART_TEXT[family][1])
-        if part is None:
+        return None if part is None else (etype, family, part)
+
+    def _on_part_delta(self, event: Mapping[str, Any], index: int) -> None:
+        found = self._text_part(event, index, ".delta")
+        if found is None:
             return
+        etype, family, part = found
         if part.done_value is not None:
             self._report(
                 C.PART_DELTA_AFTER_DONE,
@@ -186,14 +195,10 @@ class PartRules(ItemRules):
             part.logprobs.extend(logprobs)
 
     def _on_part_text_done(self, event: Mapping[str, Any], index: int) -> None:
-        item = self._item_for(event, index)
-        if item is None:
+        found = self._text_part(event, index, ".done")
+        if found is None:
             return
-        etype: str = event["type"]
-        family = etype[: -len(".done")]
-        part = self._open(item, CONTENT, event, index, PART_TEXT[family][1])
-        if part is None:
-            return
+        etype, family, part = found
         if part.done_value is not None:
             self._report(
                 C.PART_DONE_ONCE, index, f"one `{etype}`", "a second one", path="content_index"
