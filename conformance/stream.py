@@ -103,7 +103,13 @@ class SSEStreamValidator:
         self.tallied_nonempty = 0  # of those, with a non-empty `delta`
         validator = self.validator
         # What `_judge` calls, bound once per stream (the validator is this stream's own).
-        self._wiring = (validator.feed_fast, validator.feed_full, validator.route)
+        self._wiring = (
+            validator.feed_fast,
+            validator.feed_full,
+            validator.route,
+            validator.routes,
+            validator.fast_types,
+        )
         self._take_block = self._decoder.take_block
         # Decoded event objects, one per event received (a non-JSON payload as its raw text), so
         # that a violation's event_index indexes this list; typed-path deltas as `_Raw` bytes
@@ -286,8 +292,7 @@ class SSEStreamValidator:
         # event as a dict (`on_event`).
         out: list[Violation] = []
         validator = self.validator
-        fast, full, route_for = self._wiring
-        fast_types = validator._fast
+        fast, full, route_for, routes, fast_types = self._wiring
         loads = orjson.loads
         keep = self.keep_events
         events = self._events
@@ -327,7 +332,9 @@ class SSEStreamValidator:
                         name = self._name(raw_name) if known is None else known
                         decode = None
                         if typed and name in fast_types:
-                            route = route_for(name)
+                            route = routes.get(name)
+                            if route is None:
+                                route = route_for(name)
                             if route is not NO_ROUTE:
                                 oi, item_id, _key, index, _valid, target, decode, get = route
                                 tallied = name in tally

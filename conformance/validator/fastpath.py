@@ -111,7 +111,7 @@ class FastPath(ValueRules):
     # `route` where one goes; for an event that continues the route it appends the delta to
     # `route.target` and advances `next_seq`, `events` and `fast_judged` as `feed_fast` would;
     # every other event goes to `feed_fast` or `feed_full`. Routes are forgotten by every
-    # event the full path judges, so `route` is asked again after each.
+    # event the full path judges, so `route` (or `routes` first) is asked again after each.
 
     @property
     def fast_types(self) -> Mapping[str, FastSpec]:
@@ -122,6 +122,13 @@ class FastPath(ValueRules):
         """Where a delta of this type may go now (`NO_ROUTE`: it must be fed)."""
         route = self._fast_routes.get(etype)
         return route if route is not None else self._fast_route(etype)
+
+    @property
+    def routes(self) -> Mapping[str, Route]:
+        """The routes :meth:`route` made since the full path last judged an event, by type: a
+        hot loop looks here first, and asks :meth:`route` only for a type it lacks. One mapping
+        for the validator's life (emptied, never replaced); read it, do not change it."""
+        return self._fast_routes
 
     def _fast_route(self, etype: str) -> Route:
         """Where a delta of this type may go on the fast path until the full path next judges
