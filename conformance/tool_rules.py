@@ -12,7 +12,8 @@ This module adds what only a tool's own sequence tells (sans-I/O, fed by the val
   azure-web-search-preview-tool.1) and repeated (``mcp_call.in_progress`` twice around the
   argument deltas, [REC] openai-mcp-tool-approval.4).
 - ``stream.hosted.failed_status``: a ``*.failed`` event and the finished item's ``status`` agree —
-  ``.failed`` means ``status: failed``, ``.completed`` means not ``failed``.
+  ``.failed`` means ``status: failed``, ``.completed`` means not ``failed``; an ``mcp_list_tools``
+  item, which has no status ([OAPI] ``MCPListTools``), says it failed by its ``error``.
 - ``stream.image.partial_image_index``: an image generation call's partial images carry
   ``partial_image_index`` 0, 1, 2, … in order.
 - ``stream.annotation.offsets``: a citation's offsets lie inside the text it annotates —
@@ -177,6 +178,9 @@ class ToolRules:
         call = self._calls.pop(item_id, None) if isinstance(item_id, str) else None
         if call is None or not call.ended_by:
             return
+        if item.get("type") == "mcp_list_tools":  # [OAPI] MCPListTools: no status, an `error`
+            self._listing(item, call.ended_by, index)
+            return
         status = item.get("status")
         if call.ended_by == "failed" and status != "failed":
             self._report(
@@ -189,6 +193,22 @@ class ToolRules:
                 C.HOSTED_FAILED_STATUS, index,
                 f"a status other than `failed` (after `response.{call.kind}.completed`)",
                 "status 'failed'", path="item.status",
+            )  # fmt: skip
+
+    def _listing(self, item: Mapping[str, Any], ended_by: str, index: int) -> None:
+        """An ``mcp_list_tools`` item has no ``status``: its ``error`` says it failed."""
+        error = item.get("error")
+        if ended_by == "failed" and not (isinstance(error, str) and error):
+            self._report(
+                C.HOSTED_FAILED_STATUS, index,
+                "an `error` (after `response.mcp_list_tools.failed`)", f"error {error!r}",
+                path="item.error",
+            )  # fmt: skip
+        elif ended_by == "completed" and error not in (None, ""):
+            self._report(
+                C.HOSTED_FAILED_STATUS, index,
+                "no `error` (after `response.mcp_list_tools.completed`)", f"error {error!r}",
+                path="item.error",
             )  # fmt: skip
 
     def _offsets(self, part: Mapping[str, Any], index: int, where: str) -> None:

@@ -247,14 +247,31 @@ def mcp_needs_approval(tool: Mapping[str, Any]) -> bool:
     return True
 
 
+def mcp_unreachable(tool: Mapping[str, Any]) -> bool:
+    """A server whose ``server_url`` host is ``unreachable.invalid`` or under it (RFC 2606's
+    ``.invalid``: a name that never resolves) cannot be reached, so its tools cannot be listed —
+    the mock's way to ask for the failing ``mcp_list_tools`` (other ``.invalid`` hosts, which
+    tests use as placeholders, are served as reachable)."""
+    url = str(tool.get("server_url") or "")
+    host = url.partition("://")[2].partition("/")[0].partition(":")[0].lower()
+    return host == "unreachable.invalid" or host.endswith(".unreachable.invalid")
+
+
 def mcp_list_tools(fake: Fake) -> list[Any]:
+    """The server's tool list; ``fail``: the listing fails (``response.mcp_list_tools.failed``,
+    the item's ``error`` says why, [OAPI] ``MCPListTools.error``) and the answer says so — no
+    call follows."""
     label = str(fake.tool.get("server_label") or "mcp")
+    fields: dict[str, Any] = {"server_label": label, "tools": [] if fake.fail else [MCP_TOOL]}
+    if fake.fail:
+        fields["error"] = f"Error retrieving tool list from MCP server: '{label}'."
     call = HostedToolCall(
-        "mcp_list_tools",
-        fields={"server_label": label, "tools": [] if fake.fail else [MCP_TOOL]},
-        status="failed" if fake.fail else "completed",
+        "mcp_list_tools", fields=fields, status="failed" if fake.fail else "completed"
     )
-    return [fake.segment("hosted", label, call=call)]
+    out = [fake.segment("hosted", label, call=call)]
+    if fake.fail:
+        out.append(fake.segment("text", f"The {label} server could not be reached: no tools."))
+    return out
 
 
 def mcp_approval_request(fake: Fake) -> list[Any]:

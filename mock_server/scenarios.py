@@ -334,6 +334,8 @@ def _mcp_plan(
     listed = any(
         i.get("type") == "mcp_list_tools" and i.get("server_label") == label for i in items
     )
+    if not listed and hosted.mcp_unreachable(tool):
+        return list(hosted.mcp_list_tools(fake(0, True)))  # nothing to call
     if not listed:
         out.extend(hosted.mcp_list_tools(fake(0, False)))  # the failure variant fails the call
     if hosted.mcp_needs_approval(tool):

@@ -20,9 +20,11 @@ HOSTED_PROGRESS_ORDER = register(
 HOSTED_FAILED_STATUS = register(
     "stream.hosted.failed_status",
     MUST,
-    "§1.7 [OAPI] ResponseMCPCallFailedEvent, ResponseMCPListToolsFailedEvent, MCPToolCall.status",
+    "§1.7 [OAPI] ResponseMCPCallFailedEvent, ResponseMCPListToolsFailedEvent, MCPToolCall.status, "
+    "MCPListTools.error",
     "a `*.failed` progress event is followed by the item's `status: failed`; a `*.completed` one "
-    "by a status other than `failed`",
+    "by a status other than `failed` (an `mcp_list_tools` item, which has no status: by an "
+    "`error`, and by none)",
 )
 IMAGE_PARTIAL_INDEX = register(
     "stream.image.partial_image_index",

@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from mock_support import judged_stream, post_mock
 
+from conformance.checks import Level
+from conformance.validator import StreamValidator
 from mock_server.testing import InProcessMock
 
 
@@ -268,3 +270,32 @@ def _no_nulls(value: Any) -> Any:
     if isinstance(value, list):
         return [_no_nulls(v) for v in value]
     return value
+
+
+def test_an_unreachable_mcp_server_fails_its_tool_listing() -> None:
+    tool = {"type": "mcp", "server_label": "down", "server_url": "https://mcp.unreachable.invalid/mcp",
+            "require_approval": "never"}  # fmt: skip
+    events = _stream({"input": "Use the down server's tools.", "tools": [tool]})
+    (listing,) = [i for i in _items(events) if i["type"] == "mcp_list_tools"]
+    assert _types(events, listing["id"])[-1] == "mcp_list_tools.failed"
+    assert listing["error"] and listing["tools"] == []
+    assert not [i for i in _items(events) if i["type"] == "mcp_call"]
+    assert [i["type"] for i in _items(events)][-1] == "message"
+
+
+def test_a_failed_listing_without_an_error_is_caught() -> None:
+    """stream.hosted.failed_status for mcp_list_tools, which has no status ([OAPI] MCPListTools):
+    `.failed` must come with an `error` (the mock's stream is the near miss)."""
+    tool = {"type": "mcp", "server_label": "down",
+            "server_url": "https://mcp.unreachable.invalid/mcp", "require_approval": "never"}  # fmt: skip
+    events = _stream({"input": "Use the down server's tools.", "tools": [tool]})
+    for event in events:
+        item = event.get("item") or {}
+        if event["type"] == "response.output_item.done" and item.get("type") == "mcp_list_tools":
+            item.pop("error")
+    validator = StreamValidator()
+    found = [v for e in events for v in validator.feed(e)] + validator.close()
+    assert {v.check.id for v in found if v.check.level is Level.MUST} >= {
+        "stream.hosted.failed_status"
+    }
+    assert [v.path for v in found if v.check.id == "stream.hosted.failed_status"] == ["item.error"]
