@@ -31,7 +31,7 @@ def _events(sse: bytes) -> list[dict[str, object]]:
 
 def test_proxy_in_front_of_the_reference_on_sglang(stack: Stack, tmp_path: Path) -> None:
     model = str(stack.models["plain"])
-    upstream = str(stack.inprocess.base_url)
+    upstream = f"{stack.inprocess.base_url}/v1"  # Stack URLs are roots; the proxy takes a base URL
     with (
         proxy(upstream, "--profile", "core,stateful", report_dir=tmp_path) as run,
         httpx2.Client(base_url=run.base_url, timeout=300) as http,
