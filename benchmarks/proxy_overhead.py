@@ -175,11 +175,18 @@ async def _rounds(args: argparse.Namespace, direct: str, proxied: str, proxy_pid
 
 
 def _validating_client_rate(repeat: int) -> float:
+    """``benchmarks.client_cost``'s validating client over the recorded corpus — beside the
+    package in a checkout, else under the working directory (an installed package, e.g. under
+    tox, has no tests/ beside it); 0.0 when neither holds a stream."""
     from benchmarks.client_cost import CLIENTS, CORPUS, corpus_streams, measure
     from benchmarks.meter import warm_up
 
+    corpus = CORPUS if CORPUS.is_dir() else Path.cwd() / "tests/data/openai-recorded/streams"
+    streams = corpus_streams(corpus) if corpus.is_dir() else []
+    if not streams:
+        return 0.0
     warm_up()
-    return measure(CLIENTS["validating"], corpus_streams(CORPUS), repeat)
+    return measure(CLIENTS["validating"], streams, repeat)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -211,6 +218,10 @@ def main(argv: list[str] | None = None) -> int:
     assert isinstance(direct, dict) and isinstance(proxied, dict)
     ttft_ratio = proxied["ttft_p99_ms"] / direct["ttft_p99_ms"]
     proxy_rate = float(result["proxy_events_per_cpu_s"])  # type: ignore[arg-type]
+    if client_rate <= 0:
+        print("proxy_overhead: no recorded corpus found (tests/data/openai-recorded/streams): "
+              "run it from a checkout", file=sys.stderr)  # fmt: skip
+        return 2
     cpu_ratio = proxy_rate / client_rate
     print(
         f"{args.streams} concurrent streams x {args.rounds} rounds each way; mock --ttft "
