@@ -42,7 +42,8 @@ from typing import Any
 
 import orjson
 
-from benchmarks.mock_streaming_throughput import RunError, Server, start_server
+from benchmarks.mock_streaming_throughput import Server, start_server
+from benchmarks.stream_client import RunError
 
 TARGET_MB = 50.0
 MB = 1e6

@@ -35,8 +35,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.mock_streaming_throughput import RunError, Server, load_round, start_server
+from benchmarks.mock_streaming_throughput import Server, start_server
 from benchmarks.store_retention import redis_server
+from benchmarks.stream_client import RunError, load_round
 
 
 def body_for(model: str) -> bytes:
@@ -101,7 +102,7 @@ def mock(workers: int, store: str) -> Iterator[Server]:
 
 
 def _frames_per_stream(server: Server, request: bytes) -> int:
-    from benchmarks.mock_streaming_throughput import capture
+    from benchmarks.stream_client import capture
 
     body = asyncio.run(capture(server.host, server.port, request))
     return body.count(b"\n\n")

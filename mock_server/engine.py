@@ -28,20 +28,18 @@ seeded range.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import random
 import threading
 from collections import deque
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields, is_dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import anyio
-import orjson
 
 from mock_server.agent_script import AgentScript, ScriptError
 from mock_server.agent_script import parse as parse_script
+from mock_server.digest import request_digest, rng_of
 from mock_server.grammar_gen import GrammarError
 from mock_server.jsonschema_gen import SchemaError
 from mock_server.scenarios import SCENARIOS, Plan, Segment, build_plan
@@ -145,65 +143,6 @@ class Chunking:
         """``"3"`` → 3 tokens per delta; ``"1-4"`` → 1 to 4."""
         low, _, high = text.partition("-")
         return cls(int(low), int(high or low))
-
-
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}  # dataclass → its field names, in order
-# Fields added to the engine's dataclasses after the snapshots were pinned: left out of a request's
-# digest while they hold their default, so every earlier request keeps its answer byte for byte
-# (a tool's ``namespace`` and ``deferred``, for tool search).
-_LATE_DEFAULTS: dict[str, object] = {"namespace": None, "deferred": False}
-
-
-_SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
-def _plain(value: Any) -> Any:
-    """JSON-ready copy of dataclasses / mappings / sequences, for hashing."""
-    cls = type(value)
-    # Exact builtin types first: the ABC checks below cost a microsecond each.
-    if cls in _SCALARS:
-        return value
-    if cls is dict:
-        return {str(k): _plain(v) for k, v in value.items()}
-    if cls is tuple or cls is list:
-        return [_plain(v) for v in value]
-    names = _FIELD_NAMES.get(cls)
-    if names is None and is_dataclass(value) and not isinstance(value, type):
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(value))
-    if names is not None:
-        out = {}
-        for name in names:
-            field_value = getattr(value, name)
-            if name not in _LATE_DEFAULTS or field_value is not _LATE_DEFAULTS[name]:
-                out[name] = _plain(field_value)
-        return out
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
-
-
-def request_digest(request: GenerationRequest, seed: int, *parts: str) -> bytes:
-    """SHA-256 over the seed and what the model sees of a request. ``hints`` and ``body`` are left
-    out: transport details (``stream``, headers, ``store``) must not change the answer, so a
-    streamed and a non-streamed request get the same output."""
-    doc = {
-        name: _plain(getattr(request, name))
-        for name in (
-            "model", "messages", "tools", "tool_choice", "parallel_tool_calls",
-            "max_output_tokens", "temperature", "top_p", "reasoning_effort",
-            "reasoning_summary", "text_format", "metadata",
-        )
-    }  # fmt: skip
-    if request.custom_tools:  # only then: the digests of all other requests stay as they were
-        doc["custom_tools"] = _plain(request.custom_tools)
-    data = orjson.dumps([seed, *parts, doc], option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
-    return hashlib.sha256(data).digest()
-
-
-def _rng(digest: bytes) -> random.Random:
-    return random.Random(int.from_bytes(digest[:16], "big"))
 
 
 class MockEngine:
@@ -343,10 +282,10 @@ class MockEngine:
         choice = script if isinstance(script, str) else self.choice_for(request)
         try:
             if isinstance(choice, str):
-                rng = _rng(request_digest(request, self.seed, choice))
+                rng = rng_of(request_digest(request, self.seed, choice))
                 plan = build_plan(choice, request, rng)
             else:
-                plan = choice.plan(request, _rng(request_digest(request, self.seed, "script")))
+                plan = choice.plan(request, rng_of(request_digest(request, self.seed, "script")))
         except ScriptError as error:
             raise EngineError(f"Mock agent script: {error}.", code="invalid_request") from None
         except SchemaError as error:
@@ -369,7 +308,7 @@ class MockEngine:
             async for chunk in _paced(stream, latency):
                 yield chunk
             return
-        timing = _rng(request_digest(request, self.seed, "latency"))
+        timing = rng_of(request_digest(request, self.seed, "latency"))
         first = True
         for chunk in stream:
             delay = latency.ttft if first else latency.inter_token
@@ -386,7 +325,7 @@ class MockEngine:
         """The plan, token by token (synchronous: the engine's timing is applied by the caller)."""
         low, high = self.chunking.low, self.chunking.high
         # Chunk sizes come from their own RNG, so a fixed size may skip it without changing output.
-        sizes = _rng(request_digest(request, self.seed, "chunking")) if low != high else None
+        sizes = rng_of(request_digest(request, self.seed, "chunking")) if low != high else None
         fail_at = _min(plan.fail_after, error_after)
         message = plan.fail_message or "The mock server injected a mid-stream error."
         used = reasoning = 0
@@ -486,7 +425,7 @@ class _LogProbs:
             return None
         top = request.body.get("top_logprobs")
         top = top if type(top) is int and top > 0 else 0
-        return cls(_rng(request_digest(request, seed, "logprobs")), top)
+        return cls(rng_of(request_digest(request, seed, "logprobs")), top)
 
     def tokens(self, tokens: Sequence[str]) -> tuple[LogProb, ...]:
         return tuple(self.token(t) for t in tokens)

@@ -37,6 +37,14 @@ from .compaction import COMPACT_PARAMS, compacted_response, plan_compaction
 from .conversations import ConversationsAPI, conversation_id_of
 from .engine import Engine, GenerationRequest
 from .errors import APIError, invalid_request, not_found
+from .http_routes import (
+    FAILURE_STATUS,
+    conversation_routes,
+    error_response,
+    http_error,
+    json_response,
+    server_error,
+)
 from .ids import IdFactory, RandomIds
 from .inputs import (
     check_call_outputs,
@@ -51,7 +59,7 @@ from .runner import TERMINAL_EVENTS, TERMINAL_STATUSES, BackgroundRunner, drive
 from .sealing import Sealer
 from .sse import DONE, EventSink, Producer, SSEResponse, raw_send_scope
 from .store import ItemLookup, MemoryStore, ResponseStore
-from .validation import validate_create_body
+from .validation import INPUT_TOKENS_PARAMS, validate_create_body
 from .websocket import Admit, WebSocketLimits, serve_websocket
 
 __all__ = ["ResponsesService", "create_app"]
@@ -60,40 +68,6 @@ log = logging.getLogger(__name__)
 
 Hints = Callable[[HTTPConnection], Mapping[str, Any]]
 Handler = Callable[[Request], Awaitable[Response | SSEResponse]]
-
-_INPUT_TOKENS_PARAMS = frozenset(
-    {
-        "conversation",
-        "input",
-        "instructions",
-        "model",
-        "parallel_tool_calls",
-        "personality",
-        "previous_response_id",
-        "reasoning",
-        "text",
-        "tool_choice",
-        "tools",
-        "truncation",
-    }
-)
-# How an engine failure maps to HTTP on a non-stream request.
-_FAILURE_STATUS = {
-    "rate_limit_exceeded": 429,
-    "invalid_prompt": 400,
-    "context_length_exceeded": 400,
-    "invalid_request": 400,  # an engine that refuses the request as asked (the mock's scripts)
-}
-
-
-def json_response(
-    data: Any, status: int = 200, headers: Mapping[str, str] | None = None
-) -> Response:
-    return Response(orjson.dumps(data), status, headers=headers, media_type="application/json")
-
-
-def error_response(error: APIError) -> Response:
-    return json_response(error.body(), error.status, error.headers)
 
 
 class _Prepared(NamedTuple):
@@ -257,7 +231,7 @@ class ResponsesService:
             await self.store.put(asm.response)
         error = asm.response.get("error")
         if asm.response["status"] == "failed" and error:
-            status = _FAILURE_STATUS.get(error["code"], 500)
+            status = FAILURE_STATUS.get(error["code"], 500)
             kind = {500: "server_error", 400: "invalid_request_error"}.get(status, error["code"])
             raise APIError(status, error["message"], type=kind, code=error["code"])
         return json_response(asm.response)
@@ -498,7 +472,7 @@ class ResponsesService:
         body = await self._json_body(request)
         if isinstance(body, dict):
             for key in body:
-                if key not in _INPUT_TOKENS_PARAMS:
+                if key not in INPUT_TOKENS_PARAMS:
                     raise invalid_request(f"Unknown parameter: '{key}'.", key, "unknown_parameter")
         body = validate_create_body(body, require_model=False)
         count = await self.engine.count_input_tokens((await self._prepare(request, body)).gen)
@@ -545,83 +519,8 @@ class ResponsesService:
         return json_response(_model(model_id))
 
 
-def conversation_routes(service: ResponsesService) -> list[Route]:
-    """``/v1/conversations`` and its items (reference_impl/conversations.py)."""
-    api = service.conversations
-    ep = service.endpoint
-
-    def include(request: Request) -> list[str]:
-        query = request.query_params
-        return [*query.getlist("include"), *query.getlist("include[]")]
-
-    async def create(request: Request) -> Response:
-        return json_response(await api.create(request))
-
-    async def retrieve(request: Request) -> Response:
-        return json_response(await api.retrieve(request.path_params["conversation_id"]))
-
-    async def update(request: Request) -> Response:
-        return json_response(await api.update(request, request.path_params["conversation_id"]))
-
-    async def delete(request: Request) -> Response:
-        return json_response(await api.delete(request.path_params["conversation_id"]))
-
-    async def list_items(request: Request) -> Response:
-        conversation_id = request.path_params["conversation_id"]
-        page = await api.list_items(conversation_id, request.query_params, include(request))
-        return json_response(page)
-
-    async def add_items(request: Request) -> Response:
-        conversation_id = request.path_params["conversation_id"]
-        return json_response(await api.add_items(request, conversation_id, include(request)))
-
-    async def retrieve_item(request: Request) -> Response:
-        params = request.path_params
-        return json_response(await api.retrieve_item(params["conversation_id"], params["item_id"]))
-
-    async def delete_item(request: Request) -> Response:
-        params = request.path_params
-        return json_response(await api.delete_item(params["conversation_id"], params["item_id"]))
-
-    base = "/v1/conversations"
-    return [
-        Route(base, ep(create), methods=["POST"]),
-        Route(base + "/{conversation_id}", ep(retrieve), methods=["GET"]),
-        Route(base + "/{conversation_id}", ep(update), methods=["POST"]),
-        Route(base + "/{conversation_id}", ep(delete), methods=["DELETE"]),
-        Route(base + "/{conversation_id}/items", ep(list_items), methods=["GET"]),
-        Route(base + "/{conversation_id}/items", ep(add_items), methods=["POST"]),
-        Route(base + "/{conversation_id}/items/{item_id}", ep(retrieve_item), methods=["GET"]),
-        Route(base + "/{conversation_id}/items/{item_id}", ep(delete_item), methods=["DELETE"]),
-    ]
-
-
 def _model(model_id: str) -> dict[str, Any]:
     return {"id": model_id, "object": "model", "created": 0, "owned_by": "reference_impl"}
-
-
-async def _http_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, HTTPException)
-    if exc.status_code == 405:
-        message = f"Method {request.method} is not allowed for {request.url.path}."
-        code: str | None = "method_not_allowed"
-    elif exc.status_code == 404:
-        message = f"Invalid URL ({request.method} {request.url.path})"
-        code = "unknown_url"
-    else:
-        message, code = str(exc.detail), None
-    return error_response(APIError(exc.status_code, message, code=code))
-
-
-async def _server_error(request: Request, exc: Exception) -> Response:
-    return error_response(
-        APIError(
-            500,
-            "The server had an error while processing your request.",
-            type="server_error",
-            code="server_error",
-        )
-    )
 
 
 class _ResponsesApp(Starlette):
@@ -693,7 +592,7 @@ def create_app(
     routes.append(WebSocketRoute("/v1/responses", websocket_mode))
     app = _ResponsesApp(
         routes=routes,
-        exception_handlers={HTTPException: _http_error, Exception: _server_error},
+        exception_handlers={HTTPException: http_error, Exception: server_error},
         lifespan=lifespan,
     )
     app.state.service = service

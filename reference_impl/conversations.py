@@ -22,10 +22,11 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from .errors import APIError, invalid_request
+from .field_errors import check_type, type_error, value_error
 from .ids import IdSource
 from .inputs import normalize_input
 from .store import ConversationStore
-from .validation import INCLUDABLE, check_type, type_error, validate_metadata, value_error
+from .validation import INCLUDABLE, validate_metadata
 
 __all__ = [
     "ConversationsAPI",

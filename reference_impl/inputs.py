@@ -27,6 +27,7 @@ import orjson
 
 from .engine import GenerationRequest, Message
 from .errors import APIError, invalid_request
+from .field_errors import type_error, value_error
 from .ids import IdSource
 from .item_shapes import (
     ITEM_ID_PREFIXES,
@@ -36,7 +37,6 @@ from .item_shapes import (
     check_shape,
 )
 from .tool_kinds import engine_tools
-from .validation import type_error, value_error
 
 __all__ = [
     "check_call_outputs",

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import invalid_request
-from .validation import type_error, value_error
+from .field_errors import type_error, value_error
 
 __all__ = [
     "ITEM_ID_PREFIXES",

@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from .errors import APIError, invalid_request
-from .validation import check_type, type_error
+from .field_errors import check_type, type_error
 
 __all__ = ["PromptFileError", "PromptRegistry"]
 

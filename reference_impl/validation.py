@@ -9,18 +9,16 @@ Input items are checked in :mod:`reference_impl.inputs`, which normalizes them a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any
 
-import orjson
-
-from .errors import APIError, invalid_request
-from .tool_kinds import validate_custom_tool, validate_tool_choice_object
+from .errors import invalid_request
+from .field_errors import check_enum, check_type, type_error, value_error
+from .tool_validation import check_schema, validate_tool_choice, validate_tools
 
 __all__ = [
     "INCLUDABLE",
+    "INPUT_TOKENS_PARAMS",
     "KNOWN_CREATE_PARAMS",
     "NO_EFFECT_PARAMS",
     "REASONING_EFFORTS",
@@ -106,66 +104,25 @@ INCLUDABLE: dict[str, str] = {
     "computer_call_output.output.image_url": "input items keep image_url as sent",
 }
 
+# The fields POST /v1/responses/input_tokens takes (the create fields that shape the context).
+INPUT_TOKENS_PARAMS = frozenset(
+    {
+        "conversation",
+        "input",
+        "instructions",
+        "model",
+        "parallel_tool_calls",
+        "personality",
+        "previous_response_id",
+        "reasoning",
+        "text",
+        "tool_choice",
+        "tools",
+        "truncation",
+    }
+)
 SERVICE_TIERS = ("auto", "default", "flex", "scale", "priority", "fast", "ultrafast")
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
-
-_TYPE_NAMES = {
-    str: "a string",
-    bool: "a boolean",
-    int: "an integer",
-    float: "a decimal",
-    dict: "an object",
-    list: "an array",
-}
-_FUNCTION_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_TOOL_CHOICE_MODES = ("none", "auto", "required")
-
-
-def _got(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a decimal"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
-
-
-def type_error(param: str, expected: str, value: Any) -> APIError:
-    return invalid_request(
-        f"Invalid type for '{param}': expected {expected}, but got {_got(value)} instead.",
-        param,
-        "invalid_type",
-    )
-
-
-def value_error(param: str, value: Any, allowed: tuple[str, ...]) -> APIError:
-    supported = ", ".join(f"'{a}'" for a in allowed)
-    return invalid_request(
-        f"Invalid value: '{value}'. Supported values are: {supported}.", param, "invalid_value"
-    )
-
-
-def check_type(body: Mapping[str, Any], key: str, kind: type, *, param: str | None = None) -> Any:
-    """``body[key]`` if it is ``None``/absent or of ``kind`` (ints count as decimals, bools never
-    count as numbers); else a 400 ``invalid_type``."""
-    value = body.get(key)
-    if value is None:
-        return None
-    ok = isinstance(value, kind) and not (kind is not bool and isinstance(value, bool))
-    if kind is float:
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-    if not ok:
-        raise type_error(param or key, _TYPE_NAMES[kind], value)
-    return value
 
 
 def _check_range(
@@ -187,12 +144,6 @@ def _check_range(
             param,
             f"{kind}_above_max_value",
         )
-
-
-def _check_enum(body: Mapping[str, Any], key: str, allowed: tuple[str, ...], param: str) -> None:
-    value = check_type(body, key, str, param=param)
-    if value is not None and value not in allowed:
-        raise value_error(param, value, allowed)
 
 
 def validate_create_body(body: Any, *, require_model: bool = True) -> dict[str, Any]:
@@ -234,9 +185,9 @@ def validate_create_body(body: Any, *, require_model: bool = True) -> dict[str, 
     _check_range("max_output_tokens", check_type(body, "max_output_tokens", int), 16, None)
     _check_range("max_tool_calls", check_type(body, "max_tool_calls", int), 1, None)
     _check_range("top_logprobs", check_type(body, "top_logprobs", int), 0, 20)
-    _check_enum(body, "truncation", ("auto", "disabled"), "truncation")
-    _check_enum(body, "service_tier", SERVICE_TIERS, "service_tier")
-    _check_enum(body, "prompt_cache_retention", ("in_memory", "24h"), "prompt_cache_retention")
+    check_enum(body, "truncation", ("auto", "disabled"), "truncation")
+    check_enum(body, "service_tier", SERVICE_TIERS, "service_tier")
+    check_enum(body, "prompt_cache_retention", ("in_memory", "24h"), "prompt_cache_retention")
     validate_metadata(body.get("metadata"))
     _validate_no_effect(body)
     _validate_context_management(body.get("context_management"))
@@ -244,8 +195,8 @@ def validate_create_body(body: Any, *, require_model: bool = True) -> dict[str, 
     _validate_stream_options(body)
     _validate_reasoning(body.get("reasoning"))
     _validate_text(body.get("text"))
-    tools = _validate_tools(body.get("tools"))
-    _validate_tool_choice(body.get("tool_choice"), tools)
+    tools = validate_tools(body.get("tools"))
+    validate_tool_choice(body.get("tool_choice"), tools)
     if body.get("background") and body.get("store") is False:
         raise invalid_request(
             "Background mode requires `store` to be true.", "background", "invalid_value"
@@ -307,7 +258,7 @@ def _object_of(
         return
     for name, rule in fields.items():
         if isinstance(rule, tuple):
-            _check_enum(value, name, rule, f"{key}.{name}")
+            check_enum(value, name, rule, f"{key}.{name}")
         else:
             check_type(value, name, rule, param=f"{key}.{name}")
 
@@ -329,7 +280,7 @@ def _validate_context_management(entries: Any) -> None:
                 f"{where}.type",
                 "missing_required_parameter",
             )
-        _check_enum(entry, "type", ("compaction",), f"{where}.type")
+        check_enum(entry, "type", ("compaction",), f"{where}.type")
         threshold = check_type(entry, "compact_threshold", int, param=f"{where}.compact_threshold")
         _check_range(f"{where}.compact_threshold", threshold, 1, None)
 
@@ -372,11 +323,11 @@ def _validate_reasoning(reasoning: Any) -> None:
         return
     if not isinstance(reasoning, dict):
         raise type_error("reasoning", "an object", reasoning)
-    _check_enum(reasoning, "effort", REASONING_EFFORTS, "reasoning.effort")
-    _check_enum(reasoning, "context", ("auto", "current_turn", "all_turns"), "reasoning.context")
+    check_enum(reasoning, "effort", REASONING_EFFORTS, "reasoning.effort")
+    check_enum(reasoning, "context", ("auto", "current_turn", "all_turns"), "reasoning.context")
     check_type(reasoning, "mode", str, param="reasoning.mode")
     for key in ("summary", "generate_summary"):
-        _check_enum(reasoning, key, ("auto", "concise", "detailed"), f"reasoning.{key}")
+        check_enum(reasoning, key, ("auto", "concise", "detailed"), f"reasoning.{key}")
 
 
 def _validate_text(text: Any) -> None:
@@ -384,7 +335,7 @@ def _validate_text(text: Any) -> None:
         return
     if not isinstance(text, dict):
         raise type_error("text", "an object", text)
-    _check_enum(text, "verbosity", ("low", "medium", "high"), "text.verbosity")
+    check_enum(text, "verbosity", ("low", "medium", "high"), "text.verbosity")
     fmt = check_type(text, "format", dict, param="text.format")
     if fmt is None:
         return
@@ -404,225 +355,10 @@ def _validate_text(text: Any) -> None:
                 "text.format.schema",
                 "missing_required_parameter",
             )
-        _check_schema(
+        check_schema(
             fmt["schema"],
             f"response_format '{fmt['name']}'",
             "text.format.schema",
             "invalid_json_schema",
         )
         check_type(fmt, "strict", bool, param="text.format.strict")
-
-
-def _validate_tools(tools: Any) -> list[dict[str, Any]]:
-    if tools is None:
-        return []
-    if not isinstance(tools, list):
-        raise type_error("tools", "an array", tools)
-    names: set[str] = set()
-    for i, tool in enumerate(tools):
-        where = f"tools[{i}]"
-        kind = _tool_kind(tool, where)
-        if kind == "namespace":
-            _validate_namespace(tool, where)
-        elif kind == "tool_search":
-            _validate_tool_search(tool, where)
-        elif kind in ("function", "custom"):
-            _validate_callable(tool, kind, where, names)
-        # other (hosted) tools are echoed as sent
-    return tools
-
-
-def _tool_kind(tool: Any, where: str) -> str:
-    if not isinstance(tool, dict):
-        raise type_error(where, "an object", tool)
-    kind = tool.get("type")
-    if not isinstance(kind, str):
-        raise invalid_request(
-            f"Missing required parameter: '{where}.type'.", f"{where}.type",
-            "missing_required_parameter",
-        )  # fmt: skip
-    return kind
-
-
-def _validate_namespace(tool: dict[str, Any], where: str) -> None:
-    """[OAPI] ``NamespaceToolParam``: a non-empty ``name``, a ``description``, and one or more
-    ``function`` / ``custom`` tools, named uniquely within the namespace."""
-    name = tool.get("name")
-    if name is None:
-        raise invalid_request(
-            f"Missing required parameter: '{where}.name'.", f"{where}.name",
-            "missing_required_parameter",
-        )  # fmt: skip
-    if not isinstance(name, str) or not name:
-        raise type_error(f"{where}.name", "a non-empty string", name)
-    check_type(tool, "description", str, param=f"{where}.description")
-    inner = tool.get("tools")
-    if not isinstance(inner, list) or not inner:
-        raise type_error(f"{where}.tools", "a non-empty array", inner)
-    names: set[str] = set()
-    for j, member in enumerate(inner):
-        kind = _tool_kind(member, f"{where}.tools[{j}]")
-        if kind not in ("function", "custom"):
-            raise invalid_request(
-                f"Invalid value: '{kind}'. Supported values are: 'function' and 'custom'.",
-                f"{where}.tools[{j}].type", "invalid_value",
-            )  # fmt: skip
-        _validate_callable(member, kind, f"{where}.tools[{j}]", names)
-
-
-_TOOL_SEARCH_EXECUTION = ("server", "client")
-
-
-def _validate_tool_search(tool: dict[str, Any], where: str) -> None:
-    """[OAPI] ``ToolSearchToolParam``: ``execution`` ``server`` (the default) or ``client``."""
-    execution = tool.get("execution")
-    if execution is not None and execution not in _TOOL_SEARCH_EXECUTION:
-        raise invalid_request(
-            f"Invalid value: '{execution}'. Supported values are: 'server' and 'client'.",
-            f"{where}.execution", "invalid_value",
-        )  # fmt: skip
-    check_type(tool, "description", str, param=f"{where}.description")
-    check_type(tool, "parameters", dict, param=f"{where}.parameters")
-
-
-def _validate_callable(tool: dict[str, Any], kind: str, where: str, names: set[str]) -> None:
-    check_type(tool, "defer_loading", bool, param=f"{where}.defer_loading")
-    if kind == "custom":
-        custom = validate_custom_tool(tool, where)
-        if custom in names:
-            raise invalid_request(
-                f"Duplicate tool name '{custom}' in 'tools'.", f"{where}.name", "invalid_value"
-            )
-        names.add(custom)
-        return
-    name = tool.get("name")
-    if not isinstance(name, str):
-        raise invalid_request(
-            f"Missing required parameter: '{where}.name'.",
-            f"{where}.name",
-            "missing_required_parameter",
-        )
-    if not _FUNCTION_NAME.match(name):
-        raise invalid_request(
-            f"Invalid '{where}.name': string does not match pattern. Expected a string "
-            f"that matches the pattern '^[a-zA-Z0-9_-]+$' (at most 64 characters).",
-            f"{where}.name",
-            "invalid_value",
-        )
-    if name in names:
-        raise invalid_request(
-            f"Duplicate function name '{name}' in 'tools'.", f"{where}.name", "invalid_value"
-        )
-    names.add(name)
-    parameters = check_type(tool, "parameters", dict, param=f"{where}.parameters")
-    if parameters is not None:
-        _check_schema(
-            parameters,
-            f"function '{name}'",
-            f"{where}.parameters",
-            "invalid_function_parameters",
-        )
-    check_type(tool, "strict", bool, param=f"{where}.strict")
-    check_type(tool, "description", str, param=f"{where}.description")
-
-
-def _check_schema(schema: dict[str, Any], what: str, param: str, code: str) -> None:
-    """A JSON Schema the request carries must be one (its draft's metaschema), as OpenAI checks:
-    [REC] errors/issue-6454-nested-definitions-error.json answers an invalid
-    ``text.format.schema`` with 400 ``invalid_json_schema`` "Invalid schema for response_format
-    'NAME': …". Without the check a malformed schema reached the engine (the mock's generator
-    failed on it with a 500)."""
-    try:
-        key = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
-    except TypeError:  # not JSON (integers beyond 64 bits): checked without the cache
-        key = None
-    problem = _schema_problem(key) if key is not None else _schema_problem_of(schema)
-    if problem:
-        raise invalid_request(f"Invalid schema for {what}: {problem}", param, code)
-
-
-@lru_cache(maxsize=256)
-def _schema_problem(key: bytes) -> str:
-    return _schema_problem_of(orjson.loads(key))
-
-
-def _schema_problem_of(schema: Any) -> str:
-    from jsonschema import exceptions, validators  # an import of ~50 ms: only when needed
-
-    try:
-        validators.validator_for(schema, default=validators.Draft202012Validator).check_schema(
-            schema
-        )
-    except exceptions.SchemaError as error:
-        where = "/".join(str(p) for p in error.absolute_path)
-        return f"{error.message}" + (f" (at '{where}')" if where else "")
-    return _unresolved_reference(schema, schema, ())
-
-
-def _unresolved_reference(root: Any, node: Any, context: tuple[str, ...]) -> str:
-    """The first local ``$ref`` that names nothing in the schema, in OpenAI's words ([REC]
-    errors/issue-6454-nested-definitions-error.json), or ""."""
-    if isinstance(node, dict):
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#") and not _resolves(root, ref):
-            return (
-                f"In context={context!r}, reference to component '{ref}' which was not found "
-                "in the schema."
-            )
-        for key, child in node.items():
-            found = _unresolved_reference(root, child, (*context, str(key)))
-            if found:
-                return found
-    elif isinstance(node, list):
-        for i, child in enumerate(node):
-            found = _unresolved_reference(root, child, (*context, str(i)))
-            if found:
-                return found
-    return ""
-
-
-def _resolves(root: Any, ref: str) -> bool:
-    """Whether the JSON Pointer fragment ``ref`` (``#``, ``#/$defs/X``) names a value of ``root``."""
-    target = root
-    for token in ref[1:].split("/")[1:] if ref != "#" else ():
-        token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(target, dict) and token in target:
-            target = target[token]
-        elif isinstance(target, list) and token.isdigit() and int(token) < len(target):
-            target = target[int(token)]
-        else:
-            return False
-    return True
-
-
-def _validate_tool_choice(choice: Any, tools: list[dict[str, Any]]) -> None:
-    if choice is None:
-        return
-    if isinstance(choice, str):
-        if choice not in _TOOL_CHOICE_MODES:
-            raise value_error("tool_choice", choice, _TOOL_CHOICE_MODES)
-        return
-    if not isinstance(choice, dict):
-        raise type_error("tool_choice", "a string or an object", choice)
-    kind = choice.get("type")
-    if kind == "function":
-        name = choice.get("name")
-        declared = {t.get("name") for t in tools if t.get("type") == "function"}
-        if not isinstance(name, str) or name not in declared:
-            raise invalid_request(
-                f"Tool choice '{name}' not found in 'tools' parameter.",
-                "tool_choice",
-                "invalid_value",
-            )
-    elif kind == "allowed_tools":
-        _check_enum(choice, "mode", ("auto", "required"), "tool_choice.mode")
-        if not isinstance(choice.get("tools"), list):
-            raise type_error("tool_choice.tools", "an array", choice.get("tools"))
-    elif not isinstance(kind, str):
-        raise invalid_request(
-            "Missing required parameter: 'tool_choice.type'.",
-            "tool_choice.type",
-            "missing_required_parameter",
-        )
-    else:
-        validate_tool_choice_object(choice, tools)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import mock_streaming_throughput as bench
+from benchmarks import stream_client
 
 FRAMES = [b"event: a\ndata: {}\n\n", b'event: b\ndata: {"x":"y"}\n\n', b"data: [DONE]\n\n"]
 
@@ -39,7 +40,7 @@ def test_stream_once_counts_frames_in_any_read_chunking(piece: int) -> None:
             for i in range(0, len(wire), piece):
                 reader.feed_data(wire[i : i + piece])
             writer = _NullWriter()
-            stream = bench.stream_once(reader, writer, b"")  # type: ignore[arg-type]
+            stream = stream_client.stream_once(reader, writer, b"")  # type: ignore[arg-type]
             counts.append(await asyncio.wait_for(stream, 10))
         return counts
 
@@ -47,7 +48,7 @@ def test_stream_once_counts_frames_in_any_read_chunking(piece: int) -> None:
 
 
 def test_split_frames_round_trips() -> None:
-    assert bench.split_frames(b"".join(FRAMES)) == FRAMES
+    assert stream_client.split_frames(b"".join(FRAMES)) == FRAMES
 
 
 def test_a_small_run_measures_both_servers(tmp_path: Path) -> None:
