@@ -256,11 +256,15 @@ def test_per_connection_limits() -> None:
 
 
 def test_queue_limit_and_unauthorized_upgrade() -> None:
-    from mock_server.engine import MockEngine
+    from mock_server.engine import Latency, MockEngine
     from reference_impl.app import create_app
     from reference_impl.server import ServerThread
 
-    app = create_app(MockEngine(), api_key="k", websocket_limits=WebSocketLimits(max_queued=2))
+    # Each response waits 1.5 s before its first event, so the first is still in flight while the
+    # other four arrive: two wait, two are refused. Without the wait the mock can finish each
+    # response before the next frame is read, and nothing ever queues (a CI run under load did).
+    engine = MockEngine(latency=Latency(ttft=1.5))
+    app = create_app(engine, api_key="k", websocket_limits=WebSocketLimits(max_queued=2))
     thread = ServerThread(app, port=0)
     thread.start()
     try:
@@ -286,7 +290,7 @@ def test_queue_limit_and_unauthorized_upgrade() -> None:
                 elif event["type"] in TERMINAL:
                     ended += 1
             judge.close()
-            assert "websocket_queue_limit_reached" in codes
+            assert codes == ["websocket_queue_limit_reached"] * 2
             assert not [v for v in judge.all_violations() if v.level is Level.MUST]
     finally:
         thread.stop()
