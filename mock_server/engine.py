@@ -365,7 +365,7 @@ class MockEngine:
                 continue
             if is_text and limit is None and sizes is None and low == 1 and logprobs is None:
                 # The common case, token by token with nothing to check: the hot path of every
-                # text stream (benchmarks/mock_streaming_throughput.py). Without per-delta timing
+                # text stream (benchmarks/perf/mock_streaming_throughput.py). Without per-delta timing
                 # the tokens go in runs: the same delta events, a chunk for many.
                 if runs:
                     for start in range(0, len(tokens), _RUN):

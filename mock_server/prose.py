@@ -33,7 +33,7 @@ _TAILS = (
 
 # The sentences drawn so far, with their token counts, by the indices of their four words: at most
 # 8 x 8 x 10 x 7 = 4,480 of them; counting was most of the cost of a long answer
-# (benchmarks/mock_streaming_throughput.py).
+# (benchmarks/perf/mock_streaming_throughput.py).
 _SENTENCES: dict[tuple[int, int, int, int], tuple[str, int]] = {}
 # rng.choice(words) is words[r] with r from getrandbits(k), k = len(words).bit_length(), drawn again
 # while r >= len(words) (CPython's Random._randbelow_with_getrandbits); sentences() makes exactly

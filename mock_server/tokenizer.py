@@ -57,7 +57,7 @@ IMAGE_TOKENS = 85
 # punctuation tokens stop before whitespace, and every token is matched looking forward only), so
 # a text cut at such points tokenizes piece by piece to the same tokens. Long texts are cut after
 # each ". " and the pieces' tokens kept: the mock's prose repeats its sentences, and tokenizing a
-# long answer was a fifth of a stream's fixed cost (benchmarks/mock_streaming_throughput.py).
+# long answer was a fifth of a stream's fixed cost (benchmarks/perf/mock_streaming_throughput.py).
 _PIECES: dict[str, tuple[str, ...]] = {}
 _PIECES_MAX = 1 << 15
 _PIECE_LEN_MAX = 200

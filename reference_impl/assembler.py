@@ -295,7 +295,7 @@ class ResponseAssembler(ToolEvents):
             events.extend([self._output_text_delta(item, part, delta) for delta in rest])
             return
         # _output_text_delta for each further piece, inlined (the per-event hot path of every
-        # text stream without logprobs: benchmarks/mock_streaming_throughput.py): same events.
+        # text stream without logprobs: benchmarks/perf/mock_streaming_throughput.py): same events.
         pieces_before = len(part.pieces)
         part.pieces.extend(rest)
         more = part.pieces[pieces_before:]

@@ -45,7 +45,7 @@ __all__ = ["RedisStore"]
 
 _OVERHEAD = 512
 """Bytes counted per entry besides its keys' ``MEMORY USAGE``: its sorted-set member and its
-``sizes`` field (benchmarks/store_retention.py compares the books with ``used_memory``)."""
+``sizes`` field (benchmarks/perf/store_retention.py compares the books with ``used_memory``)."""
 
 # ARGV[1..7] of every retention script: prefix, now, ttl, conversation ttl (0 = none),
 # max responses, max conversations, max bytes; the script's own arguments follow.

@@ -35,11 +35,11 @@ __all__ = [
 
 DEFAULT_MAX_RESPONSES = 10_000
 """Every store's default cap on responses (and, by default, on conversations): OpenAI documents
-none; this one keeps the mock's memory within 50 MB (benchmarks/store_memory.py)."""
+none; this one keeps the mock's memory within 50 MB (benchmarks/perf/store_memory.py)."""
 
 DEFAULT_MAX_BYTES = 256 * 2**20
 """Every store's default cap on bytes (256 MiB): the memory store's serialized objects, the SQLite
-file, the Redis store's keys (benchmarks/store_retention.py measures each). OpenAI documents none."""
+file, the Redis store's keys (benchmarks/perf/store_retention.py measures each). OpenAI documents none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,7 +401,7 @@ class MemoryStore:
 def _dumps(value: Any) -> bytes:
     """``orjson.dumps`` right-sized for keeping: orjson returns its whole write buffer (4 KiB or
     more, grown by doubling) with only the length trimmed, so a 1.3 KB response held as is pins
-    about 16 KB (benchmarks/store_memory.py; home-assistant/core#181245). The copy pins its size."""
+    about 16 KB (benchmarks/perf/store_memory.py; home-assistant/core#181245). The copy pins its size."""
     return bytes(memoryview(orjson.dumps(value)))
 
 

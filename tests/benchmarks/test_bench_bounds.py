@@ -66,7 +66,7 @@ def test_the_cap_is_an_option(tmp_path: Path) -> None:
 def test_the_bench_redacts_every_form_of_its_key_in_what_it_wrote(tmp_path: Path) -> None:
     import base64
 
-    from benchmarks.cli import _redact_reports, _secrets
+    from benchmarks.responses_bench.cli import _redact_reports, _secrets
 
     key = "sk-bench-canary-0123456789"
     secrets = _secrets({"Authorization": f"Bearer {key}", "x-other": "kept"})

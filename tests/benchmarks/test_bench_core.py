@@ -9,13 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.aggregate import Aggregate
-from benchmarks.arrivals import ArrivalPlan, Step, parse_duration, parse_rates
-from benchmarks.histogram import LogHistogram, quantile
-from benchmarks.meter import RequestRecord
-from benchmarks.options import ConfigError, add_arguments, build_config, responses_url
-from benchmarks.slo import SLO, SLOSyntaxError
-from benchmarks.workload import Workload, WorkloadConfig, WorkloadError
+from benchmarks.responses_bench.aggregate import Aggregate
+from benchmarks.responses_bench.arrivals import ArrivalPlan, Step, parse_duration, parse_rates
+from benchmarks.responses_bench.histogram import LogHistogram, quantile
+from benchmarks.responses_bench.meter import RequestRecord
+from benchmarks.responses_bench.options import (
+    ConfigError,
+    add_arguments,
+    build_config,
+    responses_url,
+)
+from benchmarks.responses_bench.slo import SLO, SLOSyntaxError
+from benchmarks.responses_bench.workload import Workload, WorkloadConfig, WorkloadError
 
 
 def test_histogram_percentiles_are_within_half_a_percent() -> None:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.cli import main
-from benchmarks.slo import SLO, SLOSyntaxError
-from benchmarks.units import parse_seconds
+from benchmarks.responses_bench.cli import main
+from benchmarks.responses_bench.slo import SLO, SLOSyntaxError
+from benchmarks.responses_bench.units import parse_seconds
 
 # Nothing listens on port 9 (discard): a run that got as far as connecting would say "unreachable".
 TARGET = ("--base-url", "http://127.0.0.1:9/v1", "--model", "m")

@@ -7,7 +7,7 @@ import json
 import pytest
 from bench_support import response_object, sse, text_stream
 
-from benchmarks.meter import (
+from benchmarks.responses_bench.meter import (
     DELTAS_EXCEED_TOKENS,
     FAILED,
     TRUNCATED,

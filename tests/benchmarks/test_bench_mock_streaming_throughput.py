@@ -1,4 +1,4 @@
-"""benchmarks/mock_streaming_throughput.py: its frame counter, and one tiny end-to-end run."""
+"""benchmarks/perf/mock_streaming_throughput.py: its frame counter, and one tiny end-to-end run."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import mock_streaming_throughput as bench
-from benchmarks import stream_client
+from benchmarks.perf import mock_streaming_throughput as bench
+from benchmarks.perf import stream_client
 
 FRAMES = [b"event: a\ndata: {}\n\n", b'event: b\ndata: {"x":"y"}\n\n', b"data: [DONE]\n\n"]
 

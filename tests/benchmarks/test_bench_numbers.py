@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from bench_support import mock_server, run_bench
 
-from benchmarks.aggregate import Aggregate
-from benchmarks.meter import RequestRecord
-from benchmarks.report import MIN_SAMPLES, PERCENTILES, _timeline
+from benchmarks.responses_bench.aggregate import Aggregate
+from benchmarks.responses_bench.meter import RequestRecord
+from benchmarks.responses_bench.report import MIN_SAMPLES, PERCENTILES, _timeline
 
 
 def _rec(start: float, e2e: float, ttft: float = 0.01, **kw: object) -> RequestRecord:

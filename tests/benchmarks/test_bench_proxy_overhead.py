@@ -1,4 +1,4 @@
-"""benchmarks/proxy_overhead.py runs end to end (mock, proxy, client) and prints its labels; its
+"""benchmarks/perf/proxy_overhead.py runs end to end (mock, proxy, client) and prints its labels; its
 numbers are the benchmark's to report, not a test's to assert."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import proxy_overhead
+from benchmarks.perf import proxy_overhead
 
 
 def test_proxy_overhead_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,11 +1,11 @@
-"""benchmarks/store_memory.py: a tiny run of each store, and the default cap read from --help."""
+"""benchmarks/perf/store_memory.py: a tiny run of each store, and the default cap read from --help."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from benchmarks import store_memory as bench
+from benchmarks.perf import store_memory as bench
 from reference_impl.store import DEFAULT_MAX_RESPONSES
 
 

@@ -1,12 +1,12 @@
 """Concurrent WebSocket sessions against the mock, every frame judged (bounded: the 500-session
-run is ``python -m benchmarks.ws_sessions``)."""
+run is ``python -m benchmarks.perf.ws_sessions``)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from benchmarks import ws_sessions
+from benchmarks.perf import ws_sessions
 
 
 def test_concurrent_sessions_lose_garble_and_misroute_nothing(tmp_path: Path) -> None:

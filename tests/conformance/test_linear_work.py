@@ -1,6 +1,6 @@
 """Linear work in every input dimension (issue #14), counted, not timed: the Python lines the judge
 executes (``sys.settrace``) on an input of size n and of size 10n, for each dimension of
-``benchmarks/scaling.py`` whose work is in Python. Quadratic code — like the text report that
+``benchmarks/perf/scaling.py`` whose work is in Python. Quadratic code — like the text report that
 compared every violation with a list of them (20k tiny events: 148 s) — executes ~100× the lines
 at 10n; linear code ~10×. The bound, 15×, is generous. The decoder's floods, whose work is in C
 (``bytes.rfind``, regular expressions), are counted in bytes by test_sse_floods.py."""
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.scaling import DIMENSIONS
+from benchmarks.perf.scaling import DIMENSIONS
 
 COUNTED = {
     # dimension: base size (small: tracing costs ~30× the work)

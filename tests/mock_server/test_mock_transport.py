@@ -89,7 +89,7 @@ def test_transport_thread_is_a_daemon() -> None:
 
 
 def test_request_logs_keep_the_most_recent_requests() -> None:
-    # A long-running mock must not grow with its traffic (benchmarks/store_memory.py).
+    # A long-running mock must not grow with its traffic (benchmarks/perf/store_memory.py).
     mock = InProcessMock(MockSettings(request_log=2))
     try:
         with httpx2.Client(transport=mock.transport, base_url=mock.base_url) as client:

@@ -55,7 +55,7 @@ def _expected() -> list[int]:
 @contextmanager
 def _redis() -> Iterator[str]:
     pytest.importorskip("redis")
-    from benchmarks.store_retention import redis_server
+    from benchmarks.perf.store_retention import redis_server
 
     with redis_server() as url:
         if url is None:

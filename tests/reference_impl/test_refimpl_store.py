@@ -150,7 +150,7 @@ def client_for(engine: ScriptedEngine, store: ResponseStore) -> httpx2.AsyncClie
 
 async def test_memory_store_keeps_right_sized_copies() -> None:
     # orjson returns its whole write buffer (>= 4 KiB) with only the length trimmed; held as is,
-    # a 1.3 KB response pinned ~16 KB (benchmarks/store_memory.py).
+    # a 1.3 KB response pinned ~16 KB (benchmarks/perf/store_memory.py).
     import tracemalloc
 
     store = MemoryStore(max_responses=1000)

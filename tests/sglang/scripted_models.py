@@ -31,7 +31,7 @@ repeats with a different successor; where a phrase repeats (``<tool_call>`` twic
 one by one, so ``ass`` + ``istant`` decodes to "assistant" with other ids). :func:`build` checks the
 greedy output with transformers before it returns.
 
-Command line (used by ``benchmarks/sglang_side_by_side.py --cpu``)::
+Command line (used by ``benchmarks/perf/sglang_side_by_side.py --cpu``)::
 
     python tests/sglang/scripted_models.py --out DIR [plain tools gpt_oss]
 """

@@ -16,13 +16,13 @@ double the start-up time).
 
 On a GPU machine (see docs/sglang-side-by-side.md)::
 
-    python benchmarks/sglang_side_by_side.py --sglang-python /opt/sglang/bin/python \\
+    python benchmarks/perf/sglang_side_by_side.py --sglang-python /opt/sglang/bin/python \\
         --model-path Qwen/Qwen3-8B --sglang-args "--reasoning-parser qwen3 --tool-call-parser qwen25" \\
         --profiles core,stateful,tools,reasoning
 
 On CPU with the scripted model (what CI runs; needs `tox -e sglang`'s environment)::
 
-    python benchmarks/sglang_side_by_side.py --cpu --sglang-python .tox/sglang/bin/python
+    python benchmarks/perf/sglang_side_by_side.py --cpu --sglang-python .tox/sglang/bin/python
 
 Exit codes: 0 compared (and, with ``--min-ratio``, the overhead ratio met it), 1 the ratio was
 below ``--min-ratio``, 2 a server did not start or a tool broke.
@@ -49,7 +49,7 @@ from typing import Any
 from urllib.error import URLError
 from urllib.request import urlopen
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CPU_FLAGS = (
     "--device cpu --attention-backend torch_native --sampling-backend pytorch "
     "--max-total-tokens 8192 --sleep-on-idle --dtype float32"

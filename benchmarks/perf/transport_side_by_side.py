@@ -1,6 +1,6 @@
 """SSE vs WebSocket mode on one target, same load, one report: ``responses-bench`` twice.
 
-    python -m benchmarks.transport_side_by_side [--users 8] [--time 20s] [--turns 3]
+    python -m benchmarks.perf.transport_side_by_side [--users 8] [--time 20s] [--turns 3]
         [--base-url URL --model M] [--out reports/transports]
 
 Without ``--base-url`` it starts the mock (``responses-mock --ttft 0.05 --inter-token 0.005``) on a

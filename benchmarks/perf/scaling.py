@@ -15,7 +15,7 @@ Dimensions:
   breaks a rule;
 - suite reports: index.json, junit.xml and report.html of a target with many violations.
 
-Run: ``python -m benchmarks.scaling`` (``--base N`` scales every dimension; ``--only NAME``).
+Run: ``python -m benchmarks.perf.scaling`` (``--base N`` scales every dimension; ``--only NAME``).
 Sizes are small enough for a shared 2-core machine (about a minute in all).
 """
 
@@ -314,7 +314,7 @@ def sweep(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.scaling", description=__doc__.split("\n\n")[0]
+        prog="python -m benchmarks.perf.scaling", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--only", action="append", metavar="NAME", help="one dimension")
     parser.add_argument("--base", type=float, default=1.0, help="scale every base size")

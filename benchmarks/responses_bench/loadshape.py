@@ -4,7 +4,7 @@ Locust uses the first shape class it finds in a locustfile, so a single class di
 
 - ``fixed``: ``-u`` users (spawned at ``-r``/s, all at once by default) until ``-t``;
 - ``ramp``: from ``--ramp-from`` to ``-u`` users linearly over ``--ramp-time``, then hold until ``-t``;
-- ``open-loop`` / ``sweep``: one :class:`~benchmarks.users.ArrivalUser` per load process; the run
+- ``open-loop`` / ``sweep``: one :class:`~benchmarks.responses_bench.users.ArrivalUser` per load process; the run
   ends when every process has finished its schedule and its requests, or ``--drain-timeout`` after
   the schedule. A sweep judges each step against the SLO once the step's requests are done (or the
   drain timeout passed — unfinished ones count as errors) and stops at the first breach.

@@ -1,4 +1,4 @@
-"""The load client of ``benchmarks/mock_streaming_throughput.py`` (and the store benchmarks): raw
+"""The load client of ``benchmarks/perf/mock_streaming_throughput.py`` (and the store benchmarks): raw
 HTTP/1.1 over asyncio streams, keep-alive connections, one POST per stream, the chunked SSE body
 read to its last chunk and its frames counted — nothing a server's cost could hide behind."""
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from benchmarks.mock_streaming_throughput import Server
+    from benchmarks.perf.mock_streaming_throughput import Server
 
 __all__ = ["RunError", "Sample", "capture", "load_round", "request_bytes", "split_frames",
            "stream_once"]  # fmt: skip

@@ -1,6 +1,6 @@
 """One ``POST /v1/responses`` over Locust's ``FastHttpSession``, timed as the bytes arrive.
 
-The I/O shell around :mod:`benchmarks.meter`: it sends the body, reads the response body chunk by
+The I/O shell around :mod:`benchmarks.responses_bench.meter`: it sends the body, reads the response body chunk by
 chunk as the network delivers it, stamps each chunk with ``perf_counter`` and hands it to the meter.
 
 Why it reads geventhttpclient's buffer itself: ``HTTPSocketResponse.read(n)`` (and so Locust's

@@ -2,14 +2,14 @@
 
 The load test's per-request path without the network: SSE bytes arrive one event per chunk (a
 streaming server flushes each event), each chunk is stamped and fed to
-:class:`benchmarks.meter.StreamMeter`, the stream is finished into a record. Three clients over the
+:class:`benchmarks.responses_bench.meter.StreamMeter`, the stream is finished into a record. Three clients over the
 same bytes:
 
 - ``validating``: the meter with the judge (``SSEStreamValidator``) — what ``responses-bench`` runs;
 - ``no-validation``: the same meter with ``--no-validate`` (bare SSE decoder + JSON parse + timing);
 - ``json-only``: a client that only ``json.loads`` each event's ``data:`` payload.
 
-    python -m benchmarks.client_cost [--repeat 5] [--sse capture.sse ...] [--profile] [--json out]
+    python -m benchmarks.perf.client_cost [--repeat 5] [--sse capture.sse ...] [--profile] [--json out]
 
 Streams: the recorded OpenAI corpus (``tests/data/openai-recorded/streams``), or captured SSE files.
 The process is pinned to one CPU; rates are events per CPU-second (``time.process_time``).
@@ -32,9 +32,9 @@ from pathlib import Path
 
 import orjson
 
-from benchmarks.meter import StreamMeter, warm_up
+from benchmarks.responses_bench.meter import StreamMeter, warm_up
 
-CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "openai-recorded" / "streams"
+CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "openai-recorded" / "streams"
 
 Stream = list[bytes]  # one SSE event block per chunk
 

@@ -2,7 +2,7 @@
 
 :class:`ResponsesUser` is the classic closed loop: send, wait for the whole answer, think, repeat —
 for the fixed and ramp shapes. :class:`ArrivalUser` is not a user but a clock: one per load process,
-it starts each request of its slice of the arrival schedule (:mod:`benchmarks.arrivals`) at its
+it starts each request of its slice of the arrival schedule (:mod:`benchmarks.responses_bench.arrivals`) at its
 time in a greenlet of its own, whether or not earlier requests have finished. That is the open loop
 Locust lacks (its ``wait_time`` runs after a response, so a slow server slows the load).
 """

@@ -6,7 +6,7 @@ server sends it (``event: <type>\\ndata: <json>\\n\\n``), fed to :class:`SSEStre
 the ``data:`` payloads and only ``json.loads``-ing each (what any client must at least do), and
 the same with ``orjson.loads``.
 
-    python benchmarks/validate_throughput.py [--repeat 20] [--json out.json]
+    python benchmarks/perf/validate_throughput.py [--repeat 20] [--json out.json]
 
 The process is pinned to one CPU where the OS allows it; rates are events per CPU-second of this
 process (``time.process_time``), with wall time alongside.
@@ -28,7 +28,7 @@ import orjson
 
 from conformance import SSEStreamValidator, failing
 
-CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "openai-recorded" / "streams"
+CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "openai-recorded" / "streams"
 CHUNK = 64 * 1024
 
 

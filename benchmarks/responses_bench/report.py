@@ -4,7 +4,7 @@ Definitions (also in the README):
 
 - ``window_s``: from the first request sent to the last one finished, over all processes;
 - ``requests_per_s`` / ``output_tokens_per_s`` / ``goodput_per_s``: requests finished, output
-  tokens of successful requests, and requests meeting every latency objective (:mod:`benchmarks.slo`)
+  tokens of successful requests, and requests meeting every latency objective (:mod:`benchmarks.responses_bench.slo`)
   — each divided by ``window_s``;
 - latency percentiles are over successful requests (ITL: over every gap of every such request);
 - ``throughput.input_tokens_per_s`` / ``total_tokens_per_s``: input (prompt) tokens and input plus
@@ -28,16 +28,29 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from .aggregate import Stats
+from .aggregate import Aggregate, Stats
 from .arrivals import Step
 from .histogram import LogHistogram
 from .options import BenchConfig
+from .progress import Progress
 
-if TYPE_CHECKING:
-    from .runtime import BenchRuntime
+
+class RunView(Protocol):
+    """What the report reads of a run (:class:`benchmarks.responses_bench.runtime.BenchRuntime`
+    is one): the report depends on this, never on the runtime, so the import goes one way only."""
+
+    config: BenchConfig | None
+    aggregate: Aggregate
+    sweep_verdicts: dict[int, dict[str, Any]]
+    sweep_stopped_at: int | None
+    started_wall: float | None
+
+    def progresses(self) -> Sequence[Progress]: ...
+
 
 __all__ = [
     "build_summary",
@@ -126,7 +139,7 @@ def step_verdict(
     }
 
 
-def build_summary(rt: BenchRuntime) -> dict[str, Any]:
+def build_summary(rt: RunView) -> dict[str, Any]:
     config = rt.config
     assert config is not None
     agg = rt.aggregate
@@ -189,7 +202,7 @@ def build_summary(rt: BenchRuntime) -> dict[str, Any]:
     return summary
 
 
-def _open_loop(rt: BenchRuntime, stats: Stats) -> dict[str, Any]:
+def _open_loop(rt: RunView, stats: Stats) -> dict[str, Any]:
     config = rt.config
     assert config is not None and config.plan is not None
     progresses = rt.progresses()
@@ -210,7 +223,7 @@ def _open_loop(rt: BenchRuntime, stats: Stats) -> dict[str, Any]:
     }
 
 
-def _sweep(rt: BenchRuntime) -> dict[str, Any]:
+def _sweep(rt: RunView) -> dict[str, Any]:
     config = rt.config
     assert config is not None and config.plan is not None
     steps = []
@@ -341,7 +354,7 @@ def _exit(
     return 0, "ok"
 
 
-def write_reports(directory: Path, summary: dict[str, Any], rt: BenchRuntime) -> None:
+def write_reports(directory: Path, summary: dict[str, Any], rt: RunView) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     from . import plots  # matplotlib is heavy; only the reporting process needs it
@@ -349,7 +362,7 @@ def write_reports(directory: Path, summary: dict[str, Any], rt: BenchRuntime) ->
     plots.write_plots(directory, summary, rt.config.slo if rt.config else None)
 
 
-def progress_line(rt: BenchRuntime, rate: float, now: float) -> str:
+def progress_line(rt: RunView, rate: float, now: float) -> str:
     stats = rt.aggregate.all
     elapsed = now - rt.started_wall if rt.started_wall else 0.0
     parts = [

@@ -1,7 +1,7 @@
 """Many concurrent WebSocket sessions against one server, every frame judged: nothing lost,
 garbled or misrouted across lanes.
 
-    python -m benchmarks.ws_sessions [--sessions 500] [--lanes 2] [--turns 2] [--base-url URL]
+    python -m benchmarks.perf.ws_sessions [--sessions 500] [--lanes 2] [--turns 2] [--base-url URL]
         [--json out.json]
 
 Without ``--base-url`` it starts the mock (``responses-mock``) on a free loopback port. Each

@@ -1,7 +1,7 @@
 """``responses-bench``: load-test any Responses API server with Locust, judging every stream.
 
 A thin front to Locust: it checks the options, makes sure the target answers on TCP, then runs
-Locust's own ``main`` on :mod:`benchmarks.locustfile` with sensible defaults (headless, reports in
+Locust's own ``main`` on :mod:`benchmarks.responses_bench.locustfile` with sensible defaults (headless, reports in
 ``--report-dir``). Every option it does not know goes to Locust unchanged, so ``--processes``,
 ``--master`` / ``--worker``, ``--csv-full-history``, ``--loglevel``… work as documented by Locust.
 """

@@ -6,7 +6,7 @@ stream), over the lifecycle events' ``response`` objects (``validate_response``)
 that carry one schema violation (the slow path that collects issues). Each figure is the best of
 ``--rounds`` rounds, in events (or objects) per CPU-second of this process.
 
-    python benchmarks/schema_throughput.py [--repeat 20] [--rounds 5] [--json out.json]
+    python benchmarks/perf/schema_throughput.py [--repeat 20] [--rounds 5] [--json out.json]
 
 The process is pinned to one CPU where the OS allows it.
 """
@@ -27,7 +27,7 @@ import orjson
 
 from conformance.schema import SCHEMAS, SchemaIssue
 
-CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "openai-recorded" / "streams"
+CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "openai-recorded" / "streams"
 
 
 def load_events(corpus: Path) -> list[dict[str, Any]]:

@@ -1,6 +1,6 @@
 """Mergeable aggregates of request records (sans-I/O, no Locust).
 
-Each load-generating process adds its :class:`~benchmarks.meter.RequestRecord` s to an
+Each load-generating process adds its :class:`~benchmarks.responses_bench.meter.RequestRecord` s to an
 :class:`Aggregate`; a Locust worker ships it to the master as a msgpack-friendly dict every report
 interval (:meth:`Aggregate.drain`) and the master folds them together (:meth:`Aggregate.merge_wire`),
 so the summary of a distributed run covers every worker. Three views are kept: the whole run, each

@@ -1,6 +1,6 @@
 """Memory of the mock's in-memory response store: server RSS growth over 100k stored responses.
 
-    python benchmarks/store_memory.py [--responses 100000] [--warmup 2000] [--json out.json]
+    python benchmarks/perf/store_memory.py [--responses 100000] [--warmup 2000] [--json out.json]
 
 The mock runs as its console entry point (``responses-mock``, a separate process); this script
 creates responses over loopback HTTP (``POST /v1/responses``, non-streamed, ``store`` left at its
@@ -42,8 +42,8 @@ from typing import Any
 
 import orjson
 
-from benchmarks.mock_streaming_throughput import Server, start_server
-from benchmarks.stream_client import RunError
+from benchmarks.perf.mock_streaming_throughput import Server, start_server
+from benchmarks.perf.stream_client import RunError
 
 TARGET_MB = 50.0
 MB = 1e6

@@ -1,7 +1,7 @@
 """Service-level objectives: ``--slo ttft_p95=500ms,itl_p99=50ms,error_rate=1%`` (sans-I/O).
 
 An objective is ``<metric>_p<q>=<threshold>`` for ``ttft``, ``itl``, ``tpot`` and ``e2e`` (a bare
-number is seconds, as in every option of the bench (:mod:`benchmarks.units`); or give a unit:
+number is seconds, as in every option of the bench (:mod:`benchmarks.responses_bench.units`); or give a unit:
 ``500ms``, ``0.5s``), or ``error_rate=<fraction or percent>``. A run
 *breaches* when an aggregate percentile exceeds its threshold, or the share of failed requests
 exceeds ``error_rate`` (0 unless given: any failure breaches, like Locust's default exit code).

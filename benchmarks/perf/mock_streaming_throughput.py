@@ -1,7 +1,7 @@
 """Streaming throughput of the mock server, in events per **server** CPU-second, against a bare
 Starlette/uvicorn endpoint that replays the same bytes (issue 3, Acceptance).
 
-    python benchmarks/mock_streaming_throughput.py [--preset long|short] [--rounds 9] [--streams 6]
+    python benchmarks/perf/mock_streaming_throughput.py [--preset long|short] [--rounds 9] [--streams 6]
                                                    [--json out.json]
 
 Presets (``--preset``; the options after it still override it):
@@ -72,7 +72,7 @@ from typing import Any
 
 import orjson
 
-from benchmarks.stream_client import (
+from benchmarks.perf.stream_client import (
     RunError,
     Sample,
     capture,

@@ -1,6 +1,6 @@
 """Retention of the SQLite and Redis stores over 100k responses: what the caps hold them to.
 
-    python benchmarks/store_retention.py [--responses 100000] [--max-bytes 64Mi]
+    python benchmarks/perf/store_retention.py [--responses 100000] [--max-bytes 64Mi]
         [--max-responses 10000] [--backends sqlite,redis] [--json out.json]
 
 Stores ``--responses`` realistic responses (one of the mock's own ``auto`` answers, a different

@@ -8,9 +8,9 @@ creates, in rounds that alternate direct and through the proxy, so both see the 
 stream it stamps the first ``output_text.delta`` (TTFT) and every event's arrival (per-event
 latency: the gap between consecutive deltas). The proxy's CPU is read from ``/proc/PID/stat``
 over its rounds and divided into the events it forwarded and judged; the validating client's
-rate (``benchmarks.client_cost``, the judge on one core, no network) is measured in the same run.
+rate (``benchmarks.perf.client_cost``, the judge on one core, no network) is measured in the same run.
 
-    python -m benchmarks.proxy_overhead [--streams 16] [--rounds 6] [--ttft 0.05]
+    python -m benchmarks.perf.proxy_overhead [--streams 16] [--rounds 6] [--ttft 0.05]
         [--inter-token 0.002] [--json out.json]
 
 Targets: TTFT p99 through the proxy <= 1.2x direct; the proxy's events per CPU-second >= 0.5x the
@@ -35,7 +35,7 @@ from pathlib import Path
 
 import httpx2
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TTFT_TARGET = 1.2
 CPU_TARGET = 0.5
 
@@ -175,11 +175,11 @@ async def _rounds(args: argparse.Namespace, direct: str, proxied: str, proxy_pid
 
 
 def _validating_client_rate(repeat: int) -> float:
-    """``benchmarks.client_cost``'s validating client over the recorded corpus — beside the
+    """``benchmarks.perf.client_cost``'s validating client over the recorded corpus — beside the
     package in a checkout, else under the working directory (an installed package, e.g. under
     tox, has no tests/ beside it); 0.0 when neither holds a stream."""
-    from benchmarks.client_cost import CLIENTS, CORPUS, corpus_streams, measure
-    from benchmarks.meter import warm_up
+    from benchmarks.perf.client_cost import CLIENTS, CORPUS, corpus_streams, measure
+    from benchmarks.responses_bench.meter import warm_up
 
     corpus = CORPUS if CORPUS.is_dir() else Path.cwd() / "tests/data/openai-recorded/streams"
     streams = corpus_streams(corpus) if corpus.is_dir() else []

@@ -1,6 +1,6 @@
 """Events/s of ``responses-mock --workers N`` against one worker, under the same client load.
 
-    python benchmarks/store_workers.py [--workers 1,2] [--store sqlite|redis] [--connections 32]
+    python benchmarks/perf/store_workers.py [--workers 1,2] [--store sqlite|redis] [--connections 32]
         [--streams 40] [--rounds 3] [--json out.json]
 
 Each configuration is a ``responses-mock --workers N --store …`` process tree (a fresh SQLite file,
@@ -35,9 +35,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.mock_streaming_throughput import Server, start_server
-from benchmarks.store_retention import redis_server
-from benchmarks.stream_client import RunError, load_round
+from benchmarks.perf.mock_streaming_throughput import Server, start_server
+from benchmarks.perf.store_retention import redis_server
+from benchmarks.perf.stream_client import RunError, load_round
 
 
 def body_for(model: str) -> bytes:
@@ -102,7 +102,7 @@ def mock(workers: int, store: str) -> Iterator[Server]:
 
 
 def _frames_per_stream(server: Server, request: bytes) -> int:
-    from benchmarks.stream_client import capture
+    from benchmarks.perf.stream_client import capture
 
     body = asyncio.run(capture(server.host, server.port, request))
     return body.count(b"\n\n")

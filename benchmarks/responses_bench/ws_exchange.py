@@ -4,7 +4,7 @@ One :class:`WsConnection` per user (per session in the open loop): the connectio
 ``ws(s)://…/v1/responses`` opens on the first turn and carries every later one. A turn sends one
 ``response.create`` per lane (``--lanes``; lane ``l0``, ``l1``, …; one lane sends no
 ``stream_id``) and reads frames until every lane's response has ended. Each frame is stamped with
-``perf_counter`` as it arrives and timed by the same :class:`~benchmarks.meter.StreamMeter` logic as
+``perf_counter`` as it arrives and timed by the same :class:`~benchmarks.responses_bench.meter.StreamMeter` logic as
 over SSE (TTFT from send to the first output delta, ITL between deltas, e2e to the terminal
 event); every frame also goes through the judge's session validator
 (:class:`conformance.websocket.SessionValidator`), whose violations for the response (stream
