@@ -28,6 +28,7 @@ import httpx2
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
 from websockets.sync.client import connect
 
+from conformance.suite.hosted_requests import HOSTED as SUITE_HOSTED
 from conformance.suite.ws import ws_url
 
 __all__ = [
@@ -70,33 +71,20 @@ _DEFERRED = {
                    "required": ["location"], "additionalProperties": False},
 }  # fmt: skip
 
-# hosted capability → (tool, tool_choice, item type, prompt); tool_choice as [OAPI] ToolChoiceTypes
-# / ToolChoiceMCP allow (the suite's hosted cases force them the same way)
+# hosted capability → (tool, tool_choice, item type, prompt): the suite's own requests for the
+# profiles it has cases for (conformance/suite/hosted_requests.py), non-streamed, MCP on loopback
 HOSTED: dict[str, tuple[dict[str, Any], dict[str, Any], str, str]] = {
-    "hosted:web_search": (
-        {"type": "web_search_preview"}, {"type": "web_search_preview"}, "web_search_call",
-        "Search the web: what is the tallest building in Paris?",
-    ),
-    "hosted:file_search": (
-        {"type": "file_search", "vector_store_ids": ["vs_conformance"]}, {"type": "file_search"},
-        "file_search_call", "Search the files: what do they say about lighthouses?",
-    ),
-    "hosted:code_interpreter": (
-        {"type": "code_interpreter", "container": {"type": "auto"}}, {"type": "code_interpreter"},
-        "code_interpreter_call", "Run Python to compute the sum of the squares of 1 to 10.",
-    ),
-    "hosted:image_generation": (
-        {"type": "image_generation", "quality": "low", "size": "1024x1024"},
-        {"type": "image_generation"}, "image_generation_call",
-        "Generate an image of a red lighthouse at dusk.",
-    ),
+    **{
+        name: ({k: v for k, v in req.tool.items() if k != "partial_images"}, *req[1:])
+        for name, req in SUITE_HOSTED.items()
+        if name != "hosted:mcp"
+    },
     "hosted:mcp": (
         {"type": "mcp", "server_label": "probe", "server_url": MCP_LOOPBACK,
          "require_approval": "never"},
         {"type": "mcp", "server_label": "probe"}, "mcp_call",
         "Use the probe server's tools to answer: what is 2 + 2?",
     ),
-    # a deferred function found by a server-run tool search (no tool_choice type for it)
     "hosted:tool_search": (
         {"type": "tool_search"}, {}, "tool_search_call",
         "What is the weather in Paris right now? Use the get_weather tool.",

@@ -20,38 +20,9 @@ import pytest
 from ... import catalog as C
 from ... import catalog_live as L
 from .. import answers as A
+from ..hosted_requests import HOSTED, MCP_TOOL
 from ..probe import Probe
 
-MCP_TOOL = {
-    "type": "mcp",
-    "server_label": "deepwiki",
-    "server_url": "https://mcp.deepwiki.com/mcp",
-    "require_approval": "never",
-}
-# profile → (tool declaration, tool_choice, item type, prompt)
-HOSTED: dict[str, tuple[dict[str, Any], dict[str, Any], str, str]] = {
-    "hosted:web_search": (
-        {"type": "web_search_preview"}, {"type": "web_search_preview"}, "web_search_call",
-        "Search the web: what is the tallest building in Paris?",
-    ),
-    "hosted:file_search": (
-        {"type": "file_search", "vector_store_ids": ["vs_conformance"]}, {"type": "file_search"},
-        "file_search_call", "Search the files: what do they say about lighthouses?",
-    ),
-    "hosted:code_interpreter": (
-        {"type": "code_interpreter", "container": {"type": "auto"}}, {"type": "code_interpreter"},
-        "code_interpreter_call", "Run Python to compute the sum of the squares of 1 to 10.",
-    ),
-    "hosted:image_generation": (
-        {"type": "image_generation", "partial_images": 2, "quality": "low", "size": "1024x1024"},
-        {"type": "image_generation"}, "image_generation_call",
-        "Generate an image of a red lighthouse at dusk.",
-    ),
-    "hosted:mcp": (
-        MCP_TOOL, {"type": "mcp", "server_label": "deepwiki"}, "mcp_call",
-        "Use the deepwiki tools: what is the openai/openai-python repository about?",
-    ),
-}  # fmt: skip
 _CHECKS = {
     "hosted:web_search": L.HOSTED_WEB_SEARCH,
     "hosted:file_search": L.HOSTED_FILE_SEARCH,
