@@ -10,6 +10,7 @@ required (``ws.request.rejected``) and a connection left open must still answer
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -207,36 +208,13 @@ def test_steering_a_running_response(probe: Probe) -> None:
     response ended before the steer arrived) the case is retried; any other refusal fails."""
     with judged_session(probe) as s:
         # A long answer (as for cancelling, test_background): still running when the steer comes.
-        s.create(probe.body(input=LONG_PROMPT, max_output_tokens=2048))
-        target = None
-        while target is None:
-            event = s.recv()
-            if event is not None and event.get("type") == "response.created":
-                target = event["response"].get("id")
-        s.send({"type": "response.steer", "previous_response_id": target,
-                "input": "Stop counting and say done."})  # fmt: skip
-        answer: dict[str, Any] | None = None
-        ended = False  # the target's terminal event came before the answer
-        while answer is None:
-            event = s.recv()
-            if event is None:
-                continue
-            if event.get("type") in _STEER_ANSWERS:
-                answer = event
-            elif _ends(event, target):
-                ended = True
-        if answer["type"] == "response.steer.failed":
-            code = (answer.get("error") or {}).get("code")
-            probe.nondeterministic(
-                not (ended and code == "response_already_completed"),
-                "the response completed before the steer arrived", exhausted="skip",
-            )  # fmt: skip
-            probe.check(
-                L.WS_STEERING, False, expected="response.steer.accepted for a running response",
-                actual=f"response.steer.failed {code!r}: {(answer.get('error') or {}).get('message')}",
-            )  # fmt: skip
+        steer = _steer_running(
+            s, probe.body(input=LONG_PROMPT, max_output_tokens=2048), "Stop counting and say done."
+        )
+        if _refused(probe, steer):
             return
-        committed = _committed(s, target, ended)
+        target = steer.target
+        committed = _committed(s, target, steer.ended)
         probe.check(
             L.WS_STEERING, committed is not None,
             expected=f"the accepted input committed: a response continuing {target!r} after it "
@@ -256,39 +234,15 @@ def test_steering_a_response_that_calls_a_tool(probe: Probe) -> None:
     ([SDK] response_steer_pending_event.py); the continuation that brings the call's output
     (same lane, `previous_response_id`) is answered."""
     with judged_session(probe) as s:
-        s.create(probe.body(input="Write a detailed report on lighthouses and save it.",
-                            tools=[_REPORT_TOOL], tool_choice="required",
-                            max_output_tokens=2048))  # fmt: skip
-        target = None
-        while target is None:
-            event = s.recv()
-            if event is not None and event.get("type") == "response.created":
-                target = event["response"].get("id")
-        s.send({"type": "response.steer", "previous_response_id": target,
-                "input": "Answer in one short sentence."})  # fmt: skip
-        answer: dict[str, Any] | None = None
-        calls: list[dict[str, Any]] = []
-        ended = False
-        while answer is None or (answer["type"] == "response.steer.accepted" and not ended):
-            event = s.recv()
-            if event is None:
-                continue
-            if event.get("type") in _STEER_ANSWERS:
-                answer = event
-            elif _ends(event, target):
-                ended = True
-                calls = [
-                    i for i in A.items_of(event["response"]) if i.get("type") == "function_call"
-                ]
-        if answer["type"] == "response.steer.failed":
-            code = (answer.get("error") or {}).get("code")
-            probe.nondeterministic(
-                not (ended and code == "response_already_completed"),
-                "the response completed before the steer arrived", exhausted="skip",
-            )  # fmt: skip
-            probe.check(L.WS_STEERING, False, expected="response.steer.accepted",
-                        actual=f"response.steer.failed {code!r}")  # fmt: skip
+        body = probe.body(input="Write a detailed report on lighthouses and save it.",
+                          tools=[_REPORT_TOOL], tool_choice="required",
+                          max_output_tokens=2048)  # fmt: skip
+        steer = _steer_running(s, body, "Answer in one short sentence.", wait_end=True)
+        if _refused(probe, steer):
             return
+        target, ended = steer.target, steer.ended
+        final = (steer.terminal or {}).get("response") or {}
+        calls = [i for i in A.items_of(final) if i.get("type") == "function_call"]
         probe.require(L.WS_STEERING, bool(calls), expected="the target calls the tool",
                       actual="no function_call in its output")  # fmt: skip
         pending = _committed(s, target, ended)
@@ -312,6 +266,59 @@ def test_steering_a_response_that_calls_a_tool(probe: Probe) -> None:
             actual=f"{len(done)} answer(s), previous_response_id "
             f"{done[0].get('previous_response_id') if done else None!r}",
         )  # fmt: skip
+
+
+@dataclass(slots=True)
+class _Steered:
+    target: object  # the steered response's id
+    answer: dict[str, Any]  # response.steer.accepted / .pending / .failed
+    ended: bool  # the target's terminal event came before (or, wait_end, after) the answer
+    terminal: dict[str, Any] | None  # that terminal event
+
+
+def _steer_running(
+    s: WsSession, body: dict[str, Any], text: str, *, wait_end: bool = False
+) -> _Steered:
+    """Create ``body``, steer it with ``text`` as soon as its `response.created` names it, and read
+    up to the steer's answer (``wait_end``: and, when it was accepted, to the target's end)."""
+    s.create(body)
+    target = None
+    while target is None:
+        event = s.recv()
+        if event is not None and event.get("type") == "response.created":
+            target = event["response"].get("id")
+    s.send({"type": "response.steer", "previous_response_id": target, "input": text})
+    answer: dict[str, Any] | None = None
+    terminal: dict[str, Any] | None = None
+    while answer is None or (
+        wait_end and answer["type"] == "response.steer.accepted" and terminal is None
+    ):
+        event = s.recv()
+        if event is None:
+            continue
+        if event.get("type") in _STEER_ANSWERS:
+            answer = event
+        elif _ends(event, target):
+            terminal = event
+    return _Steered(target, answer, terminal is not None, terminal)
+
+
+def _refused(probe: Probe, steer: _Steered) -> bool:
+    """A refused steer: retried when the response had already completed (a race the case cannot
+    win every time), a failure otherwise. True when the case must stop."""
+    if steer.answer["type"] != "response.steer.failed":
+        return False
+    error = steer.answer.get("error") or {}
+    code = error.get("code")
+    probe.nondeterministic(
+        not (steer.ended and code == "response_already_completed"),
+        "the response completed before the steer arrived", exhausted="skip",
+    )  # fmt: skip
+    probe.check(
+        L.WS_STEERING, False, expected="response.steer.accepted for a running response",
+        actual=f"response.steer.failed {code!r}: {error.get('message')}",
+    )  # fmt: skip
+    return True
 
 
 def _ends(event: dict[str, Any], rid: object) -> bool:
