@@ -16,9 +16,10 @@ from typing import TextIO
 from . import catalog, catalog_live  # noqa: F401  (declare every check)
 from .cassette_check import check_cassette, is_cassette_path
 from .checks import REGISTRY
-from .explain import explain
+from .cli_options import add_format
+from .explain import explain, explain_dict
 from .proxy import cli as proxy_cli
-from .recorded import FileVerdict, UnreadableFile, check_file
+from .recorded import _MAX_FILE_BYTES, FileVerdict, UnreadableFile, check_bytes, check_file
 from .suite import cli as suite_cli
 from .validator import PROFILES
 
@@ -51,6 +52,7 @@ Examples:
   responses-conformance check --strict recordings/*.jsonl
   responses-conformance check --resume-after 41 resumed.sse
   responses-conformance check --format json body.json > verdict.json
+  curl -sN ... | responses-conformance check -     # - reads one stream or body from stdin
   responses-conformance check session.ws.jsonl
   responses-conformance check recorded/          # a cassette folder (docs/cassettes.md)
   responses-conformance check tests/data/cassettes/pydantic-ai/test_x.yaml   # a vcrpy cassette
@@ -77,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
         nargs="+",
         metavar="PATH",
         help="files to validate, or cassettes (a folder, an exchange file, a vcrpy YAML: every "
-        "exchange judged; docs/cassettes.md)",
+        "exchange judged; docs/cassettes.md); - reads one stream or body from standard input",
     )
     check.add_argument(
         "--resume-after",
@@ -98,7 +100,7 @@ def _parser() -> argparse.ArgumentParser:
         help="add a profile's checks (repeatable); `openresponses` adds the Open Responses "
         "requirements ([DONE], event names, required Response fields). Default: core",
     )
-    check.add_argument("--format", choices=("text", "json"), default="text")
+    add_format(check)
     check.add_argument(
         "-v",
         "--verbose",
@@ -107,7 +109,7 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     lst = sub.add_parser("list", help="print every check", description="Print every check.")
-    lst.add_argument("--format", choices=("text", "json"), default="text")
+    add_format(lst)
 
     exp = sub.add_parser(
         "explain",
@@ -116,6 +118,7 @@ def _parser() -> argparse.ArgumentParser:
         "fires it and the passing near miss.",
     )
     exp.add_argument("check_id", metavar="ID", help="a check ID (`list` prints them all)")
+    add_format(exp)
 
     suite_cli.add_subcommands(sub)
     proxy_cli.add_subcommand(sub)
@@ -158,7 +161,18 @@ def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     verdicts: list[FileVerdict] = []
     broken: list[dict[str, str]] = []
     skipped: list[dict[str, str]] = []
+    if args.paths.count("-") > 1:
+        err.write("responses-conformance check: - (standard input) can be given once\n")
+        return EXIT_BROKEN
     for path in args.paths:
+        if path == "-":
+            try:
+                verdicts.append(_check_stdin(resume_after=args.resume_after, profiles=profiles))
+            except UnreadableFile as exc:
+                broken.append({"path": path, "error": str(exc)})
+                if args.format == "text":
+                    err.write(f"ERROR {path}: cannot validate: {exc}\n")
+            continue
         if is_cassette_path(path):  # a cassette (docs/cassettes.md): every exchange judged
             judged = check_cassette(path, profiles=profiles)
             verdicts += judged.verdicts
@@ -202,6 +216,32 @@ def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_VIOLATIONS if failed else EXIT_OK
 
 
+def _check_stdin(*, resume_after: int | None, profiles: tuple[str, ...]) -> FileVerdict:
+    """``check -``: what standard input holds, under the same size limit as a file."""
+    try:
+        data = sys.stdin.buffer.read(_MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise UnreadableFile(exc.strerror or str(exc)) from None
+    if len(data) > _MAX_FILE_BYTES:
+        raise UnreadableFile(f"more than the {_MAX_FILE_BYTES}-byte file limit")
+    if b'"format":"responses-cassette/' in data[:4096].split(b"\n", 1)[0].replace(b" ", b""):
+        raise UnreadableFile("a cassette exchange file: give its path (docs/cassettes.md)")
+    return check_bytes(data, name="-", resume_after=resume_after, profiles=profiles)
+
+
+def _cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.format == "json":
+        doc = explain_dict(args.check_id)
+        if doc is not None:
+            json.dump(doc, out, indent=2, ensure_ascii=False)
+            out.write("\n")
+            return EXIT_OK
+    elif explain(args.check_id, out):
+        return EXIT_OK
+    err.write(f"unknown check ID {args.check_id!r} (`responses-conformance list` prints them)\n")
+    return EXIT_BROKEN
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     try:
@@ -215,12 +255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "list":
             return _cmd_list(args.format, out)
         if args.command == "explain":
-            if explain(args.check_id, out):
-                return EXIT_OK
-            err.write(
-                f"unknown check ID {args.check_id!r} (`responses-conformance list` prints them)\n"
-            )
-            return EXIT_BROKEN
+            return _cmd_explain(args, out, err)
         if args.command == "run":
             return suite_cli.cmd_run(args, out, err)
         if args.command == "report":

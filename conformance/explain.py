@@ -3,11 +3,11 @@ clause it cites and the examples that prove it (:mod:`conformance.examples`)."""
 
 from __future__ import annotations
 
-from typing import TextIO
+from typing import Any, TextIO
 
 from .checks import REGISTRY, Check, refinements
 
-__all__ = ["explain"]
+__all__ = ["explain", "explain_dict"]
 
 
 def explain(check_id: str, out: TextIO) -> bool:
@@ -47,3 +47,23 @@ def _head(check: Check) -> str:
 
 def _indent(text: str) -> str:
     return "\n".join("    " + line for line in text.splitlines())
+
+
+def explain_dict(check_id: str) -> dict[str, Any] | None:
+    """``explain --format json``: the check as ``list --format json`` gives it, plus its anchors,
+    refinements and the two examples rendered as text; None for an unknown ID."""
+    check = REGISTRY.get(check_id)
+    if check is None:
+        return None
+    from .examples import EXAMPLES, render
+
+    doc: dict[str, Any] = {**check.as_dict(), "anchors": list(check.anchors)}
+    doc["refined_by"] = list(refinements(check.id))
+    ex = EXAMPLES.get(check.id)
+    if ex is not None:
+        doc["examples"] = {
+            "failing": render(ex.failing),
+            "passing": render(ex.passing),
+            "also_fires": sorted(ex.also),
+        }
+    return doc

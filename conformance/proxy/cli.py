@@ -11,7 +11,15 @@ import signal
 import socket
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any, TextIO
-from urllib.parse import urlsplit
+
+from ..cli_options import (
+    BASE_URL_HELP,
+    READ_TIMEOUT_HELP,
+    BaseURLError,
+    add_deprecated_alias,
+    base_url,
+    seconds,
+)
 
 if TYPE_CHECKING:
     from .ledger import Ledger
@@ -39,7 +47,7 @@ exit codes (on SIGINT / SIGTERM): 0 every exchange conformant; 1 an exchange fai
 too with --strict); 2 the proxy could not start (bad upstream URL, port taken).
 
 examples:
-  responses-conformance proxy --upstream http://127.0.0.1:8000/v1 --port 8080 --report-dir reports
+  responses-conformance proxy --upstream http://127.0.0.1:8000 --port 8080 --report-dir reports
   OPENAI_BASE_URL=http://127.0.0.1:8080/v1 python your_app.py
   responses-conformance proxy --upstream https://api.openai.com/v1 --profile core,stateful --strict
 """
@@ -52,11 +60,13 @@ def add_subcommand(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )  # fmt: skip
     p.add_argument(
-        "--upstream", required=True, metavar="URL",
-        help="the server's base URL, ending in /v1 (as --base-url of `run`)",
+        "--upstream", "--base-url", dest="upstream", required=True, metavar="URL",
+        help=f"the upstream (the target): {BASE_URL_HELP}",
     )  # fmt: skip
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8080, help="port to listen on (0: a free one)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    p.add_argument(
+        "--port", type=int, default=8080, help="port to bind; 0 picks a free one (default: 8080)"
+    )
     p.add_argument("--name", metavar="NAME", help="the target's name in reports")
     p.add_argument(
         "--profile", action="append", metavar="P[,P...]", default=None,
@@ -73,9 +83,12 @@ def add_subcommand(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="also record every exchange as a cassette in DIR (docs/cassettes.md)",
     )  # fmt: skip
     p.add_argument(
-        "--timeout", type=float, metavar="SECONDS", default=300.0,
-        help="the longest wait for the upstream's next bytes (default 300)",
+        "--read-timeout", dest="timeout", type=seconds, metavar="SECONDS", default=300.0,
+        help=f"{READ_TIMEOUT_HELP} from the upstream (default 300; old name --timeout)",
     )  # fmt: skip
+    add_deprecated_alias(
+        p, "--timeout", "--read-timeout", dest="timeout", type=seconds, metavar="SECONDS"
+    )
     p.add_argument(
         "--max-events", type=int, metavar="N", default=20_000,
         help="events judged of one stream; the rest is forwarded unjudged (default 20000)",
@@ -101,19 +114,16 @@ def _profiles(values: list[str] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(("core", *names)))
 
 
-def check_upstream(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ProxyError(f"--upstream {url!r} is not an http(s) URL")
+def check_upstream(url: str, err: TextIO | None = None) -> str:
+    """The upstream base URL, with or without /v1 as every CLI of the family takes it
+    (docs/cli.md); a note on ``err`` when the URL used differs from the one given."""
     try:
-        parts.port  # noqa: B018  (raises on a bad port)
-    except ValueError:
-        raise ProxyError(f"--upstream {url!r} has a bad port") from None
-    if parts.query or parts.fragment:
-        raise ProxyError(f"--upstream {url!r}: a base URL has no query or fragment")
-    if not parts.path.rstrip("/").endswith("/v1"):
-        raise ProxyError(f"--upstream {url!r} does not end in /v1 (a base URL, as for the SDK)")
-    return url.rstrip("/")
+        used, note = base_url(url, flag="--upstream")
+    except BaseURLError as exc:
+        raise ProxyError(str(exc)) from None
+    if note and err is not None:
+        err.write(f"responses-conformance proxy: {note}\n")
+    return used
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -131,7 +141,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 def cmd_proxy(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
-        upstream = check_upstream(args.upstream)
+        upstream = check_upstream(args.upstream, err)
         profiles = _profiles(args.profile)
         if args.report_every is not None and (args.report_every <= 0 or not args.report_dir):
             raise ProxyError("--report-every needs --report-dir and a positive number of seconds")

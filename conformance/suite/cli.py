@@ -8,6 +8,16 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from ..cli_options import (
+    API_KEY_ENV_HELP,
+    BASE_URL_HELP,
+    TIMEOUT_HELP,
+    BaseURLError,
+    add_format,
+    base_url,
+    seconds,
+)
+
 __all__ = ["add_subcommands", "cmd_report", "cmd_run"]
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_BROKEN = 0, 1, 2
@@ -17,7 +27,9 @@ Run the live conformance suite against one or more Responses API servers and jud
 and object they send, check by check (docs/spec.md). With no --base-url and no --targets it starts the
 embedded mock server (all profiles) and runs against it.
 
-The base URL is never taken from OPENAI_BASE_URL: give it with --base-url or in a --targets file.
+The base URL is never taken from OPENAI_BASE_URL: give it with --base-url or in a --targets file,
+with or without /v1 (http://127.0.0.1:8000 is run as http://127.0.0.1:8000/v1; each target's line
+says the URL used).
 """
 
 _RUN_EPILOG = """\
@@ -44,6 +56,7 @@ targets file (TOML), several targets in one run:
 
 reports (--report-dir DIR): index.json (target → check → outcome, with evidence), junit.xml,
 report.html (a matrix of checks × targets). `responses-conformance report` merges several index.json.
+--format json prints that index on stdout (the progress lines go to stderr).
 
 exit codes: 0 every target conformant; 1 a check failed (MUST; SHOULD too with --strict) or an
 expected failure passed; 2 the run broke (bad arguments, target unreachable, mock did not start).
@@ -56,6 +69,15 @@ examples:
 """
 
 
+_REPORT_EPILOG = """\
+exit codes: the worst of the merged targets' own (as `run` would have exited on them all): 0 every
+target conformant; 1 a target failed a check (or an expected failure passed); 2 a target's run
+broke (unreachable, the mock did not start) or an index cannot be read.
+
+--format json prints the merged index (the index.json written) on stdout, the paths on stderr.
+"""
+
+
 def add_subcommands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run = sub.add_parser(
         "run", help="run the live suite against a server (default: the embedded mock)",
@@ -63,15 +85,12 @@ def add_subcommands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )  # fmt: skip
     where = run.add_argument_group("target (flags; or --targets FILE)")
-    where.add_argument("--base-url", metavar="URL", help="the server's base URL, ending in /v1")
+    where.add_argument("--base-url", metavar="URL", help=BASE_URL_HELP)
     where.add_argument(
         "--model", metavar="NAME", help="the model to ask (required with --base-url)"
     )
     where.add_argument("--name", metavar="NAME", help="the target's name in reports")
-    where.add_argument(
-        "--api-key-env", metavar="VAR", default=None,
-        help="environment variable holding the API key (default OPENAI_API_KEY)",
-    )  # fmt: skip
+    where.add_argument("--api-key-env", metavar="VAR", default=None, help=API_KEY_ENV_HELP)
     where.add_argument(
         "--profile", action="append", metavar="P[,P...]", default=None,
         help="profiles the target declares (default: core; all for the embedded mock)",
@@ -84,7 +103,9 @@ def add_subcommands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--no-instructions", action="store_true",
         help="the model does not follow natural-language instructions: skip the cases that need it",
     )  # fmt: skip
-    where.add_argument("--targets", metavar="FILE", help="a TOML file of targets (see below)")
+    where.add_argument(
+        "--targets", metavar="FILE", help="a TOML file of targets (see below); - reads stdin"
+    )
     where.add_argument(
         "--target", action="append", metavar="NAME", default=[],
         help="with --targets: run only this target (repeatable)",
@@ -92,8 +113,8 @@ def add_subcommands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     how = run.add_argument_group("run")
     how.add_argument("--strict", action="store_true", help="SHOULD violations fail too")
     how.add_argument(
-        "--timeout", type=float, metavar="SECONDS", default=None,
-        help="deadline of each request, stream included (default 60; 10 for the embedded mock)",
+        "--timeout", type=seconds, metavar="SECONDS", default=None,
+        help=f"{TIMEOUT_HELP} (default 60; 10 for the embedded mock)",
     )  # fmt: skip
     how.add_argument(
         "--max-events", type=int, metavar="N", default=None,
@@ -109,14 +130,19 @@ def add_subcommands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     how.add_argument("--report-dir", metavar="DIR", help="write index.json, junit.xml, report.html")
     how.add_argument("-v", "--verbose", action="store_true", help="list skipped checks too")
+    add_format(how)
 
     report = sub.add_parser(
         "report", help="merge JSON indexes of several runs into one set of reports",
         description="Merge index.json files of several runs (e.g. one per vendor) into one "
         "index.json, junit.xml and report.html with a matrix across all their targets.",
+        epilog=_REPORT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )  # fmt: skip
-    report.add_argument("indexes", nargs="+", metavar="INDEX", help="index.json files")
+    report.add_argument(
+        "indexes", nargs="+", metavar="INDEX", help="index.json files; - reads one from stdin"
+    )
     report.add_argument("--report-dir", metavar="DIR", required=True, help="where to write")
+    add_format(report)
 
 
 def _profiles(values: list[str] | None) -> list[str] | None:
@@ -132,8 +158,16 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .runner import run_target
     from .targets import Target, TargetError, flag_target, load_targets
 
+    json_out = args.format == "json"
     try:
         targets: list[Target]
+        if args.base_url:
+            try:
+                _, note = base_url(args.base_url)
+            except BaseURLError as exc:
+                raise TargetError(str(exc)) from None
+            if note:
+                err.write(f"responses-conformance run: {note}\n")
         if args.targets:
             if args.base_url or args.model:
                 raise TargetError("give targets either with --targets or with --base-url/--model")
@@ -154,7 +188,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"responses-conformance run: {exc}\n")
         return EXIT_BROKEN
     redactor = Redactor(secret for t in targets for secret in t.secrets())
-    console = Console(out, redactor, verbose=args.verbose)
+    console = Console(err if json_out else out, redactor, verbose=args.verbose)
     results = []
     for target in targets:
         result = run_target(target, strict=args.strict, console=console, keyword=args.keyword)
@@ -163,27 +197,46 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             console.summary(result, result.outcomes())
         else:
             err.write(redactor.text(f"responses-conformance: {target.name}: {result.reason}\n"))
-    if args.report_dir:
+    if args.report_dir or json_out:
         index = build_index(results, strict=args.strict)
-        paths = write_reports(index, args.report_dir, redactor)
-        console.line("reports: " + ", ".join(str(p) for p in paths))
+        if args.report_dir:
+            paths = write_reports(index, args.report_dir, redactor)
+            console.line("reports: " + ", ".join(str(p) for p in paths))
+        if json_out:
+            _dump(redactor.value(index), out)
     return max(r.exit_code() for r in results)
+
+
+def _dump(doc: object, out: TextIO) -> None:
+    import json
+
+    json.dump(doc, out, indent=2, ensure_ascii=False)
+    out.write("\n")
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .redact import Redactor
-    from .reporting import load_index, merge_indexes, write_reports
+    from .reporting import exit_code, load_index, merge_indexes, write_reports
     from .reporting.index import NotAnIndex
 
     try:
+        if args.indexes.count("-") > 1:
+            raise NotAnIndex("- (standard input) can be given once")
         docs = [load_index(path) for path in args.indexes]
     except NotAnIndex as exc:
         err.write(f"responses-conformance report: {exc}\n")
         return EXIT_BROKEN
     merged = merge_indexes(docs)
-    paths = write_reports(merged, args.report_dir, Redactor())
-    out.write("reports: " + ", ".join(str(p) for p in paths) + "\n")
-    return EXIT_OK
+    redactor = Redactor()
+    paths = write_reports(merged, args.report_dir, redactor)
+    (err if args.format == "json" else out).write(
+        "reports: " + ", ".join(str(p) for p in paths) + "\n"
+    )
+    if args.format == "json":
+        _dump(redactor.value(merged), out)
+    # The worst of the merged targets' exit codes: a merged matrix with a FAILED target exits 1,
+    # as its own run did (docs/cli.md#exit-codes).
+    return exit_code(merged)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,6 +1,6 @@
 """Targets: which servers a run judges, from command-line flags or a TOML file.
 
-A target is a base URL (ending in ``/v1``, as the OpenAI SDK's ``base_url``), a model, the name of
+A target is a base URL (as the OpenAI SDK's ``base_url``; one with no path gets ``/v1``), a model, the name of
 the environment variable holding its API key, the profiles it declares, and the check IDs it is
 expected to fail. The base URL is only ever taken from a flag or the file: never from
 ``OPENAI_BASE_URL``, so that a user who has it set does not send the suite to a paid API by
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -36,6 +37,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from .. import catalog, catalog_live  # noqa: F401  (every check ID, for expected_failures)
 from ..checks import REGISTRY
+from ..cli_options import BaseURLError, base_url
 from .http import DEFAULT_MAX_BODY_BYTES
 
 __all__ = [
@@ -208,12 +210,14 @@ def flag_target(
 
 
 def load_targets(path: str | Path, *, select: Iterable[str] = ()) -> list[Target]:
-    """Targets from a TOML file (format in the module docstring), in file order."""
+    """Targets from a TOML file (format in the module docstring), in file order; ``-`` reads
+    standard input."""
     try:
-        doc = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        text = sys.stdin.read() if str(path) == "-" else Path(path).read_text(encoding="utf-8")
+        doc = tomllib.loads(text)
     except OSError as exc:
         raise TargetError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise TargetError(f"{path} is not valid TOML: {exc}") from None
     unknown = set(doc) - {"defaults", "targets"}
     if unknown:
@@ -280,9 +284,12 @@ def _checked(target: Target) -> Target:
     if not _NAME.match(target.name):
         raise TargetError(f"target name {target.name!r}: use letters, digits, '.', '_' or '-'")
     if target.base_url is not None:
-        scheme = urlsplit(target.base_url).scheme
-        if scheme not in ("http", "https") or not urlsplit(target.base_url).hostname:
-            raise TargetError(f"{target.name}: base URL {target.base_url!r} is not an http(s) URL")
+        # with or without /v1, as every CLI of the family takes it (docs/cli.md)
+        try:
+            used, _ = base_url(target.base_url, flag="base URL")
+        except BaseURLError as exc:
+            raise TargetError(f"{target.name}: {exc}") from None
+        target = replace(target, base_url=used)
     bad = [p for p in target.profiles if p not in ALL_PROFILES]
     if bad:
         raise TargetError(

@@ -18,7 +18,7 @@ def _proxy(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize(
-    "url", ["ftp://x/v1", "http://127.0.0.1:8000", "not a url", "http://127.0.0.1:99999/v1"]
+    "url", ["ftp://x/v1", "http://h/v1?x=1", "not a url", "http://127.0.0.1:99999/v1"]
 )
 def test_bad_upstream_url(url: str) -> None:
     done = _proxy("--upstream", url, "--port", "0")

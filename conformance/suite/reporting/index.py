@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import sys
 from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
@@ -59,8 +60,13 @@ def build_index(results: Iterable[TargetResult], *, strict: bool) -> dict[str, A
 
 
 def load_index(path: str | Path) -> dict[str, Any]:
+    """The index in ``path``; ``-`` reads it from standard input."""
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        if str(path) == "-":
+            path = "(stdin)"
+            doc = json.loads(sys.stdin.read())
+        else:
+            doc = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
         raise NotAnIndex(f"cannot read {path}: {exc.strerror or exc}") from None
     except ValueError as exc:
