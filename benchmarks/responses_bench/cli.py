@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
+from conformance.cli_options import base_url as normalized_base_url
 from conformance.redaction import Redactor
 
 from .options import BenchConfig, ConfigError, add_arguments, build_config
@@ -94,7 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     locust.add_argument(
         "--expect-workers", type=_number(int), help="master: workers to wait for, >= 1"
     )
-    locust.add_argument("-H", "--host", help="Locust's host (default: from --base-url)")
+    # Locust's name for the target, kept working (deprecated): in every CLI of this family --host
+    # is the address a server binds; the target is --base-url (docs/cli.md).
+    locust.add_argument("-H", "--host", help=argparse.SUPPRESS)
     return parser
 
 
@@ -159,6 +162,24 @@ def _load_workload(config: BenchConfig) -> None:
         raise ConfigError(f"--workload: {error}") from None
 
 
+def _target_from_host(args: argparse.Namespace, argv: list[str], notes: list[str]) -> list[str]:
+    """``-H/--host URL`` (Locust's target flag) as a deprecated alias of ``--base-url``; ``argv``
+    without it (the bench hands Locust ``--host`` itself)."""
+    if args.host is None:
+        return argv
+    if args.base_url and args.base_url.rstrip("/") != args.host.rstrip("/"):
+        raise ConfigError(
+            "-H/--host and --base-url name two targets: give it once, with --base-url "
+            "(-H/--host is Locust's name for it)"
+        )
+    args.base_url = args.base_url or args.host
+    notes.append(
+        "-H/--host is deprecated here: use --base-url (the same meaning; in every CLI of this "
+        "family --host is the address a server binds)"
+    )
+    return _without(argv, "-H", "--host")
+
+
 def _given(argv: Sequence[str], *flags: str) -> bool:
     return any(arg in flags or arg.split("=", 1)[0] in flags for arg in argv)
 
@@ -180,11 +201,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args, _unknown = parser.parse_known_args(argv)
     extra: list[str] = []
+    notes: list[str] = []
     if not args.worker:
         if args.run_time is None and args.shape != "sweep":
             args.run_time = "60s"
         try:
             _check_locust_options(args)
+            argv = _target_from_host(args, argv, notes)
             if args.run_time is not None:
                 # Locust's own -t parser takes fewer forms (and fails with exit 1): ours is the one.
                 args.run_time = f"{_run_time_seconds(args.run_time)}s"
@@ -195,12 +218,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (ConfigError, ValueError) as error:
             print(f"responses-bench: {error}", file=sys.stderr)
             return 2
+        if _given(argv, "--request-timeout"):
+            notes.append("--request-timeout is deprecated: use --read-timeout (the same meaning)")
+        note = normalized_base_url(args.base_url)[1]
+        if note:  # the URL used, when it is not the one given (docs/cli.md#base-url)
+            notes.append(f"{note} (requests go to {config.responses_url})")
+        for line in notes:
+            print(f"responses-bench: {line}", file=sys.stderr)
         problem = _reachable(config.responses_url)
         if problem is not None:
             print(f"responses-bench: target unreachable: {problem}", file=sys.stderr)
             return 2
-        if not _given(argv, "-H", "--host"):
-            extra += ["--host", args.base_url]
+        if not _given(argv, "--base-url"):
+            extra += ["--base-url", args.base_url]  # it came from -H/--host
+        extra += ["--host", args.base_url]
         if not args.ui and not _given(argv, "--headless", "--autostart"):
             extra.append("--headless")
         if config.progress_interval > 0 and not _given(argv, "--only-summary", "--print-stats"):

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from conformance.cli_options import API_KEY_ENV_HELP, BASE_URL_HELP, READ_TIMEOUT_HELP, base_url
+
 from .arrivals import ArrivalPlan, Step, parse_rates
 from .slo import SLO
 from .units import DURATION_HELP, parse_seconds
@@ -32,17 +34,11 @@ def add_arguments(parser: Any) -> None:
     """Declare the options on an argparse-compatible parser (argparse's or Locust's)."""
     target = parser.add_argument_group("target")
     target.add_argument(
-        "--base-url",
-        metavar="URL",
-        help="the server, like OPENAI_BASE_URL: http://127.0.0.1:8000/v1 (a URL without /v1 gets "
-        "it appended); requests go to URL/responses",
+        "--base-url", metavar="URL", help=f"{BASE_URL_HELP}; requests go to URL/responses"
     )
     target.add_argument("--model", metavar="NAME", help="the `model` of every request (required)")
     target.add_argument(
-        "--api-key-env",
-        default="OPENAI_API_KEY",
-        metavar="VAR",
-        help="send 'Authorization: Bearer $VAR' when VAR is set (default: OPENAI_API_KEY)",
+        "--api-key-env", default="OPENAI_API_KEY", metavar="VAR", help=API_KEY_ENV_HELP
     )
     target.add_argument(
         "--header",
@@ -52,11 +48,12 @@ def add_arguments(parser: Any) -> None:
         help="an extra request header; repeatable (e.g. 'x-mock-scenario: reasoning')",
     )
     target.add_argument(
-        "--request-timeout",
+        "--read-timeout",
+        "--request-timeout",  # the old name (deprecated: the CLI says so on stderr)
+        dest="request_timeout",
         default="120s",
         metavar="DURATION",
-        help="how long to wait to connect, and the longest silence while reading (default: "
-        f"120s; {DURATION_HELP})",
+        help=f"{READ_TIMEOUT_HELP} (default: 120s; {DURATION_HELP}; old name --request-timeout)",
     )
     target.add_argument(
         "--max-body-bytes",
@@ -252,16 +249,14 @@ DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 """``--max-body-bytes``: the suite's cap on a non-stream body too."""
 
 
-def responses_url(base_url: str) -> str:
-    """``…/v1`` → ``…/v1/responses``; a bare origin gets ``/v1`` first (OpenAI SDK convention)."""
-    base = base_url.rstrip("/")
-    if not base.startswith(("http://", "https://")):
-        raise ConfigError(f"--base-url {base_url!r}: expected http://HOST[:PORT][/v1]")
-    if base.endswith("/responses"):
-        return base
-    if not base.endswith("/v1"):
-        base += "/v1"
-    return base + "/responses"
+def responses_url(url: str) -> str:
+    """``…/v1`` → ``…/v1/responses``; a bare origin gets ``/v1`` first, as in every CLI of the
+    family (conformance.cli_options.base_url, docs/cli.md)."""
+    try:
+        used, _ = base_url(url)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    return used + "/responses"
 
 
 def build_config(ns: argparse.Namespace, *, host: str | None = None) -> BenchConfig:
@@ -289,7 +284,7 @@ def build_config(ns: argparse.Namespace, *, host: str | None = None) -> BenchCon
         ramp_time = parse_seconds(ns.ramp_time, "--ramp-time")
         step_time = parse_seconds(ns.step_time, "--step-time", allow_zero=False)
         drain = parse_seconds(ns.drain_timeout, "--drain-timeout")
-        request_timeout = parse_seconds(ns.request_timeout, "--request-timeout", allow_zero=False)
+        request_timeout = parse_seconds(ns.request_timeout, "--read-timeout", allow_zero=False)
         think_time = parse_seconds(ns.think_time, "--think-time")
         late_after = parse_seconds(ns.late_after, "--late-after")
         progress_interval = parse_seconds(ns.progress_interval, "--progress-interval")

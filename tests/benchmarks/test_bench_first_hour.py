@@ -74,7 +74,7 @@ def test_help_states_the_unit_of_a_bare_number(capsys: pytest.CaptureFixture[str
         (("-r", "0"), "--spawn-rate"),
         (("--processes", "0"), "--processes"),
         (("--slo", "ttft_p95=soon"), "ttft_p95=soon"),
-        (("--request-timeout", "0"), "--request-timeout"),
+        (("--read-timeout", "0"), "--read-timeout"),
         (("--think-time", "1q"), "--think-time"),
         (("--late-after", "fast"), "--late-after"),
         (("--ramp-time", "x"), "--ramp-time"),
