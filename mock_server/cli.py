@@ -29,6 +29,7 @@ from mock_server.scenarios import SCENARIOS
 from mock_server.workers import check_workers, serve_workers
 from reference_impl.prompts import PromptFileError, PromptRegistry
 from reference_impl.server import bind, serve_socket
+from reference_impl.server_options import add_bind_options, required_api_key
 from reference_impl.store import DEFAULT_MAX_RESPONSES
 from reference_impl.store_options import add_retention_options, limits_from
 
@@ -73,7 +74,11 @@ Faults (--fault, repeatable, or the x-mock-fault header per request):
   An attempt is the n-th time the server sees the same method, path and body.
 
 The server prints "listening on http://HOST:PORT" once it accepts connections (use --port 0 to
-let it pick a free port).
+let it pick a free port). Clients use http://HOST:PORT/v1 (or http://HOST:PORT: every client CLI of
+this family appends /v1; docs/cli.md).
+
+Exit codes: 0 after a clean shutdown (Ctrl-C / SIGTERM); 2 bad arguments, a file or store that
+cannot be read, or an address that cannot be bound (a server judges nothing: never 1).
 """
 
 
@@ -87,11 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     net = parser.add_argument_group("network")
-    net.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
-    net.add_argument(
-        "--port", type=int, default=8000, help="port to bind; 0 picks a free one (default: 8000)"
-    )
-    net.add_argument("--api-key", help="require 'Authorization: Bearer KEY' (default: no auth)")
+    add_bind_options(net)
     net.add_argument(
         "--max-body-bytes",
         type=_size,
@@ -312,7 +313,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Mock
         frozen_time=args.frozen_time,
         store=args.store,
         store_ttl=args.store_ttl,
-        api_key=args.api_key,
+        api_key=required_api_key(parser, args),
         script=script,
         max_body_bytes=args.max_body_bytes,
         request_log_bytes=args.request_log_bytes,

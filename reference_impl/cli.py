@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from .server_options import add_bind_options, required_api_key
 from .store_options import (
     DEFAULT_STORE_TTL,
     add_retention_options,
@@ -44,6 +45,9 @@ State (--store): memory (bounded LRU, default), memory:MAX_RESPONSES, sqlite:PAT
 redis://HOST:PORT/DB (shared by several replicas behind a load balancer).
 
 The server prints "listening on http://HOST:PORT" once it accepts connections.
+
+Exit codes: 0 after a clean shutdown (Ctrl-C / SIGTERM); 2 bad arguments, SGLang missing or
+unreachable, or an address that cannot be bound (a server judges nothing: never 1).
 """
 
 # SGLang options this CLI reads itself; in-process they are passed on to SGLang too.
@@ -58,12 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     net = parser.add_argument_group("network (this server)")
-    net.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
-    net.add_argument(
-        "--port", type=int, default=8000, help="port; 0 picks a free one (default 8000)"
-    )
-    net.add_argument("--api-key", help="require 'Authorization: Bearer KEY' (default: no auth)")
-    net.add_argument("--api-key-env", metavar="VAR", help="read the required key from $VAR")
+    add_bind_options(net)
     state = parser.add_argument_group("state")
     state.add_argument(
         "--store",
@@ -175,11 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # the shared store cannot be reached (Redis down, file locked)
         print(f"responses-reference: --store {args.store}: {error}", file=sys.stderr)
         return 2
-    api_key = args.api_key
-    if args.api_key_env:
-        api_key = os.environ.get(args.api_key_env)
-        if not api_key:
-            parser.error(f"--api-key-env: ${args.api_key_env} is not set")
+    api_key = required_api_key(parser, args)
     sealer = None
     if args.state_secret_env:
         secret = os.environ.get(args.state_secret_env)

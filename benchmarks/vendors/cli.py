@@ -170,6 +170,8 @@ def _publish(out: Path, dest: Path, png: Path | None) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if args.baseline is not None:
+        _read_json(args.baseline, "--baseline")  # before the run, not after it
     if args.skip_missing and _sglang_missing():
         print(
             f"vendor matrix skipped: SGLang's CPU set-up is not in the tree yet ({_sglang_missing()})"
@@ -204,7 +206,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     code = 2 if broken else 0
     if args.baseline is not None and summary is not None:
         current = json.loads((args.out / "merged" / "index.json").read_text())
-        baseline = json.loads(args.baseline.read_text())
+        baseline = _read_json(args.baseline, "--baseline")
         differences = compare(baseline, current)
         for line in differences:
             print("  " + line)
@@ -250,8 +252,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve(TARGETS[args.target], REPO, args.venv_root, args.sglang_python, _log)
 
 
+def _read_json(path: Path, what: str) -> Any:
+    """A JSON file the command needs; one line and exit 2 (:class:`SystemExit`) when it cannot
+    be read, never a traceback."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        why = getattr(exc, "strerror", None) or str(exc)
+        print(f"vendors: {what} {path}: {why}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
 def cmd_summary(args: argparse.Namespace) -> int:
-    record = json.loads((args.run_dir / "run.json").read_text())
+    record = _read_json(args.run_dir / "run.json", "summary: no run record")
     path = write_summary(args.run_dir, record)
     print(path or "no merged index in this run")
     return 0 if path else 2

@@ -1,0 +1,49 @@
+"""The flags both servers of the family take (``responses-mock``, ``responses-reference``;
+docs/cli.md): where they bind and the key their clients must send. The client CLIs declare theirs
+in :mod:`conformance.cli_options` (the judged and the judge share no code);
+tests/test_cli_family.py checks that both spell and describe the shared flags the same.
+
+A server takes the key it requires literally (``--api-key KEY``: it is the server's own key, a test
+fixture, not a secret of the user's) or from the environment (``--api-key-env VAR``, which keeps it
+out of ``ps`` and shell history); a client only ever takes ``--api-key-env``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+__all__ = ["add_bind_options", "required_api_key"]
+
+HOST_HELP = "address to bind (default: 127.0.0.1)"
+PORT_HELP = "port to bind; 0 picks a free one (default: {port})"
+API_KEY_HELP = (
+    "require 'Authorization: Bearer KEY' from clients (the server's own key, given literally; "
+    "default: no auth)"
+)
+API_KEY_ENV_HELP = (
+    "the environment variable holding the key clients must send (as --api-key, kept out of ps "
+    "and shell history)"
+)
+
+
+def add_bind_options(group: Any, *, port: int = 8000) -> None:
+    """``--host``, ``--port``, ``--api-key``, ``--api-key-env`` on ``group``."""
+    group.add_argument("--host", default="127.0.0.1", help=HOST_HELP)
+    group.add_argument("--port", type=int, default=port, help=PORT_HELP.format(port=port))
+    group.add_argument("--api-key", metavar="KEY", help=API_KEY_HELP)
+    group.add_argument("--api-key-env", metavar="VAR", help=API_KEY_ENV_HELP)
+
+
+def required_api_key(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str | None:
+    """The key clients must send; ``parser.error`` (exit 2) when both flags are given or $VAR is
+    unset."""
+    if args.api_key_env is None:
+        return args.api_key  # type: ignore[no-any-return]
+    if args.api_key is not None:
+        parser.error("give the key once: --api-key KEY or --api-key-env VAR")
+    key = os.environ.get(args.api_key_env)
+    if not key:
+        parser.error(f"--api-key-env: ${args.api_key_env} is not set")
+    return key
