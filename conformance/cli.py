@@ -95,10 +95,11 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--profile",
         action="append",
-        choices=sorted(PROFILES),
+        metavar="P[,P...]",
         default=None,
-        help="add a profile's checks (repeatable); `openresponses` adds the Open Responses "
-        "requirements ([DONE], event names, required Response fields). Default: core",
+        help="add a profile's checks (repeatable, or a comma list as in `run`); `openresponses` "
+        "adds the Open Responses requirements ([DONE], event names, required Response fields). "
+        f"Default: core. Known: {', '.join(sorted(PROFILES))}",
     )
     add_format(check)
     check.add_argument(
@@ -157,7 +158,15 @@ def _text_report(verdict: FileVerdict, *, strict: bool, verbose: bool, out: Text
 
 
 def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    profiles = tuple(args.profile or ("core",))
+    names = (p.strip() for v in args.profile or ("core",) for p in v.split(","))
+    profiles = tuple(dict.fromkeys(p for p in names if p))
+    unknown = [p for p in profiles if p not in PROFILES]
+    if unknown:
+        err.write(
+            f"responses-conformance check: unknown profile(s) {', '.join(unknown)}; "
+            f"known: {', '.join(sorted(PROFILES))}\n"
+        )
+        return EXIT_BROKEN
     verdicts: list[FileVerdict] = []
     broken: list[dict[str, str]] = []
     skipped: list[dict[str, str]] = []

@@ -209,3 +209,15 @@ def test_vendors_missing_run_record_is_one_line(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=60, cwd=ROOT, check=False,
     )  # fmt: skip
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "run.json" in done.stderr
+
+
+def test_check_profile_takes_a_comma_list_as_run_does() -> None:
+    sample = sorted(STREAMS.iterdir())[0]
+    listed = _cli("check", "--format", "json", "--profile", "core,openresponses", str(sample))
+    repeated = _cli(
+        "check", "--format", "json", "--profile", "openresponses", "--profile", "core", str(sample)
+    )
+    assert json.loads(listed.stdout)["profiles"] == ["core", "openresponses"]
+    assert json.loads(repeated.stdout)["profiles"] == ["openresponses", "core"]
+    bad = _cli("check", "--profile", "core,nope", str(sample))
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "nope" in bad.stderr

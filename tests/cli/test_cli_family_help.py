@@ -32,6 +32,7 @@ SHARED: dict[str, tuple[str, str | None]] = {
     "--format": (r"^text for people, json for programs \(default: text\)$", None),
     "--strict": (r"SHOULD violations fail", None),
     "--report-dir": (r".", "DIR"),
+    "--profile": (r"profile", "P[,P...]"),  # repeatable or a comma list, in check, run, proxy
 }
 SERVERS = {"responses-mock", "responses-reference", "responses-conformance proxy"}
 # Only a server takes a key literally (its own key, a test fixture): a client reads it from $VAR.
