@@ -109,7 +109,7 @@ def test_check_reads_stdin() -> None:
     assert twice.returncode == 2 and twice.stderr.count("\n") == 1
 
 
-def _index(tmp_path: Path, name: str, *, failing: bool) -> Path:
+def _index(tmp_path: Path, name: str, *, failing: bool, code: int = 1) -> Path:
     from conformance.suite.reporting import build_index
     from conformance.suite.results import TargetResult
     from conformance.suite.targets import flag_target
@@ -117,7 +117,7 @@ def _index(tmp_path: Path, name: str, *, failing: bool) -> Path:
     target = flag_target(base_url="http://127.0.0.1:9", model="m", name=name)
     result = TargetResult(target, False)
     doc = build_index([result], strict=False)
-    doc["targets"][name]["exit_code"] = 1 if failing else 0
+    doc["targets"][name]["exit_code"] = code if failing else 0
     path = tmp_path / f"{name}.json"
     path.write_text(json.dumps(doc))
     return path
@@ -136,6 +136,11 @@ def test_merged_report_exits_with_the_worst_target(tmp_path: Path) -> None:
     assert piped.returncode == 1
     assert set(json.loads(piped.stdout)["targets"]) == {"ok", "bad"}
     assert "reports: " in piped.stderr
+    # a target whose run broke is not conformant either: 1; 2 is kept for "no report made"
+    broke = _index(tmp_path, "broke", failing=True, code=2)
+    assert _cli("report", "--report-dir", str(tmp_path / "d"), str(ok), str(broke)).returncode == 1
+    gone = _cli("report", "--report-dir", str(tmp_path / "e"), str(ok), str(tmp_path / "none"))
+    assert gone.returncode == 2 and not (tmp_path / "e").exists()
 
 
 def test_explain_json() -> None:
