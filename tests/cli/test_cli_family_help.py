@@ -136,3 +136,18 @@ def test_conformance_subcommand_help_exits_0(sub: str, capsys: pytest.CaptureFix
 
     assert main([sub, "--help"]) == 0
     assert capsys.readouterr().out.startswith("usage: responses-conformance " + sub)
+
+
+def test_docs_have_a_section_per_cli_and_the_readme_links_them() -> None:
+    doc = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    headings = [line for line in doc.splitlines() if line.startswith("## `")]
+    for name in NAMES:
+        if name.startswith("python -m benchmarks.vendors "):
+            continue  # the harness has one section for its subcommands
+        prog, _, sub = name.partition(" ")
+        if prog == "responses-conformance" and not sub:
+            continue  # each subcommand has its own
+        assert any(prog in h and sub in h for h in headings), f"docs/cli.md: no section for {name}"
+    for flag in SHARED:
+        assert f"`{flag}" in doc, f"docs/cli.md does not describe {flag}"
+    assert "(docs/cli.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
