@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from conformance.cli_options import add_deprecated_alias
+
 from .catalog import SLICES, TARGETS, targets_for
 from .compare import compare
 from .run import RunOptions, run
@@ -72,7 +74,11 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="install, start and judge targets; write the matrix")
     r.add_argument("--slice", choices=sorted(SLICES), default="full")
     r.add_argument("--target", action="append", metavar="NAME", help=f"one of {', '.join(TARGETS)}")
-    r.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    r.add_argument(
+        "--report-dir", dest="out", type=Path, default=DEFAULT_OUT, metavar="DIR",
+        help="where the run's reports go (default reports/vendors; old name --out)",
+    )  # fmt: skip
+    add_deprecated_alias(r, "--out", "--report-dir", dest="out", type=Path)
     r.add_argument("--baseline", type=Path, help="a merged index.json to compare verdicts with")
     r.add_argument(
         "--publish", type=Path, help="copy the summary, index and HTML here (docs/vendors)"
@@ -93,7 +99,11 @@ def _parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("repro", help="start one target and run only the matching cases")
     rp.add_argument("target", choices=sorted(TARGETS))
     rp.add_argument("-k", dest="expr", required=True, help="pytest -k expression (the case)")
-    rp.add_argument("--out", type=Path)
+    rp.add_argument(
+        "--report-dir", dest="out", type=Path, metavar="DIR",
+        help="where the reports go (default reports/vendors-repro-TARGET; old name --out)",
+    )  # fmt: skip
+    add_deprecated_alias(rp, "--out", "--report-dir", dest="out", type=Path)
     _common(rp)
     s = sub.add_parser("serve", help="start one target, print its base URL and wait for Ctrl-C")
     s.add_argument("target", choices=sorted(TARGETS))

@@ -226,3 +226,12 @@ def test_check_profile_takes_a_comma_list_as_run_does() -> None:
     assert json.loads(repeated.stdout)["profiles"] == ["openresponses", "core"]
     bad = _cli("check", "--profile", "core,nope", str(sample))
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "nope" in bad.stderr
+
+
+def test_vendors_report_dir_and_the_old_out(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks.vendors.cli import _parser
+
+    assert str(_parser().parse_args(["run", "--report-dir", "r"]).out) == "r"
+    assert capsys.readouterr().err == ""
+    assert str(_parser().parse_args(["run", "--out", "r"]).out) == "r"
+    assert "--out is deprecated: use --report-dir" in capsys.readouterr().err
