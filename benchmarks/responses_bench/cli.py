@@ -220,7 +220,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         if _given(argv, "--request-timeout"):
             notes.append("--request-timeout is deprecated: use --read-timeout (the same meaning)")
-        note = normalized_base_url(args.base_url)[1]
+        flag = "--base-url" if _given(argv, "--base-url") else "-H/--host"
+        note = normalized_base_url(args.base_url, flag=flag)[1]
         if note:  # the URL used, when it is not the one given (docs/cli.md#base-url)
             notes.append(f"{note} (requests go to {config.responses_url})")
         for line in notes:

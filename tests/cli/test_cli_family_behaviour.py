@@ -186,7 +186,12 @@ def test_bench_host_is_a_deprecated_alias_of_base_url(capsys: pytest.CaptureFixt
     err = capsys.readouterr().err
     assert "-H/--host is deprecated here: use --base-url" in err
     assert "--request-timeout is deprecated: use --read-timeout" in err
-    assert "using http://127.0.0.1:1/v1 (requests go to http://127.0.0.1:1/v1/responses)" in err
+    assert (
+        "-H/--host http://127.0.0.1:1: using http://127.0.0.1:1/v1 "
+        "(requests go to http://127.0.0.1:1/v1/responses)" in err
+    )
+    assert main(["--base-url", "http://127.0.0.1:1", "--model", "m"]) == 2
+    assert "--base-url http://127.0.0.1:1: using http://127.0.0.1:1/v1" in capsys.readouterr().err
     assert "target unreachable" in err
     assert main(["--host", "http://a:1", "--base-url", "http://b:1", "--model", "m"]) == 2
     err = capsys.readouterr().err
