@@ -7,6 +7,10 @@ times in advance: a constant rate (``i / rate``) or Poisson arrivals (exponentia
 processes, process ``share`` takes every ``shares``-th arrival (constant) or an independent Poisson
 stream of ``rate / shares`` (Poisson arrivals split that way stay Poisson), so the sum over the
 processes is the schedule.
+
+A **trace** (``--shape trace``) gives the offsets themselves: arrival ``i`` at ``offsets[i]``
+(a timestamped workload file's, sped up by ``--trace-speedup``), one step long; process ``share``
+takes every ``shares``-th arrival, as at a constant rate.
 """
 
 from __future__ import annotations
@@ -31,6 +35,12 @@ class ArrivalPlan:
     steps: tuple[Step, ...]
     poisson: bool = False
     seed: int = 0
+    offsets: tuple[float, ...] = ()  # a trace: every arrival's offset, in order (one step)
+
+    @property
+    def kind(self) -> str:
+        """``constant``, ``poisson`` or ``trace`` (the report's ``open_loop.arrivals``)."""
+        return "trace" if self.offsets else "poisson" if self.poisson else "constant"
 
     @property
     def duration(self) -> float:
@@ -47,6 +57,10 @@ class ArrivalPlan:
         """``(offset from the schedule's start in seconds, step index)`` in time order."""
         if not 0 <= share < shares:
             raise ValueError(f"share {share} is not in 0..{shares - 1}")
+        if self.offsets:
+            for index in range(share, len(self.offsets), shares):
+                yield self.offsets[index], 0
+            return
         origin = 0.0
         index = 0  # global arrival index across steps (constant rate)
         rng = random.Random(f"{self.seed}/{share}/{shares}")

@@ -19,9 +19,9 @@ from urllib.parse import urlsplit
 from conformance.cli_options import base_url as normalized_base_url
 from conformance.redaction import Redactor
 
-from .options import BenchConfig, ConfigError, add_arguments, build_config
+from .datasets import WorkloadError
+from .options import BenchConfig, ConfigError, add_arguments, build_config, load_workload
 from .units import DURATION_HELP, parse_seconds
-from .workload import Workload, WorkloadError
 
 __all__ = ["build_parser", "main"]
 
@@ -155,11 +155,24 @@ def _without(argv: list[str], *flags: str) -> list[str]:
 
 
 def _load_workload(config: BenchConfig) -> None:
-    """Every line of ``--workload`` read and checked now, not by each user under load."""
+    """Every record of ``--workload`` read and checked now, not by each user under load."""
     try:
-        Workload.load(config.workload)
+        config, workload = load_workload(config)
     except WorkloadError as error:
         raise ConfigError(f"--workload: {error}") from None
+    path = config.workload.path
+    if path is None:
+        return
+    notes = [f"{workload.records} session(s) ({workload.format})"]
+    if workload.records > len(workload.entries):
+        notes.append(f"the first {len(workload.entries)} kept (--workload-limit)")
+    if workload.skipped:
+        notes.append(f"{workload.skipped} conversation(s) without a human turn skipped")
+    if config.plan is not None and config.shape == "trace":
+        notes.append(
+            f"trace: {len(config.plan.offsets)} arrival(s) over {config.plan.duration:.3f}s"
+        )
+    print(f"responses-bench: --workload {path}: " + "; ".join(notes), file=sys.stderr)
 
 
 def _target_from_host(args: argparse.Namespace, argv: list[str], notes: list[str]) -> list[str]:
@@ -203,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     extra: list[str] = []
     notes: list[str] = []
     if not args.worker:
-        if args.run_time is None and args.shape != "sweep":
+        if args.run_time is None and args.shape not in ("sweep", "trace"):
             args.run_time = "60s"
         try:
             _check_locust_options(args)

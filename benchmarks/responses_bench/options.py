@@ -10,20 +10,28 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from conformance.cli_options import API_KEY_ENV_HELP, BASE_URL_HELP, READ_TIMEOUT_HELP, base_url
 
 from .arrivals import ArrivalPlan, Step, parse_rates
+from .datasets import FORMATS, Lengths, parse_lengths
 from .slo import SLO
 from .units import DURATION_HELP, parse_seconds
-from .workload import WorkloadConfig
+from .workload import Workload, WorkloadConfig, trace_plan
 
-__all__ = ["SHAPES", "BenchConfig", "ConfigError", "add_arguments", "build_config"]
+__all__ = [
+    "SHAPES",
+    "BenchConfig",
+    "ConfigError",
+    "add_arguments",
+    "build_config",
+    "load_workload",
+]
 
-SHAPES = ("fixed", "ramp", "open-loop", "sweep")
+SHAPES = ("fixed", "ramp", "open-loop", "sweep", "trace")
 
 
 class ConfigError(ValueError):
@@ -67,16 +75,20 @@ def add_arguments(parser: Any) -> None:
     work = parser.add_argument_group("workload")
     work.add_argument(
         "--workload",
-        metavar="FILE.jsonl",
-        help="one session per line: a request body fragment ('prompt' or 'input', any other "
-        "field), optionally 'followups': [...] sent with previous_response_id. Default: "
-        "synthetic prompts",
+        metavar="FILE",
+        help="sessions from a file: JSONL (one request body fragment per line: 'prompt' or "
+        "'input', any other field, optionally 'followups': [...] sent with "
+        "previous_response_id), a ShareGPT JSON array ('conversations'), CSV or Parquet "
+        "(docs/bench.md lists the fields read). Default: synthetic prompts",
     )
     work.add_argument(
         "--prompt-tokens",
+        "--input-tokens",
+        dest="prompt_tokens",
         default="128",
-        metavar="N|LO-HI",
-        help="synthetic prompt length in tokens, fixed or drawn from a range (default: 128)",
+        metavar="N|LO-HI|mean=M,stddev=S,min=LO,max=HI",
+        help="synthetic prompt length in tokens: fixed, uniform over a range, or a normal "
+        "distribution clamped to [min, max] (default: 128)",
     )
     work.add_argument(
         "--max-output-tokens",
@@ -126,6 +138,8 @@ def add_arguments(parser: Any) -> None:
         help="closed-loop shapes: how long a user waits between requests (default: 0s)",
     )
 
+    _add_dataset_arguments(parser)
+
     shape = parser.add_argument_group("load shape")
     shape.add_argument(
         "--shape",
@@ -133,7 +147,8 @@ def add_arguments(parser: Any) -> None:
         default="fixed",
         help="fixed: -u users for -t; ramp: --ramp-from to -u users over --ramp-time, then hold; "
         "open-loop: --rate requests/s started on schedule for -t; sweep: each of --rates for "
-        "--step-time until the SLO breaks (default: fixed)",
+        "--step-time until the SLO breaks; trace: each --workload record sent at its "
+        "`timestamp` (default: fixed)",
     )
     shape.add_argument("--ramp-from", type=int, default=1, metavar="N", help="ramp: first users")
     shape.add_argument(
@@ -220,6 +235,111 @@ def add_arguments(parser: Any) -> None:
     parser.add_argument("--bench-duration", type=float, default=0.0, help=argparse.SUPPRESS)
 
 
+# ---------------------------------------------------------------------- datasets (bench-data)
+
+
+def _add_dataset_arguments(parser: Any) -> None:
+    """Workload files, length distributions, shared prefixes and trace replay."""
+    data = parser.add_argument_group("datasets and traces")
+    data.add_argument(
+        "--workload-format",
+        choices=FORMATS,
+        default="auto",
+        help="how to read --workload: by extension (.jsonl, .json = a ShareGPT-style array, "
+        ".csv, .parquet: needs the [parquet] extra) (default: auto)",
+    )
+    data.add_argument(
+        "--workload-limit",
+        type=int,
+        default=100_000,
+        metavar="N",
+        help="keep the first N sessions of --workload (memory bound; every record is still "
+        "checked before the run) (default: 100000)",
+    )
+    data.add_argument(
+        "--output-tokens",
+        metavar="N|LO-HI|mean=M,stddev=S,min=LO,max=HI",
+        help="draw each request's max_output_tokens (>= 16) from this distribution instead of "
+        "--max-output-tokens; a record's own length (ShareGPT reply, output_tokens) wins",
+    )
+    data.add_argument(
+        "--prefix-count",
+        type=int,
+        default=0,
+        metavar="N",
+        help="a pool of N shared prefixes, one put before each session's first input (seeded "
+        "choice), for prefix-cache tests; needs --prefix-tokens (default: 0, none)",
+    )
+    data.add_argument(
+        "--prefix-tokens",
+        type=int,
+        default=0,
+        metavar="T",
+        help="the length of each shared prefix in tokens (default: 0)",
+    )
+    data.add_argument(
+        "--trace-speedup",
+        type=float,
+        default=1.0,
+        metavar="F",
+        help="--shape trace: replay F times faster (2 halves every gap) (default: 1)",
+    )
+    data.add_argument(
+        "--trace-block-tokens",
+        type=int,
+        default=512,
+        metavar="N",
+        help="trace records without text: tokens per `hash_ids` block (mooncake: 512)",
+    )
+
+
+def _dataset_config(ns: argparse.Namespace) -> WorkloadConfig:
+    """The workload half of the options (ValueError with the flag's name when wrong)."""
+    tokens = parse_lengths(ns.prompt_tokens, "--prompt-tokens")
+    outputs: Lengths | None = None
+    if getattr(ns, "output_tokens", None):
+        outputs = parse_lengths(ns.output_tokens, "--output-tokens", floor=16)
+    speedup = getattr(ns, "trace_speedup", 1.0)
+    if not speedup > 0:
+        raise ValueError(f"--trace-speedup {speedup:g}: must be > 0")
+    if ns.shape == "trace" and not ns.workload:
+        raise ValueError("--shape trace needs --workload FILE with a `timestamp` per record")
+    limit = getattr(ns, "workload_limit", 100_000)
+    if limit < 1:
+        raise ValueError(f"--workload-limit {limit}: must be >= 1")
+    return WorkloadConfig(
+        model=ns.model,
+        stream=not ns.no_stream,
+        prompt_tokens=tokens,
+        max_output_tokens=ns.max_output_tokens or None,
+        output_tokens=outputs,
+        tools=ns.tools,
+        reasoning=ns.reasoning,
+        turns=ns.turns,
+        path=Path(ns.workload) if ns.workload else None,
+        format=getattr(ns, "workload_format", "auto"),
+        limit=limit,
+        trace=ns.shape == "trace",
+        trace_block_tokens=getattr(ns, "trace_block_tokens", 512),
+        prefix_count=getattr(ns, "prefix_count", 0),
+        prefix_tokens=getattr(ns, "prefix_tokens", 0),
+        seed=ns.seed,
+    )
+
+
+def load_workload(config: BenchConfig) -> tuple[BenchConfig, Workload]:
+    """Read and check the workload file now; a trace replay's schedule comes from it.
+
+    Raises :class:`~benchmarks.responses_bench.datasets.WorkloadError` (one line) when the file
+    cannot be used.
+    """
+    workload = Workload.load(config.workload)
+    if config.shape == "trace":
+        plan = trace_plan(workload, config.trace_speedup, config.run_time)
+        config = replace(config, plan=plan)
+    return config, workload
+
+
 @dataclass(frozen=True, slots=True)
 class BenchConfig:
     responses_url: str
@@ -243,6 +363,8 @@ class BenchConfig:
     transport: str = "sse"
     lanes: int = 1
     max_body_bytes: int = 16 * 1024 * 1024
+    trace_speedup: float = 1.0  # --shape trace
+    run_time: float | None = None  # -t, in seconds (a trace replay stops its schedule there)
 
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
@@ -267,19 +389,8 @@ def build_config(ns: argparse.Namespace, *, host: str | None = None) -> BenchCon
     if not ns.model:
         raise ConfigError("--model is required")
     try:
-        low, _, high = str(ns.prompt_tokens).partition("-")
-        tokens = (int(low), int(high or low))
-        workload = WorkloadConfig(
-            model=ns.model,
-            stream=not ns.no_stream,
-            prompt_tokens=tokens,
-            max_output_tokens=ns.max_output_tokens or None,
-            tools=ns.tools,
-            reasoning=ns.reasoning,
-            turns=ns.turns,
-            jsonl=Path(ns.workload) if ns.workload else None,
-            seed=ns.seed,
-        )
+        run_time = _run_time(ns)
+        workload = _dataset_config(ns)
         slo = SLO.parse(ns.slo)
         ramp_time = parse_seconds(ns.ramp_time, "--ramp-time")
         step_time = parse_seconds(ns.step_time, "--step-time", allow_zero=False)
@@ -288,11 +399,10 @@ def build_config(ns: argparse.Namespace, *, host: str | None = None) -> BenchCon
         think_time = parse_seconds(ns.think_time, "--think-time")
         late_after = parse_seconds(ns.late_after, "--late-after")
         progress_interval = parse_seconds(ns.progress_interval, "--progress-interval")
-        run_time = _run_time(ns)
     except ValueError as error:
         raise ConfigError(str(error)) from None
-    if workload.jsonl is not None and not workload.jsonl.is_file():
-        raise ConfigError(f"--workload {workload.jsonl}: no such file")
+    if workload.path is not None and not workload.path.is_file():
+        raise ConfigError(f"--workload {workload.path}: no such file")
     headers: dict[str, str] = {}
     for item in ns.header:
         name, sep, value = item.partition(":")
@@ -351,6 +461,8 @@ def build_config(ns: argparse.Namespace, *, host: str | None = None) -> BenchCon
         transport=transport,
         lanes=lanes,
         max_body_bytes=ns.max_body_bytes,
+        trace_speedup=getattr(ns, "trace_speedup", 1.0),
+        run_time=run_time,
     )
 
 

@@ -209,7 +209,7 @@ def _open_loop(rt: RunView, stats: Stats) -> dict[str, Any]:
     started = sum(p.started for p in progresses)
     late = sum(p.late for p in progresses)
     return {
-        "arrivals": "poisson" if config.plan.poisson else "constant",
+        "arrivals": config.plan.kind,
         "steps": [{"rate": s.rate, "duration_s": s.duration} for s in config.plan.steps],
         "processes": len(progresses),
         "scheduled": sum(p.scheduled for p in progresses),

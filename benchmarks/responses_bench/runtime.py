@@ -26,7 +26,7 @@ from locust.runners import LocalRunner, MasterRunner, WorkerRunner
 from . import report
 from .aggregate import Aggregate
 from .meter import RequestRecord, warm_up
-from .options import BenchConfig, ConfigError, add_arguments, build_config
+from .options import BenchConfig, ConfigError, add_arguments, build_config, load_workload
 from .progress import Progress
 from .workload import Workload
 
@@ -99,8 +99,10 @@ class BenchRuntime:
             self.config_error = "Locust gave no parsed options"
             return
         try:
-            self.config = build_config(options, host=self.environment.host)
-            self.workload = Workload.load(self.config.workload)
+            # A trace replay's schedule comes from the file: config and workload together.
+            self.config, self.workload = load_workload(
+                build_config(options, host=self.environment.host)
+            )
         except (ConfigError, ValueError) as error:
             self.config_error = str(error)
             log.error("responses-bench: %s", error)

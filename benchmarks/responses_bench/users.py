@@ -9,7 +9,6 @@ Locust lacks (its ``wait_time`` runs after a response, so a slow server slows th
 
 from __future__ import annotations
 
-import random
 import time
 from typing import Any
 
@@ -42,9 +41,6 @@ class _BenchUser(FastHttpUser):
         self.host = environment.host or config.responses_url
         self.prepare(config.max_in_flight)
         super().__init__(environment)
-        self.rng = random.Random(
-            f"{config.workload.seed}/{self.rt.source}/{self.rt.next_user_number()}"
-        )
 
     def prepare(self, max_in_flight: int) -> None:
         """Hook for settings read by ``FastHttpUser.__init__``."""
@@ -112,7 +108,7 @@ class ResponsesUser(_BenchUser):
         if config.transport == "websocket" and config.lanes > 1:
             # One connection, `--lanes` sessions side by side, a turn of each at once.
             if not self.sessions or all(s.done for s in self.sessions):
-                self.sessions = [workload.session(self.rng) for _ in range(config.lanes)]
+                self.sessions = [workload.session(*self.rt.share()) for _ in range(config.lanes)]
             live = [s for s in self.sessions if not s.done]
             if self.conn is None:
                 self.conn = self.ws_connection()
@@ -120,7 +116,7 @@ class ResponsesUser(_BenchUser):
                 self.rt.record(rec)
             return
         if self.session is None or self.session.done:
-            self.session = workload.session(self.rng)
+            self.session = workload.session(*self.rt.share())
         if config.transport == "websocket" and self.conn is None:
             self.conn = self.ws_connection()
         rec, _ = self.run_session_turn(self.session, self.conn)
@@ -167,7 +163,9 @@ class ArrivalUser(_BenchUser):
                 continue
             progress.started += 1
             progress.started_by_step[step] += 1
-            pool.spawn(self._arrival, due, step, f"{share}/{number}")
+            # Arrival `number` of this share is the schedule's `number * shares + share`-th: a
+            # trace's record of that index, and the same session on every run of a seed.
+            pool.spawn(self._arrival, due, step, number * shares + share)
         progress.schedule_done = True
         if not pool.join(timeout=config.drain_timeout):
             pool.kill(block=False)
@@ -179,12 +177,12 @@ class ArrivalUser(_BenchUser):
         if pool is not None:
             pool.kill(block=False)
 
-    def _arrival(self, due: float, step: int, key: str) -> None:
+    def _arrival(self, due: float, step: int, index: int) -> None:
         rt = self.rt
         config = rt.config
         workload = rt.workload
         assert config is not None and workload is not None
-        session = workload.session(random.Random(f"{config.workload.seed}/{key}"))
+        session = workload.session_at(index)
         first = True
         # Over WebSocket each arriving session has a connection of its own for its turns.
         conn = self.ws_connection() if config.transport == "websocket" else None

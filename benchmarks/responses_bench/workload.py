@@ -4,14 +4,22 @@ A workload is a source of **sessions**; a session is one or more turns, the late
 ``previous_response_id`` of the answer before (SPEC §4), so multi-turn state is exercised as a chat
 client would. Sources:
 
-- **synthetic** prompts of a controlled length: ``N`` common English words, each a single token in
-  the usual BPE vocabularies (and exactly one in the mock's tokenizer), drawn at random so that no
-  two prompts share a prefix a server could cache;
-- a **JSONL file**, one session per line: a ``CreateResponse`` body fragment (any fields; ``prompt``
-  is shorthand for ``input``), optionally ``"followups": [text or fragment, ...]`` for later turns.
+- **synthetic** prompts of a controlled length (``--input-tokens``: fixed, a range, or a
+  distribution): common English words, each a single token in the usual BPE vocabularies (and
+  exactly one in the mock's tokenizer), drawn at random so that no two prompts share a prefix a
+  server could cache;
+- a **file** (``--workload``): JSONL, a JSON array (ShareGPT ``conversations``), CSV or Parquet,
+  one session per record (:mod:`benchmarks.responses_bench.datasets.records` lists the fields);
+  with ``timestamp`` s it is a trace that ``--shape trace`` replays (:func:`trace_plan`).
 
-Options fill what a line leaves out: ``model``, ``stream``, ``max_output_tokens``, tools (two function
-tools, ``tool_choice: auto``) and reasoning (``{"effort": …, "summary": "auto"}``).
+On top of either, ``--prefix-count N --prefix-tokens T`` puts one of ``N`` shared prefixes before
+each session's first input (prefix-cache tests), and ``--output-tokens`` draws ``max_output_tokens``.
+Options fill what a record leaves out: ``model``, ``stream``, ``max_output_tokens``, tools (two
+function tools, ``tool_choice: auto``) and reasoning (``{"effort": …, "summary": "auto"}``).
+
+**Deterministic**: session ``i`` is a pure function of ``(--seed, i)`` (its prompt, prefix and
+lengths come from an RNG seeded by both), and each load process takes every ``shares``-th index, so
+a seed gives the same request sequence on every run.
 """
 
 from __future__ import annotations
@@ -19,164 +27,25 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-__all__ = ["TOOLS", "RequestPlan", "Session", "Workload", "WorkloadConfig", "WorkloadError"]
+from .arrivals import ArrivalPlan, Step
+from .datasets import Entry, Lengths, WorkloadError, read_entries
+from .datasets.records import MIN_OUTPUT
+from .datasets.words import block, prefix_pool, words
 
-# Words that are one token each in cl100k/o200k (with their leading space) and in the mock.
-_WORDS = [
-    "the",
-    "of",
-    "and",
-    "to",
-    "in",
-    "is",
-    "was",
-    "for",
-    "on",
-    "are",
-    "as",
-    "with",
-    "his",
-    "they",
-    "at",
-    "be",
-    "this",
-    "from",
-    "have",
-    "or",
-    "by",
-    "one",
-    "had",
-    "not",
-    "but",
-    "what",
-    "all",
-    "were",
-    "when",
-    "we",
-    "there",
-    "can",
-    "an",
-    "your",
-    "which",
-    "their",
-    "said",
-    "if",
-    "do",
-    "will",
-    "each",
-    "about",
-    "how",
-    "up",
-    "out",
-    "them",
-    "then",
-    "she",
-    "many",
-    "some",
-    "so",
-    "these",
-    "would",
-    "other",
-    "into",
-    "has",
-    "more",
-    "her",
-    "two",
-    "like",
-    "him",
-    "see",
-    "time",
-    "could",
-    "no",
-    "make",
-    "than",
-    "first",
-    "been",
-    "its",
-    "who",
-    "now",
-    "people",
-    "my",
-    "made",
-    "over",
-    "did",
-    "down",
-    "only",
-    "way",
-    "find",
-    "use",
-    "may",
-    "water",
-    "long",
-    "little",
-    "very",
-    "after",
-    "words",
-    "called",
-    "just",
-    "where",
-    "most",
-    "know",
-    "get",
-    "through",
-    "back",
-    "much",
-    "before",
-    "go",
-    "good",
-    "new",
-    "write",
-    "our",
-    "used",
-    "me",
-    "man",
-    "too",
-    "any",
-    "day",
-    "same",
-    "right",
-    "look",
-    "think",
-    "also",
-    "around",
-    "another",
-    "came",
-    "come",
-    "work",
-    "three",
-    "word",
-    "must",
-    "because",
-    "does",
-    "part",
-    "even",
-    "place",
-    "well",
-    "such",
-    "here",
-    "take",
-    "why",
-    "things",
-    "help",
-    "put",
-    "years",
-    "different",
-    "away",
-    "again",
-    "off",
-    "went",
-    "old",
-    "number",
-    "great",
-    "tell",
-    "men",
-    "say",
-    "small",
+__all__ = [
+    "TOOLS",
+    "RequestPlan",
+    "Session",
+    "Workload",
+    "WorkloadConfig",
+    "WorkloadError",
+    "trace_plan",
 ]
 
 TOOLS: tuple[dict[str, Any], ...] = (
@@ -206,31 +75,62 @@ TOOLS: tuple[dict[str, Any], ...] = (
     },
 )
 
-
-class WorkloadError(ValueError):
-    """A workload that cannot be used (bad JSONL line, impossible lengths)."""
+DEFAULT_INPUT = Lengths.fixed(128)
 
 
 @dataclass(frozen=True, slots=True)
 class WorkloadConfig:
     model: str
     stream: bool = True
-    prompt_tokens: tuple[int, int] = (128, 128)  # inclusive range, drawn per prompt
+    prompt_tokens: Lengths | tuple[int, int] = DEFAULT_INPUT  # a (LO, HI) range: uniform
     max_output_tokens: int | None = 256
+    output_tokens: Lengths | None = None  # drawn per request; wins over max_output_tokens
     tools: bool = False
     reasoning: str | None = None  # effort: minimal / low / medium / high
     turns: int = 1
-    jsonl: Path | None = None
+    path: Path | None = None  # --workload
+    format: str = "auto"
+    limit: int = 100_000  # sessions kept from the file (every record is still checked)
+    trace: bool = False  # every record needs a timestamp (--shape trace)
+    trace_block_tokens: int = 512
+    prefix_count: int = 0
+    prefix_tokens: int = 0
     seed: int = 0
 
     def __post_init__(self) -> None:
-        low, high = self.prompt_tokens
-        if not 1 <= low <= high:
-            raise WorkloadError("prompt tokens need 1 <= LOW <= HIGH")
-        if self.max_output_tokens is not None and self.max_output_tokens < 16:
+        if isinstance(self.prompt_tokens, tuple):
+            low, high = self.prompt_tokens
+            if not 1 <= low <= high:
+                raise WorkloadError("prompt tokens need 1 <= LOW <= HIGH")
+            lengths = (
+                Lengths.fixed(low)
+                if low == high
+                else Lengths((low + high) / 2, low=low, high=high, uniform=True)
+            )
+            object.__setattr__(self, "prompt_tokens", lengths)
+        if self.max_output_tokens is not None and self.max_output_tokens < MIN_OUTPUT:
             raise WorkloadError("max_output_tokens must be >= 16 (SPEC §3, request)")
+        if self.output_tokens is not None and self.output_tokens.low < MIN_OUTPUT:
+            raise WorkloadError("output tokens must be >= 16 (SPEC §3, request)")
         if self.turns < 1:
             raise WorkloadError("turns must be >= 1")
+        if self.limit < 1:
+            raise WorkloadError("the workload limit must be >= 1")
+        if self.trace and self.path is None:
+            raise WorkloadError(
+                "a trace replay needs --workload FILE with a `timestamp` per record"
+            )
+        if self.trace_block_tokens < 1:
+            raise WorkloadError("trace block tokens must be >= 1")
+        if self.prefix_count < 0 or self.prefix_tokens < 0:
+            raise WorkloadError("prefix count and tokens must be >= 0")
+        if (self.prefix_count > 0) != (self.prefix_tokens > 0):
+            raise WorkloadError("a prefix pool needs both --prefix-count N and --prefix-tokens T")
+
+    @property
+    def input_lengths(self) -> Lengths:
+        assert isinstance(self.prompt_tokens, Lengths)
+        return self.prompt_tokens
 
 
 @dataclass(slots=True)
@@ -278,42 +178,90 @@ class Session:
 @dataclass(slots=True)
 class Workload:
     config: WorkloadConfig
-    lines: list[dict[str, Any]] = field(default_factory=list)
-    _position: int = 0
+    entries: list[Entry] = field(default_factory=list)
+    records: int = 0  # good records in the file (may exceed len(entries): --workload-limit)
+    skipped: int = 0  # conversations without a human turn
+    format: str | None = None
+    prefixes: tuple[str, ...] = ()
+    _count: int = 0
 
     @classmethod
     def load(cls, config: WorkloadConfig) -> Workload:
-        lines: list[dict[str, Any]] = []
-        if config.jsonl is not None:
-            lines = _read_jsonl(config.jsonl)
-        return cls(config, lines)
+        """Read and check the whole file (if any) now, before a request is sent."""
+        workload = cls(
+            config, prefixes=prefix_pool(config.seed, config.prefix_count, config.prefix_tokens)
+        )
+        if config.path is not None:
+            loaded = read_entries(
+                config.path,
+                config.format,
+                max_turns=config.turns,
+                limit=config.limit,
+                require_timestamp=config.trace,
+            )
+            entries = loaded.entries
+            if config.trace:
+                entries = sorted(entries, key=lambda e: e.timestamp or 0.0)  # stable
+            workload.entries = entries
+            workload.records, workload.skipped, workload.format = (
+                loaded.records,
+                loaded.skipped,
+                loaded.format,
+            )
+        return workload
 
-    def session(self, rng: random.Random) -> Session:
-        """The next session: the JSONL lines in turn (wrapping around), or a synthetic one."""
-        if self.lines:
-            line = self.lines[self._position % len(self.lines)]
-            self._position += 1
-            first = dict(line)
-            followups = first.pop("followups", [])
-            turns = [first, *(_fragment(f) for f in followups)]
+    def session(self, share: int = 0, shares: int = 1) -> Session:
+        """This process's next session: indices ``share``, ``share + shares``, … in turn."""
+        index = self._count * shares + share
+        self._count += 1
+        return self.session_at(index)
+
+    def session_at(self, index: int) -> Session:
+        """Session ``index``: the file's records in turn (wrapping around), or a synthetic one."""
+        cfg = self.config
+        rng = random.Random(f"{cfg.seed}/session/{index}")
+        if self.entries:
+            entry = self.entries[index % len(self.entries)]
+            turns = [dict(t) for t in entry.turns]
+            if entry.input_length is not None:
+                turns[0]["input"] = self._trace_prompt(entry, rng)
         else:
-            turns = [{"input": self.prompt(rng)} for _ in range(self.config.turns)]
+            turns = [{"input": self.prompt(rng)} for _ in range(cfg.turns)]
         multi = len(turns) > 1
-        return Session([self._complete(t, multi) for t in turns])
+        bodies = [self._complete(t, multi, rng) for t in turns]
+        if self.prefixes:
+            first = bodies[0]
+            first["input"] = _prefixed(rng.choice(self.prefixes), first["input"])
+        return Session(bodies)
 
     def prompt(self, rng: random.Random) -> str:
-        low, high = self.config.prompt_tokens
-        return " ".join(rng.choice(_WORDS) for _ in range(rng.randint(low, high)))
+        return words(rng, self.config.input_lengths.draw(rng))
 
-    def _complete(self, fragment: Mapping[str, Any], multi: bool) -> dict[str, Any]:
+    def _trace_prompt(self, entry: Entry, rng: random.Random) -> str:
+        """``input_length`` tokens: the blocks of the record's hash ids (cut or padded to it)."""
+        size = self.config.trace_block_tokens
+        tokens: list[str] = []
+        for hash_id in entry.hash_ids:
+            tokens += _block(self.config.seed, hash_id, size)
+        length = entry.input_length or len(tokens)
+        if len(tokens) < length:
+            tokens += words(rng, length - len(tokens)).split(" ")
+        return " ".join(tokens[:length])
+
+    def _complete(
+        self, fragment: Mapping[str, Any], multi: bool, rng: random.Random
+    ) -> dict[str, Any]:
         cfg = self.config
         body = dict(fragment)
         if "prompt" in body:
             body.setdefault("input", body.pop("prompt"))
         body.setdefault("model", cfg.model)
         body.setdefault("stream", cfg.stream)
-        if cfg.max_output_tokens is not None:
-            body.setdefault("max_output_tokens", cfg.max_output_tokens)
+        if "max_output_tokens" not in body:
+            if cfg.output_tokens is not None:
+                body["max_output_tokens"] = cfg.output_tokens.draw(rng)
+            elif cfg.max_output_tokens is not None:
+                body["max_output_tokens"] = cfg.max_output_tokens
         if cfg.tools:
             body.setdefault("tools", [dict(t) for t in TOOLS])
             body.setdefault("tool_choice", "auto")
@@ -323,90 +271,37 @@ class Workload:
             body.setdefault("store", True)  # a later turn names this response
         return body
 
+    def trace_offsets(self, speedup: float = 1.0, until: float | None = None) -> tuple[float, ...]:
+        """Each session's arrival, in seconds from the trace's first, divided by ``speedup``;
+        those at or after ``until`` (``-t``) are cut."""
+        if not self.entries:
+            return ()
+        origin = self.entries[0].timestamp or 0.0
+        offsets = tuple(((e.timestamp or 0.0) - origin) / speedup for e in self.entries)
+        if until is not None:
+            offsets = tuple(o for o in offsets if o < until)
+        return offsets
 
-def _fragment(value: Any) -> dict[str, Any]:
+
+def trace_plan(workload: Workload, speedup: float, until: float | None) -> ArrivalPlan:
+    """The open-loop schedule of a trace: arrival ``i`` at session ``i``'s (sped-up) offset."""
+    offsets = workload.trace_offsets(speedup, until)
+    if not offsets:
+        raise WorkloadError("the trace has no arrival before -t/--run-time")
+    duration = until if until is not None else offsets[-1] + 0.001
+    return ArrivalPlan((Step(len(offsets) / duration, duration),), offsets=offsets)
+
+
+@lru_cache(maxsize=1024)
+def _block(seed: int, hash_id: int, tokens: int) -> tuple[str, ...]:
+    return tuple(block(seed, hash_id, tokens).split(" "))
+
+
+def _prefixed(prefix: str, value: Any) -> Any:
+    """The shared prefix before the first input: text first, or a leading user message."""
     if isinstance(value, str):
-        return {"input": value}
-    if isinstance(value, dict):
-        return dict(value)
-    raise WorkloadError(f"a followup must be a string or an object, got {type(value).__name__}")
-
-
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """Every session of the file, each line checked before any request is sent: the first bad
-    line is named by its number (and how many more there are), so a run never starts on a file
-    that would fail request after request."""
-    try:
-        text = path.read_bytes()
-    except OSError as error:
-        raise WorkloadError(f"cannot read workload {path}: {error.strerror or error}") from None
-    if text.startswith(b"\xef\xbb\xbf"):
-        text = text[3:]
-    lines: list[dict[str, Any]] = []
-    problems: list[str] = []
-    for number, raw in enumerate(text.splitlines(), 1):
-        if not raw.strip() or raw.lstrip().startswith(b"#"):
-            continue
-        problem = _line_problem(raw)
-        if isinstance(problem, str):
-            problems.append(f"{path}:{number}: {problem}")
-        else:
-            lines.append(problem)
-    if problems:
-        more = f" (and {len(problems) - 1} more bad line(s))" if len(problems) > 1 else ""
-        raise WorkloadError(problems[0] + more)
-    if not lines:
-        raise WorkloadError(f"{path}: no request in the file")
-    return lines
-
-
-def _line_problem(raw: bytes) -> dict[str, Any] | str:
-    """The line's session, or what is wrong with it."""
-    try:
-        obj = orjson.loads(raw)
-    except orjson.JSONDecodeError as error:
-        return f"not JSON ({error})"
-    if not isinstance(obj, dict):
-        return f"expected a JSON object, got {_kind(obj)}"
-    problem = _fragment_problem(obj)
-    if problem is not None:
-        return problem
-    followups = obj.get("followups", [])
-    if not isinstance(followups, list):
-        return f"`followups` must be a list, got {_kind(followups)}"
-    for index, followup in enumerate(followups):
-        if isinstance(followup, str):
-            continue
-        if not isinstance(followup, dict):
-            return f"followups[{index}] must be a string or an object, got {_kind(followup)}"
-        problem = _fragment_problem(followup)
-        if problem is not None:
-            return f"followups[{index}]: {problem}"
-    return obj
-
-
-def _fragment_problem(obj: Mapping[str, Any]) -> str | None:
-    """Fields the bench itself reads must have the type the request needs."""
-    if "input" not in obj and "prompt" not in obj:
-        return "needs `input` or `prompt`"
-    for key in ("input", "prompt"):
-        if key in obj and not isinstance(obj[key], str | list):
-            return f"`{key}` must be a string or a list of input items, got {_kind(obj[key])}"
-    if "model" in obj and not isinstance(obj["model"], str):
-        return f"`model` must be a string, got {_kind(obj['model'])}"
-    if "stream" in obj and not isinstance(obj["stream"], bool):
-        return f"`stream` must be true or false, got {_kind(obj['stream'])}"
-    limit = obj.get("max_output_tokens")
-    if limit is not None and (type(limit) is not int or limit < 16):
-        return "`max_output_tokens` must be an integer >= 16 (SPEC §3) or null"
-    return None
-
-
-def _kind(value: Any) -> str:
-    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
-    if value is None:
-        return "null"
-    return names.get(type(value), "a number" if isinstance(value, int | float) else "a value")
+        return f"{prefix} {value}"
+    return [{"type": "message", "role": "user", "content": prefix}, *value]
 
 
 def _int(value: Any) -> int | None:

@@ -142,7 +142,7 @@ def test_synthetic_sessions_chain_previous_response_id() -> None:
     workload = Workload.load(
         WorkloadConfig(model="m", prompt_tokens=(5, 5), turns=2, tools=True, reasoning="low")
     )
-    session = workload.session(random.Random(0))
+    session = workload.session()
     first = json.loads(session.next().body)
     assert len(first["input"].split()) == 5
     assert first["store"] is True and first["stream"] is True and first["tools"]
@@ -156,7 +156,7 @@ def test_synthetic_sessions_chain_previous_response_id() -> None:
 
 def test_a_failed_turn_ends_the_session() -> None:
     workload = Workload.load(WorkloadConfig(model="m", turns=3))
-    session = workload.session(random.Random(0))
+    session = workload.session()
     session.next()
     session.answered(None, ok=False)
     assert session.done
@@ -169,16 +169,16 @@ def test_jsonl_workload(tmp_path: Path) -> None:
         "# a comment\n"
         '{"input": [{"role": "user", "content": "yo"}], "stream": false}\n'
     )
-    workload = Workload.load(WorkloadConfig(model="m", jsonl=path))
-    one = workload.session(random.Random(0))
+    workload = Workload.load(WorkloadConfig(model="m", path=path))
+    one = workload.session()
     assert [json.loads(one.next().body)["input"] for _ in range(1)] == ["hi"]
     assert len(one.turns) == 3 and one.turns[0]["max_output_tokens"] == 32
-    two = workload.session(random.Random(0))
+    two = workload.session()
     plan = two.next()
     assert not plan.stream and plan.max_output_tokens == 256
     (tmp_path / "bad.jsonl").write_text('{"model": "x"}\n')
     with pytest.raises(WorkloadError):
-        Workload.load(WorkloadConfig(model="m", jsonl=tmp_path / "bad.jsonl"))
+        Workload.load(WorkloadConfig(model="m", path=tmp_path / "bad.jsonl"))
 
 
 def _ns(*args: str) -> argparse.Namespace:
