@@ -21,8 +21,10 @@ What runs:
   (``long``; ``responses-mock --port 0 --seed 1`` for ``short``: its console entry point, a separate process; the default in-memory store, so every response is
   stored as a client would have it);
 - **bare**: this script's ``--serve-replay FILE`` mode, a Starlette app whose one route returns a
-  ``StreamingResponse`` over the SSE frames captured from the mock for the same request — one
-  body write per event, exactly as the mock writes them — served by uvicorn with the same settings
+  ``StreamingResponse`` over the HTTP chunks captured from the mock for the same request — the
+  same bytes in the same body writes as the mock's (one per event today; the run fails if the
+  capture's chunks are not whole SSE frames, and reports ``body_writes_per_stream``), with the
+  mock's response headers — served by uvicorn with the same settings
   as the mock's CLI (default loop and HTTP implementation, log level ``warning``, the same listening
   socket, so that asyncio turns Nagle's algorithm off for both: see :func:`serve_replay`).
 
@@ -75,7 +77,7 @@ import orjson
 from benchmarks.perf.stream_client import (
     RunError,
     Sample,
-    capture,
+    capture_chunks,
     load_round,
     split_frames,
 )
@@ -208,14 +210,23 @@ def mock_command(args: argparse.Namespace) -> list[str]:
     ]
 
 
-def replay_app(body: bytes) -> Any:
-    """The bare endpoint: the captured frames, one ``StreamingResponse`` body write each."""
+def replay_app(body: bytes, sizes: Sequence[int] | None = None) -> Any:
+    """The bare endpoint: the captured body in the mock's writes (``sizes``: the byte count of
+    each; None: one per SSE frame), one ``StreamingResponse`` body write each."""
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import StreamingResponse
     from starlette.routing import Route
 
-    frames = split_frames(body)
+    if sizes is None:
+        frames = split_frames(body)
+    else:
+        frames, start = [], 0
+        for size in sizes:
+            frames.append(body[start : start + size])
+            start += size
+        if start != len(body):
+            raise RunError("the chunk sizes do not add up to the captured body")
 
     async def replay() -> Any:
         for frame in frames:
@@ -224,7 +235,9 @@ def replay_app(body: bytes) -> Any:
     async def endpoint(request: Request) -> StreamingResponse:
         await request.body()  # read like the mock does; its content is ignored
         return StreamingResponse(
-            replay(), media_type="text/event-stream", headers={"cache-control": "no-cache"}
+            replay(),
+            media_type="text/event-stream",
+            headers={"cache-control": "no-cache", "x-accel-buffering": "no"},  # the mock's
         )
 
     return Starlette(routes=[Route("/v1/responses", endpoint, methods=["POST"])])
@@ -243,7 +256,9 @@ def serve_replay(path: Path) -> int:
     """
     from reference_impl.server import bind, serve_socket
 
-    serve_socket(replay_app(path.read_bytes()), bind("127.0.0.1", 0), "warning")
+    sizes_file = path.with_name(path.name + ".chunks.json")
+    sizes = json.loads(sizes_file.read_text()) if sizes_file.exists() else None
+    serve_socket(replay_app(path.read_bytes(), sizes), bind("127.0.0.1", 0), "warning")
     return 0
 
 
@@ -337,9 +352,16 @@ def servers(args: argparse.Namespace, body: bytes, cpu: int | None) -> Iterator[
         try:
             mock = start_server("mock", mock_command(args), cpu, quiet=not args.verbose)
             started.append(mock)
-            captured = asyncio.run(capture(mock.host, mock.port, body))
+            chunks = asyncio.run(capture_chunks(mock.host, mock.port, body))
+            captured = b"".join(chunks)
+            if any(not chunk.endswith(b"\n\n") for chunk in chunks):
+                raise RunError("the mock wrote a body chunk that is not whole SSE frames")
             frames_file = Path(tmp) / "frames.sse"
             frames_file.write_bytes(captured)
+            # The bare replays the mock's very writes: same bytes, same chunks.
+            frames_file.with_name(frames_file.name + ".chunks.json").write_text(
+                json.dumps([len(chunk) for chunk in chunks])
+            )
             replay_cmd = [sys.executable, str(Path(__file__).resolve())]
             bare = start_server(
                 "bare",
@@ -348,7 +370,7 @@ def servers(args: argparse.Namespace, body: bytes, cpu: int | None) -> Iterator[
                 quiet=not args.verbose,
             )
             started.append(bare)
-            yield {"mock": mock, "bare": bare, "captured": captured}
+            yield {"mock": mock, "bare": bare, "captured": captured, "writes": len(chunks)}
         finally:
             for server in started:
                 server.stop()
@@ -399,6 +421,7 @@ def _run(args: argparse.Namespace, server_cpu: int | None, client_cpu: int | Non
             "request": orjson.loads(body),
             "events_per_stream": len(frames) - 1,
             "bytes_per_stream": len(captured),
+            "body_writes_per_stream": running["writes"],
             "connections": args.connections,
             "streams_per_connection": args.streams,
             "rounds": args.rounds,
@@ -450,7 +473,8 @@ def print_summary(results: Results) -> None:
     s, summary = results.settings, results.summary()
     print()
     print(
-        f"stream: {s['events_per_stream']} events, {s['bytes_per_stream']:,} bytes "
+        f"stream: {s['events_per_stream']} events, {s['bytes_per_stream']:,} bytes in "
+        f"{s['body_writes_per_stream']} body writes, replayed as such by the bare "
         f"(judge --strict violations: {s['judge_violations_strict']})"
     )
     print(

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from benchmarks.perf.mock_streaming_throughput import Server
 
-__all__ = ["RunError", "Sample", "capture", "load_round", "request_bytes", "split_frames",
+__all__ = ["RunError", "Sample", "capture", "capture_chunks", "load_round", "request_bytes", "split_frames",
            "stream_once"]  # fmt: skip
 
 _END = b"\r\n0\r\n\r\n"  # the last chunk of a chunked body (RFC 9112 §7.1)
@@ -67,22 +67,28 @@ async def stream_once(
             return frames
 
 
-async def capture(host: str, port: int, body: bytes) -> bytes:
-    """The decoded body of one stream (chunked decoding done properly: this is the reference)."""
+async def capture_chunks(host: str, port: int, body: bytes) -> list[bytes]:
+    """One stream's body as the server wrote it: its HTTP chunks, in order (chunked decoding done
+    properly: this is the reference). A server writes one chunk per ASGI body message."""
     reader, writer = await asyncio.open_connection(host, port)
     try:
         writer.write(request_bytes(host, port, body))
         await _read_head(reader)
-        out = bytearray()
+        out: list[bytes] = []
         while True:
             size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
             if size == 0:
                 await reader.readuntil(b"\r\n")
-                return bytes(out)
-            out += await reader.readexactly(size)
+                return out
+            out.append(await reader.readexactly(size))
             await reader.readexactly(2)
     finally:
         writer.close()
+
+
+async def capture(host: str, port: int, body: bytes) -> bytes:
+    """The decoded body of one stream."""
+    return b"".join(await capture_chunks(host, port, body))
 
 
 @dataclass
