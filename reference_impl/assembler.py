@@ -40,6 +40,7 @@ from .assembler_items import (
     logprob_object,
     obfuscation,
     obfuscator,
+    run_obfuscator,
 )
 from .assembler_tools import ToolEvents
 from .engine import (
@@ -91,6 +92,7 @@ class ResponseAssembler(ToolEvents):
             # Reasoning items carry a sealed copy of themselves when the request asks.
             sealer=sealer if "reasoning.encrypted_content" in (include or ()) else None,
         )
+        self._obfuscate_run = run_obfuscator(response_id) if include_obfuscation else None
         self._compaction = compaction
         self._clock = clock
         self._response = response_skeleton(body, response_id=response_id, created_at=created_at)
@@ -302,23 +304,41 @@ class ResponseAssembler(ToolEvents):
         seq = self._seq
         self._seq = seq + len(more)
         item_id, output_index, content_index = item.id, item.output_index, part.index
-        new = [
-            {
-                "type": "response.output_text.delta",
-                "sequence_number": n,
-                "item_id": item_id,
-                "output_index": output_index,
-                "content_index": content_index,
-                "delta": delta,
-                "logprobs": [],
-            }
-            for n, delta in enumerate(more, seq)
-        ]
-        obfuscate = self._obfuscation
-        if obfuscate is not None:
-            for event, n, delta in zip(new, range(seq, seq + len(more)), more, strict=True):
-                event["obfuscation"] = obfuscate(n, delta)
-        events.extend(new)
+        obfuscate_run = self._obfuscate_run
+        if obfuscate_run is None:
+            events.extend(
+                [
+                    {
+                        "type": "response.output_text.delta",
+                        "sequence_number": n,
+                        "item_id": item_id,
+                        "output_index": output_index,
+                        "content_index": content_index,
+                        "delta": delta,
+                        "logprobs": [],
+                    }
+                    for n, delta in enumerate(more, seq)
+                ]
+            )
+            return
+        # The padding in the literal: the dict is built at its final size, in the same key order.
+        events.extend(
+            [
+                {
+                    "type": "response.output_text.delta",
+                    "sequence_number": n,
+                    "item_id": item_id,
+                    "output_index": output_index,
+                    "content_index": content_index,
+                    "delta": delta,
+                    "logprobs": [],
+                    "obfuscation": padding,
+                }
+                for n, delta, padding in zip(
+                    range(seq, seq + len(more)), more, obfuscate_run(seq, more), strict=True
+                )
+            ]
+        )
 
     def _reasoning(self, events: list[Event], chunk: ReasoningDelta) -> None:
         item = self._open

@@ -38,6 +38,7 @@ __all__ = [
     "obfuscation",
     "obfuscator",
     "part_object",
+    "run_obfuscator",
 ]
 
 Event = dict[str, Any]
@@ -77,6 +78,28 @@ def obfuscator(response_id: str) -> Callable[[int, str], str]:
         return digest[1:end].translate(table).decode("ascii")
 
     return obfuscate
+
+
+def run_obfuscator(response_id: str) -> Callable[[int, Sequence[str]], list[str]]:
+    """:func:`obfuscator` for a run of deltas numbered from ``first``: the same strings, the loop
+    inlined (one call per run of a text stream, not one per delta)."""
+    copy = hashlib.blake2b(f"{response_id}\x00".encode(), digest_size=17).copy
+    table = _ALNUM_TABLE
+    width, short = _OBFUSCATION_WIDTH, _OBFUSCATION_WIDTH + 1
+
+    def obfuscate_run(first: int, deltas: Sequence[str]) -> list[str]:
+        out: list[str] = []
+        append = out.append
+        for n, delta in enumerate(deltas, first):
+            h = copy()
+            h.update(b"%d\x00%s" % (n, delta.encode()))  # == f"{n}\x00{delta}".encode()
+            digest = h.digest()
+            size = len(delta)
+            end = short - size if size < width else 1 + digest[0] % 16
+            append(digest[1:end].translate(table).decode("ascii"))
+        return out
+
+    return obfuscate_run
 
 
 PartKind = Literal["output_text", "refusal", "reasoning_text", "summary_text"]
