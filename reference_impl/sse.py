@@ -1,12 +1,14 @@
 """SSE framing and the streaming ASGI response.
 
-Each event is one frame ``event: <type>\\ndata: <json>\\n\\n`` written with one ``send`` (SPEC §1
-"Framing"; the ``event:`` name equals the body's ``type``, no ``id:`` lines). The stream ends with
-``data: [DONE]``: optional for OpenAI, required by Open Responses, so we send it.
+Each event is one frame ``event: <type>\\ndata: <json>\\n\\n`` (SPEC §1 "Framing"; the ``event:``
+name equals the body's ``type``, no ``id:`` lines). The stream ends with ``data: [DONE]``: optional
+for OpenAI, required by Open Responses, so we send it. The frames of one batch — the events of one
+engine chunk, produced at one instant — go out in one body ``send``; a stream with latency has one
+delta per chunk, so each delta is sent alone when it is due.
 
 :class:`SSEResponse` runs a *producer*: a coroutine function that pushes events into the
 :class:`EventSink` it is given. Pushing (rather than pulling from a chain of async generators) keeps
-the per-event path to one coroutine call and one ``send`` — this is the hot path of every stream
+the per-event path short, and a batch to one ``send`` — this is the hot path of every stream
 (issue 3, the streaming throughput benchmark).
 
 While the producer runs, :class:`SSEResponse` watches for the client's ``http.disconnect``; on
@@ -55,7 +57,8 @@ def raw_send_scope(scope: MutableMapping[str, Any], send: Send) -> None:
 
 
 class EventSink:
-    """Where a producer puts its stream: each event becomes one frame, one body ``send``."""
+    """Where a producer puts its stream: each event becomes one frame; each batch of events
+    (:meth:`events`) one body ``send``."""
 
     __slots__ = ("_send",)
 
@@ -63,8 +66,9 @@ class EventSink:
         self._send = send
 
     def events(self, events: Sequence[Mapping[str, Any]]) -> Awaitable[None]:
-        """Send each of ``events`` (await the result). One event — every text delta — is sent
-        without a coroutine of its own: the server's ``send`` is returned to be awaited."""
+        """Send ``events``, one batch produced at one instant (the events of one engine chunk),
+        in one body message (await the result). One event — every text delta of a timed
+        stream — is sent without a coroutine of its own: the server's ``send`` is returned."""
         if len(events) == 1:
             event = events[0]
             # encode_event, inlined: once per event of every stream
@@ -74,19 +78,23 @@ class EventSink:
         return self._each(events)
 
     async def _each(self, events: Sequence[Mapping[str, Any]]) -> None:
-        send = self._send
+        # One body message for the batch: its events were produced together (one engine chunk,
+        # no latency between them), so nothing is held back. Per message the server's HTTP
+        # layer costs more than encoding an event (benchmarks/perf/mock_streaming_throughput.py).
         dumps = _dumps
         last_type: Any = None
         prefix = b""
+        frames: list[bytes] = []
+        append = frames.append
         for event in events:
             type_ = event["type"]
             if type_ is not last_type:  # runs of one type (text deltas): one prefix lookup
                 prefix = _PREFIXES.get(type_) or _prefix(type_)
                 last_type = type_
-            await send(
-                {"type": "http.response.body", "body": prefix + dumps(event) + b"\n\n",
-                 "more_body": True}
-            )  # fmt: skip
+            append(prefix + dumps(event) + b"\n\n")
+        await self._send(
+            {"type": "http.response.body", "body": b"".join(frames), "more_body": True}
+        )
 
     async def event(self, event: Mapping[str, Any]) -> None:
         await self._send(
