@@ -28,6 +28,10 @@ What runs:
   as the mock's CLI (default loop and HTTP implementation, log level ``warning``, the same listening
   socket, so that asyncio turns Nagle's algorithm off for both: see :func:`serve_replay`).
 
+- **bare-per-event** (only when the mock writes several events at once): the same app replaying
+  the same bytes one write per SSE frame, as every server did before the mock batched its writes
+  (the baseline issue 14 item 5 was stated against); its ratio is printed as ``ratio/event``.
+
 Both servers are pinned to ``--server-cpu`` and this process (the load generator) to
 ``--client-cpu``. The load: ``--connections`` (16) keep-alive HTTP/1.1 connections, each sending
 ``--streams`` streaming requests back to back; every stream must deliver the captured number of
@@ -83,6 +87,7 @@ from benchmarks.perf.stream_client import (
 )
 
 TARGET_RATIO = 0.65
+PER_EVENT = "bare-per-event"
 DEFAULT_BODY = {
     "model": "mock",
     "input": "Tell me a long story about a lighthouse keeper.",
@@ -304,6 +309,16 @@ class Results:
             "bare_events_per_wall_s_median": wall["bare"],
             "target_ratio": target,
             "meets_target": ratio >= target,
+            **self._per_event(mock),
+        }
+
+    def _per_event(self, mock: list[float]) -> dict[str, Any]:
+        per_event = self.rates(PER_EVENT)
+        if not per_event:
+            return {}
+        return {
+            "bare_per_event_events_per_cpu_s_median": statistics.median(per_event),
+            "ratio_vs_per_event_bare": statistics.median(mock) / statistics.median(per_event),
         }
 
     def as_json(self) -> dict[str, Any]:
@@ -370,7 +385,18 @@ def servers(args: argparse.Namespace, body: bytes, cpu: int | None) -> Iterator[
                 quiet=not args.verbose,
             )
             started.append(bare)
-            yield {"mock": mock, "bare": bare, "captured": captured, "writes": len(chunks)}
+            running = {"mock": mock, "bare": bare, "captured": captured, "writes": len(chunks)}
+            if len(chunks) != len(split_frames(captured)):
+                per_event_file = Path(tmp) / "per-event.sse"  # no chunk sizes: one write a frame
+                per_event_file.write_bytes(captured)
+                running[PER_EVENT] = start_server(
+                    PER_EVENT,
+                    [*replay_cmd, "--serve-replay", str(per_event_file)],
+                    cpu,
+                    quiet=not args.verbose,
+                )
+                started.append(running[PER_EVENT])
+            yield running
         finally:
             for server in started:
                 server.stop()
@@ -441,7 +467,9 @@ def _run(args: argparse.Namespace, server_cpu: int | None, client_cpu: int | Non
             )
         results = Results(settings)
         for rnd in range(args.rounds):
-            order = ("mock", "bare") if rnd % 2 == 0 else ("bare", "mock")
+            names = ["mock", "bare", *([PER_EVENT] if PER_EVENT in running else [])]
+            shift = rnd % len(names)
+            order = names[shift:] + names[:shift]  # two servers: ABBA, as before
             for name in order:
                 sample = asyncio.run(
                     load_round(
@@ -493,6 +521,15 @@ def print_summary(results: Results) -> None:
         f"{min(summary['ratio_per_round']):.2f}-{max(summary['ratio_per_round']):.2f}; "
         f"best round of each: {summary['ratio_best']:.2f})"
     )
+    if "ratio_vs_per_event_bare" in summary:
+        print(
+            f"bare/event: {summary['bare_per_event_events_per_cpu_s_median']:>10,.0f} events per "
+            "server CPU-s (the same bytes, one write per event)"
+        )
+        print(
+            f"ratio/event: {summary['ratio_vs_per_event_bare']:>9.2f}  (mock against the "
+            "per-event bare: the baseline the issue stated; the mock writes fewer chunks)"
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:
