@@ -158,6 +158,9 @@ def build_summary(rt: RunView) -> dict[str, Any]:
             "validated": config.validate,
         },
         "shape": config.shape,
+        "workload": config.workload.describe(
+            config.trace_speedup if config.shape == "trace" else None
+        ),
         "started_at": stats.first_start if stats.requests else None,
         "window_s": round(window, 4),
         **_stats_block(stats, window),

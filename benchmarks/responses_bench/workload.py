@@ -34,7 +34,7 @@ from typing import Any
 import orjson
 
 from .arrivals import ArrivalPlan, Step
-from .datasets import Entry, Lengths, WorkloadError, read_entries
+from .datasets import Entry, Lengths, WorkloadError, detect, read_entries
 from .datasets.records import MIN_OUTPUT
 from .datasets.words import block, prefix_pool, words
 
@@ -126,6 +126,27 @@ class WorkloadConfig:
             raise WorkloadError("prefix count and tokens must be >= 0")
         if (self.prefix_count > 0) != (self.prefix_tokens > 0):
             raise WorkloadError("a prefix pool needs both --prefix-count N and --prefix-tokens T")
+
+    def describe(self, trace_speedup: float | None = None) -> dict[str, Any]:
+        """What the run sent, for summary.json's ``workload`` block."""
+        return {
+            "source": str(self.path) if self.path is not None else "synthetic",
+            "format": detect(self.path, self.format) if self.path is not None else None,
+            "input_tokens": self.input_lengths.describe() if self.path is None else None,
+            "max_output_tokens": (
+                self.output_tokens.describe()
+                if self.output_tokens is not None
+                else self.max_output_tokens
+            ),
+            "turns": self.turns,
+            "prefix_pool": (
+                {"count": self.prefix_count, "tokens": self.prefix_tokens}
+                if self.prefix_count
+                else None
+            ),
+            "trace_speedup": trace_speedup,
+            "seed": self.seed,
+        }
 
     @property
     def input_lengths(self) -> Lengths:

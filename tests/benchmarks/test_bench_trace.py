@@ -32,6 +32,9 @@ def test_a_trace_replays_its_arrivals_in_order_and_never_early(tmp_path: Path) -
     assert run.code == 0, run.output
     summary = run.summary
     assert summary["shape"] == "trace"
+    workload = summary["workload"]
+    assert (workload["source"], workload["format"]) == (str(path), "jsonl")
+    assert workload["trace_speedup"] == 2.0
     loop = summary["open_loop"]
     assert loop["arrivals"] == "trace" and loop["scheduled"] == loop["completed"] == 5
     assert summary["requests"]["total"] == 5 and summary["requests"]["failed"] == 0
@@ -52,3 +55,26 @@ def test_a_trace_replays_its_arrivals_in_order_and_never_early(tmp_path: Path) -
 
 def _ranks(values: list[int]) -> list[int]:
     return sorted(range(len(values)), key=values.__getitem__)
+
+
+def test_a_csv_workload_with_a_prefix_pool_and_drawn_output_lengths(tmp_path: Path) -> None:
+    # Closed loop through Locust's users: every request is a CSV row, a 24-token shared prefix
+    # before it, and max_output_tokens drawn from 16-24 (the mock stops there: incomplete).
+    path = tmp_path / "prompts.csv"
+    path.write_text("prompt,ignored\nfirst question,x\nsecond one here,y\n")
+    with mock_server() as url:
+        run = run_bench(
+            tmp_path / "r", "--base-url", url, "--model", "mock", "--workload", str(path),
+            "--prefix-count", "2", "--prefix-tokens", "24", "--output-tokens", "16-24",
+            "-u", "2", "-t", "2s", "--request-log", timeout=90,
+        )  # fmt: skip
+    assert run.code == 0, run.output
+    summary = run.summary
+    assert summary["workload"]["format"] == "csv"
+    assert summary["workload"]["prefix_pool"] == {"count": 2, "tokens": 24}
+    assert summary["workload"]["max_output_tokens"] == "16-24"
+    records = run.requests()
+    assert len(records) == summary["requests"]["total"] > 0
+    assert all(r["ok"] for r in records)
+    assert min(r["input_tokens"] for r in records) >= 24 + 2  # the prefix, then the row's text
+    assert max(r["output_tokens"] for r in records) <= 24
