@@ -308,17 +308,23 @@ class Results:
             "mock_events_per_wall_s_median": wall["mock"],
             "bare_events_per_wall_s_median": wall["bare"],
             "target_ratio": target,
+            # The targets (issue 3, issue 14 item 5) were stated against a bare that writes one
+            # event at a time, as every server then did: with the per-event bare measured, the
+            # verdict is on it; "ratio" (the same writes as the mock) is printed beside it.
             "meets_target": ratio >= target,
-            **self._per_event(mock),
+            **self._per_event(mock, target),
         }
 
-    def _per_event(self, mock: list[float]) -> dict[str, Any]:
+    def _per_event(self, mock: list[float], target: float) -> dict[str, Any]:
         per_event = self.rates(PER_EVENT)
         if not per_event:
             return {}
+        ratio = statistics.median(mock) / statistics.median(per_event)
         return {
             "bare_per_event_events_per_cpu_s_median": statistics.median(per_event),
-            "ratio_vs_per_event_bare": statistics.median(mock) / statistics.median(per_event),
+            "ratio_vs_per_event_bare": ratio,
+            "meets_target": ratio >= target,
+            "target_baseline": "bare_per_event",
         }
 
     def as_json(self) -> dict[str, Any]:
@@ -514,9 +520,15 @@ def print_summary(results: Results) -> None:
     print(f"mock:  {summary['mock_events_per_cpu_s_median']:>10,.0f} events per server CPU-s")
     print(f"bare:  {summary['bare_events_per_cpu_s_median']:>10,.0f} events per server CPU-s")
     verdict = "meets" if summary["meets_target"] else "below"
+    on_per_event = "ratio_vs_per_event_bare" in summary
+    against = (
+        f"against a bare with the mock's writes; the target {summary['target_ratio']} is judged "
+        "on ratio/event"
+        if on_per_event
+        else f"{verdict} the target {summary['target_ratio']}"
+    )
     print(
-        f"ratio: {summary['ratio']:>10.2f}  ({verdict} the target {summary['target_ratio']}; "
-        f"preset {s['preset']}; per-round "
+        f"ratio: {summary['ratio']:>10.2f}  ({against}; preset {s['preset']}; per-round "
         f"median {summary['ratio_per_round_median']:.2f}, range "
         f"{min(summary['ratio_per_round']):.2f}-{max(summary['ratio_per_round']):.2f}; "
         f"best round of each: {summary['ratio_best']:.2f})"
@@ -527,8 +539,9 @@ def print_summary(results: Results) -> None:
             "server CPU-s (the same bytes, one write per event)"
         )
         print(
-            f"ratio/event: {summary['ratio_vs_per_event_bare']:>9.2f}  (mock against the "
-            "per-event bare: the baseline the issue stated; the mock writes fewer chunks)"
+            f"ratio/event: {summary['ratio_vs_per_event_bare']:>9.2f}  ({verdict} the target "
+            f"{summary['target_ratio']}: mock against the per-event bare, the baseline the "
+            "issue stated; the mock writes fewer chunks)"
         )
 
 
