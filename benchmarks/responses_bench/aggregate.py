@@ -22,8 +22,12 @@ from .meter import RequestRecord
 __all__ = ["HISTOGRAMS", "Aggregate", "Stats"]
 
 # Histograms in milliseconds; `lag` is the open-loop start lag (actual − scheduled send);
-# `input_tokens` / `output_tokens`: per successful request, as its usage reports them.
-HISTOGRAMS = ("ttft", "itl", "tpot", "e2e", "lag", "input_tokens", "output_tokens")
+# `input_tokens` / `output_tokens`: per successful request, as its usage reports them;
+# `itl_request`: one sample per successful request of >= 2 output deltas, the mean of its gaps
+# ((last delta − first delta) / (deltas − 1): GuideLLM's per-request ITL), beside `itl` (every gap).
+HISTOGRAMS = (
+    "ttft", "itl", "itl_request", "tpot", "e2e", "lag", "input_tokens", "output_tokens"
+)  # fmt: skip
 
 
 class Stats:
@@ -96,6 +100,8 @@ class Stats:
             itl = hists["itl"]
             for gap in rec.itls:
                 itl.add(gap * 1000)
+            if rec.itls:
+                hists["itl_request"].add(sum(rec.itls) / len(rec.itls) * 1000)
         if rec.lag is not None:
             hists["lag"].add(max(rec.lag, 0.0) * 1000)
         self.first_start = min(self.first_start, rec.start)
@@ -153,7 +159,8 @@ class Stats:
         stats.names = Counter({str(k): int(v) for k, v in data["names"].items()})
         stats.causes = Counter({str(k): int(v) for k, v in data["causes"].items()})
         for name, wire in data["hists"].items():
-            stats.hists[name] = LogHistogram.from_wire(wire)
+            if name in stats.hists:
+                stats.hists[name] = LogHistogram.from_wire(wire)
         if data["first_start"] is not None:
             stats.first_start = float(data["first_start"])
             stats.last_end = float(data["last_end"])
@@ -161,10 +168,13 @@ class Stats:
 
 
 class Aggregate:
-    """The whole run, per sweep step, per second; plus how many requests each source sent."""
+    """The whole run, per sweep step, per second; plus how many requests each source sent.
+
+    ``warmup``: the requests ``--warmup`` set aside; they are in no other view (no statistic)."""
 
     def __init__(self) -> None:
         self.all = Stats()
+        self.warmup = Stats()
         self.steps: dict[int, Stats] = {}
         self.timeline: dict[int, Stats] = {}  # key: whole seconds (epoch) of completion
         # key: whole seconds (epoch); value: request-seconds in flight during that second
@@ -184,8 +194,12 @@ class Aggregate:
             second += 1
         self.sources[source] += 1
 
+    def add_warmup(self, rec: RequestRecord) -> None:
+        self.warmup.add(rec, False)
+
     def merge(self, other: Aggregate) -> None:
         self.all.merge(other.all)
+        self.warmup.merge(other.warmup)
         for key, stats in other.steps.items():
             self.steps.setdefault(key, Stats()).merge(stats)
         for key, stats in other.timeline.items():
@@ -197,6 +211,7 @@ class Aggregate:
     def to_wire(self) -> dict[str, Any]:
         return {
             "all": self.all.to_wire(),
+            "warmup": self.warmup.to_wire(),
             "steps": [[k, s.to_wire()] for k, s in self.steps.items()],
             "timeline": [[k, s.to_wire()] for k, s in self.timeline.items()],
             "in_flight": [[k, v] for k, v in self.in_flight.items()],
@@ -207,6 +222,8 @@ class Aggregate:
     def from_wire(cls, data: Mapping[str, Any]) -> Aggregate:
         agg = cls()
         agg.all = Stats.from_wire(data["all"])
+        if "warmup" in data:
+            agg.warmup = Stats.from_wire(data["warmup"])
         agg.steps = {int(k): Stats.from_wire(s) for k, s in data["steps"]}
         agg.timeline = {int(k): Stats.from_wire(s) for k, s in data["timeline"]}
         agg.in_flight = {int(k): float(v) for k, v in data.get("in_flight", [])}
@@ -217,6 +234,7 @@ class Aggregate:
         """Everything added since the last drain, as wire data; starts afresh."""
         wire = self.to_wire()
         self.all = Stats()
+        self.warmup = Stats()
         self.steps = {}
         self.timeline = {}
         self.in_flight = {}

@@ -9,6 +9,7 @@ Locust's own ``main`` on :mod:`benchmarks.responses_bench.locustfile` with sensi
 from __future__ import annotations
 
 import argparse
+import itertools
 import socket
 import sys
 from collections.abc import Sequence
@@ -19,8 +20,16 @@ from urllib.parse import urlsplit
 from conformance.cli_options import base_url as normalized_base_url
 from conformance.redaction import Redactor
 
+from . import multirun
 from .datasets import WorkloadError
-from .options import BenchConfig, ConfigError, add_arguments, build_config, load_workload
+from .options import (
+    BenchConfig,
+    ConfigError,
+    add_arguments,
+    build_config,
+    load_workload,
+    responses_url,
+)
 from .units import DURATION_HELP, parse_seconds
 
 __all__ = ["build_parser", "main"]
@@ -42,13 +51,18 @@ Examples:
   # find the highest rate that meets the SLO
   responses-bench --base-url $URL --model m --shape sweep --rates 5:50:5 --step-time 30s \\
       --slo ttft_p95=1s,itl_p99=80ms
+  # concurrency sweep, 3 runs per step (95% t-intervals), warm-up left out, two targets
+  responses-bench --base-url $URL --base-url $URL2 --model m -u 1,4,16,64 -t 60s \
+      --warmup 10s --repeat 3 --slo ttft_p95=1s
   # 4 load processes on this machine; or a master plus workers elsewhere
   responses-bench --base-url $URL --model m -u 64 -t 5m --processes 4
   responses-bench --base-url $URL --model m -u 64 -t 5m --master --expect-workers 2
   responses-bench --worker --master-host 10.0.0.5        (on each worker machine)
 
 Reports in --report-dir: summary.json (percentiles, rates, goodput, failures by check ID, SLO
-verdict), timeline.png (and sweep.png), Locust's locust_*.csv and locust.html.
+verdict), stats.csv (exact histogram numbers), report.html (one self-contained page),
+timeline.png (and sweep.png), Locust's locust_*.csv and locust.html. A multi-run (-u list,
+--repeat, several --base-url) puts each run's reports in DIR/<target>/u<N>/run<k>/.
 
 Exit codes: 0 ok; 1 an SLO breached or a stream broke a judge check; 2 the run broke (bad options,
 target unreachable, nothing answered).
@@ -74,7 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
         "Locust options (passed through unchanged; these and every other `locust --help` option)"
     )
     locust.add_argument(
-        "-u", "--users", type=_number(int), help="fixed/ramp: concurrent users, >= 1 (1)"
+        "-u",
+        "--users",
+        type=_users,
+        metavar="N|N1,N2,…",
+        help="fixed/ramp: concurrent users, >= 1 (1); a list (1,4,16,64) is a concurrency sweep: "
+        "a whole fixed run per value, stopping at the first that breaches --slo",
     )
     locust.add_argument(
         "-r", "--spawn-rate", type=_number(float), help="users started per second, > 0 (all)"
@@ -115,10 +134,39 @@ def _number(kind: type[int] | type[float]) -> Any:
     return convert
 
 
+def _users(text: str) -> list[int]:
+    """``-u 8`` or a concurrency sweep ``-u 1,4,16,64`` (strictly increasing, each >= 1)."""
+    try:
+        values = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an integer (nor a list of them: 1,4,16,64)"
+        ) from None
+    if any(b <= a for a, b in itertools.pairwise(values)):
+        raise argparse.ArgumentTypeError(f"{text!r}: a sweep's users must increase (1,4,16,64)")
+    return values
+
+
+def _base_urls(argv: Sequence[str]) -> list[str]:
+    """Every ``--base-url`` given (repeated, or comma-separated), in order."""
+    urls: list[str] = []
+    for i, arg in enumerate(argv):
+        if arg == "--base-url" and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif arg.startswith("--base-url="):
+            value = arg.split("=", 1)[1]
+        else:
+            continue
+        urls += [u.strip() for u in value.split(",") if u.strip()]
+    return urls
+
+
 def _check_locust_options(args: argparse.Namespace) -> None:
     """The Locust options the bench reads or relies on, checked before Locust starts."""
-    if args.users is not None and args.users < 1:
-        raise ConfigError(f"-u/--users {args.users}: need at least 1 user")
+    given = args.users if isinstance(args.users, list) else [args.users]
+    for users in (u for u in given if u is not None):
+        if users < 1:
+            raise ConfigError(f"-u/--users {users}: need at least 1 user")
     if args.spawn_rate is not None and not args.spawn_rate > 0:
         raise ConfigError(f"-r/--spawn-rate {args.spawn_rate:g}: must be > 0 users per second")
     if args.processes is not None and args.processes != -1 and args.processes < 1:
@@ -209,14 +257,90 @@ def _reachable(url: str, timeout: float = 3.0) -> str | None:
         return f"cannot connect to {host}:{port}: {error}"
 
 
+def _multi_plan(args: argparse.Namespace, argv: list[str], urls: list[str]) -> multirun.Plan:
+    """Check a multi-run's options (every target's config, its reachability) before any load."""
+    users: list[int] = args.users or []
+    if args.worker or args.master or args.ui:
+        raise ConfigError(
+            "a concurrency sweep, --repeat or several --base-url run Locust once per run: "
+            "not with --master/--worker/--ui"
+        )
+    if len(users) > 1 and args.shape != "fixed":
+        raise ConfigError(
+            f"-u {','.join(map(str, users))} is a concurrency sweep of fixed runs: "
+            f"not with --shape {args.shape} (a rate sweep is --shape sweep --rates)"
+        )
+    if args.search and (len(users) < 2 or not args.slo):
+        raise ConfigError(
+            "--search N refines a concurrency sweep's SLO breach: it needs -u N1,N2,… and --slo"
+        )
+    if _given(argv, "--csv", "--html"):
+        raise ConfigError("--csv/--html name one Locust run's files: each run writes its own")
+    _check_locust_options(args)
+    notes: list[str] = []
+    argv = _target_from_host(args, argv, notes)  # -H/--host: a (deprecated) --base-url
+    for line in notes:
+        print(f"responses-bench: {line}", file=sys.stderr)
+    urls = urls or ([args.base_url] if args.base_url else [])
+    if not urls:
+        raise ConfigError("--base-url is required")
+    if args.run_time is not None:
+        _run_time_seconds(args.run_time)
+    first = args.users
+    for url in urls:
+        args.base_url = url
+        args.users = users[0] if users else None
+        config = build_config(args)
+        _check_run_bounds(args, config)
+        _load_workload(config)
+    args.users = first
+    for url in urls:
+        problem = _reachable(responses_url(url))
+        if problem is not None:
+            raise ConfigError(f"target unreachable: {url}: {problem}")
+    child = _without(argv, "-u", "--users", "--base-url", "--repeat", "--report-dir", "--search")
+    return multirun.Plan(
+        targets=tuple(urls),
+        users=tuple(users) or (None,),
+        repeat=args.repeat,
+        search=args.search,
+        report_dir=Path(args.report_dir),
+        slo=config.slo,
+        child_argv=tuple(child),
+    )
+
+
+def _check_run_bounds(args: argparse.Namespace, config: BenchConfig) -> None:
+    """A warm-up that leaves nothing to measure fails now, not after the run."""
+    if config.warmup_s and args.run_time is not None:
+        seconds = parse_seconds(args.run_time, "-t/--run-time")
+        if config.warmup_s >= seconds:
+            raise ConfigError(
+                f"--warmup {args.warmup} is not shorter than -t {args.run_time}: nothing would "
+                "be measured"
+            )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args, _unknown = parser.parse_known_args(argv)
+    urls = _base_urls(argv)
+    if len(urls) > 1 or len(args.users or []) > 1 or (args.repeat or 1) > 1 or args.search:
+        try:
+            plan = _multi_plan(args, argv, urls)
+        except (ConfigError, ValueError) as error:
+            print(f"responses-bench: {error}", file=sys.stderr)
+            return 2
+        return multirun.run_all(plan)
+    if urls:
+        args.base_url = urls[0]
+    args.users = args.users[0] if args.users else None
     extra: list[str] = []
     notes: list[str] = []
     if not args.worker:
-        if args.run_time is None and args.shape not in ("sweep", "trace"):
+        bounded = args.max_requests is not None  # --max-requests alone: no time bound
+        if args.run_time is None and args.shape not in ("sweep", "trace") and not bounded:
             args.run_time = "60s"
         try:
             _check_locust_options(args)
@@ -227,6 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 argv = _without(argv, "-t", "--run-time")
                 extra += ["--run-time", args.run_time]
             config = build_config(args)
+            _check_run_bounds(args, config)
             _load_workload(config)
         except (ConfigError, ValueError) as error:
             print(f"responses-bench: {error}", file=sys.stderr)

@@ -47,7 +47,7 @@ class BenchShape(LoadTestShape):
         elapsed = self.get_run_time()
         run_time = float(getattr(options, "run_time", 0) or 0)
         if config.shape in ("fixed", "ramp"):
-            if run_time and elapsed >= run_time:
+            if (run_time and elapsed >= run_time) or _max_requests_done(rt, runner.user_count):
                 if isinstance(runner, MasterRunner):
                     _stop_and_collect(runner, rt)
                 return None
@@ -70,11 +70,25 @@ class BenchShape(LoadTestShape):
         schedule_end = epoch + plan.duration
         if now >= schedule_end and open_loop_finished(rt):
             if config.shape == "sweep":
-                _sweep_breached(rt, now + config.drain_timeout + _REPORT_SLACK, epoch)
+                # Every process finished (its last report carried its last requests): the data
+                # is complete, however soon after a step's end its requests finished.
+                _sweep_breached(rt, now + config.drain_timeout + _REPORT_SLACK, epoch, final=True)
             return None
         if now >= schedule_end + config.drain_timeout + _REPORT_SLACK:
             return None
         return slots, _SPAWN_RATE, [ArrivalUser]
+
+
+def _max_requests_done(rt: BenchRuntime, users: int) -> bool:
+    """``--max-requests N``: N measured requests finished (merged from every process), or every
+    user has stopped after sending this process's share (a request that never recorded)."""
+    config = rt.config
+    assert config is not None
+    if config.max_requests is None:
+        return False
+    if rt.aggregate.all.requests >= config.max_requests:
+        return True
+    return not rt.is_master and rt.quota_spent() and users == 0
 
 
 def _stop_and_collect(runner: MasterRunner, rt: BenchRuntime) -> None:
@@ -91,13 +105,13 @@ def _stop_and_collect(runner: MasterRunner, rt: BenchRuntime) -> None:
         gevent.sleep(0.2)
 
 
-def _sweep_breached(rt: BenchRuntime, now: float, epoch: float) -> bool:
+def _sweep_breached(rt: BenchRuntime, now: float, epoch: float, final: bool = False) -> bool:
     """Judge every finished step in order; True once one breached its SLO."""
     config = rt.config
     assert config is not None and config.plan is not None
     plan = config.plan
     started = started_step_counts(rt)
-    reported = rt.reported_at()
+    reported = float("inf") if final else rt.reported_at()
     for number, step in enumerate(plan.steps):
         if number in rt.sweep_verdicts:
             if not rt.sweep_verdicts[number]["ok"]:

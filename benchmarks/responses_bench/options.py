@@ -227,6 +227,7 @@ def add_arguments(parser: Any) -> None:
     output.add_argument(
         "--ui", action="store_true", help="open Locust's web UI instead of running headless"
     )
+    _add_run_shape(parser)
     # Set by the master at test start and forwarded to workers: the open-loop schedule's start
     # (wall clock) and how many processes share it.
     parser.add_argument("--bench-epoch", type=float, default=0.0, help=argparse.SUPPRESS)
@@ -340,6 +341,68 @@ def load_workload(config: BenchConfig) -> tuple[BenchConfig, Workload]:
     return config, workload
 
 
+# ---------------------------------------------------------------------- run shapes (bench-load)
+
+
+def _add_run_shape(parser: Any) -> None:
+    """bench-load's block: warm-up, a request-count bound, repeats (``-u 1,4,16`` and several
+    ``--base-url`` are read by the CLI: :mod:`benchmarks.responses_bench.multirun`)."""
+    runs = parser.add_argument_group(
+        "run shape (-u 1,4,16,64 sweeps concurrency; --base-url A --base-url B compares targets)"
+    )
+    runs.add_argument(
+        "--warmup",
+        metavar="DURATION|Nreq",
+        help="leave the start out of every statistic: the requests sent in the first DURATION "
+        f"({DURATION_HELP}), or the first N requests sent (e.g. 20req); counted apart in "
+        "summary.json's warmup block (default: none)",
+    )
+    runs.add_argument(
+        "--max-requests",
+        type=int,
+        metavar="N",
+        help="stop after N measured requests (warm-up not counted), or at -t if sooner; "
+        "without -t no time bound (fixed, ramp, open-loop; per step of a -u sweep)",
+    )
+    runs.add_argument(
+        "--search",
+        type=int,
+        default=0,
+        metavar="N",
+        help="concurrency sweep: after the first step that breaches --slo, up to N more steps "
+        "bisecting (geometrically) between the last users count that met it and that one "
+        "(default: 0)",
+    )
+    runs.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run everything N times; summary.json and the console give each run and a 95%% "
+        "Student-t confidence interval over the runs' values (default: 1)",
+    )
+
+
+def parse_warmup(text: str | None) -> tuple[float, int]:
+    """``--warmup``: ``(seconds, 0)`` for a duration, ``(0.0, N)`` for ``Nreq``; ``(0, 0)``: none."""
+    if text is None or str(text).strip() == "":
+        return 0.0, 0
+    value = str(text).strip().lower()
+    for suffix in ("requests", "request", "reqs", "req"):
+        if value.endswith(suffix):
+            number = value[: -len(suffix)].strip()
+            if not number.isdigit() or int(number) < 1:
+                raise ConfigError(
+                    f"--warmup {text!r}: N requests needs a whole N >= 1 (e.g. 20req)"
+                )
+            return 0.0, int(number)
+    try:
+        seconds = parse_seconds(value, "--warmup", allow_zero=False)
+    except ValueError as error:
+        raise ConfigError(f"{error}; or Nreq for the first N requests") from None
+    return seconds, 0
+
+
 @dataclass(frozen=True, slots=True)
 class BenchConfig:
     responses_url: str
@@ -365,6 +428,10 @@ class BenchConfig:
     max_body_bytes: int = 16 * 1024 * 1024
     trace_speedup: float = 1.0  # --shape trace
     run_time: float | None = None  # -t, in seconds (a trace replay stops its schedule there)
+    warmup_s: float = 0.0  # --warmup DURATION: requests sent before start + this are left out
+    warmup_requests: int = 0  # --warmup Nreq: the first N requests sent are left out
+    max_requests: int | None = None  # --max-requests: measured requests, then the run stops
+    users: int | None = None  # -u (fixed / ramp), for the reports
 
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
@@ -439,6 +506,19 @@ def build_config(ns: argparse.Namespace, *, host: str | None = None) -> BenchCon
         raise ConfigError("--transport websocket always streams: drop --no-stream")
     if ns.max_body_bytes < 1:
         raise ConfigError("--max-body-bytes must be >= 1")
+    warmup_s, warmup_requests = parse_warmup(getattr(ns, "warmup", None))
+    max_requests = getattr(ns, "max_requests", None)
+    if max_requests is not None:
+        if max_requests < 1:
+            raise ConfigError(f"--max-requests {max_requests}: must be >= 1")
+        if ns.shape == "sweep":
+            raise ConfigError(
+                "--max-requests bounds a run; a rate sweep's steps are bounded by --step-time"
+            )
+    if getattr(ns, "search", 0) < 0:
+        raise ConfigError(f"--search {ns.search}: must be >= 0")
+    if getattr(ns, "repeat", 1) < 1:
+        raise ConfigError(f"--repeat {ns.repeat}: must be >= 1")
     return BenchConfig(
         responses_url=responses_url(base),
         workload=workload,
@@ -463,7 +543,20 @@ def build_config(ns: argparse.Namespace, *, host: str | None = None) -> BenchCon
         max_body_bytes=ns.max_body_bytes,
         trace_speedup=getattr(ns, "trace_speedup", 1.0),
         run_time=run_time,
+        warmup_s=warmup_s,
+        warmup_requests=warmup_requests,
+        max_requests=max_requests,
+        users=_users_given(ns),
     )
+
+
+def _users_given(ns: argparse.Namespace) -> int | None:
+    """``-u`` as Locust parsed it (``num_users``), or as the CLI did (``users``)."""
+    for name in ("num_users", "users"):
+        value = getattr(ns, name, None)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
 
 
 def _run_time(ns: argparse.Namespace) -> float | None:

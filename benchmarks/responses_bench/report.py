@@ -32,8 +32,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from . import search
 from .aggregate import Aggregate, Stats
 from .arrivals import Step
+from .export import METRIC_LABELS
 from .histogram import LogHistogram
 from .options import BenchConfig
 from .progress import Progress
@@ -60,7 +62,10 @@ __all__ = [
     "write_reports",
 ]
 
-_METRICS = ("ttft", "itl", "tpot", "e2e")
+# `itl`: every gap between output deltas (vLLM's itl); `itl_request`: each request's mean gap, one
+# sample per request (GuideLLM's inter_token_latency); `tpot`: (e2e − TTFT) / (tokens − 1) (vLLM's
+# tpot, AIPerf's inter_token_latency). docs/bench-metrics.md has the comparison.
+_METRICS = ("ttft", "itl", "itl_request", "tpot", "e2e")
 # Every percentile vLLM's benchmark_serving (--metric-percentiles) and GuideLLM report.
 PERCENTILES = (0.1, 1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9)
 
@@ -161,6 +166,7 @@ def build_summary(rt: RunView) -> dict[str, Any]:
         "workload": config.workload.describe(
             config.trace_speedup if config.shape == "trace" else None
         ),
+        "users": (config.users or 1) if config.shape in ("fixed", "ramp") else None,
         "started_at": stats.first_start if stats.requests else None,
         "window_s": round(window, 4),
         **_stats_block(stats, window),
@@ -191,6 +197,12 @@ def build_summary(rt: RunView) -> dict[str, Any]:
         "timeline": _timeline(agg.timeline, agg.in_flight),
         "timeline_min_samples": {f"p{q:g}": n for q, n in MIN_SAMPLES.items()},
     }
+    summary["warmup"] = _warmup(config, agg.warmup)
+    summary["bounds"] = {
+        "max_requests": config.max_requests,
+        "reached_max_requests": config.max_requests is not None
+        and stats.requests >= config.max_requests,
+    }
     summary["concurrency"]["max_per_second"] = max(
         (p["concurrency"] for p in summary["timeline"]), default=0.0
     )
@@ -203,6 +215,25 @@ def build_summary(rt: RunView) -> dict[str, Any]:
     summary["exit_code"] = code
     summary["exit_reason"] = reason
     return summary
+
+
+def _warmup(config: BenchConfig, warm: Stats) -> dict[str, Any]:
+    """What ``--warmup`` left out: counted here, in no other number of the summary."""
+    if config.warmup_requests:
+        rule = f"the first {config.warmup_requests} requests sent"
+    elif config.warmup_s:
+        rule = f"requests sent in the first {config.warmup_s:g} s"
+    else:
+        rule = None
+    by_check = {k: v for k, v in sorted(warm.names.items()) if not k.startswith("bench.")}
+    return {
+        "rule": rule,
+        "excluded_from_statistics": True,
+        "requests": warm.requests,
+        "failed": warm.failed,
+        "by_cause": dict(warm.causes.most_common()),
+        "by_check_id": by_check,
+    }
 
 
 def _open_loop(rt: RunView, stats: Stats) -> dict[str, Any]:
@@ -240,7 +271,32 @@ def _sweep(rt: RunView) -> dict[str, Any]:
         before_breach = rt.sweep_stopped_at is None or number < rt.sweep_stopped_at
         if verdict["ok"] and before_breach:
             best = step.rate if best is None else max(best, step.rate)
-    return {"steps": steps, "breached_at_step": rt.sweep_stopped_at, "max_rate_meeting_slo": best}
+    judged: list[dict[str, Any]] = [s for s in steps if "throughput" in s]
+    return {
+        "steps": steps,
+        "breached_at_step": rt.sweep_stopped_at,
+        "max_rate_meeting_slo": best,
+        **search_block(
+            [s["offered_rate"] for s in judged],
+            [s["throughput"]["successful_requests_per_s"] for s in judged],
+            [s["throughput"]["goodput_per_s"] for s in judged],
+            "offered_rate",
+        ),
+    }
+
+
+def search_block(
+    loads: list[float], throughputs: list[float | None], goodputs: list[float | None], name: str
+) -> dict[str, Any]:
+    """Knee and max goodput of a sweep (definitions: :mod:`benchmarks.responses_bench.search`)."""
+    k = search.knee(loads, throughputs)
+    g = search.max_goodput(goodputs)
+    return {
+        "knee": None if k is None else {name: loads[k], "throughput_per_s": throughputs[k]},
+        "max_goodput": None if g is None else {name: loads[g], "goodput_per_s": goodputs[g]},
+        "scaling_efficiency": search.efficiencies(loads, throughputs),
+        "knee_rule": f"last step before ln(T2/T1)/ln(L2/L1) < {search.KNEE_EFFICIENCY}",
+    }
 
 
 def _sampled(hist: LogHistogram, q: float) -> float | None:
@@ -326,9 +382,9 @@ def compat(summary: dict[str, Any], stats: Stats) -> dict[str, Any]:
         "prompt_token_count": guide(summary["tokens"]["input"]),
         "output_token_count": guide(summary["tokens"]["output"]),
         "time_to_first_token_ms": guide(lat["ttft"]),
-        # GuideLLM's inter_token_latency_ms is per request (last − first token) / (tokens − 1):
-        # our TPOT. Our per-gap ITL has no GuideLLM name (vLLM's itl is per gap, like ours).
-        "inter_token_latency_ms": guide(lat["tpot"]),
+        # GuideLLM's inter_token_latency_ms is per request, (last − first token) / (tokens − 1):
+        # our itl_request. Our per-gap ITL has no GuideLLM name (vLLM's itl is per gap, like ours).
+        "inter_token_latency_ms": guide(lat["itl_request"]),
         "output_tokens_per_second": {"mean": thr["output_tokens_per_s"]},
         "tokens_per_second": {"mean": thr["total_tokens_per_s"]},
     }
@@ -345,6 +401,9 @@ def _exit(
         return 2, f"the target never answered ({causes})"
     if by_check:
         return 1, f"streams broke {len(by_check)} judge check(s): {', '.join(by_check)}"
+    warm_checks = summary["warmup"]["by_check_id"]
+    if warm_checks:  # a broken stream is broken during warm-up too
+        return 1, f"warm-up streams broke judge check(s): {', '.join(warm_checks)}"
     sweep = summary.get("sweep")
     if sweep is not None:
         first = sweep["steps"][0] if sweep["steps"] else None
@@ -360,9 +419,11 @@ def _exit(
 def write_reports(directory: Path, summary: dict[str, Any], rt: RunView) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    from . import plots  # matplotlib is heavy; only the reporting process needs it
+    from . import export, plots  # plots: matplotlib is heavy; only the reporting process needs it
 
-    plots.write_plots(directory, summary, rt.config.slo if rt.config else None)
+    images = plots.write_plots(directory, summary, rt.config.slo if rt.config else None)
+    export.write_csv(directory / "stats.csv", export.run_rows(summary))
+    export.write_run_html(directory / "report.html", summary, images)
 
 
 def progress_line(rt: RunView, rate: float, now: float) -> str:
@@ -416,10 +477,21 @@ def render_text(summary: dict[str, Any]) -> str:
         f"concurrency (requests in flight): mean {conc['mean']:.2f}, "
         f"busiest second {conc['max_per_second']:.2f}"
     )
-    lines.append(f"{'ms':<6}{'p50':>10}{'p90':>10}{'p95':>10}{'p99':>10}{'n':>10}")
+    lines.append(f"{'ms':<37}{'mean':>9}{'p50':>9}{'p90':>9}{'p95':>9}{'p99':>9}{'n':>9}")
     for metric, values in summary["latency_ms"].items():
-        row = [_fmt(values.get(p)) for p in ("p50", "p90", "p95", "p99")]
-        lines.append(f"{metric:<6}" + "".join(f"{v:>10}" for v in row) + f"{values['count']:>10}")
+        row = [_fmt(values.get(p)) for p in ("mean", "p50", "p90", "p95", "p99")]
+        label = METRIC_LABELS.get(metric, metric)
+        lines.append(f"{label:<37}" + "".join(f"{v:>9}" for v in row) + f"{values['count']:>9}")
+    warm = summary.get("warmup") or {}
+    if warm.get("rule"):
+        lines.append(
+            f"warm-up ({warm['rule']}): {warm['requests']} requests ({warm['failed']} failed) "
+            "excluded from every statistic above"
+        )
+    bounds = summary.get("bounds") or {}
+    if bounds.get("max_requests") is not None:
+        reached = "reached" if bounds["reached_max_requests"] else "NOT reached (time ran out)"
+        lines.append(f"--max-requests {bounds['max_requests']}: {reached}")
     if "open_loop" in summary:
         ol = summary["open_loop"]
         lines.append(
@@ -434,6 +506,13 @@ def render_text(summary: dict[str, Any]) -> str:
                 f"  sweep step {step['step']}: {step['offered_rate']:g} req/s → {step['status']}"
             )
         lines.append(f"  max rate meeting the SLO: {sw['max_rate_meeting_slo']}")
+        knee, best = sw.get("knee"), sw.get("max_goodput")
+        lines.append(
+            "  knee: "
+            + (f"{knee['offered_rate']:g} req/s offered" if knee else "not reached")
+            + "; max goodput: "
+            + (f"{best['goodput_per_s']:.2f} req/s at {best['offered_rate']:g}/s" if best else "-")
+        )
     if summary["failures"]["by_cause"]:
         lines.append(
             "failures (by cause): "

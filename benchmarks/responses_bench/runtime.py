@@ -58,6 +58,8 @@ class BenchRuntime:
         self._log_file: IO[bytes] | None = None
         self._lock = threading.Lock()
         self._user_seq = 0
+        self._claimed = 0  # requests this process was allowed to send (warm-up too)
+        self._measured = 0  # of those, the ones --max-requests counts (not warm-up)
 
     # ----------------------------------------------------------------- roles
 
@@ -83,6 +85,39 @@ class BenchRuntime:
         runner = self.environment.runner
         index = runner.worker_index if isinstance(runner, WorkerRunner) else 0
         return max(index, 0) % slots, slots
+
+    def claim(self) -> tuple[bool, bool]:
+        """Before a request is sent: ``(may it be sent, is it warm-up)``.
+
+        ``--warmup Nreq`` and ``--max-requests N`` are split over the load processes like the
+        open-loop schedule (process ``i`` of ``k`` takes ``N // k``, plus one when ``i < N % k``),
+        so a distributed run sends N in all. ``--warmup DURATION`` leaves out the requests sent
+        before the run's start (the open-loop schedule's start) plus DURATION.
+        """
+        config = self.config
+        assert config is not None
+        share, shares = self.share()
+        with self._lock:
+            if self._claimed < _part(config.warmup_requests, share, shares):
+                self._claimed += 1
+                return True, True
+            origin = self.schedule_epoch or self.started_wall or time.time()
+            if config.warmup_s > 0 and time.time() < origin + config.warmup_s:
+                self._claimed += 1
+                return True, True
+            if config.max_requests is not None:
+                if self._measured >= _part(config.max_requests, share, shares):
+                    return False, False
+                self._measured += 1
+            self._claimed += 1
+            return True, False
+
+    def quota_spent(self) -> bool:
+        """``--max-requests``: this process has sent its share (always False without it)."""
+        config = self.config
+        if config is None or config.max_requests is None:
+            return False
+        return self._measured >= _part(config.max_requests, *self.share())
 
     def next_user_number(self) -> int:
         with self._lock:
@@ -124,10 +159,16 @@ class BenchRuntime:
             self.schedule_epoch = options.bench_epoch
         self.configure()
 
-    def record(self, rec: RequestRecord) -> None:
-        """A finished request: aggregate it and tell Locust."""
+    def record(self, rec: RequestRecord, warmup: bool = False) -> None:
+        """A finished request: aggregate it and tell Locust (warm-up: set aside, Locust untold,
+        so Locust's counts stay equal to summary.json's)."""
         config = self.config
         assert config is not None
+        if warmup:
+            self.aggregate.add_warmup(rec)
+            if self._log_file is not None:
+                self._log_file.write(orjson.dumps({**rec.as_dict(), "warmup": True}) + b"\n")
+            return
         good = config.slo.request_is_good(rec)
         self.aggregate.add(rec, good, self.source)
         name = "/v1/responses stream" if rec.stream else "/v1/responses"
@@ -200,6 +241,11 @@ class BenchRuntime:
             return 2
         print(report.render_text(summary), flush=True)
         return int(code)
+
+
+def _part(total: int, share: int, shares: int) -> int:
+    """Process ``share``'s part of ``total`` when ``shares`` processes split it."""
+    return total // shares + (1 if share < total % shares else 0)
 
 
 def runtime(environment: Environment) -> BenchRuntime:

@@ -110,17 +110,25 @@ class ResponsesUser(_BenchUser):
             if not self.sessions or all(s.done for s in self.sessions):
                 self.sessions = [workload.session(*self.rt.share()) for _ in range(config.lanes)]
             live = [s for s in self.sessions if not s.done]
+            claimed = [(s, self.rt.claim()) for s in live]
+            warms = [warm for _, (allowed, warm) in claimed if allowed]
+            live = [s for s, (allowed, _) in claimed if allowed]
+            if not live:
+                raise StopUser()  # --max-requests: this process has sent its share
             if self.conn is None:
                 self.conn = self.ws_connection()
-            for rec in self.run_ws_turns(self.conn, live):
-                self.rt.record(rec)
+            for rec, warm in zip(self.run_ws_turns(self.conn, live), warms, strict=True):
+                self.rt.record(rec, warmup=warm)
             return
+        allowed, warm = self.rt.claim()
+        if not allowed:
+            raise StopUser()  # --max-requests: this process has sent its share
         if self.session is None or self.session.done:
             self.session = workload.session(*self.rt.share())
         if config.transport == "websocket" and self.conn is None:
             self.conn = self.ws_connection()
         rec, _ = self.run_session_turn(self.session, self.conn)
-        self.rt.record(rec)
+        self.rt.record(rec, warmup=warm)
 
     def on_stop(self) -> None:
         if self.conn is not None:
@@ -161,11 +169,17 @@ class ArrivalUser(_BenchUser):
             if pool.full():
                 progress.skipped += 1
                 continue
+            allowed, warm = rt.claim()
+            if not allowed:
+                # --max-requests: the rest of the schedule is not sent (nor counted scheduled).
+                progress.scheduled = progress.started + progress.skipped
+                break
             progress.started += 1
-            progress.started_by_step[step] += 1
+            if not warm:  # a step's verdict counts its started requests that did not finish
+                progress.started_by_step[step] += 1
             # Arrival `number` of this share is the schedule's `number * shares + share`-th: a
             # trace's record of that index, and the same session on every run of a seed.
-            pool.spawn(self._arrival, due, step, number * shares + share)
+            pool.spawn(self._arrival, due, step, number * shares + share, warm)
         progress.schedule_done = True
         if not pool.join(timeout=config.drain_timeout):
             pool.kill(block=False)
@@ -177,7 +191,7 @@ class ArrivalUser(_BenchUser):
         if pool is not None:
             pool.kill(block=False)
 
-    def _arrival(self, due: float, step: int, index: int) -> None:
+    def _arrival(self, due: float, step: int, index: int, warm: bool = False) -> None:
         rt = self.rt
         config = rt.config
         workload = rt.workload
@@ -195,7 +209,7 @@ class ArrivalUser(_BenchUser):
                 rec.step = step
                 rec.lag = lag
                 first = False
-                rt.record(rec)
+                rt.record(rec, warmup=warm)
         finally:
             rt.progress.completed += 1
             if conn is not None:
