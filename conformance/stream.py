@@ -142,6 +142,11 @@ class SSEStreamValidator:
         return self._events
 
     @property
+    def event_count(self) -> int:
+        """How many events :attr:`events` holds (with ``keep_events``), without decoding them."""
+        return len(self._events)
+
+    @property
     def violations(self) -> list[Violation]:
         """Every violation so far, framing and stream, in the order found."""
         return sorted(

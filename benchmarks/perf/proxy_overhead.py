@@ -11,7 +11,11 @@ over its rounds and divided into the events it forwarded and judged; the validat
 rate (``benchmarks.perf.client_cost``, the judge on one core, no network) is measured in the same run.
 
     python -m benchmarks.perf.proxy_overhead [--streams 16] [--rounds 6] [--ttft 0.05]
-        [--inter-token 0.002] [--json out.json]
+        [--inter-token 0.002] [--baseline-root DIR] [--json out.json]
+
+``--baseline-root DIR``: a second proxy, from another checkout (an earlier commit, say: ``git
+worktree add /tmp/base COMMIT``), in front of the same mock on the same core; the rounds rotate
+direct, proxy, baseline, so that an A/B comparison is measured under the same load.
 
 Targets: TTFT p99 through the proxy <= 1.2x direct; the proxy's events per CPU-second >= 0.5x the
 validating client's. Absolute numbers on a loaded machine are noise: compare the ratios, and read
@@ -83,7 +87,23 @@ def _wait_port(port: int, timeout: float = 60) -> None:
     raise RuntimeError(f"nothing listens on {port}")
 
 
-def _start(args: argparse.Namespace, cpus: list[int]) -> tuple[subprocess.Popen[str], ...]:
+def _proxy(upstream: str, cpu: int | None, root: Path) -> subprocess.Popen[str]:
+    proxy = subprocess.Popen(
+        [sys.executable, "-m", "conformance.cli", "proxy", "--upstream", upstream, "--port", "0",
+         "--quiet"],
+        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        **_pinned(cpu),  # type: ignore[call-overload]
+    )  # fmt: skip
+    assert proxy.stdout is not None
+    ready, _, _ = select.select([proxy.stdout], [], [], 60)
+    line = proxy.stdout.readline() if ready else ""
+    if not line.startswith("proxy: "):
+        raise RuntimeError(f"the proxy did not start: {line!r}")
+    proxy.args = line.split()[1]  # its base URL, for the rounds
+    return proxy
+
+
+def _start(args: argparse.Namespace, cpus: list[int]) -> list[subprocess.Popen[str]]:
     mock_cpu = cpus[0] if cpus else None
     proxy_cpu = cpus[1] if len(cpus) > 1 else mock_cpu
     port = _free_port()
@@ -95,20 +115,27 @@ def _start(args: argparse.Namespace, cpus: list[int]) -> tuple[subprocess.Popen[
         **_pinned(mock_cpu),  # type: ignore[call-overload]
     )  # fmt: skip
     _wait_port(port)
-    proxy = subprocess.Popen(
-        [sys.executable, "-m", "conformance.cli", "proxy", "--upstream",
-         f"http://127.0.0.1:{port}/v1", "--port", "0", "--quiet"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        **_pinned(proxy_cpu),  # type: ignore[call-overload]
-    )  # fmt: skip
-    assert proxy.stdout is not None
-    ready, _, _ = select.select([proxy.stdout], [], [], 60)
-    line = proxy.stdout.readline() if ready else ""
-    if not line.startswith("proxy: "):
-        raise RuntimeError(f"the proxy did not start: {line!r}")
-    mock.args = f"http://127.0.0.1:{port}/v1"  # the base URLs, for the rounds
-    proxy.args = line.split()[1]
-    return mock, proxy
+    upstream = f"http://127.0.0.1:{port}/v1"
+    mock.args = upstream  # the base URLs, for the rounds
+    started = [mock]
+    try:
+        started.append(_proxy(upstream, proxy_cpu, ROOT))
+        if args.baseline_root is not None:
+            started.append(_proxy(upstream, proxy_cpu, args.baseline_root))
+    except BaseException:
+        _stop(started)
+        raise
+    return started
+
+
+def _stop(processes: list[subprocess.Popen[str]]) -> None:
+    for process in reversed(processes):
+        process.terminate()
+        try:
+            process.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
 
 
 async def _one(client: httpx2.AsyncClient, base_url: str, body: bytes, sample: Sample) -> None:
@@ -135,26 +162,33 @@ async def _one(client: httpx2.AsyncClient, base_url: str, body: bytes, sample: S
                 last = now
 
 
-async def _rounds(args: argparse.Namespace, direct: str, proxied: str, proxy_pid: int) -> dict[str, object]:  # fmt: skip
+async def _rounds(args: argparse.Namespace, direct: str, proxies: dict[str, tuple[str, int]]) -> dict[str, object]:  # fmt: skip
+    """``proxies``: name -> (base URL, PID); rounds rotate direct and each proxy."""
     body = json.dumps(
         {"model": "mock-long-text", "input": "Tell me a long story about proxies.", "stream": True,
          "max_output_tokens": args.tokens}
     ).encode()  # fmt: skip
-    samples = {"direct": Sample(), "proxy": Sample()}
-    proxy_cpu = 0.0
+    targets = {"direct": (direct, 0), **proxies}
+    samples = {name: Sample() for name in targets}
+    cpu = dict.fromkeys(proxies, 0.0)
+    round_rates: dict[str, list[float]] = {name: [] for name in proxies}
     client_cpu = 0.0  # this process over the direct rounds: a non-validating httpx2 client
-    limits = httpx2.Limits(max_connections=args.streams * 2)
+    limits = httpx2.Limits(max_connections=args.streams * (1 + len(proxies)))
     async with httpx2.AsyncClient(timeout=120, limits=limits, trust_env=False) as client:
-        for url in (direct, proxied):  # warm-up: connections, schemas
+        for url, _ in targets.values():  # warm-up: connections, schemas
             await asyncio.gather(*(_one(client, url, body, Sample()) for _ in range(args.streams)))
         for _ in range(args.rounds):
-            for name, url in (("direct", direct), ("proxy", proxied)):
-                c0, p0 = _cpu_seconds(proxy_pid), time.process_time()
+            for name, (url, pid) in targets.items():
+                c0, p0 = (_cpu_seconds(pid) if pid else 0.0), time.process_time()
+                e0 = samples[name].events
                 await asyncio.gather(
                     *(_one(client, url, body, samples[name]) for _ in range(args.streams))
                 )
-                if name == "proxy":
-                    proxy_cpu += _cpu_seconds(proxy_pid) - c0
+                if pid:
+                    spent = _cpu_seconds(pid) - c0
+                    cpu[name] += spent
+                    if spent > 0:
+                        round_rates[name].append((samples[name].events - e0) / spent)
                 else:
                     client_cpu += time.process_time() - p0
     out: dict[str, object] = {}
@@ -166,11 +200,17 @@ async def _rounds(args: argparse.Namespace, direct: str, proxied: str, proxy_pid
             "event_gap_p99_ms": _pct(s.gaps, 0.99) * 1e3,
             "event_gap_mean_ms": (statistics.fmean(s.gaps) * 1e3) if s.gaps else float("nan"),
         }  # fmt: skip
-    proxied_events = samples["proxy"].events
-    out["proxy_cpu_s"] = proxy_cpu
     direct_events = samples["direct"].events
     out["http_client_events_per_cpu_s"] = direct_events / client_cpu if client_cpu > 0 else 0.0
-    out["proxy_events_per_cpu_s"] = proxied_events / proxy_cpu if proxy_cpu > 0 else float("inf")
+    for name in proxies:
+        prefix = "proxy" if name == "proxy" else name
+        out[f"{prefix}_cpu_s"] = cpu[name]
+        spent = cpu[name]
+        out[f"{prefix}_events_per_cpu_s"] = (
+            samples[name].events / spent if spent > 0 else float("inf")
+        )
+        rates = sorted(round_rates[name])
+        out[f"{prefix}_round_rates"] = rates  # events per CPU-second, round by round
     return out
 
 
@@ -197,21 +237,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--inter-token", type=float, default=0.002, help="the mock's (s)")
     parser.add_argument("--tokens", type=int, default=200, help="max_output_tokens per stream")
     parser.add_argument("--repeat", type=int, default=3, help="client_cost passes")
+    parser.add_argument(
+        "--baseline-root", type=Path, metavar="DIR",
+        help="also measure the proxy of this checkout (A/B in the same rounds)",
+    )  # fmt: skip
     parser.add_argument("--json", type=Path, help="write the numbers here")
     args = parser.parse_args(argv)
+    if args.baseline_root is not None and not (args.baseline_root / "conformance").is_dir():
+        parser.error(f"--baseline-root {args.baseline_root}: not a checkout (no conformance/)")
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
     load_before = os.getloadavg()
-    mock, proxy = _start(args, cpus)
+    started = _start(args, cpus)
+    mock, proxy = started[0], started[1]
+    proxies = {"proxy": (str(proxy.args), proxy.pid)}
+    if len(started) > 2:
+        proxies["baseline"] = (str(started[2].args), started[2].pid)
     try:
-        result = asyncio.run(_rounds(args, str(mock.args), str(proxy.args), proxy.pid))
+        result = asyncio.run(_rounds(args, str(mock.args), proxies))
     finally:
-        for process in (proxy, mock):
-            process.terminate()
-            try:
-                process.communicate(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.communicate()
+        _stop(started)
     client_rate = _validating_client_rate(args.repeat)
     load_after = os.getloadavg()
     direct, proxied = result["direct"], result["proxy"]
@@ -228,7 +272,11 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.ttft} --inter-token {args.inter_token}; cpus {cpus[:2]} (mock, proxy)"
     )
     print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f}")
-    for name, row in (("direct", direct), ("proxy", proxied)):
+    rows = [("direct", direct), ("proxy", proxied)]
+    baseline = result.get("baseline")
+    if isinstance(baseline, dict):
+        rows.append(("baseline", baseline))
+    for name, row in rows:
         print(
             f"  {name:<7} TTFT p50 {row['ttft_p50_ms']:7.1f} ms  p99 {row['ttft_p99_ms']:7.1f} ms"
             f"   event gap p50 {row['event_gap_p50_ms']:6.2f} ms  p99 "
@@ -249,6 +297,26 @@ def main(argv: list[str] | None = None) -> int:
         )
     verdict = "met" if cpu_ratio >= CPU_TARGET else "NOT met"
     print(f"  proxy/validating client {cpu_ratio:.2f}x (target >= {CPU_TARGET}x: {verdict})")
+    rates = result["proxy_round_rates"]
+    assert isinstance(rates, list)
+    if rates:
+        print(
+            f"  proxy events/CPU-s by round: median {statistics.median(rates):,.0f}, "
+            f"min {rates[0]:,.0f}, max {rates[-1]:,.0f}"
+        )
+    if isinstance(baseline, dict):
+        base_rate = float(result["baseline_events_per_cpu_s"])  # type: ignore[arg-type]
+        base_rates = result["baseline_round_rates"]
+        assert isinstance(base_rates, list)
+        print(
+            f"  baseline ({args.baseline_root}) {base_rate:,.0f} events/CPU-s "
+            f"({1e6 / base_rate:.1f} us CPU per event), by round: median "
+            f"{statistics.median(base_rates):,.0f}, min {base_rates[0]:,.0f}, max "
+            f"{base_rates[-1]:,.0f}; TTFT p99 baseline/direct "
+            f"{baseline['ttft_p99_ms'] / direct['ttft_p99_ms']:.2f}x; proxy/baseline CPU rate "
+            f"{proxy_rate / base_rate:.2f}x; validating client/baseline "
+            f"{base_rate / client_rate:.2f}x"
+        )
     if args.json:
         doc = {**result, "client_events_per_cpu_s": client_rate, "ttft_p99_ratio": ttft_ratio,
                "cpu_ratio": cpu_ratio, "load_before": load_before, "load_after": load_after}  # fmt: skip

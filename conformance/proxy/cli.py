@@ -1,15 +1,14 @@
 """The ``proxy`` sub-command of ``responses-conformance`` (wired in :mod:`conformance.cli`).
-Heavy imports (uvicorn, the HTTP client) happen only when it runs."""
+Heavy imports (the transport; uvicorn for WebSocket mode) happen only when it runs."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import os
 import signal
 import socket
-from collections.abc import Generator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..cli_options import (
@@ -188,7 +187,12 @@ def cmd_proxy(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         + ("  strict" if args.strict else "")
     )
     try:
-        asyncio.run(_serve(app, ledger, sock, args.report_dir, args.report_every))
+        factory = _loop_factory()
+        loop = factory() if factory is not None else asyncio.new_event_loop()
+        try:
+            loop.run_until_complete(_serve(app, ledger, sock, args.report_dir, args.report_every))
+        finally:
+            loop.close()
     finally:
         sock.close()
     if recorder is not None:
@@ -198,6 +202,20 @@ def cmd_proxy(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         paths = ledger.write(args.report_dir)
         ledger.console.line("reports: " + ", ".join(str(p) for p in paths))
     return ledger.exit_code()
+
+
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop when it is installed (the ``proxy`` extra): the same protocols on
+    libuv's sockets, less CPU per event; else asyncio's own. ``RESPONSES_PROXY_LOOP=asyncio``
+    picks asyncio's even then (for comparisons, and the tests run both)."""
+    if os.environ.get("RESPONSES_PROXY_LOOP", "auto") == "asyncio":
+        return None
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return factory
 
 
 def _recorder(directory: str | None) -> Any:
@@ -214,28 +232,19 @@ def _recorder(directory: str | None) -> Any:
 async def _serve(
     app: Any, ledger: Ledger, sock: socket.socket, report_dir: str | None, every: float | None
 ) -> None:
-    import uvicorn
+    from .transport import ProxyServer
 
-    class _Server(uvicorn.Server):
-        @contextlib.contextmanager
-        def capture_signals(self) -> Generator[None, None, None]:
-            yield  # the proxy's own handlers below: reports are written before it exits
-
-    config = uvicorn.Config(
-        app, log_level="warning", lifespan="on", server_header=False, date_header=False,
-        ws_max_size=64 * 1024 * 1024, timeout_graceful_shutdown=3, access_log=False,
-    )  # fmt: skip
-    server = _Server(config)
+    server = ProxyServer(app)
     loop = asyncio.get_running_loop()
+    stop, force = asyncio.Event(), asyncio.Event()
 
-    def stop() -> None:
-        if server.should_exit:
-            server.force_exit = True
-        server.should_exit = True
-        app.close_exchanges()
+    def on_signal() -> None:
+        if stop.is_set():
+            force.set()  # a second signal: do not wait for open exchanges
+        stop.set()
 
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop)
+        loop.add_signal_handler(sig, on_signal)
     periodic = None
     if report_dir and every:
 
@@ -246,7 +255,7 @@ async def _serve(
 
         periodic = asyncio.ensure_future(report_loop())
     try:
-        await server.serve(sockets=[sock])
+        await server.serve(sock, stop, force)
     finally:
         if periodic is not None:
             periodic.cancel()

@@ -44,12 +44,15 @@ class Verdict:
     exercised: set[str] = field(default_factory=set)
     judged: bool = True  # False: outside the Responses surface, or an endpoint not offered
     session_events: int | None = None  # a WebSocket session's server events
+    stream_events: int | None = None  # a stream's events, when they were not kept as evidence
     evidence: dict[str, Any] | None = None  # a WebSocket session's: its last frames
 
     @property
     def events(self) -> int:
         if self.session_events is not None:
             return self.session_events
+        if self.stream_events is not None:
+            return self.stream_events
         return len(self.exchange.events)
 
     def failing(self, *, strict: bool) -> list[Violation]:
@@ -151,9 +154,12 @@ class ExchangeJudge:
             )  # fmt: skip
         if self.sse is not None:
             self.sse.close(cancelled=self.cancelled or self.client_closed)
-            ex.events = self.sse.events
             self._exercised |= _declared(self.sse.exercised, self.profiles)
             self._violations += self.sse.violations
+            if self._violations:  # the evidence: the violating events (decoded now, lazily)
+                ex.events = self.sse.events
+            else:  # nothing to show: a clean stream's events are counted, not decoded again
+                verdict.stream_events = self.sse.event_count
         elif ex.status is not None and (ex.error is None or ex.status >= 400):
             self._judge_body(bytes(self._body))
         self._exercised |= {v.check_id for v in self._violations}
