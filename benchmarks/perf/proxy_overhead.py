@@ -314,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{statistics.median(base_rates):,.0f}, min {base_rates[0]:,.0f}, max "
             f"{base_rates[-1]:,.0f}; TTFT p99 baseline/direct "
             f"{baseline['ttft_p99_ms'] / direct['ttft_p99_ms']:.2f}x; proxy/baseline CPU rate "
-            f"{proxy_rate / base_rate:.2f}x; validating client/baseline "
+            f"{proxy_rate / base_rate:.2f}x; baseline/validating client "
             f"{base_rate / client_rate:.2f}x"
         )
     if args.json:
