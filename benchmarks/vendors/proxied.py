@@ -2,7 +2,7 @@
 proxy, judging only the traffic, find that vendor's known failures?
 
     python -m benchmarks.vendors serve litellm-plain          # in one shell: prints BASE_URL
-    python -m benchmarks.vendors.proxied litellm-plain --base-url $BASE_URL [--out DIR]
+    python -m benchmarks.vendors.proxied litellm-plain --base-url $BASE_URL [--report-dir DIR]
 
 It starts ``responses-conformance proxy --upstream BASE_URL`` with the target's profiles, runs the
 matrix's suite command (``targets_toml``: the same model, profiles, expected failures, key) with
@@ -131,7 +131,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("target", choices=sorted(TARGETS))
     parser.add_argument("--base-url", required=True, help="the running target's (from `serve`)")
-    parser.add_argument("--out", type=Path, help="reports here (default: a temporary folder)")
+    parser.add_argument(
+        "--report-dir",
+        dest="out",
+        type=Path,
+        metavar="DIR",
+        help="reports here (default: a temporary folder)",
+    )
     args = parser.parse_args(argv)
     out = args.out or Path(tempfile.mkdtemp(prefix=f"proxied-{args.target}-"))
     try:
