@@ -338,8 +338,15 @@ def write_multi_html(path: Path, multi: dict[str, Any], images: Sequence[Path]) 
                 f"<p>{html.escape(t['label'])} ({html.escape(t['url'])}): max users meeting the "
                 f"SLO {_e(sweep['max_users_meeting_slo'])} · knee {_e(knee.get('users'))} users · "
                 f"max goodput {_e(best.get('goodput_per_s'))}/s at {_e(best.get('users'))} users"
-                "</p>"
+                + (f" · stopped: {_e(t['stopped'])}" if t.get("stopped") else "")
+                + (f" · not run: -u {_e(t['not_run_users'])}" if t.get("not_run_users") else "")
+                + "</p>"
             )
+    if any(s.get("searched") for _, s in columns):
+        body.append(
+            "<p class='note'>*: a step --search added between the last users count meeting the "
+            "SLO and the first breach</p>"
+        )
     body += [_image(p) for p in images if p.is_file()]
     links = [
         f"<a href='{html.escape(r['dir'])}/report.html'>{html.escape(r['dir'])}</a>"

@@ -233,6 +233,7 @@ def _concurrency(path: Path, multi: dict[str, Any], slo: SLO | None) -> Path:
         (axes[1][1], (("e2e_p95", "e2e p95", "-"),), "e2e p95, ms", ("e2e",)),
     )  # fmt: skip
     users_seen: set[int] = set()
+    searched = {s["users"] for t in multi["targets"] for s in t["steps"] if s.get("searched")}
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     single = len(multi["targets"]) == 1
     for n, target in enumerate(multi["targets"]):
@@ -263,7 +264,9 @@ def _concurrency(path: Path, multi: dict[str, Any], slo: SLO | None) -> Path:
         _slo_lines(ax, slo, metrics)
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_locator(FixedLocator(sorted(users_seen)))
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_major_formatter(
+            FuncFormatter(lambda v, _: f"{v:g}" + ("*" if round(v) in searched else ""))
+        )
         ax.xaxis.set_minor_locator(NullLocator())
         ax.set_ylim(bottom=0)
         ax.set_ylabel(ylabel)
@@ -273,6 +276,7 @@ def _concurrency(path: Path, multi: dict[str, Any], slo: SLO | None) -> Path:
     for ax in axes[1]:
         ax.set_xlabel("concurrent users (log scale)")
     ci = " · bars: 95% CI over runs" if multi["plan"]["repeat"] > 1 else ""
+    ci += " · *: added by --search" if searched else ""
     fig.suptitle(f"concurrency sweep — red ring: SLO breached{ci}", fontsize=11)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
