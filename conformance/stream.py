@@ -110,7 +110,13 @@ class SSEStreamValidator:
             validator.routes,
             validator.fast_types,
         )
-        self._take_block = self._decoder.take_block
+        self._max_event_bytes = max_event_bytes
+        # The lane (`feed`) takes one-event chunks itself, as `SSEDecoder.take_block` would:
+        # at most `_room` of them (`SSEDecoder.lane_room`), counted in `_taken` / `_taken_bytes`
+        # until they are reported to the decoder (`_settle_lane`), before it is next called.
+        self._room = 0
+        self._taken = 0
+        self._taken_bytes = 0
         # Decoded event objects, one per event received (a non-JSON payload as its raw text), so
         # that a violation's event_index indexes this list; typed-path deltas as `_Raw` bytes
         # from `_first_raw` on, until `events` is read.
@@ -186,8 +192,22 @@ class SSEStreamValidator:
             head, raw_name, name, decode, get, oi, item_id, index, target, tallied = lane
             validator = self.validator
             count = validator.events
-            if count == self._lane_count:
-                data = self._take_block(chunk, head)
+            if count == self._lane_count and self._room:
+                # `SSEDecoder.take_block`, inline (a call less per delta): the chunk is one
+                # canonical block that begins with `head`, without a CR, within the size bound.
+                data = None
+                if (
+                    type(chunk) is bytes
+                    and chunk.startswith(head)
+                    and chunk.endswith(b"\n\n")
+                    and 13 not in chunk
+                ):
+                    end = len(chunk) - 2
+                    if chunk.find(b"\n", len(head)) == end and end < self._max_event_bytes - 1:
+                        self._room -= 1
+                        self._taken += 1
+                        self._taken_bytes += end + 2
+                        data = chunk[len(head) : end]
                 if data is not None:
                     try:
                         typed_event = decode(data)
@@ -216,6 +236,9 @@ class SSEStreamValidator:
                             self.on_delta(name, typed_event.delta)
                         return []
                     return self._judge([(raw_name, data)])  # the record `feed_records` gives
+        if self._taken:
+            self._settle_lane()
+        self._room = 0
         try:
             decoded = self._decoder.feed_records(chunk)
         except SSELimitError as exc:
@@ -234,6 +257,9 @@ class SSEStreamValidator:
             return []
         self._closed = True
         out: list[Violation] = []
+        if self._taken:
+            self._settle_lane()
+        self._room = 0
         if self.aborted is None:
             try:
                 records = self._decoder.close_records()
@@ -422,7 +448,15 @@ class SSEStreamValidator:
             head = b"event: " + last_name + b"\ndata: "
             self._lane = (head, last_name, name, decode, get, oi, item_id, index, target, tallied)
             self._lane_count = count
+            if self._taken:
+                self._settle_lane()
+            self._room = self._decoder.lane_room()
         return out
+
+    def _settle_lane(self) -> None:
+        """Report the chunks the lane took to the decoder (`SSEDecoder.count_taken`)."""
+        self._decoder.count_taken(self._taken, self._taken_bytes)
+        self._taken = self._taken_bytes = 0
 
     def _name(self, raw: bytes) -> str:
         """An event name as text, remembered for the next events and streams (a server uses a

@@ -203,3 +203,38 @@ def test_typed_and_reference_paths_agree_on_json_oddities() -> None:
                 typed = _sse_verdicts(body, typed=True, chunk=chunk)
                 reference = _sse_verdicts(body, typed=False, chunk=chunk)
                 assert typed == reference, (new, position, chunk)
+
+
+def test_lane_keeps_the_decoder_limits() -> None:
+    # The lane takes one-event chunks without calling the decoder (`SSEDecoder.lane_room`,
+    # `count_taken`): under an event-count or event-size bound, one event per chunk must give
+    # the verdicts and the abort that the reference path (no lane) gives, at bounds around
+    # the stream.
+    recording = max(
+        load_recordings(), key=lambda r: sum(e["type"].endswith(".delta") for e in r.events)
+    )
+    events = list(recording.events)
+    first = next(i for i, e in enumerate(events) if e["type"].endswith(".delta"))
+    chunks = _per_event(events)
+    sizes = sorted({len(c) for c in chunks})
+
+    def run(parts: list[bytes], fast: bool = True, **limits: int) -> tuple[Any, ...]:
+        judge = SSEStreamValidator(fast=fast, **limits)
+        for part in parts:
+            judge.feed(part)
+        judge.close()
+        found = [(v.check_id, v.event_index, v.actual) for v in judge.violations]
+        return (found, judge.aborted, judge.validator.events, judge.validator.fast_judged > 0)
+
+    for limits in (
+        *(
+            {"max_events": n}
+            for n in (1, 2, first + 1, first + 3, first + 10, len(events) - 1, len(events))
+        ),
+        *({"max_event_bytes": n} for n in (sizes[0], sizes[len(sizes) // 2], sizes[-1] - 1)),
+    ):
+        reference = run(chunks, fast=False, **limits)
+        lane = run(chunks, **limits)
+        assert lane[:3] == reference[:3], limits
+    # Guard: without limits the lane judges the deltas typed.
+    assert run(chunks)[3]
