@@ -382,18 +382,19 @@ class SSEStreamValidator:
                             and get(typed_event) == index
                         ):
                             next_seq = typed_event.sequence_number + 1
-                            target.append(typed_event.delta)
+                            delta = typed_event.delta
+                            target.append(delta)
                             count += 1
                             if tallied:
                                 n_tallied += 1
-                                if typed_event.delta:
+                                if delta:
                                     n_nonempty += 1
                             if keep:
                                 if self._first_raw is None:
                                     self._first_raw = len(events)
                                 events.append(_Raw(data))
                             if on_delta is not None:
-                                on_delta(name, typed_event.delta)
+                                on_delta(name, delta)
                             continue
                 last_name = None
                 validator.next_seq = next_seq

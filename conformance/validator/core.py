@@ -9,7 +9,7 @@ routes each event to them.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .. import catalog as C
@@ -116,7 +116,8 @@ class StreamValidator(FastPath):
         self._too_deep_at: int | None = None
         self._top_logprobs: int | None = None
         self._closed = False
-        known, self._handlers, fast_table = _tables(self._schemas)
+        self._openresponses = "openresponses" in self.profiles
+        known, self._handlers, fast_table, self._predicates = _tables(self._schemas)
         # `fast=False`: the reference path, every event judged in full (the equivalence tests
         # compare the two; a caller may want it to rule the fast path out).
         self.fast = fast
@@ -183,14 +184,19 @@ class StreamValidator(FastPath):
                 etype,
                 message=f"the stream already ended with {self.terminal_type}",
             )
-        if etype in self._known_types:
+        predicate = self._predicates.get(etype)
+        if predicate is not None:
+            # `SchemaValidator.validate_event`, whose first step is this predicate: only an
+            # event it refuses is interpreted for its issues.
             try:
-                issues = self._schemas.validate_event(event)
+                issues = () if predicate(event) else self._schemas.validate_event(event)
             except RecursionError:
-                issues = []
+                issues = ()
                 self._too_deep(index)
             if issues:
                 self._schema_issues(issues, index)
+        elif etype in self._known_types:
+            pass  # a documented type without a compiled predicate: no issue to report
         elif etype in NONSTANDARD:
             self._report(
                 C.EVENT_TYPE_NONSTANDARD,
@@ -200,11 +206,7 @@ class StreamValidator(FastPath):
             )
         else:
             self._report(C.EVENT_TYPE_KNOWN, index, "a documented event type", etype)
-        if (
-            "openresponses" in self.profiles
-            and etype not in OPENRESPONSES_EVENTS
-            and ":" not in etype
-        ):
+        if self._openresponses and etype not in OPENRESPONSES_EVENTS and ":" not in etype:
             self._report(
                 C.EVENT_TYPE_OPENRESPONSES,
                 index,
@@ -316,17 +318,19 @@ class StreamValidator(FastPath):
             )
 
 
-_TABLES: dict[
-    int, tuple[SchemaValidator, tuple[frozenset[str], dict[str, Handler], dict[str, FastSpec]]]
-] = {}
+_Tables = tuple[
+    frozenset[str],
+    dict[str, Handler],
+    dict[str, FastSpec],
+    dict[str, Callable[[dict[str, Any]], bool]],
+]
+_TABLES: dict[int, tuple[SchemaValidator, _Tables]] = {}
 
 
-def _tables(
-    schemas: SchemaValidator,
-) -> tuple[frozenset[str], dict[str, Handler], dict[str, FastSpec]]:
+def _tables(schemas: SchemaValidator) -> _Tables:
     """Per schema validator, built once and shared by every stream (a stream is often short, so
     its set-up counts): the documented event types, the handler of each event type, and the
-    fast-path table of the delta types."""
+    fast-path table of the delta types, and the compiled schema predicate of each type."""
     cached = _TABLES.get(id(schemas))
     if cached is not None and cached[0] is schemas:
         return cached[1]
@@ -357,6 +361,12 @@ def _tables(
         handlers[family + ".done"] = V._on_value_done
     for family in ADDED_FIRST:
         handlers[family + ".added"] = V._on_value_added
-    tables = (schemas.event_types(), handlers, fast_table(schemas))
+    known = schemas.event_types()
+    predicates = {}
+    for etype in known:
+        predicate = schemas.event_predicate(etype)
+        if predicate is not None:
+            predicates[etype] = predicate
+    tables = (known, handlers, fast_table(schemas), predicates)
     _TABLES[id(schemas)] = (schemas, tables)
     return tables

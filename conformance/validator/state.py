@@ -51,6 +51,8 @@ class StreamState:
     _top_logprobs: int | None  # alternatives per token the response echoes (`top_logprobs`)
     _closed: bool
     _known_types: frozenset[str]
+    _predicates: dict[str, Callable[[dict[str, Any]], bool]]  # the schema's, by event type
+    _openresponses: bool  # "openresponses" in profiles
     _handlers: dict[str, Handler]
     _fast: dict[str, FastSpec]
     _fast_item: Item | None
