@@ -24,6 +24,7 @@ matplotlib.use("Agg")  # no display on CI or a load generator
 
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
+from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator
 
 from .slo import SLO
@@ -248,7 +249,9 @@ def _concurrency(path: Path, multi: dict[str, Any], slo: SLO | None) -> Path:
                 stats = [s["metrics"].get(key) or {} for s in steps]
                 ys = [float("nan") if st.get("mean") is None else st["mean"] for st in stats]
                 errs = [st.get("ci95_half_width") or 0.0 for st in stats]
-                name = f"{target['label']}: {label}" if len(multi["targets"]) > 1 else label
+                # Several targets: the series' styles in each panel's legend (in gray, once),
+                # the targets' colours in one legend above the panels.
+                name = label if single or n == 0 else "_"
                 ax.errorbar(xs, ys, yerr=errs if any(errs) else None, fmt=style,
                             marker="os"[number], fillstyle="full" if number == 0 else "none",
                             color=color, capsize=3, label=name)  # fmt: skip
@@ -260,7 +263,7 @@ def _concurrency(path: Path, multi: dict[str, Any], slo: SLO | None) -> Path:
             axes[0][0].axvline(knee["users"], color="gray" if single else color,
                                linestyle=(0, (1, 2)),
                                label=f"{target['label']}: knee at {knee['users']} users")  # fmt: skip
-    for ax, _, ylabel, metrics in panels:
+    for ax, series, ylabel, metrics in panels:
         _slo_lines(ax, slo, metrics)
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_locator(FixedLocator(sorted(users_seen)))
@@ -271,14 +274,29 @@ def _concurrency(path: Path, multi: dict[str, Any], slo: SLO | None) -> Path:
         ax.set_ylim(bottom=0)
         ax.set_ylabel(ylabel)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(0.0, -0.12), ncol=2,
-                  frameon=False)  # fmt: skip
+        handles = None
+        if not single:  # the series' styles in gray: the colours are the targets'
+            lines = [h for h in ax.get_legend_handles_labels()[0] if isinstance(h, Line2D)]
+            handles = [
+                Line2D([], [], color="gray", linestyle=style, marker="os"[number],
+                       fillstyle="full" if number == 0 else "none", label=label)
+                for number, (_, label, style) in enumerate(series)
+            ] + lines  # fmt: skip
+        ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(0.0, -0.12),
+                  ncol=2, frameon=False)  # fmt: skip
     for ax in axes[1]:
         ax.set_xlabel("concurrent users (log scale)")
     ci = " · bars: 95% CI over runs" if multi["plan"]["repeat"] > 1 else ""
     ci += " · *: added by --search" if searched else ""
     fig.suptitle(f"concurrency sweep — red ring: SLO breached{ci}", fontsize=11)
-    fig.tight_layout()
+    if not single:
+        proxies = [
+            Line2D([], [], color=colors[n % len(colors)], marker="o", label=t["label"])
+            for n, t in enumerate(multi["targets"])
+        ]
+        fig.legend(handles=proxies, loc="upper center", bbox_to_anchor=(0.5, 0.965),
+                   ncol=len(proxies), fontsize=9, frameon=False)  # fmt: skip
+    fig.tight_layout(rect=(0, 0, 1, 0.95) if not single else (0, 0, 1, 1))
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return path
