@@ -1,0 +1,8 @@
+"""Accuracy and cost of responses-bench against its peers (issue 18 item 4): GuideLLM, AIPerf and a
+plain Locust user next to ``responses-bench`` (with and without ``--no-validate``), against
+``responses-mock`` with known latency, truth taken on the wire.
+
+    python -m benchmarks.perf.peers [--streams 4,16,64] [--seconds 8] [--repeat 2] [--out DIR]
+
+See docs/bench-peers.md for the method and the published table.
+"""
