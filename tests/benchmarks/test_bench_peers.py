@@ -164,10 +164,14 @@ def test_cpu_at_interpolates_and_clamps() -> None:
 
 def test_parse_ours(tmp_path: Path) -> None:
     lat = {k: {"p50": 1.5, "p99": 9.0} for k in ("ttft", "itl")}
+    lat["tpot"] = {"p50": 11.0, "p99": 12.0}
     summary = {"latency_ms": lat, "requests": {"succeeded": 7}}
     (tmp_path / "summary.json").write_text(json.dumps(summary))
     rep = tools.parse_ours(tmp_path)
     assert (rep.ttft_p50, rep.itl_p99, rep.itl_kind, rep.requests) == (1.5, 9.0, "gap", 7)
+    ((suffix, tpot),) = tools.tpot_of_ours(tmp_path)
+    assert (suffix, tpot.itl_p50, tpot.itl_p99, tpot.itl_kind) == ("tpot", 11.0, 12.0, "tpot")
+    assert tpot.ttft_p50 == 1.5
     (tmp_path / "summary.json").write_text("{}")
     with pytest.raises(tools.ParseError):
         tools.parse_ours(tmp_path)
@@ -287,6 +291,9 @@ def test_table_rows_show_median_and_spread() -> None:
     assert lines[0] == table.HEADER and lines[1].count("|") == lines[0].count("|")
     assert "| responses-bench | 4 | 3 |" in lines[2]
     assert "+2.0 [+1.0…+3.0]" in lines[2]
+    variant = truth.compare("ours:tpot", 4, 0, truth.Reported(1, 1, 1, 1, "tpot"), t, (0.1, 1.0))
+    lines = table.rows([*cells, variant], {"ours:tpot": "responses-bench [tpot]"}, ["ours"])
+    assert "| responses-bench [tpot] | 4 | 1 |" in lines[3] and "| tpot |" in lines[3]
     assert table.fmt([math.nan]) == "n/a"
 
 

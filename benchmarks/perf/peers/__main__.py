@@ -7,6 +7,7 @@ Exit codes: 0 the table was made (rows for peers that could not run say why), 2 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
@@ -65,6 +66,15 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _cpu_list(text: str) -> set[int]:
+    """taskset's CPU list syntax: 0,2-3."""
+    cpus: set[int] = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        cpus.update(range(int(lo), int(hi or lo) + 1))
+    return cpus
+
+
 def _pin(cores: str, no_pin: bool) -> list[str]:
     if no_pin or shutil.which("taskset") is None:
         return []
@@ -95,8 +105,8 @@ def start_mock(args: argparse.Namespace, log: Path) -> tuple[subprocess.Popen[by
 
 def run_cell(
     tool: Tool, exe: Path | None, cell: Cell, port: int, args: argparse.Namespace, repeat: int
-) -> tuple[Result | None, str]:
-    """(the result, '') or (None, why not)."""
+) -> tuple[list[Result], str]:
+    """(the results: the tool's headline numbers, then its variants; '') or ([], why not)."""
     cell.out.mkdir(parents=True, exist_ok=True)
     cmd = [*_pin(args.tool_core, args.no_pin), *tool.command(cell, exe)]
     env = {**os.environ, **offline.OFFLINE_ENV, "HF_HOME": str(args.out / "offline" / "hf")}
@@ -111,9 +121,13 @@ def run_cell(
     cpu = TreeCPU(proc.pid).start()
     limit = cell.seconds + 180
     killer = threading.Timer(limit, lambda: os.killpg(proc.pid, signal.SIGKILL))
+    killer.daemon = True
     killer.start()
     _, status, usage = os.wait4(proc.pid, 0)
     killer.cancel()
+    # whatever the tool left running in its session (bounded runs leave nothing behind)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
     proc.returncode = os.waitstatus_to_exitcode(status)
     cpu.stop()
     log.close()
@@ -122,18 +136,30 @@ def run_cell(
     wall = time.time() - started
     truth = truth_of(exchanges(packets, port))
     if proc.returncode not in (0, 1):
-        return None, f"exited {proc.returncode} after {wall:.0f}s (see {cell.out / 'tool.log'})"
+        return [], f"exited {proc.returncode} after {wall:.0f}s (see {cell.out / 'tool.log'})"
     if truth.requests == 0:
-        return None, "no finished stream on the wire"
+        return [], "no finished stream on the wire"
     try:
-        reported = tool.parse(cell.out)
+        reported = [("", tool.parse(cell.out)), *(tool.variants(cell.out) if tool.variants else [])]
     except ParseError as exc:
-        return None, str(exc)
+        return [], str(exc)
     whole = max(usage.ru_utime + usage.ru_stime, cpu.series[-1][1] if cpu.series else 0.0)
     window = cpu.at(truth.window[1]) - cpu.at(truth.window[0])
-    result = compare(tool.name, cell.streams, repeat, reported, truth, (window, whole))
-    (cell.out / "result.json").write_text(json.dumps(dataclasses.asdict(result), indent=1))
-    return result, ""
+    results = [
+        compare(
+            f"{tool.name}:{suffix}" if suffix else tool.name,
+            cell.streams,
+            repeat,
+            rep,
+            truth,
+            (window, whole),
+        )
+        for suffix, rep in reported
+    ]
+    (cell.out / "result.json").write_text(
+        json.dumps([dataclasses.asdict(r) for r in results], indent=1)
+    )
+    return results, ""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,6 +175,13 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"peers: cannot capture on lo: {exc}", file=sys.stderr)
         return 2
+    if not args.no_pin and hasattr(os, "sched_setaffinity"):
+        # this process captures the wire: keep it off the tool's core, beside the mock
+        try:
+            os.sched_setaffinity(0, _cpu_list(args.mock_core))
+        except (OSError, ValueError) as exc:
+            print(f"peers: --mock-core {args.mock_core!r}: {exc}", file=sys.stderr)
+            return 2
     args.out = args.out.resolve()
     off = args.out / "offline"
     datasets = offline.write_datasets(off, 0)
@@ -183,14 +216,14 @@ def main(argv: list[str] | None = None) -> int:
                         datasets=datasets,
                         tokenizer=tokenizer,
                     )
-                    result, why = run_cell(tool, exes.get(name), cell, port, args, repeat)
-                    if result is None:
+                    got, why = run_cell(tool, exes.get(name), cell, port, args, repeat)
+                    if not got:
                         failures.append(f"{tool.label} at {streams} streams (run {repeat}): {why}")
                         print(f"peers: {failures[-1]}", file=sys.stderr)
-                    else:
-                        results.append(result)
+                    results.extend(got)
+                    for result in got:
                         print(
-                            f"peers: {tool.label:32s} {streams:3d} streams run {repeat}: "
+                            f"peers: {result.tool:24s} {streams:3d} streams run {repeat}: "
                             f"TTFT err {result.ttft_err[0]:+.1f}/{result.ttft_err[1]:+.1f} ms, "
                             f"ITL err {result.itl_err[0]:+.2f}/{result.itl_err[1]:+.2f} ms, "
                             f"{result.cpu_ms_per_1k:.0f} CPU ms/1k events",
@@ -200,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
         mock.terminate()
         mock.wait(10)
     labels = {n: t.label + (f" {versions[n]}" if n in versions else "") for n, t in TOOLS.items()}
+    labels.update({f"{r.tool}": f"{labels[r.tool.split(':')[0]]} [{r.tool.split(':')[1]}]"
+                   for r in results if ":" in r.tool})  # fmt: skip
     lines = rows(results, labels, list(TOOLS))
     notes = [f"- not run: {TOOLS[n].label}: {why}" for n, why in skipped.items()]
     notes += [f"- failed: {f}" for f in failures]

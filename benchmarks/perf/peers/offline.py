@@ -98,8 +98,11 @@ def write_tokenizer(directory: Path) -> Path:
     return directory
 
 
-def write_datasets(directory: Path, output_tokens: int, n: int = 64) -> dict[str, Path]:
-    """The same prompts in each tool's file format: ours/Locust, GuideLLM, AIPerf."""
+def write_datasets(directory: Path, output_tokens: int, n: int = 4096) -> dict[str, Path]:
+    """The same prompts in each tool's file format: ours/Locust, GuideLLM, AIPerf.
+
+    More rows than any cell sends: GuideLLM stops when its dataset runs out (64 rows gave 64
+    requests at 64 streams: one burst, not a steady load)."""
     directory.mkdir(parents=True, exist_ok=True)
     texts = prompts(n)
     files = {

@@ -32,7 +32,7 @@ def rows(cells: Iterable[Cell], labels: dict[str, str], order: Sequence[str]) ->
     rank = {name: i for i, name in enumerate(order)}
     out = [HEADER, "|" + "---|" * HEADER.count(" | ") + "---|"]
     for (tool, streams), group in sorted(
-        groups.items(), key=lambda kv: (kv[0][1], rank.get(kv[0][0], 99))
+        groups.items(), key=lambda kv: (kv[0][1], rank.get(kv[0][0].split(":")[0], 99), kv[0][0])
     ):
         truth_ttft = f"{fmt([g.truth_ttft[0] for g in group], False)} / " + fmt(
             [g.truth_ttft[1] for g in group], False

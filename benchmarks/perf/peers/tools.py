@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.perf.peers.truth import ITL_GAP, ITL_REQUEST, Reported
+from benchmarks.perf.peers.truth import ITL_GAP, ITL_REQUEST, ITL_TPOT, Reported
 
 PLAIN_LOCUSTFILE = Path(__file__).with_name("plain_locustfile.py")
 MODEL = "mock"
@@ -45,6 +45,8 @@ class Tool:
     parse: Callable[[Path], Reported]
     peer: str | None = None  # the venvs.PINS key when the tool is a peer
     env: Callable[[Cell], dict[str, str]] | None = None
+    #: more numbers from the same run under another ITL definition: (suffix, numbers)
+    variants: Callable[[Path], list[tuple[str, Reported]]] | None = None
 
 
 def _bin(name: str) -> str:
@@ -83,6 +85,19 @@ def parse_ours(out: Path) -> Reported:
         )
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ParseError(f"responses-bench summary.json: {exc!r}") from exc
+
+
+def tpot_of_ours(out: Path) -> list[tuple[str, Reported]]:
+    """summary.json's TPOT, (e2e - TTFT) / (output tokens - 1): the per-request figure that
+    compares with GuideLLM's and AIPerf's ITL."""
+    rep = parse_ours(out)
+    try:
+        tpot = json.loads((out / "summary.json").read_text())["latency_ms"]["tpot"]
+        rep.itl_p50, rep.itl_p99 = float(tpot["p50"]), float(tpot["p99"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ParseError(f"responses-bench summary.json tpot: {exc!r}") from exc
+    rep.itl_kind = ITL_TPOT
+    return [("tpot", rep)]
 
 
 # --- a plain Locust user -----------------------------------------------------------------------
@@ -189,6 +204,20 @@ def _aiperf_command(cell: Cell, exe: Path | None) -> list[str]:
     ]  # fmt: skip
 
 
+def icl_of_aiperf(out: Path) -> list[tuple[str, Reported]]:
+    """AIPerf's inter_chunk_latency: every gap between content chunks, as ours and Locust's."""
+    rep = parse_aiperf(out)
+    try:
+        icl = json.loads((out / "profile_export_aiperf.json").read_text())["inter_chunk_latency"]
+        if icl.get("unit") != "ms":
+            raise ValueError(f"unit {icl.get('unit')!r}")
+        rep.itl_p50, rep.itl_p99 = float(icl["p50"]), float(icl["p99"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ParseError(f"aiperf inter_chunk_latency: {exc!r}") from exc
+    rep.itl_kind = ITL_GAP
+    return [("inter-chunk", rep)]
+
+
 def parse_aiperf(out: Path) -> Reported:
     """profile_export_aiperf.json: time_to_first_token and inter_token_latency — AIPerf's ITL is
     per request, (request latency - TTFT) / (output tokens - 1), request latency ending at the
@@ -214,11 +243,13 @@ def parse_aiperf(out: Path) -> Reported:
 TOOLS: dict[str, Tool] = {
     t.name: t
     for t in (
-        Tool("ours", "responses-bench", _ours(True), parse_ours),
-        Tool("ours-novalidate", "responses-bench --no-validate", _ours(False), parse_ours),
+        Tool("ours", "responses-bench", _ours(True), parse_ours, variants=tpot_of_ours),
+        Tool("ours-novalidate", "responses-bench --no-validate", _ours(False), parse_ours,
+             variants=tpot_of_ours),
         Tool("locust-plain", "plain Locust HttpUser", _plain_command, parse_locust_csv,
              env=_plain_env),
         Tool("guidellm", "GuideLLM", _guidellm_command, parse_guidellm, peer="guidellm"),
-        Tool("aiperf", "AIPerf", _aiperf_command, parse_aiperf, peer="aiperf"),
+        Tool("aiperf", "AIPerf", _aiperf_command, parse_aiperf, peer="aiperf",
+             variants=icl_of_aiperf),
     )
 }  # fmt: skip
