@@ -4,7 +4,8 @@ TTFT and every inter-token gap fired as their own request entries, percentiles f
     locust -f benchmarks/perf/peers/plain_locustfile.py --headless --host http://127.0.0.1:8000 \
         -u 16 -r 16 -t 8s --csv out/plain --only-summary
 
-Environment: PEERS_PROMPTS (a JSONL file of {"prompt": ...}), PEERS_MAX_OUTPUT_TOKENS, PEERS_MODEL.
+Environment: PEERS_PROMPTS (a JSONL file of {"prompt": ...}), PEERS_MODEL, PEERS_MAX_OUTPUT_TOKENS
+(default 0: no max_output_tokens, like every other tool in the table).
 """
 
 from __future__ import annotations
@@ -19,14 +20,16 @@ from locust import HttpUser, task
 with open(os.environ.get("PEERS_PROMPTS", "/dev/null"), encoding="utf-8") as _fh:
     _PROMPTS = [json.loads(line)["prompt"] for line in _fh if line.strip()] or ["Say hello."]
 _NEXT = itertools.cycle(_PROMPTS)
-_MAX = int(os.environ.get("PEERS_MAX_OUTPUT_TOKENS", "32"))
+_MAX = int(os.environ.get("PEERS_MAX_OUTPUT_TOKENS", "0"))  # 0: none sent, as the other tools
 _MODEL = os.environ.get("PEERS_MODEL", "mock")
 
 
 class PlainResponsesUser(HttpUser):
     @task
     def stream(self) -> None:
-        body = {"model": _MODEL, "input": next(_NEXT), "stream": True, "max_output_tokens": _MAX}
+        body: dict[str, object] = {"model": _MODEL, "input": next(_NEXT), "stream": True}
+        if _MAX:
+            body["max_output_tokens"] = _MAX
         fire = self.environment.events.request.fire
         start = time.perf_counter()
         last = None
