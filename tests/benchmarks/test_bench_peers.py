@@ -302,3 +302,8 @@ def test_bad_options_exit_2(argv: list[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         parser().parse_args(argv)
     assert exc.value.code == 2
+
+
+def test_report_dir_is_the_family_flag_and_out_an_alias() -> None:
+    assert str(parser().parse_args(["--report-dir", "r"]).out) == "r"
+    assert str(parser().parse_args(["--out", "o"]).out) == "o"

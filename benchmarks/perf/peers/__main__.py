@@ -62,7 +62,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--no-pin", action="store_true", help="do not pin with taskset")
     p.add_argument("--venv-root", type=Path, default=venvs.DEFAULT_ROOT)
     p.add_argument("--no-install", action="store_true", help="never install a missing peer")
-    p.add_argument("--out", type=Path, default=Path("reports/peers"))
+    p.add_argument(
+        "--report-dir",
+        "--out",
+        dest="out",
+        type=Path,
+        default=Path("reports/peers"),
+        help="cells, table.md and results.json (default: reports/peers)",
+    )
     return p
 
 
