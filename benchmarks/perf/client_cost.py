@@ -12,7 +12,9 @@ same bytes:
     python -m benchmarks.perf.client_cost [--repeat 5] [--sse capture.sse ...] [--profile] [--json out]
 
 Streams: the recorded OpenAI corpus (``tests/data/openai-recorded/streams``), or captured SSE files.
-The process is pinned to one CPU; rates are events per CPU-second (``time.process_time``).
+The process is pinned to one CPU; rates are events per CPU-second (``time.process_time``), the
+median over ``--repeat`` rounds in which each client makes one pass (interleaved, so a load that
+comes and goes weighs on all alike); the validating / json-only ratio is also given per round.
 ``--profile`` prints where the validating client's time goes (cProfile, top functions by own time).
 """
 
@@ -110,6 +112,28 @@ def measure(fn: Callable[[list[Stream]], int], streams: list[Stream], repeat: in
     return statistics.median(rates)
 
 
+def measure_interleaved(
+    clients: dict[str, Callable[[list[Stream]], int]], streams: list[Stream], repeat: int
+) -> tuple[dict[str, float], list[float]]:
+    """:func:`measure` for every client, their passes interleaved (one pass of each per round,
+    the order rotated), so that a load that comes and goes weighs on all of them alike: the
+    median rate of each, and per round the validating client's rate over the json-only one's."""
+    events = count_events(streams)
+    names = list(clients)
+    for name in names:
+        clients[name](streams)  # warm-up
+    rates: dict[str, list[float]] = {name: [] for name in names}
+    ratios = []
+    for r in range(repeat):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            c0 = time.process_time()
+            clients[name](streams)
+            rates[name].append(events / max(time.process_time() - c0, 1e-9))
+        if "validating" in rates and "json-only" in rates:
+            ratios.append(rates["validating"][-1] / rates["json-only"][-1])
+    return {name: statistics.median(r) for name, r in rates.items()}, ratios
+
+
 def profile(streams: list[Stream], top: int = 18, passes: int = 5) -> str:
     # Several passes, after the measured ones: a single cold pass is dominated by first-use costs.
     profiler = cProfile.Profile()
@@ -137,15 +161,21 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     warm_up()
     events = count_events(streams)
-    rates = {name: measure(fn, streams, args.repeat) for name, fn in CLIENTS.items()}
+    rates, ratios = measure_interleaved(CLIENTS, streams, args.repeat)
     print(f"{len(streams)} streams, {events} events, one event per chunk, one CPU")
     for name, rate in rates.items():
         print(f"  {name:<14} {rate:>12,.0f} events/CPU-s")
     print(f"  validation costs {rates['no-validation'] / rates['validating']:.2f}× the meter alone")
+    print(
+        f"  validating / json-only {rates['validating'] / rates['json-only']:.2f}× "
+        f"(per round: median {statistics.median(ratios):.2f}, "
+        f"{min(ratios):.2f}–{max(ratios):.2f}; passes interleaved)"
+    )
     if args.profile:
         print(profile(streams))
     if args.json:
-        args.json.write_text(json.dumps({"events": events, "rates": rates}, indent=2) + "\n")
+        out = {"events": events, "rates": rates, "ratio_validating_to_json_only_by_round": ratios}
+        args.json.write_text(json.dumps(out, indent=2) + "\n")
     return 0
 
 
