@@ -225,10 +225,15 @@ class BenchRuntime:
             last = (now, total)
             print(report.progress_line(self, rate, now), flush=True)
 
-    def finish(self) -> int:
-        """Write the reports; the process exit code (0 ok, 1 breach/violations, 2 broken)."""
+    def close_log(self) -> None:
+        """Flush and close ``--request-log``'s file (every process keeps its own)."""
         if self._log_file is not None:
             self._log_file.close()
+            self._log_file = None
+
+    def finish(self) -> int:
+        """Write the reports; the process exit code (0 ok, 1 breach/violations, 2 broken)."""
+        self.close_log()
         if self.config is None:
             print(f"responses-bench: the run did not start: {self.config_error}", flush=True)
             return 2
@@ -296,6 +301,7 @@ def _test_start(environment: Environment, **_: Any) -> None:
 def _quitting(environment: Environment, **_: Any) -> None:
     rt = runtime(environment)
     if rt.is_worker:
+        rt.close_log()  # a worker writes no report, but its request log must reach the disk
         return
     code = rt.finish()
     from locust import log as locust_log

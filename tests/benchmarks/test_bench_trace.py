@@ -78,3 +78,20 @@ def test_a_csv_workload_with_a_prefix_pool_and_drawn_output_lengths(tmp_path: Pa
     assert all(r["ok"] for r in records)
     assert min(r["input_tokens"] for r in records) >= 24 + 2  # the prefix, then the row's text
     assert max(r["output_tokens"] for r in records) <= 24
+
+
+def test_every_load_process_writes_its_request_log(tmp_path: Path) -> None:
+    # With --processes 2 the requests are made by two Locust workers, each with its own log file:
+    # a worker writes no report, and its log used to be left unflushed (every file empty).
+    path = tmp_path / "trace.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in TRACE))
+    with mock_server() as url:
+        run = run_bench(
+            tmp_path / "r", "--base-url", url, "--model", "mock", "--shape", "trace",
+            "--workload", str(path), "--trace-speedup", "4", "--processes", "2",
+            "--request-log", timeout=120,
+        )  # fmt: skip
+    assert run.code == 0, run.output
+    logs = sorted((tmp_path / "r").glob("requests-*.jsonl"))
+    assert len(logs) >= 2, logs
+    assert len(run.requests()) == run.summary["requests"]["total"] == len(TRACE)
