@@ -42,7 +42,7 @@ from typing import Any
 
 import orjson
 
-from benchmarks.perf.mock_streaming_throughput import Server, start_server
+from benchmarks.perf.servers import Server, start_server
 from benchmarks.perf.stream_client import RunError
 
 TARGET_MB = 50.0

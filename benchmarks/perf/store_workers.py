@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.perf.mock_streaming_throughput import Server, start_server
+from benchmarks.perf.servers import Server, start_server
 from benchmarks.perf.store_retention import redis_server
 from benchmarks.perf.stream_client import RunError, load_round
 

@@ -7,19 +7,13 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from benchmarks.perf.mock_streaming_throughput import Server
+from benchmarks.perf.servers import RunError, Server
 
 __all__ = ["RunError", "Sample", "capture", "capture_chunks", "load_round", "request_bytes", "split_frames",
            "stream_once"]  # fmt: skip
 
 _END = b"\r\n0\r\n\r\n"  # the last chunk of a chunked body (RFC 9112 §7.1)
-
-
-class RunError(Exception):
-    """The run itself broke (exit code 2)."""
 
 
 def split_frames(body: bytes) -> list[bytes]:
