@@ -42,6 +42,15 @@ class FramingError(ValueError):
     consumed = 0
 
 
+def _keep_alive(version: bytes, connection: bytes | None) -> bool:
+    """Persistent connection (RFC 9112 §9.3): HTTP/1.0 only with ``keep-alive``, 1.1 unless
+    ``close``."""
+    tokens = _tokens(connection)
+    if version == b"HTTP/1.0":
+        return b"keep-alive" in tokens
+    return b"close" not in tokens
+
+
 @dataclass(slots=True)
 class RequestHead:
     method: str
@@ -55,10 +64,7 @@ class RequestHead:
 
     @property
     def keep_alive(self) -> bool:
-        tokens = _tokens(self.get(b"connection"))
-        if self.version == b"HTTP/1.0":
-            return b"keep-alive" in tokens
-        return b"close" not in tokens
+        return _keep_alive(self.version, self.get(b"connection"))
 
     @property
     def websocket(self) -> bool:
@@ -77,10 +83,7 @@ class ResponseHead:
 
     @property
     def keep_alive(self) -> bool:
-        tokens = _tokens(self.get(b"connection"))
-        if self.version == b"HTTP/1.0":
-            return b"keep-alive" in tokens
-        return b"close" not in tokens
+        return _keep_alive(self.version, self.get(b"connection"))
 
 
 def _get(headers: Headers, name: bytes) -> bytes | None:
