@@ -55,7 +55,8 @@ def base_url(given: str, *, flag: str = "--base-url") -> tuple[str, str | None]:
     """The base URL to use for ``given`` and, when it differs, a note saying so.
 
     ``http://h:8000`` → ``http://h:8000/v1`` (an origin alone: the API lives under /v1);
-    ``…/v1/`` → ``…/v1``; ``…/v1/responses`` → ``…/v1``; any other path is kept as given (some
+    ``…/v1/`` → ``…/v1``; ``…/v1/responses`` → ``…/v1``; the endpoint of a server at the root,
+    ``http://h:8000/responses`` → ``http://h:8000``; any other path is kept as given (some
     servers serve the API elsewhere, e.g. ``/openai/v1beta``), as the SDK would.
     """
     text = given.strip()
@@ -70,8 +71,10 @@ def base_url(given: str, *, flag: str = "--base-url") -> tuple[str, str | None]:
         raise BaseURLError(f"{flag} {given!r}: a base URL has no query or fragment")
     path = parts.path.rstrip("/")
     if path.endswith("/responses"):
+        # The endpoint itself: its base is taken as given, the root included (a server that
+        # serves POST /responses at the root, as open-responses-server does, is named this way).
         path = path[: -len("/responses")]
-    if not path:
+    elif not path:
         path = "/v1"
     used = urlunsplit((parts.scheme, parts.netloc, path, "", ""))
     if used == text or used == text.rstrip("/"):

@@ -70,7 +70,8 @@ def targets_toml(spec: TargetSpec, launched: Launched) -> str:
     q = json.dumps  # a JSON string is a TOML basic string
     lines = [
         f"[targets.{q(spec.name)}]",
-        f"base_url = {q(launched.base_url)}",
+        # a root path is named by its endpoint: an origin alone means /v1 (docs/cli.md)
+        f"base_url = {q(launched.base_url if spec.path else launched.base_url + '/responses')}",
         f"model = {q(launched.model)}",
         f"profiles = [{', '.join(q(p) for p in spec.profiles)}]",
         f"timeout = {spec.timeout:g}",

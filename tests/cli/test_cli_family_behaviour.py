@@ -41,6 +41,8 @@ def _cli(
         ("http://127.0.0.1:8000", "http://127.0.0.1:8000/v1", True),
         ("http://127.0.0.1:8000/", "http://127.0.0.1:8000/v1", True),
         ("http://h/v1/responses", "http://h/v1", True),
+        # a server at the root (open-responses-server) is named by its endpoint
+        ("http://127.0.0.1:8000/responses", "http://127.0.0.1:8000", True),
         (
             "https://h/openai/v1beta",
             "https://h/openai/v1beta",

@@ -74,3 +74,19 @@ def test_the_reference_targets_declare_what_tox_e_sglang_judges_them_on() -> Non
         assert TARGETS[f"sglang-{kind.replace('_', '-')}"].profiles == support.NATIVE_PROFILES[kind]
     for name in ("conversations", "compaction", "websocket", "stateless-reasoning"):
         assert name in TARGETS["reference-plain"].claim
+
+
+def test_the_suite_is_given_each_target_where_its_routes_are(tmp_path: Path) -> None:
+    # The family's rule (docs/cli.md): an origin alone means /v1, so a target at the root
+    # (open-responses-server) is named by its endpoint; the suite resolves it back to the root.
+    from benchmarks.vendors.run import targets_toml
+    from benchmarks.vendors.stack import Launched
+    from conformance.suite.targets import load_targets
+
+    for name in ("ors-plain", "sglang-plain"):
+        spec = TARGETS[name]
+        (tmp_path / "t.toml").write_text(
+            targets_toml(spec, Launched("http://127.0.0.1:9" + spec.path, "m"))
+        )
+        (target,) = load_targets(tmp_path / "t.toml")
+        assert target.base_url == "http://127.0.0.1:9" + spec.path, name
