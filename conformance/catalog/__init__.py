@@ -15,7 +15,7 @@ name); importing the package registers them in :data:`conformance.checks.REGISTR
 - :mod:`.websocket` — ``ws.*``, WebSocket mode sessions;
 - :mod:`.tools` — per-tool stream rules (hosted tool progress, image partials, citations);
 - :mod:`.refinements` — the one-requirement refinements of ``stream.part.order`` and
-  ``stream.summary.order`` (also importable as :mod:`conformance.catalog_refinements`);
+  ``stream.summary.order``;
 - :mod:`.state` — ``compaction.*``, ``conversation.*``, ``item_list.*`` state objects.
 
 The live suite's checks (``live.*``) are in :mod:`conformance.catalog_live`.

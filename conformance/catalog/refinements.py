@@ -3,8 +3,7 @@
 `stream.part.order` and `stream.summary.order` each guarded several rules, reported from six and
 seven places; they stay published (a parent's outcome folds its refinements', and an expected
 failure naming it covers them: :attr:`conformance.checks.Check.parent`), and the judge reports
-each rule under its own ID. :mod:`conformance.catalog` (and the old path
-:mod:`conformance.catalog_refinements`) re-exports these names.
+each rule under its own ID. :mod:`conformance.catalog` re-exports these names.
 """
 
 from __future__ import annotations
