@@ -21,6 +21,7 @@ from .errors import APIError, invalid_request
 __all__ = [
     "HOSTED_CHOICE_TYPES",
     "TOOL_CHOICE_TYPES",
+    "check_named_choice",
     "custom_tools",
     "engine_tools",
     "validate_custom_tool",
@@ -123,6 +124,21 @@ def validate_custom_tool(tool: Mapping[str, Any], where: str) -> str:
     return str(name)
 
 
+def check_named_choice(
+    choice: Mapping[str, Any], tools: Sequence[Mapping[str, Any]], kind: str
+) -> None:
+    """A ``tool_choice`` naming one tool (``function`` / ``custom``): that tool must be declared,
+    else OpenAI's 400 ("Tool choice 'x' not found in 'tools' parameter.")."""
+    name = choice.get("name")
+    declared = {t.get("name") for t in tools if t.get("type") == kind}
+    if not isinstance(name, str) or name not in declared:
+        raise invalid_request(
+            f"Tool choice '{name}' not found in 'tools' parameter.",
+            "tool_choice",
+            "invalid_value",
+        )
+
+
 def validate_tool_choice_object(
     choice: Mapping[str, Any], tools: Sequence[Mapping[str, Any]]
 ) -> None:
@@ -132,14 +148,7 @@ def validate_tool_choice_object(
     if kind not in TOOL_CHOICE_TYPES:
         raise _invalid_value("tool_choice.type", kind, TOOL_CHOICE_TYPES)
     if kind == "custom":
-        name = choice.get("name")
-        declared = {t.get("name") for t in tools if t.get("type") == "custom"}
-        if not isinstance(name, str) or name not in declared:
-            raise invalid_request(
-                f"Tool choice '{name}' not found in 'tools' parameter.",
-                "tool_choice",
-                "invalid_value",
-            )
+        check_named_choice(choice, tools, "custom")
     elif kind == "mcp":
         label = choice.get("server_label")
         if not isinstance(label, str):

@@ -14,7 +14,7 @@ import orjson
 
 from .errors import invalid_request
 from .field_errors import check_enum, check_type, type_error, value_error
-from .tool_kinds import validate_custom_tool, validate_tool_choice_object
+from .tool_kinds import check_named_choice, validate_custom_tool, validate_tool_choice_object
 
 __all__ = ["check_schema", "validate_tool_choice", "validate_tools"]
 
@@ -215,14 +215,7 @@ def validate_tool_choice(choice: Any, tools: list[dict[str, Any]]) -> None:
         raise type_error("tool_choice", "a string or an object", choice)
     kind = choice.get("type")
     if kind == "function":
-        name = choice.get("name")
-        declared = {t.get("name") for t in tools if t.get("type") == "function"}
-        if not isinstance(name, str) or name not in declared:
-            raise invalid_request(
-                f"Tool choice '{name}' not found in 'tools' parameter.",
-                "tool_choice",
-                "invalid_value",
-            )
+        check_named_choice(choice, tools, "function")
     elif kind == "allowed_tools":
         check_enum(choice, "mode", ("auto", "required"), "tool_choice.mode")
         if not isinstance(choice.get("tools"), list):
