@@ -66,9 +66,15 @@ def _free_port() -> int:
         return port
 
 
-def _cpu_seconds(pid: int) -> float:
+def _cpu_split(pid: int) -> tuple[float, float]:
+    """User and system CPU seconds of ``pid`` so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
+
+
+def _cpu_seconds(pid: int) -> float:
+    return sum(_cpu_split(pid))
 
 
 def _pinned(cpu: int | None) -> dict[str, object]:
@@ -103,6 +109,23 @@ def _proxy(upstream: str, cpu: int | None, root: Path) -> subprocess.Popen[str]:
     return proxy
 
 
+def _floor(upstream: str, cpu: int | None) -> subprocess.Popen[str]:
+    """``benchmarks.perf.forward_floor`` in front of the mock: a relay that parses nothing."""
+    hostport = upstream.split("://", 1)[1].split("/", 1)[0]
+    floor = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.perf.forward_floor", "--upstream", hostport],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        **_pinned(cpu),  # type: ignore[call-overload]
+    )  # fmt: skip
+    assert floor.stdout is not None
+    ready, _, _ = select.select([floor.stdout], [], [], 60)
+    line = floor.stdout.readline() if ready else ""
+    if not line.startswith("floor: "):
+        raise RuntimeError(f"the floor relay did not start: {line!r}")
+    floor.args = f"http://127.0.0.1:{line.split()[1]}/v1"
+    return floor
+
+
 def _start(args: argparse.Namespace, cpus: list[int]) -> list[subprocess.Popen[str]]:
     mock_cpu = cpus[0] if cpus else None
     proxy_cpu = cpus[1] if len(cpus) > 1 else mock_cpu
@@ -122,6 +145,8 @@ def _start(args: argparse.Namespace, cpus: list[int]) -> list[subprocess.Popen[s
         started.append(_proxy(upstream, proxy_cpu, ROOT))
         if args.baseline_root is not None:
             started.append(_proxy(upstream, proxy_cpu, args.baseline_root))
+        if args.floor:
+            started.append(_floor(upstream, proxy_cpu))
     except BaseException:
         _stop(started)
         raise
@@ -171,6 +196,7 @@ async def _rounds(args: argparse.Namespace, direct: str, proxies: dict[str, tupl
     targets = {"direct": (direct, 0), **proxies}
     samples = {name: Sample() for name in targets}
     cpu = dict.fromkeys(proxies, 0.0)
+    user = dict.fromkeys(proxies, 0.0)  # the user-mode part of ``cpu``
     round_rates: dict[str, list[float]] = {name: [] for name in proxies}
     client_cpu = 0.0  # this process over the direct rounds: a non-validating httpx2 client
     limits = httpx2.Limits(max_connections=args.streams * (1 + len(proxies)))
@@ -179,14 +205,16 @@ async def _rounds(args: argparse.Namespace, direct: str, proxies: dict[str, tupl
             await asyncio.gather(*(_one(client, url, body, Sample()) for _ in range(args.streams)))
         for _ in range(args.rounds):
             for name, (url, pid) in targets.items():
-                c0, p0 = (_cpu_seconds(pid) if pid else 0.0), time.process_time()
+                (u0, s0), p0 = (_cpu_split(pid) if pid else (0.0, 0.0)), time.process_time()
                 e0 = samples[name].events
                 await asyncio.gather(
                     *(_one(client, url, body, samples[name]) for _ in range(args.streams))
                 )
                 if pid:
-                    spent = _cpu_seconds(pid) - c0
+                    u1, s1 = _cpu_split(pid)
+                    spent = (u1 - u0) + (s1 - s0)
                     cpu[name] += spent
+                    user[name] += u1 - u0
                     if spent > 0:
                         round_rates[name].append((samples[name].events - e0) / spent)
                 else:
@@ -205,6 +233,7 @@ async def _rounds(args: argparse.Namespace, direct: str, proxies: dict[str, tupl
     for name in proxies:
         prefix = "proxy" if name == "proxy" else name
         out[f"{prefix}_cpu_s"] = cpu[name]
+        out[f"{prefix}_user_cpu_s"] = user[name]
         spent = cpu[name]
         out[f"{prefix}_events_per_cpu_s"] = (
             samples[name].events / spent if spent > 0 else float("inf")
@@ -241,6 +270,10 @@ def main(argv: list[str] | None = None) -> int:
         "--baseline-root", type=Path, metavar="DIR",
         help="also measure the proxy of this checkout (A/B in the same rounds)",
     )  # fmt: skip
+    parser.add_argument(
+        "--no-floor", dest="floor", action="store_false",
+        help="skip the floor: a relay that parses nothing (benchmarks.perf.forward_floor)",
+    )  # fmt: skip
     parser.add_argument("--json", type=Path, help="write the numbers here")
     args = parser.parse_args(argv)
     if args.baseline_root is not None and not (args.baseline_root / "conformance").is_dir():
@@ -250,8 +283,12 @@ def main(argv: list[str] | None = None) -> int:
     started = _start(args, cpus)
     mock, proxy = started[0], started[1]
     proxies = {"proxy": (str(proxy.args), proxy.pid)}
-    if len(started) > 2:
-        proxies["baseline"] = (str(started[2].args), started[2].pid)
+    rest = started[2:]
+    if args.baseline_root is not None:
+        proxies["baseline"] = (str(rest[0].args), rest[0].pid)
+        rest = rest[1:]
+    if args.floor:
+        proxies["floor"] = (str(rest[0].args), rest[0].pid)
     try:
         result = asyncio.run(_rounds(args, str(mock.args), proxies))
     finally:
@@ -273,9 +310,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f}")
     rows = [("direct", direct), ("proxy", proxied)]
-    baseline = result.get("baseline")
+    baseline, floor = result.get("baseline"), result.get("floor")
     if isinstance(baseline, dict):
         rows.append(("baseline", baseline))
+    if isinstance(floor, dict):
+        rows.append(("floor", floor))
     for name, row in rows:
         print(
             f"  {name:<7} TTFT p50 {row['ttft_p50_ms']:7.1f} ms  p99 {row['ttft_p99_ms']:7.1f} ms"
@@ -297,6 +336,28 @@ def main(argv: list[str] | None = None) -> int:
         )
     verdict = "met" if cpu_ratio >= CPU_TARGET else "NOT met"
     print(f"  proxy/validating client {cpu_ratio:.2f}x (target >= {CPU_TARGET}x: {verdict})")
+    proxy_user = float(result["proxy_user_cpu_s"])  # type: ignore[arg-type]
+    proxy_cpu = float(result["proxy_cpu_s"])  # type: ignore[arg-type]
+    per_event = 1e6 / max(proxied["events"], 1)
+    print(
+        f"  proxy CPU per event: user {proxy_user * per_event:.1f} us, system "
+        f"{(proxy_cpu - proxy_user) * per_event:.1f} us; the target allows "
+        f"{1e6 / (CPU_TARGET * client_rate):.1f} us in all"
+    )
+    if isinstance(floor, dict):
+        floor_rate = float(result["floor_events_per_cpu_s"])  # type: ignore[arg-type]
+        floor_cpu = float(result["floor_cpu_s"])  # type: ignore[arg-type]
+        floor_user = float(result["floor_user_cpu_s"])  # type: ignore[arg-type]
+        per_floor_event = 1e6 / max(floor["events"], 1)
+        print(
+            f"  floor (a relay that parses nothing, benchmarks.perf.forward_floor) "
+            f"{floor_rate:,.0f} events/CPU-s ({1e6 / floor_rate:.1f} us per event: user "
+            f"{floor_user * per_floor_event:.1f}, system "
+            f"{(floor_cpu - floor_user) * per_floor_event:.1f}); floor/validating client "
+            f"{floor_rate / client_rate:.2f}x; proxy CPU per event / floor's "
+            f"{floor_rate / proxy_rate:.2f}x; TTFT p99 floor/direct "
+            f"{floor['ttft_p99_ms'] / direct['ttft_p99_ms']:.2f}x"
+        )
     rates = result["proxy_round_rates"]
     assert isinstance(rates, list)
     if rates:
