@@ -63,6 +63,12 @@ def _git(repo: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
+def suite_base_url(spec: TargetSpec, launched: Launched) -> str:
+    """The base URL to give the suite for a launched target: a server at the root is named by its
+    endpoint, since an origin alone means ``/v1`` (docs/cli.md)."""
+    return launched.base_url if spec.path else launched.base_url + "/responses"
+
+
 def targets_toml(spec: TargetSpec, launched: Launched) -> str:
     """The suite's targets file for one target (``responses-conformance run --targets``): the
     flags' equivalent, plus the expected failures — defects a bridge inherits from its backend,
@@ -70,8 +76,7 @@ def targets_toml(spec: TargetSpec, launched: Launched) -> str:
     q = json.dumps  # a JSON string is a TOML basic string
     lines = [
         f"[targets.{q(spec.name)}]",
-        # a root path is named by its endpoint: an origin alone means /v1 (docs/cli.md)
-        f"base_url = {q(launched.base_url if spec.path else launched.base_url + '/responses')}",
+        f"base_url = {q(suite_base_url(spec, launched))}",
         f"model = {q(launched.model)}",
         f"profiles = [{', '.join(q(p) for p in spec.profiles)}]",
         f"timeout = {spec.timeout:g}",

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from . import venvs
 from .catalog import SGLANG_MODELS, TargetSpec
+from .run import suite_base_url
 from .services import Service
 from .stack import (
     KEY_ENV,
@@ -55,7 +56,7 @@ def serve(
             if spec.kind == "vllm":
                 launched = vllm_service(python, spec, models, logs)
                 started.append(launched.services[0].start())
-                return _wait(launched, started, logs, log)
+                return _wait(spec, launched, started, logs, log)
             service, root = sglang_service(sg_python, repo, venv_root, models, spec.model, logs)
             started.append(service.start())
             if spec.kind == "sglang":
@@ -66,7 +67,7 @@ def serve(
             else:
                 launched = bridge_service(python, spec, root, work / "work", logs)
                 started.append(launched.services[0].start())
-        return _wait(launched, started, logs, log)
+        return _wait(spec, launched, started, logs, log)
     except KeyboardInterrupt:
         return 0
     finally:
@@ -75,9 +76,14 @@ def serve(
 
 
 def _wait(
-    launched: Launched, started: list[Service], logs: Path, log: Callable[[str], None]
+    spec: TargetSpec,
+    launched: Launched,
+    started: list[Service],
+    logs: Path,
+    log: Callable[[str], None],
 ) -> int:
-    print(f"export BASE_URL={launched.base_url}   # model {launched.model}; logs in {logs}")
+    base_url = suite_base_url(spec, launched)  # what `responses-conformance run` takes as is
+    print(f"export BASE_URL={base_url}   # model {launched.model}; logs in {logs}")
     if launched.api_key:
         print(f'export {KEY_ENV}={launched.api_key}   # add -H "authorization: Bearer ${KEY_ENV}"')
     print("Ctrl-C stops it.", flush=True)

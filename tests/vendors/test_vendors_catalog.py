@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from benchmarks.vendors.catalog import BANNED, LOCKS, SGLANG_MODELS, SLICES, TARGETS, VENDORS
 from conformance.suite.targets import ALL_PROFILES
 
@@ -90,3 +92,22 @@ def test_the_suite_is_given_each_target_where_its_routes_are(tmp_path: Path) -> 
         )
         (target,) = load_targets(tmp_path / "t.toml")
         assert target.base_url == "http://127.0.0.1:9" + spec.path, name
+
+
+def test_serve_prints_the_url_the_suite_takes(capsys: pytest.CaptureFixture[str]) -> None:
+    # `python -m benchmarks.vendors serve` prints `export BASE_URL=…` for pasting into
+    # `responses-conformance run --base-url $BASE_URL`: for a server at the root that is its
+    # endpoint, the same URL the harness's own targets file gives the suite.
+    from benchmarks.vendors import serve as serve_mod
+    from benchmarks.vendors.services import Service
+    from benchmarks.vendors.stack import Launched
+
+    for name, printed in (("ors-plain", "http://127.0.0.1:9/responses"),
+                          ("sglang-plain", "http://127.0.0.1:9/v1")):  # fmt: skip
+        spec = TARGETS[name]
+        exited = Service.__new__(Service)
+        exited.proc = None  # a server that is not running: _wait returns at once
+        rc = serve_mod._wait(spec, Launched("http://127.0.0.1:9" + spec.path, "m"), [exited],
+                             Path("/tmp"), lambda _: None)  # fmt: skip
+        assert rc == 1
+        assert f"export BASE_URL={printed} " in capsys.readouterr().out, name
