@@ -49,6 +49,8 @@ from typing import Any
 from urllib.error import URLError
 from urllib.request import urlopen
 
+from conformance.cli_options import add_deprecated_alias
+
 ROOT = Path(__file__).resolve().parents[2]
 CPU_FLAGS = (
     "--device cpu --attention-backend torch_native --sampling-backend pytorch "
@@ -194,7 +196,7 @@ def _ratio(a: float, b: float) -> float:
     return a / b if b else float("nan")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=__doc__.split("\n\n", 1)[1],
@@ -211,9 +213,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=10.0, help="length of each load run")
     parser.add_argument("--repeats", type=int, default=5, help="alternating runs at 8 streams")
     parser.add_argument("--min-ratio", type=float, help="exit 1 if the 8-stream ratio is below")
-    parser.add_argument("--out", type=Path, default=Path("reports/side-by-side"))
+    parser.add_argument(
+        "--report-dir", dest="out", type=Path, default=Path("reports/side-by-side"),
+        metavar="DIR", help="where the reports go (default reports/side-by-side)",
+    )  # fmt: skip
+    add_deprecated_alias(parser, "--out", "--report-dir", dest="out", type=Path)
     parser.add_argument("--start-timeout", type=float, default=900.0)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     mode = args.reference_mode or ("remote" if args.cpu else "inprocess")
     profiles = args.profiles or ("core,stateful,reasoning" if args.cpu else "core,stateful")
     out: Path = args.out
@@ -238,7 +248,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             model = str(models / "plain")
     if model is None:
-        parser.error("--model-path is required (or --cpu for the scripted model)")
+        _parser().error("--model-path is required (or --cpu for the scripted model)")
 
     servers: list[Server] = []
     ratios: dict[str, dict[str, float]] = {}

@@ -242,3 +242,13 @@ def test_vendors_report_dir_and_the_old_out(capsys: pytest.CaptureFixture[str]) 
     assert capsys.readouterr().err == ""
     assert str(_parser().parse_args(["run", "--out", "r"]).out) == "r"
     assert "--out is deprecated: use --report-dir" in capsys.readouterr().err
+
+
+def test_side_by_side_report_dir_and_the_old_out(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks.perf.sglang_side_by_side import _parser
+
+    base = ["--sglang-python", "python"]
+    assert str(_parser().parse_args([*base, "--report-dir", "r"]).out) == "r"
+    assert capsys.readouterr().err == ""
+    assert str(_parser().parse_args([*base, "--out", "r"]).out) == "r"
+    assert "--out is deprecated: use --report-dir" in capsys.readouterr().err
