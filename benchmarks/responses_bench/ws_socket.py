@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import ssl
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import (
@@ -24,6 +24,7 @@ from wsproto.events import (
     Request,
     TextMessage,
 )
+from wsproto.utilities import RemoteProtocolError
 
 __all__ = ["WsClosed", "WsRejected", "WsSocket"]
 
@@ -49,26 +50,40 @@ class WsSocket:
         port = parts.port or (443 if secure else 80)
         host = parts.hostname or "127.0.0.1"
         sock = socket.create_connection((host, port), timeout=timeout)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        if secure:
-            sock = ssl.create_default_context().wrap_socket(sock, server_hostname=host)
         self._sock = sock
         self._ws = WSConnection(ConnectionType.CLIENT)
         self._frames: list[str | bytes] = []
         self._text: list[str] = []
         self._binary: list[bytes] = []
         self.closed = False
+        # A handshake that fails (TLS, a timeout, the server hanging up) closes the socket here:
+        # the caller gets no object to close, and the socket would wait for the garbage collector.
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if secure:
+                self._sock = ssl.create_default_context().wrap_socket(sock, server_hostname=host)
+            self._handshake(parts.netloc.rpartition("@")[2], parts, headers)
+        except BaseException:
+            self._sock.close()
+            sock.close()
+            raise
+
+    def _handshake(self, authority: str, parts: SplitResult, headers: dict[str, str]) -> None:
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         extra = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
-        authority = parts.netloc.rpartition("@")[2]
         self._sock.sendall(self._ws.send(Request(host=authority, target=target,
                                                  extra_headers=extra)))  # fmt: skip
         while True:
-            for event in self._pump():
+            try:
+                events = self._pump()
+            except RemoteProtocolError as error:  # no HTTP answer, or not an upgrade's
+                self.closed = True
+                raise WsClosed(f"the upgrade failed: {error}") from None
+            for event in events:
                 if isinstance(event, AcceptConnection):
                     return
                 if isinstance(event, RejectConnection):
-                    self.close()
+                    self.closed = True
                     raise WsRejected(event.status_code)
 
     def send(self, text: str) -> None:
