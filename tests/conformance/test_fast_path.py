@@ -238,3 +238,40 @@ def test_lane_keeps_the_decoder_limits() -> None:
         assert lane[:3] == reference[:3], limits
     # Guard: without limits the lane judges the deltas typed.
     assert run(chunks)[3]
+
+
+def test_lane_leaves_every_other_chunk_to_the_decoder() -> None:
+    # The lane's own test of a chunk (`SSEStreamValidator.feed`): a chunk that continues a run
+    # of deltas but is not one canonical block of that type (a CR or a second line in the data,
+    # one LF short, a truncated head, a bytearray, two blocks at once) goes to the decoder,
+    # with the verdicts the reference path gives for the same chunks.
+    recording = max(
+        load_recordings(), key=lambda r: sum(e["type"].endswith(".delta") for e in r.events)
+    )
+    chunks = _per_event(list(recording.events))
+    first = next(i for i, c in enumerate(chunks) if b".delta\n" in c.split(b"\n", 1)[0] + b"\n")
+    at = first + 3  # a delta that continues a run
+    block = chunks[at]
+    head, _, rest = block.partition(b"\ndata: ")
+    head += b"\ndata: "
+    variants: dict[str, list[bytes]] = {
+        "cr-in-data": [head + rest[:-2].replace(b'"delta"', b'"delta"\r', 1) + b"\n\n"],
+        "crlf-ends": [head + rest[:-2] + b"\r\n\r\n"],
+        "lf-in-data": [head + rest[:5] + b"\ndata: " + rest[5:]],
+        "one-lf-short": [block[:-1], b"\n"],
+        "head-only": [head[:5], head[5:] + rest],
+        "bytearray": [bytearray(block)],
+        "two-at-once": [block + chunks[at + 1]],
+        "empty-data": [head + b"\n\n"],
+    }
+    for name, replacement in variants.items():
+        parts = chunks[:at] + replacement + chunks[at + 1 + (name == "two-at-once") :]
+
+        def run(fast: bool, parts: list[bytes] = parts) -> list[tuple[Any, ...]]:
+            judge = SSEStreamValidator(fast=fast)
+            for part in parts:
+                judge.feed(part)
+            judge.close()
+            return [(v.check_id, v.event_index, v.path, v.actual) for v in judge.violations]
+
+        assert run(True) == run(False), name
