@@ -3,7 +3,14 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mock_server.tokenizer import _TOKEN, count_request_tokens, count_tokens, tokenize, tool_text
+from mock_server.tokenizer import (
+    _LONG_TEXT,
+    _TOKEN,
+    count_request_tokens,
+    count_tokens,
+    tokenize,
+    tool_text,
+)
 from reference_impl.engine import FunctionTool, GenerationRequest, Message
 
 
@@ -24,10 +31,12 @@ def test_tokens_join_back_to_the_text(text: str) -> None:
 
 # Long texts are tokenized piece by piece, cut after ". " (with a cache): the same tokens as the
 # rule applied to the whole text, whatever the text.
-_SENTENCY = st.text(alphabet=st.sampled_from(list("ab9_ .,\n\t\x1c\u00a0é'\"{}:")), min_size=400)
+_SENTENCY = st.text(
+    alphabet=st.sampled_from(list("ab9_ .,\n\t\x1c\u00a0é'\"{}:")), min_size=_LONG_TEXT
+)
 
 
-@given(st.one_of(_SENTENCY, st.text(min_size=400)))
+@given(st.one_of(_SENTENCY, st.text(min_size=_LONG_TEXT)))
 def test_long_texts_tokenize_as_a_whole(text: str) -> None:
     assert tokenize(text) == _TOKEN.findall(text)
     assert tokenize(text) == _TOKEN.findall(text)  # again, from the cache
