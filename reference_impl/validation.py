@@ -155,6 +155,8 @@ def validate_create_body(body: Any, *, require_model: bool = True) -> dict[str, 
         raise invalid_request(
             "The request body must be a JSON object.", None, "invalid_request_body"
         )
+    if body.keys() <= _PLAIN_KEYS:
+        return _validate_plain(body, require_model)
     for key in body:
         if key not in KNOWN_CREATE_PARAMS:
             raise invalid_request(f"Unknown parameter: '{key}'.", key, "unknown_parameter")
@@ -201,6 +203,25 @@ def validate_create_body(body: Any, *, require_model: bool = True) -> dict[str, 
         raise invalid_request(
             "Background mode requires `store` to be true.", "background", "invalid_value"
         )
+    return body
+
+
+# The plainest create (model, input, stream, maybe instructions and store): the checks below that
+# can fail for it, in their order; every other check is a no-op for an absent field.
+_PLAIN_KEYS = frozenset({"model", "input", "instructions", "stream", "store"})
+
+
+def _validate_plain(body: dict[str, Any], require_model: bool) -> dict[str, Any]:
+    model = check_type(body, "model", str)
+    if require_model and not model:
+        raise invalid_request(
+            "Missing required parameter: 'model'.", "model", "missing_required_parameter"
+        )
+    if body.get("input") is not None and not isinstance(body["input"], str | list):
+        raise type_error("input", "a string or an array of input items", body["input"])
+    check_type(body, "instructions", str)
+    check_type(body, "stream", bool)
+    check_type(body, "store", bool)
     return body
 
 
