@@ -69,7 +69,7 @@ class ProxyServer:
         self.base_path = parts.path.rstrip("/")
         self.host_header = parts.netloc.rsplit("@", 1)[-1].encode("idna")
         self.connections: set[ClientConnection] = set()
-        self.exchanges: set[asyncio.Task[None]] = set()
+        self.exchanges: dict[asyncio.Task[None], Exchange] = {}
         self.closing = False
         self._ws: Any = None  # uvicorn's WebSocket config and server state, made on first use
 
@@ -83,19 +83,32 @@ class ProxyServer:
             await self.shutdown(force)
 
     async def shutdown(self, force: asyncio.Event) -> None:
-        """Stop: every open exchange is ended now and recorded as cut by the proxy."""
+        """Stop: every open exchange is ended now and recorded as cut by the proxy — but one
+        whose upstream body has already ended is whole, and is let finish (it only has to write
+        its answer and be judged)."""
         self.closing = True
         self.app.close_exchanges()  # WebSocket sessions
         if self._ws is not None:
             for ws in list(self._ws[1].connections):
                 ws.shutdown()
-        for task in list(self.exchanges):
-            task.cancel()
-        pending = [t for t in self.exchanges | self.app.tasks() if not t.done()]
-        if pending:
+        for task, exchange in list(self.exchanges.items()):
+            if not exchange.body_ended:
+                task.cancel()
+        rest = {t for t in [*self.exchanges, *self.app.tasks()] if not t.done()}
+        if rest:  # up to 3 s for them to end, less after a second signal
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 3.0
             waiter = asyncio.ensure_future(force.wait())
-            await asyncio.wait([*pending, waiter], timeout=3.0)
+            while rest and not waiter.done() and (left := deadline - loop.time()) > 0:
+                done, _ = await asyncio.wait(
+                    [*rest, waiter], timeout=left, return_when=asyncio.FIRST_COMPLETED
+                )
+                rest -= done
             waiter.cancel()
+            for task in rest:  # still open: cut now
+                task.cancel()
+            if rest:
+                await asyncio.wait(rest, timeout=1.0)
         for conn in list(self.connections):
             conn.close()
         self.pool.close()
@@ -223,11 +236,11 @@ class ClientConnection(asyncio.Protocol):
         exchange = Exchange(self, head)
         self.exchange = exchange
         task = asyncio.ensure_future(exchange.run(body))
-        self.server.exchanges.add(task)
+        self.server.exchanges[task] = exchange
         task.add_done_callback(self._done)
 
     def _done(self, task: asyncio.Task[None]) -> None:
-        self.server.exchanges.discard(task)
+        self.server.exchanges.pop(task, None)
         exchange, self.exchange = self.exchange, None
         if task.cancelled() or task.exception() is not None:
             error = None if task.cancelled() else task.exception()
@@ -307,9 +320,11 @@ class Exchange:
         try:
             await self._forward(rel, query, headers, body)
         except asyncio.CancelledError:
-            # the proxy is shutting down under an open exchange: its end is not the upstream's
-            judge.client_closed = True
-            self._cut()
+            # the proxy is shutting down under an open exchange: its end is not the upstream's —
+            # unless the upstream's body had already ended (the task had not resumed yet)
+            if not self.body_ended:
+                judge.client_closed = True
+                self._cut()
             raise
         finally:
             self._release()
@@ -443,6 +458,11 @@ class Exchange:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self.done), left)
 
+    @property
+    def body_ended(self) -> bool:
+        """The upstream's body has been read to its framed end."""
+        return self.reader is not None and self.reader.done
+
     # ---------------------------------------------------------------- the hot path
 
     def on_data(self, data: bytes) -> None:
@@ -566,6 +586,11 @@ class Exchange:
     # ---------------------------------------------------------------- flow control
 
     def client_gone(self) -> None:
+        """The client's connection closed. Before the upstream's body ended, the stream was cut
+        by the client (its end is not judged against the upstream); after it — the client read
+        the last byte and left before this exchange's task resumed — the exchange is whole."""
+        if self.body_ended:
+            return
         if self.judge is not None:
             self.judge.client_closed = True
         if self.upstream is not None:
