@@ -122,9 +122,10 @@ class SSEStreamValidator:
         # from `_first_raw` on, until `events` is read.
         self._events: list[Any] = []
         self._first_raw: int | None = None
-        # (the block's head `event: <raw name>\ndata: `, raw name, name, typed decoder, slot
-        # getter, output_index, item_id, slot index, target, whether the type is tallied) of the
-        # route the last chunk ended on, and the validator's event count then.
+        # (the block's head `event: <raw name>\ndata: `, its length, raw name, name, typed
+        # decoder, slot getter, output_index, item_id, slot index, target, whether the type is
+        # tallied) of the route the last chunk ended on, and the validator's event count then.
+        # None once the stream is aborted or closed.
         self._lane: _LaneTuple | None = None
         self._lane_count = 0
         self.framing: list[Violation] = []
@@ -181,15 +182,13 @@ class SSEStreamValidator:
 
     def feed(self, chunk: bytes) -> list[Violation]:
         """Feed raw body bytes; returns the violations they reveal."""
-        if self.aborted is not None or self._closed:
-            return []
         lane = self._lane
-        if lane is not None:
+        if lane is not None:  # never once the stream is aborted or closed
             # One event in the chunk (a server flushes each event), of the type the previous
             # chunk ended on: taken by the decoder without a match (`take_block`), and when it
             # continues that route, recorded here as `_judge` would record it, without setting
             # up its loop. The lane holds while nothing else fed the validator.
-            head, raw_name, name, decode, get, oi, item_id, index, target, tallied = lane
+            head, cut, raw_name, name, decode, get, oi, item_id, index, target, tallied = lane
             validator = self.validator
             count = validator.events
             if count == self._lane_count and self._room:
@@ -201,7 +200,6 @@ class SSEStreamValidator:
                 # the end lie past it.)
                 data = None
                 size = len(chunk)
-                cut = len(head)
                 if (
                     type(chunk) is bytes
                     and chunk[:cut] == head
@@ -229,21 +227,24 @@ class SSEStreamValidator:
                         and get(typed_event) == index
                     ):
                         validator.next_seq = typed_event.sequence_number + 1
-                        target.append(typed_event.delta)
+                        delta = typed_event.delta
+                        target.append(delta)
                         self._lane_count = validator.events = count + 1
                         validator.fast_judged += 1
                         if tallied:
                             self.tallied += 1
-                            if typed_event.delta:
+                            if delta:
                                 self.tallied_nonempty += 1
                         if self.keep_events:
                             if self._first_raw is None:
                                 self._first_raw = len(self._events)
                             self._events.append(_Raw(data))
                         if self.on_delta is not None:
-                            self.on_delta(name, typed_event.delta)
+                            self.on_delta(name, delta)
                         return []
                     return self._judge([(raw_name, data)])  # the record `feed_records` gives
+        if self.aborted is not None or self._closed:
+            return []
         if self._taken:
             self._settle_lane()
         self._room = 0
@@ -297,6 +298,7 @@ class SSEStreamValidator:
         if self._openresponses and not self.done_seen and self.aborted is None and not cancelled:
             out.append(self._framing(C.SSE_DONE_REQUIRED, None, "data: [DONE]", "no [DONE]"))
         out += self.validator.close(cancelled=cancelled)
+        self._lane = None  # `feed` takes no lane once closed (`_judge` above may set one)
         return out
 
     # ------------------------------------------------------------------ internals
@@ -310,6 +312,7 @@ class SSEStreamValidator:
 
     def _abort(self, exc: SSELimitError) -> list[Violation]:
         self.aborted = str(exc)
+        self._lane = None
         check = C.SSE_LIMIT_EVENT_SIZE if exc.kind == "event_size" else C.SSE_LIMIT_EVENT_COUNT
         return [
             self._framing(
@@ -455,7 +458,9 @@ class SSEStreamValidator:
             # The route still holds (every full-path event forgets `last_name`): the next chunk
             # may continue it (`feed`).
             head = b"event: " + last_name + b"\ndata: "
-            self._lane = (head, last_name, name, decode, get, oi, item_id, index, target, tallied)
+            self._lane = (
+                head, len(head), last_name, name, decode, get, oi, item_id, index, target, tallied
+            )  # fmt: skip
             self._lane_count = count
             if self._taken:
                 self._settle_lane()
@@ -540,7 +545,17 @@ class SSEStreamValidator:
 
 
 _LaneTuple = tuple[
-    bytes, bytes, str, Callable[[bytes], Any], Callable[[Any], Any], Any, Any, Any, list[str], bool
+    bytes,
+    int,
+    bytes,
+    str,
+    Callable[[bytes], Any],
+    Callable[[Any], Any],
+    Any,
+    Any,
+    Any,
+    list[str],
+    bool,
 ]
 
 # Event names as text, by their bytes; shared by every stream (see `SSEStreamValidator._name`).

@@ -19,6 +19,8 @@ __all__ = ["ComparisonRules", "first_difference", "first_difference_text"]
 class ComparisonRules(StreamState):
     """``_check_output`` (the terminal event) and ``_check_item_content`` (``output_item.done``)."""
 
+    __slots__ = ()
+
     def _check_output(self, response: Mapping[str, Any], index: int, *, failed: bool) -> None:
         """SPEC §2.9: the terminal output equals the done items, in order (KB08)."""
         output = response.get("output")

@@ -68,6 +68,8 @@ class StreamValidator(FastPath):
     ``response.max_output_tokens`` is used otherwise).
     """
 
+    __slots__ = ()
+
     def __init__(
         self,
         *,

@@ -58,6 +58,8 @@ class FastPath(ValueRules):
     """``feed_fast`` (try one delta), ``route`` (where deltas of a type may go) and
     ``_fast_pick`` (the item they may name, after each event the full path judged)."""
 
+    __slots__ = ()
+
     def _fast_pick(self) -> Item | None:
         """The item a fast-path delta may name: the newest one, open and seen from its start, in
         a stream where nothing about a delta's framing can be wrong but what `feed_fast`

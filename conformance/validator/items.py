@@ -28,6 +28,8 @@ _OPENING_STATUSES = ("in_progress", "incomplete")
 class ItemRules(LifecycleRules):
     """``_item_for`` (the open item an inner event names) and the handlers of the item events."""
 
+    __slots__ = ()
+
     def _item_for(
         self, event: Mapping[str, Any], index: int, *, allow_done: bool = False
     ) -> Item | None:

@@ -49,6 +49,8 @@ class LifecycleRules(ComparisonRules):
     """``_sequence`` (every event), ``_require_started`` (every event past the lifecycle), and the
     handlers of the lifecycle, terminal and ``error`` events."""
 
+    __slots__ = ()
+
     def _sequence(self, event: Mapping[str, Any], index: int) -> None:
         seq = event.get("sequence_number")
         if type(seq) is not int:

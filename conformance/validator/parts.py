@@ -23,6 +23,8 @@ class PartRules(ItemRules):
     """``_open`` (the open part an event names, for either kind of part) and the handlers of the
     content-part, text, annotation and summary events."""
 
+    __slots__ = ()
+
     def _on_part_added(self, event: Mapping[str, Any], index: int) -> None:
         item = self._item_for(event, index)
         part = event.get("part")

@@ -15,6 +15,7 @@ from ..checks import Check, Violation
 from ..exercised import Coverage
 from ..objects import ResponseChecker
 from ..schema import SchemaValidator
+from ..tool_rules import ToolRules
 from .model import FastSpec, Item, Phase, Route
 
 __all__ = ["Handler", "StreamState"]
@@ -22,6 +23,44 @@ __all__ = ["Handler", "StreamState"]
 
 class StreamState:
     """The fields of one stream's judgement (initialised by ``StreamValidator.__init__``)."""
+
+    __slots__ = (
+        "_closed",
+        "_created_at",
+        "_error_at",
+        "_error_pending",
+        "_fast",
+        "_fast_item",
+        "_fast_routes",
+        "_handlers",
+        "_incomplete_item",
+        "_item_ids",
+        "_items",
+        "_known_types",
+        "_last_added",
+        "_next_output_index",
+        "_openresponses",
+        "_phase",
+        "_predicates",
+        "_responses",
+        "_schemas",
+        "_seen_lifecycle",
+        "_seq_started",
+        "_too_deep_at",
+        "_tool_rules",
+        "_top_logprobs",
+        "coverage",
+        "events",
+        "fast",
+        "fast_judged",
+        "next_seq",
+        "profiles",
+        "response_id",
+        "resume_after",
+        "terminal",
+        "terminal_type",
+        "violations",
+    )
 
     profiles: frozenset[str]
     resume_after: int | None
@@ -48,6 +87,7 @@ class StreamState:
     _error_pending: bool  # an `error` was the last event: `response.failed` is next
     _incomplete_item: int | None
     _too_deep_at: int | None
+    _tool_rules: ToolRules
     _top_logprobs: int | None  # alternatives per token the response echoes (`top_logprobs`)
     _closed: bool
     _known_types: frozenset[str]

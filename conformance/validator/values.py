@@ -20,6 +20,8 @@ __all__ = ["ValueRules"]
 class ValueRules(PartRules):
     """The handlers of the value-stream events (`<family>.added`, `.delta`, `.done`)."""
 
+    __slots__ = ()
+
     def _value_slot(
         self, event: Mapping[str, Any], index: int
     ) -> tuple[Item, str, tuple[list[str], list[str | None]]] | None:

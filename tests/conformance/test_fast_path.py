@@ -275,3 +275,24 @@ def test_lane_leaves_every_other_chunk_to_the_decoder() -> None:
             return [(v.check_id, v.event_index, v.path, v.actual) for v in judge.violations]
 
         assert run(True) == run(False), name
+
+
+def test_no_lane_after_close_or_abort() -> None:
+    # A stream that ends on a run of deltas leaves the lane set; once closed (or aborted) every
+    # later chunk is ignored, a continuing delta too.
+    recording = max(
+        load_recordings(), key=lambda r: sum(e["type"].endswith(".delta") for e in r.events)
+    )
+    chunks = _per_event(list(recording.events))
+    at = next(i for i, c in enumerate(chunks) if b".delta\n" in c.split(b"\n", 1)[0] + b"\n") + 3
+    for limits in ({}, {"max_events": at - 1}):
+        judge = SSEStreamValidator(**limits)
+        for chunk in chunks[:at]:
+            judge.feed(chunk)
+        if limits:
+            assert judge.aborted is not None
+        else:
+            judge.close()
+        before = (judge.validator.events, list(judge.violations), judge.tallied)
+        assert judge.feed(chunks[at]) == []
+        assert (judge.validator.events, list(judge.violations), judge.tallied) == before
