@@ -349,6 +349,7 @@ class SSEStreamValidator:
         count = validator.events
         lead = validator.fast_judged - count
         tallied = False  # the current route's type is in `tally`
+        extra = False  # a typed delta is tallied, kept or reported (`on_delta`)
         n_tallied = self.tallied
         n_nonempty = self.tallied_nonempty
         # The name and route of the previous event (a run of deltas shares them): comparing two
@@ -380,6 +381,7 @@ class SSEStreamValidator:
                             if route is not NO_ROUTE:
                                 oi, item_id, _key, index, _valid, target, decode, get = route
                                 tallied = name in tally
+                                extra = tallied or keep or on_delta is not None
                     if decode is not None:
                         try:
                             typed_event = decode(data)
@@ -393,19 +395,20 @@ class SSEStreamValidator:
                             and get(typed_event) == index
                         ):
                             next_seq = typed_event.sequence_number + 1
-                            delta = typed_event.delta
-                            target.append(delta)
+                            target.append(typed_event.delta)
                             count += 1
-                            if tallied:
-                                n_tallied += 1
-                                if delta:
-                                    n_nonempty += 1
-                            if keep:
-                                if self._first_raw is None:
-                                    self._first_raw = len(events)
-                                events.append(_Raw(data))
-                            if on_delta is not None:
-                                on_delta(name, delta)
+                            if extra:  # what only some callers ask for
+                                delta = typed_event.delta
+                                if tallied:
+                                    n_tallied += 1
+                                    if delta:
+                                        n_nonempty += 1
+                                if keep:
+                                    if self._first_raw is None:
+                                        self._first_raw = len(events)
+                                    events.append(_Raw(data))
+                                if on_delta is not None:
+                                    on_delta(name, delta)
                             continue
                 last_name = None
                 validator.next_seq = next_seq
