@@ -160,13 +160,7 @@ def validate_create_body(body: Any, *, require_model: bool = True) -> dict[str, 
     for key in body:
         if key not in KNOWN_CREATE_PARAMS:
             raise invalid_request(f"Unknown parameter: '{key}'.", key, "unknown_parameter")
-    model = check_type(body, "model", str)
-    if require_model and not model:
-        raise invalid_request(
-            "Missing required parameter: 'model'.", "model", "missing_required_parameter"
-        )
-    if body.get("input") is not None and not isinstance(body["input"], str | list):
-        raise type_error("input", "a string or an array of input items", body["input"])
+    _check_model_and_input(body, require_model)
     for key in (
         "instructions",
         "previous_response_id",
@@ -211,7 +205,7 @@ def validate_create_body(body: Any, *, require_model: bool = True) -> dict[str, 
 _PLAIN_KEYS = frozenset({"model", "input", "instructions", "stream", "store"})
 
 
-def _validate_plain(body: dict[str, Any], require_model: bool) -> dict[str, Any]:
+def _check_model_and_input(body: dict[str, Any], require_model: bool) -> None:
     model = check_type(body, "model", str)
     if require_model and not model:
         raise invalid_request(
@@ -219,6 +213,10 @@ def _validate_plain(body: dict[str, Any], require_model: bool) -> dict[str, Any]
         )
     if body.get("input") is not None and not isinstance(body["input"], str | list):
         raise type_error("input", "a string or an array of input items", body["input"])
+
+
+def _validate_plain(body: dict[str, Any], require_model: bool) -> dict[str, Any]:
+    _check_model_and_input(body, require_model)
     check_type(body, "instructions", str)
     check_type(body, "stream", bool)
     check_type(body, "store", bool)

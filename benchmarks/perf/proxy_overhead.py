@@ -93,18 +93,28 @@ def _wait_port(port: int, timeout: float = 60) -> None:
     raise RuntimeError(f"nothing listens on {port}")
 
 
-def _proxy(upstream: str, cpu: int | None, root: Path) -> subprocess.Popen[str]:
-    proxy = subprocess.Popen(
-        [sys.executable, "-m", "conformance.cli", "proxy", "--upstream", upstream, "--port", "0",
-         "--quiet"],
-        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        **_pinned(cpu),  # type: ignore[call-overload]
+def _launch(args: list[str], root: Path, cpu: int | None, ready: str) -> tuple[subprocess.Popen[str], str]:  # fmt: skip
+    """``python -m ARGS`` in ``root``, pinned to ``cpu``; its first line once it starts with
+    ``ready`` (what it prints when it listens)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", *args], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, **_pinned(cpu),  # type: ignore[call-overload]
     )  # fmt: skip
-    assert proxy.stdout is not None
-    ready, _, _ = select.select([proxy.stdout], [], [], 60)
-    line = proxy.stdout.readline() if ready else ""
-    if not line.startswith("proxy: "):
-        raise RuntimeError(f"the proxy did not start: {line!r}")
+    assert process.stdout is not None
+    up, _, _ = select.select([process.stdout], [], [], 60)
+    line = process.stdout.readline() if up else ""
+    if not line.startswith(ready):
+        process.kill()
+        process.communicate()
+        raise RuntimeError(f"{args[0]} did not start: {line!r}")
+    return process, line
+
+
+def _proxy(upstream: str, cpu: int | None, root: Path) -> subprocess.Popen[str]:
+    proxy, line = _launch(
+        ["conformance.cli", "proxy", "--upstream", upstream, "--port", "0", "--quiet"],
+        root, cpu, "proxy: ",
+    )  # fmt: skip
     proxy.args = line.split()[1]  # its base URL, for the rounds
     return proxy
 
@@ -112,16 +122,9 @@ def _proxy(upstream: str, cpu: int | None, root: Path) -> subprocess.Popen[str]:
 def _floor(upstream: str, cpu: int | None) -> subprocess.Popen[str]:
     """``benchmarks.perf.forward_floor`` in front of the mock: a relay that parses nothing."""
     hostport = upstream.split("://", 1)[1].split("/", 1)[0]
-    floor = subprocess.Popen(
-        [sys.executable, "-m", "benchmarks.perf.forward_floor", "--upstream", hostport],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        **_pinned(cpu),  # type: ignore[call-overload]
-    )  # fmt: skip
-    assert floor.stdout is not None
-    ready, _, _ = select.select([floor.stdout], [], [], 60)
-    line = floor.stdout.readline() if ready else ""
-    if not line.startswith("floor: "):
-        raise RuntimeError(f"the floor relay did not start: {line!r}")
+    floor, line = _launch(
+        ["benchmarks.perf.forward_floor", "--upstream", hostport], ROOT, cpu, "floor: "
+    )
     floor.args = f"http://127.0.0.1:{line.split()[1]}/v1"
     return floor
 

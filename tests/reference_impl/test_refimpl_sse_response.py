@@ -73,17 +73,23 @@ def test_a_client_that_leaves_cancels_the_producer_and_the_response_ends_quietly
     asyncio.run(main())
 
 
+async def _blocked_stream(client: _Client) -> asyncio.Task[None]:
+    """A stream whose producer has started and waits forever (only a cancel ends it)."""
+    waiting = asyncio.Event()
+
+    async def producer(sink: EventSink) -> None:
+        waiting.set()
+        await asyncio.Event().wait()
+
+    task = asyncio.create_task(SSEResponse(producer)(_scope(), client.receive, client.send))
+    await waiting.wait()
+    return task
+
+
 def test_another_cancel_propagates() -> None:
     async def main() -> None:
         client = _Client()
-        waiting = asyncio.Event()
-
-        async def producer(sink: EventSink) -> None:
-            waiting.set()
-            await asyncio.Event().wait()
-
-        task = asyncio.create_task(SSEResponse(producer)(_scope(), client.receive, client.send))
-        await waiting.wait()
+        task = await _blocked_stream(client)
         task.cancel()  # e.g. the server shutting down
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -95,14 +101,7 @@ def test_another_cancel_propagates() -> None:
 def test_a_cancel_while_the_client_leaves_still_propagates() -> None:
     async def main() -> None:
         client = _Client()
-        waiting = asyncio.Event()
-
-        async def producer(sink: EventSink) -> None:
-            waiting.set()
-            await asyncio.Event().wait()
-
-        task = asyncio.create_task(SSEResponse(producer)(_scope(), client.receive, client.send))
-        await waiting.wait()
+        task = await _blocked_stream(client)
         task.cancel()  # another canceller, before the watcher's cancel is delivered
         client.leave()
         with pytest.raises(asyncio.CancelledError):
