@@ -24,7 +24,7 @@ from mock_server.middleware import (
     request_hints,
 )
 from mock_server.websocket import websocket_admission
-from reference_impl.app import create_app
+from reference_impl.asgi import create_app
 from reference_impl.engine import GenerationRequest
 from reference_impl.prompts import PromptRegistry
 from reference_impl.sealing import Sealer

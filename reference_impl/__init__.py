@@ -5,7 +5,8 @@ handling, stores and the ASGI app. Engines (the mock, SGLang) plug in through
 
 from __future__ import annotations
 
-from .app import ResponsesService, create_app
+from .app import ResponsesService
+from .asgi import create_app
 from .assembler import EngineProtocolError, ResponseAssembler, obfuscation
 from .engine import (
     Chunk,

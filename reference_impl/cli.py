@@ -229,7 +229,7 @@ def _serve(
     prompts: Any = None,
     replica: str | None = None,
 ) -> None:
-    from .app import create_app
+    from .asgi import create_app
     from .ids import ReplicaIds
     from .server import serve_socket
 

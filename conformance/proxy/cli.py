@@ -232,7 +232,7 @@ def _recorder(directory: str | None) -> Any:
 async def _serve(
     app: Any, ledger: Ledger, sock: socket.socket, report_dir: str | None, every: float | None
 ) -> None:
-    from .transport import ProxyServer
+    from .server import ProxyServer
 
     server = ProxyServer(app)
     loop = asyncio.get_running_loop()

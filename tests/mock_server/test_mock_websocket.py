@@ -257,7 +257,7 @@ def test_per_connection_limits() -> None:
 
 def test_queue_limit_and_unauthorized_upgrade() -> None:
     from mock_server.engine import Latency, MockEngine
-    from reference_impl.app import create_app
+    from reference_impl.asgi import create_app
     from reference_impl.server import ServerThread
 
     # Each response waits 1.5 s before its first event, so the first is still in flight while the

@@ -320,7 +320,7 @@ def test_shutdown_lets_an_ended_exchange_finish_and_cuts_an_open_one() -> None:
     import asyncio
     from types import SimpleNamespace
 
-    from conformance.proxy.transport import ProxyServer
+    from conformance.proxy.server import ProxyServer
 
     async def scenario() -> tuple[bool, bool, bool]:
         app = SimpleNamespace(

@@ -8,7 +8,7 @@ import openai
 import pytest
 from refimpl_support import ScriptedEngine, ServeFn, sdk_client
 
-from reference_impl.app import create_app
+from reference_impl.asgi import create_app
 from reference_impl.engine import Engine
 from reference_impl.server import ServerThread
 

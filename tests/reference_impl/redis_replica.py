@@ -16,7 +16,7 @@ import sys
 import uvicorn
 
 from mock_server.engine import Latency, MockEngine
-from reference_impl.app import create_app
+from reference_impl.asgi import create_app
 from reference_impl.redis_store import RedisStore
 
 

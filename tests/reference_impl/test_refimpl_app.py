@@ -18,7 +18,7 @@ from refimpl_support import (
 )
 
 from conformance.schema import SCHEMAS
-from reference_impl.app import create_app
+from reference_impl.asgi import create_app
 from reference_impl.engine import Final, TextDelta, ToolCallDelta
 from reference_impl.store import MemoryStore
 

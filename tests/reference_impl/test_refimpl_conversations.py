@@ -28,7 +28,7 @@ from mock_server.app import MockSettings
 from mock_server.engine import MockEngine
 from mock_server.ids import DeterministicIds
 from mock_server.testing import InProcessMock
-from reference_impl.app import create_app
+from reference_impl.asgi import create_app
 from reference_impl.sqlite_store import SQLiteStore
 from reference_impl.store import MemoryStore
 

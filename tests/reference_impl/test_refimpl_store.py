@@ -10,7 +10,7 @@ import httpx2
 import pytest
 from refimpl_support import ScriptedEngine, text_script
 
-from reference_impl.app import create_app
+from reference_impl.asgi import create_app
 from reference_impl.sqlite_store import SQLiteStore
 from reference_impl.store import DEFAULT_MAX_RESPONSES, ItemLookup, MemoryStore, ResponseStore
 

@@ -1,0 +1,91 @@
+"""The proxy's server: its listening socket, every client connection and open exchange, the
+pool of upstream connections, and the shutdown that ends them (the connections' protocols are in
+:mod:`conformance.proxy.transport`)."""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from typing import Any
+from urllib.parse import urlsplit
+
+from .app import ProxyApp
+from .pool import UpstreamPool
+from .transport import ClientConnection, Exchange
+
+__all__ = ["ProxyServer"]
+
+
+class ProxyServer:
+    """Every client connection, open exchange and upstream connection of one proxy."""
+
+    def __init__(self, app: ProxyApp) -> None:
+        self.app = app
+        parts = urlsplit(app.upstream)
+        secure = parts.scheme == "https"
+        self.pool = UpstreamPool(
+            parts.hostname or "127.0.0.1",
+            parts.port or (443 if secure else 80),
+            ssl.create_default_context() if secure else None,
+            connect_timeout=min(app.settings.timeout, 10.0),
+        )
+        self.base_path = parts.path.rstrip("/")
+        self.host_header = parts.netloc.rsplit("@", 1)[-1].encode("idna")
+        self.connections: set[ClientConnection] = set()
+        self.exchanges: dict[asyncio.Task[None], Exchange] = {}
+        self.closing = False
+        self._ws: Any = None  # uvicorn's WebSocket config and server state, made on first use
+
+    async def serve(self, sock: Any, stop: asyncio.Event, force: asyncio.Event) -> None:
+        loop = asyncio.get_running_loop()
+        server = await loop.create_server(lambda: ClientConnection(self), sock=sock, backlog=2048)
+        try:
+            await stop.wait()
+        finally:
+            server.close()
+            await self.shutdown(force)
+
+    async def shutdown(self, force: asyncio.Event) -> None:
+        """Stop: every open exchange is ended now and recorded as cut by the proxy — but one
+        whose upstream body has already ended is whole, and is let finish (it only has to write
+        its answer and be judged)."""
+        self.closing = True
+        self.app.close_exchanges()  # WebSocket sessions
+        if self._ws is not None:
+            for ws in list(self._ws[1].connections):
+                ws.shutdown()
+        for task, exchange in list(self.exchanges.items()):
+            if not exchange.body_ended:
+                task.cancel()
+        rest = {t for t in [*self.exchanges, *self.app.tasks()] if not t.done()}
+        if rest:  # up to 3 s for them to end, less after a second signal
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 3.0
+            waiter = asyncio.ensure_future(force.wait())
+            while rest and not waiter.done() and (left := deadline - loop.time()) > 0:
+                done, _ = await asyncio.wait(
+                    [*rest, waiter], timeout=left, return_when=asyncio.FIRST_COMPLETED
+                )
+                rest -= done
+            waiter.cancel()
+            for task in rest:  # still open: cut now
+                task.cancel()
+            if rest:
+                await asyncio.wait(rest, timeout=1.0)
+        for conn in list(self.connections):
+            conn.close()
+        self.pool.close()
+
+    def websocket(self) -> tuple[Any, Any]:
+        if self._ws is None:
+            import uvicorn
+            from uvicorn.server import ServerState
+
+            config = uvicorn.Config(
+                self.app, log_level="warning", lifespan="off", proxy_headers=False,
+                server_header=False, date_header=False, ws_max_size=64 * 1024 * 1024,
+            )  # fmt: skip
+            config.load()
+            self._ws = (config, ServerState())
+        ws: tuple[Any, Any] = self._ws
+        return ws
