@@ -201,6 +201,12 @@ class BackgroundRunner:
                     return
             if not running or wakeup is None:
                 if not await self._running_elsewhere(response_id, quiet_since):
+                    # A run logs its events before it stores its status: what it logged between
+                    # the read above and the status it just ended with is read once more.
+                    for event in await self._store.events_after(response_id, last):
+                        yield event
+                        if event["type"] in TERMINAL_EVENTS:
+                            return
                     return
                 await anyio.sleep(_FOLLOW_POLL)
                 continue

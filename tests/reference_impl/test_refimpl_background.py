@@ -182,3 +182,43 @@ def test_shutdown_cancels_running_background_tasks(
         wait_until(lambda: client.responses.retrieve(created.id).status == "in_progress")
     server.stop()
     assert engine.closed == 1
+
+
+def test_a_follower_on_another_replica_reads_the_end_logged_as_the_run_finished() -> None:
+    """A follower of a run on another replica (a shared store) reads the log, then the status. The
+    run logs its last events and then stores its terminal status: when both land between the
+    follower's two reads, the follower sees `completed` with the terminal event not yet read, and
+    must read the log once more rather than end the stream without it (seen once, under load,
+    in test_mock_workers' background case: a followed stream ended after a delta)."""
+    import asyncio
+
+    from reference_impl.runner import BackgroundRunner
+
+    delta = {"type": "response.output_text.delta", "sequence_number": 3, "delta": "hi"}
+    done = {"type": "response.completed", "sequence_number": 4, "response": {}}
+
+    class SharedStore:
+        """The other replica's run finishes between the follower's read of the log and its read
+        of the status."""
+
+        def __init__(self) -> None:
+            self.log = [delta]
+            self.status = "in_progress"
+
+        def claim_replica(self) -> None: ...
+
+        async def events_after(self, response_id: str, after: int) -> list[dict[str, Any]]:
+            found = [e for e in self.log if e["sequence_number"] > after]
+            if self.status == "in_progress":
+                self.log.append(done)  # the run's last batch, then its status
+                self.status = "completed"
+            return found
+
+        async def get(self, response_id: str) -> dict[str, Any]:
+            return {"id": response_id, "status": self.status}
+
+    async def follow() -> list[str]:
+        runner = BackgroundRunner(SharedStore())  # type: ignore[arg-type]
+        return [e["type"] async for e in runner.follow("resp_1", 2)]
+
+    assert asyncio.run(follow()) == ["response.output_text.delta", "response.completed"]
