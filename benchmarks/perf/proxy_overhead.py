@@ -261,6 +261,16 @@ def _validating_client_rate(repeat: int) -> float:
     return measure(CLIENTS["validating"], streams, repeat)
 
 
+def _split_per_event(result: dict[str, object], name: str) -> tuple[float, float]:
+    """``name``'s user and system CPU per event it carried, in microseconds."""
+    cpu = float(result[f"{name}_cpu_s"])  # type: ignore[arg-type]
+    user = float(result[f"{name}_user_cpu_s"])  # type: ignore[arg-type]
+    row = result[name]
+    assert isinstance(row, dict)
+    per_event = 1e6 / max(int(row["events"]), 1)
+    return user * per_event, (cpu - user) * per_event
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--streams", type=int, default=16, help="concurrent streams (default 16)")
@@ -339,24 +349,18 @@ def main(argv: list[str] | None = None) -> int:
         )
     verdict = "met" if cpu_ratio >= CPU_TARGET else "NOT met"
     print(f"  proxy/validating client {cpu_ratio:.2f}x (target >= {CPU_TARGET}x: {verdict})")
-    proxy_user = float(result["proxy_user_cpu_s"])  # type: ignore[arg-type]
-    proxy_cpu = float(result["proxy_cpu_s"])  # type: ignore[arg-type]
-    per_event = 1e6 / max(proxied["events"], 1)
+    user_us, system_us = _split_per_event(result, "proxy")
     print(
-        f"  proxy CPU per event: user {proxy_user * per_event:.1f} us, system "
-        f"{(proxy_cpu - proxy_user) * per_event:.1f} us; the target allows "
-        f"{1e6 / (CPU_TARGET * client_rate):.1f} us in all"
+        f"  proxy CPU per event: user {user_us:.1f} us, system {system_us:.1f} us; the target "
+        f"allows {1e6 / (CPU_TARGET * client_rate):.1f} us in all"
     )
     if isinstance(floor, dict):
         floor_rate = float(result["floor_events_per_cpu_s"])  # type: ignore[arg-type]
-        floor_cpu = float(result["floor_cpu_s"])  # type: ignore[arg-type]
-        floor_user = float(result["floor_user_cpu_s"])  # type: ignore[arg-type]
-        per_floor_event = 1e6 / max(floor["events"], 1)
+        user_us, system_us = _split_per_event(result, "floor")
         print(
             f"  floor (a relay that parses nothing, benchmarks.perf.forward_floor) "
             f"{floor_rate:,.0f} events/CPU-s ({1e6 / floor_rate:.1f} us per event: user "
-            f"{floor_user * per_floor_event:.1f}, system "
-            f"{(floor_cpu - floor_user) * per_floor_event:.1f}); floor/validating client "
+            f"{user_us:.1f}, system {system_us:.1f}); floor/validating client "
             f"{floor_rate / client_rate:.2f}x; proxy CPU per event / floor's "
             f"{floor_rate / proxy_rate:.2f}x; TTFT p99 floor/direct "
             f"{floor['ttft_p99_ms'] / direct['ttft_p99_ms']:.2f}x"
