@@ -18,7 +18,7 @@ from ..schema import SchemaValidator
 from ..tool_rules import ToolRules
 from .model import FastSpec, Item, Phase, Route
 
-__all__ = ["Handler", "StreamState"]
+__all__ = ["Handler", "StreamState", "report_into"]
 
 
 class StreamState:
@@ -115,6 +115,33 @@ class StreamState:
                 expected=expected, actual=actual, event_index=index, message=message, path=path
             )
         )
+
+
+def report_into(violations: list[Violation], profiles: frozenset[str]) -> Callable[..., None]:
+    """A reporter that does what :meth:`StreamState._report` does, for a helper the validator
+    owns (:class:`~conformance.tool_rules.ToolRules`): it holds the validator's list and
+    profiles, not the validator. A bound method would make every validator part of a reference
+    cycle, so that nothing it held (each stream's parsed items and responses) was freed until a
+    cyclic garbage collection found it."""
+
+    def report(
+        check: Check,
+        index: int | None,
+        expected: Any,
+        actual: Any,
+        *,
+        message: str = "",
+        path: str = "",
+    ) -> None:
+        if check.profile != "core" and check.profile not in profiles:
+            return
+        violations.append(
+            check.violation(
+                expected=expected, actual=actual, event_index=index, message=message, path=path
+            )
+        )
+
+    return report
 
 
 # An event handler: (validator, event, event index).
