@@ -15,8 +15,13 @@ Dimensions:
   breaks a rule;
 - suite reports: index.json, junit.xml and report.html of a target with many violations.
 
-Every size is timed as the best of ``--repeat`` runs (×100 included: one run of the largest size
-against the best of three of the others biased the ratio up on a loaded machine).
+Every size is timed on the same amount of work: a sample of size n runs it 100 times, of 10n 10
+times, of 100n once, and the time per run is the sample's time divided by that. The three sizes'
+samples alternate, ``--repeat`` rounds of them, and each size keeps its best sample. Timing one
+run of each size instead biased the ratios up by as much as the machine's speed wanders: on this
+project's 2-core VM the CPU's speed wanders by up to 1.7× over tenths of a second, so the best of
+three 1 ms runs finds a fast moment while a 1 s run of the ×100 size averages over slow ones (the
+worst ratio moved between 1.20 and 1.46 between quiet runs of the same code).
 
 Memory: on glibc the sweep first pins the allocator (``mallopt``: no ``mmap`` for large blocks, no
 trimming of the heap), so that every size reuses memory the warm-up runs touched. Otherwise the
@@ -27,7 +32,7 @@ the decoder's. ``--fresh-memory`` skips the pinning (the raw numbers); the JSON 
 minor page faults of each timed run either way.
 
 Run: ``python -m benchmarks.perf.scaling`` (``--base N`` scales every dimension; ``--only NAME``).
-Sizes are small enough for a shared 2-core machine (about a minute in all).
+Sizes are small enough for a shared 2-core machine (a few minutes in all).
 """
 
 from __future__ import annotations
@@ -312,25 +317,39 @@ def keep_heap() -> bool:
 FAULTS: list[int] = []  # minor page faults of each sweep's best runs, in the order timed
 
 
-def _cpu(run: Callable[[], Any], repeat: int) -> float:
-    best, faults = float("inf"), 0
-    for _ in range(repeat):
-        f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-        t0 = time.process_time()
+SCALES = (1, 10, 100)
+
+
+def _sample(run: Callable[[], Any], times: int) -> tuple[float, int]:
+    """CPU seconds per run over ``times`` runs in a row, and the minor page faults per run."""
+    f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    t0 = time.process_time()
+    for _ in range(times):
         run()
-        elapsed = time.process_time() - t0
-        if elapsed < best:
-            best = elapsed
-            faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0
-    FAULTS.append(faults)
-    return max(best, 1e-6)
+    elapsed = time.process_time() - t0
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0
+    return elapsed / times, faults // times
+
+
+def _timed(works: list[Callable[[], Any]], repeat: int) -> list[float]:
+    """The mean time per run of each work (sizes ``SCALES``) over ``repeat`` rounds in which
+    each takes one sample of equal work, the sizes alternating (see the module docstring)."""
+    total = [0.0] * len(works)
+    faults = [0] * len(works)
+    for _ in range(repeat):
+        for i, (work, k) in enumerate(zip(works, SCALES, strict=True)):
+            elapsed, minor = _sample(work, SCALES[-1] // k)
+            total[i] += elapsed
+            faults[i] = max(faults[i], minor)
+    FAULTS.extend(faults)
+    return [max(t / repeat, 1e-9) for t in total]
 
 
 def sweep(
-    names: list[str] | None = None, *, base: float = 1.0, repeat: int = 3, fresh: bool = False
+    names: list[str] | None = None, *, base: float = 1.0, repeat: int = 5, fresh: bool = False
 ) -> Iterator[tuple[str, int, list[float]]]:
     """``(dimension, n, [t(n), t(10n), t(100n)])`` per dimension, each the best of ``repeat``
-    runs; ``fresh``: leave the allocator as it is (see the module docstring)."""
+    equal-work samples; ``fresh``: leave the allocator as it is (see the module docstring)."""
     if not fresh:
         keep_heap()
     with tempfile.TemporaryDirectory(prefix="scaling-") as tmp_dir:
@@ -340,11 +359,8 @@ def sweep(
                 continue
             n = max(1, int(size * base))
             build(n, tmp)()  # warm-up: schemas compiled, caches filled, modules imported
-            times = []
-            for k in (1, 10, 100):
-                work = build(n * k, tmp)
-                times.append(_cpu(work, max(1, repeat)))
-            yield name, n, times
+            works = [build(n * k, tmp) for k in SCALES]
+            yield name, n, _timed(works, max(1, repeat))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -353,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--only", action="append", metavar="NAME", help="one dimension")
     parser.add_argument("--base", type=float, default=1.0, help="scale every base size")
-    parser.add_argument("--repeat", type=int, default=3, help="best of N runs of each size")
+    parser.add_argument("--repeat", type=int, default=5, help="rounds of equal-work samples")
     parser.add_argument(
         "--fresh-memory",
         action="store_true",

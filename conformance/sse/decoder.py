@@ -37,8 +37,9 @@ from __future__ import annotations
 
 import contextlib
 import re
-from dataclasses import dataclass
 from typing import Literal, NoReturn
+
+import msgspec
 
 __all__ = ["SSEDecoder", "SSEEvent", "SSELimitError", "decode_sse"]
 
@@ -47,9 +48,13 @@ _DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 _DEFAULT_MAX_EVENTS = 1_000_000
 
 
-@dataclass(frozen=True, slots=True)
-class SSEEvent:
-    """One dispatched event."""
+class SSEEvent(msgspec.Struct, frozen=True, gc=False):
+    """One dispatched event.
+
+    Immutable and hashable, compared field by field. A ``msgspec`` struct the cyclic garbage
+    collector does not track (it holds only strings and integers, so it can be part of no cycle):
+    a decoder's output of 100k events otherwise made each full collection walk them all, and
+    decoding 100× more events took 1.3× longer per event."""
 
     data: str
     """The data buffer: the event's ``data:`` values joined with ``"\\n"``."""
@@ -67,28 +72,6 @@ class SSEEvent:
         """``data: [DONE]``, the OpenAI / Open Responses end-of-stream sentinel (SPEC.md §1)."""
         return self.data == "[DONE]"
 
-
-class _EventTwin:
-    """The slot layout of :class:`SSEEvent`, without its frozen ``__setattr__``.
-
-    A frozen dataclass sets each field through ``object.__setattr__``; on the judge's hot path that
-    costs more than the rest of decoding an event. The decoder fills a twin and then switches its
-    ``__class__`` to :class:`SSEEvent` (allowed: same slots, same base), at about a quarter of the cost.
-    """
-
-    __slots__ = ("data", "event", "id", "index", "retry")
-
-    data: str
-    event: str | None
-    id: str | None
-    retry: int | None
-    index: int
-
-
-# Fail at import, not with corrupt events, if the two layouts ever drift apart (CPython lays slots out
-# in sorted order, so the order of the names does not matter).
-if sorted(SSEEvent.__slots__) != sorted(_EventTwin.__slots__):  # pragma: no cover
-    raise TypeError("SSEEvent fields and _EventTwin slots differ")
 
 # The block nearly every event of a Responses stream is, `event: <type>\ndata: <json>\n\n` (SPEC.md §1),
 # or the same without `event:`. Matched in one go from a clean state, it gives the same event as the
@@ -535,20 +518,22 @@ class SSEDecoder:
 def _events(records: list[Record], first: int) -> list[SSEEvent]:
     """Records as :class:`SSEEvent` objects, numbered from ``first``."""
     out: list[SSEEvent] = []
-    new = object.__new__
+    append = out.append
     for index, record in enumerate(records, first):
-        built: _EventTwin = new(_EventTwin)
         if len(record) == 2:
             event, data = record
-            built.event = None if event is None else event.decode("utf-8", "replace")
-            built.data = data.decode("utf-8", "replace")
-            built.id = None
-            built.retry = None
+            append(
+                SSEEvent(
+                    data.decode("utf-8", "replace"),
+                    None if event is None else event.decode("utf-8", "replace"),
+                    None,
+                    None,
+                    index,
+                )
+            )
         else:
-            built.event, built.data, built.id, built.retry = record
-        built.index = index
-        built.__class__ = SSEEvent  # type: ignore[assignment]
-        out.append(built)  # type: ignore[arg-type]
+            name, text, id_, retry = record
+            append(SSEEvent(text, name, id_, retry, index))
     return out
 
 
