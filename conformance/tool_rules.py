@@ -28,6 +28,7 @@ Offsets count Unicode code points (what Python's ``len`` counts and what the rec
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -93,6 +94,20 @@ class ToolRules:
             or any(etype.startswith(p) for p in _EVENT_PREFIX)
             or etype.rsplit(".", 1)[0] in _WORKING
         )
+
+    def passes_delta(self, etype: str, item_id: Any) -> bool:
+        """Whether :meth:`feed` would find nothing wrong with a ``.delta`` of this type naming
+        ``item_id``, as things stand: what the fast path asks before it routes such deltas past
+        :meth:`feed` (it asks again after every event the full path judges, the only ones that
+        change the answer). A call's streamed value after its ``.completed`` / ``.failed``
+        breaks the order of its progress (``stream.hosted.progress_order``)."""
+        if not _wants(etype):
+            return True
+        kind = _WORKING.get(etype.rpartition(".")[0])
+        if kind is None or not isinstance(item_id, str):
+            return False  # judged by `feed` on the full path
+        call = self._calls.get(item_id)
+        return call is None or call.kind != kind or not call.ended_by
 
     def feed(self, event: Mapping[str, Any], etype: str, index: int) -> None:
         if etype == "response.output_item.added":
@@ -235,6 +250,10 @@ class ToolRules:
                 at = ann.get("index")
                 if type(at) is int and not 0 <= at <= size:
                     _bad(self._report, C.ANNOTATION_OFFSETS, index, path, size, f"index {at}")
+
+
+# `ToolRules.wants`, cached per event type (the fast path asks for each route it makes).
+_wants = functools.cache(ToolRules.wants)
 
 
 def _bad(report: Report, check: Check, index: int, path: str, size: int, actual: str) -> None:

@@ -146,6 +146,12 @@ class FastPath(ValueRules):
         route = NO_ROUTE
         if self.coverage is not None:
             self.coverage.see_type(etype)
+        if (
+            spec is not None
+            and item is not None
+            and not self._tool_rules.passes_delta(etype, item.id)
+        ):
+            spec = None  # the tool rules would report it: the full path judges it
         if item is not None and spec is not None:
             slot, kind, valid, fits, decode, get = spec
             key = ROUTE_KEYS[slot]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+import pytest
 from mutations import generate, load_recordings
 
 from conformance import SSEStreamValidator
@@ -296,3 +297,85 @@ def test_no_lane_after_close_or_abort() -> None:
         before = (judge.validator.events, list(judge.violations), judge.tallied)
         assert judge.feed(chunks[at]) == []
         assert (judge.validator.events, list(judge.violations), judge.tallied) == before
+
+
+# --- the tool rules a delta is subject to -----------------------------------------------------
+#
+# A hosted call's streamed value (code, MCP arguments) after the call's `.completed` / `.failed`
+# breaks its progress order (`stream.hosted.progress_order`, conformance/tool_rules.py). The fast
+# routes once skipped the tool rules, so such late deltas passed on every fast path.
+
+_RESPONSE = {
+    "id": "resp_1", "object": "response", "created_at": 1, "status": "in_progress",
+    "model": "m", "output": [], "parallel_tool_calls": True, "tool_choice": "auto",
+    "tools": [], "temperature": 1.0, "top_p": 1.0, "metadata": {}, "error": None,
+    "incomplete_details": None, "instructions": None, "usage": None,
+}  # fmt: skip
+_CALLS = {
+    "code_interpreter_call": (
+        {"id": "ci_1", "type": "code_interpreter_call", "status": "in_progress", "code": "",
+         "container_id": "c", "outputs": None},
+        "response.code_interpreter_call_code.delta",
+    ),
+    "mcp_call": (
+        {"id": "mcp_1", "type": "mcp_call", "status": "in_progress", "arguments": "",
+         "name": "f", "server_label": "s"},
+        "response.mcp_call_arguments.delta",
+    ),
+}  # fmt: skip
+
+
+def _late_deltas(kind: str, end: str) -> list[dict[str, Any]]:
+    item, delta = _CALLS[kind]
+    named = {"output_index": 0, "item_id": item["id"]}
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": _RESPONSE},
+        {"type": "response.in_progress", "response": _RESPONSE},
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+        {"type": f"response.{kind}.in_progress", **named},
+        {"type": delta, **named, "delta": "a"},
+        {"type": f"response.{kind}.{end}", **named},
+        {"type": delta, **named, "delta": "b"},
+        {"type": delta, **named, "delta": "c"},
+    ]
+    return [{**event, "sequence_number": i} for i, event in enumerate(events)]
+
+
+def _framed_verdicts(events: list[dict[str, Any]], *, fast: bool, per_event: bool) -> list[Any]:
+    body = [
+        b"event: " + e["type"].encode() + b"\ndata: " + orjson.dumps(e) + b"\n\n" for e in events
+    ]
+    sse = SSEStreamValidator(fast=fast)
+    for chunk in body if per_event else [b"".join(body)]:
+        sse.feed(chunk)
+    sse.close()
+    return [(v.check_id, v.event_index) for v in sse.validator.violations]
+
+
+@pytest.mark.parametrize(
+    ("kind", "end"),
+    [("code_interpreter_call", "completed"), ("mcp_call", "completed"), ("mcp_call", "failed")],
+)
+def test_a_late_hosted_delta_is_caught_on_every_path(kind: str, end: str) -> None:
+    events = _late_deltas(kind, end)
+    late = [("stream.hosted.progress_order", 6), ("stream.hosted.progress_order", 7)]
+    reference = _verdicts(events, fast=False)
+    assert [(c, i) for c, i, *_ in reference if c.startswith("stream.hosted")] == late
+    assert _verdicts(events, fast=True) == reference  # the dict fast path
+    for per_event in (False, True):  # the typed hot loop, and the one-event lane
+        got = _framed_verdicts(events, fast=True, per_event=per_event)
+        assert got == _framed_verdicts(events, fast=False, per_event=per_event)
+        assert [v for v in got if v[0].startswith("stream.hosted")] == late
+
+
+def test_hosted_deltas_before_the_end_stay_on_the_fast_path() -> None:
+    # The near miss: the same deltas before `.completed` break nothing, and take the fast path.
+    item, delta = _CALLS["code_interpreter_call"]
+    events = _late_deltas("code_interpreter_call", "completed")[:5]
+    more = {"type": delta, "output_index": 0, "item_id": item["id"], "delta": "z"}
+    events += [{**more, "sequence_number": 5 + i} for i in range(3)]
+    validator = StreamValidator()
+    for event in events:
+        validator.feed(event)
+    assert not validator.violations
+    assert validator.fast_judged == 3
