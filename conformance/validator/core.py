@@ -21,7 +21,7 @@ from ..tool_rules import ToolRules
 from .fastpath import FastPath, fast_table
 from .lifecycle import resumed_lifecycle
 from .model import FastSpec, Item, Route
-from .state import Handler, report_into
+from .state import Handler, Reporter
 from .tables import (
     ADDED_FIRST,
     NONSTANDARD,
@@ -90,7 +90,8 @@ class StreamValidator(FastPath):
             profiles=self.profiles, max_output_tokens=max_output_tokens
         )
         self.violations: list[Violation] = []
-        self._tool_rules = ToolRules(report_into(self.violations, self.profiles))
+        self._report = Reporter(self.violations, self.profiles)
+        self._tool_rules = ToolRules(self._report)
         # What the rules were applied to (`exercised`), when the caller asks: the live suite.
         self.coverage = (
             Coverage(resume_after is not None, self.profiles, max_output_tokens)

@@ -18,7 +18,7 @@ from ..schema import SchemaValidator
 from ..tool_rules import ToolRules
 from .model import FastSpec, Item, Phase, Route
 
-__all__ = ["Handler", "StreamState", "report_into"]
+__all__ = ["Handler", "Reporter", "StreamState"]
 
 
 class StreamState:
@@ -42,6 +42,7 @@ class StreamState:
         "_openresponses",
         "_phase",
         "_predicates",
+        "_report",
         "_responses",
         "_schemas",
         "_seen_lifecycle",
@@ -97,8 +98,24 @@ class StreamState:
     _fast: dict[str, FastSpec]
     _fast_item: Item | None
     _fast_routes: dict[str, Route]
+    _report: Reporter  # where the rules report (a slot: no bound method, no cycle)
 
-    def _report(
+
+class Reporter:
+    """Where a stream's rules report: appends a check's violation to the validator's list,
+    unless the check belongs to a profile the stream is not judged in. The validator's own
+    ``_report``, and what it hands the helpers it owns (:class:`~conformance.tool_rules.ToolRules`):
+    it holds the list and the profiles, not the validator. A bound method of the validator
+    would make every validator part of a reference cycle, so that nothing it held (each
+    stream's parsed items and responses) was freed until a cyclic garbage collection found it."""
+
+    __slots__ = ("profiles", "violations")
+
+    def __init__(self, violations: list[Violation], profiles: frozenset[str]) -> None:
+        self.violations = violations
+        self.profiles = profiles
+
+    def __call__(
         self,
         check: Check,
         index: int | None,
@@ -115,33 +132,6 @@ class StreamState:
                 expected=expected, actual=actual, event_index=index, message=message, path=path
             )
         )
-
-
-def report_into(violations: list[Violation], profiles: frozenset[str]) -> Callable[..., None]:
-    """A reporter that does what :meth:`StreamState._report` does, for a helper the validator
-    owns (:class:`~conformance.tool_rules.ToolRules`): it holds the validator's list and
-    profiles, not the validator. A bound method would make every validator part of a reference
-    cycle, so that nothing it held (each stream's parsed items and responses) was freed until a
-    cyclic garbage collection found it."""
-
-    def report(
-        check: Check,
-        index: int | None,
-        expected: Any,
-        actual: Any,
-        *,
-        message: str = "",
-        path: str = "",
-    ) -> None:
-        if check.profile != "core" and check.profile not in profiles:
-            return
-        violations.append(
-            check.violation(
-                expected=expected, actual=actual, event_index=index, message=message, path=path
-            )
-        )
-
-    return report
 
 
 # An event handler: (validator, event, event index).
