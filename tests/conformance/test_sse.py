@@ -3,7 +3,6 @@ deviations the judge needs, the bounds, and the recorded OpenAI corpus round-tri
 
 from __future__ import annotations
 
-import gc
 import json
 import pickle
 from collections.abc import Iterable
@@ -133,41 +132,6 @@ def test_rule_one_byte_at_a_time(stream: bytes, expected: list[SSEEvent]) -> Non
 def test_rule_every_split_in_two(stream: bytes, expected: list[SSEEvent]) -> None:
     for cut in range(len(stream) + 1):
         assert decode_split(stream, [cut]) == expected, f"split at {cut}"
-
-
-def test_events_are_frozen_sse_events() -> None:
-    (event,) = decode_sse(b"event: a\nid: 1\nretry: 2\ndata: x\n\n")
-    assert type(event) is SSEEvent
-    assert event == SSEEvent("x", "a", "1", 2, 0)
-    assert hash(event) == hash(SSEEvent("x", "a", "1", 2, 0))
-    assert repr(event) == "SSEEvent(data='x', event='a', id='1', retry=2, index=0)"
-    with pytest.raises(AttributeError):  # frozen
-        event.data = "y"  # type: ignore[misc]
-    (common,) = decode_sse(b"event: a\ndata: x\n\n")  # the one-block fast path
-    assert type(common) is SSEEvent
-    assert common == SSEEvent("x", "a")
-    with pytest.raises(AttributeError):
-        common.event = "b"  # type: ignore[misc]
-
-
-def test_events_are_not_tracked_by_the_cyclic_gc() -> None:
-    # 100k decoded events would otherwise be walked by every full collection while they live
-    # (benchmarks/perf/scaling.py: decoder.comments_between_events ×100 was 1.3× linear).
-    events = decode_sse(b"event: a\nid: 1\nretry: 2\ndata: x\n\nevent: b\ndata: y\n\n")
-    assert len(events) == 2
-    assert not any(gc.is_tracked(e) for e in events)
-
-
-@pytest.mark.parametrize(
-    ("data", "done"), [("[DONE]", True), (" [DONE]", False), ("[done]", False), ("{}", False)]
-)
-def test_is_done(data: str, done: bool) -> None:
-    assert SSEEvent(data).is_done is done
-
-
-def test_done_event_decodes_as_done() -> None:
-    events = decode_sse(b"event: response.completed\ndata: {}\n\ndata: [DONE]\n\n")
-    assert [e.is_done for e in events] == [False, True]
 
 
 def test_keep_alives_are_counted_not_dispatched() -> None:
