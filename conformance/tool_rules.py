@@ -36,7 +36,7 @@ from typing import Any
 from . import catalog as C
 from .checks import Check
 
-__all__ = ["PROGRESS", "ToolRules"]
+__all__ = ["PROGRESS", "ToolRules", "wanted"]
 
 Report = Callable[..., None]
 
@@ -101,13 +101,13 @@ class ToolRules:
         :meth:`feed` (it asks again after every event the full path judges, the only ones that
         change the answer). A call's streamed value after its ``.completed`` / ``.failed``
         breaks the order of its progress (``stream.hosted.progress_order``)."""
-        if not _wants(etype):
+        if not wanted(etype):
             return True
         kind = _WORKING.get(etype.rpartition(".")[0])
-        if kind is None or not isinstance(item_id, str):
+        if kind is None:
             return False  # judged by `feed` on the full path
-        call = self._calls.get(item_id)
-        return call is None or call.kind != kind or not call.ended_by
+        call = self._named(item_id, kind)
+        return call is None or not call.ended_by
 
     def feed(self, event: Mapping[str, Any], etype: str, index: int) -> None:
         if etype == "response.output_item.added":
@@ -175,7 +175,10 @@ class ToolRules:
             call.partial_images += 1
 
     def _call(self, event: Mapping[str, Any], kind: str) -> _Call | None:
-        item_id = event.get("item_id")
+        return self._named(event.get("item_id"), kind)
+
+    def _named(self, item_id: Any, kind: str) -> _Call | None:
+        """The open call of this kind with this item id, if any."""
         call = self._calls.get(item_id) if isinstance(item_id, str) else None
         return call if call is not None and call.kind == kind else None
 
@@ -252,8 +255,9 @@ class ToolRules:
                     _bad(self._report, C.ANNOTATION_OFFSETS, index, path, size, f"index {at}")
 
 
-# `ToolRules.wants`, cached per event type (the fast path asks for each route it makes).
-_wants = functools.cache(ToolRules.wants)
+# `ToolRules.wants`, cached per event type: the validator asks it for every event it judges in
+# full, and the fast path for every route it makes.
+wanted = functools.cache(ToolRules.wants)
 
 
 def _bad(report: Report, check: Check, index: int, path: str, size: int, actual: str) -> None:

@@ -1,7 +1,7 @@
 """Linear time in every input dimension (issue #14): each dimension swept ×1, ×10 and ×100.
 
 For every dimension this builds an input of size n, 10n and 100n, times the judge's work on it
-(the best of ``--repeat`` runs, CPU time of this process) and prints the time ratios next to the
+(CPU time of this process, in equal-work samples: see below) and prints the time ratios next to the
 size ratios. ``ratio/linear`` is ``(t(kn) / t(n)) / k``: 1.0 is linear, 10 would be quadratic at
 ×10. Acceptance: every one ≤ 1.3.
 
@@ -17,11 +17,12 @@ Dimensions:
 
 Every size is timed on the same amount of work: a sample of size n runs it 100 times, of 10n 10
 times, of 100n once, and the time per run is the sample's time divided by that. The three sizes'
-samples alternate, ``--repeat`` rounds of them, and each size keeps its best sample. Timing one
-run of each size instead biased the ratios up by as much as the machine's speed wanders: on this
-project's 2-core VM the CPU's speed wanders by up to 1.7× over tenths of a second, so the best of
-three 1 ms runs finds a fast moment while a 1 s run of the ×100 size averages over slow ones (the
-worst ratio moved between 1.20 and 1.46 between quiet runs of the same code).
+samples alternate, ``--repeat`` rounds of them, and each size's time is the mean of its samples
+(the rounds alternate the sizes, so a slow moment weighs on all alike). Timing one run of each
+size, the best of three, instead biased the ratios up by as much as the machine's speed wanders:
+on this project's 2-core VM the CPU's speed wanders by up to 1.7× over tenths of a second, so
+the best of three 1 ms runs finds a fast moment while a 1 s run of the ×100 size averages over
+slow ones (the worst ratio moved between 1.20 and 1.46 between quiet runs of the same code).
 
 Memory: on glibc the sweep first pins the allocator (``mallopt``: no ``mmap`` for large blocks, no
 trimming of the heap), so that every size reuses memory the warm-up runs touched. Otherwise the
@@ -314,7 +315,7 @@ def keep_heap() -> bool:
     return bool(mallopt(m_mmap_threshold, 1 << 30)) and bool(mallopt(m_trim_threshold, 1 << 30))
 
 
-FAULTS: list[int] = []  # minor page faults of each sweep's best runs, in the order timed
+FAULTS: list[int] = []  # minor page faults per run, the most of any sample, in the order timed
 
 
 SCALES = (1, 10, 100)
@@ -348,7 +349,7 @@ def _timed(works: list[Callable[[], Any]], repeat: int) -> list[float]:
 def sweep(
     names: list[str] | None = None, *, base: float = 1.0, repeat: int = 5, fresh: bool = False
 ) -> Iterator[tuple[str, int, list[float]]]:
-    """``(dimension, n, [t(n), t(10n), t(100n)])`` per dimension, each the best of ``repeat``
+    """``(dimension, n, [t(n), t(10n), t(100n)])`` per dimension, each the mean of ``repeat``
     equal-work samples; ``fresh``: leave the allocator as it is (see the module docstring)."""
     if not fresh:
         keep_heap()

@@ -8,7 +8,6 @@ routes each event to them.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -18,6 +17,7 @@ from ..exercised import Coverage
 from ..objects import ResponseChecker
 from ..schema import SCHEMAS, SchemaIssue, SchemaValidator
 from ..tool_rules import ToolRules
+from ..tool_rules import wanted as tool_rules_want
 from .fastpath import FastPath, fast_table
 from .lifecycle import resumed_lifecycle
 from .model import FastSpec, Item, Route
@@ -52,10 +52,6 @@ PROFILES = frozenset(
         )
     }
 )
-
-
-# Per-tool rules (conformance/tool_rules.py): the event types they read, cached per type.
-_tool_rules_want = functools.cache(ToolRules.wants)
 
 
 class StreamValidator(FastPath):
@@ -223,7 +219,7 @@ class StreamValidator(FastPath):
                 handler(self, event, index)
             else:
                 self._on_other(event, etype, index)
-            if _tool_rules_want(etype):
+            if tool_rules_want(etype):
                 self._tool_rules.feed(event, etype, index)
             if self.coverage is not None:
                 self.coverage.see(event, etype)
