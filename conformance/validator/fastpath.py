@@ -158,11 +158,23 @@ class FastPath(ValueRules):
             if fits is None or item.type in fits:
                 target: list[str] | None = None
                 index: Any = MISSING
+                item_id = item.id
                 if slot is _VALUE_SLOT:
-                    # A value stream; `command_index` keys another kind of slot.
-                    value = item.values.get((kind, 0))
-                    if value is not None and value[1][0] is None:
-                        target = value[0]
+                    if kind in ADDED_FIRST:
+                        # A shell command: keyed by `command_index` too, each one opened by its
+                        # `.added`. Deltas go to the newest one, while it is open; they name
+                        # no item ([OAPI] ResponseShellCallCommandDeltaStreamingEvent), so one
+                        # that does (`item_id`, checked on the full path) is off the route.
+                        for key_, (deltas, done) in reversed(item.values.items()):
+                            if key_[0] == kind:
+                                if key_ in item.opened and done[0] is None:
+                                    target, index, item_id = deltas, key_[1], MISSING
+                                break
+                    else:
+                        # A value stream: one value, and no `command_index` on its deltas.
+                        value = item.values.get((kind, 0))
+                        if value is not None and value[1][0] is None:
+                            target = value[0]
                 else:
                     parts = item.parts if slot is _CONTENT_SLOT else item.summaries
                     if parts:
@@ -177,7 +189,7 @@ class FastPath(ValueRules):
                     # `tuple.__new__`: a NamedTuple's own `__new__` is Python code, and a
                     # route is made after nearly every event the full path judges.
                     route = _new_tuple(
-                        Route, (item.output_index, item.id, key, index, valid, target, decode, get)
+                        Route, (item.output_index, item_id, key, index, valid, target, decode, get)
                     )
         self._fast_routes[etype] = route
         return route
@@ -191,7 +203,7 @@ def fast_table(schemas: SchemaValidator) -> dict[str, FastSpec]:
         specs[family + ".delta"] = (_CONTENT_SLOT, kind)
     specs["response.reasoning_summary_text.delta"] = (_SUMMARY_SLOT, "")
     for family in VALUE_STREAMS:
-        if family not in ADDED_FIRST and family not in CHANNELS:
+        if family not in CHANNELS:
             specs[family + ".delta"] = (_VALUE_SLOT, family)
     fast: dict[str, FastSpec] = {}
     for etype, (slot, kind) in specs.items():

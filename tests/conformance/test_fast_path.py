@@ -379,3 +379,79 @@ def test_hosted_deltas_before_the_end_stay_on_the_fast_path() -> None:
         validator.feed(event)
     assert not validator.violations
     assert validator.fast_judged == 3
+
+
+# --- shell commands: value streams keyed by `command_index`, each opened by `.added` ----------
+
+_SHELL = {"id": "sh_1", "type": "shell_call", "status": "in_progress", "call_id": "c1",
+          "action": {"commands": [], "max_output_length": None, "timeout_ms": None}}  # fmt: skip
+
+
+def _shell(*steps: tuple[str, int, str]) -> list[dict[str, Any]]:
+    """A stream of one shell call; each step is (event suffix, command_index, delta)."""
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": _RESPONSE},
+        {"type": "response.in_progress", "response": _RESPONSE},
+        {"type": "response.output_item.added", "output_index": 0, "item": _SHELL},
+    ]
+    for suffix, ci, text in steps:
+        event: dict[str, Any] = {
+            "type": f"response.shell_call_command.{suffix}",
+            "output_index": 0,
+            "command_index": ci,
+        }
+        event["command" if suffix != "delta" else "delta"] = text
+        events.append(event)
+    return [{**event, "sequence_number": i} for i, event in enumerate(events)]
+
+
+def _all_paths(events: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """The verdicts of the reference path, asserting every other path gives them too; less the
+    missing terminal event (these streams stop before their end)."""
+    reference = _verdicts(events, fast=False)
+    assert _verdicts(events, fast=True) == reference
+    for per_event in (False, True):
+        got = _framed_verdicts(events, fast=True, per_event=per_event)
+        assert got == _framed_verdicts(events, fast=False, per_event=per_event)
+        assert got == [(c, i) for c, i, *_ in reference]
+    return [(c, i) for c, i, *_ in reference if c != "stream.lifecycle.terminal_present"]
+
+
+def test_shell_command_deltas_take_the_fast_path() -> None:
+    events = _shell(("added", 0, ""), ("delta", 0, "ls"), ("delta", 0, " -l"), ("delta", 0, " /"))
+    assert _all_paths(events) == []
+    validator = StreamValidator()
+    for event in events:
+        validator.feed(event)
+    assert validator.fast_judged == 3  # `.added` opened the value: every delta continues it
+    sse = SSEStreamValidator()
+    sse.feed(_sse(events))
+    assert sse.validator.fast_judged == 3
+
+
+@pytest.mark.parametrize(
+    ("steps", "expected"),
+    [
+        # a delta after its command's `.done`
+        ([("added", 0, ""), ("delta", 0, "a"), ("delta", 0, "b"), ("done", 0, "ab"),
+          ("delta", 0, "c")], [("stream.arguments.order", 7)]),
+        # a second command's deltas before its `.added`
+        ([("added", 0, ""), ("delta", 0, "a"), ("delta", 0, "b"), ("delta", 1, "c"),
+          ("delta", 1, "d")], [("stream.arguments.added_first", 6)]),
+        # the near miss: deltas to the older of two open commands break nothing
+        ([("added", 0, ""), ("delta", 0, "a"), ("added", 1, ""), ("delta", 1, "b"),
+          ("delta", 1, "c"), ("delta", 0, "d"), ("delta", 0, "e"), ("done", 0, "ade"),
+          ("done", 1, "bc")], []),
+    ],
+)  # fmt: skip
+def test_shell_command_deltas_off_the_route(
+    steps: list[tuple[str, int, str]], expected: list[tuple[str, int]]
+) -> None:
+    assert _all_paths(_shell(*steps)) == expected
+
+
+def test_a_shell_delta_that_names_an_item_is_judged_on_the_full_path() -> None:
+    events = _shell(("added", 0, ""), ("delta", 0, "a"), ("delta", 0, "b"), ("delta", 0, "c"))
+    events[5]["item_id"] = "sh_2"  # the second delta names another item
+    events[6]["item_id"] = "sh_1"  # the third names its own: no finding
+    assert _all_paths(events) == [("stream.item.item_id_matches", 5)]
