@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 import pytest
-from mutations import generate, load_recordings
+from mutations import generate, load_recordings, split_deltas
 
 from conformance import SSEStreamValidator
 from conformance.validator import StreamValidator
@@ -40,8 +40,27 @@ def test_fast_path_is_taken() -> None:
     assert reference.fast_judged == 0
 
 
-def test_fast_and_full_paths_agree_on_every_mutant() -> None:
+def _with_split_deltas() -> list[Any]:
+    """The recordings, and again each one that streams a value, its deltas split in two."""
     recordings = load_recordings()
+    split = [split_deltas(r) for r in recordings]
+    return recordings + [s for s, r in zip(split, recordings, strict=True) if s.events != r.events]
+
+
+def test_split_deltas_break_no_rule() -> None:
+    # The near miss of every delta mutant: smaller pieces of the same value are judged alike.
+    changed = 0
+    for recording in load_recordings():
+        split = split_deltas(recording)
+        changed += split.events != recording.events
+        for fast in (True, False):
+            whole = {c for c, *_ in _verdicts(list(recording.events), fast=fast)}
+            assert {c for c, *_ in _verdicts(list(split.events), fast=fast)} == whole, split.name
+    assert changed >= 10
+
+
+def test_fast_and_full_paths_agree_on_every_mutant() -> None:
+    recordings = _with_split_deltas()
     compared = 0
     for recording in recordings:
         events = list(recording.events)
@@ -113,7 +132,7 @@ def test_typed_path_is_taken() -> None:
 
 
 def test_typed_and_reference_paths_agree_on_every_mutant() -> None:
-    recordings = load_recordings()
+    recordings = _with_split_deltas()
     compared = 0
     for recording in recordings:
         body = _sse(list(recording.events))
