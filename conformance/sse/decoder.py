@@ -420,9 +420,11 @@ class SSEDecoder:
                     out.append(m.groups())  # type: ignore[arg-type]
                     count += 1
                     pos = stop
-                elif stop > pos:
+                elif stop > pos and buf.startswith(b"event: ", pos):
                     # split() returns what lies between the blocks too, [gap, event, data, gap,
-                    # …]: the blocks tile the span when every gap is empty.
+                    # …]: the blocks tile the span when every gap is empty. (A span that does not
+                    # begin as a block does is not tiled by them: no scan for blocks then; it
+                    # would read all of a long `data:` line once more.)
                     # From the start of the buffer, split it whole rather than copy the span:
                     # the blocks then tile the span when the last gap begins where it ends.
                     whole = pos == 0
