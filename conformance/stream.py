@@ -70,6 +70,14 @@ class SSEStreamValidator:
     the output deltas, read after each :meth:`feed`, for less than a call of ``on_delta`` each.
     """
 
+    # Slots: a stream's judge is made per stream, and its hot paths read these fields per chunk.
+    __slots__ = (
+        "_closed", "_decoder", "_events", "_first_raw", "_id_reported", "_lane", "_lane_count",
+        "_max_event_bytes", "_missing_name", "_names", "_openresponses", "_room", "_taken",
+        "_taken_bytes", "_wiring", "aborted", "done_seen", "framing", "keep_events",
+        "on_delta", "on_event", "profiles", "tallied", "tallied_nonempty", "tally", "validator",
+    )  # fmt: skip
+
     def __init__(
         self,
         *,
