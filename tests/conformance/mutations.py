@@ -44,7 +44,6 @@ __all__ = [
     "judge",
     "load_recordings",
     "renumbered",
-    "split_deltas",
 ]
 
 Event = dict[str, Any]
@@ -182,37 +181,6 @@ def renumbered(events: Sequence[Event]) -> list[Event]:
             event = {**event, "sequence_number": start + offset}
         out.append(event)
     return out
-
-
-# Deltas of a content or summary part: real recordings hold runs of them.
-_PART_DELTAS = frozenset({
-    "response.output_text.delta", "response.refusal.delta", "response.reasoning_text.delta",
-    "response.reasoning_summary_text.delta",
-})  # fmt: skip
-
-
-def split_deltas(recording: Recording) -> Recording:
-    """The same stream with each delta of a value (arguments, code, a command, a diff) sent as
-    two (``"ls -a"`` as ``"ls"``, ``" -a"``), renumbered: what a server that flushes smaller
-    pieces sends, so it breaks no rule. Real recordings often stream a hosted call's code or
-    arguments in one delta, so the deltas after a value's first (the ones the fast path
-    routes) occur in them only here."""
-    out: list[Event] = []
-    for event in recording.events:
-        delta = event.get("delta")
-        etype = event.get("type")
-        if (
-            isinstance(etype, str)
-            and etype.endswith(".delta")
-            and etype not in _PART_DELTAS
-            and isinstance(delta, str)
-            and len(delta) >= 2
-        ):
-            cut = len(delta) // 2
-            out += [{**event, "delta": delta[:cut]}, {**event, "delta": delta[cut:]}]
-        else:
-            out.append(event)
-    return Recording(recording.name + "+split", tuple(renumbered(out)))
 
 
 def _text_leaves(obj: Any, path: Path_ = (), under_text: bool = False) -> Iterator[Path_]:
