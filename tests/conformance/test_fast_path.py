@@ -7,6 +7,9 @@ would be a hole only the fast path has, so every mutant of every recording is ju
 
 from __future__ import annotations
 
+import csv
+import re
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -505,3 +508,57 @@ def test_a_shell_delta_that_names_an_item_is_judged_on_the_full_path() -> None:
     events[5]["item_id"] = "sh_2"  # the second delta names another item
     events[6]["item_id"] = "sh_1"  # the third names its own: no finding
     assert _all_paths(events) == [("stream.item.item_id_matches", 5)]
+
+
+# --- the second corpus: 390 real streams, judged on every path -------------------------------
+
+_CORPUS2 = Path(__file__).parents[1] / "data" / "openai-recorded-2"
+
+
+def _corpus2_streams() -> list[tuple[str, bytes, int | None]]:
+    with (_CORPUS2 / "MANIFEST.tsv").open(encoding="utf-8", newline="") as f:
+        rows = [row for row in csv.DictReader(f, delimiter="\t") if row["kind"] == "stream"]
+    return [
+        (
+            row["file"],
+            (_CORPUS2 / row["file"]).read_bytes(),
+            int(row["resume_after"]) if row["resume_after"].strip() else None,
+        )
+        for row in rows
+    ]
+
+
+def _bytes_verdicts(
+    chunks: list[bytes], *, fast: bool, resume_after: int | None
+) -> tuple[list[tuple[Any, ...]], int]:
+    """The verdicts, and how many events the fast paths judged."""
+    judge = SSEStreamValidator(fast=fast, resume_after=resume_after)
+    for chunk in chunks:
+        judge.feed(chunk)
+    judge.close()
+    verdicts = [(v.check_id, v.event_index, v.path, v.expected, v.actual) for v in judge.violations]
+    return verdicts, judge.validator.fast_judged
+
+
+def test_fast_and_reference_paths_agree_on_the_second_corpus() -> None:
+    # Real streams from ten projects' cassettes (legacy ones without sequence numbers, resumed
+    # ones, CRLF line ends): the typed loop (64 KiB reads), the one-event lane (a read per
+    # event) and a 97-byte chunking each give exactly the reference path's verdicts.
+    streams = _corpus2_streams()
+    assert len(streams) >= 390
+    events = fast_judged = findings = 0
+    for name, body, resume_after in streams:
+        whole = [body[i : i + (1 << 16)] for i in range(0, len(body), 1 << 16)]
+        reference, none = _bytes_verdicts(whole, fast=False, resume_after=resume_after)
+        assert none == 0
+        per_event = re.split(b"(?<=\n\n)|(?<=\r\n\r\n)", body)
+        small = [body[i : i + 97] for i in range(0, len(body), 97)]
+        for chunks in (whole, per_event, small):
+            got, judged = _bytes_verdicts(chunks, fast=True, resume_after=resume_after)
+            assert got == reference, name
+            fast_judged += judged
+        events += len(per_event)
+        findings += len(reference)
+    # Not vacuous: in each of the three chunkings most events took a fast path (84 % of them
+    # at the time of writing), and the legacy streams hold findings (510).
+    assert fast_judged > 3 * events * 2 // 3 and findings > 100
