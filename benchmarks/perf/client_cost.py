@@ -9,12 +9,15 @@ same bytes:
 - ``no-validation``: the same meter with ``--no-validate`` (bare SSE decoder + JSON parse + timing);
 - ``json-only``: a client that only ``json.loads`` each event's ``data:`` payload.
 
-    python -m benchmarks.perf.client_cost [--repeat 5] [--sse capture.sse ...] [--profile] [--json out]
+    python -m benchmarks.perf.client_cost [--repeat 100] [--sse capture.sse ...] [--profile] [--json out]
 
 Streams: the recorded OpenAI corpus (``tests/data/openai-recorded/streams``), or captured SSE files.
 The process is pinned to one CPU; rates are events per CPU-second (``time.process_time``), the
 median over ``--repeat`` rounds in which each client makes one pass (interleaved, so a load that
-comes and goes weighs on all alike); the validating / json-only ratio is also given per round.
+comes and goes weighs on all alike); the validating / json-only ratio is also given per round, and
+as the ratio of the two clients' total CPU time over all rounds (``… total CPU``), the steadiest
+figure where the machine's speed wanders: between runs of 9 rounds the ratio of medians moved
+from 0.92 to 1.31 on this project's 2-core VM (see ``validate_throughput`` for the same method).
 ``--profile`` prints where the validating client's time goes (cProfile, top functions by own time).
 """
 
@@ -113,11 +116,15 @@ def measure(fn: Callable[[list[Stream]], int], streams: list[Stream], repeat: in
 
 
 def measure_interleaved(
-    clients: dict[str, Callable[[list[Stream]], int]], streams: list[Stream], repeat: int
+    clients: dict[str, Callable[[list[Stream]], int]],
+    streams: list[Stream],
+    repeat: int,
+    totals: dict[str, float] | None = None,
 ) -> tuple[dict[str, float], list[float]]:
     """:func:`measure` for every client, their passes interleaved (one pass of each per round,
     the order rotated), so that a load that comes and goes weighs on all of them alike: the
-    median rate of each, and per round the validating client's rate over the json-only one's."""
+    median rate of each, and per round the validating client's rate over the json-only one's.
+    ``totals``, when given, receives each client's CPU seconds over all its passes."""
     events = count_events(streams)
     names = list(clients)
     for name in names:
@@ -128,7 +135,10 @@ def measure_interleaved(
         for name in names[r % len(names) :] + names[: r % len(names)]:
             c0 = time.process_time()
             clients[name](streams)
-            rates[name].append(events / max(time.process_time() - c0, 1e-9))
+            spent = time.process_time() - c0
+            rates[name].append(events / max(spent, 1e-9))
+            if totals is not None:
+                totals[name] = totals.get(name, 0.0) + spent
         if "validating" in rates and "json-only" in rates:
             ratios.append(rates["validating"][-1] / rates["json-only"][-1])
     return {name: statistics.median(r) for name, r in rates.items()}, ratios
@@ -148,7 +158,7 @@ def profile(streams: list[Stream], top: int = 18, passes: int = 5) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=100, help="rounds (one pass of each client)")
     parser.add_argument("--sse", type=Path, nargs="*", help="captured SSE bodies instead")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of validating")
     parser.add_argument("--json", type=Path, help="write the rates here")
@@ -161,7 +171,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     warm_up()
     events = count_events(streams)
-    rates, ratios = measure_interleaved(CLIENTS, streams, args.repeat)
+    if args.repeat < 1:
+        print("--repeat must be at least 1", file=sys.stderr)
+        return 2
+    totals: dict[str, float] = {}
+    rates, ratios = measure_interleaved(CLIENTS, streams, args.repeat, totals)
     print(f"{len(streams)} streams, {events} events, one event per chunk, one CPU")
     for name, rate in rates.items():
         print(f"  {name:<14} {rate:>12,.0f} events/CPU-s")
@@ -171,10 +185,18 @@ def main(argv: list[str] | None = None) -> int:
         f"(per round: median {statistics.median(ratios):.2f}, "
         f"{min(ratios):.2f}–{max(ratios):.2f}; passes interleaved)"
     )
+    total_ratio = totals["json-only"] / max(totals["validating"], 1e-9)
+    print(f"  validating / json-only, total CPU {total_ratio:.2f}×  (the steadiest: see above)")
     if args.profile:
         print(profile(streams))
     if args.json:
-        out = {"events": events, "rates": rates, "ratio_validating_to_json_only_by_round": ratios}
+        out = {
+            "events": events,
+            "rates": rates,
+            "ratio_validating_to_json_only_by_round": ratios,
+            "cpu_seconds_total": totals,
+            "ratio_validating_to_json_only_total_cpu": total_ratio,
+        }
         args.json.write_text(json.dumps(out, indent=2) + "\n")
     return 0
 
