@@ -11,12 +11,16 @@ import pytest
 
 from benchmarks.perf import client_cost
 
+CORPUS = Path(__file__).parents[1] / "data" / "openai-recorded" / "streams"
+
 
 @pytest.fixture(autouse=True)
-def _unpinned(monkeypatch: pytest.MonkeyPatch) -> None:
+def _here(monkeypatch: pytest.MonkeyPatch) -> None:
     # main() pins its process to one CPU: not the test runner's.
     if hasattr(os, "sched_setaffinity"):
         monkeypatch.setattr(client_cost.os, "sched_setaffinity", lambda pid, cpus: None)
+    # Its default corpus is found beside the source tree, which an installed copy (tox) lacks.
+    monkeypatch.setattr(client_cost, "CORPUS", CORPUS)
 
 
 def test_client_cost_reports_the_total_cpu_ratio(
