@@ -167,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     streams = sse_file_streams(args.sse) if args.sse else corpus_streams(CORPUS)
     if not streams:
-        print("no streams to measure", file=sys.stderr)
+        where = " ".join(map(str, args.sse)) if args.sse else f"no *.jsonl in {CORPUS}"
+        print(f"no streams to measure: {where}", file=sys.stderr)
         return 2
     warm_up()
     events = count_events(streams)

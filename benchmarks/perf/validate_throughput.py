@@ -137,7 +137,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    if args.repeat < 1 or args.copies < 1:
+        print("--repeat and --copies must be at least 1", file=sys.stderr)
+        return 2
     corpus = load_streams(CORPUS)
+    if not corpus:
+        # The corpus lies beside the source tree (a checkout), not beside an installed copy.
+        print(f"no streams to measure: no *.jsonl in {CORPUS}", file=sys.stderr)
+        return 2
     if judge(corpus):
         print("the corpus does not pass the judge; fix that first", file=sys.stderr)
         return 2
