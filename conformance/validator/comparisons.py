@@ -27,10 +27,10 @@ class ComparisonRules(StreamState):
         if not isinstance(output, list):
             return
         done = [it for _, it in sorted(self._items.items()) if it.done]
-        if not failed and self.resume_after is not None:
+        if self.resume_after is not None:
             # A resumed stream (SPEC §2.12) lacks what came before its resume point: items
             # finished by then are not in it at all. Only items seen finished can be compared,
-            # by their index.
+            # by their index (failed or not: positions would pair them with the missing ones).
             for item in done:
                 if item.output_index >= len(output) or not deep_equal_except_opaque(
                     output[item.output_index], item.done_item

@@ -174,3 +174,15 @@ def test_resumed_after_a_finished_item_still_compares_what_it_saw() -> None:
     last = terminal[-1]
     last["id"] = str(last.get("id")) + "x"
     assert "stream.output.equals_items" in ids(stream, after), name
+
+
+def test_resumed_after_a_finished_item_and_failed_compares_by_index() -> None:
+    # The same resume points, the stream ending in `response.failed`: the finished items it saw
+    # are compared where they stand in the output, not by position among the streamed ones.
+    for name, after, stream in _resumed_after_items():
+        stream = copy.deepcopy(stream)
+        terminal = stream[-1]
+        terminal["type"] = "response.failed"
+        terminal["response"]["status"] = "failed"
+        terminal["response"]["error"] = {"code": "server_error", "message": "x"}
+        assert "stream.output.equals_items" not in ids(stream, after), (name, after)
