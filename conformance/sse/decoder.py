@@ -45,6 +45,10 @@ __all__ = ["SSEDecoder", "SSEEvent", "SSELimitError", "decode_sse"]
 
 _BOM = b"\xef\xbb\xbf"
 _DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
+# A partial line at least this long is ended where it lies (`SSEDecoder._end_long_line`), not
+# joined to the chunk that ends it.
+_LONG_LINE = 32 * 1024
+_FIELDS = frozenset((b"data", b"event", b"id", b"retry"))
 _DEFAULT_MAX_EVENTS = 1_000_000
 
 
@@ -219,8 +223,13 @@ class SSEDecoder:
         if self._partial:
             if 10 not in chunk:  # test before joining: a join per chunk of a long line is quadratic
                 return self._grow_partial(chunk)
-            chunk = b"".join((self._partial, chunk))
-            self._partial = bytearray()
+            if len(self._partial) < _LONG_LINE:
+                chunk = b"".join((self._partial, chunk))
+                self._partial = bytearray()
+            else:
+                chunk = self._end_long_line(chunk)
+                if not chunk:
+                    return []
         # chunk[:cut] is whole lines, chunk[cut:] the new partial line.
         if chunk[-1] == 10:
             cut = len(chunk)
@@ -317,6 +326,47 @@ class SSEDecoder:
         if self._block_bytes + len(partial) > self._max_event_bytes:
             self._fail_size(self._block_bytes + len(partial))
         return []
+
+    def _end_long_line(self, chunk: bytes | bytearray) -> bytes | bytearray:
+        """A long partial line (a big event's ``data:`` line read in many chunks) ends in ``chunk``:
+        interpret it where it lies and return the rest of the chunk. Joining it to the chunk, as
+        shorter lines are, then matching it and copying its value out would pass over the whole
+        line three times more; here its value is decoded once. The same state as
+        :meth:`_interpret` reaches line by line (a line never dispatches an event)."""
+        end = chunk.find(10)
+        line = self._partial
+        line += memoryview(chunk)[:end]
+        self._partial = bytearray()
+        size = self._block_bytes + len(line) + 1
+        if size > self._max_event_bytes:
+            self._fail_size(size)  # as _check_size reports it: no event ends before this line
+        self._block_bytes = size
+        if line[0] == 58:  # ":", a comment
+            self.comments += 1
+            return chunk[end + 1 :]
+        # Only the fields `data`, `event`, `id` and `retry` count, so their colon is among the
+        # first six bytes; any other name is ignored undecoded. A colon or a space is never part
+        # of a multibyte character, so decoding the value alone gives what decoding the line and
+        # splitting it would.
+        colon = line.find(58, 0, 6)
+        if colon < 0:  # no colon: the whole line names the field, and its value is empty
+            name, start = (bytes(line), len(line)) if len(line) < 6 else (b"", 0)
+        else:
+            name = bytes(line[:colon])
+            start = colon + 2 if line[colon + 1 : colon + 2] == b" " else colon + 1
+        if name in _FIELDS:
+            value = str(memoryview(line)[start:], "utf-8", "replace")
+            if name == b"data":
+                self._data.append(value)
+            elif name == b"event":
+                self._event = value
+            elif name == b"id":
+                if "\x00" not in value:
+                    self._id = value
+            elif value.isascii() and value.isdigit():  # retry
+                with contextlib.suppress(ValueError):
+                    self._retry = int(value)
+        return chunk[end + 1 :]
 
     def close_records(self) -> list[Record]:
         """:meth:`close`, returning records."""

@@ -5,37 +5,24 @@ from __future__ import annotations
 
 import json
 import pickle
-from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sse_streams import (
+    common_heavy_blocks,
+    decode_in_chunks,
+    decode_split,
+    expected_events,
+    random_streams,
+)
 
 from conformance.sse import SSEDecoder, SSEEvent, SSELimitError, decode_sse
 
 STREAMS = sorted(
     (Path(__file__).parents[1] / "data" / "openai-recorded" / "streams").glob("*.jsonl")
 )
-
-
-def decode_in_chunks(stream: bytes, size: int, **limits: int) -> list[SSEEvent]:
-    decoder = SSEDecoder(**limits)
-    events: list[SSEEvent] = []
-    for start in range(0, len(stream), size):
-        events += decoder.feed(stream[start : start + size])
-    return events + decoder.close()
-
-
-def decode_split(stream: bytes, cuts: Iterable[int], **limits: int) -> list[SSEEvent]:
-    decoder = SSEDecoder(**limits)
-    events: list[SSEEvent] = []
-    start = 0
-    for cut in sorted(cuts):
-        events += decoder.feed(stream[start:cut])
-        start = cut
-    events += decoder.feed(stream[start:])
-    return events + decoder.close()
 
 
 def ev(data: str, event: str | None = None, index: int = 0, **fields: object) -> SSEEvent:
@@ -415,83 +402,9 @@ def test_invalid_limits(limits: dict[str, int]) -> None:
 
 # --- property: chunking never changes the events --------------------------------------------------
 
-_TEXT = st.text(
-    st.characters(exclude_categories=["Cs"], exclude_characters="\r\n"), max_size=12
-) | st.sampled_from(["é世🙂", "a\u2028b", "\u2029\x85", " lead", "[DONE]", "x:y"])
-
-
-@st.composite
-def _blocks(draw: st.DrawFn) -> list[list[str]]:
-    """Random event blocks, each a list of lines (without line ends)."""
-    blocks = []
-    for _ in range(draw(st.integers(0, 5))):
-        lines = []
-        for _ in range(draw(st.integers(0, 4))):
-            kind = draw(st.sampled_from(["data", "data", "event", "id", "retry", "comment", "x"]))
-            if kind == "retry":
-                lines.append(f"retry: {draw(st.integers(0, 10**6))}")
-            elif kind == "comment":
-                lines.append(":" + draw(_TEXT))
-            elif kind == "id":
-                lines.append("id: " + draw(_TEXT).replace("\x00", ""))
-            else:
-                lines.append(f"{kind}:{draw(st.sampled_from(['', ' ']))}{draw(_TEXT)}")
-        blocks.append(lines)
-    return blocks
-
-
-def _expected(blocks: list[list[str]]) -> list[SSEEvent]:
-    """What the rules say the blocks decode to, written independently of the decoder."""
-    out: list[SSEEvent] = []
-    for lines in blocks:
-        data: list[str] = []
-        fields: dict[str, str | int | None] = {"event": None, "id": None, "retry": None}
-        for line in lines:
-            if line.startswith(":"):
-                continue
-            name, _, value = line.partition(":")
-            value = value[1:] if value.startswith(" ") else value
-            if name == "data":
-                data.append(value)
-            elif name in ("event", "id"):
-                fields[name] = value
-            elif name == "retry":
-                fields["retry"] = int(value)
-        if data:
-            out.append(SSEEvent("\n".join(data), index=len(out), **fields))  # type: ignore[arg-type]
-    return out
-
-
-@st.composite
-def _streams(draw: st.DrawFn) -> tuple[bytes, list[SSEEvent], int]:
-    """A stream, its events, and the size of its largest event block."""
-    blocks = draw(_blocks())
-    bom = draw(st.booleans())
-    terminate_last = draw(st.booleans())
-    out = bytearray(b"\xef\xbb\xbf" if bom else b"")
-    largest = 0
-    previous_end = b""
-    lines = [line for block in blocks for line in [*block, ""]]
-    if lines and not terminate_last:
-        lines.pop()  # the final blank line: close() must dispatch the last event anyway
-    for number, line in enumerate(lines):
-        end = draw(st.sampled_from([b"\n", b"\r", b"\r\n"]))
-        if previous_end == b"\r" and end == b"\n" and not line:
-            end = b"\r"  # a CR then a LF would be one line end, not an empty line
-        if number == len(lines) - 1 and not terminate_last and draw(st.booleans()):
-            end = b""  # the last line may lack its line end
-        out += line.encode() + end
-        previous_end = end
-    size = 0
-    for number, line in enumerate(lines):
-        is_last_unterminated = number == len(lines) - 1 and bytes(out[-1:]) not in (b"\n", b"\r")
-        size = 0 if not line else size + len(line.encode()) + (0 if is_last_unterminated else 1)
-        largest = max(largest, size)
-    return bytes(out), _expected(blocks), largest
-
 
 @settings(deadline=None, max_examples=300)
-@given(_streams(), st.lists(st.integers(0, 10_000), max_size=12))
+@given(random_streams(), st.lists(st.integers(0, 10_000), max_size=12))
 def test_random_chunking_of_random_streams(
     case: tuple[bytes, list[SSEEvent], int], cuts: list[int]
 ) -> None:
@@ -502,7 +415,7 @@ def test_random_chunking_of_random_streams(
 
 
 @settings(deadline=None, max_examples=200)
-@given(_streams(), st.lists(st.integers(0, 10_000), max_size=12))
+@given(random_streams(), st.lists(st.integers(0, 10_000), max_size=12))
 def test_random_streams_at_the_size_bound(
     case: tuple[bytes, list[SSEEvent], int], cuts: list[int]
 ) -> None:
@@ -540,38 +453,12 @@ def test_corpus_round_trips(path: Path, chunk: int | None) -> None:
 
 # --- property: runs of common blocks (the decoder's fast split) decode as the rules say -----------
 
-_NAME = st.sampled_from(["response.output_text.delta", "x", "", " lead", "é"])
-
-
-@st.composite
-def _common_heavy_blocks(draw: st.DrawFn) -> list[list[str]]:
-    """Mostly `event:`+`data:` blocks as servers write them, some spelled otherwise, some without
-    `event:`, with comments or blank runs between: the shapes the fast split must get right or
-    hand over to the line rules."""
-    blocks = []
-    for _ in range(draw(st.integers(0, 12))):
-        shape = draw(
-            st.sampled_from(["canonical"] * 6 + ["no_space", "data_only", "comment", "two_data"])
-        )
-        name, data = draw(_NAME), draw(_TEXT)
-        if shape == "canonical":
-            blocks.append([f"event: {name}", f"data: {data}"])
-        elif shape == "no_space":
-            blocks.append([f"event:{name}", f"data:{data}"])
-        elif shape == "data_only":
-            blocks.append([f"data: {data}"])
-        elif shape == "comment":
-            blocks.append([": keep-alive"])
-        else:
-            blocks.append([f"event: {name}", f"data: {data}", f"data: {data}"])
-    return blocks
-
 
 @settings(deadline=None, max_examples=300)
-@given(_common_heavy_blocks(), st.lists(st.integers(0, 10_000), max_size=8))
+@given(common_heavy_blocks(), st.lists(st.integers(0, 10_000), max_size=8))
 def test_runs_of_common_blocks(blocks: list[list[str]], cuts: list[int]) -> None:
     stream = b"".join(line.encode() + b"\n" for block in blocks for line in [*block, ""])
-    expected = _expected(blocks)
+    expected = expected_events(blocks)
     assert decode_sse(stream) == expected
     assert decode_split(stream, [cut % (len(stream) + 1) for cut in cuts]) == expected
 
