@@ -515,6 +515,8 @@ def build_config(ns: argparse.Namespace, *, host: str | None = None) -> BenchCon
             raise ConfigError(
                 "--max-requests bounds a run; a rate sweep's steps are bounded by --step-time"
             )
+    if ns.ramp_from < 0:
+        raise ConfigError(f"--ramp-from {ns.ramp_from}: must be >= 0 users")
     if getattr(ns, "search", 0) < 0:
         raise ConfigError(f"--search {ns.search}: must be >= 0")
     if getattr(ns, "repeat", 1) < 1:
@@ -529,7 +531,7 @@ def build_config(ns: argparse.Namespace, *, host: str | None = None) -> BenchCon
         headers=headers,
         request_timeout=request_timeout,
         think_time=think_time,
-        ramp_from=max(0, ns.ramp_from),
+        ramp_from=ns.ramp_from,
         ramp_time=ramp_time,
         plan=plan,
         max_in_flight=ns.max_in_flight,

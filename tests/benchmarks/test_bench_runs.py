@@ -224,6 +224,7 @@ def test_several_targets_side_by_side(tmp_path: Path) -> None:
         (["--max-requests", "0"], "--max-requests"),
         (["--max-requests", "5", "--shape", "sweep", "--rates", "1,2"], "--step-time"),
         (["--repeat", "0"], "--repeat"),
+        (["--ramp-from", "-1", "--shape", "ramp"], "--ramp-from"),
         (["--search", "2", "--slo", "ttft_p95=1s"], "--search"),
         (["-u", "1,4", "--search", "2"], "--search"),
         (["-u", "1,4", "--search", "-1", "--slo", "ttft_p95=1s"], "--search"),
