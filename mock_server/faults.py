@@ -178,13 +178,21 @@ def _parse_span(span: str, text: str) -> tuple[int, float]:
         raise FaultSyntaxError(
             f"bad attempts {span!r} in fault {text!r} (use 1,2 or 1-3 or 2+ or *)"
         )
+    bounds: tuple[int, float]
     if m[1]:
-        return int(m[1]), int(m[1])
-    if m[2]:
-        return int(m[2]), int(m[3])
-    if m[4]:
-        return int(m[4]), math.inf
-    return 1, math.inf
+        bounds = int(m[1]), int(m[1])
+    elif m[2]:
+        bounds = int(m[2]), int(m[3])
+    elif m[4]:
+        bounds = int(m[4]), math.inf
+    else:
+        return 1, math.inf
+    if bounds[0] < 1 or bounds[1] < bounds[0]:  # it would never fire: say so, inject nothing
+        raise FaultSyntaxError(
+            f"bad attempts {span!r} in fault {text!r}: attempts count from 1, and a range "
+            "N-M needs N <= M"
+        )
+    return bounds
 
 
 class AttemptCounter:

@@ -31,7 +31,8 @@ def test_syntax() -> None:
     assert plan.faults[2].spans == ((5, math.inf),)
     assert plan.faults[4].probability == 0.25
     assert FaultPlan.parse("none") == FaultPlan.parse("") == FaultPlan()
-    for bad in ("x", "429@", "429@0-", "200", "error=abc", "slow~2", "429@1;;bogus"):
+    bad_spans = ("429@0", "429@0-2", "429@0+", "429@3-1", "500@1,0")  # never fire: refused
+    for bad in ("x", "429@", "429@0-", "200", "error=abc", "slow~2", "429@1;;bogus", *bad_spans):
         with pytest.raises(FaultSyntaxError):
             FaultPlan.parse(bad)
 
