@@ -31,6 +31,7 @@ __all__ = [
     "add_deprecated_alias",
     "add_format",
     "base_url",
+    "port_number",
     "seconds",
 ]
 
@@ -88,6 +89,15 @@ def _shown(url: str) -> str:
     if "@" not in parts.netloc:
         return url
     return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
+
+
+def port_number(text: str) -> int:
+    """An argparse ``type``: a TCP port to bind, 0-65535 (0: any free one). The socket layer
+    takes a larger number modulo 65536, so ``--port 70000`` would bind 4464 without a word."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()) or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"expected a port 0-65535 (0: any free one), got {text!r}")
+    return int(text)
 
 
 def seconds(text: str) -> float:

@@ -14,7 +14,7 @@ import argparse
 import os
 from typing import Any
 
-__all__ = ["add_bind_options", "required_api_key"]
+__all__ = ["add_bind_options", "port_number", "required_api_key"]
 
 HOST_HELP = "address to bind (default: 127.0.0.1)"
 PORT_HELP = "port to bind; 0 picks a free one (default: {port})"
@@ -28,10 +28,19 @@ API_KEY_ENV_HELP = (
 )
 
 
+def port_number(text: str) -> int:
+    """An argparse ``type``: a TCP port to bind, 0-65535 (0: any free one). The socket layer
+    takes a larger number modulo 65536, so ``--port 70000`` would bind 4464 without a word."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()) or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"expected a port 0-65535 (0: any free one), got {text!r}")
+    return int(text)
+
+
 def add_bind_options(group: Any, *, port: int = 8000) -> None:
     """``--host``, ``--port``, ``--api-key``, ``--api-key-env`` on ``group``."""
     group.add_argument("--host", default="127.0.0.1", help=HOST_HELP)
-    group.add_argument("--port", type=int, default=port, help=PORT_HELP.format(port=port))
+    group.add_argument("--port", type=port_number, default=port, help=PORT_HELP.format(port=port))
     group.add_argument("--api-key", metavar="KEY", help=API_KEY_HELP)
     group.add_argument("--api-key-env", metavar="VAR", help=API_KEY_ENV_HELP)
 

@@ -17,6 +17,7 @@ from ..cli_options import (
     BaseURLError,
     add_deprecated_alias,
     base_url,
+    port_number,
     seconds,
 )
 
@@ -64,7 +65,10 @@ def add_subcommand(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     )  # fmt: skip
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
     p.add_argument(
-        "--port", type=int, default=8080, help="port to bind; 0 picks a free one (default: 8080)"
+        "--port",
+        type=port_number,
+        default=8080,
+        help="port to bind; 0 picks a free one (default: 8080)",
     )
     p.add_argument("--name", metavar="NAME", help="the target's name in reports")
     p.add_argument(

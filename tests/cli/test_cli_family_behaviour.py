@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -252,3 +253,40 @@ def test_side_by_side_report_dir_and_the_old_out(capsys: pytest.CaptureFixture[s
     assert capsys.readouterr().err == ""
     assert str(_parser().parse_args([*base, "--out", "r"]).out) == "r"
     assert "--out is deprecated: use --report-dir" in capsys.readouterr().err
+
+
+def _server_parsers() -> dict[str, Any]:
+    from conformance.cli import _parser
+    from mock_server.cli import build_parser as mock_parser
+    from reference_impl.cli import build_parser as reference_parser
+
+    return {
+        "responses-mock": (mock_parser, []),
+        "responses-reference": (reference_parser, []),
+        "responses-conformance proxy": (_parser, ["proxy", "--upstream", "http://h:1"]),
+    }
+
+
+@pytest.mark.parametrize("bad", ["70000", "65536", "-1", "x", "²", ""])
+@pytest.mark.parametrize(
+    "cli", ["responses-mock", "responses-reference", "responses-conformance proxy"]
+)
+def test_a_port_out_of_range_is_refused(
+    cli: str, bad: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The socket layer takes a port modulo 65536: --port 70000 bound 4464 without a word.
+    build, head = _server_parsers()[cli]
+    with pytest.raises(SystemExit) as exit_:
+        build().parse_args([*head, "--port", bad])
+    assert exit_.value.code == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "--port" in last and "0-65535" in last and "Traceback" not in last
+
+
+@pytest.mark.parametrize(
+    "cli", ["responses-mock", "responses-reference", "responses-conformance proxy"]
+)
+def test_every_port_in_range_is_taken(cli: str) -> None:
+    build, head = _server_parsers()[cli]
+    for good in ("0", "1", "8000", "65535"):
+        assert build().parse_args([*head, "--port", good]).port == int(good)
