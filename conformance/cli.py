@@ -16,7 +16,7 @@ from typing import TextIO
 from . import catalog, catalog_live  # noqa: F401  (declare every check)
 from .cassette_check import check_cassette, is_cassette_path
 from .checks import REGISTRY
-from .cli_options import add_format
+from .cli_options import add_format, event_number
 from .explain import explain, explain_dict
 from .proxy import cli as proxy_cli
 from .recorded import _MAX_FILE_BYTES, FileVerdict, UnreadableFile, check_bytes, check_file
@@ -83,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument(
         "--resume-after",
-        type=int,
+        type=event_number,
         metavar="N",
         default=None,
         help="the stream is a resumed one (GET …?stream=true&starting_after=N): "

@@ -31,6 +31,7 @@ __all__ = [
     "add_deprecated_alias",
     "add_format",
     "base_url",
+    "event_number",
     "port_number",
     "seconds",
 ]
@@ -89,6 +90,15 @@ def _shown(url: str) -> str:
     if "@" not in parts.netloc:
         return url
     return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
+
+
+def event_number(text: str) -> int:
+    """An argparse ``type``: a stream's event (sequence) number, 0 or more, as ``starting_after``
+    takes it."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()):
+        raise argparse.ArgumentTypeError(f"expected an event number 0 or more, got {text!r}")
+    return int(text)
 
 
 def port_number(text: str) -> int:

@@ -154,6 +154,15 @@ def test_bad_usage_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert _run(capsys, "frobnicate")[0] == 2
 
 
+@pytest.mark.parametrize("bad", ["-1", "x", "1.5", "²", ""])
+def test_resume_after_takes_an_event_number(capsys: pytest.CaptureFixture[str], bad: str) -> None:
+    # -1 was taken, and judged a recording as "resumed after event #-1".
+    code, out, err = _run(capsys, "check", "--resume-after", bad, str(TEXT_STREAM))
+    assert code == 2 and out == ""
+    assert "--resume-after" in err and "event number" in err and "Traceback" not in err
+    assert _run(capsys, "check", "--resume-after", "0", str(TEXT_STREAM))[0] in (0, 1)  # taken
+
+
 def test_error_body_with_numeric_code(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "err.json"
     path.write_text(
