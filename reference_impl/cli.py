@@ -122,8 +122,6 @@ def _engine(args: argparse.Namespace, passthrough: list[str]) -> Any:
 
     shared = {name: getattr(args, name) for name in _SHARED}
     if args.sglang_url:
-        if passthrough:
-            raise SystemExit(f"responses-reference: unknown options in remote mode: {passthrough}")
         key = os.environ.get(args.sglang_api_key_env) if args.sglang_api_key_env else None
         backend: Any = HTTPBackend(args.sglang_url, api_key=key)
         info = backend.server_info()
@@ -131,13 +129,11 @@ def _engine(args: argparse.Namespace, passthrough: list[str]) -> Any:
             if shared[name] is None:
                 shared[name] = info.get(name)
         if not shared["model_path"]:
-            raise SystemExit("responses-reference: the SGLang server did not say its model path")
+            raise RuntimeError("the SGLang server did not say its model path: give --model-path")
         served = shared["served_model_name"]
         if isinstance(served, list):  # SGLang accepts several names; clients use the first
             shared["served_model_name"] = served[0] if served else None
     else:
-        if not shared["model_path"]:
-            raise SystemExit("responses-reference: --model-path (or --sglang-url) is required")
         from sglang.srt.server_args import ServerArgs
 
         sglang_parser = argparse.ArgumentParser(prog="sglang", add_help=False)
@@ -165,6 +161,11 @@ def _engine(args: argparse.Namespace, passthrough: list[str]) -> Any:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args, passthrough = parser.parse_known_args(argv)
+    # Usage errors first (exit 2 with the usage line), before a store is opened or a port bound.
+    if args.sglang_url and passthrough:
+        parser.error(f"unknown options in remote mode (--sglang-url): {' '.join(passthrough)}")
+    if not args.sglang_url and not args.model_path:
+        parser.error("--model-path (or --sglang-url) is required")
     try:
         store = make_store(args.store, args.store_ttl, limits_from(args))
     except ValueError as error:
@@ -201,6 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         engine = _engine(args, passthrough)
     except ImportError as error:
+        sock.close()
         print(
             f"responses-reference: SGLang is not installed ({error}); "
             "pip install 'responses-conformance[sglang]'",
@@ -208,6 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
     except (OSError, RuntimeError) as error:
+        sock.close()
         print(f"responses-reference: {error}", file=sys.stderr)
         return 2
     try:

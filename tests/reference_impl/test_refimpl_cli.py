@@ -57,3 +57,51 @@ def test_in_process_without_sglang_exits_2() -> None:
     )  # fmt: skip
     assert done.returncode == 2
     assert "SGLang is not installed" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        ([], "--model-path (or --sglang-url) is required"),
+        (["--sglang-url", "http://127.0.0.1:9", "--mem-fraction", "0.5"], "remote mode"),
+    ],
+)
+def test_usage_errors_exit_2(
+    argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # They were SystemExit("…"): exit status 1, which means violations found.
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--port", "0", *argv])
+    assert exit_info.value.code == 2
+    assert needle in capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_an_sglang_server_without_its_model_path_exits_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import http.server
+    import threading
+
+    class Info(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # every path: a server_info that names no model
+            body = b'{"tokenizer_path": null}'
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Info)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        assert main(["--port", "0", "--sglang-url", url]) == 2
+    finally:
+        server.shutdown()
+        server.server_close()
+    err = capsys.readouterr().err
+    assert "did not say its model path" in err and err.count("\n") == 1
