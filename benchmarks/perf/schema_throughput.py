@@ -25,6 +25,7 @@ from typing import Any
 
 import orjson
 
+from benchmarks.perf.cli_args import positive_int
 from conformance.schema import SCHEMAS, SchemaIssue
 
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "openai-recorded" / "streams"
@@ -71,14 +72,22 @@ def rate(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=20, help="passes per round (default 20)")
-    parser.add_argument("--rounds", type=int, default=5, help="rounds; the best counts (default 5)")
+    parser.add_argument(
+        "--repeat", type=positive_int, default=20, help="passes per round (default 20)"
+    )
+    parser.add_argument(
+        "--rounds", type=positive_int, default=5, help="rounds; the best counts (default 5)"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)
+    events = load_events(CORPUS)
+    if not events:
+        # The corpus lies beside the source tree (a checkout), not beside an installed copy.
+        print(f"no events to measure: no *.jsonl in {CORPUS}", file=sys.stderr)
+        return 2
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
-    events = load_events(CORPUS)
     SCHEMAS.event_types()  # compile outside the timing
     failing = [e for e in events if any(i.kind != "enum" for i in SCHEMAS.validate_event(e))]
     if failing:
