@@ -50,6 +50,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from benchmarks.perf.cli_args import positive_float, positive_int
 from conformance.sse import SSEDecoder
 from conformance.stream import SSEStreamValidator
 
@@ -368,9 +369,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.perf.scaling", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument("--only", action="append", metavar="NAME", help="one dimension")
-    parser.add_argument("--base", type=float, default=1.0, help="scale every base size")
-    parser.add_argument("--repeat", type=int, default=5, help="rounds of equal-work samples")
+    parser.add_argument(
+        "--only", action="append", choices=list(DIMENSIONS), metavar="NAME", help="one dimension"
+    )
+    parser.add_argument("--base", type=positive_float, default=1.0, help="scale every base size")
+    parser.add_argument(
+        "--repeat", type=positive_int, default=5, help="rounds of equal-work samples"
+    )
     parser.add_argument(
         "--fresh-memory",
         action="store_true",
