@@ -73,6 +73,7 @@ from typing import Any
 
 import orjson
 
+from benchmarks.perf.cli_args import allowed_cpu, positive_int
 from benchmarks.perf.servers import RunError, Server, start_server
 from benchmarks.perf.stream_client import (
     Sample,
@@ -464,15 +465,17 @@ def build_parser() -> argparse.ArgumentParser:
         description=(__doc__ or "").split("\n\n")[0],
         epilog="Exit codes: 0 measured, 2 the run broke.",
     )
-    parser.add_argument("--rounds", type=int, default=9, help="rounds per server (default: 9)")
+    parser.add_argument(
+        "--rounds", type=positive_int, default=9, help="rounds per server (default: 9)"
+    )
     parser.add_argument(
         "--streams",
-        type=int,
+        type=positive_int,
         default=None,
         help="measured streams per connection (default: the preset's; 6 for long, 30 for short)",
     )
     parser.add_argument(
-        "--connections", type=int, default=16, help="keep-alive connections (default: 16)"
+        "--connections", type=positive_int, default=16, help="keep-alive connections (default: 16)"
     )
     parser.add_argument(
         "--preset",
@@ -488,7 +491,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--chunk", default=None, help="mock tokens per delta (default: the preset's; 1)"
     )
     parser.add_argument("--input", default=None, help="the request's input (default: preset's)")
-    parser.add_argument("--max-output-tokens", type=int, default=None)
+    parser.add_argument("--max-output-tokens", type=positive_int, default=None)
     parser.add_argument(
         "--mock-arg",
         action="append",
@@ -496,8 +499,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ARG",
         help="extra argument for responses-mock (repeatable), e.g. --mock-arg=--store=memory:100",
     )
-    parser.add_argument("--server-cpu", type=int, default=None, help="default: first allowed CPU")
-    parser.add_argument("--client-cpu", type=int, default=None, help="default: last allowed CPU")
+    parser.add_argument(
+        "--server-cpu", type=allowed_cpu, default=None, help="default: first allowed CPU"
+    )
+    parser.add_argument(
+        "--client-cpu", type=allowed_cpu, default=None, help="default: last allowed CPU"
+    )
     parser.add_argument("--no-pin", action="store_true", help="do not pin processes to CPUs")
     parser.add_argument("--verbose", action="store_true", help="show the servers' stderr")
     parser.add_argument("--json", type=Path, default=None, help="write samples and summary here")

@@ -42,6 +42,7 @@ from typing import Any
 
 import orjson
 
+from benchmarks.perf.cli_args import allowed_cpu, non_negative_int, positive_int
 from benchmarks.perf.servers import Server, start_server
 from benchmarks.perf.stream_client import RunError
 
@@ -193,15 +194,17 @@ def build_parser() -> argparse.ArgumentParser:
         description=(__doc__ or "").split("\n\n")[0],
         epilog="Exit codes: 0 measured, 2 the run broke.",
     )
-    parser.add_argument("--responses", type=int, default=100_000, help="default: 100,000")
-    parser.add_argument("--warmup", type=int, default=2_000, help="default: 2,000")
-    parser.add_argument("--connections", type=int, default=8, help="default: 8")
+    parser.add_argument("--responses", type=positive_int, default=100_000, help="default: 100,000")
+    parser.add_argument("--warmup", type=non_negative_int, default=2_000, help="default: 2,000")
+    parser.add_argument("--connections", type=positive_int, default=8, help="default: 8")
     parser.add_argument(
         "--only",
         choices=["default", "raised"],
         help="run one of the two stores (default: both)",
     )
-    parser.add_argument("--server-cpu", type=int, default=None, help="pin the server to this CPU")
+    parser.add_argument(
+        "--server-cpu", type=allowed_cpu, default=None, help="pin the server to this CPU"
+    )
     parser.add_argument("--json", type=Path, default=None, help="write the results here")
     return parser
 
