@@ -37,6 +37,7 @@ from pathlib import Path
 
 import orjson
 
+from benchmarks.perf.cli_args import positive_int
 from benchmarks.responses_bench.meter import StreamMeter, warm_up
 
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "openai-recorded" / "streams"
@@ -158,7 +159,9 @@ def profile(streams: list[Stream], top: int = 18, passes: int = 5) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=100, help="rounds (one pass of each client)")
+    parser.add_argument(
+        "--repeat", type=positive_int, default=100, help="rounds (one pass of each client)"
+    )
     parser.add_argument("--sse", type=Path, nargs="*", help="captured SSE bodies instead")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of validating")
     parser.add_argument("--json", type=Path, help="write the rates here")
@@ -172,9 +175,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     warm_up()
     events = count_events(streams)
-    if args.repeat < 1:
-        print("--repeat must be at least 1", file=sys.stderr)
-        return 2
     totals: dict[str, float] = {}
     rates, ratios = measure_interleaved(CLIENTS, streams, args.repeat, totals)
     print(f"{len(streams)} streams, {events} events, one event per chunk, one CPU")

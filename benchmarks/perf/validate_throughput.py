@@ -35,6 +35,7 @@ from pathlib import Path
 
 import orjson
 
+from benchmarks.perf.cli_args import positive_int
 from conformance import SSEStreamValidator, failing
 
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "openai-recorded" / "streams"
@@ -129,17 +130,14 @@ def measure_interleaved(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=100)
+    parser.add_argument("--repeat", type=positive_int, default=100)
     parser.add_argument(
-        "--copies", type=int, default=1, help="passes go over the corpus this many times"
+        "--copies", type=positive_int, default=1, help="passes go over the corpus this many times"
     )
     parser.add_argument("--json", type=Path, default=None, help="write the results here")
     args = parser.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
-    if args.repeat < 1 or args.copies < 1:
-        print("--repeat and --copies must be at least 1", file=sys.stderr)
-        return 2
     corpus = load_streams(CORPUS)
     if not corpus:
         # The corpus lies beside the source tree (a checkout), not beside an installed copy.

@@ -18,7 +18,9 @@ CORPUS = Path(__file__).parents[1] / "data" / "openai-recorded" / "streams"
 def _here(monkeypatch: pytest.MonkeyPatch) -> None:
     # main() pins its process to one CPU: not the test runner's.
     if hasattr(os, "sched_setaffinity"):
-        monkeypatch.setattr(client_cost.os, "sched_setaffinity", lambda pid, cpus: None)
+        monkeypatch.setattr(
+            "benchmarks.perf.client_cost.os.sched_setaffinity", lambda pid, cpus: None
+        )
     # Its default corpus is found beside the source tree, which an installed copy (tox) lacks.
     monkeypatch.setattr(client_cost, "CORPUS", CORPUS)
 
@@ -43,5 +45,8 @@ def test_client_cost_reports_the_total_cpu_ratio(
 
 
 def test_client_cost_refuses_no_rounds(capsys: pytest.CaptureFixture[str]) -> None:
-    assert client_cost.main(["--repeat", "0"]) == 2
-    assert "--repeat" in capsys.readouterr().err
+    # Refused while parsing (argparse: usage, one error line, exit 2), before the corpus is read.
+    with pytest.raises(SystemExit) as done:
+        client_cost.main(["--repeat", "0"])
+    assert done.value.code == 2
+    assert "argument --repeat" in capsys.readouterr().err
