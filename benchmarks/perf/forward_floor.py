@@ -22,6 +22,8 @@ import argparse
 import asyncio
 from collections.abc import Callable
 
+from benchmarks.perf.cli_args import port as tcp_port
+
 
 class _Side(asyncio.Protocol):
     """One connection of a pair: what it reads, the other one writes."""
@@ -117,11 +119,11 @@ async def _serve(port: int, host: str, upstream_port: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--port", type=int, default=0, help="listen here (0: any free port)")
+    parser.add_argument("--port", type=tcp_port, default=0, help="listen here (0: any free port)")
     parser.add_argument("--upstream", required=True, metavar="HOST:PORT")
     args = parser.parse_args(argv)
     host, _, port = args.upstream.rpartition(":")
-    if not host or not port.isdigit():
+    if not host or not port.isdigit() or not 0 < int(port) < 2**16:
         parser.error(f"--upstream {args.upstream!r}: expected HOST:PORT")
     with asyncio.Runner(loop_factory=_loop_factory()) as runner:
         try:

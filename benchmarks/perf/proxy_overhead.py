@@ -39,6 +39,8 @@ from pathlib import Path
 
 import httpx2
 
+from benchmarks.perf.cli_args import non_negative_float, positive_int
+
 ROOT = Path(__file__).resolve().parents[2]
 TTFT_TARGET = 1.2
 CPU_TARGET = 0.5
@@ -273,12 +275,20 @@ def _split_per_event(result: dict[str, object], name: str) -> tuple[float, float
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--streams", type=int, default=16, help="concurrent streams (default 16)")
-    parser.add_argument("--rounds", type=int, default=6, help="rounds of each (default 6)")
-    parser.add_argument("--ttft", type=float, default=0.05, help="the mock's --ttft (s)")
-    parser.add_argument("--inter-token", type=float, default=0.002, help="the mock's (s)")
-    parser.add_argument("--tokens", type=int, default=200, help="max_output_tokens per stream")
-    parser.add_argument("--repeat", type=int, default=3, help="client_cost passes")
+    parser.add_argument(
+        "--streams", type=positive_int, default=16, help="concurrent streams (default 16)"
+    )
+    parser.add_argument("--rounds", type=positive_int, default=6, help="rounds of each (default 6)")
+    parser.add_argument(
+        "--ttft", type=non_negative_float, default=0.05, help="the mock's --ttft (s)"
+    )
+    parser.add_argument(
+        "--inter-token", type=non_negative_float, default=0.002, help="the mock's (s)"
+    )
+    parser.add_argument(
+        "--tokens", type=positive_int, default=200, help="max_output_tokens per stream"
+    )
+    parser.add_argument("--repeat", type=positive_int, default=3, help="client_cost passes")
     parser.add_argument(
         "--baseline-root", type=Path, metavar="DIR",
         help="also measure the proxy of this checkout (A/B in the same rounds)",

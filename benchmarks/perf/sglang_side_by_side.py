@@ -49,6 +49,7 @@ from typing import Any
 from urllib.error import URLError
 from urllib.request import urlopen
 
+from benchmarks.perf.cli_args import positive_float, positive_int, positive_ints
 from conformance.cli_options import add_deprecated_alias
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -209,21 +210,32 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--reference-mode", choices=["inprocess", "remote"])
     parser.add_argument("--cpu", action="store_true", help="CPU-only: scripted model, CPU flags")
-    parser.add_argument("--concurrency", default="1,8,64", help="streams, comma-separated")
-    parser.add_argument("--seconds", type=float, default=10.0, help="length of each load run")
-    parser.add_argument("--repeats", type=int, default=5, help="alternating runs at 8 streams")
-    parser.add_argument("--min-ratio", type=float, help="exit 1 if the 8-stream ratio is below")
+    parser.add_argument(
+        "--concurrency", type=positive_ints, default="1,8,64", help="streams, comma-separated"
+    )
+    parser.add_argument(
+        "--seconds", type=positive_float, default=10.0, help="length of each load run"
+    )
+    parser.add_argument(
+        "--repeats", type=positive_int, default=5, help="alternating runs at 8 streams"
+    )
+    parser.add_argument(
+        "--min-ratio", type=positive_float, help="exit 1 if the 8-stream ratio is below"
+    )
     parser.add_argument(
         "--report-dir", dest="out", type=Path, default=Path("reports/side-by-side"),
         metavar="DIR", help="where the reports go (default reports/side-by-side)",
     )  # fmt: skip
     add_deprecated_alias(parser, "--out", "--report-dir", dest="out", type=Path)
-    parser.add_argument("--start-timeout", type=float, default=900.0)
+    parser.add_argument("--start-timeout", type=positive_float, default=900.0)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.min_ratio is not None and 8 not in args.concurrency:
+        parser.error("--min-ratio reads the 8-stream ratio: --concurrency must include 8")
     mode = args.reference_mode or ("remote" if args.cpu else "inprocess")
     profiles = args.profiles or ("core,stateful,reasoning" if args.cpu else "core,stateful")
     out: Path = args.out
@@ -280,7 +292,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             name: _suite(url, model, name, profiles, out / f"suite-{name}", args.cpu)
             for name, url in targets.items()
         }
-        levels = [int(c) for c in args.concurrency.split(",")]
+        levels: list[int] = args.concurrency
         load: dict[str, dict[str, list[dict[str, float]]]] = {"native": {}, "reference": {}}
         for users in levels:
             repeats = args.repeats if users == 8 else 1

@@ -38,6 +38,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks.perf.cli_args import positive_int
 from reference_impl.store import DEFAULT_MAX_BYTES, StoreLimits
 from reference_impl.store_options import byte_size
 
@@ -228,9 +229,9 @@ def report(run: Run) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--responses", type=int, default=100_000)
+    parser.add_argument("--responses", type=positive_int, default=100_000)
     parser.add_argument("--max-bytes", type=byte_size, default=64 * 2**20)
-    parser.add_argument("--max-responses", type=int, default=10_000)
+    parser.add_argument("--max-responses", type=positive_int, default=10_000)
     parser.add_argument("--backends", default="sqlite,redis")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)

@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks.perf.cli_args import positive_int, positive_ints
 from benchmarks.perf.servers import Server, start_server
 from benchmarks.perf.store_retention import redis_server
 from benchmarks.perf.stream_client import RunError, load_round
@@ -109,7 +110,7 @@ def _frames_per_stream(server: Server, request: bytes) -> int:
 
 
 def run(args: argparse.Namespace) -> Results:
-    counts = [int(w) for w in args.workers.split(",")]
+    counts: list[int] = args.workers
     results = Results(
         {
             "workers": counts,
@@ -153,11 +154,11 @@ def run(args: argparse.Namespace) -> Results:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--workers", default="1,2")
+    parser.add_argument("--workers", type=positive_ints, default="1,2")
     parser.add_argument("--store", choices=["sqlite", "redis"], default="sqlite")
-    parser.add_argument("--connections", type=int, default=32)
-    parser.add_argument("--streams", type=int, default=40)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--connections", type=positive_int, default=32)
+    parser.add_argument("--streams", type=positive_int, default=40)
+    parser.add_argument("--rounds", type=positive_int, default=3)
     parser.add_argument(
         "--model", default="mock", help="mock (a short text answer) or mock-long-text, ..."
     )

@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.perf.cli_args import positive_int, run_time
+
 _OTHER_EVENTS = 8  # created, in_progress, item added/done, part added/done, text done, completed
 
 
@@ -78,10 +80,10 @@ def _bench(base: str, model: str, transport: str, args: argparse.Namespace, out:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--users", type=int, default=8)
-    parser.add_argument("--time", default="20s")
-    parser.add_argument("--turns", type=int, default=3)
-    parser.add_argument("--max-output-tokens", type=int, default=64)
+    parser.add_argument("--users", type=positive_int, default=8)
+    parser.add_argument("--time", type=run_time, default="20s")
+    parser.add_argument("--turns", type=positive_int, default=3)
+    parser.add_argument("--max-output-tokens", type=positive_int, default=64)
     parser.add_argument("--base-url")
     parser.add_argument("--model", default="mock")
     parser.add_argument("--out", type=Path, default=Path("reports/transports"))

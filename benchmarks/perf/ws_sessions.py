@@ -30,6 +30,7 @@ from typing import Any
 
 from websockets.asyncio.client import connect
 
+from benchmarks.perf.cli_args import positive_float, positive_int
 from conformance.checks import Level
 from conformance.websocket import SessionValidator
 
@@ -128,10 +129,10 @@ def _start_mock() -> tuple[subprocess.Popen[str], str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sessions", type=int, default=500)
-    parser.add_argument("--lanes", type=int, default=2)
-    parser.add_argument("--turns", type=int, default=2)
-    parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--sessions", type=positive_int, default=500)
+    parser.add_argument("--lanes", type=positive_int, default=2)
+    parser.add_argument("--turns", type=positive_int, default=2)
+    parser.add_argument("--timeout", type=positive_float, default=120.0)
     parser.add_argument("--base-url", help="default: start the mock on loopback")
     parser.add_argument("--json", type=Path, help="write the numbers here")
     args = parser.parse_args(argv)
