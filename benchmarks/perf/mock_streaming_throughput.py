@@ -310,13 +310,14 @@ def servers(args: argparse.Namespace, body: bytes, cpu: int | None) -> Iterator[
             if len(chunks) != len(split_frames(captured)):
                 per_event_file = Path(tmp) / "per-event.sse"  # no chunk sizes: one write a frame
                 per_event_file.write_bytes(captured)
-                running[PER_EVENT] = start_server(
+                per_event = start_server(
                     PER_EVENT,
                     [*replay_cmd, "--serve-replay", str(per_event_file)],
                     cpu,
                     quiet=not args.verbose,
                 )
-                started.append(running[PER_EVENT])
+                started.append(per_event)
+                running[PER_EVENT] = per_event
             yield running
         finally:
             for server in started:
