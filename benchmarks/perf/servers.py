@@ -32,7 +32,7 @@ class Server:
         return self.process.pid
 
     def cpu_seconds(self) -> float:
-        import psutil  # type: ignore[import-untyped]
+        import psutil
 
         times = psutil.Process(self.pid).cpu_times()
         return float(times.user + times.system)

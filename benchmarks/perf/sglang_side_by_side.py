@@ -139,7 +139,7 @@ def _suite(
 
 def _cpu_seconds(pids: Sequence[int]) -> float:
     """User + system CPU seconds of these processes and all their descendants so far."""
-    import psutil  # type: ignore[import-untyped]  # no stubs; locust brings psutil
+    import psutil  # locust brings psutil
 
     total = 0.0
     for pid in pids:

@@ -139,7 +139,7 @@ async def is_stored(server: Server, response_id: str) -> bool:
 
 
 def rss_mb(server: Server) -> float:
-    import psutil  # type: ignore[import-untyped]
+    import psutil
 
     return float(psutil.Process(server.pid).memory_info().rss) / MB
 

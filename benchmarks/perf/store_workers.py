@@ -72,7 +72,7 @@ class Results:
 
 
 def _tree_cpu(server: Server) -> float:
-    import psutil  # type: ignore[import-untyped]
+    import psutil
 
     root = psutil.Process(server.pid)
     total = 0.0
