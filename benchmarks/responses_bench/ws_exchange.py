@@ -107,10 +107,10 @@ class WsConnection:
             lane = _Lane(name, plan, time.perf_counter(), time.time())
             body = json.loads(plan.body)
             body.pop("stream", None)
-            event: dict[str, Any] = {"type": "response.create", **body}
+            create: dict[str, Any] = {"type": "response.create", **body}
             if name is not None:
-                event["stream_id"] = name
-            text = json.dumps(event)
+                create["stream_id"] = name
+            text = json.dumps(create)
             self.judge.client(text)
             lane.violations_before = len(self.judge.violations)
             pending.append(lane)
