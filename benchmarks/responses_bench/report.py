@@ -299,7 +299,7 @@ def search_block(
     }
 
 
-def _sampled(hist: LogHistogram, q: float) -> float | None:
+def _sampled(hist: LogHistogram, q: int) -> float | None:
     """A per-second percentile, only where the second has :data:`MIN_SAMPLES` for it."""
     return hist.percentile(q) if hist.count >= MIN_SAMPLES[q] else None
 
