@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import matplotlib
 
@@ -33,6 +33,9 @@ __all__ = ["write_multi_plots", "write_plots"]
 
 _COLORS = {"ttft": "tab:blue", "itl": "tab:green", "e2e": "tab:purple", "tpot": "tab:brown"}
 _SIDE = {"bbox_to_anchor": (1.01, 1.0), "loc": "upper left", "fontsize": 8, "frameon": False}
+# A concurrency-sweep panel's series: (metric key, label, line style: errorbar's fmt and the
+# legend's Line2D linestyle, so one of matplotlib's named styles).
+_Series = tuple[tuple[str, str, Literal["-", "--", ":"]], ...]
 
 
 def write_plots(directory: Path, summary: dict[str, Any], slo: SLO | None) -> list[Path]:
@@ -225,7 +228,7 @@ def write_multi_plots(directory: Path, multi: dict[str, Any], slo: SLO | None) -
 
 def _concurrency(path: Path, multi: dict[str, Any], slo: SLO | None) -> Path:
     fig, axes = plt.subplots(2, 2, figsize=(12, 8), sharex=True)
-    panels = (
+    panels: tuple[tuple[Axes, _Series, str, tuple[str, ...]], ...] = (
         (axes[0][0], (("successful_requests_per_s", "req/s", "-"), ("goodput_per_s", "goodput",
          ":")), "requests / s", ()),
         (axes[0][1], (("ttft_p95", "TTFT p95", "-"),), "TTFT p95, ms", ("ttft",)),
