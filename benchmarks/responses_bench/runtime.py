@@ -15,12 +15,14 @@ import logging
 import threading
 import time
 from collections import Counter
-from typing import IO, Any
+from collections.abc import Callable
+from typing import IO, Any, TypeVar
 
 import gevent
 import orjson
 from locust import events
 from locust.env import Environment
+from locust.event import EventHook
 from locust.runners import LocalRunner, MasterRunner, WorkerRunner
 
 from . import report
@@ -173,7 +175,7 @@ class BenchRuntime:
         self.aggregate.add(rec, good, self.source)
         name = "/v1/responses stream" if rec.stream else "/v1/responses"
         fire = self.environment.events.request.fire
-        fire(
+        fire(  # type: ignore[no-untyped-call]  # Locust's EventHook.fire is unannotated
             request_type="POST",
             name=name,
             response_time=(rec.e2e or 0.0) * 1000,
@@ -263,13 +265,30 @@ def runtime(environment: Environment) -> BenchRuntime:
 
 # ---------------------------------------------------------------------- Locust hooks
 
+_Handler = TypeVar("_Handler", bound=Callable[..., None])
 
-@events.init_command_line_parser.add_listener
+
+def _listen(hook: EventHook, handler: _Handler) -> _Handler:
+    """``hook.add_listener(handler)``, typed (Locust's EventHook is unannotated)."""
+    hook.add_listener(handler)  # type: ignore[no-untyped-call]
+    return handler
+
+
+def _listener(hook: EventHook) -> Callable[[_Handler], _Handler]:
+    """``@hook.add_listener`` as a typed decorator."""
+
+    def add(handler: _Handler) -> _Handler:
+        return _listen(hook, handler)
+
+    return add
+
+
+@_listener(events.init_command_line_parser)
 def _options(parser: Any) -> None:
     add_arguments(parser)
 
 
-@events.init.add_listener
+@_listener(events.init)
 def _init(environment: Environment, **_: Any) -> None:
     rt = runtime(environment)
     runner = environment.runner
@@ -277,16 +296,17 @@ def _init(environment: Environment, **_: Any) -> None:
         # Now, long before the first arrival is due, rather than inside the open loop's schedule.
         warm_up()
     if isinstance(runner, WorkerRunner):
-        environment.events.report_to_master.add_listener(
-            lambda client_id, data: rt.report_to_master(data)
+        _listen(
+            environment.events.report_to_master, lambda client_id, data: rt.report_to_master(data)
         )
     elif isinstance(runner, MasterRunner):
-        environment.events.worker_report.add_listener(
-            lambda client_id, data: rt.worker_report(client_id, data)
+        _listen(
+            environment.events.worker_report,
+            lambda client_id, data: rt.worker_report(client_id, data),
         )
 
 
-@events.test_start.add_listener
+@_listener(events.test_start)
 def _test_start(environment: Environment, **_: Any) -> None:
     rt = runtime(environment)
     rt.on_test_start()
@@ -297,7 +317,7 @@ def _test_start(environment: Environment, **_: Any) -> None:
         gevent.spawn_later(0.1, environment.runner.quit)
 
 
-@events.quitting.add_listener
+@_listener(events.quitting)
 def _quitting(environment: Environment, **_: Any) -> None:
     rt = runtime(environment)
     if rt.is_worker:
