@@ -392,7 +392,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.argv = ["responses-bench", "-f", str(LOCUSTFILE), *extra, *argv]
     code: object = 0
     try:
-        locust_main()
+        locust_main()  # type: ignore[no-untyped-call]  # Locust's main() is unannotated
     except SystemExit as done:
         code = done.code
     finally:

@@ -44,7 +44,7 @@ class BenchShape(LoadTestShape):
         if config is None:
             return None
         options = environment.parsed_options
-        elapsed = self.get_run_time()
+        elapsed: float = self.get_run_time()  # type: ignore[no-untyped-call]  # unannotated
         run_time = float(getattr(options, "run_time", 0) or 0)
         if config.shape in ("fixed", "ramp"):
             if (run_time and elapsed >= run_time) or _max_requests_done(rt, runner.user_count):
