@@ -6,6 +6,7 @@ import argparse
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,7 +71,7 @@ def test_slo_parsing() -> None:
             SLO.parse(bad)
 
 
-def _rec(ttft: float, itls: list[float], ok: bool = True, **kw: object) -> RequestRecord:
+def _rec(ttft: float, itls: list[float], ok: bool = True, **kw: Any) -> RequestRecord:
     rec = RequestRecord(start=100.0, stream=True, ttft=ttft, itls=itls, e2e=ttft + sum(itls), **kw)
     if not ok:
         rec.failure = "bench.http.500"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from bench_support import bench_command, free_port, mock_server, quiet_env
 
@@ -44,7 +45,8 @@ def test_master_and_two_workers_merge_into_one_summary(tmp_path: Path) -> None:
             for worker in workers:
                 worker.wait(timeout=30)
         finally:
-            for proc in (master, *workers):
+            procs: list[subprocess.Popen[Any]] = [master, *workers]
+            for proc in procs:
                 if proc.poll() is None:
                     proc.kill()
                     proc.wait()

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from bench_support import mock_server, run_bench
 
 # Offsets in ms (mooncake / AIPerf traces), out of order in the file; distinct input lengths tell
 # the requests apart in the request log (the mock's input_tokens grow with them).
-TRACE = [
+TRACE: list[dict[str, Any]] = [
     {"timestamp": 10_000, "input_length": 20, "output_length": 16, "hash_ids": [1]},
     {"timestamp": 10_900, "input_length": 40, "output_length": 16, "hash_ids": [1, 2]},
     {"timestamp": 10_300, "input_length": 30, "output_length": 16, "hash_ids": [1, 3]},
