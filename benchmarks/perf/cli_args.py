@@ -76,14 +76,15 @@ def port(text: str) -> int:
 
 
 def positive_ints(text: str) -> list[int]:
-    """``1,8,64``: a comma-separated list of integers, each >= 1."""
+    """``1,8,64``: a comma-separated list of distinct integers, each >= 1 (a level or a count
+    given twice would be run twice under one key)."""
     try:
         values = [int(part) for part in text.split(",")]
     except ValueError:
         values = []
-    if not values or min(values) < 1:
+    if not values or min(values) < 1 or len(set(values)) != len(values):
         raise argparse.ArgumentTypeError(
-            f"expected integers >= 1, comma-separated (e.g. 1,8,64), got {text!r}"
+            f"expected distinct integers >= 1, comma-separated (e.g. 1,8,64), got {text!r}"
         )
     return values
 

@@ -236,6 +236,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.min_ratio is not None and 8 not in args.concurrency:
         parser.error("--min-ratio reads the 8-stream ratio: --concurrency must include 8")
+    if args.model_path is None and not args.cpu:  # before anything is cleared or started
+        parser.error("--model-path is required (or --cpu for the scripted model)")
     mode = args.reference_mode or ("remote" if args.cpu else "inprocess")
     profiles = args.profiles or ("core,stateful,reasoning" if args.cpu else "core,stateful")
     out: Path = args.out
@@ -259,8 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 env=env,
             )
             model = str(models / "plain")
-    if model is None:
-        _parser().error("--model-path is required (or --cpu for the scripted model)")
+    assert model is not None  # given, or the scripted model under --cpu
 
     servers: list[Server] = []
     ratios: dict[str, dict[str, float]] = {}

@@ -227,18 +227,29 @@ def report(run: Run) -> str:
             f"{run.evicted:,} evicted; {'WITHIN' if run.within else 'OVER'} the cap")  # fmt: skip
 
 
+def _backends(text: str) -> list[str]:
+    """``--backends``: a comma list of sqlite and redis, each once (anything else was run as redis)."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in ("sqlite", "redis")]
+    if not names or unknown or len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(
+            f"expected sqlite, redis or sqlite,redis (each once), got {text!r}"
+        )
+    return names
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--responses", type=positive_int, default=100_000)
     parser.add_argument("--max-bytes", type=byte_size, default=64 * 2**20)
     parser.add_argument("--max-responses", type=positive_int, default=10_000)
-    parser.add_argument("--backends", default="sqlite,redis")
+    parser.add_argument("--backends", type=_backends, default="sqlite,redis")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     try:
         template = _template()
         runs: list[Run] = []
-        backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+        backends: list[str] = args.backends
         configs = [
             ("bytes", args.max_bytes, 10**9),
             ("count", DEFAULT_MAX_BYTES, args.max_responses),

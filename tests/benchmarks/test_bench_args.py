@@ -52,7 +52,7 @@ GUARDED: list[tuple[str, str, tuple[str, ...], str, Any]] = [
     ("sglang_side_by_side", "--repeats", POSITIVE, "1", 1),
     ("sglang_side_by_side", "--min-ratio", POSITIVE_FLOAT, "0.5", 0.5),
     ("sglang_side_by_side", "--start-timeout", POSITIVE_FLOAT, "1", 1.0),
-    ("sglang_side_by_side", "--concurrency", ("0", "1,x", "", "1,-8"), "1,8", [1, 8]),
+    ("sglang_side_by_side", "--concurrency", ("0", "1,x", "", "1,-8", "8,8"), "1,8", [1, 8]),
     ("store_memory", "--responses", POSITIVE, "1", 1),
     ("store_memory", "--warmup", ("-1",), "0", 0),
     ("store_memory", "--connections", POSITIVE, "1", 1),
@@ -60,7 +60,15 @@ GUARDED: list[tuple[str, str, tuple[str, ...], str, Any]] = [
     ("store_retention", "--responses", POSITIVE, "1", 1),
     ("store_retention", "--max-responses", POSITIVE, "1", 1),
     ("store_retention", "--max-bytes", ("0", "-1"), "1Ki", 1024),
-    ("store_workers", "--workers", ("0", "1,x", ""), "1", [1]),
+    # anything but sqlite was run as redis
+    (
+        "store_retention",
+        "--backends",
+        ("mysql", "sqlite,redis,x", "", "sqlite,sqlite"),
+        "sqlite",
+        ["sqlite"],
+    ),
+    ("store_workers", "--workers", ("0", "1,x", "", "1,1"), "1", [1]),
     ("store_workers", "--connections", POSITIVE, "1", 1),
     ("store_workers", "--streams", POSITIVE, "1", 1),
     ("store_workers", "--rounds", POSITIVE, "1", 1),
@@ -193,3 +201,16 @@ def test_schema_throughput_without_a_corpus_says_where_it_looked(
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err
     assert len(err.strip().splitlines()) == 1 and str(tmp_path / "missing") in err
+
+
+def test_side_by_side_without_a_model_clears_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # No --model-path and no --cpu: refused before this script's earlier reports are removed.
+    out = tmp_path / "r"
+    (out / "load-1").mkdir(parents=True)
+    with pytest.raises(SystemExit) as done:
+        _main("sglang_side_by_side", ["--report-dir", str(out)])
+    assert done.value.code == 2
+    assert "--model-path" in _error_line(capsys.readouterr().err)
+    assert (out / "load-1").is_dir()
