@@ -11,12 +11,14 @@ import csv
 import re
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import orjson
 import pytest
 from mutations import Event, Recording, generate, load_recordings, renumbered
 
 from conformance import SSEStreamValidator
+from conformance.sse import decoder as sse_decoder
 from conformance.validator import StreamValidator
 
 
@@ -562,3 +564,15 @@ def test_fast_and_reference_paths_agree_on_the_second_corpus() -> None:
     # Not vacuous: in each of the three chunkings most events took a fast path (84 % of them
     # at the time of writing), and the legacy streams hold findings (510).
     assert fast_judged > 3 * events * 2 // 3 and findings > 100
+
+
+def test_every_partial_line_ended_where_it_lies_on_the_second_corpus() -> None:
+    # The decoder's long-line path (`_end_long_line`, taken from 32 KiB) for every partial line:
+    # each stream in 97-byte reads against the stream fed whole (no partial line at all).
+    with mock.patch.object(sse_decoder, "_LONG_LINE", 1):
+        for name, body, resume_after in _corpus2_streams():
+            reference, _ = _bytes_verdicts([body], fast=False, resume_after=resume_after)
+            small = [body[i : i + 97] for i in range(0, len(body), 97)]
+            assert _bytes_verdicts(small, fast=True, resume_after=resume_after)[0] == reference, (
+                name
+            )
