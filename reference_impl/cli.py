@@ -161,11 +161,6 @@ def _engine(args: argparse.Namespace, passthrough: list[str]) -> Any:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args, passthrough = parser.parse_known_args(argv)
-    # Usage errors first (exit 2 with the usage line), before a store is opened or a port bound.
-    if args.sglang_url and passthrough:
-        parser.error(f"unknown options in remote mode (--sglang-url): {' '.join(passthrough)}")
-    if not args.sglang_url and not args.model_path:
-        parser.error("--model-path (or --sglang-url) is required")
     try:
         store = make_store(args.store, args.store_ttl, limits_from(args))
     except ValueError as error:
@@ -192,6 +187,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             prompts = PromptRegistry.from_file(args.prompts)
         except PromptFileError as error:
             parser.error(f"--prompts: {error}")
+    # The engine's usage errors (exit 2 with the usage line), after the other options' and
+    # before the port is bound.
+    if args.sglang_url and passthrough:
+        parser.error(f"unknown options in remote mode (--sglang-url): {' '.join(passthrough)}")
+    if not args.sglang_url and not args.model_path:
+        parser.error("--model-path (or --sglang-url) is required")
     from .server import bind
 
     try:
