@@ -5,6 +5,7 @@ port out of range, a CPU this process may not run on) is refused while the comma
 parsed: each helper raises :class:`argparse.ArgumentTypeError`, so argparse prints the usage and
 one line naming the flag (``error: argument --rounds: expected an integer >= 1, got '0'``) and
 exits 2, before any server starts or any corpus is read. The same way in every benchmark.
+A port is ``conformance.cli_options.port_number``, the type every CLI of the project takes.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ __all__ = [
     "allowed_cpu",
     "non_negative_float",
     "non_negative_int",
-    "port",
     "positive_float",
     "positive_int",
     "positive_ints",
@@ -66,13 +66,6 @@ def positive_float(text: str) -> float:
 def non_negative_float(text: str) -> float:
     """A finite number >= 0: a delay that may be none."""
     return _number(text, ">= 0", lambda v: v >= 0)
-
-
-def port(text: str) -> int:
-    """A TCP port to listen on, 0 (any free port) to 65535."""
-    return _integer(
-        text, "from 0 to 65535 (a TCP port; 0: any free port)", lambda v: 0 <= v < 2**16
-    )
 
 
 def positive_ints(text: str) -> list[int]:

@@ -22,7 +22,7 @@ import argparse
 import asyncio
 from collections.abc import Callable
 
-from benchmarks.perf.cli_args import port as tcp_port
+from conformance.cli_options import port_number
 
 
 class _Side(asyncio.Protocol):
@@ -119,7 +119,9 @@ async def _serve(port: int, host: str, upstream_port: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--port", type=tcp_port, default=0, help="listen here (0: any free port)")
+    parser.add_argument(
+        "--port", type=port_number, default=0, help="listen here (0: any free port)"
+    )
     parser.add_argument("--upstream", required=True, metavar="HOST:PORT")
     args = parser.parse_args(argv)
     host, _, port = args.upstream.rpartition(":")
