@@ -15,6 +15,7 @@ __all__ = [
     "capability_evidence",
     "capability_table",
     "counts",
+    "exercised",
     "failing_checks",
     "render_summary",
     "repro_command",
@@ -42,6 +43,12 @@ def counts(target: dict[str, Any]) -> dict[str, int]:
         elif kind in out:
             out[kind] += 1
     return out
+
+
+def exercised(c: dict[str, int]) -> int:
+    """Checks whose rule the run evaluated on something it applies to (``counts``): every
+    outcome but ``not_exercised`` and ``skip``, failures of every level included."""
+    return sum(n for kind, n in c.items() if kind not in ("not_exercised", "skip"))
 
 
 def failing_checks(target: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -80,8 +87,8 @@ def _version_cell(run: dict[str, Any], vendor: str) -> str:
 def _matrix(index: dict[str, Any], run: dict[str, Any]) -> list[str]:
     rows = [
         "| target | codebase | backend | profiles claimed | verdict | MUST fail | SHOULD fail "
-        "| pass | skip | suite time |",
-        "|---|---|---|---|---|---:|---:|---:|---:|---:|",
+        "| pass | exercised | not exercised | skip | suite time |",
+        "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, target in index.get("targets", {}).items():
         meta = run.get("targets", {}).get(name, {})
@@ -95,7 +102,8 @@ def _matrix(index: dict[str, Any], run: dict[str, Any]) -> list[str]:
         profiles = ", ".join(target.get("target", {}).get("profiles", []))
         rows.append(
             f"| `{name}` | {_version_cell(run, meta.get('vendor', ''))} | {meta.get('backend', '-')} "
-            f"| {profiles} | {verdict} | {c['must']} | {c['should']} | {c['pass']} | {c['skip']} "
+            f"| {profiles} | {verdict} | {c['must']} | {c['should']} | {c['pass']} "
+            f"| {exercised(c)} | {c['not_exercised']} | {c['skip']} "
             f"| {target.get('duration_s', 0):.0f} s |"
         )
     for name, meta in run.get("targets", {}).items():
@@ -103,7 +111,7 @@ def _matrix(index: dict[str, Any], run: dict[str, Any]) -> list[str]:
             rows.append(
                 f"| `{name}` | {_version_cell(run, meta.get('vendor', ''))} "
                 f"| {meta.get('backend', '-')} | {', '.join(meta.get('profiles', []))} "
-                f"| **not run**: {trim(meta.get('error', '?'), 120)} | – | – | – | – | – |"
+                f"| **not run**: {trim(meta.get('error', '?'), 120)} | – | – | – | – | – | – | – |"
             )
     return rows
 
@@ -276,7 +284,10 @@ def render_summary(index: dict[str, Any], run: dict[str, Any], *, title: str = "
         "Counts are checks (a check fails once however many times it was violated). MUST "
         "failures make a target non-conformant; SHOULD failures are reported, not failing "
         "(`--strict` makes them fail). A profile a vendor does not claim is not run against it "
-        "(its checks show as skip).",
+        "(its checks show as skip). A check is exercised when its rule was evaluated on "
+        "something it applies to in that target's run (passed, failed or reported); a check of "
+        "a claimed profile that nothing in the run gave work is not exercised, which is not a "
+        "pass.",
         "",
         "How the harness works, the suite's own faults this matrix found, the servers tried "
         "and what is left: [matrix-notes.md](matrix-notes.md). The picture: "
