@@ -34,6 +34,7 @@ from ..checks import REGISTRY, Check, Level, Violation, refinements
 from .targets import Target
 
 __all__ = [
+    "CASE_OUTCOMES",
     "EXERCISED",
     "FAILING",
     "OUTCOMES",
@@ -46,6 +47,7 @@ __all__ = [
 OUTCOMES = ("fail", "xpass", "warn", "xfail", "info", "pass", "not_exercised", "skip")
 EXERCISED = frozenset({"fail", "xpass", "warn", "xfail", "info", "pass"})
 FAILING = frozenset({"fail", "xpass"})
+CASE_OUTCOMES = ("passed", "failed", "skipped")  # a case's own outcome (CaseResult.outcome)
 MAX_EVIDENCE = 5  # findings kept per check and target; the count of the rest is reported
 MAX_KINDS = 25  # distinct kinds of violation listed per check and target
 _INDEX = re.compile(r"\[\d+\]")
@@ -83,7 +85,7 @@ class CaseResult:
     id: str  # "module/case", e.g. "core/create_string_input"
     profiles: tuple[str, ...]
     checks: tuple[str, ...]  # the check IDs the case is tagged with
-    outcome: str = "passed"  # passed | failed | skipped
+    outcome: str = "passed"  # one of CASE_OUTCOMES
     skip_reason: str = ""
     duration: float = 0.0
     attempts: int = 1

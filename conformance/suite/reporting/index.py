@@ -13,6 +13,7 @@ from typing import Any
 
 from ...checks import REGISTRY
 from ..results import TargetResult
+from .shape import shape_errors
 
 __all__ = ["FORMAT", "NotAnIndex", "build_index", "exit_code", "load_index", "merge_indexes"]
 
@@ -71,8 +72,15 @@ def load_index(path: str | Path) -> dict[str, Any]:
         raise NotAnIndex(f"cannot read {path}: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise NotAnIndex(f"{path} is not JSON: {exc}") from None
+    except RecursionError:
+        raise NotAnIndex(f"{path} is not JSON this reader can take: nested too deeply") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise NotAnIndex(f"{path} is not a {FORMAT} file (from `responses-conformance run`)")
+    # The right format, but a shape the reports cannot render (a hand edit, a broken producer):
+    # refused here in one line, not a traceback or a made-up verdict later (reporting/shape.py).
+    problems = shape_errors(doc)
+    if problems:
+        raise NotAnIndex(f"{path} is not a well-formed index: {problems[0]}")
     return doc
 
 
