@@ -66,14 +66,25 @@ details.quiet table td { font-size: 12px; padding: 2px 6px; }
 _REPO = Path(__file__).resolve().parents[3]
 
 
+def _spec_file(doc: str) -> Path | None:
+    """The file an anchor names (docs/spec.md), where this checkout has it."""
+    if not doc:
+        return None
+    path = _REPO / doc
+    try:
+        return path if path.is_file() else None
+    except (OSError, ValueError):  # a name the file system refuses (too long, say)
+        return None
+
+
 def _spec_link(meta: dict[str, Any]) -> str:
     """The check's clause, linked to its anchor in docs/spec.md."""
     clause, anchor = str(meta.get("clause", "")), str(meta.get("anchor", ""))
     if not anchor:
         return escape(clause)
     doc, _, fragment = anchor.partition("#")
-    path = _REPO / doc
-    if not path.is_file():
+    path = _spec_file(doc)
+    if path is None:
         return f"{escape(clause)} ({escape(anchor)})"
     href = f"{path.as_uri()}#{fragment}"
     return f'<a class="spec" href="{escape(href)}" title="{escape(anchor)}">{escape(clause)}</a>'
@@ -82,8 +93,8 @@ def _spec_link(meta: dict[str, Any]) -> str:
 def _spec_href(meta: dict[str, Any], text: str) -> str:
     """``text`` (already escaped) linked to the check's anchor in docs/spec.md, where it is."""
     doc, _, fragment = str(meta.get("anchor", "")).partition("#")
-    path = _REPO / doc if doc else None
-    if path is None or not path.is_file():
+    path = _spec_file(doc)
+    if path is None:
         return text
     return f'<a href="{escape(path.as_uri())}#{escape(fragment)}">{text}</a>'
 
