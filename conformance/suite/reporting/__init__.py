@@ -33,18 +33,27 @@ INDEX, JUNIT, HTML = "index.json", "junit.xml", "report.html"
 
 
 def write_reports(index: dict[str, Any], report_dir: str | Path, redactor: Redactor) -> list[Path]:
-    """Write the three reports of ``index`` into ``report_dir``; returns their paths."""
-    out = Path(report_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    """Write the three reports of ``index`` into ``report_dir``; returns their paths.
+
+    All three are rendered (and encoded) before the folder is made or a file written, so that a
+    report that cannot be rendered leaves no half-written report folder. A lone surrogate (a
+    ``\\udXXX`` escape in a JSON string) is written as that escape, not a crash.
+    """
     clean = redactor.value(index)
-    files = {
+    texts = {
         INDEX: json.dumps(clean, indent=2, ensure_ascii=False) + "\n",
         JUNIT: render_junit(clean),
         HTML: render_html(clean),
     }
+    data = {
+        name: redactor.text(text).encode("utf-8", "backslashreplace")
+        for name, text in texts.items()
+    }
+    out = Path(report_dir)
+    out.mkdir(parents=True, exist_ok=True)
     paths = []
-    for name, text in files.items():
+    for name, blob in data.items():
         path = out / name
-        path.write_text(redactor.text(text), encoding="utf-8")
+        path.write_bytes(blob)
         paths.append(path)
     return paths
