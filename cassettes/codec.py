@@ -145,6 +145,10 @@ def decode_exchange(text: str, path: Path | str = "<cassette>") -> Exchange:
             record = json.loads(raw)
         except json.JSONDecodeError as error:
             raise _fail(path, number, f"not JSON ({error.msg})") from error
+        except ValueError as error:  # an integer of more digits than Python converts
+            raise _fail(path, number, f"not JSON ({error})") from error
+        except RecursionError as error:
+            raise _fail(path, number, "not JSON (nested too deeply)") from error
         if not isinstance(record, dict):
             raise _fail(path, number, "a record must be a JSON object")
         kind = record.get("type")
@@ -188,7 +192,10 @@ def decode_exchange(text: str, path: Path | str = "<cassette>") -> Exchange:
             exchange.frames.append(Frame(t, sender, _data(record, "data", where), opcode))
         elif kind == "end":
             exchange.end_t = t
-            exchange.outcome = str(record.get("outcome", "complete"))
+            outcome = record.get("outcome", "complete")
+            if not isinstance(outcome, str):
+                raise _fail(path, number, "'outcome' must be a string")
+            exchange.outcome = outcome
             ended = True
         else:
             raise _fail(path, number, f"unknown record type {kind!r}")

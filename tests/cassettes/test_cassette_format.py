@@ -138,6 +138,39 @@ def test_malformed_files_get_one_line_errors(text: str, message: str) -> None:
     assert message in str(error.value) and "\n" not in str(error.value)
 
 
+_REQUEST = (
+    '{"type":"request","format":"responses-cassette/1","seq":1,"method":"GET","target":"/"}\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        # Python's json refuses these with a ValueError / RecursionError, not a JSONDecodeError
+        ('{"type":"response","t":' + "1" * 5000 + ',"status":200}', ":2: not JSON"),
+        ("[" * 100_000 + "]" * 100_000, ":2: not JSON (nested too deeply)"),
+        ('{"type":"end","t":1,"outcome":{"a":1}}', ":2: 'outcome' must be a string"),
+        ('{"type":"end","t":1,"outcome":null}', ":2: 'outcome' must be a string"),
+    ],
+)
+def test_garbage_records_are_one_line_errors_naming_the_line(record: str, message: str) -> None:
+    with pytest.raises(CassetteError) as error:
+        decode_exchange(_REQUEST + record + "\n", "f.jsonl")
+    assert str(error.value).startswith("f.jsonl:2: ") and message in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_near_misses_of_the_garbage_records_still_read() -> None:
+    text = (
+        _REQUEST
+        + '{"type":"response","t":' + "1" * 40 + ',"status":200}\n'
+        + '{"type":"chunk","t":1,"data":"' + "[" * 500 + '"}\n'
+        + '{"type":"end","t":1,"outcome":"error: reset"}\n'
+    )  # fmt: skip
+    exchange = decode_exchange(text, "f.jsonl")
+    assert exchange.status == 200 and exchange.outcome == "error: reset"
+
+
 def test_missing_folder_is_a_cassette_error(tmp_path: Path) -> None:
     with pytest.raises(CassetteError, match="no such file"):
         read_cassette(tmp_path / "absent.jsonl")
