@@ -62,6 +62,8 @@ def import_vcr(text: str, *, source: str = "<vcr>", first_seq: int = 1) -> list[
     if text.lstrip()[:1] in "{[" and text.strip():
         try:
             data = json.loads(text)
+        except RecursionError as error:
+            raise CassetteError(f"{source}: not a VCR cassette (nested too deeply)") from error
         except ValueError:
             data = None
     else:
@@ -75,6 +77,12 @@ def import_vcr(text: str, *, source: str = "<vcr>", first_seq: int = 1) -> list[
             where = f":{mark.line + 1}" if mark is not None else ""
             problem = getattr(error, "problem", None) or type(error).__name__
             raise CassetteError(f"{source}{where}: not a VCR cassette ({problem})") from error
+        except RecursionError as error:
+            raise CassetteError(f"{source}: not a VCR cassette (nested too deeply)") from error
+        except (ValueError, TypeError, OverflowError) as error:
+            # a constructor refusing a scalar (`!!timestamp 2001-13-99`, `!!float x`)
+            why = " ".join(str(error).split()) or type(error).__name__
+            raise CassetteError(f"{source}: not a VCR cassette ({why})") from error
     if isinstance(data, dict) and isinstance(data.get("interactions"), list):
         interactions = data["interactions"]
     elif isinstance(data, list):
@@ -157,6 +165,8 @@ def _headers(value: Any, where: str) -> Headers:
     out: Headers = []
     for name, values in value.items():
         for item in values if isinstance(values, list) else [values]:
+            if isinstance(item, dict | list) or isinstance(name, dict | list | tuple):
+                raise CassetteError(f"{where}: headers must map names to values or value lists")
             out.append((str(name).lower(), "" if item is None else str(item)))
     return out
 

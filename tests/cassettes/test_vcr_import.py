@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -109,6 +110,17 @@ def test_vcrpy_v0_list_and_json_serializer() -> None:
     assert model.path == "/v1/models" and model.body == b"{}"
 
 
+# Nine levels of ten aliases: 10**9 strings once expanded (as str() of a header value would).
+_LEVELS = "".join(f"{b}: &{b} [{','.join([f'*{a}'] * 10)}]\n" for a, b in pairwise("abcdefghi"))
+_BOMB = (
+    "a: &a [x,x,x,x,x,x,x,x,x,x]\n"
+    + _LEVELS
+    + "interactions:\n"
+    + "- request: {method: GET, uri: 'http://h/v1/responses/r', headers: {h: [*i]}}\n"
+    + "  response: {status: {code: 200}, body: {string: '{}'}}\n"
+)
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -122,9 +134,29 @@ def test_vcrpy_v0_list_and_json_serializer() -> None:
             "no status code",
         ),
         ("!!python/object:os.system {}\n", "not a VCR cassette"),
+        # constructors that raise ValueError, nesting past the recursion limit, an alias bomb
+        ("a: !!timestamp 2001-13-99\n", "not a VCR cassette (month must be in 1..12)"),
+        ("a: !!float xyz\n", "not a VCR cassette"),
+        ("interactions: " + "[" * 20_000 + "]" * 20_000 + "\n", "nested too deeply"),
+        ('{"interactions": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        (_BOMB, "headers must map names to values or value lists"),
     ],
 )
 def test_bad_cassettes_get_one_line_errors(text: str, message: str) -> None:
     with pytest.raises(CassetteError) as error:
         import_vcr(text, source="bad.yaml")
     assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_near_misses_of_the_bad_cassettes_still_import() -> None:
+    """A valid timestamp, deep-ish nesting, a header given once and as a list, a number."""
+    text = (
+        "recorded_at: 2001-12-14\n"
+        "deep: " + "[" * 200 + "]" * 200 + "\n"
+        "interactions:\n"
+        "- request: {method: GET, uri: 'http://h/v1/models', headers: {a: 1, b: [x, y]}}\n"
+        "  response: {status: {code: 200}, body: {string: '{}'}}\n"
+    )
+    (exchange,) = import_vcr(text, source="ok.yaml")
+    assert exchange.request_headers == [("a", "1"), ("b", "x"), ("b", "y")]

@@ -150,3 +150,23 @@ def test_no_canary_in_a_report(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     for secret in (key, cookie):
         for report in reports:  # ...in no form
             assert not [f for f in secret_forms(secret) if f in report]
+
+
+_HEAD = '{"type":"request","format":"responses-cassette/1","seq":1,"method":"GET","target":"/"}\n'
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("deep.yaml", "interactions: " + "[" * 20_000 + "]" * 20_000, "nested too deeply"),
+        ("date.yaml", "a: !!timestamp 2001-13-99\n", "month must be in 1..12"),
+        ("big.jsonl", _HEAD + '{"type":"end","t":' + "9" * 5000 + "}\n", "big.jsonl:2: not JSON"),
+        ("deep.jsonl", _HEAD + "[" * 100_000 + "]" * 100_000 + "\n", "deep.jsonl:2: not JSON"),
+    ],
+)
+def test_a_garbage_cassette_is_unreadable_not_a_traceback(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    (tmp_path / name).write_text(text)
+    code, _, err = _run(capsys, "check", str(tmp_path / name))
+    assert code == 2 and message in err and "Traceback" not in err

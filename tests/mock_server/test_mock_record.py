@@ -75,3 +75,25 @@ def test_replay_option_errors_exit_2_with_one_line(
         assert exit_.value.code == 2
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err
+
+
+_HEAD = '{"type":"request","format":"responses-cassette/1","seq":1,"method":"GET","target":"/"}\n'
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("deep.yaml", "interactions: " + "[" * 20_000 + "]" * 20_000, "nested too deeply"),
+        ("deep.json", '{"interactions": ' + "[" * 100_000 + "]" * 100_000 + "}", "too deeply"),
+        ("date.yaml", "a: !!timestamp 2001-13-99\n", "month must be in 1..12"),
+        ("big.jsonl", _HEAD + '{"type":"end","t":' + "9" * 5000 + "}\n", "big.jsonl:2: not JSON"),
+    ],
+)
+def test_a_garbage_replay_cassette_exits_2_before_serving(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str, message: str
+) -> None:
+    (tmp_path / name).write_text(text)
+    with pytest.raises(SystemExit) as exit_:
+        main(["--replay", str(tmp_path / name), "--port", "0"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and message in err and "Traceback" not in err
