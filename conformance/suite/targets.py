@@ -25,6 +25,7 @@ The TOML file::
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -154,9 +155,10 @@ class Target:
         }
 
 
-def embedded_target(**overrides: Any) -> Target:
+def embedded_target(*, where: str | None = None, **overrides: Any) -> Target:
     """The embedded mock: every profile, a short timeout; it follows the cases' simple
-    instructions ("reply with the code word only"), deterministically."""
+    instructions ("reply with the code word only"), deterministically. ``where`` names the
+    target in errors (default: its name)."""
     options: dict[str, Any] = {
         "name": "mock",
         "base_url": None,
@@ -167,7 +169,7 @@ def embedded_target(**overrides: Any) -> Target:
         "follows_instructions": True,
     }
     options.update({k: v for k, v in overrides.items() if v is not None})
-    return _checked(Target(**options))
+    return _checked(Target(**options), where)
 
 
 def flag_target(
@@ -248,10 +250,15 @@ def _from_table(name: str, table: Any, path: str | Path) -> Target:
     if unknown:
         raise TargetError(f"{where}: unknown key(s): {', '.join(sorted(unknown))}")
     expected = table.get("expected_failures", {})
-    if isinstance(expected, list):
-        expected = {str(check): "" for check in expected}
-    elif not isinstance(expected, dict):
-        raise TargetError(f"{where}: expected_failures is a list of check IDs or a table ID = why")
+    if isinstance(expected, list) and all(isinstance(c, str) for c in expected):
+        expected = {check: "" for check in expected}
+    elif not isinstance(expected, dict) or not all(isinstance(w, str) for w in expected.values()):
+        raise TargetError(
+            f'{where}: expected_failures is a list of check IDs or a table ID = "why"'
+        )
+    for key in ("embedded", "follows_instructions"):
+        if key in table and not isinstance(table[key], bool):
+            raise TargetError(f"{where}: {key} must be true or false, got {_shown(table[key])}")
     options: dict[str, Any] = {"name": name, "expected_failures": expected}
     keys = (
         "model",
@@ -272,43 +279,70 @@ def _from_table(name: str, table: Any, path: str | Path) -> Target:
     if table.get("embedded", False):
         if "base_url" in table:
             raise TargetError(f"{where}: an embedded target has no base_url")
-        return embedded_target(**options)
+        return embedded_target(where=where, **options)
     if not isinstance(table.get("base_url"), str):
         raise TargetError(f"{where}: base_url is required (or embedded = true)")
     if not isinstance(options.get("model"), str):
         raise TargetError(f"{where}: model is required")
-    return _checked(Target(base_url=table["base_url"], **options))
+    return _checked(Target(base_url=table["base_url"], **options), where)
 
 
-def _checked(target: Target) -> Target:
-    if not _NAME.match(target.name):
-        raise TargetError(f"target name {target.name!r}: use letters, digits, '.', '_' or '-'")
+def _shown(value: Any) -> str:
+    """A wrong value in an error: short, on one line."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _checked(target: Target, where: str | None = None) -> Target:
+    """``target`` validated (every field of the type it needs); errors start with ``where``
+    (a --targets file's ``FILE: [targets.NAME]``), else the target's name."""
+    at = where or target.name
+    if not isinstance(target.name, str) or not _NAME.match(target.name):
+        named = f"{where}: the name" if where else f"target name {target.name!r}"
+        raise TargetError(f"{named}: use letters, digits, '.', '_' or '-'")
     if target.base_url is not None:
         # with or without /v1, as every CLI of the family takes it (docs/cli.md)
         try:
             used, _ = base_url(target.base_url, flag="base URL")
         except BaseURLError as exc:
-            raise TargetError(f"{target.name}: {exc}") from None
+            raise TargetError(f"{at}: {exc}") from None
         target = replace(target, base_url=used)
     bad = [p for p in target.profiles if p not in ALL_PROFILES]
     if bad:
         raise TargetError(
-            f"{target.name}: unknown profile(s) {', '.join(bad)}; known: {', '.join(ALL_PROFILES)}"
+            f"{at}: unknown profile(s) {', '.join(bad)}; known: {', '.join(ALL_PROFILES)}"
         )
     if "core" not in target.profiles:
         target = replace(target, profiles=("core", *target.profiles))
     unknown = [c for c in target.expected_failures if c not in REGISTRY]
     if unknown:
-        raise TargetError(f"{target.name}: expected failure(s) name no check: {', '.join(unknown)}")
-    if not (isinstance(target.timeout, int | float) and target.timeout > 0):
-        raise TargetError(f"{target.name}: timeout must be a positive number of seconds")
-    if not (isinstance(target.max_events, int) and target.max_events > 0):
-        raise TargetError(f"{target.name}: max_events must be a positive integer")
-    if not (type(target.max_body_bytes) is int and target.max_body_bytes > 0):
-        raise TargetError(f"{target.name}: max_body_bytes must be a positive integer")
+        raise TargetError(f"{at}: expected failure(s) name no check: {', '.join(unknown)}")
+    timeout = target.timeout
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+        raise TargetError(
+            f"{at}: timeout must be a positive number of seconds, got {_shown(timeout)}"
+        )
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise TargetError(
+            f"{at}: timeout must be a positive number of seconds, got {_shown(timeout)}"
+        )
+    for key in ("max_events", "max_body_bytes"):
+        value = getattr(target, key)
+        if not (type(value) is int and value > 0):
+            raise TargetError(f"{at}: {key} must be a positive integer, got {_shown(value)}")
     if not isinstance(target.model, str) or not target.model:
-        raise TargetError(f"{target.name}: model must be a non-empty string")
-    return replace(target, timeout=float(target.timeout))
+        raise TargetError(f"{at}: model must be a non-empty string, got {_shown(target.model)}")
+    if not isinstance(target.api_key_env, str):
+        raise TargetError(
+            f"{at}: api_key_env must be the name of an environment variable, got "
+            f"{_shown(target.api_key_env)}"
+        )
+    for key in ("embedded", "follows_instructions"):
+        if not isinstance(getattr(target, key), bool):
+            raise TargetError(
+                f"{at}: {key} must be true or false, got {_shown(getattr(target, key))}"
+            )
+    return replace(target, timeout=float(timeout))
 
 
 def _name_from_url(url: str) -> str:

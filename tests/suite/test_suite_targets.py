@@ -79,6 +79,72 @@ def test_toml_errors(tmp_path: Path, text: str, message: str) -> None:
         load_targets(_toml(tmp_path, text))
 
 
+_REMOTE = '[targets.x]\nbase_url = "http://h/v1"\nmodel = "m"\n'
+
+
+@pytest.mark.parametrize(
+    "extra,message",
+    [
+        ("api_key_env = 5", "api_key_env must be the name of an environment variable, got 5"),
+        ("api_key_env = ['K']", "api_key_env must be the name of an environment variable"),
+        ("follows_instructions = 'no'", "follows_instructions must be true or false, got 'no'"),
+        ("follows_instructions = 0", "follows_instructions must be true or false, got 0"),
+        ("timeout = true", "timeout must be a positive number of seconds, got True"),
+        ("timeout = inf", "timeout must be a positive number of seconds, got inf"),
+        ("timeout = nan", "timeout must be a positive number of seconds, got nan"),
+        ("timeout = '30'", "timeout must be a positive number of seconds, got '30'"),
+        ("max_events = true", "max_events must be a positive integer, got True"),
+        ("max_events = 1.5", "max_events must be a positive integer, got 1.5"),
+        ("max_body_bytes = -1", "max_body_bytes must be a positive integer, got -1"),
+        ("expected_failures = [1]", "expected_failures is a list of check IDs"),
+        ("expected_failures = 'live.x'", "expected_failures is a list of check IDs"),
+        ("expected_failures = { 'live.store.delete' = 5 }", "expected_failures is a list"),
+        ("profiles = ['gpu']", "unknown profile(s) gpu"),
+    ],
+)
+def test_a_field_of_the_wrong_type_names_the_file_table_and_field(
+    tmp_path: Path, extra: str, message: str
+) -> None:
+    """Before: api_key_env = 5 was a TypeError traceback (exit 1) once the run read the key;
+    true / 1 / inf were taken as a 1 s timeout, 1 event, no timeout; errors named no file."""
+    path = _toml(tmp_path, _REMOTE + extra + "\n")
+    with pytest.raises(TargetError) as error:
+        load_targets(path)
+    assert str(error.value).startswith(f"{path}: [targets.x]: ") and message in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "table,message",
+    [
+        ("embedded = 'false'", "embedded must be true or false, got 'false'"),
+        ("embedded = 1", "embedded must be true or false, got 1"),
+        ("embedded = true\nfollows_instructions = 'yes'", "follows_instructions must be true or"),
+        ("embedded = true\napi_key_env = 0", "api_key_env must be the name of an environment"),
+        ("embedded = true\nmodel = 5", "model must be a non-empty string, got 5"),
+    ],
+)
+def test_embedded_flag_must_be_a_boolean(tmp_path: Path, table: str, message: str) -> None:
+    """Before: embedded = "false" (a truthy string) ran the embedded mock, silently."""
+    path = _toml(tmp_path, f"[targets.x]\n{table}\n")
+    with pytest.raises(TargetError) as error:
+        load_targets(path)
+    assert str(error.value).startswith(f"{path}: [targets.x]: ") and message in str(error.value)
+
+
+def test_near_misses_of_the_wrong_types_still_load(tmp_path: Path) -> None:
+    path = _toml(
+        tmp_path,
+        _REMOTE
+        + "api_key_env = ''\nfollows_instructions = false\ntimeout = 1\nmax_events = 1\n"
+        + "expected_failures = { 'live.store.delete' = 'no DELETE' }\n"
+        + "[targets.y]\nembedded = false\nbase_url = 'http://h'\nmodel = 'm'\n",
+    )
+    x, y = load_targets(path)
+    assert x.timeout == 1.0 and x.max_events == 1 and x.follows_instructions is False
+    assert x.api_key() is None and x.expected_failures == {"live.store.delete": "no DELETE"}
+    assert not y.embedded and y.base_url == "http://h/v1"
+
+
 def test_base_url_never_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", "https://api.openai.com/v1")
     target = flag_target(base_url=None, model=None)
