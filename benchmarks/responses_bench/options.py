@@ -469,7 +469,8 @@ def build_config(ns: argparse.Namespace, *, host: str | None = None) -> BenchCon
     except ValueError as error:
         raise ConfigError(str(error)) from None
     if workload.path is not None and not workload.path.is_file():
-        raise ConfigError(f"--workload {workload.path}: no such file")
+        what = "a folder, not a file" if workload.path.is_dir() else "no such file"
+        raise ConfigError(f"--workload {workload.path}: {what}")
     headers: dict[str, str] = {}
     for item in ns.header:
         name, sep, value = item.partition(":")

@@ -115,6 +115,9 @@ def test_sharegpt_lines_in_jsonl_and_vllm_custom_fields(tmp_path: Path) -> None:
         ('[{"prompt": "a"} {"prompt": "b"}]', ":1: expected `,` or `]`"),
         ('[{"prompt": "a"}] trailing', ":1: text after the end"),
         ('[{"prompt": "a"},\n{"prompt": "b"', ":2: not JSON"),
+        # Python's json raises ValueError / RecursionError here, not JSONDecodeError
+        ('[{"prompt": "a"},\n{"prompt": "b", "n": ' + "1" * 5000 + "}]", ":2: not JSON (Exceeds"),
+        ('[\n{"prompt": ' + "[" * 100_000 + "]" * 100_000 + "}]", ":2: not JSON (nested too"),
     ],
 )
 def test_a_bad_json_array_element_is_named_by_its_line(
@@ -124,6 +127,20 @@ def test_a_bad_json_array_element_is_named_by_its_line(
     path.write_text(elements)
     line = _fails_in_one_line(capsys, tmp_path, "--workload", str(path))
     assert line.startswith(f"responses-bench: --workload: {path}") and needle in line, line
+
+
+def test_near_misses_of_a_huge_number_and_deep_nesting_still_load(tmp_path: Path) -> None:
+    path = tmp_path / "ok.json"
+    deep = "[" * 200 + "]" * 200
+    path.write_text('[{"prompt": "a", "metadata": {"n": "' + "1" * 5000 + '"}, "x": ' + deep + "}]")
+    assert _bodies(_load(path), 1)[0]["input"] == "a"
+
+
+def test_a_folder_as_the_workload_says_so(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    line = _fails_in_one_line(capsys, tmp_path, "--workload", str(tmp_path))
+    assert line.endswith(f"--workload {tmp_path}: a folder, not a file"), line
 
 
 def test_a_json_array_is_streamed_in_chunks_with_exact_line_numbers(

@@ -225,6 +225,12 @@ def _json_array(path: Path, problems: Problems) -> Records:
                                 line = scan.where(min(scan.pos + offset, len(scan.buf)))
                                 problems.add(f"{path}:{line}", f"not JSON ({error.msg})")
                                 return
+                        except ValueError as error:  # an integer past Python's 4300 digits
+                            problems.add(f"{path}:{start}", f"not JSON ({error})")
+                            return
+                        except RecursionError:
+                            problems.add(f"{path}:{start}", "not JSON (nested too deeply)")
+                            return
                     scan.pos = end
                     yield f"{path}:{start}", obj
                     following = scan.peek()
