@@ -27,6 +27,8 @@ Format (JSON; a bare list is ``{"steps": [...]}``)::
   ``{"calls": [call, ...]}`` issues several calls in one response (parallel calls).
 - ``{"say": TEXT}`` answers ``TEXT``; ``{"scenario": NAME}`` answers as that scenario would
   (``auto``: as the mock answers without a script, e.g. recalling a code word).
+- A key the format does not name (a typo: ``argument``, ``step``, ``steps`` next to ``rules``) is
+  refused, never dropped.
 - Past the last step (or with no steps) the mock answers as ``auto`` would with no tools to call:
   the reply to a simple request of the last user turn (recalling a code word an earlier turn
   gave, "Reply only with OK.": :func:`mock_server.instructions.reply`), else prose.
@@ -153,6 +155,7 @@ def parse(text: str | bytes) -> AgentScript:
     if not isinstance(doc, dict):
         raise ScriptError("a script is a JSON object or a list of steps")
     if "rules" in doc:
+        _known(doc, ("rules",), "script")
         rules = doc["rules"]
         if not isinstance(rules, list) or not rules:
             raise ScriptError("rules: a non-empty list")
@@ -160,9 +163,19 @@ def parse(text: str | bytes) -> AgentScript:
     return AgentScript((_rule(doc, "script"),))
 
 
+def _known(doc: Mapping[str, Any], keys: tuple[str, ...], where: str) -> None:
+    """A key the format does not have is a typo (``argument``, ``step``) that would otherwise be
+    dropped silently: refused."""
+    unknown = [k for k in doc if k not in keys]
+    if unknown:
+        names = ", ".join(repr(k) for k in unknown[:3]) + (" ..." if len(unknown) > 3 else "")
+        raise ScriptError(f"{where}: unknown key(s) {names}; expected {', '.join(keys)}")
+
+
 def _rule(doc: Any, where: str) -> Rule:
     if not isinstance(doc, dict) or not isinstance(doc.get("steps"), list):
         raise ScriptError(f"{where}: an object with a list of steps")
+    _known(doc, ("when", "steps"), where)
     when = doc.get("when")
     if when is not None and (not isinstance(when, str) or not when):
         raise ScriptError(f"{where}.when: a non-empty string")
@@ -174,15 +187,18 @@ def _step(doc: Any, where: str) -> Step:
     if not isinstance(doc, dict) or len(_STEP_KEYS & doc.keys()) != 1:
         raise ScriptError(f"{where}: an object with one of call, calls, say, scenario")
     if "say" in doc:
+        _known(doc, ("say",), where)
         if not isinstance(doc["say"], str):
             raise ScriptError(f"{where}.say: a string")
         return Step(say=doc["say"])
     if "scenario" in doc:
+        _known(doc, ("scenario",), where)
         name = doc["scenario"]
         if name not in scenarios.SCENARIOS:
             raise ScriptError(f"{where}.scenario: one of {', '.join(scenarios.SCENARIOS)}")
         return Step(scenario=name)
     if "calls" in doc:
+        _known(doc, ("calls",), where)
         calls = doc["calls"]
         if not isinstance(calls, list) or not calls:
             raise ScriptError(f"{where}.calls: a non-empty list of calls")
@@ -193,6 +209,7 @@ def _step(doc: Any, where: str) -> Step:
 def _call(doc: Any, where: str) -> Call:
     if not isinstance(doc, dict):
         raise ScriptError(f"{where}: an object with call (and arguments)")
+    _known(doc, ("call", "arguments"), where)
     names = doc.get("call")
     if isinstance(names, str):
         names = [names]

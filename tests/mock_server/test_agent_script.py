@@ -5,6 +5,7 @@ same bytes on every run."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ import openai
 import pytest
 
 from conformance.recorded import check_bytes
-from mock_server.agent_script import ScriptError, parse
+from mock_server.agent_script import Call, ScriptError, parse
 from mock_server.app import MockSettings
 from mock_server.cli import build_parser
 from mock_server.cli import main as mock_main
@@ -183,6 +184,42 @@ def test_undeclared_tool_and_bad_script_are_400(mock: InProcessMock) -> None:
 def test_malformed_scripts(text: str) -> None:
     with pytest.raises(ScriptError):
         parse(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"steps": [], "step": []}', "script: unknown key(s) 'step'; expected when, steps"),
+        ('{"rules": [{"steps": []}], "steps": [{"say": "x"}]}', "script: unknown key(s) 'steps'"),
+        ('{"rules": [{"whn": "x", "steps": []}]}', "rules[0]: unknown key(s) 'whn'"),
+        ('[{"say": "x", "bogus": 1}]', "script.steps[0]: unknown key(s) 'bogus'; expected say"),
+        ('[{"scenario": "auto", "say_": 1}]', "script.steps[0]: unknown key(s) 'say_'"),
+        ('[{"call": "f", "argument": {}}]', "script.steps[0]: unknown key(s) 'argument'"),
+        ('[{"calls": [{"call": "f", "args": 1}]}]', "script.steps[0].calls[0]: unknown key(s)"),
+        ('[{"calls": [{"call": "f"}], "n": 2}]', "script.steps[0]: unknown key(s) 'n'"),
+    ],
+)
+def test_an_unknown_key_is_refused_not_dropped(
+    text: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: the typo was ignored (``argument``: arguments generated instead of these)."""
+    with pytest.raises(ScriptError, match=re.escape(message)):
+        parse(text)
+    path = tmp_path / "script.json"
+    path.write_text(text)
+    with pytest.raises(SystemExit) as exit_info:
+        mock_main(["--script", str(path), "--port", "0"])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and f"--script: {path}: " in err and message in err
+
+
+def test_the_near_misses_of_unknown_keys_parse() -> None:
+    script = parse(
+        '{"rules": [{"when": "x", "steps": [{"call": "f", "arguments": {}}, '
+        '{"calls": [{"call": ["f", "g"], "arguments": "{}"}]}, {"scenario": "auto"}]}]}'
+    )
+    (rule,) = script.rules
+    assert rule.when == "x" and rule.steps[0].calls == (Call(("f",), "{}"),)
 
 
 def test_cli_script_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
