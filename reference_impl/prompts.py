@@ -30,6 +30,7 @@ import orjson
 
 from .errors import APIError, invalid_request
 from .field_errors import check_type, type_error
+from .inputs import normalize_input
 
 __all__ = ["PromptFileError", "PromptRegistry"]
 
@@ -68,6 +69,14 @@ class PromptRegistry:
                     raise PromptFileError(f"{where}: instructions must be a string")
                 if not isinstance(template.get("input", []), str | list):
                     raise PromptFileError(f"{where}: input must be a string or a list of items")
+                # The items a request's own input would be refused for, refused now (the
+                # file's error), not as a 400 on every request that names the template.
+                try:
+                    normalize_input(template.get("input"), _placeholder_id)
+                except APIError as error:
+                    field = error.param or "input"
+                    named = error.message if field in error.message else f"{field}: {error.message}"
+                    raise PromptFileError(f"{where}: {named}") from None
         return cls(data)
 
     def render(self, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -119,6 +128,10 @@ class PromptRegistry:
             own = [{"role": "user", "content": own}]
         rendered["input"] = [*head, *(own or [])]
         return rendered
+
+
+def _placeholder_id(prefix: str) -> str:
+    return f"{prefix}_template"
 
 
 def _value(name: str, variables: Mapping[str, Any]) -> Any:

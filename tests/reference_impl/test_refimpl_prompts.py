@@ -139,3 +139,44 @@ def test_a_bad_prompts_file_is_a_one_line_exit_2(
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert says in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("items", "says"),
+    [
+        ([5], "Invalid type for 'input[0]': expected an object"),
+        ([{"role": 5, "content": "x"}], "input[0].role: Invalid value: '5'"),
+        ([{"role": "user", "content": 5}], "Invalid type for 'input[0].content'"),
+        ([{"role": "user", "content": [{"type": "input_text"}]}], "input[0].content[0].text"),
+        ([{"type": "function_call_output"}], "input[0]"),
+        ([{"content": "no role"}], "input[0].type"),
+    ],
+)
+def test_template_input_items_are_checked_when_the_file_is_read(
+    items: Any, says: str, tmp_path: Path
+) -> None:
+    """Before: the file was taken (both servers started), and every request naming the template
+    got a 400 on input[0]. (--prompts turns PromptFileError into exit 2 with its line: above.)"""
+    from reference_impl.prompts import PromptFileError, PromptRegistry
+
+    path = tmp_path / "prompts.json"
+    path.write_text(json.dumps({"p": {"1": {"input": items}}}))
+    with pytest.raises(PromptFileError) as error:
+        PromptRegistry.from_file(path)
+    message = str(error.value)
+    assert message.startswith(f"{path}: prompt 'p' version '1': ") and says in message
+    assert "\n" not in message
+
+
+def test_template_input_near_misses_still_load(tmp_path: Path) -> None:
+    """Variables stand anywhere text does; any item a request may send is taken."""
+    from reference_impl.prompts import PromptRegistry
+
+    items = [
+        {"role": "developer", "content": "Be {{tone}}."},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "{{x}}"}]},
+        {"type": "function_call_output", "call_id": "call_1", "output": "{{result}}"},
+    ]
+    path = tmp_path / "prompts.json"
+    path.write_text(json.dumps({"p": {"1": {"input": items}, "2": {"input": "{{q}}"}}}))
+    assert set(PromptRegistry.from_file(path).templates["p"]) == {"1", "2"}
