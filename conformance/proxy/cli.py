@@ -151,6 +151,12 @@ def cmd_proxy(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for name in ("timeout", "max_events", "max_body_bytes"):
             if getattr(args, name) <= 0:
                 raise ProxyError(f"--{name.replace('_', '-')} must be positive")
+        if args.report_dir:
+            from ..suite.reporting import report_dir_problem
+
+            problem = report_dir_problem(args.report_dir)
+            if problem is not None:  # said now, not after a whole session of traffic
+                raise ProxyError(problem)
         recorder = _recorder(args.record)
         try:
             sock = bind(args.host, args.port)

@@ -155,7 +155,7 @@ def _profiles(values: list[str] | None) -> list[str] | None:
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .console import Console
     from .redact import Redactor
-    from .reporting import build_index, write_reports
+    from .reporting import build_index, report_dir_problem, write_reports
     from .runner import run_target
     from .targets import Target, TargetError, flag_target, load_targets
 
@@ -188,6 +188,10 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except TargetError as exc:
         err.write(f"responses-conformance run: {exc}\n")
         return EXIT_BROKEN
+    problem = report_dir_problem(args.report_dir) if args.report_dir else None
+    if problem is not None:
+        err.write(f"responses-conformance run: {problem}\n")
+        return EXIT_BROKEN
     redactor = Redactor(secret for t in targets for secret in t.secrets())
     console = Console(err if json_out else out, redactor, verbose=args.verbose)
     results = []
@@ -201,7 +205,16 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.report_dir or json_out:
         index = build_index(results, strict=args.strict)
         if args.report_dir:
-            paths = write_reports(index, args.report_dir, redactor)
+            try:
+                paths = write_reports(index, args.report_dir, redactor)
+            except OSError as exc:  # the folder was fine before the run, and is not now
+                err.write(
+                    f"responses-conformance run: cannot write {args.report_dir}: "
+                    f"{exc.strerror or exc}\n"
+                )
+                if json_out:
+                    _dump(redactor.value(index), out)  # the verdicts are not lost
+                return EXIT_BROKEN
             console.line("reports: " + ", ".join(str(p) for p in paths))
         if json_out:
             _dump(redactor.value(index), out)
@@ -217,7 +230,7 @@ def _dump(doc: object, out: TextIO) -> None:
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .redact import Redactor
-    from .reporting import load_index, merge_indexes, write_reports
+    from .reporting import load_index, merge_indexes, report_dir_problem, write_reports
     from .reporting.index import NotAnIndex
 
     try:
@@ -226,6 +239,10 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         docs = [load_index(path) for path in args.indexes]
     except NotAnIndex as exc:
         err.write(f"responses-conformance report: {exc}\n")
+        return EXIT_BROKEN
+    problem = report_dir_problem(args.report_dir)
+    if problem is not None:
+        err.write(f"responses-conformance report: {problem}\n")
         return EXIT_BROKEN
     merged = merge_indexes(docs)
     redactor = Redactor()
@@ -236,6 +253,11 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         # (reporting/shape.py), so this is a renderer's bug; still one line, and nothing written.
         why = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
         err.write(f"responses-conformance report: the reports could not be rendered ({why})\n")
+        return EXIT_BROKEN
+    except OSError as exc:
+        err.write(
+            f"responses-conformance report: cannot write {args.report_dir}: {exc.strerror or exc}\n"
+        )
         return EXIT_BROKEN
     (err if args.format == "json" else out).write(
         "reports: " + ", ".join(str(p) for p in paths) + "\n"

@@ -10,6 +10,7 @@ Every text goes through the run's :class:`~conformance.suite.redact.Redactor` be
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +27,25 @@ __all__ = [
     "merge_indexes",
     "render_html",
     "render_junit",
+    "report_dir_problem",
     "write_reports",
 ]
 
 INDEX, JUNIT, HTML = "index.json", "junit.xml", "report.html"
+
+
+def report_dir_problem(report_dir: str | Path) -> str | None:
+    """Why reports cannot be written into ``report_dir`` (one line), or None: asked before a run,
+    so that an unwritable folder is said at once, not as a traceback after the whole run. Nothing
+    is created."""
+    probe = Path(report_dir)
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"cannot write {report_dir}: {probe} is not a folder"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"cannot write {report_dir}: {probe} is not writable"
+    return None
 
 
 def write_reports(index: dict[str, Any], report_dir: str | Path, redactor: Redactor) -> list[Path]:
