@@ -45,10 +45,11 @@ def counts(target: dict[str, Any]) -> dict[str, int]:
     return out
 
 
-def exercised(c: dict[str, int]) -> int:
-    """Checks whose rule the run evaluated on something it applies to (``counts``): every
-    outcome but ``not_exercised`` and ``skip``, failures of every level included."""
-    return sum(n for kind, n in c.items() if kind not in ("not_exercised", "skip"))
+def exercised(target: dict[str, Any]) -> tuple[int, int]:
+    """(exercised, not exercised) checks of a target, as the suite counted them in the index
+    (``summary``): the judge says what its run gave work, the summary does not count it again."""
+    summary = target.get("summary", {})
+    return summary.get("exercised", 0), summary.get("not_exercised", 0)
 
 
 def failing_checks(target: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -93,6 +94,7 @@ def _matrix(index: dict[str, Any], run: dict[str, Any]) -> list[str]:
     for name, target in index.get("targets", {}).items():
         meta = run.get("targets", {}).get(name, {})
         c = counts(target)
+        done, not_done = exercised(target)
         status = target.get("status")
         verdict = (
             ("**not run**: " + trim(target.get("reason", ""), 80))
@@ -103,7 +105,7 @@ def _matrix(index: dict[str, Any], run: dict[str, Any]) -> list[str]:
         rows.append(
             f"| `{name}` | {_version_cell(run, meta.get('vendor', ''))} | {meta.get('backend', '-')} "
             f"| {profiles} | {verdict} | {c['must']} | {c['should']} | {c['pass']} "
-            f"| {exercised(c)} | {c['not_exercised']} | {c['skip']} "
+            f"| {done} | {not_done} | {c['skip']} "
             f"| {target.get('duration_s', 0):.0f} s |"
         )
     for name, meta in run.get("targets", {}).items():

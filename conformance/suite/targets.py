@@ -39,6 +39,7 @@ from urllib.parse import urlsplit, urlunsplit
 from .. import catalog, catalog_live  # noqa: F401  (every check ID, for expected_failures)
 from ..checks import REGISTRY
 from ..cli_options import BaseURLError, base_url
+from ..render import truncate
 from .http import DEFAULT_MAX_BODY_BYTES
 
 __all__ = [
@@ -289,8 +290,7 @@ def _from_table(name: str, table: Any, path: str | Path) -> Target:
 
 def _shown(value: Any) -> str:
     """A wrong value in an error: short, on one line."""
-    text = " ".join(repr(value).split())
-    return text if len(text) <= 40 else text[:37] + "..."
+    return truncate(" ".join(repr(value).split()), 40)
 
 
 def _checked(target: Target, where: str | None = None) -> Target:

@@ -31,6 +31,7 @@ INDEX: dict[str, Any] = {
     "targets": {
         "vendor-x": {
             "status": "ran", "duration_s": 12.0,
+            "summary": {"exercised": 3, "not_exercised": 1},
             "target": {"profiles": ["core"]},
             "checks": {
                 "stream.sequence.present": {
@@ -73,15 +74,15 @@ def test_counts_are_checks_by_level() -> None:
     ]  # fmt: skip
 
 
-def test_exercised_counts_agree_with_the_judges_own_on_the_published_matrix() -> None:
-    # The summary counts exercised checks from the outcomes; the suite's index states its own
-    # count per target (`summary.exercised`). Every published target must agree, and not trivially.
+def test_exercised_counts_are_the_suites_own() -> None:
+    # The matrix shows what the suite counted (`summary`), not a second count of the outcomes;
+    # on every published target that count is the outcomes' (not trivially: some are unexercised).
     index = json.loads((ROOT / "docs" / "vendors" / "matrix" / "index.json").read_text())
     seen = 0
     for name, target in index["targets"].items():
         c = counts(target)
-        assert exercised(c) == target["summary"]["exercised"], name
-        assert c["not_exercised"] == target["summary"]["not_exercised"], name
+        done = sum(n for kind, n in c.items() if kind not in ("not_exercised", "skip"))
+        assert exercised(target) == (done, c["not_exercised"]), name
         seen += c["not_exercised"] > 0
     assert seen >= 2
 

@@ -16,11 +16,11 @@ where the spec says ``OPTIONAL_…`` (``typing.Optional``: the value or null).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ...render import short_json
 from ..cli import EXIT_BROKEN, EXIT_OK, EXIT_VIOLATIONS
 from ..results import CASE_OUTCOMES, OUTCOMES
 
@@ -284,13 +284,9 @@ def _expected(path: str, what: str, value: Any) -> str:
 
 
 def _shown(value: Any) -> str:
-    """``value`` in a few characters, on one line."""
+    """``value`` in a few characters, on one line (its JSON text, as schema issues show it)."""
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, list):
         return "a list"
-    try:
-        text = json.dumps(value)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 40 else f"{text[:39]}…"
+    return short_json(value, 40)
