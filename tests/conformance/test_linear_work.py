@@ -2,8 +2,9 @@
 executes (``sys.settrace``) on an input of size n and of size 10n, for each dimension of
 ``benchmarks/perf/scaling.py`` whose work is in Python. Quadratic code — like the text report that
 compared every violation with a list of them (20k tiny events: 148 s) — executes ~100× the lines
-at 10n; linear code ~10×. The bound, 15×, is generous. The decoder's floods, whose work is in C
-(``bytes.rfind``, regular expressions), are counted in bytes by test_sse_floods.py."""
+at 10n; linear code ~10×. The bound, 15×, is generous. The decoder's floods and long lines, whose
+work is in C (``bytes.rfind``, regular expressions, buffer copies), are counted in bytes by
+test_sse_floods.py."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from benchmarks.perf.scaling import DIMENSIONS
 
 COUNTED = {
     # dimension: base size (small: tracing costs ~30× the work)
+    "decoder.one_byte_chunks": 600,
     "judge.keepalive_flood_per_read": 100,
     "validator.items": 5,
     "validator.parts": 5,

@@ -125,3 +125,63 @@ def test_flood_events_are_unchanged() -> None:
         expected = 50 if unit.startswith(b"event") else 0
         assert [e.data for e in events] == ['{"delta":"x"}'] * expected + ['{"delta":"last"}']
         assert [e.index for e in events] == list(range(expected + 1))
+
+
+class _CountingBytearray(bytearray):
+    """The decoder's partial-line buffer, counting the bytes that enter it, are copied out of it
+    or are sliced from it (what a join per chunk of a long line would copy again and again)."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        _Work.bytes += len(self)
+
+    def __iadd__(self, other: Any) -> _CountingBytearray:  # type: ignore[override]
+        _Work.bytes += len(other)
+        return super().__iadd__(other)  # type: ignore[return-value]
+
+    def __add__(self, other: Any) -> _CountingBytearray:  # type: ignore[override]
+        _Work.bytes += len(self) + len(other)
+        return _CountingBytearray(bytearray(self) + other)
+
+    def __bytes__(self) -> bytes:
+        _Work.bytes += len(self)
+        return bytes(memoryview(self))
+
+    def __getitem__(self, key: Any) -> Any:
+        item = bytearray.__getitem__(self, key)
+        if isinstance(key, slice):
+            _Work.bytes += len(item)
+        return item
+
+
+@pytest.mark.parametrize("chunk", [1024, 64 * 1024], ids=["1KiB-reads", "64KiB-reads"])
+@pytest.mark.parametrize("field", [b"data: ", b"event: ", b": "], ids=["data", "event", "comment"])
+def test_long_line_in_many_reads_costs_linear_work(
+    monkeypatch: pytest.MonkeyPatch, chunk: int, field: bytes
+) -> None:
+    """One long line read in many chunks (a big event's ``data:`` line, the scaling benchmark's
+    ``decoder.long_field_1k_chunks``): the partial line takes each chunk once and the line is
+    ended where it lies, so the bytes its buffer takes in and gives out grow with the line, not
+    with the line times the chunks. A decoder that joined the partial line to every chunk, or
+    rebuilt it per chunk, copies ~chunks/2 × the line."""
+    monkeypatch.setattr(sse, "bytearray", _CountingBytearray, raising=False)
+    counted = {}
+    for size in (100_000, 1_000_000):
+        line = field + b"x" * size
+        stream = line + b"\n\ndata: after\n\n"
+        decoder = SSEDecoder(max_event_bytes=1 << 30)
+        _Work.bytes = 0
+        events = []
+        for start in range(0, len(stream), chunk):
+            events += decoder.feed(stream[start : start + chunk])
+        events += decoder.close()
+        if field == b"data: ":
+            assert [len(e.data) for e in events] == [size, len("after")]
+        elif field == b"event: ":
+            assert [e.data for e in events] == ["after"]
+        else:
+            assert decoder.comments == 1 and [e.data for e in events] == ["after"]
+        counted[size] = _Work.bytes
+        assert _Work.bytes <= 3 * len(stream), f"{_Work.bytes / len(stream):.1f} × the input"
+    assert counted[100_000] > 0
+    assert counted[1_000_000] <= 15 * counted[100_000]
