@@ -28,14 +28,13 @@ seeded range.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import random
 import threading
 from collections import deque
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-
-import anyio
 
 from mock_server.agent_script import AgentScript, ScriptError
 from mock_server.agent_script import parse as parse_script
@@ -315,7 +314,7 @@ class MockEngine:
             if not isinstance(chunk, Final):
                 delay += latency.jitter * timing.random() if latency.jitter else 0.0
                 if delay > 0:
-                    await anyio.sleep(delay)
+                    await _sleep(delay)
                 first = False
             yield chunk
 
@@ -447,6 +446,16 @@ class _LogProbs:
         return LogProb(token, value, tuple(top))
 
 
+# asyncio's own sleep and clock: the app is served on asyncio (reference_impl/sse.py), and anyio's
+# look the backend up on every call (sniffio): ~7 % of a paced stream's server CPU, once per
+# delta (benchmarks/perf/mock_capacity.py). Module names, so that tests can fake the time.
+_sleep = asyncio.sleep
+
+
+def _now() -> float:
+    return asyncio.get_running_loop().time()
+
+
 async def _paced(stream: Iterator[Chunk], latency: Latency) -> AsyncIterator[Chunk]:
     """``stream`` on the schedule of :meth:`Latency.offsets`: rendered first (its length sets the
     gaps), then sent against a deadline per chunk, so sleep overshoot does not add up."""
@@ -457,13 +466,13 @@ async def _paced(stream: Iterator[Chunk], latency: Latency) -> AsyncIterator[Chu
     except EngineError as error:  # raised after the deltas before it, on their schedule
         failure = error
     offsets = latency.offsets(sum(1 for c in chunks if not isinstance(c, Final)))
-    start = anyio.current_time()
+    start = _now()
     sent = 0
     for chunk in chunks:
         due = (latency.duration or 0.0) if isinstance(chunk, Final) else offsets[sent]
-        wait = start + due - anyio.current_time()
+        wait = start + due - _now()
         if wait > 0:
-            await anyio.sleep(wait)
+            await _sleep(wait)
         if not isinstance(chunk, Final):
             sent += 1
         yield chunk

@@ -396,7 +396,7 @@ def _sleeps(
     async def fake_sleep(delay: float) -> None:
         slept.append(delay)
 
-    monkeypatch.setattr("mock_server.engine.anyio.sleep", fake_sleep)
+    monkeypatch.setattr("mock_server.engine._sleep", fake_sleep)
     run(engine, request)
     return slept
 
@@ -436,8 +436,8 @@ def test_duration_paces_the_stream_to_it(monkeypatch: pytest.MonkeyPatch, scenar
     async def fake_sleep(delay: float) -> None:
         clock[0] += delay
 
-    monkeypatch.setattr("mock_server.engine.anyio.sleep", fake_sleep)
-    monkeypatch.setattr("mock_server.engine.anyio.current_time", lambda: clock[0])
+    monkeypatch.setattr("mock_server.engine._sleep", fake_sleep)
+    monkeypatch.setattr("mock_server.engine._now", lambda: clock[0])
     latency = Latency(ttft=0.05, duration=2.0)
     request = req(f"mock-{scenario}", tools=[WEATHER])
 
