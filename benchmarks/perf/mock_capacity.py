@@ -1,7 +1,7 @@
 """How many concurrent streams one ``responses-mock`` process keeps pace with (issue #14 item 5):
 a sweep of concurrency levels against a mock that paces its answers like a model.
 
-    python -m benchmarks.perf.mock_capacity [--concurrency 100,300,1000,3000] [--streams 2]
+    python -m benchmarks.perf.mock_capacity [--concurrency 100,200,400,1000,3000] [--streams 2]
         [--ttft 0.2] [--inter-token 0.02] [--workers 1] [--server-cpu 0] [--client-cpu 1]
         [--timeout 60] [--json out.json]
 
@@ -10,7 +10,7 @@ also ``--store sqlite:…``, a fresh file; the workers then share the port and a
 default plain-text answer (~67 events, so an ideal stream lasts ``T + 60 × I``: 1.4 s with the
 defaults, a model at 50 tokens/s). With latency every delta is its own body write when it is
 due, so this measures what a paced stream costs: one write per event, the timers, the
-connection. Per level ``C`` the client (this process, one asyncio loop, pinned to
+connection. Per level ``C`` the client (this process, one event loop, uvloop's where installed, pinned to
 ``--client-cpu``) opens ``C`` keep-alive connections over ``--ramp`` seconds and sends ``--streams``
 streaming requests on each, back to back, each with a ``--timeout`` deadline. Per level it
 prints:
@@ -18,8 +18,10 @@ prints:
 - **ok / failed**: streams that delivered every frame in time / those that did not (refused,
   reset, short, or past the deadline: counted, not fatal: that is the point past capacity);
 - **events/s**: the events delivered per wall-second while the level ran;
-- **server CPU**: the server's CPU-seconds (its process tree) per wall-second: 1.0 is a whole core;
-- **TTFT p50 / p99**: from the request's write to its first frame, against the ``--ttft`` asked;
+- **server / client**: the server's CPU-seconds (its process tree) per wall-second, 1.0 a whole
+  core, and this client's (an asyncio protocol per connection, a few byte searches per read:
+  when it nears 1.0 the client, not the server, is what falls behind);
+- **TTFT p50 / p99**: from the request's write to its first text delta, against the ``--ttft`` asked;
 - **stretch p50 / p99**: a stream's time from first to last frame over the ideal
   ``(deltas - 1) × --inter-token`` as the mock paces it: 1.0 is on time; a saturated server falls
   behind its own timers and every stream stretches.
@@ -41,11 +43,11 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from benchmarks.perf.cli_args import (
     allowed_cpu,
@@ -62,8 +64,8 @@ __all__ = ["Level", "main", "sweep"]
 MAX_CONNECTIONS = 20_000
 KEEPS_PACE_STRETCH = 1.25
 _END = b"\r\n0\r\n\r\n"  # the last chunk of a chunked body
-_DELTA = b"event: response.output_text.delta\n"  # a first token (the name never straddles reads
-# in practice: a delta is one body write of ~300 bytes; a straddled one only delays `first`)
+_DELTA = b"event: response.output_text.delta\n"  # a first token
+_TAIL = len(_DELTA)  # bytes of the previous read kept: a marker split across two reads is seen
 BODY = json.dumps({"model": "mock", "input": "Describe a lighthouse.", "stream": True}).encode()
 
 
@@ -77,6 +79,7 @@ class Level:
     wall_seconds: float
     server_cpu_seconds: float
     events: int
+    client_cpu_seconds: float = 0.0
     ttft_ms: list[float] = field(default_factory=list, repr=False)
     stretch: list[float] = field(default_factory=list, repr=False)
 
@@ -87,6 +90,10 @@ class Level:
     @property
     def server_cores(self) -> float:
         return self.server_cpu_seconds / max(self.wall_seconds, 1e-9)
+
+    @property
+    def client_cores(self) -> float:
+        return self.client_cpu_seconds / max(self.wall_seconds, 1e-9)
 
     def quantile(self, values: list[float], q: float) -> float | None:
         if not values:
@@ -104,6 +111,7 @@ class Level:
         row.update(
             events_per_s=self.events_per_s,
             server_cores=self.server_cores,
+            client_cores=self.client_cores,
             ttft_p50_ms=self.quantile(self.ttft_ms, 0.5),
             ttft_p99_ms=self.quantile(self.ttft_ms, 0.99),
             stretch_p50=self.quantile(self.stretch, 0.5),
@@ -113,38 +121,91 @@ class Level:
         return row
 
 
-class _Failed(Exception):
-    def __init__(self, why: str) -> None:
-        super().__init__(why)
-        self.why = why
+class _Streams(asyncio.Protocol):
+    """One keep-alive connection sending ``streams`` requests back to back: a protocol, not a
+    stream reader, so that the client's cost per read (a few byte searches) stays far below the
+    server's and the client is not what falls behind."""
 
+    def __init__(
+        self, request: bytes, frames: int, streams: int, level: Level, ideal: float,
+        timeout: float, done: asyncio.Future[None],
+    ) -> None:  # fmt: skip
+        self.request, self.frames, self.left, self.level = request, frames, streams, level
+        self.ideal, self.timeout, self.done = ideal, timeout, done
+        self.transport: asyncio.Transport | None = None
+        self.timer: asyncio.TimerHandle | None = None
+        self.head = b""
+        self.in_head = True
+        self.seen = 0
+        self.sent = self.first = 0.0
+        self.last = b""
 
-async def _one_stream(
-    reader: asyncio.StreamReader,
-    writer: asyncio.StreamWriter,
-    request: bytes,
-    frames: int,
-) -> tuple[float, float, float]:
-    """One request on an open connection: (sent, first text delta, last frame), perf_counter."""
-    sent = time.perf_counter()
-    writer.write(request)
-    head = await reader.readuntil(b"\r\n\r\n")
-    if not head.startswith(b"HTTP/1.1 200"):
-        raise _Failed(f"status {head[9:12].decode(errors='replace')}")
-    seen, first, last = 0, 0.0, b""
-    while True:
-        data = await reader.read(1 << 16)
-        if not data:
-            raise _Failed("closed mid-stream")
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # uvloop's transports are not asyncio.Transport subclasses; both have write and close
+        self.transport = cast(asyncio.Transport, transport)
+        self._send()
+
+    def _send(self) -> None:
+        assert self.transport is not None
+        self.in_head, self.head, self.seen, self.first, self.last = True, b"", 0, 0.0, b""
+        self.sent = time.perf_counter()
+        self.timer = asyncio.get_running_loop().call_later(self.timeout, self._expired)
+        self.transport.write(self.request)
+
+    def data_received(self, data: bytes) -> None:
         now = time.perf_counter()
-        seen += data.count(b"\n\n") + (last.endswith(b"\n") and data.startswith(b"\n"))
-        if not first and _DELTA in data:
-            first = now
-        last = (last + data[-8:])[-8:]
-        if last.endswith(_END):
-            if seen != frames or not first:
-                raise _Failed("short stream")
-            return sent, first, now
+        if self.in_head:
+            self.head += data
+            end = self.head.find(b"\r\n\r\n")
+            if end < 0:
+                if len(self.head) > 65536:
+                    self._stop("response head too long")
+                return
+            if not self.head.startswith(b"HTTP/1.1 200"):
+                self._stop(f"status {self.head[9:12].decode(errors='replace')}")
+                return
+            data, self.in_head = self.head[end + 4 :], False
+        self.seen += data.count(b"\n\n") + (self.last.endswith(b"\n") and data.startswith(b"\n"))
+        if not self.first and _DELTA in self.last + data:
+            self.first = now
+        self.last = (self.last + data[-_TAIL:])[-_TAIL:]
+        if self.last.endswith(_END):
+            self._finished(now)
+
+    def _finished(self, now: float) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        if self.seen != self.frames or not self.first:
+            self._stop("short stream")
+            return
+        level = self.level
+        level.ok += 1
+        level.events += self.frames - 1  # every frame but the closing `data: [DONE]`
+        level.ttft_ms.append((self.first - self.sent) * 1000)
+        level.stretch.append((now - self.first) / self.ideal)
+        self.left -= 1
+        if self.left:
+            self._send()
+        else:
+            self._stop(None)
+
+    def _expired(self) -> None:
+        self._stop("past the deadline")
+
+    def _stop(self, why: str | None) -> None:
+        """Done: ``why`` the rest of this connection's streams failed (None: none did)."""
+        if self.done.done():
+            return
+        if why is not None:
+            _fail(self.level, why, self.left)
+        if self.timer is not None:
+            self.timer.cancel()
+        if self.transport is not None:
+            self.transport.close()
+        self.done.set_result(None)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop("closed mid-stream" if exc is None else type(exc).__name__)
 
 
 async def _connection(
@@ -152,34 +213,17 @@ async def _connection(
     level: Level, ideal: float,
 ) -> None:  # fmt: skip
     await asyncio.sleep(delay)
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[None] = loop.create_future()
+    protocol = _Streams(request, frames, streams, level, ideal, timeout, done)
     try:
-        reader, writer = await asyncio.wait_for(
-            asyncio.open_connection(server.host, server.port), timeout
+        await asyncio.wait_for(
+            loop.create_connection(lambda: protocol, server.host, server.port), timeout
         )
     except (TimeoutError, OSError) as error:
         _fail(level, f"connect: {type(error).__name__}", streams)
         return
-    try:
-        for done in range(streams):
-            try:
-                sent, first, end = await asyncio.wait_for(
-                    _one_stream(reader, writer, request, frames), timeout
-                )
-            except TimeoutError:
-                _fail(level, "past the deadline", streams - done)
-                return
-            except _Failed as failure:
-                _fail(level, failure.why, streams - done)
-                return
-            except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError) as error:
-                _fail(level, type(error).__name__, streams - done)
-                return
-            level.ok += 1
-            level.events += frames - 1  # every frame but the closing `data: [DONE]`
-            level.ttft_ms.append((first - sent) * 1000)
-            level.stretch.append((end - first) / ideal if ideal > 0 else 1.0)
-    finally:
-        writer.close()
+    await done
 
 
 def _fail(level: Level, why: str, count: int) -> None:
@@ -194,7 +238,7 @@ async def _level(
     request = request_bytes(server.host, server.port, BODY)
     level = Level(concurrency, concurrency * streams, 0, 0, {}, 0.0, 0.0, 0)
     ideal = max(deltas - 1, 1) * args.inter_token
-    cpu0, wall0 = server.cpu_seconds(), time.perf_counter()
+    cpu0, wall0, mine0 = server.cpu_seconds(), time.perf_counter(), time.process_time()
     ramp = [args.ramp * i / concurrency for i in range(concurrency)]
     await asyncio.gather(
         *(
@@ -204,7 +248,18 @@ async def _level(
     )
     level.wall_seconds = time.perf_counter() - wall0
     level.server_cpu_seconds = server.cpu_seconds() - cpu0
+    level.client_cpu_seconds = time.process_time() - mine0
     return level
+
+
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's loop for the client where it is installed (the mock serves on it too): its
+    reads cost the client less than the default loop's."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
 
 
 def _tree_cpu(pid: int) -> float:
@@ -273,7 +328,8 @@ def _sweep(args: argparse.Namespace) -> tuple[list[Level], dict[str, Any]]:
             raise RunError("the mock's answer has no text delta")
         settings["events_per_stream"], settings["deltas_per_stream"] = frames - 1, deltas
         for concurrency in args.concurrency:
-            level = asyncio.run(_level(server, concurrency, args.streams, frames, deltas, args))
+            with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+                level = runner.run(_level(server, concurrency, args.streams, frames, deltas, args))
             levels.append(level)
             print(_row(level), flush=True)
     settings["loadavg_after"] = os.getloadavg()[0]
@@ -293,14 +349,14 @@ def _row(level: Level) -> str:
     failures = ", ".join(f"{why} {n}" for why, n in sorted(level.failures.items()))
     return (
         f"{level.concurrency:>7,} {level.ok:>8,} {level.failed:>7,} {level.events_per_s:>10,.0f} "
-        f"{level.server_cores:>6.2f} {_ms(q(level.ttft_ms, 0.5)):>7} {_ms(q(level.ttft_ms, 0.99)):>7} "
+        f"{level.server_cores:>6.2f} {level.client_cores:>6.2f} {_ms(q(level.ttft_ms, 0.5)):>7} {_ms(q(level.ttft_ms, 0.99)):>7} "
         f"{_x(q(level.stretch, 0.5)):>6} {_x(q(level.stretch, 0.99)):>6}  "
         f"{'yes' if level.keeps_pace else 'no'}{'  (' + failures + ')' if failures else ''}"
     )  # fmt: skip
 
 
 HEADER = (
-    f"{'streams':>7} {'ok':>8} {'failed':>7} {'events/s':>10} {'cores':>6} {'ttft50':>7} "
+    f"{'streams':>7} {'ok':>8} {'failed':>7} {'events/s':>10} {'server':>6} {'client':>6} {'ttft50':>7} "
     f"{'ttft99':>7} {'str50':>6} {'str99':>6}  keeps pace"
 )
 
@@ -318,7 +374,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.perf.mock_capacity", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument("--concurrency", type=_levels, default="100,300,1000,3000",
+    parser.add_argument("--concurrency", type=_levels, default="100,200,400,1000,3000",
                         help="concurrent streams per level (connections), comma-separated")  # fmt: skip
     parser.add_argument("--streams", type=positive_int, default=2,
                         help="streams per connection and level, back to back")  # fmt: skip
