@@ -23,6 +23,10 @@ size, the best of three, instead biased the ratios up by as much as the machine'
 on this project's 2-core VM the CPU's speed wanders by up to 1.7× over tenths of a second, so
 the best of three 1 ms runs finds a fast moment while a 1 s run of the ×100 size averages over
 slow ones (the worst ratio moved between 1.20 and 1.46 between quiet runs of the same code).
+A sample also lasts at least ``MIN_SAMPLE_S`` (0.1 CPU-s): where one run of the ×100 size is
+quicker, every size's sample repeats its runs by the same factor. A 20 ms sample was still at the
+mercy of one slow moment: the 10 MB field read ×100 at 1.36× linear in one quiet run and
+0.89-1.15× in the next three; with 0.1 s samples, 0.95-0.98×.
 
 Memory: on glibc the sweep first pins the allocator (``mallopt``: no ``mmap`` for large blocks, no
 trimming of the heap), so that every size reuses memory the warm-up runs touched. Otherwise the
@@ -42,6 +46,7 @@ import argparse
 import ctypes
 import io
 import json
+import math
 import resource
 import sys
 import tempfile
@@ -333,14 +338,19 @@ def _sample(run: Callable[[], Any], times: int) -> tuple[float, int]:
     return elapsed / times, faults // times
 
 
+MIN_SAMPLE_S = 0.1  # CPU seconds one sample takes at least (see the module docstring)
+
+
 def _timed(works: list[Callable[[], Any]], repeat: int) -> list[float]:
     """The mean time per run of each work (sizes ``SCALES``) over ``repeat`` rounds in which
     each takes one sample of equal work, the sizes alternating (see the module docstring)."""
     total = [0.0] * len(works)
     faults = [0] * len(works)
+    largest, _ = _sample(works[-1], 1)  # also its warm-up
+    times = max(1, math.ceil(MIN_SAMPLE_S / max(largest, 1e-6)))
     for _ in range(repeat):
         for i, (work, k) in enumerate(zip(works, SCALES, strict=True)):
-            elapsed, minor = _sample(work, SCALES[-1] // k)
+            elapsed, minor = _sample(work, SCALES[-1] // k * times)
             total[i] += elapsed
             faults[i] = max(faults[i], minor)
     FAULTS.extend(faults)
