@@ -227,6 +227,9 @@ class Results:
             # event at a time, as every server then did: with the per-event bare measured, the
             # verdict is on it; "ratio" (the same writes as the mock) is printed beside it.
             "meets_target": ratio >= target,
+            # Against a bare with the mock's own writes: the mock's own work per request. Kept
+            # beside the verdict, never folded into it, so neither baseline hides the other.
+            "meets_target_same_writes": ratio >= target,
             **self._per_event(mock, target),
         }
 
@@ -435,29 +438,25 @@ def print_summary(results: Results) -> None:
     )
     print(f"mock:  {summary['mock_events_per_cpu_s_median']:>10,.0f} events per server CPU-s")
     print(f"bare:  {summary['bare_events_per_cpu_s_median']:>10,.0f} events per server CPU-s")
-    verdict = "meets" if summary["meets_target"] else "below"
+    same = "meets" if summary["meets_target_same_writes"] else "below"
     on_per_event = "ratio_vs_per_event_bare" in summary
-    against = (
-        f"against a bare with the mock's writes; the target {summary['target_ratio']} is judged "
-        "on ratio/event"
-        if on_per_event
-        else f"{verdict} the target {summary['target_ratio']}"
-    )
     print(
-        f"ratio: {summary['ratio']:>10.2f}  ({against}; preset {s['preset']}; per-round "
+        f"ratio: {summary['ratio']:>10.2f}  ({same} the target {summary['target_ratio']} against "
+        f"a bare with the mock's own body writes; preset {s['preset']}; per-round "
         f"median {summary['ratio_per_round_median']:.2f}, range "
         f"{min(summary['ratio_per_round']):.2f}-{max(summary['ratio_per_round']):.2f}; "
         f"best round of each: {summary['ratio_best']:.2f})"
     )
-    if "ratio_vs_per_event_bare" in summary:
+    if on_per_event:
+        verdict = "meets" if summary["meets_target"] else "below"
         print(
             f"bare/event: {summary['bare_per_event_events_per_cpu_s_median']:>10,.0f} events per "
             "server CPU-s (the same bytes, one write per event)"
         )
         print(
             f"ratio/event: {summary['ratio_vs_per_event_bare']:>9.2f}  ({verdict} the target "
-            f"{summary['target_ratio']}: mock against the per-event bare, the baseline the "
-            "issue stated; the mock writes fewer chunks)"
+            f"{summary['target_ratio']} against the per-event bare, the bare as the issue was "
+            "filed; the mock writes fewer chunks, so this counts its batching too)"
         )
 
 
