@@ -6,8 +6,8 @@
 Each configuration is a ``responses-mock --workers N --store …`` process tree (a fresh SQLite file,
 or a throwaway ``redis-server``, per run). The client (this process, one asyncio loop) keeps
 ``--connections`` HTTP/1.1 connections open and sends ``--streams`` plain-text streaming requests
-on each (the mock's default ``text`` answer, ~67 events), counting the SSE events received; rounds
-alternate between the configurations (``1, 2, 1, 2, …``) so load drift hits both alike. It prints
+on each (``--model mock``: a short text answer, 9 events; ``mock-long-text``: 513), counting the
+SSE events received; rounds alternate between the configurations (``1, 2, 1, 2, …``) so load drift hits both alike. It prints
 events per wall-second per round and the median ratio N-worker / 1-worker, with the servers'
 CPU-seconds (workers included) per event.
 
