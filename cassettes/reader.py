@@ -25,13 +25,21 @@ VCR_SUFFIXES = (".yaml", ".yml")
 
 
 def _read_text(path: Path) -> str:
+    # The read stops at the limit + 1 byte: stat's size says nothing of a device or a pipe
+    # (/dev/zero has size 0 and no end), nor of a file still being written.
+    limit = MAX_FILE_BYTES
     try:
         size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise CassetteError(f"{path}: {size:,} bytes, over the {MAX_FILE_BYTES:,} read limit")
-        return path.read_text(encoding="utf-8", errors="surrogateescape")
+        if size > limit:
+            raise CassetteError(f"{path}: {size:,} bytes, over the {limit:,} read limit")
+        with path.open("rb") as handle:
+            data = handle.read(limit + 1)
     except OSError as error:
         raise CassetteError(f"{path}: {error.strerror or error}") from error
+    if len(data) > limit:
+        raise CassetteError(f"{path}: more than the {limit:,}-byte read limit")
+    text = data.decode("utf-8", errors="surrogateescape")
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
 
 
 def read_exchange(path: str | os.PathLike[str]) -> Exchange:

@@ -31,7 +31,14 @@ from .stream import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_EVENTS, SSEStreamValida
 from .validator import StreamValidator
 from .websocket import SessionFormatError, is_session_record, judge_session, parse_session
 
-__all__ = ["FileVerdict", "UnreadableFile", "check_bytes", "check_file", "detect_kind"]
+__all__ = [
+    "FileVerdict",
+    "UnreadableFile",
+    "check_bytes",
+    "check_file",
+    "detect_kind",
+    "read_limited",
+]
 
 Kind = Literal[
     "sse",
@@ -188,19 +195,32 @@ def check_file(
     max_events: int = DEFAULT_MAX_EVENTS,
 ) -> FileVerdict:
     """Validate one recorded file; raises :class:`UnreadableFile` when no verdict is possible."""
-    p = Path(path)
-    try:
-        size = p.stat().st_size
-        if size > _MAX_FILE_BYTES:
-            raise UnreadableFile(f"{size} bytes exceed the {_MAX_FILE_BYTES}-byte file limit")
-        data = p.read_bytes()
-    except OSError as exc:
-        raise UnreadableFile(exc.strerror or str(exc)) from None
     return check_bytes(
-        data,
+        read_limited(path),
         name=str(path),
         resume_after=resume_after,
         profiles=profiles,
         max_event_bytes=max_event_bytes,
         max_events=max_events,
     )
+
+
+def read_limited(path: str | Path) -> bytes:
+    """The bytes of ``path``, at most the file limit: :class:`UnreadableFile` past it.
+
+    The read itself stops at the limit + 1 byte: a size from ``stat`` says nothing of a device or
+    a pipe (``/dev/zero``, ``<(cmd)`` have size 0 and no end), nor of a file still growing.
+    """
+    p = Path(path)
+    limit = _MAX_FILE_BYTES
+    try:
+        size = p.stat().st_size
+        if size > limit:
+            raise UnreadableFile(f"{size} bytes exceed the {limit}-byte file limit")
+        with p.open("rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise UnreadableFile(exc.strerror or str(exc)) from None
+    if len(data) > limit:
+        raise UnreadableFile(f"more than the {limit}-byte file limit")
+    return data

@@ -15,9 +15,20 @@ from ...checks import REGISTRY
 from ..results import TargetResult
 from .shape import shape_errors
 
-__all__ = ["FORMAT", "NotAnIndex", "build_index", "exit_code", "load_index", "merge_indexes"]
+__all__ = [
+    "FORMAT",
+    "MAX_INDEX_BYTES",
+    "NotAnIndex",
+    "build_index",
+    "exit_code",
+    "load_index",
+    "merge_indexes",
+]
 
 FORMAT = "responses-conformance.index/1"
+
+MAX_INDEX_BYTES = 512 * 1024 * 1024
+"""The largest index :func:`load_index` reads: the file limit of ``check`` (conformance.recorded)."""
 
 
 class NotAnIndex(ValueError):
@@ -61,15 +72,23 @@ def build_index(results: Iterable[TargetResult], *, strict: bool) -> dict[str, A
 
 
 def load_index(path: str | Path) -> dict[str, Any]:
-    """The index in ``path``; ``-`` reads it from standard input."""
+    """The index in ``path``; ``-`` reads it from standard input. At most
+    :data:`MAX_INDEX_BYTES` are read: a larger input (``/dev/zero``, a pipe that does not end) is
+    refused, not read into memory."""
+    limit = MAX_INDEX_BYTES
     try:
         if str(path) == "-":
             path = "(stdin)"
-            doc = json.loads(sys.stdin.read())
+            data = sys.stdin.buffer.read(limit + 1)
         else:
-            doc = json.loads(Path(path).read_text(encoding="utf-8"))
+            with Path(path).open("rb") as handle:
+                data = handle.read(limit + 1)
     except OSError as exc:
         raise NotAnIndex(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise NotAnIndex(f"{path} is larger than the {limit}-byte index limit")
+    try:
+        doc = json.loads(data.decode("utf-8"))
     except ValueError as exc:
         raise NotAnIndex(f"{path} is not JSON: {exc}") from None
     except RecursionError:
