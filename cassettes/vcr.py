@@ -21,7 +21,6 @@ writer does (:mod:`cassettes.secrets`).
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 import zlib
@@ -36,6 +35,15 @@ from cassettes.secrets import learn, redact_exchange
 __all__ = ["import_vcr", "sse_events"]
 
 _DROP_RESPONSE = frozenset({"content-length", "transfer-encoding", "content-encoding"})
+
+MAX_DECODED_BYTES = 64 * 1024 * 1024
+"""A compressed body that decompresses to more is refused (a "zip bomb": 64 KiB of deflate can
+hold 64 MiB), not decompressed into memory."""
+
+MAX_EXPANDED = 64 * 1024 * 1024
+"""What a YAML cassette may expand to beyond 4 x its text (string characters + 1 per node, each
+alias counted where it is used): a few aliases (PyYAML's dumper writes one for an object dumped
+twice) are read, a "billion laughs" (aliases of aliases of lists) is refused."""
 _EVENT = re.compile(rb".*?(?:\r\n\r\n|\n\n|\r\r)", re.DOTALL)
 
 
@@ -83,6 +91,14 @@ def import_vcr(text: str, *, source: str = "<vcr>", first_seq: int = 1) -> list[
             # a constructor refusing a scalar (`!!timestamp 2001-13-99`, `!!float x`)
             why = " ".join(str(error).split()) or type(error).__name__
             raise CassetteError(f"{source}: not a VCR cassette ({why})") from error
+        # PyYAML builds an alias as a reference to its anchor's value, so the load is cheap; what
+        # reads the values afterwards (a body's JSON, the headers) walks every reference.
+        budget = MAX_EXPANDED + 4 * len(text)
+        if not _expands_within(data, budget):
+            raise CassetteError(
+                f"{source}: not a VCR cassette (its aliases expand past {budget:,} characters, "
+                "or refer to themselves)"
+            )
     if isinstance(data, dict) and isinstance(data.get("interactions"), list):
         interactions = data["interactions"]
     elif isinstance(data, list):
@@ -186,18 +202,64 @@ def _body(part: dict[str, Any], where: str) -> bytes:
     raise CassetteError(f"{where}: a body must be a string, bytes or {{string: ...}}")
 
 
+def _expands_within(root: Any, budget: int) -> bool:
+    """Whether ``root`` (a loaded YAML document) expands to at most ``budget``: every string's
+    characters and 1 per value, a value reached by several aliases counted each time. Each
+    container is sized once (memoized by identity), so a bomb is measured, not walked; a
+    container that holds itself (``&a [*a]``) expands without end."""
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, children_sized = stack.pop()
+        if not isinstance(node, _CONTAINERS):
+            continue
+        key = id(node)
+        children = _children(node)
+        if children_sized:
+            active.discard(key)
+            total = 1 + sum(
+                sizes[id(c)] if isinstance(c, _CONTAINERS) else _scalar(c) for c in children
+            )
+            if total > budget:
+                return False
+            sizes[key] = total
+            continue
+        if key in sizes:
+            continue
+        if key in active:
+            return False
+        active.add(key)
+        stack.append((node, True))
+        stack.extend((c, False) for c in children if isinstance(c, _CONTAINERS))
+    return True
+
+
+_CONTAINERS = (list, tuple, set, frozenset, dict)
+
+
+def _children(node: Any) -> list[Any]:
+    if isinstance(node, dict):
+        return [*node.keys(), *node.values()]
+    return list(node)
+
+
+def _scalar(value: Any) -> int:
+    return 1 + len(value) if isinstance(value, str | bytes) else 1
+
+
 def _decompress(body: bytes, encoding: str, where: str) -> bytes:
     if not body or encoding in ("", "identity"):
         return body
     try:
         if encoding in ("gzip", "x-gzip"):
-            return gzip.decompress(body)
+            return _inflate(body, 16 + zlib.MAX_WBITS, where)
         if encoding == "deflate":
             try:
-                return zlib.decompress(body)
+                return _inflate(body, zlib.MAX_WBITS, where)
             except zlib.error:
-                return zlib.decompress(body, -zlib.MAX_WBITS)
-    except (OSError, EOFError, zlib.error):
+                return _inflate(body, -zlib.MAX_WBITS, where)
+    except (EOFError, zlib.error):
         # vcrpy with decode_compressed_response=True keeps the header but stores plain text
         return body
     if encoding in ("br", "zstd"):
@@ -205,3 +267,21 @@ def _decompress(body: bytes, encoding: str, where: str) -> bytes:
             return body  # already decoded by the recorder
         raise CassetteError(f"{where}: {encoding}-compressed bodies are not supported")
     return body
+
+
+def _inflate(body: bytes, wbits: int, where: str) -> bytes:
+    """``body`` decompressed (every gzip member, as ``gzip.decompress`` reads them), at most
+    :data:`MAX_DECODED_BYTES`: past it, :class:`CassetteError`."""
+    limit = MAX_DECODED_BYTES
+    out = bytearray()
+    data = body
+    while True:
+        state = zlib.decompressobj(wbits)
+        out += state.decompress(data, limit + 1 - len(out))
+        if len(out) > limit:
+            raise CassetteError(f"{where}: the body decompresses past {limit:,} bytes")
+        if not state.eof:
+            raise EOFError("the compressed body ends before its end-of-stream marker")
+        data = state.unused_data.lstrip(b"\x00")  # gzip members may be padded with zeros
+        if wbits != 16 + zlib.MAX_WBITS or not data:
+            return bytes(out)

@@ -31,7 +31,15 @@ from .ledger import Ledger
 from .record import Recorder
 from .websocket import forward_websocket
 
-__all__ = ["MAX_REQUEST_BYTES", "PREFIX", "ProxyApp", "ProxySettings", "describe", "stream_decoder"]
+__all__ = [
+    "MAX_DECODED_BYTES",
+    "MAX_REQUEST_BYTES",
+    "PREFIX",
+    "ProxyApp",
+    "ProxySettings",
+    "describe",
+    "stream_decoder",
+]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -40,6 +48,7 @@ Send = Callable[[Message], Awaitable[None]]
 
 PREFIX = "/v1"
 MAX_REQUEST_BYTES = 64 * 1024 * 1024
+MAX_DECODED_BYTES = 64 * 1024 * 1024  # the most a compressed upstream body may decode to
 _HOP = frozenset(
     {b"connection", b"keep-alive", b"proxy-connection", b"transfer-encoding", b"te", b"trailer",
      b"upgrade", b"proxy-authenticate", b"proxy-authorization", b"host", b"content-length"}
@@ -147,13 +156,24 @@ def _decodable(value: bytes) -> bytes:
 
 
 def stream_decoder(encoding: str) -> Callable[[bytes], bytes]:
+    """A decoder of the upstream's body, chunk by chunk; :class:`zlib.error` when what it has
+    decoded passes :data:`MAX_DECODED_BYTES` (a compressed body is no way around the limits)."""
     coding = encoding.strip().lower()
     if coding in ("gzip", "x-gzip", "deflate"):
         wbits = 16 + zlib.MAX_WBITS if coding != "deflate" else zlib.MAX_WBITS
         state = zlib.decompressobj(wbits)
+        decoded = 0
 
         def decode(chunk: bytes) -> bytes:
-            return state.decompress(chunk)
+            nonlocal decoded
+            # One chunk of deflate can hold ~1000 times its size: the output is bounded as it is
+            # made, not measured after (max_length 0 would mean no bound: room is at least 1).
+            room = MAX_DECODED_BYTES - decoded
+            out = state.decompress(chunk, room + 1)
+            decoded += len(out)
+            if decoded > MAX_DECODED_BYTES:
+                raise zlib.error(f"it decodes to more than {MAX_DECODED_BYTES} bytes")
+            return out
 
         return decode
     return _identity

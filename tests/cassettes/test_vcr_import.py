@@ -140,7 +140,7 @@ _BOMB = (
         ("interactions: " + "[" * 20_000 + "]" * 20_000 + "\n", "nested too deeply"),
         ('{"interactions": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
         ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
-        (_BOMB, "headers must map names to values or value lists"),
+        (_BOMB, "its aliases expand past"),  # refused before its headers are read
     ],
 )
 def test_bad_cassettes_get_one_line_errors(text: str, message: str) -> None:
