@@ -7,6 +7,7 @@ address cannot be bound.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import textwrap
@@ -120,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     out.add_argument(
         "--frozen-time",
-        type=float,
+        type=_instant,
         nargs="?",
         const=FROZEN_TIME,
         metavar="UNIX",
@@ -147,14 +148,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_store_options(parser)
     timing = parser.add_argument_group("timing and chunking (seeded; all 0 by default)")
-    timing.add_argument("--ttft", type=float, default=0.0, help="seconds to the first token")
-    timing.add_argument("--inter-token", type=float, default=0.0, help="seconds between deltas")
+    timing.add_argument("--ttft", type=_seconds, default=0.0, help="seconds to the first token")
+    timing.add_argument("--inter-token", type=_seconds, default=0.0, help="seconds between deltas")
     timing.add_argument(
-        "--jitter", type=float, default=0.0, help="up to this many seconds added to each delay"
+        "--jitter", type=_seconds, default=0.0, help="up to this many seconds added to each delay"
     )
     timing.add_argument(
         "--duration",
-        type=float,
+        type=_seconds,
         metavar="SECONDS",
         help="every response takes this long, however many tokens it has (load tests): the "
         "deltas are spread evenly over it, the first after --ttft if given; excludes "
@@ -253,6 +254,30 @@ def _add_store_options(parser: argparse.ArgumentParser) -> None:
         "background runs and fault-attempt counts through the store: needs --store sqlite:PATH "
         "or redis://… when N > 1 (default: 1; mock_server/workers.py)",
     )
+
+
+def _seconds(text: str) -> float:
+    """A delay: a finite number of seconds >= 0. ``float`` takes nan and inf, and both passed
+    the engine's ``< 0`` test (every comparison with nan is False): a nan or inf delay hung or
+    crashed every stream instead of refusing to start."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number of seconds >= 0, got {text!r}")
+    return value
+
+
+def _instant(text: str) -> float:
+    """``--frozen-time``: a finite Unix time (nan or inf would be every response's timestamp)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a Unix time, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite Unix time, got {text!r}")
+    return value
 
 
 def _size(text: str) -> int:

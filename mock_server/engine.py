@@ -101,8 +101,10 @@ class Latency:
     duration: float | None = None
 
     def __post_init__(self) -> None:
-        if min(self.ttft, self.inter_token, self.jitter, self.duration or 0.0) < 0:
-            raise ValueError("latencies must be >= 0")
+        delays = (self.ttft, self.inter_token, self.jitter, self.duration or 0.0)
+        # `min(...) < 0` let nan through (every comparison with nan is False), and inf too
+        if not all(math.isfinite(d) and d >= 0 for d in delays):
+            raise ValueError("latencies must be finite and >= 0")
         if self.duration is not None:
             if self.inter_token or self.jitter:
                 raise ValueError("a duration sets the inter-token delays: no inter-token or jitter")

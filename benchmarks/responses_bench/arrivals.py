@@ -83,6 +83,7 @@ class ArrivalPlan:
             origin += step.duration
 
 
+_MAX_RATES = 10_000  # steps of a rate sweep
 _DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s?)?$")
 
 
@@ -103,11 +104,17 @@ def parse_rates(text: str) -> Sequence[float]:
         if len(parts) != 3:
             raise ValueError(f"rates {text!r}: use START:STOP:STEP")
         start, stop, step = (float(p) for p in parts)
+        if not all(map(math.isfinite, (start, stop, step))):
+            raise ValueError(f"rates {text!r}: need finite numbers")
         if start <= 0 or step <= 0 or stop < start:
             raise ValueError(f"rates {text!r}: need 0 < START <= STOP and STEP > 0")
-        count = math.floor((stop - start) / step + 1e-9) + 1
+        steps = (stop - start) / step  # 1:1e9:1e-9 would build a list of 10**18 rates
+        if not steps < _MAX_RATES:
+            raise ValueError(f"rates {text!r}: more than {_MAX_RATES:,} steps")
+        count = math.floor(steps + 1e-9) + 1
         return [round(start + i * step, 6) for i in range(count)]
     rates = [float(p) for p in text.split(",") if p.strip()]
-    if not rates or any(r <= 0 for r in rates):
+    # `nan <= 0` is False: a finite, positive rate is asked for, not "not <= 0"
+    if not rates or not all(math.isfinite(r) and r > 0 for r in rates):
         raise ValueError(f"rates {text!r}: need positive numbers, e.g. 2,4,8")
     return rates

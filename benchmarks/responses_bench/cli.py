@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import math
 import socket
 import sys
 from collections.abc import Sequence
@@ -167,8 +168,9 @@ def _check_locust_options(args: argparse.Namespace) -> None:
     for users in (u for u in given if u is not None):
         if users < 1:
             raise ConfigError(f"-u/--users {users}: need at least 1 user")
-    if args.spawn_rate is not None and not args.spawn_rate > 0:
-        raise ConfigError(f"-r/--spawn-rate {args.spawn_rate:g}: must be > 0 users per second")
+    rate = args.spawn_rate
+    if rate is not None and not (math.isfinite(rate) and rate > 0):  # inf: `inf > 0`
+        raise ConfigError(f"-r/--spawn-rate {rate:g}: must be a finite number > 0 users per second")
     if args.processes is not None and args.processes != -1 and args.processes < 1:
         raise ConfigError(f"--processes {args.processes}: must be >= 1 (or -1: one per core)")
     if args.expect_workers is not None and args.expect_workers < 1:

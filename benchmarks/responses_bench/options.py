@@ -9,6 +9,7 @@ option but ``--worker --master-host``.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -301,8 +302,8 @@ def _dataset_config(ns: argparse.Namespace) -> WorkloadConfig:
     if getattr(ns, "output_tokens", None):
         outputs = parse_lengths(ns.output_tokens, "--output-tokens", floor=16)
     speedup = getattr(ns, "trace_speedup", 1.0)
-    if not speedup > 0:
-        raise ValueError(f"--trace-speedup {speedup:g}: must be > 0")
+    if not (math.isfinite(speedup) and speedup > 0):
+        raise ValueError(f"--trace-speedup {speedup:g}: must be > 0 and finite")
     if ns.shape == "trace" and not ns.workload:
         raise ValueError("--shape trace needs --workload FILE with a `timestamp` per record")
     limit = getattr(ns, "workload_limit", 100_000)
@@ -482,8 +483,13 @@ def build_config(ns: argparse.Namespace, *, host: str | None = None) -> BenchCon
         headers["Authorization"] = f"Bearer {key}"
     plan: ArrivalPlan | None = None
     if ns.shape == "open-loop":
-        if not ns.rate or ns.rate <= 0:
+        if ns.rate is None:
             raise ConfigError("--shape open-loop needs --rate R (requests per second)")
+        # `not nan` and `nan <= 0` are both False: nan (and inf) passed the old test
+        if not (math.isfinite(ns.rate) and ns.rate > 0):
+            raise ConfigError(
+                f"--rate {ns.rate:g}: must be a finite number > 0 (requests per second)"
+            )
         if run_time is None:
             raise ConfigError("--shape open-loop needs -t/--run-time (how long to keep arriving)")
         plan = ArrivalPlan((Step(ns.rate, run_time),), ns.arrivals == "poisson", ns.seed)

@@ -35,6 +35,7 @@ import orjson
 
 from .arrivals import ArrivalPlan, Step
 from .datasets import Entry, Lengths, WorkloadError, detect, read_entries
+from .datasets.lengths import MAX_TOKENS
 from .datasets.records import MIN_OUTPUT
 from .datasets.words import block, prefix_pool, words
 
@@ -100,8 +101,8 @@ class WorkloadConfig:
     def __post_init__(self) -> None:
         if isinstance(self.prompt_tokens, tuple):
             low, high = self.prompt_tokens
-            if not 1 <= low <= high:
-                raise WorkloadError("prompt tokens need 1 <= LOW <= HIGH")
+            if not 1 <= low <= high <= MAX_TOKENS:
+                raise WorkloadError(f"prompt tokens need 1 <= LOW <= HIGH <= {MAX_TOKENS:,}")
             lengths = (
                 Lengths.fixed(low)
                 if low == high
@@ -124,6 +125,8 @@ class WorkloadConfig:
             raise WorkloadError("trace block tokens must be >= 1")
         if self.prefix_count < 0 or self.prefix_tokens < 0:
             raise WorkloadError("prefix count and tokens must be >= 0")
+        if self.prefix_tokens > MAX_TOKENS or self.trace_block_tokens > MAX_TOKENS:
+            raise WorkloadError(f"--prefix-tokens and --trace-block-tokens: at most {MAX_TOKENS:,}")
         if (self.prefix_count > 0) != (self.prefix_tokens > 0):
             raise WorkloadError("a prefix pool needs both --prefix-count N and --prefix-tokens T")
 

@@ -16,7 +16,12 @@ import math
 import random
 from dataclasses import dataclass
 
-__all__ = ["Lengths", "parse_lengths"]
+__all__ = ["MAX_TOKENS", "Lengths", "parse_lengths"]
+
+MAX_TOKENS = 2_000_000
+"""The most tokens a length option takes, and the most a draw gives: twice the largest context
+window served today (1M tokens). A synthetic prompt is built word by word, so an unbounded length
+(``--prompt-tokens 999999999999``) hung the run building its first prompt."""
 
 _KEYS = {"mean": "mean", "stddev": "stddev", "stdev": "stddev", "std": "stddev"}
 
@@ -38,7 +43,7 @@ class Lengths:
             return rng.randint(self.low, high)
         value = round(rng.gauss(self.mean, self.stddev)) if self.stddev > 0 else round(self.mean)
         value = max(self.low, value)
-        return value if high is None else min(high, value)
+        return min(MAX_TOKENS if high is None else high, value)
 
     @classmethod
     def fixed(cls, n: int) -> Lengths:
@@ -71,6 +76,8 @@ def parse_lengths(text: str, flag: str, floor: int = 1) -> Lengths:
         ) from None
     if not floor <= low <= high:
         raise ValueError(f"{flag} {text!r}: need {floor} <= LO <= HI")
+    if high > MAX_TOKENS:
+        raise ValueError(f"{flag} {text!r}: at most {MAX_TOKENS:,} tokens")
     if low == high:
         return Lengths.fixed(low)
     return Lengths((low + high) / 2, low=low, high=high, uniform=True)
@@ -103,4 +110,6 @@ def _spec(text: str, flag: str, floor: int) -> Lengths:
     if mean < low or (high is not None and mean > high):
         bounds = f"[{low}, {'∞' if high is None else high}]"
         raise ValueError(f"{flag} {text!r}: the mean must lie in [min, max] = {bounds}")
+    if max(mean, low, high or 0) > MAX_TOKENS:
+        raise ValueError(f"{flag} {text!r}: at most {MAX_TOKENS:,} tokens")
     return Lengths(mean, stddev, low, high)
