@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.cli_options import add_deprecated_alias
+from conformance.suite.reporting import NotAnIndex, load_index
 
 from .catalog import SLICES, TARGETS, targets_for
 from .compare import compare
@@ -127,7 +128,7 @@ def write_summary(out: Path, record: dict[str, Any]) -> Path | None:
     merged = out / "merged" / "index.json"
     if not merged.is_file():
         return None
-    index = json.loads(merged.read_text())
+    index = _read_index(merged, "summary: the merged index")
     path = out / "SUMMARY.md"
     path.write_text(render_summary(index, record))
     return path
@@ -181,7 +182,7 @@ def _publish(out: Path, dest: Path, png: Path | None) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     if args.baseline is not None:
-        _read_json(args.baseline, "--baseline")  # before the run, not after it
+        _read_index(args.baseline, "--baseline")  # before the run, not after it
     if args.skip_missing and _sglang_missing():
         print(
             f"vendor matrix skipped: SGLang's CPU set-up is not in the tree yet ({_sglang_missing()})"
@@ -215,8 +216,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     code = 2 if broken else 0
     if args.baseline is not None and summary is not None:
-        current = json.loads((args.out / "merged" / "index.json").read_text())
-        baseline = _read_json(args.baseline, "--baseline")
+        current = _read_index(args.out / "merged" / "index.json", "the merged index")
+        baseline = _read_index(args.baseline, "--baseline")
         differences = compare(baseline, current)
         for line in differences:
             print("  " + line)
@@ -270,6 +271,17 @@ def _read_json(path: Path, what: str) -> Any:
     except (OSError, ValueError) as exc:
         why = getattr(exc, "strerror", None) or str(exc)
         print(f"vendors: {what} {path}: {why}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def _read_index(path: Path, what: str) -> dict[str, Any]:
+    """A JSON index (``responses-conformance run`` / ``report``), through the suite's own loader:
+    its size limit, its format and shape checks. One line and exit 2 (:class:`SystemExit`) when
+    it is not one, never a traceback or a comparison with something else."""
+    try:
+        return load_index(path)
+    except NotAnIndex as exc:
+        print(f"vendors: {what}: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
 
 
