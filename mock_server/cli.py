@@ -354,8 +354,8 @@ def _replay_settings(
 ) -> ReplaySettings | None:
     if args.replay is None:
         return None
-    from cassettes import CassetteError, read_cassette
-    from mock_server.replay import ReplaySettings, parse_timing
+    from cassettes import CassetteError
+    from mock_server.replay import ReplaySettings, parse_timing, replay_exchanges
 
     try:
         timing = parse_timing(args.replay_timing)
@@ -366,17 +366,18 @@ def _replay_settings(
         parser.error(
             f"--replay-match: use some of {','.join(KEY_PARTS)}, got {args.replay_match!r}"
         )
-    try:
-        read_cassette(args.replay)
-    except CassetteError as error:
-        parser.error(f"--replay: {error}")
-    return ReplaySettings(
+    settings = ReplaySettings(
         cassette=args.replay,
         mode=args.replay_mode,
         timing=timing,
         match=parts,
         ignore=tuple(args.replay_ignore) if args.replay_ignore is not None else DEFAULT_IGNORE,
     )
+    try:
+        replay_exchanges(settings)
+    except CassetteError as error:
+        parser.error(f"--replay: {error}")
+    return settings
 
 
 settings_from = _settings

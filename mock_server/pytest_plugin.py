@@ -85,17 +85,23 @@ def _cassette_settings(options: dict[str, Any]) -> None:
         if extra:
             raise pytest.UsageError(f"{MARKER}: {', '.join(extra)} without replay=")
         return
-    from mock_server.replay import ReplaySettings, parse_timing
+    from cassettes import CassetteError
+    from mock_server.replay import ReplaySettings, parse_timing, replay_exchanges
     from mock_server.replay_match import DEFAULT_IGNORE, KEY_PARTS
 
     timing = extra.get("replay_timing", "zero")
-    options["replay"] = ReplaySettings(
+    settings = ReplaySettings(
         str(replay),
         mode=extra.get("replay_mode", "strict"),
         timing=parse_timing(timing) if isinstance(timing, str) else float(timing),
         match=tuple(extra.get("replay_match", KEY_PARTS)),
         ignore=tuple(extra.get("replay_ignore", DEFAULT_IGNORE)),
     )
+    try:  # as --replay does: an empty cassette in strict mode replays nothing
+        replay_exchanges(settings)
+    except CassetteError as error:
+        raise pytest.UsageError(f"{MARKER}: replay={str(replay)!r}: {error}") from None
+    options["replay"] = settings
 
 
 def _marker_options(request: pytest.FixtureRequest) -> dict[str, Any]:

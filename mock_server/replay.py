@@ -23,11 +23,11 @@ from typing import Any, Literal
 
 import anyio
 
-from cassettes import REDACTED, Exchange, read_cassette
+from cassettes import REDACTED, CassetteError, Exchange, read_cassette
 from mock_server.middleware import DroppedConnection
 from mock_server.replay_match import DEFAULT_IGNORE, KEY_PARTS, Matcher, Miss, request_key
 
-__all__ = ["NO_MATCH_CODE", "ReplayApp", "ReplaySettings", "parse_timing"]
+__all__ = ["NO_MATCH_CODE", "ReplayApp", "ReplaySettings", "parse_timing", "replay_exchanges"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -67,6 +67,20 @@ class ReplaySettings:
     ignore: tuple[str, ...] = DEFAULT_IGNORE
 
 
+def replay_exchanges(settings: ReplaySettings) -> list[Exchange]:
+    """The exchanges ``settings`` replays; :class:`~cassettes.CassetteError` (one line) when the
+    cassette cannot be read, or when a strict replay would have nothing to serve: with no
+    exchange every request is a 400, which reads as a replay of something but replays nothing
+    (a folder not recorded into yet, a VCR file with ``interactions: []``)."""
+    exchanges = read_cassette(settings.cassette)
+    if not exchanges and settings.mode == "strict":
+        raise CassetteError(
+            f"{settings.cassette}: no recorded exchanges; a strict replay would refuse every "
+            "request (record into it first, or replay it in fallback mode)"
+        )
+    return exchanges
+
+
 class ReplayApp:
     """Answers requests from a cassette; ``fallback`` (the mock's engine) serves the unmatched
     ones in ``fallback`` mode."""
@@ -74,7 +88,7 @@ class ReplayApp:
     def __init__(self, settings: ReplaySettings, fallback: ASGIApp) -> None:
         self.settings = settings
         self.fallback = fallback
-        self.exchanges = read_cassette(settings.cassette)
+        self.exchanges = replay_exchanges(settings)
         self.matcher = Matcher(self.exchanges, parts=settings.match, ignore=settings.ignore)
         self.sockets = [e for e in self.exchanges if e.websocket]
         self._next_socket = 0
