@@ -20,6 +20,7 @@ from .cli_options import add_format, event_number
 from .explain import explain, explain_dict
 from .proxy import cli as proxy_cli
 from .recorded import _MAX_FILE_BYTES, FileVerdict, UnreadableFile, check_bytes, check_file
+from .render import printable
 from .suite import cli as suite_cli
 from .validator import PROFILES
 
@@ -144,10 +145,10 @@ def _cmd_list(fmt: str, out: TextIO) -> int:
 def _text_report(verdict: FileVerdict, *, strict: bool, verbose: bool, out: TextIO) -> None:
     bad = verdict.failing(strict=strict)
     what = f"{verdict.kind}, {verdict.events} events" if verdict.events else verdict.kind
-    out.write(f"{'FAIL' if bad else 'PASS'}  {verdict.path}  ({what})\n")
+    out.write(printable(f"{'FAIL' if bad else 'PASS'}  {verdict.path}  ({what})\n"))
     shown = verdict.violations if verbose else bad
-    for v in shown:
-        out.write("  " + v.format().replace("\n", "\n  ") + "\n")
+    for v in shown:  # a lone surrogate of a JSON string (actual "\\ud800") as its escape
+        out.write(printable("  " + v.format().replace("\n", "\n  ") + "\n"))
     # By identity: `v not in shown` compared each violation with the list (quadratic: 20k tiny
     # events took 148 s, issue #14); `shown` holds the very objects of `verdict.violations`.
     listed = {id(v) for v in shown}
@@ -207,13 +208,13 @@ def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         }
         if skipped:
             doc["skipped"] = skipped
-        json.dump(doc, out, indent=2, ensure_ascii=False)
-        out.write("\n")
+        out.write(printable(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
     else:
         for verdict in verdicts:
             _text_report(verdict, strict=args.strict, verbose=args.verbose, out=out)
         for entry in skipped:
-            out.write(f"SKIP  {entry['path']}  ({entry['exchange']}: {entry['reason']})\n")
+            line = f"SKIP  {entry['path']}  ({entry['exchange']}: {entry['reason']})\n"
+            out.write(printable(line))
         out.write(
             f"\n{len(verdicts) - len(failed)} passed, {len(failed)} failed"
             + (f", {len(skipped)} skipped" if skipped else "")

@@ -5,7 +5,8 @@
 - :func:`short_json` — the same for schema issues, which speak JSON: the value's JSON text
   (``null``, ``true``, ``"a"``), and :func:`short` for what JSON cannot write;
 - :func:`truncate` — at most ``limit`` characters, the last one ``…`` when cut; every report
-  string of the judge is cut by it.
+  string of the judge is cut by it;
+- :func:`printable` — text as a UTF-8 stream can take it: a lone surrogate written as its escape.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["short", "short_json", "truncate"]
+__all__ = ["printable", "short", "short_json", "truncate"]
 
 
 def truncate(text: str, limit: int) -> str:
@@ -41,3 +42,10 @@ def short_json(value: Any, limit: int = 80) -> str:
         except RecursionError:
             text = "[…]" if isinstance(value, list) else "{…}"
     return truncate(text, limit)
+
+
+def printable(text: str) -> str:
+    """``text`` as a UTF-8 stream (standard output) can take it: a lone surrogate, which JSON's
+    ``"\\ud800"`` reads as and UTF-8 cannot encode (UnicodeEncodeError), becomes its escape
+    ``\\ud800``; in JSON text that escape is the same string again. Other text is unchanged."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")

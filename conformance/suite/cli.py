@@ -222,10 +222,13 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _dump(doc: object, out: TextIO) -> None:
+    """The index on standard output. A lone surrogate (``"\\ud800"`` in a merged index) goes
+    out as its escape: written raw, UTF-8 could not encode it (a UnicodeEncodeError traceback)."""
     import json
 
-    json.dump(doc, out, indent=2, ensure_ascii=False)
-    out.write("\n")
+    from ..render import printable
+
+    out.write(printable(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
