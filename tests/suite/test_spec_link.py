@@ -1,0 +1,58 @@
+"""The HTML report links a check's clause to docs/spec.md or docs/known-bugs.md only: an index
+is input (``report`` merges files from anywhere), and its ``anchor`` naming any other file
+(README.md, /etc/passwd, ../../etc/passwd) made a ``file://`` link to that file itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance.suite.reporting.html import _spec_href, _spec_link
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _meta(anchor: str) -> dict[str, str]:
+    return {"clause": "§2.1 [REC]", "anchor": anchor}
+
+
+@pytest.mark.parametrize(
+    ("anchor", "doc"),
+    [("docs/spec.md#s2-1", "spec.md"), ("docs/known-bugs.md#kb13", "known-bugs.md")],
+)
+def test_the_spec_and_the_known_bugs_are_linked(anchor: str, doc: str) -> None:
+    fragment = anchor.partition("#")[2]
+    uri = (ROOT / "docs" / doc).as_uri()
+    assert _spec_link(_meta(anchor)) == (
+        f'<a class="spec" href="{uri}#{fragment}" title="{anchor}">§2.1 [REC]</a>'
+    )
+    assert _spec_href(_meta(anchor), "x") == f'<a href="{uri}#{fragment}">x</a>'
+
+
+@pytest.mark.parametrize(
+    "anchor",
+    [
+        "README.md#x",
+        "pyproject.toml",
+        "docs/cli.md#exit-codes",
+        "/etc/passwd#x",
+        "../../../../../../etc/passwd#x",
+        "docs/../README.md#x",
+        "docs/../docs/spec.md#s2-1",
+        "./docs/spec.md#s2-1",
+        str(ROOT / "docs" / "spec.md") + "#s2-1",
+        "docs/spec.md/#s2-1",
+        "DOCS/SPEC.MD#s2-1",
+    ],
+)
+def test_any_other_file_is_not_linked(anchor: str) -> None:
+    from html import escape
+
+    assert _spec_link(_meta(anchor)) == f"§2.1 [REC] ({escape(anchor)})"
+    assert _spec_href(_meta(anchor), "x") == "x"
+
+
+def test_no_anchor_is_the_clause_alone() -> None:
+    assert _spec_link(_meta("")) == "§2.1 [REC]"
+    assert _spec_href(_meta(""), "x") == "x"
