@@ -16,7 +16,15 @@ from cassettes.model import Exchange
 from cassettes.redaction import Redactor
 from cassettes.secrets import learn, redact_exchange
 
-__all__ = ["MAX_FILE_BYTES", "cassette_files", "is_cassette_dir", "read_cassette", "read_exchange"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "TooLarge",
+    "cassette_files",
+    "is_cassette_dir",
+    "read_at_most",
+    "read_cassette",
+    "read_exchange",
+]
 
 MAX_FILE_BYTES = 512 * 1024 * 1024
 """A larger cassette file is refused rather than read into memory."""
@@ -24,20 +32,36 @@ MAX_FILE_BYTES = 512 * 1024 * 1024
 VCR_SUFFIXES = (".yaml", ".yml")
 
 
+class TooLarge(Exception):
+    """What :func:`read_at_most` raises past its limit; the message says by how much, if known."""
+
+
+def read_at_most(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The bytes of ``path``, at most ``limit`` of them: :class:`TooLarge` past it, ``OSError``
+    as the file gives it.
+
+    The read itself stops at the limit + 1 byte: a size from ``stat`` says nothing of a device or
+    a pipe (``/dev/zero``, ``<(cmd)`` have size 0 and no end), nor of a file still growing; it
+    only refuses a large regular file before reading it.
+    """
+    p = Path(path)
+    size = p.stat().st_size
+    if size > limit:
+        raise TooLarge(f"{size:,} bytes, over the {limit:,}-byte limit")
+    with p.open("rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise TooLarge(f"more than the {limit:,}-byte limit")
+    return data
+
+
 def _read_text(path: Path) -> str:
-    # The read stops at the limit + 1 byte: stat's size says nothing of a device or a pipe
-    # (/dev/zero has size 0 and no end), nor of a file still being written.
-    limit = MAX_FILE_BYTES
     try:
-        size = path.stat().st_size
-        if size > limit:
-            raise CassetteError(f"{path}: {size:,} bytes, over the {limit:,} read limit")
-        with path.open("rb") as handle:
-            data = handle.read(limit + 1)
+        data = read_at_most(path, MAX_FILE_BYTES)
+    except TooLarge as error:
+        raise CassetteError(f"{path}: {error} for a cassette file") from None
     except OSError as error:
         raise CassetteError(f"{path}: {error.strerror or error}") from error
-    if len(data) > limit:
-        raise CassetteError(f"{path}: more than the {limit:,}-byte read limit")
     text = data.decode("utf-8", errors="surrogateescape")
     return text.replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
 

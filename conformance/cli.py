@@ -233,7 +233,7 @@ def _check_stdin(*, resume_after: int | None, profiles: tuple[str, ...]) -> File
     except OSError as exc:
         raise UnreadableFile(exc.strerror or str(exc)) from None
     if len(data) > _MAX_FILE_BYTES:
-        raise UnreadableFile(f"more than the {_MAX_FILE_BYTES}-byte file limit")
+        raise UnreadableFile(f"more than the {_MAX_FILE_BYTES:,}-byte limit for a file")
     if b'"format":"responses-cassette/' in data[:4096].split(b"\n", 1)[0].replace(b" ", b""):
         raise UnreadableFile("a cassette exchange file: give its path (docs/cassettes.md)")
     return check_bytes(data, name="-", resume_after=resume_after, profiles=profiles)

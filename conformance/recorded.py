@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from cassettes.reader import TooLarge, read_at_most
+
 from .checks import Violation, failing
 from .objects import validate_error_body, validate_response_body
 from .state_objects import STATE_OBJECTS, validate_state_body
@@ -206,21 +208,11 @@ def check_file(
 
 
 def read_limited(path: str | Path) -> bytes:
-    """The bytes of ``path``, at most the file limit: :class:`UnreadableFile` past it.
-
-    The read itself stops at the limit + 1 byte: a size from ``stat`` says nothing of a device or
-    a pipe (``/dev/zero``, ``<(cmd)`` have size 0 and no end), nor of a file still growing.
-    """
-    p = Path(path)
-    limit = _MAX_FILE_BYTES
+    """The bytes of ``path``, at most the file limit: :class:`UnreadableFile` past it (the read
+    stops at the limit + 1 byte, so a device or a pipe with no end is refused too)."""
     try:
-        size = p.stat().st_size
-        if size > limit:
-            raise UnreadableFile(f"{size} bytes exceed the {limit}-byte file limit")
-        with p.open("rb") as handle:
-            data = handle.read(limit + 1)
+        return read_at_most(path, _MAX_FILE_BYTES)
+    except TooLarge as exc:
+        raise UnreadableFile(f"{exc} for a file") from None
     except OSError as exc:
         raise UnreadableFile(exc.strerror or str(exc)) from None
-    if len(data) > limit:
-        raise UnreadableFile(f"more than the {limit}-byte file limit")
-    return data

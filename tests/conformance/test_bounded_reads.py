@@ -41,7 +41,7 @@ def test_check_dev_zero_stops_at_the_file_limit(
     code, _, err = _run(capsys, "check", "/dev/zero")
     assert code == 2, err
     assert err.count("\n") == 1 and err.startswith("ERROR /dev/zero: cannot validate: "), err
-    assert f"more than the {LIMIT}-byte file limit" in err
+    assert f"more than the {LIMIT:,}-byte limit for a file" in err
 
 
 def test_check_a_file_of_exactly_the_limit_is_read(
@@ -55,7 +55,7 @@ def test_check_a_file_of_exactly_the_limit_is_read(
 
 def test_read_limited_stops_at_limit_plus_one(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(conformance.recorded, "_MAX_FILE_BYTES", LIMIT)
-    with pytest.raises(conformance.recorded.UnreadableFile, match="file limit"):
+    with pytest.raises(conformance.recorded.UnreadableFile, match="-byte limit for a file"):
         conformance.recorded.read_limited("/dev/zero")
 
 
@@ -67,12 +67,14 @@ def test_a_vcr_cassette_that_is_dev_zero_is_unreadable(
     os.symlink("/dev/zero", link)
     code, _, err = _run(capsys, "check", str(link))
     assert code == 2, err
-    assert err.count("\n") == 1 and "read limit" in err, err
+    assert err.count("\n") == 1 and "-byte limit for a cassette file" in err, err
 
 
 def test_read_cassette_of_dev_zero_is_a_cassette_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cassettes.reader, "MAX_FILE_BYTES", LIMIT)
-    with pytest.raises(CassetteError, match=f"more than the {LIMIT:,}-byte read limit"):
+    with pytest.raises(
+        CassetteError, match=f"more than the {LIMIT:,}-byte limit for a cassette file"
+    ):
         read_cassette("/dev/zero")
 
 
@@ -96,7 +98,7 @@ def test_report_dev_zero_stops_at_the_index_limit(
     code, _, err = _run(capsys, "report", "--report-dir", str(out_dir), "/dev/zero")
     assert code == 2, err
     assert err == (
-        f"responses-conformance report: /dev/zero is larger than the {LIMIT}-byte index limit\n"
+        f"responses-conformance report: /dev/zero: more than the {LIMIT:,}-byte limit for an index\n"
     )
     assert not out_dir.exists()
 

@@ -71,7 +71,7 @@ def test_baseline_dev_zero_is_bounded(
     code = _exit(["run", "--baseline", "/dev/zero", "--target", "no-such-target"])
     err = capsys.readouterr().err
     assert code == 2 and err == (
-        "vendors: --baseline: /dev/zero is larger than the 4096-byte index limit\n"
+        "vendors: --baseline: /dev/zero: more than the 4,096-byte limit for an index\n"
     )
 
 

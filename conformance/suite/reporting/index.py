@@ -11,6 +11,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from cassettes.reader import TooLarge, read_at_most
+
 from ...checks import REGISTRY
 from ..results import TargetResult
 from .shape import shape_errors
@@ -81,12 +83,13 @@ def load_index(path: str | Path) -> dict[str, Any]:
             path = "(stdin)"
             data = sys.stdin.buffer.read(limit + 1)
         else:
-            with Path(path).open("rb") as handle:
-                data = handle.read(limit + 1)
+            data = read_at_most(path, limit)
+    except TooLarge as exc:
+        raise NotAnIndex(f"{path}: {exc} for an index") from None
     except OSError as exc:
         raise NotAnIndex(f"cannot read {path}: {exc.strerror or exc}") from None
     if len(data) > limit:
-        raise NotAnIndex(f"{path} is larger than the {limit}-byte index limit")
+        raise NotAnIndex(f"{path}: more than the {limit:,}-byte limit for an index")
     try:
         doc = json.loads(data.decode("utf-8"))
     except ValueError as exc:
