@@ -14,7 +14,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 import httpx2
 
 from ..stream import SSEStreamValidator, parse_json
+from .coding import ACCEPT_ENCODING, ContentDecoder, UndecodableBody
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "Exchange", "TargetClient", "TargetHung", "is_loopback"]
 
@@ -112,7 +113,13 @@ class TargetClient:
         self.hung_after = hung_after
         self._sleep = sleep
         self._timeouts_in_a_row = 0
-        headers = {"Accept": "application/json", "User-Agent": "responses-conformance"}
+        headers = {
+            "Accept": "application/json",
+            # Only the codings the suite decodes itself, in bounded pieces (coding.py); the
+            # client's own decoders would expand a compressed read all at once.
+            "Accept-Encoding": ACCEPT_ENCODING,
+            "User-Agent": "responses-conformance",
+        }
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         self._client = httpx2.Client(
@@ -240,15 +247,19 @@ class TargetClient:
         deadline: float,
         validator: SSEStreamValidator,
     ) -> None:
-        for chunk in response.iter_bytes():
-            validator.feed(chunk)
-            if validator.aborted is not None:
-                ex.error = f"stream abandoned: {validator.aborted}"
-                return
-            if time.monotonic() > deadline:
-                ex.error = f"the stream did not end within {self.timeout:g} s"
-                ex.timed_out = True
-                return
+        try:
+            decoder = ContentDecoder(response.headers.get("content-encoding"))
+            for chunk in _decoded(response, decoder):
+                validator.feed(chunk)
+                if validator.aborted is not None:
+                    ex.error = f"stream abandoned: {validator.aborted}"
+                    return
+                if time.monotonic() > deadline:
+                    ex.error = f"the stream did not end within {self.timeout:g} s"
+                    ex.timed_out = True
+                    return
+        except UndecodableBody as exc:
+            ex.error = f"stream abandoned: {exc}"
 
     def _drain(self, response: httpx2.Response, deadline: float) -> None:
         """Read and drop a body, no more than the cap and no later than the deadline (the
@@ -262,19 +273,31 @@ class TargetClient:
     def _read_body(self, ex: Exchange, response: httpx2.Response, deadline: float) -> None:
         data = bytearray()
         limit = self.max_body_bytes
-        for chunk in response.iter_bytes():
-            data += chunk
-            if len(data) > limit:
-                ex.error = f"body larger than {limit} bytes"
-                return
-            if time.monotonic() > deadline:
-                ex.error = f"the body did not arrive within {self.timeout:g} s"
-                ex.timed_out = True
-                return
+        try:
+            decoder = ContentDecoder(response.headers.get("content-encoding"))
+            for chunk in _decoded(response, decoder):
+                data += chunk
+                if len(data) > limit:
+                    ex.error = f"body larger than {limit} bytes"
+                    return
+                if time.monotonic() > deadline:
+                    ex.error = f"the body did not arrive within {self.timeout:g} s"
+                    ex.timed_out = True
+                    return
+        except UndecodableBody as exc:
+            ex.error = f"body unreadable: {exc}"
+            return
         try:
             ex.body = parse_json(bytes(data))
         except ValueError:
             ex.text = bytes(data[:2000]).decode("utf-8", "replace")
+
+
+def _decoded(response: httpx2.Response, decoder: ContentDecoder) -> Iterator[bytes]:
+    """The body as it arrives, decoded in bounded pieces (never through the client's decoders)."""
+    for raw in response.iter_raw():
+        yield from decoder.feed(raw)
+    yield from decoder.flush()
 
 
 def _retry_after(value: str | None) -> float:

@@ -71,8 +71,15 @@ def preflight(target: Target) -> str | None:
     assert target.base_url is not None
     timeout = min(target.timeout, 10.0)
     try:
-        with httpx2.Client(timeout=timeout, trust_env=not is_loopback(target.base_url)) as client:
-            client.get(target.base_url.rstrip("/") + "/models")
+        # The status is all it needs: the body is never read (a target is a peer, and its
+        # /models may be anything, of any size).
+        url = target.base_url.rstrip("/") + "/models"
+        trust_env = not is_loopback(target.base_url)
+        with (
+            httpx2.Client(timeout=timeout, trust_env=trust_env) as client,
+            client.stream("GET", url),
+        ):
+            pass
     except (httpx2.ConnectError, httpx2.ConnectTimeout) as exc:
         return f"cannot connect to {target.shown_url()}: {_reason(exc)}"
     except httpx2.TimeoutException:
