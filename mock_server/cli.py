@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cassettes.reader import TooLarge, read_at_most
 from mock_server.agent_script import ScriptError
 from mock_server.agent_script import parse as parse_script
 from mock_server.app import FROZEN_TIME, MockServer, MockSettings, check_store_spec
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
     from mock_server.replay import ReplaySettings
 
 __all__ = ["build_parser", "main"]
+
+MAX_SCRIPT_BYTES = 64 * 1024 * 1024  # an agent script is read whole: larger is refused, not read
 
 _DESCRIPTION = """\
 A deterministic OpenAI Responses API server (POST /v1/responses, JSON or SSE) for tests and CI.
@@ -306,7 +309,9 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Mock
     script = None
     if args.script is not None:
         try:
-            script = parse_script(args.script.read_bytes())
+            script = parse_script(read_at_most(args.script, MAX_SCRIPT_BYTES))
+        except TooLarge as error:
+            parser.error(f"--script: {args.script}: {error} for a script")
         except OSError as error:
             parser.error(f"--script: {args.script}: {error.strerror or error}")
         except ScriptError as error:

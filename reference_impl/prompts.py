@@ -34,6 +34,8 @@ from .inputs import normalize_input
 
 __all__ = ["PromptFileError", "PromptRegistry"]
 
+MAX_PROMPTS_FILE_BYTES = 64 * 1024 * 1024
+"""A prompts file is read whole: a larger one (or a device, a pipe with no end) is refused."""
 _VARIABLE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}")
 _PART_TYPES = ("input_text", "input_image", "input_file")
 
@@ -51,7 +53,14 @@ class PromptRegistry:
     @classmethod
     def from_file(cls, path: str | Path) -> PromptRegistry:
         try:
-            data = orjson.loads(Path(path).read_bytes())
+            # The read stops at the limit + 1 byte (a device or a pipe has no size to check first).
+            with Path(path).open("rb") as handle:
+                raw = handle.read(MAX_PROMPTS_FILE_BYTES + 1)
+            if len(raw) > MAX_PROMPTS_FILE_BYTES:
+                raise PromptFileError(
+                    f"{path}: more than the {MAX_PROMPTS_FILE_BYTES:,}-byte limit for a prompts file"
+                )
+            data = orjson.loads(raw)
         except OSError as error:
             raise PromptFileError(f"cannot read {path}: {error.strerror or error}") from None
         except orjson.JSONDecodeError as error:

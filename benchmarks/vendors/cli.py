@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from cassettes.reader import TooLarge, read_at_most
 from conformance.cli_options import add_deprecated_alias
 from conformance.suite.reporting import NotAnIndex, load_index
 
@@ -36,6 +37,7 @@ from .summary import render_summary
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = REPO / "reports" / "vendors"
 DEFAULT_VENVS = REPO / ".venv-vendors"
+_MAX_JSON_BYTES = 64 * 1024 * 1024  # a run.json or a stamp: a few KiB; larger is not ours
 
 
 def _log(message: str) -> None:
@@ -267,7 +269,10 @@ def _read_json(path: Path, what: str) -> Any:
     """A JSON file the command needs; one line and exit 2 (:class:`SystemExit`) when it cannot
     be read, never a traceback."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_at_most(path, _MAX_JSON_BYTES).decode("utf-8"))
+    except TooLarge as exc:
+        print(f"vendors: {what} {path}: {exc} for a JSON file", file=sys.stderr)
+        raise SystemExit(2) from None
     except (OSError, ValueError) as exc:
         why = getattr(exc, "strerror", None) or str(exc)
         print(f"vendors: {what} {path}: {why}", file=sys.stderr)

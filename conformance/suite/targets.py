@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from cassettes.reader import TooLarge, read_at_most
+
 from .. import catalog, catalog_live  # noqa: F401  (every check ID, for expected_failures)
 from ..checks import REGISTRY
 from ..cli_options import BaseURLError, base_url
@@ -84,6 +86,7 @@ EMBEDDED_MODEL = "mock"
 DEFAULT_TIMEOUT = 60.0
 EMBEDDED_TIMEOUT = 10.0
 DEFAULT_MAX_EVENTS = 20_000
+MAX_TARGETS_FILE_BYTES = 16 * 1024 * 1024  # a targets file is a page of TOML: larger is a mistake
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _KEYS = frozenset(
@@ -215,9 +218,17 @@ def flag_target(
 def load_targets(path: str | Path, *, select: Iterable[str] = ()) -> list[Target]:
     """Targets from a TOML file (format in the module docstring), in file order; ``-`` reads
     standard input."""
+    limit = MAX_TARGETS_FILE_BYTES
     try:
-        text = sys.stdin.read() if str(path) == "-" else Path(path).read_text(encoding="utf-8")
-        doc = tomllib.loads(text)
+        if str(path) == "-":
+            data = sys.stdin.buffer.read(limit + 1)
+            if len(data) > limit:
+                raise TargetError(f"{path}: more than the {limit:,}-byte limit for a targets file")
+        else:
+            data = read_at_most(path, limit)
+        doc = tomllib.loads(data.decode("utf-8"))
+    except TooLarge as exc:
+        raise TargetError(f"{path}: {exc} for a targets file") from None
     except OSError as exc:
         raise TargetError(f"cannot read {path}: {exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
