@@ -78,6 +78,11 @@ TOOLS: tuple[dict[str, Any], ...] = (
 
 DEFAULT_INPUT = Lengths.fixed(128)
 
+MAX_PREFIX_COUNT = 100_000
+MAX_PREFIX_POOL_TOKENS = 10_000_000
+"""The prefix pool is built whole before the run: its size is bounded (10M tokens is about 50 MB
+of text, five times the longest prompt a length option takes), as each length option is."""
+
 
 @dataclass(frozen=True, slots=True)
 class WorkloadConfig:
@@ -127,6 +132,14 @@ class WorkloadConfig:
             raise WorkloadError("prefix count and tokens must be >= 0")
         if self.prefix_tokens > MAX_TOKENS or self.trace_block_tokens > MAX_TOKENS:
             raise WorkloadError(f"--prefix-tokens and --trace-block-tokens: at most {MAX_TOKENS:,}")
+        if self.prefix_count > MAX_PREFIX_COUNT:
+            raise WorkloadError(f"--prefix-count: at most {MAX_PREFIX_COUNT:,} prefixes")
+        if self.prefix_count * self.prefix_tokens > MAX_PREFIX_POOL_TOKENS:
+            raise WorkloadError(
+                f"--prefix-count x --prefix-tokens: at most {MAX_PREFIX_POOL_TOKENS:,} tokens in "
+                f"the pool (it is built before the run; asked: "
+                f"{self.prefix_count * self.prefix_tokens:,})"
+            )
         if (self.prefix_count > 0) != (self.prefix_tokens > 0):
             raise WorkloadError("a prefix pool needs both --prefix-count N and --prefix-tokens T")
 

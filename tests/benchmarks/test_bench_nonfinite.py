@@ -105,6 +105,31 @@ def test_prefix_and_block_tokens_past_the_bound_are_refused(
     assert "at most 2,000,000" in line, line
 
 
+@pytest.mark.parametrize(
+    ("count", "tokens", "message"),
+    [
+        # Each within its own bound, the pool 1,000 x 2,000,000 tokens: it is built before the
+        # run, and this one (about 10 GB of text) never finished building.
+        ("1000", "2000000", "at most 10,000,000 tokens in the pool"),
+        ("5001", "2000", "at most 10,000,000 tokens in the pool"),
+        ("100001", "1", "--prefix-count: at most 100,000 prefixes"),  # 100k+ tiny strings
+    ],
+)
+def test_a_prefix_pool_past_its_bound_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, count: str, tokens: str, message: str
+) -> None:
+    line = _fails_in_one_line(capsys, tmp_path, "--prefix-count", count, "--prefix-tokens", tokens)
+    assert message in line, line
+
+
+def test_a_prefix_pool_at_its_bound_is_accepted() -> None:
+    """The near miss: 5,000 x 2,000 tokens is the bound itself, and is taken."""
+    from benchmarks.responses_bench.workload import WorkloadConfig
+
+    WorkloadConfig("m", prefix_count=5000, prefix_tokens=2000)  # no WorkloadError
+    WorkloadConfig("m", prefix_count=100_000, prefix_tokens=100)
+
+
 def test_the_bound_itself_is_accepted() -> None:
     assert parse_lengths(str(MAX_TOKENS), "--prompt-tokens") == Lengths.fixed(MAX_TOKENS)
     assert parse_lengths(f"1-{MAX_TOKENS}", "--prompt-tokens").high == MAX_TOKENS
