@@ -15,7 +15,6 @@ from __future__ import annotations
 import errno
 import socket
 import time
-import zlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,8 +22,11 @@ import gevent
 from geventhttpclient._parser import HTTPParseError
 from geventhttpclient.response import HTTPConnectionClosed
 
+from conformance.suite.coding import ContentDecoder, UndecodableBody
+
 from .meter import (
     TRUNCATED,
+    UNDECODABLE,
     RequestRecord,
     StreamMeter,
     measure_body,
@@ -38,7 +40,6 @@ __all__ = ["send"]
 _RECV = 64 * 1024
 TIMEOUT = "bench.transport.timeout"
 _DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
-MAX_DECODED_BYTES = 64 * 1024 * 1024  # the most a compressed body may decompress to
 # Every status is answered by this module, not by geventhttpclient: for a status outside its
 # list it reads the whole body (a 300 MB 429 body took a bench process to 2.7 GB) and then raises.
 _ANY_STATUS = frozenset(range(100, 1000))
@@ -107,7 +108,7 @@ def send(
             body = _bounded(_chunks(raw, decoder), max_body_bytes)
         except _TooLarge as error:
             body = error.args[0]
-        except (_Truncated, HTTPParseError, OSError, zlib.error):
+        except (_Truncated, HTTPParseError, OSError, UndecodableBody):
             body = b""
         finally:
             raw.release()  # a body not read to its end closes its connection
@@ -125,7 +126,12 @@ def send(
             rec.http_status = status
             rec.size = max_body_bytes
             return rec
-        except (_Truncated, HTTPParseError, OSError, zlib.error):
+        except UndecodableBody:
+            raw.release()
+            return record_transport_error(
+                "undecodable", stream=False, t0=t0, now=time.perf_counter(), start=start
+            )
+        except (_Truncated, HTTPParseError, OSError):
             raw.release()
             return record_transport_error(
                 "truncated", stream=False, t0=t0, now=time.perf_counter(), start=start
@@ -153,7 +159,10 @@ def send(
     except (TimeoutError, gevent.Timeout):  # silent longer than --request-timeout
         raw.release()
         cut = TIMEOUT
-    except (_Truncated, HTTPParseError, OSError, zlib.error):
+    except UndecodableBody:
+        raw.release()
+        cut = UNDECODABLE
+    except (_Truncated, HTTPParseError, OSError):
         raw.release()
         cut = TRUNCATED
     rec = meter.finish(time.perf_counter(), transport_error=cut)
@@ -178,9 +187,14 @@ def _chunks(raw: Any, decoder: Any) -> Any:
         if buffer:
             data = bytes(buffer)
             del buffer[:]
-            yield decoder.decompress(data) if decoder is not None else data
+            if decoder is None:
+                yield data
+            else:
+                yield from decoder.feed(data)
             continue
         if raw.message_complete:
+            if decoder is not None:
+                yield from decoder.flush()
             return
         sock = raw._sock
         if sock is None:
@@ -191,32 +205,17 @@ def _chunks(raw: Any, decoder: Any) -> Any:
         raw.feed(data)  # may complete the message, which returns the socket to the pool
 
 
-def _decoder(encoding: Any) -> _BoundedDecoder | None:
-    if not isinstance(encoding, str) or encoding.lower() in ("", "identity"):
+def _decoder(encoding: Any) -> ContentDecoder | None:
+    """The suite's decoder (conformance.suite.coding: gzip and deflate, a bounded piece at a
+    time); ``None`` for identity, and for a coding the bench did not ask for (it sends
+    ``Accept-Encoding: identity``): those bytes go to the judge as they are, undecoded."""
+    if not isinstance(encoding, str):
         return None
-    if encoding.lower() == "gzip":
-        return _BoundedDecoder(16 + zlib.MAX_WBITS)
-    if encoding.lower() == "deflate":
-        return _BoundedDecoder(zlib.MAX_WBITS)
-    return None  # unknown coding: the judge will see undecodable bytes and say so
-
-
-class _BoundedDecoder:
-    """A body's decompressor that makes at most :data:`MAX_DECODED_BYTES` in all: one 64 KiB
-    read of deflate can hold 64 MiB, so the output is bounded as it is made (past the bound:
-    :class:`zlib.error`, a truncated body)."""
-
-    def __init__(self, wbits: int) -> None:
-        self._state = zlib.decompressobj(wbits)
-        self._decoded = 0
-
-    def decompress(self, data: bytes) -> bytes:
-        room = MAX_DECODED_BYTES - self._decoded
-        out = self._state.decompress(data, room + 1)  # max_length 0 would mean no bound
-        self._decoded += len(out)
-        if self._decoded > MAX_DECODED_BYTES:
-            raise zlib.error(f"the body decodes to more than {MAX_DECODED_BYTES} bytes")
-        return out
+    try:
+        decoder = ContentDecoder(encoding)
+    except UndecodableBody:
+        return None
+    return None if decoder.coding == "identity" else decoder
 
 
 def _buffered(response: Any) -> bytes:

@@ -54,6 +54,8 @@ _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.fa
 
 FAILED = "bench.response.failed"
 TRUNCATED = "bench.transport.truncated"
+# A gzip/deflate body whose bytes do not decode, or that ends inside its coded stream.
+UNDECODABLE = "bench.transport.undecodable"
 # Each non-empty delta carries at least one token, so more deltas than `usage.output_tokens` means
 # the usage under-counts (SPEC §3 usage accounting; the judge cannot see it from one stream).
 DELTAS_EXCEED_TOKENS = "bench.usage.deltas_exceed_output_tokens"

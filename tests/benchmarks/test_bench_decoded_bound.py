@@ -1,5 +1,7 @@
-"""responses-bench decodes at most 64 MiB of a compressed body: past it the body counts as
-truncated (zlib.error), not decompressed into memory."""
+"""responses-bench decodes a compressed body a bounded piece at a time (the suite's decoder,
+conformance.suite.coding): a gzip bomb never expands in one go, and the caps downstream (the body
+limit, the SSE decoder's bound on one event) hold on what it decodes to. A body that does not
+decode is ``bench.transport.undecodable``, not a truncated one."""
 
 from __future__ import annotations
 
@@ -9,40 +11,52 @@ import zlib
 import pytest
 
 import benchmarks.responses_bench.exchange as exchange
+from benchmarks.responses_bench.meter import UNDECODABLE
+from conformance.suite.coding import DEFAULT_PIECE_BYTES, UndecodableBody
+
+MiB = 1024 * 1024
 
 
-def test_a_gzip_bomb_stops_at_64_mib() -> None:
-    limit = 64 * 1024 * 1024
-    bomb = gzip.compress(b"\0" * (limit + 1), 9)
+def test_a_gzip_bomb_comes_in_bounded_pieces() -> None:
+    bomb = gzip.compress(b"\0" * (64 * MiB), 9)
     decoder = exchange._decoder("gzip")
     assert decoder is not None
-    made = 0
-    with pytest.raises(zlib.error, match="more than 67108864 bytes"):
-        for start in range(0, len(bomb), 64 * 1024):
-            made += len(decoder.decompress(bomb[start : start + 64 * 1024]))
-    assert made <= limit
-    assert limit == exchange.MAX_DECODED_BYTES
+    pieces = [
+        len(p)
+        for i in range(0, len(bomb), 64 * 1024)
+        for p in decoder.feed(bomb[i : i + 64 * 1024])
+    ]
+    pieces += [len(p) for p in decoder.flush()]
+    # Before the bound, one 64 KiB read of this was 64 MiB at once.
+    assert max(pieces) == DEFAULT_PIECE_BYTES == MiB and sum(pieces) == 64 * MiB
 
 
-@pytest.mark.parametrize("coding", ["gzip", "GZIP", "deflate"])
-def test_past_the_bound_is_refused(monkeypatch: pytest.MonkeyPatch, coding: str) -> None:
-    monkeypatch.setattr(exchange, "MAX_DECODED_BYTES", 500, raising=False)
-    data = b"z" * 501
+@pytest.mark.parametrize("coding", ["gzip", "GZIP", "x-gzip", "deflate"])
+def test_a_coded_body_decodes_whole(coding: str) -> None:
+    """The near miss: a body cut into 3-byte reads comes out as it went in."""
+    data = bytes(range(250)) * 2
     packed = zlib.compress(data) if coding == "deflate" else gzip.compress(data)
     decoder = exchange._decoder(coding)
     assert decoder is not None
-    with pytest.raises(zlib.error):
-        decoder.decompress(packed)
+    out = b"".join(p for i in range(0, len(packed), 3) for p in decoder.feed(packed[i : i + 3]))
+    assert out + b"".join(decoder.flush()) == data
 
 
-def test_exactly_the_bound_decodes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(exchange, "MAX_DECODED_BYTES", 500, raising=False)
-    data = bytes(range(250)) * 2  # 500 bytes
-    packed = gzip.compress(data)
+def test_a_corrupt_or_cut_body_is_undecodable() -> None:
     decoder = exchange._decoder("gzip")
     assert decoder is not None
-    assert b"".join(decoder.decompress(packed[i : i + 3]) for i in range(0, len(packed), 3)) == data
+    with pytest.raises(UndecodableBody):
+        list(decoder.feed(b"this is not gzip"))
+    cut = exchange._decoder("gzip")
+    assert cut is not None
+    list(cut.feed(gzip.compress(b"x" * 1000)[:20]))
+    with pytest.raises(UndecodableBody, match="ends before"):
+        list(cut.flush())
+    assert UNDECODABLE == "bench.transport.undecodable"
 
 
-def test_no_coding_no_decoder() -> None:
-    assert exchange._decoder(None) is None and exchange._decoder("identity") is None
+@pytest.mark.parametrize("coding", [None, "", "identity", "br", "zstd", "gzip, br"])
+def test_identity_or_a_coding_not_asked_for_is_passed_as_it_is(coding: str | None) -> None:
+    """The bench asks for identity; a body in a coding it cannot decode goes to the judge as its
+    bytes (which the judge then fails), never through a decoder that expands it whole."""
+    assert exchange._decoder(coding) is None
