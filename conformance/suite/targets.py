@@ -292,8 +292,11 @@ def _from_table(name: str, table: Any, path: str | Path) -> Target:
         if "base_url" in table:
             raise TargetError(f"{where}: an embedded target has no base_url")
         return embedded_target(where=where, **options)
-    if not isinstance(table.get("base_url"), str):
+    if "base_url" not in table:
         raise TargetError(f"{where}: base_url is required (or embedded = true)")
+    if not isinstance(table["base_url"], str):
+        shown = type(table["base_url"]).__name__
+        raise TargetError(f"{where}: base_url must be a string (a URL), not {shown}")
     if not isinstance(options.get("model"), str):
         raise TargetError(f"{where}: model is required")
     return _checked(Target(base_url=table["base_url"], **options), where)

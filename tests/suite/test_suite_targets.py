@@ -65,6 +65,8 @@ embedded = true
     "text,message",
     [
         ('[targets.x]\nmodel = "m"\n', "base_url is required"),
+        # Given, of the wrong type: said so, where it was called missing ("required").
+        ('[targets.x]\nbase_url = 5\nmodel = "m"\n', "base_url must be a string (a URL), not int"),
         ('[targets.x]\nbase_url = "http://h/v1"\n', "model is required"),
         ('[targets.x]\nbase_url = "http://h/v1"\nmodel = "m"\ncolour = 1\n', "unknown key"),
         ('[targets.x]\nbase_url = "ftp://h/v1"\nmodel = "m"\n', "not an http(s) URL"),
