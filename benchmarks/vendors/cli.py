@@ -37,6 +37,7 @@ from .summary import render_summary
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = REPO / "reports" / "vendors"
 DEFAULT_VENVS = REPO / ".venv-vendors"
+_RECORD_OBJECTS = ("targets", "machine", "repo", "backends", "vendors")  # objects in run.json
 _MAX_JSON_BYTES = 64 * 1024 * 1024  # a run.json or a stamp: a few KiB; larger is not ours
 
 
@@ -291,8 +292,26 @@ def _read_index(path: Path, what: str) -> dict[str, Any]:
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    record = _read_json(args.run_dir / "run.json", "summary: no run record")
-    path = write_summary(args.run_dir, record)
+    where = args.run_dir / "run.json"
+    record = _read_json(where, "summary: no run record")
+    if not isinstance(record, dict) or not all(
+        isinstance(record.get(key, {}), dict) for key in _RECORD_OBJECTS
+    ):
+        print(
+            f"vendors: summary: {where} is not a run record (from `vendors run`)", file=sys.stderr
+        )
+        return 2
+    try:
+        path = write_summary(args.run_dir, record)
+    except (AttributeError, TypeError, KeyError, ValueError) as exc:
+        # Deeper in, a value of a shape no run writes (a hand edit, another tool's file): the
+        # record is input, so one line, not a traceback.
+        print(
+            f"vendors: summary: {where} is not a run record this version renders "
+            f"({type(exc).__name__}: {exc})",
+            file=sys.stderr,
+        )
+        return 2
     print(path or "no merged index in this run")
     return 0 if path else 2
 

@@ -110,3 +110,31 @@ def test_summary_of_the_published_matrix_is_written(
     assert _exit(["summary", str(run)]) == 0
     assert capsys.readouterr().out.strip() == str(run / "SUMMARY.md")
     assert (run / "SUMMARY.md").read_text().startswith("#")
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ("[]", "is not a run record (from `vendors run`)"),
+        ('"x"', "is not a run record (from `vendors run`)"),
+        ('{"targets": 5}', "is not a run record (from `vendors run`)"),
+        ('{"targets": [1]}', "is not a run record (from `vendors run`)"),
+        ('{"targets": {"a": 1}}', "is not a run record this version renders (AttributeError"),
+    ],
+)
+def test_summary_of_a_record_of_the_wrong_shape_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], record: str, message: str
+) -> None:
+    """Before: an AttributeError traceback, for each of these (a record is input, like an index)."""
+    (tmp_path / "merged").mkdir()
+    shutil.copy(MATRIX / "index.json", tmp_path / "merged")
+    (tmp_path / "run.json").write_text(record)
+    assert _exit(["summary", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+    # The near misses: the published run's record renders, and so does an empty one (every
+    # field it lacks shown as '?').
+    for good in ((MATRIX / "run.json").read_text(), "{}"):
+        (tmp_path / "run.json").write_text(good)
+        assert _exit(["summary", str(tmp_path)]) == 0
+        assert (tmp_path / "SUMMARY.md").is_file()
