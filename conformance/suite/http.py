@@ -248,8 +248,7 @@ class TargetClient:
         validator: SSEStreamValidator,
     ) -> None:
         try:
-            decoder = ContentDecoder(response.headers.get("content-encoding"))
-            for chunk in _decoded(response, decoder):
+            for chunk in _decoded(response):
                 validator.feed(chunk)
                 if validator.aborted is not None:
                     ex.error = f"stream abandoned: {validator.aborted}"
@@ -274,8 +273,7 @@ class TargetClient:
         data = bytearray()
         limit = self.max_body_bytes
         try:
-            decoder = ContentDecoder(response.headers.get("content-encoding"))
-            for chunk in _decoded(response, decoder):
+            for chunk in _decoded(response):
                 data += chunk
                 if len(data) > limit:
                     ex.error = f"body larger than {limit} bytes"
@@ -293,8 +291,10 @@ class TargetClient:
             ex.text = bytes(data[:2000]).decode("utf-8", "replace")
 
 
-def _decoded(response: httpx2.Response, decoder: ContentDecoder) -> Iterator[bytes]:
-    """The body as it arrives, decoded in bounded pieces (never through the client's decoders)."""
+def _decoded(response: httpx2.Response) -> Iterator[bytes]:
+    """The body as it arrives, decoded in bounded pieces (never through the client's decoders);
+    :class:`UndecodableBody` for a coding not asked for, or bytes that do not decode."""
+    decoder = ContentDecoder(response.headers.get("content-encoding"))
     for raw in response.iter_raw():
         yield from decoder.feed(raw)
     yield from decoder.flush()
