@@ -21,18 +21,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import zlib
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..suite.coding import ContentDecoder, UndecodableBody
 from .judge import ExchangeJudge
 from .ledger import Ledger
 from .record import Recorder
 from .websocket import forward_websocket
 
 __all__ = [
-    "MAX_DECODED_BYTES",
     "MAX_REQUEST_BYTES",
     "PREFIX",
     "ProxyApp",
@@ -48,7 +47,6 @@ Send = Callable[[Message], Awaitable[None]]
 
 PREFIX = "/v1"
 MAX_REQUEST_BYTES = 64 * 1024 * 1024
-MAX_DECODED_BYTES = 64 * 1024 * 1024  # the most a compressed upstream body may decode to
 _HOP = frozenset(
     {b"connection", b"keep-alive", b"proxy-connection", b"transfer-encoding", b"te", b"trailer",
      b"upgrade", b"proxy-authenticate", b"proxy-authorization", b"host", b"content-length"}
@@ -155,32 +153,16 @@ def _decodable(value: bytes) -> bytes:
     return ", ".join(kept).encode("latin-1") if kept else b"identity"
 
 
-def stream_decoder(encoding: str) -> Callable[[bytes], bytes]:
-    """A decoder of the upstream's body, chunk by chunk; :class:`zlib.error` when what it has
-    decoded passes :data:`MAX_DECODED_BYTES` (a compressed body is no way around the limits)."""
-    coding = encoding.strip().lower()
-    if coding in ("gzip", "x-gzip", "deflate"):
-        wbits = 16 + zlib.MAX_WBITS if coding != "deflate" else zlib.MAX_WBITS
-        state = zlib.decompressobj(wbits)
-        decoded = 0
-
-        def decode(chunk: bytes) -> bytes:
-            nonlocal decoded
-            # One chunk of deflate can hold ~1000 times its size: the output is bounded as it is
-            # made, not measured after (max_length 0 would mean no bound: room is at least 1).
-            room = MAX_DECODED_BYTES - decoded
-            out = state.decompress(chunk, room + 1)
-            decoded += len(out)
-            if decoded > MAX_DECODED_BYTES:
-                raise zlib.error(f"it decodes to more than {MAX_DECODED_BYTES} bytes")
-            return out
-
-        return decode
-    return _identity
-
-
-def _identity(chunk: bytes) -> bytes:
-    return chunk
+def stream_decoder(encoding: str) -> ContentDecoder:
+    """The decoder of the judge's copy of the upstream's body (the client gets the bytes as they
+    came): gzip and deflate a bounded piece at a time (:mod:`conformance.suite.coding`; no piece
+    over 1 MiB, so the judge's caps hold on what a compressed body expands to). A coding it does
+    not decode was not asked for (``Accept-Encoding`` is narrowed to gzip and deflate): the judge
+    sees those bytes as they are, and fails them."""
+    try:
+        return ContentDecoder(encoding)
+    except UndecodableBody:
+        return ContentDecoder(None)
 
 
 def describe(exc: BaseException) -> str:
