@@ -93,8 +93,11 @@ def sse(events: Sequence[dict[str, Any]], *, done: bool = True) -> bytes:
 
 
 @contextmanager
-def scripted_server(body: bytes, status: int = 200) -> Iterator[str]:
-    """A loopback HTTP server answering every POST with ``body`` as an SSE stream; yields ``…/v1``."""
+def scripted_server(
+    body: bytes, status: int = 200, headers: Sequence[tuple[str, str]] = ()
+) -> Iterator[str]:
+    """A loopback HTTP server answering every POST with ``body`` as an SSE stream (``headers``
+    added, a ``content-encoding`` say, whatever the request asked for); yields ``…/v1``."""
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -105,6 +108,8 @@ def scripted_server(body: bytes, status: int = 200) -> Iterator[str]:
             self.send_response(status)
             self.send_header("content-type", kind)
             self.send_header("content-length", str(len(body)))
+            for name, value in headers:
+                self.send_header(name, value)
             self.end_headers()
             self.wfile.write(body)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import subprocess
 from pathlib import Path
 
@@ -57,6 +58,27 @@ def test_a_broken_stream_fails_under_the_judges_check_id(tmp_path: Path) -> None
     assert summary["failures"]["by_cause"] == {"stream.sequence.contiguous": total}
     assert run.code == 1
     assert "stream.sequence.contiguous" in (tmp_path / "locust_failures.csv").read_text()
+
+
+def test_a_gzip_stream_the_bench_did_not_ask_for_is_decoded_and_judged(tmp_path: Path) -> None:
+    """The bench asks for identity; a server that gzips anyway is decoded (a bounded piece at a
+    time) and judged like any stream: a clean one passes."""
+    packed = gzip.compress(sse(text_stream(["a", "b", "c"])))
+    with scripted_server(packed, headers=[("content-encoding", "gzip")]) as url:
+        run = run_bench(tmp_path, "--base-url", url, "--model", "m", "-u", "1", "-t", "1s")
+    assert run.code == 0, run.output
+    assert run.summary["requests"]["succeeded"] == run.summary["requests"]["total"] > 0
+
+
+def test_a_gzip_stream_that_does_not_decode_is_undecodable(tmp_path: Path) -> None:
+    """Before: reported as a truncated body (zlib.error was taken for a cut connection)."""
+    packed = gzip.compress(sse(text_stream(["a", "b", "c"])))
+    cut = packed[:10] + bytes(b ^ 0xFF for b in packed[10:40]) + packed[40:]  # corrupt inside
+    with scripted_server(cut, headers=[("content-encoding", "gzip")]) as url:
+        run = run_bench(tmp_path, "--base-url", url, "--model", "m", "-u", "1", "-t", "1s")
+    causes = run.summary["failures"]["by_cause"]
+    assert "bench.transport.undecodable" in causes and "bench.transport.truncated" not in causes
+    assert run.code == 1
 
 
 def test_usage_that_undercounts_the_stream_is_a_failure(tmp_path: Path) -> None:
