@@ -43,6 +43,7 @@ class ContentDecoder:
         self._deflate = False
         self._started = False
         self._fed = False
+        self._head = b""  # deflate's first byte, until the second tells zlib from raw
         if not codings:
             return
         if len(codings) > 1 or codings[0] not in _GZIP | {"deflate"}:
@@ -61,9 +62,14 @@ class ContentDecoder:
         if not data:
             return
         if self._deflate and not self._started:
-            self._started = True
             # HTTP's "deflate" is the zlib format; some servers send the raw deflate stream
-            # instead (as browsers and httpx accept): told apart by the first bytes.
+            # instead (as browsers and httpx accept): told apart by the 2-byte zlib header, so
+            # the first bytes wait until there are two of them.
+            self._head += data
+            if len(self._head) < 2:
+                return
+            data, self._head = self._head, b""
+            self._started = True
             probe = zlib.decompressobj(zlib.MAX_WBITS)
             try:
                 probe.decompress(data[:2], 1)
@@ -74,6 +80,9 @@ class ContentDecoder:
     def flush(self) -> Iterator[bytes]:
         if self._state is None:
             return
+        if self._head:  # one byte of deflate, and nothing after it
+            self._started = True
+            yield from self._drain(self._head)
         # All input went in through max_length-bounded calls; what is still pending is read out
         # the same way, never by flush()'s unbounded one.
         yield from self._drain(b"")

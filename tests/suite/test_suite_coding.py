@@ -188,3 +188,14 @@ def test_a_cut_or_corrupt_body_is_refused() -> None:
     with pytest.raises(UndecodableBody, match="does not decode"):
         list(ContentDecoder("gzip").feed(b"plain text, not gzip"))
     assert list(ContentDecoder("gzip").flush()) == []  # no body at all (a 204, a HEAD) is fine
+
+
+@pytest.mark.parametrize("wbits", [zlib.MAX_WBITS, -zlib.MAX_WBITS])
+def test_deflate_read_one_byte_at_a_time(wbits: int) -> None:
+    """zlib and raw deflate are told apart by the first two bytes, even when they come in two
+    reads (before, a first read of one byte was taken as zlib and raw deflate then refused)."""
+    data = b"hello deflate " * 100
+    packed = _deflate(data, wbits)
+    decoder = ContentDecoder("deflate")
+    out = b"".join(p for i in range(len(packed)) for p in decoder.feed(packed[i : i + 1]))
+    assert out + b"".join(decoder.flush()) == data
