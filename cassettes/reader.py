@@ -9,6 +9,7 @@ failure is a :class:`CassetteError` with a one-line message.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from cassettes.codec import CassetteError, decode_exchange
@@ -37,19 +38,22 @@ class TooLarge(Exception):
 
 
 def read_at_most(path: str | os.PathLike[str], limit: int) -> bytes:
-    """The bytes of ``path``, at most ``limit`` of them: :class:`TooLarge` past it, ``OSError``
-    as the file gives it.
+    """The bytes of ``path`` (``-``: standard input), at most ``limit`` of them: :class:`TooLarge`
+    past it, ``OSError`` as the file gives it.
 
     The read itself stops at the limit + 1 byte: a size from ``stat`` says nothing of a device or
     a pipe (``/dev/zero``, ``<(cmd)`` have size 0 and no end), nor of a file still growing; it
     only refuses a large regular file before reading it.
     """
-    p = Path(path)
-    size = p.stat().st_size
-    if size > limit:
-        raise TooLarge(f"{size:,} bytes, over the {limit:,}-byte limit")
-    with p.open("rb") as handle:
-        data = handle.read(limit + 1)
+    if str(path) == "-":
+        data = sys.stdin.buffer.read(limit + 1)
+    else:
+        p = Path(path)
+        size = p.stat().st_size
+        if size > limit:
+            raise TooLarge(f"{size:,} bytes, over the {limit:,}-byte limit")
+        with p.open("rb") as handle:
+            data = handle.read(limit + 1)
     if len(data) > limit:
         raise TooLarge(f"more than the {limit:,}-byte limit")
     return data

@@ -19,7 +19,7 @@ from .checks import REGISTRY
 from .cli_options import add_format, event_number
 from .explain import explain, explain_dict
 from .proxy import cli as proxy_cli
-from .recorded import _MAX_FILE_BYTES, FileVerdict, UnreadableFile, check_bytes, check_file
+from .recorded import FileVerdict, UnreadableFile, check_bytes, check_file, read_limited
 from .render import printable
 from .suite import cli as suite_cli
 from .validator import PROFILES
@@ -228,12 +228,7 @@ def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _check_stdin(*, resume_after: int | None, profiles: tuple[str, ...]) -> FileVerdict:
     """``check -``: what standard input holds, under the same size limit as a file."""
-    try:
-        data = sys.stdin.buffer.read(_MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise UnreadableFile(exc.strerror or str(exc)) from None
-    if len(data) > _MAX_FILE_BYTES:
-        raise UnreadableFile(f"more than the {_MAX_FILE_BYTES:,}-byte limit for a file")
+    data = read_limited("-")
     if b'"format":"responses-cassette/' in data[:4096].split(b"\n", 1)[0].replace(b" ", b""):
         raise UnreadableFile("a cassette exchange file: give its path (docs/cassettes.md)")
     return check_bytes(data, name="-", resume_after=resume_after, profiles=profiles)

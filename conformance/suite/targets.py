@@ -28,7 +28,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import sys
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -220,13 +219,7 @@ def load_targets(path: str | Path, *, select: Iterable[str] = ()) -> list[Target
     standard input."""
     limit = MAX_TARGETS_FILE_BYTES
     try:
-        if str(path) == "-":
-            data = sys.stdin.buffer.read(limit + 1)
-            if len(data) > limit:
-                raise TargetError(f"{path}: more than the {limit:,}-byte limit for a targets file")
-        else:
-            data = read_at_most(path, limit)
-        doc = tomllib.loads(data.decode("utf-8"))
+        doc = tomllib.loads(read_at_most(path, limit).decode("utf-8"))
     except TooLarge as exc:
         raise TargetError(f"{path}: {exc} for a targets file") from None
     except OSError as exc:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import sys
 from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
@@ -78,18 +77,13 @@ def load_index(path: str | Path) -> dict[str, Any]:
     :data:`MAX_INDEX_BYTES` are read: a larger input (``/dev/zero``, a pipe that does not end) is
     refused, not read into memory."""
     limit = MAX_INDEX_BYTES
+    source, path = path, "(stdin)" if str(path) == "-" else path  # `path`: how messages name it
     try:
-        if str(path) == "-":
-            path = "(stdin)"
-            data = sys.stdin.buffer.read(limit + 1)
-        else:
-            data = read_at_most(path, limit)
+        data = read_at_most(source, limit)
     except TooLarge as exc:
         raise NotAnIndex(f"{path}: {exc} for an index") from None
     except OSError as exc:
         raise NotAnIndex(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > limit:
-        raise NotAnIndex(f"{path}: more than the {limit:,}-byte limit for an index")
     try:
         doc = json.loads(data.decode("utf-8"))
     except ValueError as exc:
