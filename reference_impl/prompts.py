@@ -28,6 +28,8 @@ from typing import Any
 
 import orjson
 
+from cassettes.reader import TooLarge, read_at_most
+
 from .errors import APIError, invalid_request
 from .field_errors import check_type, type_error
 from .inputs import normalize_input
@@ -53,14 +55,9 @@ class PromptRegistry:
     @classmethod
     def from_file(cls, path: str | Path) -> PromptRegistry:
         try:
-            # The read stops at the limit + 1 byte (a device or a pipe has no size to check first).
-            with Path(path).open("rb") as handle:
-                raw = handle.read(MAX_PROMPTS_FILE_BYTES + 1)
-            if len(raw) > MAX_PROMPTS_FILE_BYTES:
-                raise PromptFileError(
-                    f"{path}: more than the {MAX_PROMPTS_FILE_BYTES:,}-byte limit for a prompts file"
-                )
-            data = orjson.loads(raw)
+            data = orjson.loads(read_at_most(path, MAX_PROMPTS_FILE_BYTES))
+        except TooLarge as error:
+            raise PromptFileError(f"{path}: {error} for a prompts file") from None
         except OSError as error:
             raise PromptFileError(f"cannot read {path}: {error.strerror or error}") from None
         except orjson.JSONDecodeError as error:
