@@ -40,10 +40,9 @@ class ContentDecoder:
         codings = [c for c in codings if c and c != "identity"]
         self.coding = ", ".join(codings) or "identity"
         self._state: zlib._Decompress | None = None
-        self._deflate = False
-        self._started = False
         self._fed = False
-        self._head = b""  # deflate's first byte, until the second tells zlib from raw
+        # deflate's first bytes, until there are two to tell zlib from raw; None once told
+        self._head: bytes | None = None
         if not codings:
             return
         if len(codings) > 1 or codings[0] not in _GZIP | {"deflate"}:
@@ -51,8 +50,9 @@ class ContentDecoder:
                 f"Content-Encoding {self.coding!r} was not asked for "
                 f"(Accept-Encoding: {ACCEPT_ENCODING})"
             )
-        self._deflate = codings[0] == "deflate"
-        self._state = zlib.decompressobj(zlib.MAX_WBITS if self._deflate else 16 + zlib.MAX_WBITS)
+        deflate = codings[0] == "deflate"
+        self._state = zlib.decompressobj(zlib.MAX_WBITS if deflate else 16 + zlib.MAX_WBITS)
+        self._head = b"" if deflate else None
 
     def feed(self, data: bytes) -> Iterator[bytes]:
         if self._state is None:
@@ -61,15 +61,14 @@ class ContentDecoder:
             return
         if not data:
             return
-        if self._deflate and not self._started:
+        if self._head is not None:
             # HTTP's "deflate" is the zlib format; some servers send the raw deflate stream
             # instead (as browsers and httpx accept): told apart by the 2-byte zlib header, so
             # the first bytes wait until there are two of them.
             self._head += data
             if len(self._head) < 2:
                 return
-            data, self._head = self._head, b""
-            self._started = True
+            data, self._head = self._head, None
             probe = zlib.decompressobj(zlib.MAX_WBITS)
             try:
                 probe.decompress(data[:2], 1)
@@ -81,8 +80,8 @@ class ContentDecoder:
         if self._state is None:
             return
         if self._head:  # one byte of deflate, and nothing after it
-            self._started = True
-            yield from self._drain(self._head)
+            data, self._head = self._head, None
+            yield from self._drain(data)
         # All input went in through max_length-bounded calls; what is still pending is read out
         # the same way, never by flush()'s unbounded one.
         yield from self._drain(b"")
