@@ -32,7 +32,7 @@ files, one exchange file or a vcrpy cassette (YAML / JSON: :mod:`cassettes.vcr`)
 ``response_headers``, ``chunks`` (:class:`Chunk` ``t``, ``data``; ``.body`` joins them),
 ``frames`` (:class:`Frame`), ``outcome``.
 
-Redaction alone: :class:`Redactor` (also re-exported by ``conformance.redaction``).
+Redaction alone: :class:`Redactor`.
 """
 
 from __future__ import annotations

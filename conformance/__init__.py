@@ -16,15 +16,15 @@ Public API (everything in ``__all__``; the rest is internal and may change):
 The package, by part:
 
 - :mod:`conformance.sse` — the SSE decoder: bytes in any chunking to whole events;
-- :mod:`conformance.stream` — the framing layer: SSE bytes to verdicts, in front of the validator;
+- :mod:`conformance.sse.framing` — the framing layer: SSE bytes to verdicts, in front of the validator;
 - :mod:`conformance.validator` — stream validation, split by concern behind
   :class:`StreamValidator`;
 - :mod:`conformance.schema` — the OpenAPI schemas: relaxations, lowering, predicates, typed
   decoders, interpreter;
-- :mod:`conformance.objects` — the rules of one Response object and of error bodies;
-- :mod:`conformance.checks`, :mod:`conformance.catalog`, :mod:`conformance.catalog_live` — the
+- :mod:`conformance.bodies.objects` — the rules of one Response object and of error bodies;
+- :mod:`conformance.catalog.registry`, :mod:`conformance.catalog`, :mod:`conformance.catalog.live` — the
   check registry and its catalogues;
-- :mod:`conformance.recorded` — recorded files; :mod:`conformance.cli` — ``responses-conformance``;
+- :mod:`conformance.offline.recorded` — recorded files; :mod:`conformance.cli` — ``responses-conformance``;
 - :mod:`conformance.suite` — the live suite (``responses-conformance run``).
 
 The judge shares no logic with the servers it judges (DESIGN.md): nothing here imports
@@ -33,12 +33,13 @@ The judge shares no logic with the servers it judges (DESIGN.md): nothing here i
 
 from __future__ import annotations
 
-from . import catalog, catalog_live
-from .checks import REGISTRY, Check, Level, Violation, failing
-from .objects import validate_error_body, validate_response_body
-from .recorded import FileVerdict, UnreadableFile, check_bytes, check_file
+from . import catalog
+from .bodies.objects import validate_error_body, validate_response_body
+from .catalog import live as catalog_live
+from .catalog.registry import REGISTRY, Check, Level, Violation, failing
+from .offline.recorded import FileVerdict, UnreadableFile, check_bytes, check_file
 from .schema import SCHEMAS
-from .stream import SSEStreamValidator
+from .sse.framing import SSEStreamValidator
 from .validator import PROFILES, StreamValidator
 
 

@@ -13,18 +13,18 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TextIO
 
-from . import catalog, catalog_live  # noqa: F401  (declare every check)
-from .cassette_check import check_cassette, is_cassette_path
-from .checks import REGISTRY
+from . import catalog  # noqa: F401  (declare every check)
+from .catalog import live  # noqa: F401  (declare every live check)
+from .catalog.registry import REGISTRY
+from .catalog.render import printable
 from .cli_options import add_format, event_number
-from .explain import explain, explain_dict
+from .exit_codes import EXIT_BROKEN, EXIT_OK, EXIT_VIOLATIONS
+from .offline.cassette_check import check_cassette, is_cassette_path
+from .offline.explain import explain, explain_dict
+from .offline.recorded import FileVerdict, UnreadableFile, check_bytes, check_file, read_limited
 from .proxy import cli as proxy_cli
-from .recorded import FileVerdict, UnreadableFile, check_bytes, check_file, read_limited
-from .render import printable
 from .suite import cli as suite_cli
 from .validator import PROFILES
-
-EXIT_OK, EXIT_VIOLATIONS, EXIT_BROKEN = 0, 1, 2
 
 _DESCRIPTION = """\
 Judge OpenAI Responses API traffic against the wire protocol (docs/spec.md), check by check.

@@ -15,10 +15,10 @@ tests/test_cli_family.py checks that both spell and describe the shared flags th
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
+
+from .errors import ConformanceError
 
 __all__ = [
     "API_KEY_ENV_HELP",
@@ -27,8 +27,6 @@ __all__ = [
     "READ_TIMEOUT_HELP",
     "TIMEOUT_HELP",
     "BaseURLError",
-    "DeprecatedAlias",
-    "add_deprecated_alias",
     "add_format",
     "base_url",
     "event_number",
@@ -49,7 +47,7 @@ READ_TIMEOUT_HELP = "the longest silence: the wait to connect, or for the next b
 FORMAT_HELP = "text for people, json for programs (default: text)"
 
 
-class BaseURLError(ValueError):
+class BaseURLError(ConformanceError, ValueError):
     """Not a usable base URL (one line, exit 2)."""
 
 
@@ -132,33 +130,3 @@ def seconds(text: str) -> float:
 
 def add_format(parser: Any) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text", help=FORMAT_HELP)
-
-
-class DeprecatedAlias(argparse.Action):
-    """An old flag name that keeps working: it sets the new flag's value and says so in one line
-    on stderr. Hidden from ``--help`` (the new flag's help names it)."""
-
-    def __init__(
-        self, option_strings: Sequence[str], dest: str, new: str = "", **kwargs: Any
-    ) -> None:
-        kwargs["default"] = argparse.SUPPRESS
-        kwargs["help"] = argparse.SUPPRESS
-        super().__init__(option_strings, dest, **kwargs)
-        self.new = new
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
-        sys.stderr.write(
-            f"{parser.prog}: {option_string} is deprecated: use {self.new} (the same meaning)\n"
-        )
-        setattr(namespace, self.dest, values)
-
-
-def add_deprecated_alias(parser: Any, old: str, new: str, *, dest: str, **kwargs: Any) -> None:
-    """``old`` as a hidden alias of ``new`` (storing into ``dest``)."""
-    parser.add_argument(old, dest=dest, action=DeprecatedAlias, new=new, **kwargs)

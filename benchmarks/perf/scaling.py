@@ -57,7 +57,7 @@ from typing import Any
 
 from benchmarks.perf.cli_args import positive_float, positive_int
 from conformance.sse import SSEDecoder
-from conformance.stream import SSEStreamValidator
+from conformance.sse.framing import SSEStreamValidator
 
 __all__ = ["DIMENSIONS", "main", "sweep"]
 
@@ -250,8 +250,8 @@ def _bad_jsonl(n: int, tmp: Path) -> Path:
 def _reports(n: int, tmp: Path) -> Callable[[], Any]:
     """index.json, junit.xml and report.html of one target whose ``n`` cases each failed,
     with a secret to redact (the redactor runs over everything written)."""
-    from conformance.checks import REGISTRY, Violation
-    from conformance.suite.redact import Redactor
+    from cassettes.redaction import Redactor
+    from conformance.catalog.registry import REGISTRY, Violation
     from conformance.suite.reporting import build_index, write_reports
     from conformance.suite.results import CaseResult, Finding, TargetResult
     from conformance.suite.targets import embedded_target

@@ -50,7 +50,6 @@ from urllib.error import URLError
 from urllib.request import urlopen
 
 from benchmarks.perf.cli_args import positive_float, positive_int, positive_ints
-from conformance.cli_options import add_deprecated_alias
 
 ROOT = Path(__file__).resolve().parents[2]
 CPU_FLAGS = (
@@ -226,7 +225,6 @@ def _parser() -> argparse.ArgumentParser:
         "--report-dir", dest="out", type=Path, default=Path("reports/side-by-side"),
         metavar="DIR", help="where the reports go (default reports/side-by-side)",
     )  # fmt: skip
-    add_deprecated_alias(parser, "--out", "--report-dir", dest="out", type=Path)
     parser.add_argument("--start-timeout", type=positive_float, default=900.0)
     return parser
 

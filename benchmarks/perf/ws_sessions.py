@@ -31,7 +31,7 @@ from typing import Any
 from websockets.asyncio.client import connect
 
 from benchmarks.perf.cli_args import positive_float, positive_int
-from conformance.checks import Level
+from conformance.catalog.registry import Level
 from conformance.websocket import SessionValidator
 
 _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
+from cassettes.redaction import Redactor
 from conformance.cli_options import base_url as normalized_base_url
-from conformance.redaction import Redactor
 
 from . import multirun
 from .datasets import WorkloadError
@@ -419,7 +419,7 @@ def _secrets(headers: dict[str, str]) -> list[str]:
 
 def _redact_reports(report_dir: Path, secrets: list[str]) -> None:
     """Every text the run wrote (ours and Locust's) without any form of a secret in it
-    (conformance.redaction: encoded forms and pieces too)."""
+    (cassettes.redaction: encoded forms and pieces too)."""
     redactor = Redactor(secrets)
     if not redactor.secrets or not report_dir.is_dir():
         return

@@ -27,7 +27,7 @@ from typing import Any
 from conformance import SSEStreamValidator, StreamValidator, Violation, failing, validate_error_body
 from conformance import validate_response_body as _validate_body
 from conformance.sse import SSEDecoder, SSELimitError
-from conformance.stream import parse_json
+from conformance.sse.framing import parse_json
 
 __all__ = [
     "OUTPUT_DELTA_TYPES",

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 
-from conformance.checks import Violation, failing
+from conformance.catalog.registry import Violation, failing
 from conformance.websocket import SessionValidator
 
 from . import meter as M

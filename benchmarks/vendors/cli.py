@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from cassettes.reader import TooLarge, read_at_most
-from conformance.cli_options import add_deprecated_alias
 from conformance.suite.reporting import NotAnIndex, load_index
 
 from .catalog import SLICES, TARGETS, targets_for
@@ -80,9 +79,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--target", action="append", metavar="NAME", help=f"one of {', '.join(TARGETS)}")
     r.add_argument(
         "--report-dir", dest="out", type=Path, default=DEFAULT_OUT, metavar="DIR",
-        help="where the run's reports go (default reports/vendors; old name --out)",
+        help="where the run's reports go (default reports/vendors)",
     )  # fmt: skip
-    add_deprecated_alias(r, "--out", "--report-dir", dest="out", type=Path)
     r.add_argument("--baseline", type=Path, help="a merged index.json to compare verdicts with")
     r.add_argument(
         "--publish", type=Path, help="copy the summary, index and HTML here (docs/vendors)"
@@ -105,9 +103,8 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("-k", dest="expr", required=True, help="pytest -k expression (the case)")
     rp.add_argument(
         "--report-dir", dest="out", type=Path, metavar="DIR",
-        help="where the reports go (default reports/vendors-repro-TARGET; old name --out)",
+        help="where the reports go (default reports/vendors-repro-TARGET)",
     )  # fmt: skip
-    add_deprecated_alias(rp, "--out", "--report-dir", dest="out", type=Path)
     _common(rp)
     s = sub.add_parser("serve", help="start one target, print its base URL and wait for Ctrl-C")
     s.add_argument("target", choices=sorted(TARGETS))

@@ -2,7 +2,7 @@
 
 Each check is a named constant (``C.STREAM_SEQUENCE_START`` …) of one module of this package, by
 concern, all re-exported here (``from conformance import catalog as C``; ``__all__`` lists every
-name); importing the package registers them in :data:`conformance.checks.REGISTRY`:
+name); importing the package registers them in :data:`conformance.catalog.registry.REGISTRY`:
 
 - :mod:`.framing` — ``sse.*`` framing of the byte stream, ``event.*`` one event on its own (its
   schema included);
@@ -18,12 +18,10 @@ name); importing the package registers them in :data:`conformance.checks.REGISTR
   ``stream.summary.order``;
 - :mod:`.state` — ``compaction.*``, ``conversation.*``, ``item_list.*`` state objects.
 
-The live suite's checks (``live.*``) are in :mod:`conformance.catalog_live`.
+The live suite's checks (``live.*``) are in :mod:`conformance.catalog.live`.
 """
 
 from __future__ import annotations
-
-from ..checks import Level
 
 # The modules are imported in the order their checks were declared (REGISTRY keeps it), hence the
 # splits.
@@ -46,6 +44,7 @@ from .framing import (
     SSE_LIMIT_EVENT_COUNT,
     SSE_LIMIT_EVENT_SIZE,
 )
+from .registry import Level
 
 # isort: split
 from .stream import (

@@ -4,7 +4,7 @@ evidence."""
 
 from __future__ import annotations
 
-from ..checks import Level, register
+from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 

@@ -2,14 +2,14 @@
 
 `stream.part.order` and `stream.summary.order` each guarded several rules, reported from six and
 seven places; they stay published (a parent's outcome folds its refinements', and an expected
-failure naming it covers them: :attr:`conformance.checks.Check.parent`), and the judge reports
+failure naming it covers them: :attr:`conformance.catalog.registry.Check.parent`), and the judge reports
 each rule under its own ID. :mod:`conformance.catalog` re-exports these names.
 """
 
 from __future__ import annotations
 
-from ..checks import Level, register
 from . import stream  # noqa: F401  (the checks refined here are declared first)
+from .registry import Level, register
 
 MUST = Level.MUST
 PART_ORDER = "stream.part.order"

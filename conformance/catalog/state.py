@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from ..checks import Level, register
+from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 
 # --- compaction.*, conversation.*, item_list.*: state objects (§4.1, §4.5, §4.6) -------------
 # The bodies of POST /v1/responses/compact, the Conversations API and the item lists
 # (`GET /v1/responses/{id}/input_items`, `GET /v1/conversations/{id}/items`), judged offline by
-# `check` and live by the suite (conformance.state_objects).
+# `check` and live by the suite (conformance.bodies.state).
 COMPACTION_SCHEMA_REQUIRED = register(
     "compaction.schema.required",
     MUST,

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ..checks import Level, register
+from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 

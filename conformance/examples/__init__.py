@@ -23,50 +23,33 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Iterable
+from typing import Any
 
-from ..checks import Level, Violation
+from ..catalog.registry import Level, Violation
+from .registry import EXAMPLES, Example, Sample, example
+
+# isort: split
+# Importing each module declares its examples (in this order) into EXAMPLES.
+from . import (  # noqa: F401  (declare the examples)
+    live,
+    live_state,
+    offline_framing,
+    offline_objects,
+    offline_refinements,
+    offline_state,
+    offline_stream,
+    offline_tools,
+    websocket,
+)
 
 __all__ = ["EXAMPLES", "Example", "Sample", "example", "judge", "render"]
-
-Kind = Literal["stream", "sse", "response", "error", "state", "live", "session"]
-
-
-@dataclass(frozen=True, slots=True)
-class Sample:
-    kind: Kind
-    build: Callable[[], Any]  # a fresh input on every call (examples edit what they build)
-    note: str = ""
-    profiles: tuple[str, ...] = ("core",)
-    resume_after: int | None = None
-    max_output_tokens: int | None = None
-    max_event_bytes: int | None = None  # the SSE decoder's limits (sse samples), when not default
-    max_events: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Example:
-    check_id: str
-    failing: Sample
-    passing: Sample
-    also: frozenset[str] = field(default_factory=frozenset)
-
-
-EXAMPLES: dict[str, Example] = {}
-
-
-def example(check_id: str, failing: Sample, passing: Sample, also: Iterable[str] = ()) -> None:
-    if check_id in EXAMPLES:
-        raise ValueError(f"two examples for {check_id!r}")
-    EXAMPLES[check_id] = Example(check_id, failing, passing, frozenset(also))
 
 
 def judge(sample: Sample) -> list[Violation]:
     """Every violation the offline judge reports on ``sample`` (not for ``live`` samples)."""
-    from ..objects import validate_error_body, validate_response_body
-    from ..stream import SSEStreamValidator
+    from ..bodies.kinds import validate_body
+    from ..sse.framing import SSEStreamValidator
     from ..validator import StreamValidator
 
     data = sample.build()
@@ -97,12 +80,10 @@ def judge(sample: Sample) -> list[Violation]:
         from ..websocket import judge_session
 
         return judge_session(data, profiles=sample.profiles)[1]
-    if sample.kind == "response":
-        return validate_response_body(data, **opts)
-    if sample.kind == "error":
-        return validate_error_body(data)
+    if sample.kind in ("response", "error"):
+        return validate_body(data, sample.kind, **opts)
     if sample.kind == "state":
-        from ..state_objects import validate_state_body
+        from ..bodies.state import validate_state_body
 
         return validate_state_body(data)
     raise ValueError(f"a {sample.kind} sample is judged by the live suite, not here")
@@ -146,20 +127,3 @@ def render(sample: Sample, limit: int = 12000) -> str:
     head = f"({sample.kind}{'; ' + ' '.join(opts) if opts else ''})"
     note = f"  # {sample.note}" if sample.note else ""
     return f"{head}{note}\n{text}"
-
-
-def _load() -> None:
-    from . import (  # noqa: F401  (declare the examples)
-        live,
-        live_state,
-        offline_framing,
-        offline_objects,
-        offline_refinements,
-        offline_state,
-        offline_stream,
-        offline_tools,
-        websocket,
-    )
-
-
-_load()

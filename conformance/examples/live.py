@@ -5,7 +5,7 @@ for the check against it (and against the mock)."""
 
 from __future__ import annotations
 
-from . import Sample, example
+from .registry import Sample, example
 
 __all__ = ["LIVE_SERVERS", "live"]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from . import example
 from .build import (
     at,
     insert,
@@ -10,6 +9,7 @@ from .build import (
     text_stream,
     without,
 )
+from .registry import example
 from .stream_samples import OR, R, S, replace_bytes
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import Sample, example
 from .build import Event, _call, _message, error_body, response, set_in, usage
+from .registry import Sample, example
 
 OR = ("core", "openresponses")
 

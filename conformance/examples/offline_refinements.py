@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 
-from . import example
 from .build import (
     Event,
     at,
@@ -16,6 +15,7 @@ from .build import (
     reasoning_stream,
     text_stream,
 )
+from .registry import example
 from .stream_samples import S, late_delta
 
 

@@ -7,8 +7,8 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from . import Sample, example
 from .build import set_in
+from .registry import Sample, example
 
 Body = dict[str, Any]
 

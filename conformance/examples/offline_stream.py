@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-from . import example
 from .build import (
     Event,
     at,
@@ -22,6 +21,7 @@ from .build import (
     usage,
     without,
 )
+from .registry import example
 from .stream_samples import OR, R, S, late_delta, move, swap
 
 # The helpers other example modules used from here before the split, kept importable.

@@ -1,4 +1,4 @@
-"""Examples of the per-tool stream rules (conformance/tool_rules.py): see :mod:`.`.
+"""Examples of the per-tool stream rules (conformance/validator/tool_rules.py): see :mod:`.`.
 
 The streams are minimal hosted-tool calls shaped like the recordings (``openai-web-search-tool.1``,
 ``openai-image-generation-tool.1``, ``openai-mcp-tool.1``) with the ids shortened.
@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import Sample, example
 from .build import Event, _text_events, _wrap, find, numbered
+from .registry import Sample, example
 
 _URL = "https://example.com/a"
 _CITE = {"type": "url_citation", "start_index": 0, "end_index": 5, "title": "A", "url": _URL}

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import Sample
 from .build import Event, find, insert, numbered
+from .registry import Sample
 
 __all__ = ["OR", "R", "S", "late_delta", "move", "replace_bytes", "swap"]
 

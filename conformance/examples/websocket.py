@@ -12,9 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import catalog as C
-from . import Sample, example
 from .build import RESP_ID, text_stream
 from .live import live
+from .registry import Sample, example
 
 __all__ = ["CASES"]
 

@@ -15,18 +15,18 @@ from ..cli_options import (
     BASE_URL_HELP,
     READ_TIMEOUT_HELP,
     BaseURLError,
-    add_deprecated_alias,
     base_url,
     port_number,
     seconds,
 )
+from ..errors import ConformanceError
+from ..exit_codes import EXIT_BROKEN
 
 if TYPE_CHECKING:
     from .ledger import Ledger
 
 __all__ = ["add_subcommand", "cmd_proxy"]
 
-EXIT_OK, EXIT_VIOLATIONS, EXIT_BROKEN = 0, 1, 2
 
 _DESCRIPTION = """\
 A validating reverse proxy: point your client (the openai SDK, the Agents SDK, Codex, your app) at
@@ -87,11 +87,8 @@ def add_subcommand(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     )  # fmt: skip
     p.add_argument(
         "--read-timeout", dest="timeout", type=seconds, metavar="SECONDS", default=300.0,
-        help=f"{READ_TIMEOUT_HELP} from the upstream (default 300; old name --timeout)",
+        help=f"{READ_TIMEOUT_HELP} from the upstream (default 300)",
     )  # fmt: skip
-    add_deprecated_alias(
-        p, "--timeout", "--read-timeout", dest="timeout", type=seconds, metavar="SECONDS"
-    )
     p.add_argument(
         "--max-events", type=int, metavar="N", default=20_000,
         help="events judged of one stream; the rest is forwarded unjudged (default 20000)",
@@ -103,7 +100,7 @@ def add_subcommand(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     p.add_argument("-q", "--quiet", action="store_true", help="no line per exchange")
 
 
-class ProxyError(ValueError):
+class ProxyError(ConformanceError, ValueError):
     """The proxy cannot start (exit 2, one line)."""
 
 
@@ -166,7 +163,8 @@ def cmd_proxy(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except ProxyError as exc:
         err.write(f"responses-conformance proxy: {exc}\n")
         return EXIT_BROKEN
-    from ..redaction import Redactor
+    from cassettes.redaction import Redactor
+
     from ..suite.targets import Target, _name_from_url
     from .app import ProxyApp, ProxySettings
     from .ledger import Ledger

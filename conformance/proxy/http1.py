@@ -15,6 +15,8 @@ import json
 from dataclasses import dataclass
 from http import HTTPStatus
 
+from ..errors import ConformanceError
+
 __all__ = [
     "MAX_HEAD",
     "BodyReader",
@@ -34,7 +36,7 @@ MAX_LINE = 4096
 Headers = list[tuple[bytes, bytes]]
 
 
-class FramingError(ValueError):
+class FramingError(ConformanceError, ValueError):
     """Bytes that are not HTTP/1.1 (a one-line reason). From :meth:`BodyReader.feed`: the body
     bytes read before the fault (``partial``) and the wire bytes they came in (``consumed``)."""
 

@@ -2,7 +2,7 @@
 
 The rules are the live suite's (:mod:`conformance.suite.probe`), applied to traffic the proxy did
 not choose: a ``200`` ``text/event-stream`` answer goes through
-:class:`~conformance.stream.SSEStreamValidator` chunk by chunk as it arrives (the typed path, with
+:class:`~conformance.sse.framing.SSEStreamValidator` chunk by chunk as it arrives (the typed path, with
 the resume context of ``GET …?stream=true&starting_after=N``); any other answer is read whole,
 within the body cap, and judged as the suite judges a body — an error body (``status >= 400``,
 429s excepted: they are not verdicts) by the error checks, a Response by the Response checks, a
@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import catalog as C
-from .. import catalog_live as L
-from ..checks import Violation
-from ..exercised import error_exercised, response_exercised
-from ..objects import validate_error_body, validate_response_body
-from ..state_objects import state_exercised, state_kind, validate_state_body
-from ..stream import SSEStreamValidator, parse_json
+from ..bodies.kinds import body_kind, validate_body
+from ..bodies.state import state_exercised
+from ..catalog import live as L
+from ..catalog.registry import Violation
+from ..sse.framing import SSEStreamValidator, parse_json
 from ..suite.http import Exchange
 from ..suite.probe import _declared, judged_profiles
+from ..validator.exercised import error_exercised, response_exercised
 from .kinds import RequestInfo
 
 __all__ = ["ExchangeJudge", "Verdict"]
@@ -186,7 +186,7 @@ class ExchangeJudge:
         if status >= 400:
             self._exercised |= error_exercised(body)
             if isinstance(body, dict):
-                self._violations += validate_error_body(body)
+                self._violations += validate_body(body, "error")
             else:
                 self._violations.append(
                     C.ERROR_SHAPE.violation(
@@ -201,15 +201,17 @@ class ExchangeJudge:
                 L.HTTP_OK, False, expected="a JSON body", actual=ex.text[:200] or "(empty body)"
             )
             return
-        if isinstance(body, dict) and body.get("object") == "response" and "deleted" not in body:
-            limit = self.info.max_output_tokens
+        kind = body_kind(body)
+        if kind is None:
+            return
+        limit = self.info.max_output_tokens
+        if kind == "response":
             self._exercised |= _declared(
                 response_exercised(body, profiles=self.profiles, max_output_tokens=limit),
                 self.profiles,
             )
-            self._violations += validate_response_body(
-                body, profiles=self.profiles, max_output_tokens=limit
-            )
-        elif isinstance(body, dict) and (kind := state_kind(body)) is not None:
+        else:
             self._exercised |= state_exercised(body, kind)
-            self._violations += validate_state_body(body, kind)
+        self._violations += validate_body(
+            body, kind, profiles=self.profiles, max_output_tokens=limit
+        )

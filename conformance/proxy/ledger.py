@@ -8,7 +8,7 @@ a run. A long session stays bounded: each (kind, check) keeps the evidence of it
 :data:`KEPT_FINDINGS` violations and only counts the rest (the index's ``violations`` and
 ``evidence_omitted`` include them), and the index's ``proxy.exchanges`` holds the latest
 :data:`KEPT_EXCHANGES` per-exchange verdicts. Secrets — the API keys and cookies the proxy
-forwards — are added to the :class:`~conformance.redaction.Redactor` as they are seen, so that
+forwards — are added to the :class:`~cassettes.redaction.Redactor` as they are seen, so that
 nothing it prints or writes shows them.
 """
 
@@ -19,8 +19,9 @@ from collections import Counter, deque
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..checks import REGISTRY
-from ..redaction import Redactor
+from cassettes.redaction import Redactor
+
+from ..catalog.registry import REGISTRY
 from ..suite.console import Console
 from ..suite.probe import evidence_for
 from ..suite.reporting import build_index, write_reports

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..redaction import Redactor
+from cassettes.redaction import Redactor
 
 __all__ = ["Recorder", "open_recorder"]
 

@@ -26,7 +26,7 @@ import contextlib
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..stream import parse_json
+from ..sse.framing import parse_json
 from ..suite.coding import UndecodableBody
 from .app import MAX_REQUEST_BYTES, PREFIX, describe, stream_decoder
 from .http1 import (

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
 
-from .. import catalog_live as L
+from ..catalog import live as L
 from ..suite.http import Exchange
 from ..suite.probe import _declared
 from ..websocket import SessionValidator

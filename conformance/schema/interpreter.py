@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..render import truncate as _truncate
+from ..catalog.render import truncate as _truncate
 from .decoders import _CodeGen
 from .issues import (
     _ACTUAL_MAX,

@@ -6,8 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal, NoReturn
 
-from ..render import short_json
-from ..render import truncate as _truncate
+from ..catalog.render import short_json
+from ..catalog.render import truncate as _truncate
 from .jsontypes import _JSON_TYPES
 
 __all__ = ["IssueKind", "SchemaIssue"]

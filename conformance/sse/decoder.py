@@ -41,6 +41,8 @@ from typing import Literal, NoReturn
 
 import msgspec
 
+from ..errors import ConformanceError
+
 __all__ = ["SSEDecoder", "SSEEvent", "SSELimitError", "decode_sse"]
 
 _BOM = b"\xef\xbb\xbf"
@@ -90,12 +92,12 @@ _CANONICAL_BLOCK = re.compile(rb"event: (.*+)\ndata: (.*+)\n\n")
 
 # What the decoder produces internally: ``(event, data)`` as undecoded UTF-8 for a common block
 # (``event`` None without an `event:` line), ``(event, data, id, retry)`` as text otherwise.
-# :meth:`SSEDecoder.feed` turns both into :class:`SSEEvent`; the framing layer (conformance.stream)
+# :meth:`SSEDecoder.feed` turns both into :class:`SSEEvent`; the framing layer (conformance.sse.framing)
 # reads them as they are, and hands the bytes to the JSON parser as they are.
 Record = tuple[bytes | None, bytes] | tuple[str | None, str, str | None, int | None]
 
 
-class SSELimitError(Exception):
+class SSELimitError(ConformanceError):
     """The stream broke a bound of the decoder; the decoder is finished after it."""
 
     kind: Literal["event_size", "event_count"]

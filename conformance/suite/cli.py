@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Sequence
 from typing import TextIO
 
 from ..cli_options import (
@@ -17,10 +15,10 @@ from ..cli_options import (
     base_url,
     seconds,
 )
+from ..exit_codes import EXIT_BROKEN, EXIT_OK, EXIT_VIOLATIONS
 
 __all__ = ["add_subcommands", "cmd_report", "cmd_run"]
 
-EXIT_OK, EXIT_VIOLATIONS, EXIT_BROKEN = 0, 1, 2
 
 _RUN_DESCRIPTION = """\
 Run the live conformance suite against one or more Responses API servers and judge every stream
@@ -153,8 +151,9 @@ def _profiles(values: list[str] | None) -> list[str] | None:
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from cassettes.redaction import Redactor
+
     from .console import Console
-    from .redact import Redactor
     from .reporting import build_index, report_dir_problem, write_reports
     from .runner import run_target
     from .targets import Target, TargetError, flag_target, load_targets
@@ -226,13 +225,14 @@ def _dump(doc: object, out: TextIO) -> None:
     out as its escape: written raw, UTF-8 could not encode it (a UnicodeEncodeError traceback)."""
     import json
 
-    from ..render import printable
+    from ..catalog.render import printable
 
     out.write(printable(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .redact import Redactor
+    from cassettes.redaction import Redactor
+
     from .reporting import load_index, merge_indexes, report_dir_problem, write_reports
     from .reporting.index import NotAnIndex
 
@@ -271,14 +271,3 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # for a report that could not be made, so a script can tell "no report" from "not conformant".
     codes = [int(t.get("exit_code", 2)) for t in merged["targets"].values()]
     return EXIT_VIOLATIONS if any(codes) else EXIT_OK
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m conformance.suite.cli run …`` (the same as ``responses-conformance run``)."""
-    from ..cli import main as cli_main
-
-    return cli_main(argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -17,6 +17,8 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterator
 
+from ..errors import ConformanceError
+
 __all__ = ["ACCEPT_ENCODING", "DEFAULT_PIECE_BYTES", "ContentDecoder", "UndecodableBody"]
 
 ACCEPT_ENCODING = "gzip, deflate"
@@ -24,7 +26,7 @@ DEFAULT_PIECE_BYTES = 1024 * 1024
 _GZIP = frozenset({"gzip", "x-gzip"})
 
 
-class UndecodableBody(Exception):
+class UndecodableBody(ConformanceError):
     """The body's coding was not asked for, or its bytes do not decode; the message says which."""
 
 

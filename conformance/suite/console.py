@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from .redact import Redactor
+from cassettes.redaction import Redactor
+
 from .results import CaseResult, CheckOutcome, Finding, TargetResult
 from .targets import Target
 

@@ -20,6 +20,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
+from ..errors import ConformanceError
+
 __all__ = ["EmbeddedMock", "EmbeddedMockError", "find_mock_command"]
 
 _LISTENING = re.compile(r"listening on (http://\S+)")
@@ -29,7 +31,7 @@ _LISTENING = re.compile(r"listening on (http://\S+)")
 _MOCK_ARGS = ("--port", "0", "--seed", "0", "--inter-token", "0.001")
 
 
-class EmbeddedMockError(RuntimeError):
+class EmbeddedMockError(ConformanceError, RuntimeError):
     """The mock could not be found or started (the run is broken: exit 2)."""
 
 

@@ -2,7 +2,7 @@
 
 :class:`TargetClient` is the suite's only way to talk to a server. Every request has one deadline
 (``timeout`` seconds for the whole exchange, stream included), every stream is read through an
-:class:`~conformance.stream.SSEStreamValidator` whose event cap ends an endless stream, and a target
+:class:`~conformance.sse.framing.SSEStreamValidator` whose event cap ends an endless stream, and a target
 that lets several requests in a row time out is declared hung so that the remaining cases fail at
 once instead of waiting out their own timeouts (issue 4 Build 3: a hung target fails its cases and
 never hangs the run). The API key goes into the ``Authorization`` header and nowhere else: an
@@ -21,7 +21,8 @@ from urllib.parse import urlsplit
 
 import httpx2
 
-from ..stream import SSEStreamValidator, parse_json
+from ..errors import ConformanceError
+from ..sse.framing import SSEStreamValidator, parse_json
 from .coding import ACCEPT_ENCODING, ContentDecoder, UndecodableBody
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "Exchange", "TargetClient", "TargetHung", "is_loopback"]
@@ -33,7 +34,7 @@ _RATE_LIMIT_RETRIES = 2  # 429s are not verdicts: wait (≤ 5 s) and send again,
 _MAX_RETRY_WAIT = 5.0
 
 
-class TargetHung(Exception):
+class TargetHung(ConformanceError):
     """The target timed out on several requests in a row; nothing more is sent to it."""
 
 

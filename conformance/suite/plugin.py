@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from .. import catalog_live as L
-from ..checks import REGISTRY
+from ..catalog import live as L
+from ..catalog.registry import REGISTRY
 from .console import Console
 from .http import TargetClient
 from .probe import CaseAborted, Probe, Retry, Skipped

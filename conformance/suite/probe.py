@@ -1,12 +1,12 @@
 """The case's handle on a target: send requests, have the judge look at every answer, record verdicts.
 
 Every answer a case sees goes through the judge — a stream through
-:class:`~conformance.stream.SSEStreamValidator`, a Response body through
-:func:`~conformance.objects.validate_response_body`, an error body through
-:func:`~conformance.objects.validate_error_body` — and each violation is recorded under its check
+:class:`~conformance.sse.framing.SSEStreamValidator`, a Response body through
+:func:`~conformance.bodies.objects.validate_response_body`, an error body through
+:func:`~conformance.bodies.objects.validate_error_body` — and each violation is recorded under its check
 ID with the request and the violating events as evidence. What only a live run can see (state,
 cross-request rules) the case checks itself with :meth:`Probe.check` against the ``live.*``
-checks of :mod:`conformance.catalog_live`.
+checks of :mod:`conformance.catalog.live`.
 
 Control flow for cases: :meth:`Probe.require` ends the case when a step it needs failed
 (:class:`CaseAborted`); :meth:`Probe.nondeterministic` retries the case when a real model missed
@@ -21,12 +21,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal, NoReturn
 
 from .. import catalog as C
-from .. import catalog_live as L
-from ..checks import REGISTRY, Check, Violation, with_family
-from ..exercised import error_exercised, response_exercised
-from ..objects import validate_error_body, validate_response_body
-from ..state_objects import state_exercised, state_kind, validate_state_body
-from ..stream import SSEStreamValidator
+from ..bodies.kinds import body_kind, validate_body
+from ..bodies.state import state_exercised
+from ..catalog import live as L
+from ..catalog.registry import REGISTRY, Check, Violation, with_family
+from ..errors import CaseControl
+from ..sse.framing import SSEStreamValidator
+from ..validator.exercised import error_exercised, response_exercised
 from .http import Exchange, TargetClient, TargetHung
 from .results import CaseResult, Finding
 from .targets import Target
@@ -37,15 +38,15 @@ _TRIM = 1500
 NOT_OFFERED = (404, 405)  # how a server says it has no such route
 
 
-class CaseAborted(Exception):
+class CaseAborted(CaseControl):
     """The case cannot go on; what stopped it is already recorded."""
 
 
-class Retry(Exception):
+class Retry(CaseControl):
     """A nondeterministic step missed; run the case again (the reason is reported)."""
 
 
-class Skipped(Exception):
+class Skipped(CaseControl):
     """The case could not exercise its checks on this target (the reason is reported)."""
 
 
@@ -281,28 +282,26 @@ class Probe:
         if ex.status >= 400:
             self.record.exercised |= error_exercised(body)
             if isinstance(body, dict):
-                violations = validate_error_body(body)
+                violations = validate_body(body, "error")
             else:
                 violations = [C.ERROR_SHAPE.violation(
                     expected="a JSON error body", actual=_head(ex.text) or "(empty)",
                 )]  # fmt: skip
             for v in violations:
                 self._find(v, ex)
-        elif _is_response(body):
-            self.record.exercised |= _declared(
-                response_exercised(
-                    body, profiles=self.profiles, max_output_tokens=max_output_tokens
-                ),
-                self.profiles,
-            )
-            for v in validate_response_body(
-                body, profiles=self.profiles, max_output_tokens=max_output_tokens
+        elif (kind := body_kind(body)) is not None:
+            if kind == "response":
+                self.record.exercised |= _declared(
+                    response_exercised(
+                        body, profiles=self.profiles, max_output_tokens=max_output_tokens
+                    ),
+                    self.profiles,
+                )
+            else:  # compaction results, conversations, deleted conversations, item lists
+                self.record.exercised |= state_exercised(body, kind)
+            for v in validate_body(
+                body, kind, profiles=self.profiles, max_output_tokens=max_output_tokens
             ):
-                self._find(v, ex)
-        elif isinstance(body, dict) and (kind := state_kind(body)) is not None:
-            # compaction results, conversations, deleted conversations, item lists (issue 13)
-            self.record.exercised |= state_exercised(body, kind)
-            for v in validate_state_body(body, kind):
                 self._find(v, ex)
 
     def _find(self, violation: Violation, exchange: Exchange | None) -> None:
@@ -310,11 +309,6 @@ class Probe:
         self.record.findings.append(
             Finding(violation, self.record.id, self.attempt, evidence_for(exchange, violation))
         )
-
-
-def _is_response(body: Any) -> bool:
-    """A Response object (not the `{id, object: "response", deleted}` of a DELETE)."""
-    return isinstance(body, dict) and body.get("object") == "response" and "deleted" not in body
 
 
 def evidence_for(ex: Exchange | None, violation: Violation) -> dict[str, Any]:

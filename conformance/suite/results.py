@@ -30,7 +30,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..checks import REGISTRY, Check, Level, Violation, refinements
+from ..catalog.registry import REGISTRY, Check, Level, Violation, refinements
 from .targets import Target
 
 __all__ = [

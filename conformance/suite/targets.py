@@ -37,10 +37,11 @@ from urllib.parse import urlsplit, urlunsplit
 
 from cassettes.reader import TooLarge, read_at_most
 
-from .. import catalog, catalog_live  # noqa: F401  (every check ID, for expected_failures)
-from ..checks import REGISTRY
+from ..catalog import live as catalog_live  # noqa: F401  (every check ID, for expected_failures)
+from ..catalog.registry import REGISTRY
+from ..catalog.render import truncate
 from ..cli_options import BaseURLError, base_url
-from ..render import truncate
+from ..errors import ConformanceError
 from .http import DEFAULT_MAX_BODY_BYTES
 
 __all__ = [
@@ -96,7 +97,7 @@ _KEYS = frozenset(
 )  # fmt: skip
 
 
-class TargetError(ValueError):
+class TargetError(ConformanceError, ValueError):
     """A target is misconfigured (exit 2)."""
 
 

@@ -19,9 +19,10 @@ from urllib.parse import urlsplit, urlunsplit
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from websockets.sync.client import ClientConnection, connect
 
-from .. import catalog_live as L
 from .. import warm_up
-from ..checks import Violation
+from ..catalog import live as L
+from ..catalog.registry import Violation
+from ..errors import ConformanceError
 from ..websocket import SessionValidator
 from .probe import CaseAborted, Probe, _declared
 from .results import Finding
@@ -32,11 +33,11 @@ TERMINAL = frozenset({"response.completed", "response.incomplete", "response.fai
 _MAX_FRAME = 64 * 1024 * 1024
 
 
-class WsTimeout(Exception):
+class WsTimeout(ConformanceError):
     """No frame within the deadline."""
 
 
-class WsClosed(Exception):
+class WsClosed(ConformanceError):
     """The server closed the connection (``code`` is its close code, None without a frame)."""
 
     def __init__(self, code: int | None) -> None:

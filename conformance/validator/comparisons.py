@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import catalog as C
-from ..objects import deep_equal_except_opaque
-from ..render import short
+from ..bodies.objects import deep_equal_except_opaque
+from ..catalog.render import short
 from .model import MISSING, Item, Part
 from .state import StreamState
 from .tables import PART_TEXT_FIELD, VALUE_STREAMS

@@ -12,12 +12,10 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .. import catalog as C
-from ..checks import Violation
-from ..exercised import Coverage
-from ..objects import ResponseChecker
+from ..bodies.objects import ResponseChecker
+from ..catalog.registry import Violation
 from ..schema import SCHEMAS, SchemaIssue, SchemaValidator
-from ..tool_rules import ToolRules
-from ..tool_rules import wanted as tool_rules_want
+from .exercised import Coverage
 from .fastpath import FastPath, fast_table
 from .lifecycle import resumed_lifecycle
 from .model import FastSpec, Item, Route
@@ -30,6 +28,8 @@ from .tables import (
     SCHEMA_EVENT_CHECKS,
     VALUE_STREAMS,
 )
+from .tool_rules import ToolRules
+from .tool_rules import wanted as tool_rules_want
 
 __all__ = ["PROFILES", "StreamValidator"]
 

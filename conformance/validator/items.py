@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import catalog as C
-from ..render import short
+from ..catalog.render import short
 from .lifecycle import LifecycleRules
 from .model import MISSING, Item
 from .tables import ID_PREFIX, LIFECYCLE_INTERIM, fits_for

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import catalog as C
-from ..objects import openresponses_missing, top_logprobs_limit
-from ..render import short
+from ..bodies.objects import openresponses_missing, top_logprobs_limit
+from ..catalog.render import short
 from .comparisons import ComparisonRules
 from .model import Phase
 from .tables import TERMINAL

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from .. import catalog as C
-from ..checks import Check
+from ..catalog.registry import Check
 from .slots import Slots
 
 __all__ = [

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import catalog as C
-from ..objects import logprob_findings
-from ..render import short
+from ..bodies.objects import logprob_findings
+from ..catalog.render import short
 from .comparisons import first_difference, first_difference_text
 from .items import ItemRules
 from .model import CONTENT, SUMMARY, Frame, Item, Part

@@ -4,7 +4,7 @@ values and item types. Data only; the rules that use it live in the sibling modu
 from __future__ import annotations
 
 from .. import catalog as C
-from ..checks import Check
+from ..catalog.registry import Check
 
 LIFECYCLE_INTERIM = ("response.created", "response.queued", "response.in_progress")
 TERMINAL = {

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import catalog as C
-from ..render import short
+from ..catalog.render import short
 from .comparisons import first_difference_text
 from .model import Item
 from .parts import PartRules

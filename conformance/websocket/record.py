@@ -18,14 +18,15 @@ import binascii
 from collections.abc import Iterable
 from typing import Any
 
-from ..checks import Violation
-from ..stream import parse_json
+from ..catalog.registry import Violation
+from ..errors import ConformanceError
+from ..sse.framing import parse_json
 from .session import SessionValidator
 
 __all__ = ["SessionFormatError", "is_session_record", "judge_session", "parse_session"]
 
 
-class SessionFormatError(ValueError):
+class SessionFormatError(ConformanceError, ValueError):
     """The bytes are not a recorded session (the CLI treats the file as unreadable)."""
 
 

@@ -23,8 +23,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .. import catalog as C
-from ..checks import Check, Violation
-from ..stream import parse_json
+from ..catalog.registry import Check, Violation
+from ..sse.framing import parse_json
 from ..validator import PROFILES, StreamValidator
 from .lanes import (
     STEER_EVENTS,

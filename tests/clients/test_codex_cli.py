@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from codex_support import Codex, CodexRun, RecordingMock, codex_launcher
 
-from conformance.recorded import check_bytes
+from conformance.offline.recorded import check_bytes
 from mock_server.app import MockSettings
 
 COMPACTION_PROMPT = (

@@ -27,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from conformance.checks import Level, Violation
+from conformance.catalog.registry import Level, Violation
 from conformance.validator import StreamValidator
 
 __all__ = [

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import cassettes.reader
-import conformance.recorded
+import conformance.offline.recorded
 import conformance.suite.reporting.index
 from cassettes import CassetteError, read_cassette
 from conformance.cli import main
@@ -37,7 +37,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 def test_check_dev_zero_stops_at_the_file_limit(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(conformance.recorded, "_MAX_FILE_BYTES", LIMIT)
+    monkeypatch.setattr(conformance.offline.recorded, "_MAX_FILE_BYTES", LIMIT)
     code, _, err = _run(capsys, "check", "/dev/zero")
     assert code == 2, err
     assert err.count("\n") == 1 and err.startswith("ERROR /dev/zero: cannot validate: "), err
@@ -47,16 +47,16 @@ def test_check_dev_zero_stops_at_the_file_limit(
 def test_check_a_file_of_exactly_the_limit_is_read(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(conformance.recorded, "_MAX_FILE_BYTES", TEXT_STREAM.stat().st_size)
+    monkeypatch.setattr(conformance.offline.recorded, "_MAX_FILE_BYTES", TEXT_STREAM.stat().st_size)
     code, out, err = _run(capsys, "check", str(TEXT_STREAM))
     assert code == 0 and err == "", err
     assert "1 passed, 0 failed" in out
 
 
 def test_read_limited_stops_at_limit_plus_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(conformance.recorded, "_MAX_FILE_BYTES", LIMIT)
-    with pytest.raises(conformance.recorded.UnreadableFile, match="-byte limit for a file"):
-        conformance.recorded.read_limited("/dev/zero")
+    monkeypatch.setattr(conformance.offline.recorded, "_MAX_FILE_BYTES", LIMIT)
+    with pytest.raises(conformance.offline.recorded.UnreadableFile, match="-byte limit for a file"):
+        conformance.offline.recorded.read_limited("/dev/zero")
 
 
 def test_a_vcr_cassette_that_is_dev_zero_is_unreadable(

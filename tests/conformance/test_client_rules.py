@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from conformance import StreamValidator, failing, validate_response_body
-from conformance.recorded import check_bytes
+from conformance.offline.recorded import check_bytes
 
 DATA = Path(__file__).parents[1] / "data"
 CORPUS1 = DATA / "openai-recorded"

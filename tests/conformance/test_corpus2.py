@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from conformance import check_file, failing
-from conformance.checks import Violation
+from conformance.catalog.registry import Violation
 
 CORPUS = Path(__file__).parents[1] / "data" / "openai-recorded-2"
 

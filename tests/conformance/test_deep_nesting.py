@@ -22,8 +22,8 @@ import pytest
 from mutations import load_recordings
 
 from conformance import SSEStreamValidator
-from conformance.objects import validate_error_body, validate_response_body
-from conformance.stream import parse_json
+from conformance.bodies.objects import validate_error_body, validate_response_body
+from conformance.sse.framing import parse_json
 
 # Within orjson's 1,024 levels (so the judge gets a value to follow), and far beyond them.
 DEPTHS = (990, 3000)

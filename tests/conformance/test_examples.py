@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 import conformance.cli  # noqa: F401  (the full registry, live checks included)
-from conformance.checks import REGISTRY, refinements
+from conformance.catalog.registry import REGISTRY, refinements
 from conformance.examples import EXAMPLES, Example, failing_ids, judge, render
 
 NO_EXAMPLE_YET: frozenset[str] = frozenset()

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
+from conformance.bodies.state import state_exercised
 from conformance.examples import EXAMPLES, Sample
 from conformance.examples import build as B
-from conformance.exercised import error_exercised, response_exercised
-from conformance.state_objects import state_exercised
-from conformance.stream import SSEStreamValidator
+from conformance.sse.framing import SSEStreamValidator
 from conformance.validator import StreamValidator
+from conformance.validator.exercised import error_exercised, response_exercised
 from conformance.websocket import judge_session
 
 

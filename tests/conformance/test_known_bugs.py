@@ -23,7 +23,7 @@ from functools import cache
 import pytest
 from mutations import CORPUS, Event, caught, judge, renumbered
 
-from conformance.checks import Violation
+from conformance.catalog.registry import Violation
 from conformance.schema import SCHEMAS
 
 TERMINAL = ("response.completed", "response.incomplete", "response.failed")

@@ -30,7 +30,7 @@ from mutations import (
     load_recordings,
 )
 
-from conformance.checks import Level, with_family
+from conformance.catalog.registry import Level, with_family
 
 # ---------------------------------------------------------------------------- equivalence rules
 

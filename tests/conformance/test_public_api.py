@@ -42,11 +42,11 @@ def test_all_names_exist() -> None:
         ("conformance.schema", ["SCHEMAS", "SchemaIssue", "SchemaValidator", "RELAXATIONS"]),
         ("conformance.schema", ["Relaxation", "load_document"]),
         ("conformance.sse", ["SSEDecoder", "SSEEvent", "SSELimitError", "decode_sse"]),
-        ("conformance.stream", ["SSEStreamValidator", "parse_json", "JSONDepthError"]),
-        ("conformance.stream", ["DEFAULT_MAX_EVENTS", "DEFAULT_MAX_EVENT_BYTES"]),
-        ("conformance.objects", ["validate_response_body", "validate_error_body"]),
-        ("conformance.checks", ["REGISTRY", "Level", "Violation", "Check", "failing"]),
-        ("conformance.recorded", ["check_file", "check_bytes", "FileVerdict"]),
+        ("conformance.sse.framing", ["SSEStreamValidator", "parse_json", "JSONDepthError"]),
+        ("conformance.sse.framing", ["DEFAULT_MAX_EVENTS", "DEFAULT_MAX_EVENT_BYTES"]),
+        ("conformance.bodies.objects", ["validate_response_body", "validate_error_body"]),
+        ("conformance.catalog.registry", ["REGISTRY", "Level", "Violation", "Check", "failing"]),
+        ("conformance.offline.recorded", ["check_file", "check_bytes", "FileVerdict"]),
     ],
 )
 def test_public_import_paths_keep_working(module: str, names: list[str]) -> None:

@@ -12,7 +12,7 @@ import pytest
 from test_known_bugs import KNOWN_BUGS
 
 import conformance.cli  # noqa: F401  (the full registry)
-from conformance.checks import REGISTRY
+from conformance.catalog.registry import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "docs" / "spec.md"

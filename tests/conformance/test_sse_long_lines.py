@@ -15,7 +15,7 @@ from sse_streams import common_heavy_blocks, decode_split, expected_events, rand
 
 from conformance.sse import SSEDecoder, SSEEvent, SSELimitError
 from conformance.sse import decoder as decoder_module
-from conformance.stream import SSEStreamValidator
+from conformance.sse.framing import SSEStreamValidator
 
 BIG = 100_000  # well past the threshold (32 KiB)
 

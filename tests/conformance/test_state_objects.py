@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from conformance.checks import REGISTRY
+from conformance.bodies.state import state_kind, validate_state_body
+from conformance.catalog.registry import REGISTRY
 from conformance.cli import main
-from conformance.recorded import UnreadableFile, check_bytes
-from conformance.state_objects import state_kind, validate_state_body
+from conformance.offline.recorded import UnreadableFile, check_bytes
 
 DATA = Path(__file__).parents[1] / "data" / "state-objects"
 CORPUS = Path(__file__).parents[1] / "data" / "openai-recorded"

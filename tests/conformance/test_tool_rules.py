@@ -1,4 +1,4 @@
-"""Per-tool stream rules (conformance/tool_rules.py): each check ID fires on a minimal mutant of a
+"""Per-tool stream rules (conformance/validator/tool_rules.py): each check ID fires on a minimal mutant of a
 real recording and stays quiet on a near miss; the real omissions stay accepted."""
 
 from __future__ import annotations

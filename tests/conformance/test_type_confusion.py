@@ -20,7 +20,7 @@ from wrong_types import confuse
 
 from conformance import SSEStreamValidator
 from conformance import catalog as C
-from conformance.objects import validate_error_body, validate_response_body
+from conformance.bodies.objects import validate_error_body, validate_response_body
 from conformance.validator import PROFILES, StreamValidator
 
 BODIES = Path(__file__).resolve().parents[1] / "data" / "openai-recorded"

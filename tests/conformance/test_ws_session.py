@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from conformance.checks import REGISTRY, Level
+from conformance.catalog.registry import REGISTRY, Level
 from conformance.examples.websocket import CASES, _events
-from conformance.recorded import check_bytes
+from conformance.offline.recorded import check_bytes
 from conformance.websocket import SessionValidator, judge_session
 
 Frames = list[tuple[str, Any]]

@@ -8,7 +8,7 @@ from typing import Any
 import httpx2
 import orjson
 
-from conformance.checks import Level
+from conformance.catalog.registry import Level
 from conformance.validator import StreamValidator
 from mock_server.testing import InProcessMock
 

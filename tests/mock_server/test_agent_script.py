@@ -13,7 +13,7 @@ from typing import Any
 import openai
 import pytest
 
-from conformance.recorded import check_bytes
+from conformance.offline.recorded import check_bytes
 from mock_server.agent_script import Call, ScriptError, parse
 from mock_server.app import MockSettings
 from mock_server.cli import build_parser

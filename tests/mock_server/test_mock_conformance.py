@@ -11,9 +11,9 @@ import orjson
 import pytest
 from mock_support import scenario_request
 
-from conformance.objects import validate_error_body, validate_response_body
+from conformance.bodies.objects import validate_error_body, validate_response_body
 from conformance.schema import SCHEMAS
-from conformance.stream import SSEStreamValidator
+from conformance.sse.framing import SSEStreamValidator
 from conformance.validator import PROFILES
 from conformance.validator.tables import OPENRESPONSES_EVENTS
 from mock_server.app import FROZEN_TIME, MockSettings

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from mock_support import judged_stream, post_mock
 
-from conformance.checks import Level
+from conformance.catalog.registry import Level
 from conformance.validator import StreamValidator
 from mock_server.testing import InProcessMock
 

@@ -17,7 +17,7 @@ import httpx2
 import pytest
 from wrong_types import confuse
 
-from conformance.objects import validate_error_body
+from conformance.bodies.objects import validate_error_body
 from mock_server.testing import InProcessMock
 
 WEATHER = {

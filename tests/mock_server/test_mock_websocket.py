@@ -15,7 +15,7 @@ import websockets
 import websockets.sync.client as wsc
 from websockets.exceptions import ConnectionClosed
 
-from conformance.checks import Level
+from conformance.catalog.registry import Level
 from conformance.websocket import SessionValidator
 from mock_server.app import MockSettings
 from mock_server.testing import LoopbackMock

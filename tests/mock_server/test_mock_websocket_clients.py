@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from conformance.checks import Level
+from conformance.catalog.registry import Level
 from conformance.websocket import SessionValidator
 from mock_server.testing import LoopbackMock
 

@@ -13,8 +13,8 @@ import pytest
 from openai.types.responses import CompactedResponse, Response, ResponseInputItemParam
 from pydantic import TypeAdapter
 
-from conformance.objects import validate_response_body
-from conformance.stream import SSEStreamValidator
+from conformance.bodies.objects import validate_response_body
+from conformance.sse.framing import SSEStreamValidator
 from conformance.validator import PROFILES
 from mock_server.app import MockSettings
 from mock_server.testing import IN_PROCESS_URL, InProcessMock

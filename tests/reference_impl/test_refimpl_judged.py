@@ -15,10 +15,10 @@ import pytest
 from refimpl_support import FrozenIds, ScriptedEngine, scripts
 from test_refimpl_app import BAD_BODIES, TOOLS
 
-from conformance.checks import Level, Violation
-from conformance.objects import validate_error_body, validate_response_body
+from conformance.bodies.objects import validate_error_body, validate_response_body
+from conformance.catalog.registry import Level, Violation
 from conformance.schema import SCHEMAS
-from conformance.stream import SSEStreamValidator
+from conformance.sse.framing import SSEStreamValidator
 from conformance.validator import PROFILES
 from conformance.validator.tables import OPENRESPONSES_EVENTS
 from reference_impl.asgi import create_app

@@ -15,7 +15,7 @@ import httpx2
 from scripted_models import PLAIN_ANSWER, PLAIN_REASONING, STORY
 from sglang_support import Stack
 
-from conformance.stream import SSEStreamValidator
+from conformance.sse.framing import SSEStreamValidator
 
 PROFILES = ("core", "stateful", "reasoning")
 

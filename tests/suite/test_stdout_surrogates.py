@@ -91,7 +91,7 @@ def test_check_escapes_a_lone_surrogate(
 
 
 def test_printable() -> None:
-    from conformance.render import printable
+    from conformance.catalog.render import printable
 
     assert printable("a\ud800b\udfff") == "a\\ud800b\\udfff"
     assert printable("déjà 🙂 \\u00e9") == "déjà 🙂 \\u00e9"

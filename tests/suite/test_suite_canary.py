@@ -19,7 +19,7 @@ from urllib.parse import quote, unquote, unquote_plus
 
 from suite_support import ASGIApp, Receive, Rewriter, Scope, Send, mock_app, run_suite, serve
 
-from conformance.redaction import Redactor
+from cassettes.redaction import Redactor
 
 KEY = "sk-canary-0123456789abcdefXYZ"
 _B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{12,}={0,2}")

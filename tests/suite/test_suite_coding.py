@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from suite_support import serve
 
-from conformance.stream import SSEStreamValidator
+from conformance.sse.framing import SSEStreamValidator
 from conformance.suite.coding import ACCEPT_ENCODING, ContentDecoder, UndecodableBody
 from conformance.suite.http import TargetClient
 from conformance.suite.runner import preflight

@@ -40,7 +40,7 @@ def test_main_job_every_profile_green(tmp_path: Path) -> None:
     assert not {c for c, o in outcomes.items() if o in ("fail", "xpass", "warn")}
     # Every check runs: the mock even follows the recall case's instruction (it is deterministic),
     # and it claims every profile, WebSocket steering included: none is skipped.
-    from conformance.checks import REGISTRY
+    from conformance.catalog.registry import REGISTRY
 
     skipped = {c for c, o in outcomes.items() if o == "skip"}
     assert skipped == set()

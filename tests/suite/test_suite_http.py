@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from suite_support import mock_app, serve
 
-from conformance.stream import SSEStreamValidator
+from conformance.sse.framing import SSEStreamValidator
 from conformance.suite.http import DEFAULT_MAX_BODY_BYTES, TargetClient, TargetHung
 from mock_server.faults import FaultPlan
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from conformance import catalog as C
-from conformance import catalog_live as L
+from conformance.catalog import live as L
 from conformance.suite.reporting import build_index, merge_indexes, render_html
 from conformance.suite.results import CaseResult, Finding, TargetResult
 from conformance.suite.targets import flag_target

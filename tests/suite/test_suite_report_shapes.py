@@ -19,7 +19,7 @@ from broken_servers import kb26_store_false_retrievable
 from suite_support import ROOT, run_suite, serve
 
 from conformance import catalog as C
-from conformance import catalog_live as L
+from conformance.catalog import live as L
 from conformance.cli import main
 from conformance.suite.reporting import build_index, merge_indexes, render_html, render_junit
 from conformance.suite.results import CaseResult, Finding, TargetResult
@@ -383,7 +383,7 @@ def test_a_renderer_bug_is_one_line_and_writes_nothing(
 
 
 def test_write_reports_writes_nothing_until_every_report_is_rendered(tmp_path: Path) -> None:
-    from conformance.suite.redact import Redactor
+    from cassettes.redaction import Redactor
     from conformance.suite.reporting import write_reports
 
     doc = build_index([_result()], strict=False)

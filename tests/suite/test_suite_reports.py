@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from cassettes.redaction import REDACTED, Redactor
 from conformance import catalog as C
-from conformance import catalog_live as L
+from conformance.catalog import live as L
 from conformance.cli import main
-from conformance.suite.redact import REDACTED, Redactor
 from conformance.suite.reporting import (
     build_index,
     merge_indexes,

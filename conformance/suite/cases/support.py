@@ -8,7 +8,7 @@ from typing import Any
 
 import jsonschema
 
-from ...objects import deep_equal_except_opaque
+from ...bodies.objects import deep_equal_except_opaque
 from ..probe import Probe
 
 __all__ = [

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ... import catalog_live as L
+from ...catalog import live as L
 from ..probe import Probe
 from .support import LONG_PROMPT, SHORT_PROMPT, TERMINAL, differing_fields, poll_until_terminal
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from ... import catalog_live as L
+from ...catalog import live as L
 from .. import answers as A
 from ..http import Exchange
 from ..probe import Probe

@@ -16,7 +16,7 @@ from lark import Lark
 from lark.exceptions import LarkError
 
 from ... import catalog as C
-from ... import catalog_live as L
+from ...catalog import live as L
 from .. import answers as A
 from ..probe import Probe
 

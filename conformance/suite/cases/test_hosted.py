@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import pytest
 
 from ... import catalog as C
-from ... import catalog_live as L
+from ...catalog import live as L
 from .. import answers as A
 from ..hosted_requests import HOSTED, MCP_TOOL
 from ..probe import Probe

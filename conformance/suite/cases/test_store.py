@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from ... import catalog_live as L
-from ...checks import Check
+from ...catalog import live as L
+from ...catalog.registry import Check
 from ...schema import SCHEMAS
 from ..probe import Probe
 from .support import SHORT_PROMPT, differing_fields

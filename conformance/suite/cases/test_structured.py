@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ... import catalog_live as L
+from ...catalog import live as L
 from .. import answers as A
 from ..probe import Probe
 from .support import schema_errors

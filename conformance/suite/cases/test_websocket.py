@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from ... import catalog as C
-from ... import catalog_live as L
+from ...catalog import live as L
 from .. import answers as A
 from ..probe import Probe
 from ..ws import TERMINAL, WsClosed, WsSession, WsTimeout, judged_session

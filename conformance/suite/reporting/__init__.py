@@ -4,7 +4,7 @@
 - ``junit.xml`` — one test suite per target, a test case per check and per case (:mod:`.junit`);
 - ``report.html`` — a matrix of checks × targets, with the evidence of every non-pass (:mod:`.html`).
 
-Every text goes through the run's :class:`~conformance.suite.redact.Redactor` before it is written.
+Every text goes through the run's :class:`~cassettes.redaction.Redactor` before it is written.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..redact import Redactor
+from cassettes.redaction import Redactor
+
 from .html import render_html
 from .index import NotAnIndex, build_index, exit_code, load_index, merge_indexes
 from .junit import render_junit

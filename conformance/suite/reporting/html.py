@@ -12,7 +12,7 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any
 
-from ...checks import KNOWN_BUGS_DOC, SPEC_DOC
+from ...catalog.registry import KNOWN_BUGS_DOC, SPEC_DOC
 
 __all__ = ["render_html"]
 
@@ -71,7 +71,7 @@ _LINKED_DOCS = frozenset({SPEC_DOC, KNOWN_BUGS_DOC})
 
 def _spec_file(doc: str) -> Path | None:
     """The file an anchor names, where this checkout has it: only the two documents a clause
-    cites (docs/spec.md, docs/known-bugs.md; conformance.checks.clause_anchors). An index is
+    cites (docs/spec.md, docs/known-bugs.md; conformance.catalog.registry.clause_anchors). An index is
     input: an anchor naming anything else (README.md, ../../etc/passwd, /etc/passwd, which
     `_REPO / doc` would have made a link to the file itself) gets no link."""
     if doc not in _LINKED_DOCS:

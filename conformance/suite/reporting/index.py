@@ -12,7 +12,8 @@ from typing import Any
 
 from cassettes.reader import TooLarge, read_at_most
 
-from ...checks import REGISTRY
+from ...catalog.registry import REGISTRY
+from ...errors import ConformanceError
 from ..results import TargetResult
 from .shape import shape_errors
 
@@ -29,10 +30,10 @@ __all__ = [
 FORMAT = "responses-conformance.index/1"
 
 MAX_INDEX_BYTES = 512 * 1024 * 1024
-"""The largest index :func:`load_index` reads: the file limit of ``check`` (conformance.recorded)."""
+"""The largest index :func:`load_index` reads: the file limit of ``check`` (conformance.offline.recorded)."""
 
 
-class NotAnIndex(ValueError):
+class NotAnIndex(ConformanceError, ValueError):
     """A file is not a JSON index of this format."""
 
 

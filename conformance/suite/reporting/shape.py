@@ -20,8 +20,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ...render import short_json
-from ..cli import EXIT_BROKEN, EXIT_OK, EXIT_VIOLATIONS
+from ...catalog.render import short_json
+from ...exit_codes import EXIT_BROKEN, EXIT_OK, EXIT_VIOLATIONS
 from ..results import CASE_OUTCOMES, OUTCOMES
 
 __all__ = ["shape_errors"]

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeGuard
 
-from . import catalog as C
-from .checks import Check, Violation
-from .render import short
-from .schema import SCHEMAS, SchemaValidator
+from .. import catalog as C
+from ..catalog.registry import Check, Violation
+from ..catalog.render import short
+from ..schema import SCHEMAS, SchemaValidator
 
 __all__ = [
     "OPAQUE_FIELDS",

@@ -15,7 +15,7 @@ neutral :mod:`cassettes`) is judged exchange by exchange, with the same checks a
   OpenAI's ``billing``, are allowed) and carry the usage the stream ended with
   (``live.usage.retrieve_equals_stream``).
 
-Each exchange gives one :class:`~conformance.recorded.FileVerdict` named after its source (the
+Each exchange gives one :class:`~conformance.offline.recorded.FileVerdict` named after its source (the
 exchange file, or ``cassette.yaml#N``). An exchange no check applies to (outside the Responses
 surface, an empty body, a recording truncated by its recorder) is *skipped*, with the reason, never
 passed. A cassette that cannot be read is unreadable (exit 2), like a file.
@@ -31,12 +31,12 @@ from typing import Any
 
 from cassettes import CassetteError, Exchange, read_cassette
 
-from . import catalog_live as L
-from .checks import Violation
-from .objects import deep_equal_except_opaque
+from ..bodies.objects import deep_equal_except_opaque
+from ..catalog import live as L
+from ..catalog.registry import Violation
+from ..sse.framing import parse_json
+from ..websocket import judge_session
 from .recorded import FileVerdict, UnreadableFile, check_bytes
-from .stream import parse_json
-from .websocket import judge_session
 
 __all__ = ["CassetteVerdict", "check_cassette", "is_cassette_path"]
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .checks import with_family
+from ..catalog.registry import with_family
 
 __all__ = ["Coverage", "error_exercised", "response_exercised"]
 
@@ -29,7 +29,7 @@ _LIFECYCLE = frozenset(
         "response.failed",
     }
 )
-# The items `response.item.status_completed` judges (conformance.objects, docs/spec.md §7.7).
+# The items `response.item.status_completed` judges (conformance.bodies.objects, docs/spec.md §7.7).
 _FINISHED_WITH_RESPONSE = frozenset({"message", "function_call", "custom_tool_call"})
 _INTERIM = frozenset({"response.created", "response.queued", "response.in_progress"})
 _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
@@ -56,7 +56,7 @@ _FAMILIES = (
     "response.file_search_call.",
     "response.image_generation_call.",
 )
-# Hosted calls' progress events (conformance/tool_rules.py PROGRESS)
+# Hosted calls' progress events (conformance/validator/tool_rules.py PROGRESS)
 _HOSTED_PROGRESS = (
     "response.web_search_call.",
     "response.file_search_call.",
@@ -213,7 +213,7 @@ class Coverage:
         if self.annotations:
             out.add("stream.text.annotations_match")
             out.add("stream.annotation.offsets")
-        # per-tool rules (conformance/tool_rules.py)
+        # per-tool rules (conformance/validator/tool_rules.py)
         if any(t.startswith(_HOSTED_PROGRESS) for t in types):
             out.add("stream.hosted.progress_order")
             if any(t.endswith((".completed", ".failed")) and t.startswith(_HOSTED_PROGRESS)

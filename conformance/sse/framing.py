@@ -15,11 +15,12 @@ from typing import Any
 
 import orjson
 
-from . import catalog as C
-from .checks import Check, Violation
-from .render import short
-from .sse import Record, SSEDecoder, SSELimitError
-from .validator import NO_ROUTE, StreamValidator
+from .. import catalog as C
+from ..catalog.registry import Check, Violation
+from ..catalog.render import short
+from ..errors import ConformanceError
+from ..validator import NO_ROUTE, StreamValidator
+from .decoder import Record, SSEDecoder, SSELimitError
 
 __all__ = [
     "DEFAULT_MAX_EVENTS",
@@ -33,7 +34,7 @@ DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 DEFAULT_MAX_EVENTS = 1_000_000
 
 
-class JSONDepthError(ValueError):
+class JSONDepthError(ConformanceError, ValueError):
     """JSON nested deeper than the parsers go (orjson stops at 1,024 levels, ``json`` near
     Python's recursion limit)."""
 

@@ -21,11 +21,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from . import catalog as C
-from .checks import Check, Violation
+from .. import catalog as C
+from ..catalog.registry import Check, Violation
+from ..catalog.render import short as _short
+from ..schema import SCHEMAS, SchemaIssue, SchemaValidator
 from .objects import ResponseChecker, _too_deep
-from .render import short as _short
-from .schema import SCHEMAS, SchemaIssue, SchemaValidator
 
 __all__ = [
     "STATE_OBJECTS",

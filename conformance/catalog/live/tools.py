@@ -1,11 +1,11 @@
 """The live checks of tools beyond function calls (issue 15): ``live.tools.allowed_tools``,
 ``live.custom_tools.*`` and ``live.hosted.*`` (one profile per hosted tool, DESIGN.md
-``hosted:<tool type>``). Declared after the other live checks; :mod:`conformance.catalog_live`
+``hosted:<tool type>``). Declared after the other live checks; :mod:`conformance.catalog.live`
 re-exports every name."""
 
 from __future__ import annotations
 
-from .checks import Level, register
+from ..registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 

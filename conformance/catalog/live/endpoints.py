@@ -1,13 +1,13 @@
 """The checks only a live run can make: across requests, endpoints and state (docs/spec.md §3–§4).
 
-They join the offline judge's checks in the one :data:`~conformance.checks.REGISTRY` (the
+They join the offline judge's checks in the one :data:`~conformance.catalog.registry.REGISTRY` (the
 ``live.*`` group), so reports, ``--strict`` and expected failures treat both alike. The suite's
 cases (:mod:`conformance.suite.cases`) are tagged with the IDs they exercise.
 """
 
 from __future__ import annotations
 
-from .checks import Level, register
+from ..registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 
@@ -494,24 +494,3 @@ WS_STEERING = register(
     "refused as completed only when it had finished",
     profile="websocket:steering",
 )
-
-# --- live.tools.allowed_tools, live.custom_tools.*, live.hosted.* (issue 15): in their own module,
-# declared after the checks above (REGISTRY keeps the order) and re-exported here.
-from . import catalog_live_tools as _tools  # noqa: E402
-
-CUSTOM_CALL = _tools.CUSTOM_CALL
-CUSTOM_GRAMMAR = _tools.CUSTOM_GRAMMAR
-CUSTOM_ROUND_TRIP = _tools.CUSTOM_ROUND_TRIP
-HOSTED_APPLY_PATCH = _tools.HOSTED_APPLY_PATCH
-HOSTED_CODE_INTERPRETER = _tools.HOSTED_CODE_INTERPRETER
-HOSTED_COMPUTER = _tools.HOSTED_COMPUTER
-HOSTED_FILE_SEARCH = _tools.HOSTED_FILE_SEARCH
-HOSTED_IMAGE_GENERATION = _tools.HOSTED_IMAGE_GENERATION
-HOSTED_MAX_TOOL_CALLS = _tools.HOSTED_MAX_TOOL_CALLS
-HOSTED_MCP = _tools.HOSTED_MCP
-HOSTED_MCP_APPROVAL = _tools.HOSTED_MCP_APPROVAL
-HOSTED_SHELL = _tools.HOSTED_SHELL
-HOSTED_TOOL_SEARCH = _tools.HOSTED_TOOL_SEARCH
-HOSTED_TOOL_SEARCH_CLIENT = _tools.HOSTED_TOOL_SEARCH_CLIENT
-HOSTED_WEB_SEARCH = _tools.HOSTED_WEB_SEARCH
-TOOLS_ALLOWED = _tools.TOOLS_ALLOWED

@@ -6,7 +6,7 @@ A file is one of:
 - JSON Lines, one event object per line (the corpus format, ``…/streams/*.jsonl``);
 - a single non-stream Response body (a JSON object with ``"object": "response"``);
 - an error body (OpenAI's error shape, ``{"error": {...}}``);
-- a state body (:mod:`conformance.state_objects`): a compaction result
+- a state body (:mod:`conformance.bodies.state`): a compaction result
   (``"object": "response.compaction"``), a conversation (``"conversation"``), a deleted conversation
   (``"conversation.deleted"``) or an item list (``"list"``: input items, conversation items).
 - a recorded WebSocket session: JSON Lines of ``{"dir": "client"|"server", "data": …}`` frames
@@ -26,12 +26,18 @@ from typing import Any, Literal
 
 from cassettes.reader import TooLarge, read_at_most
 
-from .checks import Violation, failing
-from .objects import validate_error_body, validate_response_body
-from .state_objects import STATE_OBJECTS, validate_state_body
-from .stream import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_EVENTS, SSEStreamValidator, parse_json
-from .validator import StreamValidator
-from .websocket import SessionFormatError, is_session_record, judge_session, parse_session
+from ..bodies.kinds import validate_body
+from ..bodies.state import STATE_OBJECTS
+from ..catalog.registry import Violation, failing
+from ..errors import ConformanceError
+from ..sse.framing import (
+    DEFAULT_MAX_EVENT_BYTES,
+    DEFAULT_MAX_EVENTS,
+    SSEStreamValidator,
+    parse_json,
+)
+from ..validator import StreamValidator
+from ..websocket import SessionFormatError, is_session_record, judge_session, parse_session
 
 __all__ = [
     "FileVerdict",
@@ -57,7 +63,7 @@ Kind = Literal[
 _MAX_FILE_BYTES = 512 * 1024 * 1024
 
 
-class UnreadableFile(Exception):
+class UnreadableFile(ConformanceError):
     """The file cannot be read or decoded as any supported format."""
 
 
@@ -181,11 +187,7 @@ def check_bytes(
         session, violations = judge_session(frames, profiles=profiles)
         return FileVerdict(name, kind, session.events, violations)
     body = parse_json(data.lstrip(b"\xef\xbb\xbf"))
-    if kind == "response":
-        return FileVerdict(name, kind, 0, validate_response_body(body, profiles=profiles))
-    if kind == "error":
-        return FileVerdict(name, kind, 0, validate_error_body(body))
-    return FileVerdict(name, kind, 0, validate_state_body(body, kind))
+    return FileVerdict(name, kind, 0, validate_body(body, kind, profiles=profiles))
 
 
 def check_file(

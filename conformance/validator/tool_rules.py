@@ -33,8 +33,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import catalog as C
-from .checks import Check
+from .. import catalog as C
+from ..catalog.registry import Check
 
 __all__ = ["PROGRESS", "ToolRules", "wanted"]
 

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import ConformanceError
 from .render import truncate
 
 __all__ = [
@@ -40,7 +41,7 @@ class Level(enum.Enum):
         return self is Level.MUST or (strict and self is Level.SHOULD)
 
 
-class DuplicateCheckError(ValueError):
+class DuplicateCheckError(ConformanceError, ValueError):
     """Two checks were declared with one ID."""
 
 

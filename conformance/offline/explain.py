@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from .checks import REGISTRY, Check, refinements
+from ..catalog.registry import REGISTRY, Check, refinements
 
 __all__ = ["explain", "explain_dict"]
 
@@ -15,7 +15,7 @@ def explain(check_id: str, out: TextIO) -> bool:
     check = REGISTRY.get(check_id)
     if check is None:
         return False
-    from .examples import EXAMPLES, render
+    from ..examples import EXAMPLES, render
 
     out.write(_head(check))
     ex = EXAMPLES.get(check.id)
@@ -55,7 +55,7 @@ def explain_dict(check_id: str) -> dict[str, Any] | None:
     check = REGISTRY.get(check_id)
     if check is None:
         return None
-    from .examples import EXAMPLES, render
+    from ..examples import EXAMPLES, render
 
     doc: dict[str, Any] = {**check.as_dict(), "anchors": list(check.anchors)}
     doc["refined_by"] = list(refinements(check.id))
