@@ -13,29 +13,40 @@ Public API (everything in ``__all__``; the rest is internal and may change):
 - :data:`PROFILES` — the profile names a validator accepts;
 - :data:`SCHEMAS` — the compiled OpenAPI schemas; :func:`warm_up` — compile them eagerly.
 
-The package, by part:
+The package, by layer, read top-down (a layer imports only the layers below it):
 
-- :mod:`conformance.sse` — the SSE decoder: bytes in any chunking to whole events;
-- :mod:`conformance.sse.framing` — the framing layer: SSE bytes to verdicts, in front of the validator;
-- :mod:`conformance.validator` — stream validation, split by concern behind
-  :class:`StreamValidator`;
-- :mod:`conformance.schema` — the OpenAPI schemas: relaxations, lowering, predicates, typed
-  decoders, interpreter;
-- :mod:`conformance.bodies.objects` — the rules of one Response object and of error bodies;
-- :mod:`conformance.catalog.registry`, :mod:`conformance.catalog`, :mod:`conformance.catalog.live` — the
-  check registry and its catalogues;
-- :mod:`conformance.offline.recorded` — recorded files; :mod:`conformance.cli` — ``responses-conformance``;
-- :mod:`conformance.suite` — the live suite (``responses-conformance run``).
+- front doors: :mod:`conformance.cli` — ``responses-conformance`` (``check``, ``list``,
+  ``explain``; it wires in the others); :mod:`conformance.offline` — recorded files and
+  cassettes (``check``), ``explain``; :mod:`conformance.suite` — the live suite (``run``,
+  ``report``, the pytest plugin); :mod:`conformance.proxy` — the validating reverse proxy
+  (``proxy``); :mod:`conformance.examples` — a failing and a passing input per check (``explain``);
+  :mod:`conformance.cli_options` — the flags the family's CLIs share;
+- transports: :mod:`conformance.sse` — the SSE decoder and the framing layer in front of the
+  validator; :mod:`conformance.websocket` — WebSocket mode sessions, lanes of responses;
+- stream validation: :mod:`conformance.validator` — :class:`StreamValidator`, split by concern,
+  with the per-tool rules and what each event exercises;
+- body rules: :mod:`conformance.bodies` — a Response, an error body, the state objects, and the
+  one dispatch from a body's kind to its rules;
+- schema and catalogue: :mod:`conformance.schema` — the OpenAPI schemas (relaxations, lowering,
+  predicates, typed decoders, interpreter); :mod:`conformance.catalog` — the check registry
+  (:mod:`~conformance.catalog.registry`), every check as a named constant, the live checks
+  (:mod:`~conformance.catalog.live`), and how a value is rendered in a report
+  (:mod:`~conformance.catalog.render`);
+- beside the layers: :mod:`conformance.exit_codes` — 0 / 1 / 2 for every sub-command;
+  :mod:`conformance.errors` — the one exception tree.
 
-The judge shares no logic with the servers it judges (DESIGN.md): nothing here imports
-``mock_server`` or ``reference_impl`` (tests/conformance/test_import_contract.py).
+The judge shares no logic with the servers it judges: nothing here imports ``mock_server`` or
+``reference_impl`` (tests/conformance/test_import_contract.py).
 """
 
 from __future__ import annotations
 
+# The offline catalogue first, then the live one: REGISTRY keeps the order of declaration.
 from . import catalog
-from .bodies.objects import validate_error_body, validate_response_body
 from .catalog import live as catalog_live
+
+# isort: split
+from .bodies.objects import validate_error_body, validate_response_body
 from .catalog.registry import REGISTRY, Check, Level, Violation, failing
 from .offline.recorded import FileVerdict, UnreadableFile, check_bytes, check_file
 from .schema import SCHEMAS

@@ -1,5 +1,5 @@
 """Checks on the state objects of the API besides the Response: compaction results, conversations,
-deleted conversations and item lists (issue 13).
+deleted conversations and item lists.
 
 - ``response.compaction`` — the body of ``POST /v1/responses/compact`` ([OAPI] ``CompactResource``):
   schema, a ``compaction`` item in ``output`` with a non-empty ``encrypted_content``, and the

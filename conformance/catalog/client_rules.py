@@ -1,4 +1,4 @@
-"""The rules clients enforce (issue 12 item 5): item statuses and identity, logprobs, the Open
+"""The rules clients enforce: item statuses and identity, logprobs, the Open
 Responses event types. Each cites the client code that breaks without it; docs/spec.md §7 has the
 evidence."""
 

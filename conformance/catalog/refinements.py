@@ -1,4 +1,4 @@
-"""Refinements of published checks: one requirement per ID (issue 12 item 3).
+"""Refinements of published checks: one requirement per ID.
 
 `stream.part.order` and `stream.summary.order` each guarded several rules, reported from six and
 seven places; they stay published (a parent's outcome folds its refinements', and an expected

@@ -1,4 +1,4 @@
-"""Per-tool stream rules (issue 15; conformance/validator/tool_rules.py): hosted tool progress, image
+"""Per-tool stream rules (conformance/validator/tool_rules.py): hosted tool progress, image
 partials, citation offsets."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 
-# --- per-tool stream rules (issue 15; conformance/validator/tool_rules.py) --------------------------------
+# --- per-tool stream rules (conformance/validator/tool_rules.py) --------------------------------
 HOSTED_PROGRESS_ORDER = register(
     "stream.hosted.progress_order",
     MUST,

@@ -114,7 +114,7 @@ for _id, _server, _note in (
 ):  # fmt: skip
     live(_id, _server, _note)
 
-# the last HTTP live checks (issue 12 item 3)
+# the last HTTP live checks
 for _id, _server, _note in (
     ("live.background.cancel", "cancel_ends_failed",
      "a server whose cancel aborts a running background response as `failed`, not `cancelled`"),
@@ -127,7 +127,7 @@ for _id, _server, _note in (
 ):  # fmt: skip
     live(_id, _server, _note)
 
-# issue 15: tools beyond function calls
+# tools beyond function calls
 for _id, _server, _note in (
     ("live.tools.allowed_tools", "allowed_tools_ignored",
      "a server that serves `allowed_tools` as `required` over every declared tool"),

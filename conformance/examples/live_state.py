@@ -1,5 +1,5 @@
 """Examples of the live checks of the state profiles (``conversations``, ``compaction``,
-``stateless-reasoning``; issue 13): a misbehaving server per check (``tests/suite/
+``stateless-reasoning``): a misbehaving server per check (``tests/suite/
 broken_state_servers.py``, listed in ``broken_servers.LIVE``), and the embedded mock as the near
 miss. Most are defects the issue measured: `conversation` silently ignored, no
 `encrypted_content`, bogus `include` values accepted."""

@@ -8,7 +8,12 @@ reports grouped by request kind.
 - :mod:`.kinds` — what a request is (its kind, its resume context), sans I/O;
 - :mod:`.judge` — :class:`ExchangeJudge`: one exchange's bytes to a :class:`Verdict`, sans I/O;
 - :mod:`.ledger` — :class:`Ledger`: verdicts folded into the suite's results, lines and reports;
-- :mod:`.app` — :class:`ProxyApp`: the ASGI app that forwards HTTP and SSE;
+- :mod:`.app` — :class:`ProxyApp`: what to do with one request — forward it, judge the answer;
+- :mod:`.server` — :class:`ProxyServer`: the listening socket, client connections, the shutdown;
+- :mod:`.transport` — the asyncio protocols that relay the upstream's bytes to the client as they
+  arrive and hand them to the judge (:class:`RelayedExchange`: one exchange in flight);
+- :mod:`.pool` — :class:`UpstreamPool`: keep-alive connections to the upstream;
+- :mod:`.http1` — HTTP/1.1 heads and body framings, sans I/O;
 - :mod:`.websocket` — WebSocket mode forwarded and judged frame by frame;
 - :mod:`.record` — ``--record DIR``: cassettes (:mod:`cassettes`);
 - :mod:`.cli` — the sub-command.

@@ -24,7 +24,7 @@ from ..bodies.state import state_exercised
 from ..catalog import live as L
 from ..catalog.registry import Violation
 from ..sse.framing import SSEStreamValidator, parse_json
-from ..suite.http import Exchange
+from ..suite.http import HttpExchange
 from ..suite.probe import _declared, judged_profiles
 from ..validator.exercised import error_exercised, response_exercised
 from .kinds import RequestInfo
@@ -39,7 +39,7 @@ class Verdict:
     """One exchange, judged: what the reports and the console line show."""
 
     info: RequestInfo
-    exchange: Exchange  # the evidence (request body, status, events; never headers)
+    exchange: HttpExchange  # the evidence (request body, status, events; never headers)
     violations: list[Violation] = field(default_factory=list)
     exercised: set[str] = field(default_factory=set)
     judged: bool = True  # False: outside the Responses surface, or an endpoint not offered
@@ -75,7 +75,7 @@ class ExchangeJudge:
         self.profiles = judged_profiles(profiles, info.case_profiles)
         self.max_events = max_events
         self.max_body_bytes = max_body_bytes
-        self.exchange = Exchange(info.method, info.shown, info.body, stream=False)
+        self.exchange = HttpExchange(info.method, info.shown, info.body, stream=False)
         self.sse: SSEStreamValidator | None = None
         self.cancelled = False  # the response was cancelled while its stream was read
         self.client_closed = False  # the client went away before the stream ended

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from .app import ProxyApp
 from .pool import UpstreamPool
-from .transport import ClientConnection, Exchange
+from .transport import ClientConnection, RelayedExchange
 
 __all__ = ["ProxyServer"]
 
@@ -32,7 +32,7 @@ class ProxyServer:
         self.base_path = parts.path.rstrip("/")
         self.host_header = parts.netloc.rsplit("@", 1)[-1].encode("idna")
         self.connections: set[ClientConnection] = set()
-        self.exchanges: dict[asyncio.Task[None], Exchange] = {}
+        self.exchanges: dict[asyncio.Task[None], RelayedExchange] = {}
         self.closing = False
         self._ws: Any = None  # uvicorn's WebSocket config and server state, made on first use
 

@@ -46,7 +46,7 @@ from .pool import UpstreamConnection
 if TYPE_CHECKING:
     from .server import ProxyServer
 
-__all__ = ["ClientConnection", "Exchange"]
+__all__ = ["ClientConnection", "RelayedExchange"]
 
 _HOP = frozenset(
     {b"connection", b"keep-alive", b"proxy-connection", b"transfer-encoding", b"te", b"trailer",
@@ -64,7 +64,7 @@ class ClientConnection(asyncio.Protocol):
         self.head: RequestHead | None = None  # a request whose body is being read
         self.reader: BodyReader | None = None
         self.body = bytearray()
-        self.exchange: Exchange | None = None
+        self.exchange: RelayedExchange | None = None
         self.gone = False
         self.paused = False
         self.refused = False
@@ -159,7 +159,7 @@ class ClientConnection(asyncio.Protocol):
             return
         head, body = self.head, bytes(self.body)
         self.head, self.reader, self.body = None, None, bytearray()
-        exchange = Exchange(self, head)
+        exchange = RelayedExchange(self, head)
         self.exchange = exchange
         task = asyncio.ensure_future(exchange.run(body))
         self.server.exchanges[task] = exchange
@@ -195,7 +195,7 @@ class ClientConnection(asyncio.Protocol):
         transport.set_protocol(protocol)
 
 
-class Exchange:
+class RelayedExchange:
     """One request and its answer: forwarded, relayed, judged, recorded."""
 
     def __init__(self, client: ClientConnection, head: RequestHead) -> None:

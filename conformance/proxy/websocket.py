@@ -23,7 +23,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
 
 from ..catalog import live as L
-from ..suite.http import Exchange
+from ..suite.http import HttpExchange
 from ..suite.probe import _declared
 from ..websocket import SessionValidator
 from .judge import Verdict
@@ -53,7 +53,7 @@ async def forward_websocket(app: ProxyApp, scope: MutableMapping[str, Any], rece
         return
     info = websocket_info(rel, query)
     profiles = app.settings.profiles
-    ex = Exchange("GET", info.shown, None, stream=True)
+    ex = HttpExchange("GET", info.shown, None, stream=True)
     verdict = Verdict(info, ex, session_events=0)
     verdict.judged = info.kind != "other"
     headers = [

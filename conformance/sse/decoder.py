@@ -15,7 +15,7 @@ SPEC.md §1 "Framing" makes the framing of a Responses stream:
 Deviations from WHATWG, each because the judge needs it:
 
 - :meth:`SSEDecoder.close` dispatches a final event that was not terminated by a blank line (WHATWG drops
-  it); a stream that ends so must still be judged on its last event (DESIGN.md, "a final event without a
+  it); a stream that ends so must still be judged on its last event ("a final event without a
   blank line").
 - :attr:`SSEEvent.id` and :attr:`SSEEvent.retry` are the fields that *this* event's block carried, not
   the persisted last-event-ID and reconnection time: the judge reports whether a server sent ``id:``

@@ -1,5 +1,5 @@
 """The live conformance suite: cases against any Responses server, grouped in profiles, with
-reports per check ID (issue 4).
+reports per check ID.
 
 - :mod:`.targets` — targets from flags or a TOML file;
 - :mod:`.embedded` — the embedded mock, started as a separate process;

@@ -1,6 +1,6 @@
 """The embedded default target: the mock server, run as a separate process.
 
-DESIGN.md's one rule: the judge never imports the judged. So the suite starts the mock through its
+The one rule of the architecture: the judge never imports the judged. So the suite starts the mock through its
 console entry point (``responses-mock``, found beside the running interpreter or on ``PATH``),
 reads the ``listening on http://HOST:PORT`` line it prints once its socket accepts connections,
 and talks to it over loopback HTTP exactly as to any vendor.

@@ -4,9 +4,8 @@
 (``timeout`` seconds for the whole exchange, stream included), every stream is read through an
 :class:`~conformance.sse.framing.SSEStreamValidator` whose event cap ends an endless stream, and a target
 that lets several requests in a row time out is declared hung so that the remaining cases fail at
-once instead of waiting out their own timeouts (issue 4 Build 3: a hung target fails its cases and
-never hangs the run). The API key goes into the ``Authorization`` header and nowhere else: an
-:class:`Exchange` keeps the request's method, path and body, never its headers.
+once instead of waiting out their own timeouts. The API key goes into the ``Authorization`` header and nowhere else: an
+:class:`HttpExchange` keeps the request's method, path and body, never its headers.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from ..errors import ConformanceError
 from ..sse.framing import SSEStreamValidator, parse_json
 from .coding import ACCEPT_ENCODING, ContentDecoder, UndecodableBody
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "Exchange", "TargetClient", "TargetHung", "is_loopback"]
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "HttpExchange", "TargetClient", "TargetHung", "is_loopback"]
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 """The most of one non-stream body (an error's too, a 429's too) the client reads; a stream is capped
@@ -39,7 +38,7 @@ class TargetHung(ConformanceError):
 
 
 @dataclass(slots=True)
-class Exchange:
+class HttpExchange:
     """One request and what came back. ``path`` is relative to the target's base URL."""
 
     method: str
@@ -148,9 +147,9 @@ class TargetClient:
         json_body: Any = None,
         content: bytes | None = None,
         params: Mapping[str, str] | None = None,
-    ) -> Exchange:
+    ) -> HttpExchange:
         """A non-stream request; the body is parsed as JSON when it is JSON."""
-        ex = Exchange(method, _with_query(path, params), _shown_body(json_body, content))
+        ex = HttpExchange(method, _with_query(path, params), _shown_body(json_body, content))
         self._send(ex, json_body, content, params, validator=None)
         return ex
 
@@ -162,9 +161,11 @@ class TargetClient:
         validator: SSEStreamValidator,
         json_body: Any = None,
         params: Mapping[str, str] | None = None,
-    ) -> Exchange:
+    ) -> HttpExchange:
         """A request answered with SSE: the bytes go through ``validator`` as they arrive."""
-        ex = Exchange(method, _with_query(path, params), _shown_body(json_body, None), stream=True)
+        ex = HttpExchange(
+            method, _with_query(path, params), _shown_body(json_body, None), stream=True
+        )
         ex.validator = validator
         self._send(ex, json_body, None, params, validator=validator)
         return ex
@@ -173,7 +174,7 @@ class TargetClient:
 
     def _send(
         self,
-        ex: Exchange,
+        ex: HttpExchange,
         json_body: Any,
         content: bytes | None,
         params: Mapping[str, str] | None,
@@ -216,7 +217,7 @@ class TargetClient:
 
     def _exchange(
         self,
-        ex: Exchange,
+        ex: HttpExchange,
         content: bytes | None,
         params: Mapping[str, str] | None,
         headers: dict[str, str],
@@ -243,7 +244,7 @@ class TargetClient:
 
     def _read_stream(
         self,
-        ex: Exchange,
+        ex: HttpExchange,
         response: httpx2.Response,
         deadline: float,
         validator: SSEStreamValidator,
@@ -270,7 +271,7 @@ class TargetClient:
             if seen > self.max_body_bytes or time.monotonic() > deadline:
                 return
 
-    def _read_body(self, ex: Exchange, response: httpx2.Response, deadline: float) -> None:
+    def _read_body(self, ex: HttpExchange, response: httpx2.Response, deadline: float) -> None:
         data = bytearray()
         limit = self.max_body_bytes
         try:

@@ -4,7 +4,7 @@ Markers a case uses (registered here):
 
 - ``checks(*ids)`` — the check IDs the case exercises (each must be in the registry);
 - ``profiles(*names)`` — the profiles a target must declare for the case to run (default core);
-- ``attempts(n)`` — how often a nondeterministic case may run (at most 3, issue 4 Build 1);
+- ``attempts(n)`` — how often a nondeterministic case may run (at most 3);
 - ``needs_instructions`` — the case needs a model that follows natural-language instructions.
 
 The ``probe`` fixture hands a case its :class:`~conformance.suite.probe.Probe`. The plugin runs

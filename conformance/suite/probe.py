@@ -28,7 +28,7 @@ from ..catalog.registry import REGISTRY, Check, Violation, with_family
 from ..errors import CaseControl
 from ..sse.framing import SSEStreamValidator
 from ..validator.exercised import error_exercised, response_exercised
-from .http import Exchange, TargetClient, TargetHung
+from .http import HttpExchange, TargetClient, TargetHung
 from .results import CaseResult, Finding
 from .targets import Target
 
@@ -83,7 +83,7 @@ class Probe:
         self.profiles = judged_profiles(target.profiles, record.profiles)
         self.attempt = 1
         self.max_attempts = 1
-        self.last: Exchange | None = None  # the latest exchange, for evidence
+        self.last: HttpExchange | None = None  # the latest exchange, for evidence
 
     @property
     def model(self) -> str:
@@ -105,7 +105,7 @@ class Probe:
         params: Mapping[str, str] | None = None,
         max_output_tokens: int | None = None,
         optional: bool = False,
-    ) -> Exchange:
+    ) -> HttpExchange:
         """A non-stream request; the judge looks at the answer, whatever its status.
 
         ``optional``: an endpoint a target need not offer (``POST /v1/responses/input_tokens``).
@@ -133,7 +133,7 @@ class Probe:
         json_body: Any = None,
         params: Mapping[str, str] | None = None,
         resume_after: int | None = None,
-    ) -> Exchange:
+    ) -> HttpExchange:
         """A request answered with SSE, judged event by event as it arrives."""
         limit = json_body.get("max_output_tokens") if isinstance(json_body, dict) else None
         validator = SSEStreamValidator(
@@ -150,7 +150,7 @@ class Probe:
             )
         )
         if ex.status == 200 and ex.content_type.startswith("text/event-stream"):
-            # Only what the stream gave the rules to judge counts as exercised (issue 12 item 2).
+            # Only what the stream gave the rules to judge counts as exercised.
             self.record.exercised |= _declared(validator.exercised, self.profiles)
             for v in validator.violations:
                 self._find(v, ex)
@@ -170,7 +170,7 @@ class Probe:
 
     def create_stream(
         self, body: dict[str, Any], *, check: Check = L.HTTP_OK
-    ) -> tuple[dict[str, Any], Exchange]:
+    ) -> tuple[dict[str, Any], HttpExchange]:
         """POST /responses with ``stream: true``; returns the terminal response and the exchange."""
         ex = self.stream("POST", "/responses", json_body={**body, "stream": True})
         self.require_ok(ex, check)
@@ -190,7 +190,7 @@ class Probe:
         self,
         check: Check,
         ok: bool,
-        exchange: Exchange | None = None,
+        exchange: HttpExchange | None = None,
         *,
         expected: Any = "",
         actual: Any = "",
@@ -206,7 +206,7 @@ class Probe:
         self,
         check: Check,
         ok: bool,
-        exchange: Exchange | None = None,
+        exchange: HttpExchange | None = None,
         *,
         expected: Any = "",
         actual: Any = "",
@@ -216,7 +216,7 @@ class Probe:
         if not self.check(check, ok, exchange, expected=expected, actual=actual, message=message):
             raise CaseAborted(check.id)
 
-    def require_ok(self, ex: Exchange, check: Check = L.HTTP_OK) -> None:
+    def require_ok(self, ex: HttpExchange, check: Check = L.HTTP_OK) -> None:
         """The request must have been answered 200 (transport failures are already recorded)."""
         if ex.error is not None:
             raise CaseAborted(ex.error)
@@ -231,7 +231,7 @@ class Probe:
         reason: str,
         *,
         check: Check | None = None,
-        exchange: Exchange | None = None,
+        exchange: HttpExchange | None = None,
         expected: Any = "",
         actual: Any = "",
         exhausted: Literal["fail", "skip"] = "fail",
@@ -257,9 +257,9 @@ class Probe:
 
     # ------------------------------------------------------------------ internals
 
-    def _guard(self, send: Any) -> Exchange:
+    def _guard(self, send: Any) -> HttpExchange:
         try:
-            ex: Exchange = send()
+            ex: HttpExchange = send()
         except TargetHung as exc:
             self.check(L.DEADLINE, False, expected="an answer", actual=str(exc))
             raise CaseAborted(str(exc)) from None
@@ -275,7 +275,7 @@ class Probe:
             self.record.exercised.add(L.DEADLINE.id)
         return ex
 
-    def _judge_body(self, ex: Exchange, max_output_tokens: int | None) -> None:
+    def _judge_body(self, ex: HttpExchange, max_output_tokens: int | None) -> None:
         if ex.status is None:
             return
         body = ex.body
@@ -304,14 +304,14 @@ class Probe:
             ):
                 self._find(v, ex)
 
-    def _find(self, violation: Violation, exchange: Exchange | None) -> None:
+    def _find(self, violation: Violation, exchange: HttpExchange | None) -> None:
         self.record.exercised.add(violation.check_id)
         self.record.findings.append(
             Finding(violation, self.record.id, self.attempt, evidence_for(exchange, violation))
         )
 
 
-def evidence_for(ex: Exchange | None, violation: Violation) -> dict[str, Any]:
+def evidence_for(ex: HttpExchange | None, violation: Violation) -> dict[str, Any]:
     """The request, what came back, and the violating events (trimmed) — never headers."""
     if ex is None:
         return {}

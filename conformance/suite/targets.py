@@ -4,7 +4,7 @@ A target is a base URL (as the OpenAI SDK's ``base_url``; one with no path gets 
 the environment variable holding its API key, the profiles it declares, and the check IDs it is
 expected to fail. The base URL is only ever taken from a flag or the file: never from
 ``OPENAI_BASE_URL``, so that a user who has it set does not send the suite to a paid API by
-accident (issue 4 Build 3). A target with ``embedded = true`` (and the default run, with no URL at
+accident. A target with ``embedded = true`` (and the default run, with no URL at
 all) is the embedded mock server, started as a separate process.
 
 The TOML file::
@@ -60,13 +60,13 @@ ALL_PROFILES = (
     "reasoning",
     "structured",
     "openresponses",
-    # issue 13: the state agents keep (DESIGN.md names them)
+    # the state agents keep
     "conversations",
     "compaction",
     "stateless-reasoning",
     "websocket",
     "websocket:steering",
-    # issue 15 (DESIGN.md names)
+    # tools beyond function calls: custom tools, one profile per hosted tool
     "custom-tools",
     "hosted:web_search",
     "hosted:file_search",

@@ -8,7 +8,7 @@ SPEC.md §1–§3.
 The validator keeps, per output item, only what later events are compared against: its id and
 type, its parts and their delta pieces, so memory is linear in the streamed text and the work per
 event is constant (deltas are joined once, at their ``.done``). It does no I/O and shares nothing
-with the servers it judges (DESIGN.md, the one rule).
+with the servers it judges (the one rule of the architecture, tests/conformance/test_import_contract.py).
 
 The package, by concern (each a class over the next, the validator their union):
 

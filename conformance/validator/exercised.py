@@ -1,4 +1,4 @@
-"""Which checks a judged answer actually put to the test (issue 12, item 2: a pass is provoked).
+"""Which checks a judged answer actually put to the test.
 
 A check *passes* for a target only when its rule was evaluated on something it applies to: the
 annotation rule on annotations, the shell-command rule on shell commands, usage arithmetic on a

@@ -1,4 +1,4 @@
-"""The files a command reads whole stop at a limit (issue #14, item 1): a targets file (or ``-``),
+"""The files a command reads whole stop at a limit: a targets file (or ``-``),
 the mock's ``--script`` and ``--prompts``, a vendor run's ``run.json``. Each was read with
 ``read_text`` / ``read_bytes``, so ``/dev/zero`` (or a pipe that does not end) grew the process
 without end; now each is a one-line error, exit 2, after reading the limit + 1 byte. The near

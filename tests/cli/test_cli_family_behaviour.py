@@ -1,4 +1,4 @@
-"""The behaviour the flag family changed (issue #18 item 6, docs/cli.md): base URLs with or
+"""The behaviour the flag family changed (docs/cli.md): base URLs with or
 without /v1 and the URL used said, ``-`` for stdin, a merged report's exit code, the deprecated
 aliases that remain (responses-bench's) with one stderr line, the servers' --api-key-env."""
 

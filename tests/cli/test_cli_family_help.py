@@ -1,5 +1,5 @@
 """Every CLI of the family reads its --help (subcommands too), and a shared flag is spelled and
-described the same everywhere (issue #18 item 6, docs/cli.md): the table below is the family."""
+described the same everywhere (docs/cli.md): the table below is the family."""
 
 from __future__ import annotations
 

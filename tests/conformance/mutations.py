@@ -1,4 +1,4 @@
-"""A mutation engine over the real OpenAI recordings: the judge's own self-test (issue 2).
+"""A mutation engine over the real OpenAI recordings: the judge's own self-test.
 
 Every operator here breaks a recorded stream the way a server could — drop, duplicate or reorder an
 event, renumber it, or edit an id, an index, a text, a status or a usage count — and

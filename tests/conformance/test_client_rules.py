@@ -1,4 +1,4 @@
-"""Rules that clients enforce (issue 12, item 5), each with a failing example built from real
+"""Rules that clients enforce, each with a failing example built from real
 traffic and its passing near miss (docs/spec.md §7.7, §7.8 cite the client code).
 
 Bodies are judged with :func:`validate_response_body`, streams with :class:`StreamValidator`; every

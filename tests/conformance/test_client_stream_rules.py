@@ -1,4 +1,4 @@
-"""The stream rules clients enforce (issue 12, item 5; docs/spec.md §7.8–§7.10): call identity
+"""The stream rules clients enforce (docs/spec.md §7.8–§7.10): call identity
 from `output_item.added` to `.done`, logprobs on text deltas (value, count, deltas = done), and the
 Open Responses profile's event types and lifecycle fields. Each failing example is a real
 recording edited into the defect; each near miss is the recording, or the recording edited just

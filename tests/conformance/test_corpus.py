@@ -1,5 +1,4 @@
-"""The judge accepts everything OpenAI really sends (issue 2 acceptance; SPEC §1a "the corpus is
-the arbiter"). Every recording, in both stream formats, in strict mode."""
+"""The judge accepts everything OpenAI really sends. Every recording, in both stream formats, in strict mode."""
 
 from __future__ import annotations
 

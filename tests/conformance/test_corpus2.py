@@ -1,4 +1,4 @@
-"""Real traffic is the arbiter (issue 12, item 1): every file of ``openai-recorded-2`` — 1,045
+"""Real traffic is the arbiter: every file of ``openai-recorded-2`` — 1,045
 responses that api.openai.com and Azure OpenAI sent to the test suites of ten public projects —
 passes ``check --strict``; the streams listed in ``LEGACY.tsv``, recorded before OpenAI added
 ``sequence_number`` and text-delta ``logprobs`` (mid-2025), fail for exactly that and nothing else.

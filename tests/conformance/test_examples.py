@@ -1,4 +1,4 @@
-"""Every registered check is proven on its own (issue 12, item 3).
+"""Every registered check is proven on its own.
 
 For every ID of the registry: a failing example that fires it — and no other MUST or SHOULD check
 it does not list in ``also`` (and every ID it lists does fire) — and a passing near miss on which

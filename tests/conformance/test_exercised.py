@@ -1,4 +1,4 @@
-"""What the judge records as exercised (issue 12 item 2): a rule counts as evaluated only on
+"""What the judge records as exercised: a rule counts as evaluated only on
 something it applies to. Each check's passing near miss gives its rule work, so the judge must
 record the check as exercised there; a plain text stream exercises none of the annotation,
 summary, argument or shell rules."""

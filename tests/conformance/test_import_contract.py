@@ -1,10 +1,10 @@
-"""The one rule of DESIGN.md, read from the source: the judge (`conformance/`) imports nothing of
+"""The one rule of the architecture, read from the source: the judge (`conformance/`) imports nothing of
 the judged (`mock_server/`, `reference_impl/`), and they import nothing of the judge.
 
 Static on purpose: imports are read with `ast`, not by running code, so an import that only a
 rarely taken branch, a function body or `TYPE_CHECKING` makes is caught too, and so is
 `importlib.import_module("…")` / `__import__("…")` with a literal name. A package both sides may
-share goes in `NEUTRAL` (`cassettes/`, issue #17: bytes, headers, timings, redaction); it imports
+share goes in `NEUTRAL` (`cassettes/`: bytes, headers, timings, redaction); it imports
 neither side, and nothing else is neutral.
 """
 

@@ -1,4 +1,4 @@
-"""No number in a stream makes the judge allocate or loop in proportion to it (issue 12, item 6).
+"""No number in a stream makes the judge allocate or loop in proportion to it.
 
 Every index field of every recording (``output_index``, ``content_index``, ``summary_index``,
 ``annotation_index``, ``partial_image_index``, ``command_index``, an annotation's
@@ -158,7 +158,7 @@ def test_huge_and_negative_indices_in_resumed_streams() -> None:
 
 @pytest.mark.parametrize("index", [10**7, 10**30, MAX_INDEX_GAP + 1])
 def test_a_summary_index_far_ahead_is_reported_not_padded(index: int) -> None:
-    # The hang of issue 12: `summary_index: 10**7` took 20 s (10**6: 4 s).
+    # The hang this guards against: `summary_index: 10**7` took 20 s (10**6: 4 s).
     recording = next(
         r
         for r in load_recordings()

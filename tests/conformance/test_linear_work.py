@@ -1,4 +1,4 @@
-"""Linear work in every input dimension (issue #14), counted, not timed: the Python lines the judge
+"""Linear work in every input dimension, counted, not timed: the Python lines the judge
 executes (``sys.settrace``) on an input of size n and of size 10n, for each dimension of
 ``benchmarks/perf/scaling.py`` whose work is in Python. Quadratic code — like the text report that
 compared every violation with a list of them (20k tiny events: 148 s) — executes ~100× the lines

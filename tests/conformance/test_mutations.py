@@ -1,4 +1,4 @@
-"""The judge's kill rate over mutants of every real OpenAI recording (issue 2 acceptance).
+"""The judge's kill rate over mutants of every real OpenAI recording.
 
 Every mutant that changes protocol meaning must be caught — at least one MUST or SHOULD violation.
 A mutant is *equivalent* only by one of the rules below, each a precise predicate over the recording
@@ -418,7 +418,7 @@ def _table(report: dict[str, Any]) -> str:
 # ---------------------------------------------------------------------------- expected IDs
 
 # The checks each operator's mutants must fire (at least one of them): a mutant counts as caught
-# by the rule it breaks, not by whatever else happens to fire (issue 12 item 3). The structural
+# by the rule it breaks, not by whatever else happens to fire. The structural
 # operators break the order of whatever event they hit, so their set is the ordering rules.
 _ORDER = frozenset({
     "stream.lifecycle.created_first", "stream.lifecycle.in_progress_second",

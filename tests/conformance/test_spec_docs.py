@@ -1,4 +1,4 @@
-"""The spec in the repository (issue 12 item 4): every clause a check cites is an anchor of
+"""The spec in the repository: every clause a check cites is an anchor of
 docs/spec.md (or a row of docs/known-bugs.md), no check cites a document outside the repository,
 and every known-bugs row names the check that catches it — the one its test proves."""
 

@@ -1,4 +1,4 @@
-"""The SSE decoder stays linear under floods (issue #14): comment (keep-alive) lines, blank lines and
+"""The SSE decoder stays linear under floods: comment (keep-alive) lines, blank lines and
 both between events, counted as bytes the decoder's scans and regular expressions look at — not wall
 time. Before the fix every comment or blank line that left the state clean re-scanned (and copied)
 everything up to the last blank line of the chunk, so a chunk of n such lines cost O(n²)."""

@@ -1,4 +1,4 @@
-"""`check` on the state objects besides the Response (issue 13): compaction results, conversations,
+"""`check` on the state objects besides the Response: compaction results, conversations,
 deleted conversations, item lists. Each check ID has a minimal failing example and a passing
 near-miss; the real bodies we hold pass; the CLI exits 0 / 1 on a valid / broken compaction body."""
 

@@ -1,6 +1,6 @@
 """Every recorded SSE stream, re-framed as a one-lane WebSocket session, gets its SSE verdict.
 
-A stream defect has one name on both transports (DESIGN.md "Transports"): the session validator
+A stream defect has one name on both transports (docs/websocket.md): the session validator
 runs the stream validator per response, so the violations must be the very same (check ID, event
 index, path), on the real recordings of every corpus and on the mutants built from them.
 """

@@ -1,5 +1,5 @@
 """The openai SDK through the proxy in front of the mock: the client sees what it sees direct,
-and every exchange is judged, printed and reported (issue #17 item 1, acceptance)."""
+and every exchange is judged, printed and reported."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``proxy --record DIR``: every exchange through the proxy becomes a cassette (docs/cassettes.md)
 — no secret in it — that ``check DIR`` judges and the mock replays: the client sees
-byte-identical streams (issue #17, round trip)."""
+byte-identical streams."""
 
 from __future__ import annotations
 

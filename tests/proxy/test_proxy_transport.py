@@ -298,11 +298,11 @@ def test_a_client_gone_after_the_body_ended_does_not_excuse_the_stream() -> None
     connection is dropped)."""
     from types import SimpleNamespace
 
-    from conformance.proxy.transport import Exchange
+    from conformance.proxy.transport import RelayedExchange
 
     for ended in (True, False):
         aborted: list[bool] = []
-        exchange = Exchange.__new__(Exchange)
+        exchange = RelayedExchange.__new__(RelayedExchange)
         exchange.reader = SimpleNamespace(done=ended)  # type: ignore[assignment]
         exchange.judge = SimpleNamespace(client_closed=False)  # type: ignore[assignment]
         exchange.upstream = SimpleNamespace(abort=lambda into=aborted: into.append(True))  # type: ignore[assignment]

@@ -1,4 +1,4 @@
-"""One deliberately broken server per known-bugs row the live suite must catch (issue 4 Build 5).
+"""One deliberately broken server per known-bugs row the live suite must catch.
 
 ``BROKEN[kb]`` gives the app factory, the cases to run (a ``-k`` expression: the whole suite is
 not needed to show one defect), the check IDs the suite must report as failing, and whether the
@@ -1021,7 +1021,7 @@ _CHECKS: dict[str, Broken] = {
     },
 }  # fmt: skip
 
-# issue 13: the state profiles' checks (tests/suite/broken_state_servers.py); their cases recall
+# the state profiles' checks (tests/suite/broken_state_servers.py); their cases recall
 # code words across turns, so they run with a model that follows instructions (the mock does).
 _STATE = {
     b.factory.__name__: Broken(b.factory, b.keyword, b.profiles, frozenset({check}), b.should,

@@ -1,4 +1,4 @@
-"""One deliberately broken server per live check of the state profiles (issue 13): conversations,
+"""One deliberately broken server per live check of the state profiles: conversations,
 compaction, stateless reasoning, include. Each is the mock behind a :class:`Rewriter` that adds one
 defect — most of them ones the issue measured on real servers (the mock before it: `conversation`
 silently ignored, no `encrypted_content`, bogus `include` values accepted) — so the suite must
@@ -71,7 +71,7 @@ def update_ignored() -> ASGIApp:
 
 
 def conversation_ignored() -> ASGIApp:
-    """`conversation` on create is silently ignored (what the mock did before issue 13): no
+    """`conversation` on create is silently ignored (what the mock once did): no
     history, no items appended — but the echo kept, so only the semantics fail."""
 
     def on_request(method: str, path: str, body: Any) -> Any:

@@ -3,7 +3,7 @@
 Each broken server is the mock's app behind a small ASGI middleware that reproduces one defect of
 ``../shared/known-bugs.md`` — rewriting requests, JSON bodies or SSE events — so everything else
 about it stays conformant and the suite must name the defect by its check ID. These live in the
-tests, not in the product mock (issue 4 Build 5).
+tests, not in the product mock.
 """
 
 from __future__ import annotations

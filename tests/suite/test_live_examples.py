@@ -1,4 +1,4 @@
-"""The live checks' examples (issue 12, item 3): each ``live.*`` ID with an example is reported
+"""The live checks' examples: each ``live.*`` ID with an example is reported
 failing by the suite against its misbehaving server, and passing against the mock (the near
 miss), running only the cases that show it; no other check fails against the mock, nor against
 the broken server unless listed (``Broken.expected``, ``ALSO_FAILS``). ``tests/conformance/test_examples.py`` lists the IDs
@@ -54,7 +54,7 @@ def test_live_example(check_id: str, tmp_path: Path) -> None:
     with serve(broken.near_miss()) as url:
         good = run_suite("--base-url", url, *args, report_dir=tmp_path / "mock")
     assert bad.outcomes()[check_id] == "fail", bad.stdout[-3000:]
-    # the failing example fires its check, and no other it does not list (issue 12 item 3)
+    # the failing example fires its check, and no other it does not list
     unlisted = bad.failing() - {check_id} - broken.expected - ALSO_FAILS.get(check_id, set())
     assert unlisted == set(), bad.stdout[-3000:]
     assert good.outcomes()[check_id] == "pass", good.stdout[-3000:]

@@ -1,4 +1,4 @@
-"""A canary key planted in every form a server may echo it in never reaches a report (issue #14):
+"""A canary key planted in every form a server may echo it in never reaches a report:
 split across two deltas, base64 (``Bearer`` + key, and ``user:key``), URL-encoded and JSON-escaped
 in error bodies, raw in a non-JSON error body. Before the shared redactor only the exact key was
 replaced, so the split and the encoded forms reached index.json, junit.xml and report.html.

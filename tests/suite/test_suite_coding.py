@@ -1,4 +1,4 @@
-"""A target's Content-Encoding is decoded by the suite in bounded pieces (issue #14, item 1).
+"""A target's Content-Encoding is decoded by the suite in bounded pieces.
 
 Before, the suite's client let httpx decode: it asked for ``gzip, deflate, br`` and expanded each
 compressed read whole before the body cap was looked at. 405 bytes of brotli are 256 MiB, and a

@@ -1,5 +1,5 @@
 """The README's main-job command against the embedded mock: every profile green, exit 0, every
-report written (issue 4 Acceptance)."""
+report written."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from suite_support import ROOT, run_suite
 from conformance.suite.embedded import EmbeddedMock, EmbeddedMockError
 from conformance.suite.targets import EMBEDDED_PROFILES
 
-# What no case makes the mock send (issue 12 item 2): no case asks a server to fail a stream.
+# What no case makes the mock send: no case asks a server to fail a stream.
 # (The hosted:web_search case's answer cites its sources, the hosted:shell case streams a command,
 # the core logprobs case asks for logprobs: those checks are exercised.)
 NOT_EXERCISED_ON_THE_MOCK = {"stream.error.followed_by_failed"}
@@ -27,7 +27,7 @@ HARNESS = {"live.transport.deadline", "live.case.completed", "live.http.status_o
 
 def test_main_job_every_profile_green(tmp_path: Path) -> None:
     started = time.monotonic()
-    # A user with OPENAI_BASE_URL set must not be sent anywhere by it (issue 4 Build 3).
+    # A user with OPENAI_BASE_URL set must not be sent anywhere by it.
     run = run_suite(report_dir=tmp_path, env={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
     wall = time.monotonic() - started
     assert run.code == 0, run.stdout[-3000:] + run.stderr[-3000:]
@@ -73,7 +73,7 @@ def test_cases_are_tagged_with_the_checks_they_evaluate(tmp_path: Path) -> None:
         if check_id not in tags[case]
     ]
     assert untagged == []
-    # A retried case says so, and never runs more than three times (issue 4 Build 1).
+    # A retried case says so, and never runs more than three times.
     assert all(c["attempts"] <= 3 for c in target["cases"])
     assert all(len(c["retried"]) in (c["attempts"] - 1, c["attempts"]) for c in target["cases"])
     # The mock's auto mode answers the case's two-city request with two calls at once

@@ -47,7 +47,7 @@ def test_a_hung_target_is_given_up_after_three_timeouts() -> None:
         client.close()
 
 
-# --- bounded bodies (issue #14): what a target sends is capped before it is buffered ------------
+# --- bounded bodies: what a target sends is capped before it is buffered ------------
 
 MiB = 1024 * 1024
 

@@ -1,5 +1,5 @@
 """A hung or endless target fails its cases and the run ends; an unreachable one is exit 2 with a
-one-line reason (issue 4 Build 3 and Acceptance)."""
+one-line reason."""
 
 from __future__ import annotations
 

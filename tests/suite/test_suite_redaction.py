@@ -1,4 +1,4 @@
-"""API keys never appear in any report, even when the target echoes them back (issue 4 Build 4)."""
+"""API keys never appear in any report, even when the target echoes them back."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The HTML report as a person reads it (issue 18, item 7): evidence wording, the failing case in
+"""The HTML report as a person reads it: evidence wording, the failing case in
 Findings, no heading without content, a compact page for one target."""
 
 from __future__ import annotations

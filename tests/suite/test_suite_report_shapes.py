@@ -439,7 +439,7 @@ def _produced() -> dict[str, dict[str, Any]]:
     from conformance.proxy.judge import Verdict
     from conformance.proxy.kinds import classify
     from conformance.proxy.ledger import Ledger
-    from conformance.suite.http import Exchange
+    from conformance.suite.http import HttpExchange
 
     plain = build_index([_result()], strict=False)
     expected = build_index(
@@ -451,7 +451,7 @@ def _produced() -> dict[str, dict[str, Any]]:
     ledger = Ledger(flag_target(base_url="http://127.0.0.1:9/v1", model="m", name="upstream"),
                     strict=False, out=io.StringIO(), quiet=True)  # fmt: skip
     info = classify("POST", "/responses", "", {"model": "m", "stream": True})
-    exchange = Exchange("POST", "/responses", {"model": "m"}, stream=True, status=200,
+    exchange = HttpExchange("POST", "/responses", {"model": "m"}, stream=True, status=200,
                         content_type="text/event-stream", events=[{"type": "x"}])  # fmt: skip
     bad = C.EVENT_TYPE_KNOWN.violation(expected="a documented event type", actual="x")
     ledger.record(Verdict(info, exchange, [bad], {C.EVENT_TYPE_KNOWN.id}))

@@ -60,7 +60,7 @@ def test_outcomes_fold_levels_strictness_and_expectations() -> None:
 
 
 def test_not_exercised_is_neither_pass_nor_xfail_nor_xpass() -> None:
-    """Issue 12 item 2: a check nothing exercised does not pass; listed as an expected failure it
+    """A check nothing exercised does not pass; listed as an expected failure it
     stays not exercised (no XPASS, no XFAIL), and it does not change the exit code."""
     plain = _result()
     outcomes = plain.outcomes()
@@ -119,9 +119,9 @@ def test_index_junit_html(monkeypatch: pytest.MonkeyPatch) -> None:
     html = render_html(index)
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
     assert 'id="d-t-live-store-false-not-retrievable"' in html
-    # the clause links to its anchor in docs/spec.md (issue 12 item 4)
+    # the clause links to its anchor in docs/spec.md
     assert 'spec.md#s4-1"' in html and "§4.1 (store); KB26" in html
-    # the summary counts failing checks per level (issue 7: MUST / SHOULD per target, on the PNG)
+    # the summary counts failing checks per level
     assert "<th>MUST fail</th><th>SHOULD fail</th>" in html
     pass_count = index["targets"]["t"]["summary"]["pass"]
     assert f"<td>{pass_count}</td><td>1</td><td>1</td>" in html
@@ -160,7 +160,7 @@ def test_write_reports_redacts(tmp_path: Path) -> None:
 
 
 def test_evidence_shows_every_kind_of_violation_first() -> None:
-    # Auditing the vendor matrix (issue 7): a check violated 90 times in one way and once in
+    # Auditing the vendor matrix: a check violated 90 times in one way and once in
     # another showed five findings of the first kind only. Now the first finding of each kind
     # comes first, and every kind is listed with its count.
     target = flag_target(base_url="http://127.0.0.1:9/v1", model="m", name="t")
@@ -191,7 +191,7 @@ def test_evidence_shows_every_kind_of_violation_first() -> None:
 
 
 def test_a_refined_check_keeps_its_published_id() -> None:
-    """Issue 12 item 3: `stream.part.order` is split into one ID per rule; a refinement's finding
+    """`stream.part.order` is split into one ID per rule; a refinement's finding
     is its parent's too, and an expected failure naming the parent covers the refinement."""
 
     def run(expected: tuple[str, ...]) -> TargetResult:

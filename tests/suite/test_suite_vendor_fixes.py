@@ -1,4 +1,4 @@
-"""Suite fixes found by the vendor matrix (issue 7): a verdict that blamed a server for what a
+"""Suite fixes found by the vendor matrix: a verdict that blamed a server for what a
 real OpenAI response does too. Each test shows the server is no longer blamed, and that the
 defect the check is for is still caught."""
 

@@ -1,7 +1,7 @@
 """The suite's WebSocket client bounds a compressed frame on what it decompresses to: it takes
 permessage-deflate, and the websockets library decompresses with ``max_length = max_size``
 (``_MAX_FRAME``), so a frame that expands past it closes the socket (1009) instead of being
-inflated whole. A guard of what issue #14's bounds rely on; the near miss: a compressed frame
+inflated whole. A guard of what the suite's bounds rely on; the near miss: a compressed frame
 within the bound is read as it was sent."""
 
 from __future__ import annotations

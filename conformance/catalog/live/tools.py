@@ -1,5 +1,5 @@
-"""The live checks of tools beyond function calls (issue 15): ``live.tools.allowed_tools``,
-``live.custom_tools.*`` and ``live.hosted.*`` (one profile per hosted tool, DESIGN.md
+"""The live checks of tools beyond function calls: ``live.tools.allowed_tools``,
+``live.custom_tools.*`` and ``live.hosted.*`` (one profile per hosted tool, named
 ``hosted:<tool type>``). Declared after the other live checks; :mod:`conformance.catalog.live`
 re-exports every name."""
 
@@ -9,7 +9,7 @@ from ..registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 
-# --- live.tools.allowed_tools, live.custom_tools.* (issue 15: tools beyond function calls) -------
+# --- live.tools.allowed_tools, live.custom_tools.* -------
 TOOLS_ALLOWED = register(
     "live.tools.allowed_tools",
     MUST,
@@ -43,7 +43,7 @@ CUSTOM_ROUND_TRIP = register(
     profile="custom-tools",
 )
 
-# --- live.hosted.* (issue 15): one profile per hosted tool (DESIGN.md `hosted:<tool type>`) --------
+# --- live.hosted.*: one profile per hosted tool (`hosted:<tool type>`) --------
 HOSTED_WEB_SEARCH = register(
     "live.hosted.web_search",
     MUST,

@@ -26,7 +26,7 @@ import pytest
 
 from ...catalog import live as L
 from .. import answers as A
-from ..http import Exchange
+from ..http import HttpExchange
 from ..probe import Probe
 from .support import WEATHER_TOOL, schema_errors
 
@@ -97,7 +97,7 @@ def _history_counted(
     history: list[Segment],
     new_input: Any,
     now: int | None,
-    ex: Exchange | None,
+    ex: HttpExchange | None,
     check: Any = L.HISTORY,
 ) -> None:
     """SPEC §3, §4: ``now``, the `input_tokens` of a chained turn (or the input_tokens endpoint's

@@ -1,5 +1,5 @@
 """Built-in tools the client runs (``hosted:shell``, ``hosted:apply_patch``,
-``hosted:computer_use_preview``; DESIGN.md's ``hosted:<tool type>``): the call forced by
+``hosted:computer_use_preview``; ``hosted:<tool type>``): the call forced by
 ``tool_choice`` ([OAPI] ``SpecificFunctionShellParam``, ``SpecificApplyPatchParam``, ``ToolChoiceTypes``
 ``computer_use_preview``), streamed so the judge sees its whole sequence (a shell command's and a
 patch diff's deltas = done = item), ending the turn with a ``call_id``; then the round trip —

@@ -1,5 +1,5 @@
 """Core: creating responses in every input form, streamed and not (SPEC §3, §4); the two ways
-give one shape (issue 4 Build 1); `max_output_tokens` cuts end `incomplete` (SPEC §4, KB10)."""
+give one shape; `max_output_tokens` cuts end `incomplete` (SPEC §4, KB10)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from ... import catalog as C
 from ...catalog import live as L
 from .. import answers as A
-from ..http import Exchange
+from ..http import HttpExchange
 from ..probe import Probe
 from .support import LONG_PROMPT, SHORT_PROMPT
 
@@ -120,7 +120,7 @@ def test_stream_equals_nonstream(probe: Probe) -> None:
 def test_max_output_tokens(probe: Probe, stream: bool) -> None:
     limit = 16  # the smallest value CreateResponse allows (SPEC §3)
     body = probe.body(input=LONG_PROMPT, max_output_tokens=limit)
-    ex: Exchange | None
+    ex: HttpExchange | None
     if stream:
         response, ex = probe.create_stream(body)
         event = ex.validator.validator.terminal_type if ex.validator else None

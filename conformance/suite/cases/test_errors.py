@@ -9,7 +9,7 @@ import pytest
 
 from ... import catalog as C
 from ...catalog import live as L
-from ..http import Exchange
+from ..http import HttpExchange
 from ..probe import Probe
 
 UNKNOWN_ID = "resp_conformance0000000000000000000000000000unknown"
@@ -32,7 +32,7 @@ BAD_REQUESTS: dict[str, tuple[Any, str | None]] = {
 }  # fmt: skip
 
 
-def _is_4xx(probe: Probe, ex: Exchange, what: str) -> bool:
+def _is_4xx(probe: Probe, ex: HttpExchange, what: str) -> bool:
     status = ex.status
     return probe.check(
         L.BAD_INPUT_4XX, status is not None and 400 <= status < 500 and status != 429, ex,

@@ -1,4 +1,4 @@
-"""Hosted tools, one profile each (``hosted:<tool type>``, DESIGN.md): the tool forced by
+"""Hosted tools, one profile each (``hosted:<tool type>``): the tool forced by
 ``tool_choice`` where [OAPI] ``ToolChoiceTypes`` has a type for it (``web_search_preview``,
 ``file_search``, ``code_interpreter``, ``image_generation``; ``mcp`` with its ``server_label``),
 streamed, so the judge sees the whole sequence — progress order, ``*.failed`` against the status,

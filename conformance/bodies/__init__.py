@@ -1,0 +1,26 @@
+"""Body rules: one whole JSON object the API answers with, judged on its own (sans I/O).
+
+- :mod:`.objects` — a Response object (streamed terminal or non-stream body) and an error body;
+  :class:`~.objects.ResponseChecker` is shared with the stream validator's terminal event;
+- :mod:`.state` — the state objects: compaction results, conversations, deleted conversations,
+  item lists;
+- :mod:`.kinds` — a body's kind to its rules: :func:`~.kinds.validate_body`, the one dispatch the
+  offline check, the live suite and the proxy call.
+"""
+
+from __future__ import annotations
+
+from .kinds import BodyKind, body_kind, validate_body
+from .objects import validate_error_body, validate_response_body
+from .state import StateKind, state_kind, validate_state_body
+
+__all__ = [
+    "BodyKind",
+    "StateKind",
+    "body_kind",
+    "state_kind",
+    "validate_body",
+    "validate_error_body",
+    "validate_response_body",
+    "validate_state_body",
+]
