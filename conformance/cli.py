@@ -150,7 +150,7 @@ def _text_report(verdict: FileVerdict, *, strict: bool, verbose: bool, out: Text
     for v in shown:  # a lone surrogate of a JSON string (actual "\\ud800") as its escape
         out.write(printable("  " + v.format().replace("\n", "\n  ") + "\n"))
     # By identity: `v not in shown` compared each violation with the list (quadratic: 20k tiny
-    # events took 148 s, tests/conformance/test_linear_work.py); `shown` holds the very objects of `verdict.violations`.
+    # events took 148 s, tests/conformance/validator/test_linear_work.py); `shown` holds the very objects of `verdict.violations`.
     listed = {id(v) for v in shown}
     rest = Counter(v.level.value for v in verdict.violations if id(v) not in listed)
     if rest:

@@ -15,7 +15,7 @@ The format (one :class:`Example` per registered ID):
   options the judge is run with (profiles, ``resume_after``, ``max_output_tokens``).
 
 The offline examples are judged here (:func:`judge`), so ``responses-conformance explain ID``
-prints the inputs and the tests prove them; ``tests/conformance/test_examples.py`` walks the whole
+prints the inputs and the tests prove them; ``tests/conformance/catalog/test_examples.py`` walks the whole
 registry and fails for an ID without both samples.
 """
 

@@ -70,7 +70,7 @@ IR), :mod:`.predicates` (generated yes/no code), :mod:`.decoders` (typed decoder
 
 from __future__ import annotations
 
-from .interpreter import _Checker as _Checker  # for the agreement test (tests/conformance)
+from .interpreter import _Checker as _Checker  # for the agreement test (tests/conformance/schema/)
 from .issues import IssueKind, SchemaIssue
 from .relaxations import RELAXATIONS, Relaxation, load_document
 from .validator import SCHEMAS, SchemaValidator

@@ -125,7 +125,7 @@ def _web_search_api_source(schemas: dict[str, Any]) -> None:
 
 
 # SPEC §1a: where [OAPI] is stricter than what OpenAI sends. Each entry names the recording (in
-# tests/data/openai-recorded/) that forces it; tests/conformance/test_schema.py drops each in turn
+# tests/data/openai-recorded/) that forces it; tests/conformance/schema/test_schema.py drops each in turn
 # and shows that recording failing. Enum values being open (SPEC §1a) is not a patch: an enum miss is
 # reported with kind "enum", which callers log at INFO.
 RELAXATIONS: Final[tuple[Relaxation, ...]] = (

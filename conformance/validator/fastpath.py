@@ -3,7 +3,7 @@
 :meth:`FastPath.feed_fast` either proves that a delta breaks no rule — it names the newest open
 item, continues that item's latest part or value with the next sequence number, and passes its
 schema — and records it, or changes nothing and returns False so that the full path judges it.
-Every rule still runs on every event; only the order differs (tests/conformance/test_fast_path.py
+Every rule still runs on every event; only the order differs (tests/conformance/validator/test_fast_path.py
 judges every mutant of every recording both ways). The framing layer
 (:class:`~conformance.SSEStreamValidator`) follows the same routes with typed decoders.
 """

@@ -11,7 +11,7 @@ changes nothing. Output items are kept by ``output_index`` in a dict, never padd
 event adds at most one; ``command_index`` keys a dict of value streams the same way;
 ``partial_image_index`` and ``sequence_number`` are compared, never allocated by. So the work
 and memory of judging a stream are linear in its bytes, whatever numbers it holds
-(tests/conformance/test_index_fuzz.py puts huge and negative values in every index field of every
+(tests/conformance/validator/test_index_fuzz.py puts huge and negative values in every index field of every
 recording).
 """
 

@@ -1,7 +1,7 @@
 """The live checks' examples: each ``live.*`` ID with an example is reported
 failing by the suite against its misbehaving server, and passing against the mock (the near
 miss), running only the cases that show it; no other check fails against the mock, nor against
-the broken server unless listed (``Broken.expected``, ``ALSO_FAILS``). ``tests/conformance/test_examples.py`` lists the IDs
+the broken server unless listed (``Broken.expected``, ``ALSO_FAILS``). ``tests/conformance/catalog/test_examples.py`` lists the IDs
 still without one."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Streams for the SSE decoder's tests: chunked feeding, and random streams with the events the
-WHATWG rules give them, written independently of the decoder (tests/conformance/test_sse*.py)."""
+WHATWG rules give them, written independently of the decoder (tests/conformance/sse/)."""
 
 from __future__ import annotations
 

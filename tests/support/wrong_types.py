@@ -1,7 +1,7 @@
 """Values of the wrong JSON type at random places: the robustness tests' one mutation.
 
 The judge and the servers must answer such input with a verdict or an OpenAI-shaped 4xx, never a
-traceback (tests/conformance/test_type_confusion.py, tests/mock_server/test_mock_request_fuzz.py).
+traceback (tests/conformance/validator/test_type_confusion.py, tests/mock_server/test_mock_request_fuzz.py).
 """
 
 from __future__ import annotations

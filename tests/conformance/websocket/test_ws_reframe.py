@@ -17,7 +17,7 @@ from mutations import Event, generate, judge, load_recordings
 
 from conformance.websocket import SessionValidator
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parents[2] / "data"
 STREAMS = sorted(DATA.glob("*/streams/*.jsonl"))
 
 

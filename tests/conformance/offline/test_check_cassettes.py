@@ -11,7 +11,7 @@ import pytest
 from cassettes import CassetteWriter, read_cassette, secret_forms
 from conformance.cli import main
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "cassettes" / "pydantic-ai"
+DATA = Path(__file__).resolve().parents[2] / "data" / "cassettes" / "pydantic-ai"
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -21,10 +21,10 @@ from conformance.cli import main
 
 pytestmark = pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parents[2] / "data"
 TEXT_STREAM = DATA / "openai-recorded" / "streams" / "azure-text.1.jsonl"
 VCR = DATA / "cassettes" / "pydantic-ai" / "test_background_mode_streaming_continuation_vcr.yaml"
-PUBLISHED = Path(__file__).parents[2] / "docs" / "vendors" / "matrix" / "index.json"
+PUBLISHED = Path(__file__).parents[3] / "docs" / "vendors" / "matrix" / "index.json"
 LIMIT = 64 * 1024
 
 

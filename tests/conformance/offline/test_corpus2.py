@@ -22,7 +22,7 @@ import pytest
 from conformance import check_file, failing
 from conformance.catalog.registry import Violation
 
-CORPUS = Path(__file__).parents[1] / "data" / "openai-recorded-2"
+CORPUS = Path(__file__).parents[2] / "data" / "openai-recorded-2"
 
 
 def _manifest() -> list[dict[str, str]]:

@@ -14,7 +14,7 @@ import pytest
 
 from conformance import failing, validate_response_body
 
-CORPUS2 = Path(__file__).parents[1] / "data" / "openai-recorded-2" / "bodies"
+CORPUS2 = Path(__file__).parents[2] / "data" / "openai-recorded-2" / "bodies"
 
 REFUSAL = "mirascope.e2e-output.test_refusal.azure-openai_responses_gpt_4o_mini.sync.0.h-fd3a6222"
 CUT_IN_REASONING = "mirascope.e2e-output.test_max_tokens.openai_gpt_5_mini.async.0.h-a6823120"

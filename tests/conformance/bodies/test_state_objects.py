@@ -17,8 +17,8 @@ from conformance.catalog.registry import REGISTRY
 from conformance.cli import main
 from conformance.offline.recorded import UnreadableFile, check_bytes
 
-DATA = Path(__file__).parents[1] / "data" / "state-objects"
-CORPUS = Path(__file__).parents[1] / "data" / "openai-recorded"
+DATA = Path(__file__).parents[2] / "data" / "state-objects"
+CORPUS = Path(__file__).parents[2] / "data" / "openai-recorded"
 
 Body = dict[str, Any]
 

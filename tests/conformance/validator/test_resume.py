@@ -22,7 +22,7 @@ import pytest
 from conformance import StreamValidator, failing
 
 BACKGROUND = (
-    Path(__file__).parents[1]
+    Path(__file__).parents[2]
     / "data"
     / "openai-recorded-2"
     / "streams"
@@ -144,7 +144,7 @@ def _resumed_after_items() -> list[tuple[str, int, list[dict[str, Any]]]]:
     """Every point right after an `output_item.done` that another item follows, in every
     recording of the first corpus: (name, resume_after, the events after it)."""
     out = []
-    corpus = Path(__file__).parents[1] / "data" / "openai-recorded" / "streams"
+    corpus = Path(__file__).parents[2] / "data" / "openai-recorded" / "streams"
     for path in sorted(corpus.glob("*.jsonl")):
         stream = [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
         done = [i for i, e in enumerate(stream) if e["type"] == "response.output_item.done"]

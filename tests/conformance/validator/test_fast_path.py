@@ -514,7 +514,7 @@ def test_a_shell_delta_that_names_an_item_is_judged_on_the_full_path() -> None:
 
 # --- the second corpus: 390 real streams, judged on every path -------------------------------
 
-_CORPUS2 = Path(__file__).parents[1] / "data" / "openai-recorded-2"
+_CORPUS2 = Path(__file__).parents[2] / "data" / "openai-recorded-2"
 
 
 def _corpus2_streams() -> list[tuple[str, bytes, int | None]]:

@@ -16,7 +16,7 @@ import pytest
 
 from conformance import SSEStreamValidator, StreamValidator, failing
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parents[2] / "data"
 LOGPROBS_STREAM = (
     DATA / "openai-recorded-2" / "streams"
     / "pai.test_openai.test_openai_instructions_with_responses_logprobs_streaming.0.sse"

@@ -30,7 +30,7 @@ from conformance.schema import (  # _Checker: the agreement test runs it without
     load_document,
 )
 
-REPO = Path(__file__).parents[2]
+REPO = Path(__file__).parents[3]
 CORPUS = REPO / "tests" / "data" / "openai-recorded"
 STREAMS = sorted((CORPUS / "streams").glob("*.jsonl"))
 BODIES = sorted((CORPUS / "bodies").glob("*.json"))

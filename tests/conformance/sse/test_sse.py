@@ -21,7 +21,7 @@ from sse_streams import (
 from conformance.sse import SSEDecoder, SSEEvent, SSELimitError, decode_sse
 
 STREAMS = sorted(
-    (Path(__file__).parents[1] / "data" / "openai-recorded" / "streams").glob("*.jsonl")
+    (Path(__file__).parents[2] / "data" / "openai-recorded" / "streams").glob("*.jsonl")
 )
 
 

@@ -23,7 +23,7 @@ from conformance import catalog as C
 from conformance.bodies.objects import validate_error_body, validate_response_body
 from conformance.validator import PROFILES, StreamValidator
 
-BODIES = Path(__file__).resolve().parents[1] / "data" / "openai-recorded"
+BODIES = Path(__file__).resolve().parents[2] / "data" / "openai-recorded"
 MUTANTS_PER_SEED = 700
 
 

@@ -14,7 +14,7 @@ import pytest
 from conformance import catalog as C
 from conformance.validator import StreamValidator
 
-CORPUS = Path(__file__).resolve().parents[1] / "data" / "openai-recorded" / "streams"
+CORPUS = Path(__file__).resolve().parents[2] / "data" / "openai-recorded" / "streams"
 
 Event = dict[str, Any]
 

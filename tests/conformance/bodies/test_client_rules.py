@@ -17,7 +17,7 @@ import pytest
 from conformance import StreamValidator, failing, validate_response_body
 from conformance.offline.recorded import check_bytes
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parents[2] / "data"
 CORPUS1 = DATA / "openai-recorded"
 CORPUS2 = DATA / "openai-recorded-2"
 LOGPROBS_STREAM = (

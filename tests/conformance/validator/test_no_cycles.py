@@ -19,7 +19,7 @@ import pytest
 from conformance import SSEStreamValidator
 from conformance.validator.core import PROFILES
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parents[2] / "data"
 JSONL = sorted((DATA / "openai-recorded" / "streams").glob("*.jsonl"))
 SSE = sorted((DATA / "openai-recorded-2" / "streams").glob("*.sse"))
 

@@ -8,7 +8,7 @@ import pytest
 
 from conformance import SSEStreamValidator, check_file, failing
 
-CORPUS = Path(__file__).parents[1] / "data" / "openai-recorded"
+CORPUS = Path(__file__).parents[2] / "data" / "openai-recorded"
 STREAMS = sorted((CORPUS / "streams").glob("*.jsonl"))
 BODIES = sorted((CORPUS / "bodies").glob("*.json"))
 ERRORS = sorted((CORPUS / "errors").glob("*.json"))

@@ -37,7 +37,7 @@ import pytest
 
 from conformance.schema import SCHEMAS, SchemaValidator
 
-CORPUS = Path(__file__).parents[2] / "tests" / "data" / "openai-recorded"
+CORPUS = Path(__file__).parents[3] / "tests" / "data" / "openai-recorded"
 REF = "#/components/schemas/"
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from conformance.cli import main
 
-CORPUS = Path(__file__).parents[1] / "data" / "openai-recorded"
+CORPUS = Path(__file__).parents[2] / "data" / "openai-recorded"
 TEXT_STREAM = CORPUS / "streams" / "azure-text.1.jsonl"
 
 

@@ -14,7 +14,7 @@ from test_known_bugs import KNOWN_BUGS
 import conformance.cli  # noqa: F401  (the full registry)
 from conformance.catalog.registry import REGISTRY
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SPEC = ROOT / "docs" / "spec.md"
 KNOWN = ROOT / "docs" / "known-bugs.md"
 _ID = re.compile(r'<a id="([a-z0-9-]+)"></a>')
