@@ -24,13 +24,13 @@ from mock_server.middleware import (
     request_hints,
 )
 from mock_server.websocket import websocket_admission
-from reference_impl.asgi import create_app
 from reference_impl.engine import GenerationRequest
-from reference_impl.prompts import PromptRegistry
+from reference_impl.request.prompts import PromptRegistry
 from reference_impl.sealing import Sealer
-from reference_impl.store import ResponseStore, StoreLimits
-from reference_impl.store_options import DEFAULT_STORE_TTL, replica_for
-from reference_impl.store_options import make_store as reference_store
+from reference_impl.service.app import create_app
+from reference_impl.stores.base import ResponseStore, StoreLimits
+from reference_impl.stores.options import DEFAULT_STORE_TTL, replica_for
+from reference_impl.stores.options import make_store as reference_store
 
 if TYPE_CHECKING:
     from mock_server.replay import ReplayApp, ReplaySettings
@@ -58,7 +58,9 @@ class MockSettings:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES  # larger request bodies get 413, unread
     # The secret sealed state (encrypted reasoning, compactions) is keyed by; None: the seed.
     state_secret: str | None = None
-    prompts: str | None = None  # a prompts file (reference_impl/prompts.py) for `prompt` on create
+    prompts: str | None = (
+        None  # a prompts file (reference_impl/request/prompts.py) for `prompt` on create
+    )
     # Cassettes (docs/cassettes.md): record every exchange into this folder (mock_server/record.py)
     record: str | None = None
     replay: ReplaySettings | None = None  # serve a cassette (mock_server/replay.py)

@@ -29,11 +29,11 @@ from mock_server.middleware import (
 from mock_server.replay_match import DEFAULT_IGNORE, KEY_PARTS
 from mock_server.scenarios import SCENARIOS
 from mock_server.workers import check_workers, serve_workers
-from reference_impl.prompts import PromptFileError, PromptRegistry
+from reference_impl.request.prompts import PromptFileError, PromptRegistry
 from reference_impl.server import bind, serve_socket
 from reference_impl.server_options import add_bind_options, required_api_key
-from reference_impl.store import DEFAULT_MAX_RESPONSES
-from reference_impl.store_options import add_retention_options, limits_from
+from reference_impl.stores.base import DEFAULT_MAX_RESPONSES
+from reference_impl.stores.options import add_retention_options, limits_from
 
 if TYPE_CHECKING:
     from mock_server.replay import ReplaySettings

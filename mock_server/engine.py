@@ -448,7 +448,7 @@ class _LogProbs:
         return LogProb(token, value, tuple(top))
 
 
-# asyncio's own sleep and clock: the app is served on asyncio (reference_impl/sse.py), and anyio's
+# asyncio's own sleep and clock: the app is served on asyncio (reference_impl/service/sse.py), and anyio's
 # look the backend up on every call (sniffio): ~7 % of a paced stream's server CPU, once per
 # delta (benchmarks/perf/mock_capacity.py). Module names, so that tests can fake the time.
 _sleep = asyncio.sleep

@@ -1,4 +1,4 @@
-"""The mock's faults and request log for WebSocket mode (reference_impl.websocket serves it).
+"""The mock's faults and request log for WebSocket mode (reference_impl.service.websocket serves it).
 
 Each ``response.create`` over a socket is one *request* to the fault plan, as a ``POST`` is over
 HTTP: its attempt number counts the same create text seen before on any connection, the plan comes
@@ -26,7 +26,7 @@ from mock_server.faults import FaultSyntaxError, error_body
 from mock_server.middleware import MockMiddleware, RecordedRequest
 from mock_server.scenarios import SCENARIOS
 from reference_impl.errors import APIError
-from reference_impl.websocket import Admission
+from reference_impl.service.websocket import Admission
 
 __all__ = ["websocket_admission"]
 

@@ -70,7 +70,7 @@ def check_workers(workers: int, store: str) -> str | None:
 
 
 def _clear_attempts(settings: Any) -> None:
-    from reference_impl.store_options import make_store
+    from reference_impl.stores.options import make_store
 
     store = make_store(settings.store, settings.store_ttl, settings.store_limits)
     try:
@@ -86,7 +86,7 @@ def app() -> ASGIApp:
     from mock_server.cli import build_parser, settings_from
     from mock_server.faults import SharedAttemptCounter
     from mock_server.middleware import quiet_dropped_connections
-    from reference_impl.store_options import make_store
+    from reference_impl.stores.options import make_store
 
     argv = json.loads(os.environ[ARGV_ENV])
     parser = build_parser()

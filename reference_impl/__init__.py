@@ -5,9 +5,7 @@ handling, stores and the ASGI app. Engines (the mock, SGLang) plug in through
 
 from __future__ import annotations
 
-from .app import ResponsesService
-from .asgi import create_app
-from .assembler import EngineProtocolError, ResponseAssembler, obfuscation
+from .assembler.stream import EngineProtocolError, ResponseAssembler, obfuscation
 from .engine import (
     Chunk,
     CustomTool,
@@ -30,8 +28,10 @@ from .engine import (
 from .errors import APIError
 from .ids import IdFactory, IdSource, RandomIds, random_id
 from .server import ServerThread, serve
-from .sqlite_store import SQLiteStore
-from .store import DEFAULT_MAX_RESPONSES, MemoryStore, ResponseStore
+from .service.app import create_app
+from .service.responses import ResponsesService
+from .stores.base import DEFAULT_MAX_RESPONSES, MemoryStore, ResponseStore
+from .stores.sqlite import SQLiteStore
 
 __all__ = [
     "DEFAULT_MAX_RESPONSES",

@@ -2,7 +2,7 @@
 
 The protocol layer (assembler, store, app) knows no particular engine. It normalizes a
 `POST /v1/responses` body into a :class:`GenerationRequest` and asks an :class:`Engine` for a stream
-of typed chunks; the :class:`~reference_impl.assembler.ResponseAssembler` alone turns those chunks
+of typed chunks; the :class:`~reference_impl.assembler.stream.ResponseAssembler` alone turns those chunks
 into Responses events. The mock engine (``mock_server``) and the SGLang engine plug in here.
 
 Chunk order an engine promises: any mix of reasoning / text / refusal / tool-call / hosted-tool

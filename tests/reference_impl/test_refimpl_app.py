@@ -18,9 +18,9 @@ from refimpl_support import (
 )
 
 from conformance.schema import SCHEMAS
-from reference_impl.asgi import create_app
 from reference_impl.engine import Final, TextDelta, ToolCallDelta
-from reference_impl.store import MemoryStore
+from reference_impl.service.app import create_app
+from reference_impl.stores.base import MemoryStore
 
 pytestmark = pytest.mark.anyio
 

@@ -21,7 +21,7 @@ from openai.types.responses import ResponseItemList, response_input_item_param
 
 from mock_server.app import MockServer, MockSettings
 from mock_server.testing import IN_PROCESS_URL, InProcessMock
-from reference_impl.item_shapes import ITEM_SHAPES, NOT_LISTED
+from reference_impl.request.item_shapes import ITEM_SHAPES, NOT_LISTED
 
 OPENAPI = Path("/work/shared/spec/openai-openapi.yaml")
 

@@ -9,7 +9,7 @@ import pytest
 
 from reference_impl.engine import Message
 from reference_impl.errors import APIError
-from reference_impl.inputs import (
+from reference_impl.request.inputs import (
     check_call_outputs,
     conversation_items,
     generation_request,

@@ -21,7 +21,7 @@ from conformance.schema import SCHEMAS
 from conformance.stream import SSEStreamValidator
 from conformance.validator import PROFILES
 from conformance.validator.tables import OPENRESPONSES_EVENTS
-from reference_impl.asgi import create_app
+from reference_impl.service.app import create_app
 
 pytestmark = pytest.mark.anyio
 

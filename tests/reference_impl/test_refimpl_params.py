@@ -20,7 +20,7 @@ from openai.types.responses.response_includable import ResponseIncludable
 
 from mock_server.app import MockSettings
 from mock_server.testing import IN_PROCESS_URL, InProcessMock
-from reference_impl.validation import INCLUDABLE, KNOWN_CREATE_PARAMS, NO_EFFECT_PARAMS
+from reference_impl.request.validation import INCLUDABLE, KNOWN_CREATE_PARAMS, NO_EFFECT_PARAMS
 
 # A valid value for every field of the SDK's ResponseCreateParamsBase (+ `stream`). A field the SDK
 # adds is missing here, and test_every_sdk_field_has_a_sample fails until it is handled.

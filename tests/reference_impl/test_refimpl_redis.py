@@ -16,8 +16,8 @@ from replicas import redis_replicas
 
 redis = pytest.importorskip("redis", reason="pip install 'responses-conformance[redis]'")
 
-from reference_impl.redis_store import RedisStore  # noqa: E402
-from reference_impl.store import ResponseStore  # noqa: E402
+from reference_impl.stores.base import ResponseStore  # noqa: E402
+from reference_impl.stores.redis import RedisStore  # noqa: E402
 
 LONG = {"model": "mock-long-text", "input": "Tell me a long story.", "background": True}
 

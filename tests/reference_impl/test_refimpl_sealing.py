@@ -17,8 +17,8 @@ from openai.types.responses import Response
 from mock_server.app import MockSettings
 from mock_server.cli import main as mock_main
 from mock_server.testing import IN_PROCESS_URL, InProcessMock
-from reference_impl.cli import main as reference_main
 from reference_impl.sealing import Sealer
+from reference_impl.sglang.cli import main as reference_main
 
 ASK = {
     "model": "mock-auto",

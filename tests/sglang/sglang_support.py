@@ -47,7 +47,7 @@ NATIVE_PROFILES: dict[str, tuple[str, ...]] = {
 _BASE = {"plain": ("core", "stateful", "reasoning"), "tools": ("core", "stateful", "tools")}
 # What the reference declares on each model: issue 6's set (core, stateful, and tools or
 # reasoning) plus the state agents keep (issues 13, 16), which the protocol layer serves whatever the model — conversations, compaction (the
-# history is sealed, no summary is sampled: reference_impl/compaction.py), websocket — and
+# history is sealed, no summary is sampled: reference_impl/service/compaction.py), websocket — and
 # stateless-reasoning where the model reasons (a reasoning item carries the sealed blob). The
 # vendor matrix's reference-* targets declare the same (a test in tests/vendors holds them equal).
 _STATE = ("conversations", "compaction", "websocket")

@@ -23,8 +23,8 @@ from reference_impl.engine import (
     TextDelta,
     ToolCallDelta,
 )
-from reference_impl.sglang_backends import HTTPBackend
-from reference_impl.sglang_engine import SGLangConfig, SGLangEngine
+from reference_impl.sglang.backends import HTTPBackend
+from reference_impl.sglang.engine import SGLangConfig, SGLangEngine
 
 WEATHER = FunctionTool(
     "get_weather",

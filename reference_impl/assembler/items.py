@@ -1,7 +1,7 @@
 """The assembler's items and parts: their state while open, the JSON they close into, the
 events that open and close them, and the ``obfuscation`` padding of delta events.
 
-:class:`ItemEvents` is the base of :class:`reference_impl.assembler.ResponseAssembler`: it owns
+:class:`ItemEvents` is the base of :class:`reference_impl.assembler.stream.ResponseAssembler`: it owns
 the sequence numbers (SPEC §2.1) and the output items, each opened with ``output_item.added``
 and closed with ``output_item.done`` (§2.4–§2.6), their content / summary parts in between.
 Function and custom tool calls share one shape (:data:`CALL_KINDS`, :func:`call_item`).
@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from .engine import EngineError, LogProb
-from .ids import IdSource
+from ..engine import EngineError, LogProb
+from ..ids import IdSource
 
 if TYPE_CHECKING:
-    from .sealing import Sealer
+    from ..sealing import Sealer
 
 __all__ = [
     "CALL_KINDS",

@@ -26,7 +26,7 @@ import argparse
 import math
 from typing import Any
 
-from .store import DEFAULT_MAX_BYTES, DEFAULT_MAX_RESPONSES, StoreLimits
+from .base import DEFAULT_MAX_BYTES, DEFAULT_MAX_RESPONSES, StoreLimits
 
 __all__ = [
     "DEFAULT_STORE_TTL",
@@ -135,18 +135,18 @@ def limits_from(args: argparse.Namespace) -> StoreLimits:
 def make_store(
     spec: str, ttl_seconds: float | None = None, limits: StoreLimits | None = None
 ) -> Any:
-    """A :class:`~reference_impl.store.ResponseStore` from ``memory``, ``memory:N``,
+    """A :class:`~reference_impl.stores.base.ResponseStore` from ``memory``, ``memory:N``,
     ``sqlite:PATH`` or ``redis://…``, each response kept ``ttl_seconds`` after its last write
     (None: forever; Redis key TTLs), within ``limits`` (``memory:N``'s N, when given, is its
     ``max_responses``); :class:`ValueError` when malformed."""
-    from .sqlite_store import SQLiteStore
-    from .store import MemoryStore
+    from .base import MemoryStore
+    from .sqlite import SQLiteStore
 
     if ttl_seconds is not None and ttl_seconds <= 0:
         raise ValueError(f"a store TTL must be positive seconds, got {ttl_seconds!r}")
     limits = limits or StoreLimits()
     if spec.startswith(("redis://", "rediss://", "unix://")):
-        from .redis_store import RedisStore
+        from .redis import RedisStore
 
         ttl = None if ttl_seconds is None else max(1, round(ttl_seconds))
         return RedisStore.from_url(spec, ttl_seconds=ttl, limits=limits)

@@ -1,5 +1,5 @@
 """The ASGI app of the protocol layer: :func:`create_app` puts a
-:class:`~reference_impl.app.ResponsesService` behind Starlette's routes (HTTP and WebSocket mode),
+:class:`~reference_impl.service.responses.ResponsesService` behind Starlette's routes (HTTP and WebSocket mode),
 with a straight path for ``POST /v1/responses``."""
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from .app import Hints, ResponsesService
-from .engine import Engine
-from .http_routes import conversation_routes, http_error, server_error
-from .ids import IdFactory, RandomIds
-from .prompts import PromptRegistry
-from .sealing import Sealer
+from ..engine import Engine
+from ..ids import IdFactory, RandomIds
+from ..request.prompts import PromptRegistry
+from ..sealing import Sealer
+from ..stores.base import MemoryStore, ResponseStore
+from .responses import Hints, ResponsesService
+from .routes import conversation_routes, http_error, server_error
 from .sse import SSEResponse, raw_send_scope
-from .store import MemoryStore, ResponseStore
 from .websocket import Admit, WebSocketLimits, serve_websocket
 
 __all__ = ["create_app"]
@@ -69,14 +69,14 @@ def create_app(
 ) -> Starlette:
     """The Responses app over ``engine``.
 
-    ``store`` defaults to a :class:`~reference_impl.store.MemoryStore` (10,000 responses, LRU);
+    ``store`` defaults to a :class:`~reference_impl.stores.base.MemoryStore` (10,000 responses, LRU);
     ``ids`` to random OpenAI-like ids; ``clock`` (unix seconds) to ``time.time``; ``api_key`` set
     requires ``Authorization: Bearer <key>``; ``hints(request)`` becomes
     ``GenerationRequest.hints``; ``sealer`` seals encrypted reasoning and compactions (default:
     a random key per process, see :mod:`reference_impl.sealing`); ``prompts`` are the templates
-    ``prompt`` renders (:mod:`reference_impl.prompts`). The service is reachable as
+    ``prompt`` renders (:mod:`reference_impl.request.prompts`). The service is reachable as
     ``app.state.service``. ``GET /v1/responses`` upgraded is WebSocket mode
-    (:mod:`reference_impl.websocket`), with ``websocket_limits`` per connection and
+    (:mod:`reference_impl.service.websocket`), with ``websocket_limits`` per connection and
     ``websocket_admit`` deciding faults per create.
     """
     service = ResponsesService(

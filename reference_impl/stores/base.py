@@ -7,7 +7,7 @@ cancel flag. ``store: false`` responses never reach it (SPEC §3; known bug KB26
 also implements :class:`ItemLookup` finds stored output items by id, for ``item_reference`` inputs.
 
 Backends: :class:`MemoryStore` (here; LRU + TTL, the default) and
-:class:`~reference_impl.sqlite_store.SQLiteStore` (durable across restart). Methods are ``async`` so
+:class:`~reference_impl.stores.sqlite.SQLiteStore` (durable across restart). Methods are ``async`` so
 a backend may do I/O off the event loop.
 """
 

@@ -4,7 +4,7 @@ Every failure is an :class:`~reference_impl.errors.APIError` whose ``param`` nam
 (``max_output_tokens``, ``input[2].role``, ``tools[0].name``) and whose ``code`` is one of OpenAI's
 string codes (``invalid_type``, ``invalid_value``, ``missing_required_parameter``,
 ``unknown_parameter``, ``integer_below_min_value``, …) — SPEC §3 "Request", §4 "Errors".
-Input items are checked in :mod:`reference_impl.inputs`, which normalizes them at the same time.
+Input items are checked in :mod:`reference_impl.request.inputs`, which normalizes them at the same time.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .errors import invalid_request
+from ..errors import invalid_request
 from .field_errors import check_enum, check_type, type_error, value_error
 from .tool_validation import check_schema, validate_tool_choice, validate_tools
 
@@ -149,7 +149,7 @@ def _check_range(
 def validate_create_body(body: Any, *, require_model: bool = True) -> dict[str, Any]:
     """Check the scalar and structured fields of a create (or input_tokens) body; returns it.
 
-    ``input`` is checked by :func:`reference_impl.inputs.normalize_input`.
+    ``input`` is checked by :func:`reference_impl.request.inputs.normalize_input`.
     """
     if not isinstance(body, dict):
         raise invalid_request(

@@ -3,7 +3,7 @@
 A compaction item's ``encrypted_content`` seals (reference_impl/sealing.py, kind ``compaction``)
 the history it stands for, as the engine saw it; sent back as input, the item is replaced by that
 history, and every item before it is dropped (it is part of the sealed history): see
-:func:`reference_impl.inputs.unseal_items`.
+:func:`reference_impl.request.inputs.unseal_items`.
 
 * ``POST /v1/responses/compact`` (the SDK's ``responses.compact``; ``CompactedResponse``):
   ``{object: "response.compaction", id, created_at, output, usage}``; ``output`` is "a list of all
@@ -23,10 +23,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .assembler import Compaction
-from .engine import Engine, GenerationRequest
-from .response_object import usage_object
-from .sealing import Sealer
+from ..assembler.response_object import usage_object
+from ..assembler.stream import Compaction
+from ..engine import Engine, GenerationRequest
+from ..sealing import Sealer
 
 __all__ = ["COMPACT_PARAMS", "compacted_response", "plan_compaction"]
 

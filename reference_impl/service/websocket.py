@@ -1,6 +1,6 @@
 """WebSocket mode: ``GET /v1/responses`` upgraded, the same responses as over SSE.
 
-The transport is a thin shell around :class:`~reference_impl.app.ResponsesService`: a
+The transport is a thin shell around :class:`~reference_impl.service.responses.ResponsesService`: a
 ``response.create`` event is the ``POST /v1/responses`` body (plus ``type`` and an optional
 ``stream_id`` lane), prepared, assembled and stored by the very code the SSE route uses; its events
 are the SSE events, one JSON text frame each, with the lane's ``stream_id`` added. Facts and sources:
@@ -18,7 +18,7 @@ docs/websocket.md.
   get the same responses, lanes included, whatever the lanes' timing.
 - ``admit`` (the mock's faults): per create, extra engine hints, a delay, an error to answer
   instead, or a cut of the connection after N events.
-- Steering (``response.steer``, :mod:`reference_impl.steering`): input queued into a running
+- Steering (``response.steer``, :mod:`reference_impl.service.steering`): input queued into a running
   response of this connection, committed by an automatic successor on the same lane when the
   target ends (or, when it waits for client tool output, ``response.steer.pending`` and the
   client's continuation). Steering events carry their own ``sequence_number`` (0, 1, … per
@@ -39,13 +39,13 @@ import orjson
 from starlette.responses import Response
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ..errors import APIError, invalid_request
+from ..request.validation import validate_create_body
 from . import steering
-from .errors import APIError, invalid_request
 from .steering import QueuedSteer
-from .validation import validate_create_body
 
 if TYPE_CHECKING:
-    from .app import ResponsesService
+    from .responses import ResponsesService
 
 __all__ = ["Admission", "Admit", "WebSocketLimits", "serve_websocket"]
 
@@ -122,7 +122,7 @@ class _Tracked:
 
 
 class _Sink:
-    """An :class:`~reference_impl.sse.EventSink` lookalike: each event is one text frame."""
+    """An :class:`~reference_impl.service.sse.EventSink` lookalike: each event is one text frame."""
 
     __slots__ = ("_conn", "_drop_after", "_suffix", "_tracked", "sent")
 

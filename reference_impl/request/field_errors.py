@@ -1,13 +1,13 @@
 """The 400s every request check shares: a field of the wrong JSON type (``invalid_type``, "expected
 an integer, but got a string"), a value outside its enum (``invalid_value``), in OpenAI's wording
-(SPEC §4 "Errors"); :mod:`reference_impl.validation` re-exports them."""
+(SPEC §4 "Errors"); :mod:`reference_impl.request.validation` re-exports them."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from .errors import APIError, invalid_request
+from ..errors import APIError, invalid_request
 
 __all__ = ["check_enum", "check_type", "type_error", "value_error"]
 

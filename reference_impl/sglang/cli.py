@@ -13,8 +13,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .server_options import add_bind_options, required_api_key
-from .store_options import (
+from ..server_options import add_bind_options, required_api_key
+from ..stores.options import (
     DEFAULT_STORE_TTL,
     add_retention_options,
     limits_from,
@@ -117,8 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _engine(args: argparse.Namespace, passthrough: list[str]) -> Any:
-    from .sglang_backends import HTTPBackend, InProcessBackend
-    from .sglang_engine import SGLangConfig, SGLangEngine
+    from .backends import HTTPBackend, InProcessBackend
+    from .engine import SGLangConfig, SGLangEngine
 
     shared = {name: getattr(args, name) for name in _SHARED}
     if args.sglang_url:
@@ -176,12 +176,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         secret = os.environ.get(args.state_secret_env)
         if not secret:
             parser.error(f"--state-secret-env: ${args.state_secret_env} is not set")
-        from .sealing import Sealer
+        from ..sealing import Sealer
 
         sealer = Sealer(secret.encode())
     prompts = None
     if args.prompts:
-        from .prompts import PromptFileError, PromptRegistry
+        from ..request.prompts import PromptFileError, PromptRegistry
 
         try:
             prompts = PromptRegistry.from_file(args.prompts)
@@ -193,7 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unknown options in remote mode (--sglang-url): {' '.join(passthrough)}")
     if not args.sglang_url and not args.model_path:
         parser.error("--model-path (or --sglang-url) is required")
-    from .server import bind
+    from ..server import bind
 
     try:
         sock = bind(args.host, args.port)
@@ -233,9 +233,9 @@ def _serve(
     prompts: Any = None,
     replica: str | None = None,
 ) -> None:
-    from .asgi import create_app
-    from .ids import ReplicaIds
-    from .server import serve_socket
+    from ..ids import ReplicaIds
+    from ..server import serve_socket
+    from ..service.app import create_app
 
     ids = None if replica is None else ReplicaIds(replica)
     app = create_app(engine, store=store, api_key=api_key, sealer=sealer, prompts=prompts, ids=ids)

@@ -20,7 +20,7 @@ The protocol layer (assembler, store, app) is the one the mock uses; this module
 * **cancel** — closing the chunk iterator (client disconnect, background cancel) aborts the SGLang
   request (:meth:`Backend.abort`), so the scheduler stops decoding it.
 
-Two backends (:mod:`reference_impl.sglang_backends`): ``sglang.Engine`` in-process
+Two backends (:mod:`reference_impl.sglang.backends`): ``sglang.Engine`` in-process
 (``async_generate`` streaming) and a running SGLang server's native ``/generate`` (so this front end
 can sit before SGLang's router and many GPU workers). ``sglang`` and ``transformers`` are imported
 lazily: everything else in ``reference_impl`` works without them (``pip install
@@ -35,7 +35,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .engine import (
+from ..engine import (
     Chunk,
     EngineError,
     Final,

@@ -16,8 +16,8 @@ event (§2.3); each item opens empty with ``output_item.added`` (§2.4, §2.6), 
 open item ``incomplete`` as the last item (§2.10). Failures emit the nested ``error`` event then
 ``response.failed`` (SPEC §1 "The error event").
 
-The events of items and parts live in :mod:`reference_impl.assembler_items`, those of tool calls
-in :mod:`reference_impl.assembler_tools`; :class:`ResponseAssembler` layers the lifecycle, the
+The events of items and parts live in :mod:`reference_impl.assembler.items`, those of tool calls
+in :mod:`reference_impl.assembler.tools`; :class:`ResponseAssembler` layers the lifecycle, the
 chunk dispatch, text, reasoning and the terminal events on them. This module's names are the
 public ones.
 """
@@ -28,22 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .assembler_items import (
-    LOGPROBS_INCLUDE,
-    Compaction,
-    EngineProtocolError,
-    Event,
-    OpenItem,
-    OpenPart,
-    PartKind,
-    delta_logprob,
-    logprob_object,
-    obfuscation,
-    obfuscator,
-    run_obfuscator,
-)
-from .assembler_tools import ToolEvents
-from .engine import (
+from ..engine import (
     Chunk,
     Final,
     GenerationRequest,
@@ -57,11 +42,26 @@ from .engine import (
     TextRun,
     ToolCallDelta,
 )
-from .ids import IdSource
+from ..ids import IdSource
+from .items import (
+    LOGPROBS_INCLUDE,
+    Compaction,
+    EngineProtocolError,
+    Event,
+    OpenItem,
+    OpenPart,
+    PartKind,
+    delta_logprob,
+    logprob_object,
+    obfuscation,
+    obfuscator,
+    run_obfuscator,
+)
 from .response_object import response_skeleton, usage_object
+from .tools import ToolEvents
 
 if TYPE_CHECKING:
-    from .sealing import Sealer
+    from ..sealing import Sealer
 
 __all__ = ["Compaction", "EngineProtocolError", "Event", "ResponseAssembler", "obfuscation"]
 

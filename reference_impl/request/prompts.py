@@ -30,7 +30,7 @@ import orjson
 
 from cassettes.reader import TooLarge, read_at_most
 
-from .errors import APIError, invalid_request
+from ..errors import APIError, invalid_request
 from .field_errors import check_type, type_error
 from .inputs import normalize_input
 

@@ -1,7 +1,7 @@
 """The HTTP edges of the reference app: JSON and error responses, the ``/v1/conversations``
-routes over a :class:`~reference_impl.app.ResponsesService`, and the handlers that turn Starlette's
+routes over a :class:`~reference_impl.service.responses.ResponsesService`, and the handlers that turn Starlette's
 404 / 405 and any unexpected exception into OpenAI's error shape. Split from
-:mod:`reference_impl.app`."""
+:mod:`reference_impl.service.responses`."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .errors import APIError
+from ..errors import APIError
 
 if TYPE_CHECKING:
-    from .app import ResponsesService
+    from .responses import ResponsesService
 
 __all__ = [
     "FAILURE_STATUS",
@@ -49,7 +49,7 @@ def error_response(error: APIError) -> Response:
 
 
 def conversation_routes(service: ResponsesService) -> list[Route]:
-    """``/v1/conversations`` and its items (reference_impl/conversations.py)."""
+    """``/v1/conversations`` and its items (reference_impl/service/conversations.py)."""
     api = service.conversations
     ep = service.endpoint
 

@@ -2,7 +2,7 @@
 deltas, and the hosted / client-executed built-in calls (web and file search, code interpreter,
 image generation, MCP, shell, apply_patch, computer, tool search) the engine hands over whole, in
 the event order the recordings show ([REC] openai-*-tool.*); and the compaction item a turn may
-end with. :class:`ToolEvents` is a layer of :class:`reference_impl.assembler.ResponseAssembler`.
+end with. :class:`ToolEvents` is a layer of :class:`reference_impl.assembler.stream.ResponseAssembler`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .assembler_items import (
+from ..engine import HostedToolCall, ToolCallDelta
+from ..ids import IdSource
+from .items import (
     CALL_KINDS,
     Compaction,
     EngineProtocolError,
@@ -19,11 +21,9 @@ from .assembler_items import (
     ItemEvents,
     ItemKind,
 )
-from .engine import HostedToolCall, ToolCallDelta
-from .ids import IdSource
 
 if TYPE_CHECKING:
-    from .sealing import Sealer
+    from ..sealing import Sealer
 
 __all__ = ["HOSTED_KINDS", "ToolEvents"]
 

@@ -19,9 +19,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 import anyio
 
-from .assembler import Event, ResponseAssembler
-from .engine import Chunk, Engine, EngineError, GenerationRequest, ReadyChunks
-from .store import ResponseStore
+from ..assembler.stream import Event, ResponseAssembler
+from ..engine import Chunk, Engine, EngineError, GenerationRequest, ReadyChunks
+from ..stores.base import ResponseStore
 
 __all__ = ["TERMINAL_EVENTS", "TERMINAL_STATUSES", "BackgroundRunner", "drive"]
 

@@ -20,7 +20,7 @@ docs/websocket.md "Steering" has each with its source and the choices no source 
   ``previous_response_id``, same lane).
 
 This module holds the pure parts (validation, the events, the items); the connection
-(:mod:`reference_impl.websocket`) keeps the state.
+(:mod:`reference_impl.service.websocket`) keeps the state.
 """
 
 from __future__ import annotations

@@ -25,10 +25,10 @@ from typing import Any, Literal, Protocol
 
 import orjson
 
-from .engine import GenerationRequest, Message
-from .errors import APIError, invalid_request
+from ..engine import GenerationRequest, Message
+from ..errors import APIError, invalid_request
+from ..ids import IdSource
 from .field_errors import type_error, value_error
-from .ids import IdSource
 from .item_shapes import (
     ITEM_ID_PREFIXES,
     ITEM_SHAPES,
@@ -299,7 +299,7 @@ def unseal_items(
 
 
 def _sealing_error(item: Mapping[str, Any]) -> APIError:
-    from .sealing import invalid_encrypted_content
+    from ..sealing import invalid_encrypted_content
 
     return invalid_encrypted_content(item.get("id"))
 

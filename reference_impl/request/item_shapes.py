@@ -5,7 +5,7 @@ union, the OpenAPI's ``InputItem`` / ``Item``), checked field by field with Open
 and ``status`` aside: clients replay items without them, and the server assigns an id) and to the
 optional fields whose type is checked when present. ``message``, ``function_call``,
 ``function_call_output``, ``reasoning`` and ``item_reference`` have their own normalizers in
-:mod:`reference_impl.inputs`; every other type is stored as sent (with an id) after this check.
+:mod:`reference_impl.request.inputs`; every other type is stored as sent (with an id) after this check.
 ``tests/reference_impl/test_refimpl_input_items.py`` enumerates the SDK's union against this table,
 so a new type fails the tests until it is handled.
 """
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import invalid_request
+from ..errors import invalid_request
 from .field_errors import type_error, value_error
 
 __all__ = [

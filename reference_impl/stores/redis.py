@@ -1,4 +1,4 @@
-"""RedisStore: a :class:`~reference_impl.store.ResponseStore` shared by several replicas.
+"""RedisStore: a :class:`~reference_impl.stores.base.ResponseStore` shared by several replicas.
 
 Behind a load balancer, a response created on one replica must be retrievable, cancellable and
 chainable (``previous_response_id``) from any other (issue 6, Build 3). Keys, per response id
@@ -17,7 +17,7 @@ response is dropped (atomically, in Lua), so A's late ``completed`` cannot undo 
 ``ttl_seconds`` expires both keys after the last write. Requires ``redis`` (``pip install
 responses-conformance[redis]``).
 
-Retention (:class:`~reference_impl.store.StoreLimits`), kept by the write scripts themselves so
+Retention (:class:`~reference_impl.stores.base.StoreLimits`), kept by the write scripts themselves so
 every replica enforces the same caps atomically: ``{prefix}age:resp`` / ``{prefix}age:conv`` (sorted
 sets: id → time of the last write), ``{prefix}sizes`` (a hash: ``r:ID`` / ``c:ID`` → the bytes an
 entry holds: Redis's ``MEMORY USAGE`` of its keys, plus ``_OVERHEAD`` for its entries in these
@@ -39,7 +39,7 @@ from typing import Any
 
 import orjson
 
-from .store import StoreLimits
+from .base import StoreLimits
 
 __all__ = ["RedisStore"]
 

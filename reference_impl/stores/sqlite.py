@@ -1,5 +1,5 @@
-"""SQLiteStore: a :class:`~reference_impl.store.ResponseStore` in one SQLite file (stdlib sqlite3),
-with :class:`~reference_impl.store.ItemLookup` (output items by id).
+"""SQLiteStore: a :class:`~reference_impl.stores.base.ResponseStore` in one SQLite file (stdlib sqlite3),
+with :class:`~reference_impl.stores.base.ItemLookup` (output items by id).
 
 Durable across process restart (WAL journal). Each call runs in a worker thread
 (``anyio.to_thread``) behind one lock, so the event loop never waits on the disk; writes are single
@@ -8,7 +8,7 @@ the file (``responses-mock --workers N``). A background response that was runnin
 stopped stays as it was stored (``queued``/``in_progress``); cancelling it then marks it
 ``cancelled``, and ``cancelled`` is final (a later write of another status is dropped).
 
-Retention (:class:`~reference_impl.store.StoreLimits`): after every write, expired responses and
+Retention (:class:`~reference_impl.stores.base.StoreLimits`): after every write, expired responses and
 conversations are deleted, then the least recently *written* beyond ``max_responses`` /
 ``max_conversations``, then the oldest (responses and conversations alike) while the database's
 used pages exceed ``max_bytes``. Freed pages go back to the file system at once
@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 import anyio.to_thread
 import orjson
 
-from .store import StoreLimits, find_output_item, output_item_ids
+from .base import StoreLimits, find_output_item, output_item_ids
 
 __all__ = ["SQLiteStore"]
 
@@ -117,7 +117,7 @@ ATTEMPT_CAPACITY = 100_000
 class SQLiteStore:
     """Responses and conversations in the SQLite file ``path`` (``":memory:"`` for a throwaway
     database), each response kept ``ttl_seconds`` after its last write (default: no expiry),
-    within ``limits`` (default: :class:`~reference_impl.store.StoreLimits`)."""
+    within ``limits`` (default: :class:`~reference_impl.stores.base.StoreLimits`)."""
 
     def __init__(
         self,

@@ -119,7 +119,9 @@ def _skeleton(body: Mapping[str, Any], *, response_id: str, created_at: int) -> 
     if body.get("prompt") is not None:  # rendered: {id, version, variables} (prompts.py)
         response["prompt"] = body["prompt"]
     conversation = body.get("conversation")
-    if conversation is not None:  # Response.conversation: {id} (reference_impl/conversations.py)
+    if (
+        conversation is not None
+    ):  # Response.conversation: {id} (reference_impl/service/conversations.py)
         conversation_id = conversation.get("id") if isinstance(conversation, dict) else conversation
         response["conversation"] = {"id": conversation_id}
     return response

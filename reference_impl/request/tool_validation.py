@@ -1,7 +1,7 @@
 """Request checks of ``tools`` and ``tool_choice`` (and the JSON Schemas a request carries), with
-OpenAI's 400s: function tools, ``custom`` tools (:mod:`reference_impl.tool_kinds`), ``namespace``
+OpenAI's 400s: function tools, ``custom`` tools (:mod:`reference_impl.request.tool_kinds`), ``namespace``
 tools and their members, ``tool_search``, every ``tool_choice`` form; hosted tools are echoed as
-sent. Split from :mod:`reference_impl.validation`, which calls :func:`validate_tools`,
+sent. Split from :mod:`reference_impl.request.validation`, which calls :func:`validate_tools`,
 :func:`validate_tool_choice` and :func:`check_schema`."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from .errors import invalid_request
+from ..errors import invalid_request
 from .field_errors import check_enum, check_type, type_error, value_error
 from .tool_kinds import check_named_choice, validate_custom_tool, validate_tool_choice_object
 

@@ -21,12 +21,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from .errors import APIError, invalid_request
-from .field_errors import check_type, type_error, value_error
-from .ids import IdSource
-from .inputs import normalize_input
-from .store import ConversationStore
-from .validation import INCLUDABLE, validate_metadata
+from ..errors import APIError, invalid_request
+from ..ids import IdSource
+from ..request.field_errors import check_type, type_error, value_error
+from ..request.inputs import normalize_input
+from ..request.validation import INCLUDABLE, validate_metadata
+from ..stores.base import ConversationStore
 
 __all__ = [
     "ConversationsAPI",

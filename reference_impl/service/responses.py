@@ -25,18 +25,11 @@ import orjson
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 
-from .assembler import Event, ResponseAssembler
-from .compaction import COMPACT_PARAMS, compacted_response, plan_compaction
-from .conversations import ConversationsAPI, conversation_id_of
-from .engine import Engine, GenerationRequest
-from .errors import APIError, invalid_request, not_found
-from .http_routes import (
-    FAILURE_STATUS,
-    error_response,
-    json_response,
-)
-from .ids import IdFactory
-from .inputs import (
+from ..assembler.stream import Event, ResponseAssembler
+from ..engine import Engine, GenerationRequest
+from ..errors import APIError, invalid_request, not_found
+from ..ids import IdFactory
+from ..request.inputs import (
     check_call_outputs,
     conversation_items,
     generation_request,
@@ -44,12 +37,19 @@ from .inputs import (
     resolve_references,
     unseal_items,
 )
-from .prompts import PromptRegistry
+from ..request.prompts import PromptRegistry
+from ..request.validation import INPUT_TOKENS_PARAMS, validate_create_body
+from ..sealing import Sealer
+from ..stores.base import ItemLookup, ResponseStore
+from .compaction import COMPACT_PARAMS, compacted_response, plan_compaction
+from .conversations import ConversationsAPI, conversation_id_of
+from .routes import (
+    FAILURE_STATUS,
+    error_response,
+    json_response,
+)
 from .runner import TERMINAL_EVENTS, TERMINAL_STATUSES, BackgroundRunner, drive
-from .sealing import Sealer
 from .sse import DONE, EventSink, Producer, SSEResponse
-from .store import ItemLookup, ResponseStore
-from .validation import INPUT_TOKENS_PARAMS, validate_create_body
 
 __all__ = ["Hints", "ResponsesService"]
 
@@ -234,7 +234,7 @@ class ResponsesService:
         extra_hints: Mapping[str, Any] | None = None,
     ) -> Producer:
         """The streamed answer to a validated create ``body``: the producer ``POST`` streams
-        over SSE, which WebSocket mode (reference_impl.websocket) sends as frames."""
+        over SSE, which WebSocket mode (reference_impl.service.websocket) sends as frames."""
         body = self.prompts.render(body)
         gen, asm, items, store, appended = await self._begin(
             conn, body, new_id=new_id, extra_hints=extra_hints

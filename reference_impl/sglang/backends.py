@@ -1,4 +1,4 @@
-"""Where :class:`~reference_impl.sglang_engine.SGLangEngine` sends token ids.
+"""Where :class:`~reference_impl.sglang.engine.SGLangEngine` sends token ids.
 
 * :class:`InProcessBackend` — an ``sglang.Engine`` in this process (``async_generate`` with
   ``stream=True``; SGLang's scheduler and detokenizer run as its child processes);
@@ -19,7 +19,7 @@ from typing import Any
 import httpx2
 import orjson
 
-from .engine import EngineError
+from ..engine import EngineError
 
 __all__ = ["HTTPBackend", "InProcessBackend", "TextDeltas"]
 

@@ -15,8 +15,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .engine import CustomTool, FunctionTool
-from .errors import APIError, invalid_request
+from ..engine import CustomTool, FunctionTool
+from ..errors import APIError, invalid_request
 
 __all__ = [
     "HOSTED_CHOICE_TYPES",
@@ -143,7 +143,7 @@ def validate_tool_choice_object(
     choice: Mapping[str, Any], tools: Sequence[Mapping[str, Any]]
 ) -> None:
     """A ``tool_choice`` object whose ``type`` is not ``function`` / ``allowed_tools`` (those
-    stay in :mod:`reference_impl.validation`): one of [OAPI] ``ToolChoiceParam``'s kinds."""
+    stay in :mod:`reference_impl.request.validation`): one of [OAPI] ``ToolChoiceParam``'s kinds."""
     kind = choice.get("type")
     if kind not in TOOL_CHOICE_TYPES:
         raise _invalid_value("tool_choice.type", kind, TOOL_CHOICE_TYPES)
