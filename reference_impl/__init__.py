@@ -30,7 +30,8 @@ from .ids import IdFactory, IdSource, RandomIds, random_id
 from .server import ServerThread, serve
 from .service.app import create_app
 from .service.responses import ResponsesService
-from .stores.base import DEFAULT_MAX_RESPONSES, MemoryStore, ResponseStore
+from .stores.base import DEFAULT_MAX_RESPONSES, ResponseStore
+from .stores.memory import MemoryStore
 from .stores.sqlite import SQLiteStore
 
 __all__ = [

@@ -20,7 +20,8 @@ from ..engine import Engine
 from ..ids import IdFactory, RandomIds
 from ..request.prompts import PromptRegistry
 from ..sealing import Sealer
-from ..stores.base import MemoryStore, ResponseStore
+from ..stores.base import ResponseStore
+from ..stores.memory import MemoryStore
 from .responses import Hints, ResponsesService
 from .routes import conversation_routes, http_error, server_error
 from .sse import SSEResponse, raw_send_scope
@@ -69,7 +70,7 @@ def create_app(
 ) -> Starlette:
     """The Responses app over ``engine``.
 
-    ``store`` defaults to a :class:`~reference_impl.stores.base.MemoryStore` (10,000 responses, LRU);
+    ``store`` defaults to a :class:`~reference_impl.stores.memory.MemoryStore` (10,000 responses, LRU);
     ``ids`` to random OpenAI-like ids; ``clock`` (unix seconds) to ``time.time``; ``api_key`` set
     requires ``Authorization: Bearer <key>``; ``hints(request)`` becomes
     ``GenerationRequest.hints``; ``sealer`` seals encrypted reasoning and compactions (default:

@@ -139,7 +139,7 @@ def make_store(
     ``sqlite:PATH`` or ``redis://…``, each response kept ``ttl_seconds`` after its last write
     (None: forever; Redis key TTLs), within ``limits`` (``memory:N``'s N, when given, is its
     ``max_responses``); :class:`ValueError` when malformed."""
-    from .base import MemoryStore
+    from .memory import MemoryStore
     from .sqlite import SQLiteStore
 
     if ttl_seconds is not None and ttl_seconds <= 0:

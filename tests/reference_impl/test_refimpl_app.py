@@ -20,7 +20,7 @@ from refimpl_support import (
 from conformance.schema import SCHEMAS
 from reference_impl.engine import Final, TextDelta, ToolCallDelta
 from reference_impl.service.app import create_app
-from reference_impl.stores.base import MemoryStore
+from reference_impl.stores.memory import MemoryStore
 
 pytestmark = pytest.mark.anyio
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from reference_impl.sglang.cli import build_parser, main, make_store
-from reference_impl.stores.base import MemoryStore
+from reference_impl.stores.memory import MemoryStore
 from reference_impl.stores.sqlite import SQLiteStore
 
 

@@ -29,7 +29,7 @@ from mock_server.engine import MockEngine
 from mock_server.ids import DeterministicIds
 from mock_server.testing import InProcessMock
 from reference_impl.service.app import create_app
-from reference_impl.stores.base import MemoryStore
+from reference_impl.stores.memory import MemoryStore
 from reference_impl.stores.sqlite import SQLiteStore
 
 pytestmark = pytest.mark.anyio

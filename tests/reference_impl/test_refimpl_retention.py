@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from reference_impl.ids import ReplicaIds
-from reference_impl.stores.base import MemoryStore, StoreLimits
+from reference_impl.stores.base import StoreLimits
+from reference_impl.stores.memory import MemoryStore
 from reference_impl.stores.options import byte_size, make_store, replica_for
 from reference_impl.stores.sqlite import SQLiteStore
 
