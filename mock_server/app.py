@@ -35,7 +35,14 @@ from reference_impl.stores.options import make_store as reference_store
 if TYPE_CHECKING:
     from mock_server.replay import ReplayApp, ReplaySettings
 
-__all__ = ["FROZEN_TIME", "MockServer", "MockSettings", "check_store_spec", "make_store"]
+__all__ = [
+    "FROZEN_TIME",
+    "MockServer",
+    "MockSettings",
+    "check_store_spec",
+    "make_store",
+    "seed_sealer",
+]
 
 FROZEN_TIME = 1_700_000_000
 """The instant ``--frozen-time`` uses when given no value (2023-11-14T22:13:20Z)."""
@@ -66,6 +73,12 @@ class MockSettings:
     replay: ReplaySettings | None = None  # serve a cassette (mock_server/replay.py)
     replica_id: str | None = None  # enters every id: replicas sharing a store never collide
     store_limits: StoreLimits = field(default_factory=StoreLimits)  # caps (--store-max-*)
+
+
+def seed_sealer(seed: int) -> Sealer:
+    """The sealer of a mock without ``--state-secret-env``: its key a pure function of ``--seed``,
+    so sealed ``encrypted_content`` is byte-stable across runs like the rest of its output."""
+    return Sealer(f"responses-mock seed {seed}".encode())
 
 
 def check_store_spec(spec: str) -> tuple[str, str]:
@@ -126,7 +139,7 @@ class MockServer:
             sealer=(
                 Sealer(settings.state_secret.encode())
                 if settings.state_secret is not None
-                else Sealer.from_seed(settings.seed)
+                else seed_sealer(settings.seed)
             ),
             prompts=PromptRegistry.from_file(settings.prompts) if settings.prompts else None,
         )

@@ -6,6 +6,7 @@ OpenAI's 400 `invalid_encrypted_content`; without the include it is absent (issu
 from __future__ import annotations
 
 import base64
+import hashlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -97,6 +98,14 @@ def test_the_blob_is_a_pure_function_of_request_and_seed() -> None:
     finally:
         for m in (one, two, other):
             m.close()
+
+
+def test_the_mocks_blob_stays_the_bytes_it_always_was(mock: Mock) -> None:
+    # The mock's key (mock_server.app.seed_sealer) is derived from its seed by the mock, not by
+    # the protocol layer; these are the bytes it sealed before the key moved out of sealing.py.
+    blob = reasoning_items(mock.post(ASK).json())[0]["encrypted_content"]
+    digest = hashlib.sha256(blob.encode()).hexdigest()
+    assert digest == "06ced0349d0c0600c4fc3321ef51eda97805f9278512e40f3c6496d5dc399533"
 
 
 def test_sent_back_with_store_false_the_engine_sees_the_reasoning_it_carried(mock: Mock) -> None:
