@@ -25,7 +25,7 @@ from typing import Any, Literal, Protocol
 
 import orjson
 
-from ..engine import GenerationRequest, Message
+from ..engine import EngineHints, GenerationRequest, Message
 from ..errors import APIError, invalid_request
 from ..ids import IdSource
 from .field_errors import type_error, value_error
@@ -536,7 +536,7 @@ _TOOL_OUTPUTS: dict[str, Callable[[Mapping[str, Any]], tuple[str, tuple[str, ...
 def generation_request(
     body: Mapping[str, Any],
     items: Sequence[Mapping[str, Any]],
-    hints: Mapping[str, Any] | None = None,
+    hints: EngineHints | None = None,
 ) -> GenerationRequest:
     """The engine's view of a validated request whose conversation is ``items``."""
     reasoning = body.get("reasoning") or {}
@@ -556,6 +556,6 @@ def generation_request(
         reasoning_summary=reasoning.get("summary", reasoning.get("generate_summary")),
         text_format=text.get("format"),
         metadata=dict(body.get("metadata") or {}),
-        hints=dict(hints or {}),
+        hints=hints if hints is not None else EngineHints(),
         body=body,
     )

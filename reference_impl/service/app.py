@@ -72,7 +72,8 @@ def create_app(
 
     ``store`` defaults to a :class:`~reference_impl.stores.memory.MemoryStore` (10,000 responses, LRU);
     ``ids`` to random OpenAI-like ids; ``clock`` (unix seconds) to ``time.time``; ``api_key`` set
-    requires ``Authorization: Bearer <key>``; ``hints(request)`` becomes
+    requires ``Authorization: Bearer <key>``; ``hints(request)`` (an
+    :class:`~reference_impl.engine.EngineHints`) becomes
     ``GenerationRequest.hints``; ``sealer`` seals encrypted reasoning and compactions (default:
     a random key per process, see :mod:`reference_impl.sealing`); ``prompts`` are the templates
     ``prompt`` renders (:mod:`reference_impl.request.prompts`). The service is reachable as

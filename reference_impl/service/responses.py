@@ -26,7 +26,7 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 
 from ..assembler.stream import Event, ResponseAssembler
-from ..engine import Engine, GenerationRequest
+from ..engine import Engine, EngineHints, GenerationRequest
 from ..errors import APIError, invalid_request, not_found
 from ..ids import IdFactory
 from ..request.inputs import (
@@ -55,7 +55,7 @@ __all__ = ["Hints", "ResponsesService"]
 
 log = logging.getLogger(__name__)
 
-Hints = Callable[[HTTPConnection], Mapping[str, Any]]
+Hints = Callable[[HTTPConnection], EngineHints]
 Handler = Callable[[Request], Awaitable[Response | SSEResponse]]
 
 
@@ -167,7 +167,7 @@ class ResponsesService:
         body: dict[str, Any],
         *,
         new_id: Callable[[str], str] | None = None,
-        extra_hints: Mapping[str, Any] | None = None,
+        hints: EngineHints | None = None,
     ) -> _Prepared:
         """Engine request, stored input items (whole conversation), id source, the request's own
         input items and what the engine sees of the conversation, for ``body``."""
@@ -200,9 +200,8 @@ class ResponsesService:
         # the items as sent. History from the store opens leniently, the new input strictly.
         history = conversation_items(previous_input, previous_output, ())
         engine_items = unseal_items([*history, *new_items], self.sealer, strict_from=len(history))
-        hints = self.hints(request) if self.hints is not None else {}
-        if extra_hints:
-            hints = {**hints, **extra_hints}
+        if hints is None:  # the transport brought none of its own (WebSocket mode's admit may)
+            hints = self.hints(request) if self.hints is not None else EngineHints()
         gen = generation_request(body, engine_items, hints)
         return _Prepared(gen, items, new_id, new_items, engine_items)
 
@@ -231,14 +230,12 @@ class ResponsesService:
         body: dict[str, Any],
         *,
         new_id: Callable[[str], str] | None = None,
-        extra_hints: Mapping[str, Any] | None = None,
+        hints: EngineHints | None = None,
     ) -> Producer:
         """The streamed answer to a validated create ``body``: the producer ``POST`` streams
         over SSE, which WebSocket mode (reference_impl.service.websocket) sends as frames."""
         body = self.prompts.render(body)
-        gen, asm, items, store, appended = await self._begin(
-            conn, body, new_id=new_id, extra_hints=extra_hints
-        )
+        gen, asm, items, store, appended = await self._begin(conn, body, new_id=new_id, hints=hints)
         return self._stream(gen, asm, items, store, appended)
 
     async def _begin(
@@ -247,7 +244,7 @@ class ResponsesService:
         body: dict[str, Any],
         *,
         new_id: Callable[[str], str] | None = None,
-        extra_hints: Mapping[str, Any] | None = None,
+        hints: EngineHints | None = None,
     ) -> tuple[
         GenerationRequest,
         ResponseAssembler,
@@ -258,7 +255,7 @@ class ResponsesService:
         """What every create starts from, whatever the transport: the prepared request, its
         assembler, the stored input, whether to store, and what to append to a conversation."""
         gen, items, new_id, new_items, engine_items = await self._prepare(
-            request, body, new_id=new_id, extra_hints=extra_hints
+            request, body, new_id=new_id, hints=hints
         )
         compaction = await plan_compaction(body, self.engine, gen, engine_items, self.sealer)
         asm = ResponseAssembler(

@@ -16,7 +16,7 @@ docs/websocket.md.
   whatever the create body would be refused for over HTTP (same message and code).
 - Response ids are drawn when a create is received, so the same requests sent in the same order
   get the same responses, lanes included, whatever the lanes' timing.
-- ``admit`` (the mock's faults): per create, extra engine hints, a delay, an error to answer
+- ``admit`` (the mock's faults): per create, the engine hints of that create, a delay, an error to answer
   instead, or a cut of the connection after N events.
 - Steering (``response.steer``, :mod:`reference_impl.service.steering`): input queued into a running
   response of this connection, committed by an automatic successor on the same lane when the
@@ -39,6 +39,7 @@ import orjson
 from starlette.responses import Response
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ..engine import EngineHints
 from ..errors import APIError, invalid_request
 from ..request.validation import validate_create_body
 from . import steering
@@ -69,7 +70,7 @@ class WebSocketLimits:
 class Admission:
     """What the transport's ``admit`` hook decides for one ``response.create``."""
 
-    hints: Mapping[str, Any] = field(default_factory=dict)
+    hints: EngineHints | None = None  # None: the app's hints(request)
     delay: float = 0.0
     error: APIError | None = None  # answer this error event instead of a response
     drop_after: int | None = None  # close the connection after this many events of the response
@@ -355,7 +356,7 @@ class _Connection:
             body.pop("stream", None)  # implicit over WebSocket ([OAPI])
             body.pop("stream_options", None)
             producer = await self.service.stream_producer(
-                self.ws, body, new_id=new_id, extra_hints=admission.hints
+                self.ws, body, new_id=new_id, hints=admission.hints
             )
         except APIError as error:
             await self._refuse(error, sid, body, steers)
