@@ -289,7 +289,9 @@ def _size(text: str) -> int:
     return int(text)
 
 
-def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> MockSettings:
+def settings_from(parser: argparse.ArgumentParser, args: argparse.Namespace) -> MockSettings:
+    """The settings parsed ``args`` describe (``parser.error``, exit 2, on a bad value), parsed
+    once: ``--workers`` processes get them pickled (mock_server/workers.py), not the argv."""
     try:
         latency = Latency(args.ttft, args.inter_token, args.jitter, args.duration)
     except ValueError as error:
@@ -385,23 +387,15 @@ def _replay_settings(
     return settings
 
 
-settings_from = _settings
-"""The settings parsed ``args`` describe (``parser.error``, exit 2, on a bad value): what each
-``--workers`` process rebuilds from the parent's argv."""
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    settings = _settings(parser, args)
+    settings = settings_from(parser, args)
     problem = check_workers(args.workers, args.store)
     if problem is not None:
         parser.error(problem)
     if args.workers > 1:
-        argv_list = list(sys.argv[1:] if argv is None else argv)
-        return serve_workers(
-            argv_list, settings, args.host, args.port, args.workers, args.log_level
-        )
+        return serve_workers(settings, args.host, args.port, args.workers, args.log_level)
     try:
         sock = bind(args.host, args.port)
     except OSError as error:
