@@ -12,13 +12,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from starlette.types import ASGIApp
+
 from mock_server.agent_script import AgentScript
 from mock_server.engine import REQUEST_LOG, REQUEST_LOG_BYTES, Chunking, Latency, MockEngine, Script
 from mock_server.faults import FaultPlan
 from mock_server.ids import DeterministicIds
 from mock_server.middleware import (
     DEFAULT_MAX_BODY_BYTES,
-    ASGIApp,
     MockMiddleware,
     RecordedRequest,
     request_hints,

@@ -17,12 +17,13 @@ import logging
 import math
 import threading
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 import orjson
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mock_server.agent_script import ScriptError
 from mock_server.agent_script import parse as parse_script
@@ -49,11 +50,6 @@ __all__ = [
     "request_hints",
 ]
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 FAULT_HEADER = "x-mock-fault"
 _SCOPE_KEY = "mock_server"

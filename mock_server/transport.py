@@ -20,22 +20,14 @@ import asyncio
 import concurrent.futures
 import queue
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, MutableMapping
+from collections.abc import AsyncIterator, Callable, Iterator, MutableMapping
 from typing import Any
 
 import httpx2
+from starlette.types import ASGIApp, Message
 
 __all__ = ["AsyncMockTransport", "MockTransport"]
 
-Message = MutableMapping[str, Any]
-ASGIApp = Callable[
-    [
-        MutableMapping[str, Any],
-        Callable[[], Awaitable[Message]],
-        Callable[[Message], Awaitable[None]],
-    ],
-    Awaitable[None],
-]
 
 _END = object()
 
