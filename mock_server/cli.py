@@ -186,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _cassette_options(parser: argparse.ArgumentParser) -> None:
-    """Cassettes (docs/cassettes.md, issue #17): --record, --replay and their options."""
+    """Cassettes (docs/cassettes.md): --record, --replay and their options."""
     group = parser.add_argument_group("cassettes (docs/cassettes.md)")
     group.add_argument(
         "--record",

@@ -29,7 +29,8 @@ __all__ = [
 
 # ResponseCreateParams of the openai SDK (3.x), plus `stream`, Open Responses' penalties (SPEC §3)
 # and fields real clients send that the schema lacks: `client_metadata` (Codex CLI sends it on
-# every request; without it its first request got 400 unknown_parameter, issue 13).
+# every request; without it its first request got 400 unknown_parameter:
+# tests/reference_impl/test_refimpl_params.py).
 KNOWN_CREATE_PARAMS = frozenset(
     {
         "access_programs",

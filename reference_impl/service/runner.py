@@ -125,7 +125,8 @@ class BackgroundRunner:
         wait_cancel = getattr(self._store, "wait_cancel", None)
         if wait_cancel is not None:
             # A store shared by replicas (Redis) tells this replica about a cancel that another
-            # replica received, so the task stops here and generation is aborted (issue 6).
+            # replica received, so the task stops here and generation is aborted
+            # (tests/reference_impl/test_refimpl_redis.py).
             watcher = asyncio.create_task(self._watch_cancel(wait_cancel, response_id, task))
             task.add_done_callback(lambda _t: watcher.cancel())
         return task

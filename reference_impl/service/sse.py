@@ -9,11 +9,11 @@ delta per chunk, so each delta is sent alone when it is due.
 :class:`SSEResponse` runs a *producer*: a coroutine function that pushes events into the
 :class:`EventSink` it is given. Pushing (rather than pulling from a chain of async generators) keeps
 the per-event path short, and a batch to one ``send`` — this is the hot path of every stream
-(issue 3, the streaming throughput benchmark).
+(benchmarks/perf/mock_streaming_throughput.py).
 
 While the producer runs, :class:`SSEResponse` watches for the client's ``http.disconnect``; on
 disconnect it cancels the producer, whose ``finally`` blocks close the engine's iterator so
-generation stops (issue 3, Build 5).
+generation stops (tests/reference_impl/test_refimpl_disconnect.py).
 
 Body frames bypass the app's own ``send`` wrappers: :func:`raw_send_scope` records the ``send``
 the server handed the app, and the response start still goes through the wrapped ``send`` so
@@ -126,7 +126,7 @@ class SSEResponse:
         # On disconnect the watcher cancels this task, once: a plain asyncio cancel, taken back
         # (``uncancel``) when it arrives, so the response ends quietly as under a cancel scope.
         # An anyio CancelScope cost ~10 us per response to enter and leave (its backend lookup
-        # and task state), ~2% of a short stream's cost in the mock (issue 14 item 5).
+        # and task state), ~2% of a short stream's cost in the mock.
         task = asyncio.current_task()
         assert task is not None
         gone = False

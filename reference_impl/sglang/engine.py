@@ -1,4 +1,4 @@
-"""SGLangEngine: the :class:`~reference_impl.engine.Engine` protocol on SGLang (issue 6).
+"""SGLangEngine: the :class:`~reference_impl.engine.Engine` protocol on SGLang (docs/sglang.md).
 
 The protocol layer (assembler, store, app) is the one the mock uses; this module only turns a
 :class:`GenerationRequest` into SGLang input and SGLang output into engine chunks:

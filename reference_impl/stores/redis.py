@@ -1,7 +1,7 @@
 """RedisStore: a :class:`~reference_impl.stores.base.ResponseStore` shared by several replicas.
 
 Behind a load balancer, a response created on one replica must be retrievable, cancellable and
-chainable (``previous_response_id``) from any other (issue 6, Build 3). Keys, per response id
+chainable (``previous_response_id``) from any other (tests/reference_impl/test_refimpl_redis.py). Keys, per response id
 (``prefix`` defaults to ``responses:``):
 
 * ``{prefix}resp:{id}`` — a hash: ``response`` (the Response JSON), ``status`` (copied out so a

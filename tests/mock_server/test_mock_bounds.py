@@ -1,4 +1,4 @@
-"""Byte counts a client controls are bounded before the mock buffers them (issue #14): request
+"""Byte counts a client controls are bounded before the mock buffers them: request
 bodies (OpenAI's 413 after at most the limit is read), the request log (a byte budget, older bodies
 visibly truncated) and the engine's log of generations. Memory is asserted as the peak RSS of a
 ``responses-mock`` child process, not as wall time."""

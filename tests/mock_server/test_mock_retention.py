@@ -1,4 +1,4 @@
-"""Stored responses expire (issue #14): ``--store-ttl`` on ``responses-mock`` and
+"""Stored responses expire: ``--store-ttl`` on ``responses-mock`` and
 ``responses-reference``, 30 days by default as OpenAI documents for ``store: true``; an expired id
 is OpenAI's 404, as an unknown one. Time is moved by the store's clock, never slept."""
 

@@ -1,5 +1,5 @@
 """``responses-reference`` without SGLang: help, store specs, and clear exits when SGLang is
-missing or unreachable (issue 6; the SGLang paths themselves run in tox -e sglang)."""
+missing or unreachable (the SGLang paths themselves run in tox -e sglang)."""
 
 from __future__ import annotations
 

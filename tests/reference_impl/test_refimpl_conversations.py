@@ -1,5 +1,5 @@
 """The Conversations API and `conversation` on create, on every store backend (memory, SQLite,
-Redis), and a conversation created on one Redis replica used from another (issue 13, item 4).
+Redis), and a conversation created on one Redis replica used from another.
 
 Shapes are the SDK's (`Conversation`, `ConversationDeletedResource`, `ConversationItemList`,
 `ConversationItem`); errors OpenAI's."""

@@ -1,6 +1,6 @@
 """Every input item type of OpenAI's schema is accepted in `input`, checked for shape (an
 OpenAI-shaped 400 for a malformed one), stored and listed by `input_items`, and turned into engine
-turns as far as an engine can use it (issue 13, item 2).
+turns as far as an engine can use it.
 
 The types come from the SDK's `ResponseInputItemParam` union (and, where the OpenAPI file of this
 workplace is present, its `Item` / `InputItem` unions): a type the schema adds fails

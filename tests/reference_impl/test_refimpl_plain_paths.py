@@ -1,5 +1,5 @@
 """The shortcuts for the plainest create body (model, input, stream, ...): validation and the
-Response skeleton give exactly what the general code gives, errors included (issue 14 item 5)."""
+Response skeleton give exactly what the general code gives, errors included."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Prompt templates: `--prompts FILE` registers them, `prompt: {id, version, variables}` renders
-one; an unknown id is a 404 (issue 13, item 6)."""
+one; an unknown id is a 404."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The Redis store against a real ``redis-server`` (Debian package; .ci/run installs it): the store
 contract, and two replica *processes* on one Redis — a response created on one is retrievable,
-cancellable and chainable on the other (issue 6, Build 3)."""
+cancellable and chainable on the other."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Retention on every backend (issue #14 item 4): count and byte caps for responses and
+"""Retention on every backend: count and byte caps for responses and
 conversations, oldest first out; conversation TTLs; the SQLite file vacuumed back under its cap;
 Redis keys and books settled on eviction; store-assigned replica numbers. Time moves by injected
 clocks, never by sleeping."""

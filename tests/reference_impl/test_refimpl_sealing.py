@@ -1,7 +1,7 @@
 """Stateless reasoning: `include: ["reasoning.encrypted_content"]` gives reasoning items a sealed
 `encrypted_content` (AES-GCM-SIV, reference_impl/sealing.py); sent back with `store: false` it
 gives the engine the reasoning it carried; a tampered blob, or one sealed under another key, is
-OpenAI's 400 `invalid_encrypted_content`; without the include it is absent (issue 13, item 3)."""
+OpenAI's 400 `invalid_encrypted_content`; without the include it is absent (docs/state.md)."""
 
 from __future__ import annotations
 

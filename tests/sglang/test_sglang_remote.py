@@ -1,5 +1,5 @@
-"""The remote backend: the engine against a running SGLang server's native ``/generate`` (issue 6
-acceptance), tool calls through SGLang's qwen25 parser, usage from ``meta_info``, and an abort that
+"""The remote backend: the engine against a running SGLang server's native ``/generate``, tool
+calls through SGLang's qwen25 parser, usage from ``meta_info``, and an abort that
 SGLang honours."""
 
 from __future__ import annotations
