@@ -116,7 +116,7 @@ def _skeleton(body: Mapping[str, Any], *, response_id: str, created_at: int) -> 
         "metadata": dict(body.get("metadata") or {}),
     }
     response.update(_applied_options(body))
-    if body.get("prompt") is not None:  # rendered: {id, version, variables} (prompts.py)
+    if body.get("prompt") is not None:  # rendered: {id, version, variables} (request/prompts.py)
         response["prompt"] = body["prompt"]
     conversation = body.get("conversation")
     if (
