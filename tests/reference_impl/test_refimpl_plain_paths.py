@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl import response_object, validation
+from reference_impl.assembler import response_object
 from reference_impl.errors import APIError
+from reference_impl.request import validation
 
 _VALUES = st.one_of(
     st.none(),
