@@ -12,30 +12,38 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from starlette.types import ASGIApp
+
 from mock_server.agent_script import AgentScript
 from mock_server.engine import REQUEST_LOG, REQUEST_LOG_BYTES, Chunking, Latency, MockEngine, Script
 from mock_server.faults import FaultPlan
 from mock_server.ids import DeterministicIds
 from mock_server.middleware import (
     DEFAULT_MAX_BODY_BYTES,
-    ASGIApp,
     MockMiddleware,
     RecordedRequest,
     request_hints,
 )
 from mock_server.websocket import websocket_admission
-from reference_impl.asgi import create_app
 from reference_impl.engine import GenerationRequest
-from reference_impl.prompts import PromptRegistry
+from reference_impl.request.prompts import PromptRegistry
 from reference_impl.sealing import Sealer
-from reference_impl.store import ResponseStore, StoreLimits
-from reference_impl.store_options import DEFAULT_STORE_TTL, replica_for
-from reference_impl.store_options import make_store as reference_store
+from reference_impl.service.app import create_app
+from reference_impl.stores.base import ResponseStore, StoreLimits
+from reference_impl.stores.options import DEFAULT_STORE_TTL, replica_for
+from reference_impl.stores.options import make_store as reference_store
 
 if TYPE_CHECKING:
     from mock_server.replay import ReplayApp, ReplaySettings
 
-__all__ = ["FROZEN_TIME", "MockServer", "MockSettings", "check_store_spec", "make_store"]
+__all__ = [
+    "FROZEN_TIME",
+    "MockServer",
+    "MockSettings",
+    "check_store_spec",
+    "make_store",
+    "seed_sealer",
+]
 
 FROZEN_TIME = 1_700_000_000
 """The instant ``--frozen-time`` uses when given no value (2023-11-14T22:13:20Z)."""
@@ -58,12 +66,20 @@ class MockSettings:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES  # larger request bodies get 413, unread
     # The secret sealed state (encrypted reasoning, compactions) is keyed by; None: the seed.
     state_secret: str | None = None
-    prompts: str | None = None  # a prompts file (reference_impl/prompts.py) for `prompt` on create
+    prompts: str | None = (
+        None  # a prompts file (reference_impl/request/prompts.py) for `prompt` on create
+    )
     # Cassettes (docs/cassettes.md): record every exchange into this folder (mock_server/record.py)
     record: str | None = None
     replay: ReplaySettings | None = None  # serve a cassette (mock_server/replay.py)
     replica_id: str | None = None  # enters every id: replicas sharing a store never collide
     store_limits: StoreLimits = field(default_factory=StoreLimits)  # caps (--store-max-*)
+
+
+def seed_sealer(seed: int) -> Sealer:
+    """The sealer of a mock without ``--state-secret-env``: its key a pure function of ``--seed``,
+    so sealed ``encrypted_content`` is byte-stable across runs like the rest of its output."""
+    return Sealer(f"responses-mock seed {seed}".encode())
 
 
 def check_store_spec(spec: str) -> tuple[str, str]:
@@ -124,7 +140,7 @@ class MockServer:
             sealer=(
                 Sealer(settings.state_secret.encode())
                 if settings.state_secret is not None
-                else Sealer.from_seed(settings.seed)
+                else seed_sealer(settings.seed)
             ),
             prompts=PromptRegistry.from_file(settings.prompts) if settings.prompts else None,
         )

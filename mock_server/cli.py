@@ -29,11 +29,11 @@ from mock_server.middleware import (
 from mock_server.replay_match import DEFAULT_IGNORE, KEY_PARTS
 from mock_server.scenarios import SCENARIOS
 from mock_server.workers import check_workers, serve_workers
-from reference_impl.prompts import PromptFileError, PromptRegistry
+from reference_impl.request.prompts import PromptFileError, PromptRegistry
 from reference_impl.server import bind, serve_socket
 from reference_impl.server_options import add_bind_options, required_api_key
-from reference_impl.store import DEFAULT_MAX_RESPONSES
-from reference_impl.store_options import add_retention_options, limits_from
+from reference_impl.stores.base import DEFAULT_MAX_RESPONSES
+from reference_impl.stores.options import add_retention_options, limits_from
 
 if TYPE_CHECKING:
     from mock_server.replay import ReplaySettings
@@ -186,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _cassette_options(parser: argparse.ArgumentParser) -> None:
-    """Cassettes (docs/cassettes.md, issue #17): --record, --replay and their options."""
+    """Cassettes (docs/cassettes.md): --record, --replay and their options."""
     group = parser.add_argument_group("cassettes (docs/cassettes.md)")
     group.add_argument(
         "--record",
@@ -289,7 +289,9 @@ def _size(text: str) -> int:
     return int(text)
 
 
-def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> MockSettings:
+def settings_from(parser: argparse.ArgumentParser, args: argparse.Namespace) -> MockSettings:
+    """The settings parsed ``args`` describe (``parser.error``, exit 2, on a bad value), parsed
+    once: ``--workers`` processes get them pickled (mock_server/workers.py), not the argv."""
     try:
         latency = Latency(args.ttft, args.inter_token, args.jitter, args.duration)
     except ValueError as error:
@@ -385,23 +387,15 @@ def _replay_settings(
     return settings
 
 
-settings_from = _settings
-"""The settings parsed ``args`` describe (``parser.error``, exit 2, on a bad value): what each
-``--workers`` process rebuilds from the parent's argv."""
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    settings = _settings(parser, args)
+    settings = settings_from(parser, args)
     problem = check_workers(args.workers, args.store)
     if problem is not None:
         parser.error(problem)
     if args.workers > 1:
-        argv_list = list(sys.argv[1:] if argv is None else argv)
-        return serve_workers(
-            argv_list, settings, args.host, args.port, args.workers, args.log_level
-        )
+        return serve_workers(settings, args.host, args.port, args.workers, args.log_level)
     try:
         sock = bind(args.host, args.port)
     except OSError as error:

@@ -8,7 +8,7 @@ tokenizer (:mod:`mock_server.tokenizer`), so ``usage`` is exact and a cut-off at
 **Choosing a scenario** (names in :mod:`mock_server.scenarios`), first match wins:
 
 1. a scripted output queued with :meth:`MockEngine.queue` (FIFO, one per request);
-2. the ``x-mock-scenario`` request header (``GenerationRequest.hints["headers"]``), then the
+2. the ``x-mock-scenario`` request header (``GenerationRequest.hints.headers``), then the
    ``x-mock-script`` header (an agent script, :mod:`mock_server.agent_script`);
 3. ``metadata["mock_scenario"]``, then ``metadata["mock_script"]``;
 4. the model name ``mock-<scenario>`` (e.g. ``mock-reasoning``);
@@ -22,7 +22,7 @@ response: the gaps are computed from its number of deltas so every stream takes 
 (:meth:`Latency.offsets`). **Chunking** (:class:`Chunking`): tokens per delta, a fixed number or a
 seeded range.
 
-**Faults the app layer passes down**: ``hints["mock_error_after"] = N`` makes the engine raise
+**Faults the app layer passes down**: ``hints.error_after = N`` makes the engine raise
 :class:`EngineError` once N output tokens have been streamed (see :mod:`mock_server.faults`).
 """
 
@@ -33,7 +33,7 @@ import math
 import random
 import threading
 from collections import deque
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from mock_server.agent_script import AgentScript, ScriptError
@@ -62,8 +62,6 @@ from reference_impl.engine import (
 )
 
 __all__ = [
-    "BODY_BYTES_HINT",
-    "ERROR_AFTER_HINT",
     "REQUEST_LOG",
     "REQUEST_LOG_BYTES",
     "Chunking",
@@ -73,9 +71,6 @@ __all__ = [
     "request_digest",
 ]
 
-ERROR_AFTER_HINT = "mock_error_after"
-BODY_BYTES_HINT = "mock_body_bytes"
-"""The size of the HTTP body a request came in (the middleware's hint): what it weighs in the log."""
 REQUEST_LOG = 1_000
 """How many recent requests :attr:`MockEngine.requests` (and the middleware's log) keep."""
 REQUEST_LOG_BYTES = 64 * 1024 * 1024
@@ -200,7 +195,7 @@ class MockEngine:
     def _log(self, request: GenerationRequest) -> None:
         """Append to :attr:`requests`, dropping the oldest beyond the byte budget (the newest
         stays); the lock is held."""
-        weight = request.hints.get(BODY_BYTES_HINT, 0)
+        weight = request.hints.body_bytes
         if len(self._weights) == self._weights.maxlen and self._weights:
             self._weight -= self._weights[0]
         self.requests.append(request)
@@ -222,7 +217,7 @@ class MockEngine:
     def choice_for(self, request: GenerationRequest) -> str | AgentScript:
         """The scenario or agent script ``request`` gets (ignoring the queue), in the order of
         the module docstring."""
-        headers: Mapping[str, str] = request.hints.get("headers") or {}
+        headers = request.hints.headers
         for source, name, script in (
             ("header", headers.get(SCENARIO_HEADER), headers.get(SCRIPT_HEADER)),
             (
@@ -299,7 +294,7 @@ class MockEngine:
                 f"The mock cannot generate input for the custom tool's grammar: {error}",
                 code="invalid_request",
             ) from error
-        yield from self._render(plan, request, request.hints.get(ERROR_AFTER_HINT), runs)
+        yield from self._render(plan, request, request.hints.error_after, runs)
 
     async def _timed(self, request: GenerationRequest) -> AsyncIterator[Chunk]:
         """:meth:`_chunks` on the schedule of :attr:`latency`."""
@@ -448,7 +443,7 @@ class _LogProbs:
         return LogProb(token, value, tuple(top))
 
 
-# asyncio's own sleep and clock: the app is served on asyncio (reference_impl/sse.py), and anyio's
+# asyncio's own sleep and clock: the app is served on asyncio (reference_impl/service/sse.py), and anyio's
 # look the backend up on every call (sniffio): ~7 % of a paced stream's server CPU, once per
 # delta (benchmarks/perf/mock_capacity.py). Module names, so that tests can fake the time.
 _sleep = asyncio.sleep

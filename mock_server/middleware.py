@@ -17,18 +17,17 @@ import logging
 import math
 import threading
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 import orjson
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mock_server.agent_script import ScriptError
 from mock_server.agent_script import parse as parse_script
 from mock_server.engine import (
-    BODY_BYTES_HINT,
-    ERROR_AFTER_HINT,
     REQUEST_LOG,
     REQUEST_LOG_BYTES,
     SCENARIO_HEADER,
@@ -36,6 +35,7 @@ from mock_server.engine import (
 )
 from mock_server.faults import AttemptCounter, FaultPlan, FaultSyntaxError, Injection, error_body
 from mock_server.scenarios import SCENARIOS
+from reference_impl.engine import EngineHints
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
@@ -50,11 +50,6 @@ __all__ = [
     "request_hints",
 ]
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 FAULT_HEADER = "x-mock-fault"
 _SCOPE_KEY = "mock_server"
@@ -287,21 +282,19 @@ class MockMiddleware:
             self.requests.clear()
 
 
-def request_hints(request: Any) -> Mapping[str, Any]:
+def request_hints(request: Any) -> EngineHints:
     """``create_app(hints=...)``: the request's headers, attempt number and engine-level faults,
     as the middleware left them in the ASGI scope."""
     data = request.scope.get(_SCOPE_KEY)
     if data is None:  # the app used without the middleware
-        return {"headers": {k.lower(): v for k, v in request.headers.items()}}
-    hints: dict[str, Any] = {
-        "headers": data["headers"],
-        "attempt": data["attempt"],
-        BODY_BYTES_HINT: data["body_bytes"],
-    }
+        return EngineHints(headers={k.lower(): v for k, v in request.headers.items()})
     injection: Injection = data["injection"]
-    if injection.error_after is not None:
-        hints[ERROR_AFTER_HINT] = injection.error_after
-    return hints
+    return EngineHints(
+        headers=data["headers"],
+        attempt=data["attempt"],
+        body_bytes=data["body_bytes"],
+        error_after=injection.error_after,
+    )
 
 
 class _Cutter:

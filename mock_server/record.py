@@ -10,20 +10,14 @@ in every form) before anything reaches the disk.
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
-from typing import Any
+from collections.abc import Iterable
 
 import anyio
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cassettes import CassetteWriter, ExchangeRecorder
 
 __all__ = ["RecordingApp"]
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 def _target(scope: Scope) -> str:

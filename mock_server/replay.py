@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import anyio
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cassettes import REDACTED, CassetteError, Exchange, read_cassette
 from mock_server.middleware import DroppedConnection
@@ -29,11 +30,6 @@ from mock_server.replay_match import DEFAULT_IGNORE, KEY_PARTS, Matcher, Miss, r
 
 __all__ = ["NO_MATCH_CODE", "ReplayApp", "ReplaySettings", "parse_timing", "replay_exchanges"]
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 NO_MATCH_CODE = "no_recorded_exchange"
 _HOP = frozenset(

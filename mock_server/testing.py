@@ -132,18 +132,18 @@ class InProcessMock(MockHandle):
     @property
     def transport(self) -> httpx2.BaseTransport:
         """A sync transport (one per handle; closed by :meth:`close`)."""
-        from mock_server.transport import MockTransport
+        from mock_server.transport import InProcessTransport
 
         if self._transport is None:
-            self._transport = MockTransport(self.server.app)
+            self._transport = InProcessTransport(self.server.app)
         transport: httpx2.BaseTransport = self._transport
         return transport
 
     def async_transport(self) -> httpx2.AsyncBaseTransport:
         """A new async transport; it runs the app on the caller's event loop."""
-        from mock_server.transport import AsyncMockTransport
+        from mock_server.transport import AsyncInProcessTransport
 
-        return AsyncMockTransport(self.server.app)
+        return AsyncInProcessTransport(self.server.app)
 
     def client(self, **options: Any) -> openai.OpenAI:
         import httpx2

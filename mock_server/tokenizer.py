@@ -59,7 +59,7 @@ IMAGE_TOKENS = 85
 # each ". " and the pieces' tokens kept: the mock's prose repeats its sentences, and tokenizing a
 # long answer was a fifth of a stream's fixed cost (benchmarks/perf/mock_streaming_throughput.py).
 # From a few sentences on: the default answer (40-80 tokens, ~300 characters) costs ~110k
-# instructions as one findall and ~20k piece by piece (issue 14 item 5).
+# instructions as one findall and ~20k piece by piece.
 _PIECES: dict[str, tuple[str, ...]] = {}
 _PIECES_MAX = 1 << 15
 _PIECE_LEN_MAX = 200

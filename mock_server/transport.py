@@ -3,15 +3,17 @@
 
     server = MockServer()
     client = openai.OpenAI(base_url="http://mock/v1", api_key="unused",
-                           http_client=httpx2.Client(transport=MockTransport(server.app)))
+                           http_client=httpx2.Client(transport=InProcessTransport(server.app)))
 
 Unlike ``httpx2.ASGITransport`` (async only; buffers the whole body), these stream: each ASGI
 ``http.response.body`` message reaches the client as it is sent, closing the response early sends
 the app ``http.disconnect``, and an app that fails after the response started (an injected
 dropped connection) surfaces as :class:`httpx2.RemoteProtocolError`, as over a socket.
 
-:class:`MockTransport` (sync) runs the app on an event loop in a daemon thread, one per transport;
-:class:`AsyncMockTransport` runs it as a task on the caller's asyncio loop.
+:class:`InProcessTransport` (sync) runs the app on an event loop in a daemon thread, one per transport;
+:class:`AsyncInProcessTransport` runs it as a task on the caller's asyncio loop. (Named for what they are: ``httpx``'s own
+``MockTransport`` answers with a handler function, not an app. ``MockTransport`` and
+``AsyncMockTransport``, the names ``mock_server`` first exported them under, stay as aliases.)
 """
 
 from __future__ import annotations
@@ -20,22 +22,19 @@ import asyncio
 import concurrent.futures
 import queue
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, MutableMapping
+from collections.abc import AsyncIterator, Callable, Iterator, MutableMapping
 from typing import Any
 
 import httpx2
+from starlette.types import ASGIApp, Message
 
-__all__ = ["AsyncMockTransport", "MockTransport"]
-
-Message = MutableMapping[str, Any]
-ASGIApp = Callable[
-    [
-        MutableMapping[str, Any],
-        Callable[[], Awaitable[Message]],
-        Callable[[Message], Awaitable[None]],
-    ],
-    Awaitable[None],
+__all__ = [
+    "AsyncInProcessTransport",
+    "AsyncMockTransport",
+    "InProcessTransport",
+    "MockTransport",
 ]
+
 
 _END = object()
 
@@ -109,7 +108,7 @@ def _response(request: httpx2.Request, first: object, stream: Any) -> httpx2.Res
     )
 
 
-class MockTransport(httpx2.BaseTransport):
+class InProcessTransport(httpx2.BaseTransport):
     """A sync transport that serves requests from ``app`` without a socket."""
 
     def __init__(self, app: ASGIApp) -> None:
@@ -183,7 +182,7 @@ class _SyncStream(httpx2.SyncByteStream):
                 self.future.cancel()
 
 
-class AsyncMockTransport(httpx2.AsyncBaseTransport):
+class AsyncInProcessTransport(httpx2.AsyncBaseTransport):
     """An async transport that serves requests from ``app`` on the caller's asyncio loop."""
 
     def __init__(self, app: ASGIApp) -> None:
@@ -233,3 +232,8 @@ class _AsyncStream(httpx2.AsyncByteStream):
                 await asyncio.wait_for(asyncio.shield(self.task), 10)
             except (TimeoutError, Exception):
                 self.task.cancel()
+
+
+# The names mock_server.__all__ exported first: the same classes, kept for code that uses them.
+MockTransport = InProcessTransport
+AsyncMockTransport = AsyncInProcessTransport

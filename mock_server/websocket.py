@@ -1,4 +1,4 @@
-"""The mock's faults and request log for WebSocket mode (reference_impl.websocket serves it).
+"""The mock's faults and request log for WebSocket mode (reference_impl.service.websocket serves it).
 
 Each ``response.create`` over a socket is one *request* to the fault plan, as a ``POST`` is over
 HTTP: its attempt number counts the same create text seen before on any connection, the plan comes
@@ -21,12 +21,13 @@ from typing import Any
 
 from starlette.websockets import WebSocket
 
-from mock_server.engine import ERROR_AFTER_HINT, SCENARIO_HEADER
+from mock_server.engine import SCENARIO_HEADER
 from mock_server.faults import FaultSyntaxError, error_body
 from mock_server.middleware import MockMiddleware, RecordedRequest
 from mock_server.scenarios import SCENARIOS
+from reference_impl.engine import EngineHints
 from reference_impl.errors import APIError
-from reference_impl.websocket import Admission
+from reference_impl.service.websocket import Admission
 
 __all__ = ["websocket_admission"]
 
@@ -60,9 +61,6 @@ def websocket_admission(
                 injection,
             )
         )
-    hints: dict[str, Any] = {"headers": headers, "attempt": attempt}
-    if injection.error_after is not None:
-        hints[ERROR_AFTER_HINT] = injection.error_after
     error: APIError | None = None
     if injection.status is not None:
         detail = error_body(injection.status, attempt, injection.retry_after)["error"]
@@ -74,5 +72,8 @@ def websocket_admission(
             code=str(detail["code"]),
         )
     return Admission(
-        hints=hints, delay=injection.slow, error=error, drop_after=injection.drop_after
+        hints=EngineHints(headers=headers, attempt=attempt, error_after=injection.error_after),
+        delay=injection.slow,
+        error=error,
+        drop_after=injection.drop_after,
     )

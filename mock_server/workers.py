@@ -3,9 +3,10 @@
 The parent parses and checks the arguments, reserves the port (a socket bound with
 ``SO_REUSEPORT`` that never listens, so ``--port 0`` picks one), clears the store's fault-attempt
 counts (a fresh run counts from 1, as a fresh single mock does) and starts N worker processes
-(``python -m mock_server.workers``). Each rebuilds the parent's settings from the argv handed down
-in ``$RESPONSES_MOCK_WORKER_ARGV`` (JSON) through :func:`app` — an import-string factory, so
-``uvicorn --factory mock_server.workers:app`` serves it too — binds the port with
+(``python -m mock_server.workers``). Each loads the settings the parent parsed once — pickled into
+a private file named by ``$RESPONSES_MOCK_WORKER_SETTINGS``, never re-parsed — through
+:func:`app` (an import-string factory, so ``uvicorn --factory mock_server.workers:app`` serves it
+too), binds the port with
 ``SO_REUSEPORT`` itself, listens, and tells the parent it is ready; the parent prints
 ``listening on …`` once all are. The kernel spreads new connections evenly over the workers'
 sockets (one shared socket, as uvicorn's own ``--workers`` uses, lets asyncio's accept loop of
@@ -34,23 +35,26 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
-import json
 import os
+import pickle
 import select
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from starlette.types import ASGIApp
 
-__all__ = ["ARGV_ENV", "app", "check_workers", "serve_workers"]
+from mock_server.app import MockSettings
 
-ARGV_ENV = "RESPONSES_MOCK_WORKER_ARGV"
-"""The environment variable the parent hands its argv down in (JSON list of strings)."""
+__all__ = ["SETTINGS_ENV", "app", "check_workers", "serve_workers"]
+
+SETTINGS_ENV = "RESPONSES_MOCK_WORKER_SETTINGS"
+"""The environment variable naming the file the parent's :class:`MockSettings` are pickled in."""
 
 _READY_TIMEOUT = 60.0
 
@@ -69,8 +73,8 @@ def check_workers(workers: int, store: str) -> str | None:
     return None
 
 
-def _clear_attempts(settings: Any) -> None:
-    from reference_impl.store_options import make_store
+def _clear_attempts(settings: MockSettings) -> None:
+    from reference_impl.stores.options import make_store
 
     store = make_store(settings.store, settings.store_ttl, settings.store_limits)
     try:
@@ -83,14 +87,15 @@ def app() -> ASGIApp:
     """The ASGI app of one worker: the parent's settings, a replica number of its own, fault
     attempts counted in the shared store."""
     from mock_server.app import MockServer
-    from mock_server.cli import build_parser, settings_from
     from mock_server.faults import SharedAttemptCounter
     from mock_server.middleware import quiet_dropped_connections
-    from reference_impl.store_options import make_store
+    from reference_impl.stores.options import make_store
 
-    argv = json.loads(os.environ[ARGV_ENV])
-    parser = build_parser()
-    settings = settings_from(parser, parser.parse_args(argv))
+    # Written by this worker's parent (serve_workers), private to its user: trusted as argv is.
+    with open(os.environ[SETTINGS_ENV], "rb") as file:
+        settings = pickle.load(file)
+    if not isinstance(settings, MockSettings):
+        raise TypeError(f"${SETTINGS_ENV}: not a pickled MockSettings")
     if settings.replica_id is not None:  # --replica-id R: worker n is R.n
         claimer = make_store(settings.store, settings.store_ttl, settings.store_limits)
         settings = dataclasses.replace(
@@ -119,7 +124,7 @@ def _socket(host: str, port: int) -> socket.socket:
 
 
 def serve_workers(
-    argv: Sequence[str], settings: Any, host: str, port: int, workers: int, log_level: str
+    settings: MockSettings, host: str, port: int, workers: int, log_level: str
 ) -> int:
     """Serve ``host:port`` with ``workers`` processes until SIGINT / SIGTERM (exit status 0; 2
     when the port cannot be bound, the store cannot be opened or a worker dies)."""
@@ -138,7 +143,11 @@ def serve_workers(
     stop: list[int] = []
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda number, _frame: stop.append(number))
-    env = {**os.environ, ARGV_ENV: json.dumps(list(argv))}
+    with tempfile.NamedTemporaryFile(  # mode 0600: the settings may hold the API key
+        prefix="responses-mock-settings-", suffix=".pickle", delete=False
+    ) as file:
+        pickle.dump(settings, file)
+    env = {**os.environ, SETTINGS_ENV: file.name}
     children: list[subprocess.Popen[bytes]] = []
     try:
         pipes = []
@@ -170,6 +179,7 @@ def serve_workers(
     finally:
         _stop(children)
         reserved.close()
+        os.unlink(file.name)
 
 
 def _wait_ready(pipes: list[int], children: list[subprocess.Popen[bytes]], stop: list[int]) -> bool:

@@ -2,7 +2,7 @@
 
 The protocol layer (assembler, store, app) knows no particular engine. It normalizes a
 `POST /v1/responses` body into a :class:`GenerationRequest` and asks an :class:`Engine` for a stream
-of typed chunks; the :class:`~reference_impl.assembler.ResponseAssembler` alone turns those chunks
+of typed chunks; the :class:`~reference_impl.assembler.stream.ResponseAssembler` alone turns those chunks
 into Responses events. The mock engine (``mock_server``) and the SGLang engine plug in here.
 
 Chunk order an engine promises: any mix of reasoning / text / refusal / tool-call / hosted-tool
@@ -35,6 +35,7 @@ __all__ = [
     "CustomTool",
     "Engine",
     "EngineError",
+    "EngineHints",
     "Final",
     "FunctionTool",
     "GenerationRequest",
@@ -109,6 +110,22 @@ class LogProb:
 
 
 @dataclass(frozen=True, slots=True)
+class EngineHints:
+    """What the transport knows of a request beyond its body, for an engine that wants it: the
+    app's ``hints(request)`` (``create_app(hints=...)``) builds one per request. The reference's
+    engines read none of it; the mock reads each field (mock_server/middleware.py fills them)."""
+
+    # The request's headers, names lower-cased (the mock picks a scenario by x-mock-scenario).
+    headers: Mapping[str, str] = field(default_factory=dict)
+    # Which sight of this same request it is, 1 for the first (the mock's fault plans count them).
+    attempt: int | None = None
+    # The request body's size in bytes (the mock's request log keeps a byte budget).
+    body_bytes: int = 0
+    # An injected fault: fail with an engine error once this many output tokens have streamed.
+    error_after: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class GenerationRequest:
     """A request as an engine sees it; ``body`` is the validated request body as sent."""
 
@@ -126,8 +143,7 @@ class GenerationRequest:
     reasoning_summary: str | None = None  # "auto" | "concise" | "detailed" | None
     text_format: Mapping[str, Any] | None = None  # the request's text.format
     metadata: Mapping[str, str] = field(default_factory=dict)
-    # Engine-specific hints from the transport (e.g. request headers, an attempt counter).
-    hints: Mapping[str, Any] = field(default_factory=dict)
+    hints: EngineHints = field(default_factory=EngineHints)  # from the transport
     body: Mapping[str, Any] = field(default_factory=dict)
 
 

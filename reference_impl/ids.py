@@ -3,7 +3,7 @@
 The app asks its :class:`IdFactory` for one *scope* per request (``scope(body)``) and draws every id
 of that request from it: ``new_id("resp")`` → ``resp_…``, and likewise ``msg``, ``rs``, ``fc``,
 ``call``, ``ws``. The mock server swaps in a deterministic factory so two fresh servers given the
-same requests produce the same bytes (issue 3, Build 6).
+same requests produce the same bytes (the golden snapshots, tests/mock_server/__snapshots__).
 """
 
 from __future__ import annotations

@@ -6,10 +6,11 @@ the next turn; a compaction item carries the history it replaced the same way. T
 AEAD seal (AES-GCM-SIV from ``cryptography``) of the item's payload (JSON), so a client can neither
 read nor alter it, and only a server holding the same key opens it.
 
-* **Key**: HKDF-SHA256 of a secret — the mock's ``--seed`` (so its output stays a pure function
-  of request and seed), or a configured secret (``--state-secret-env VAR`` on ``responses-mock``
-  and ``responses-reference``), so replicas behind one store share it. The reference without one
-  draws a random key at start: its blobs do not survive a restart.
+* **Key**: HKDF-SHA256 of a secret the caller hands in: a configured secret
+  (``--state-secret-env VAR`` on ``responses-mock`` and ``responses-reference``), so replicas
+  behind one store share it, or one the caller derives from what makes its output reproducible
+  (the mock derives it from its ``--seed``). The reference without one draws
+  a random key at start: its blobs do not survive a restart.
 * **Nonce**: derived from the key and the sealed bytes (HMAC-SHA256, 96 bits). The same payload
   seals to the same blob, which keeps the mock deterministic; AES-GCM-SIV is built for this
   (nonce-misuse resistant: a repeated nonce reveals only that two plaintexts are equal).
@@ -67,11 +68,6 @@ class Sealer:
         ).derive(secret)
         self._aead = AESGCMSIV(keys[:32])
         self._nonce_key = keys[32:]
-
-    @classmethod
-    def from_seed(cls, seed: int) -> Sealer:
-        """The mock's key: a pure function of its ``--seed``."""
-        return cls(f"responses-mock seed {seed}".encode())
 
     @classmethod
     def random(cls) -> Sealer:

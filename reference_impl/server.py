@@ -1,7 +1,7 @@
 """Run an app with uvicorn: in the foreground (:func:`serve`, or :func:`bind` then
 :func:`serve_socket` as the CLIs do) or in a thread (:class:`ServerThread`).
 
-Both bind 127.0.0.1 by default (issue 3, Build 5). :class:`ServerThread` picks a free port when
+Both bind 127.0.0.1 by default: a test server is not for the network. :class:`ServerThread` picks a free port when
 given port 0 and waits until uvicorn reports it started (no sleeps), for tests and plugins.
 """
 

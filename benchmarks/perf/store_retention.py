@@ -39,8 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.perf.cli_args import positive_int
-from reference_impl.store import DEFAULT_MAX_BYTES, StoreLimits
-from reference_impl.store_options import byte_size
+from reference_impl.stores.base import DEFAULT_MAX_BYTES, StoreLimits
+from reference_impl.stores.options import byte_size
 
 MB = 1e6
 
@@ -147,7 +147,7 @@ async def _fill(store: Any, run: Run, template: tuple[dict[str, Any], list[dict[
 
 
 def measure_sqlite(run: Run, template: Any) -> Run:
-    from reference_impl.sqlite_store import SQLiteStore
+    from reference_impl.stores.sqlite import SQLiteStore
 
     with tempfile.TemporaryDirectory(prefix="retention-") as tmp:
         path = Path(tmp) / "store.db"
@@ -179,7 +179,7 @@ def measure_sqlite(run: Run, template: Any) -> Run:
 def measure_redis(run: Run, template: Any, url: str) -> Run:
     import redis
 
-    from reference_impl.redis_store import RedisStore
+    from reference_impl.stores.redis import RedisStore
 
     client = redis.Redis.from_url(url)
     client.flushdb()

@@ -221,8 +221,8 @@ _REFERENCE_CLAIM = (
     "ours: every profile the model can serve (issue 6), in front of SGLang's /generate. "
     "conversations: /v1/conversations and `conversation` on create (reference_impl/"
     "conversations.py); compaction: /v1/responses/compact and context_management, the history "
-    "sealed, no summary sampled, so any model serves it (reference_impl/compaction.py); "
-    "websocket: GET /v1/responses upgraded, the same assembler (reference_impl/websocket.py)"
+    "sealed, no summary sampled, so any model serves it (reference_impl/service/compaction.py); "
+    "websocket: GET /v1/responses upgraded, the same assembler (reference_impl/service/websocket.py)"
 )
 _REFERENCE_THINKS = (
     "; stateless-reasoning: encrypted_content sealed with AES-GCM-SIV when include asks, "
@@ -232,7 +232,7 @@ _REFERENCE_NOT = (
     ". Not claimed: stateless-reasoning on a model that does not reason (no reasoning item to "
     "seal), custom-tools (the SGLang engine has no custom-tool path: reference_impl/"
     "sglang_engine.py), hosted:* (hosted tools are echoed, not run: reference_impl/"
-    "tool_kinds.py), websocket:steering (served by reference_impl/websocket.py since issue 12's "
+    "tool_kinds.py), websocket:steering (served by reference_impl/service/websocket.py since issue 12's "
     "steering work, not yet judged on SGLang: docs/websocket.md)"
 )
 
@@ -333,7 +333,7 @@ TARGETS: dict[str, TargetSpec] = {
             "conformance/suite/targets.py): conversations, compaction and stateless-reasoning "
             "(issue 13), websocket (issue 16), custom-tools and every hosted:* (issue 15, "
             "deterministic fakes: mock_server/hosted.py, grammar_gen.py) and websocket:steering "
-            "(reference_impl/steering.py, docs/websocket.md)",
+            "(reference_impl/service/steering.py, docs/websocket.md)",
             follows_instructions=True,  # the mock follows the cases' simple instructions
             timeout=10.0,
         ),

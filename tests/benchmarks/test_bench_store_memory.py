@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from benchmarks.perf import store_memory as bench
-from reference_impl.store import DEFAULT_MAX_RESPONSES
+from reference_impl.stores.base import DEFAULT_MAX_RESPONSES
 
 
 def test_the_default_cap_is_stated_by_the_mock() -> None:

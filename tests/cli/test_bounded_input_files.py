@@ -15,9 +15,9 @@ import pytest
 import benchmarks.vendors.cli as vendors_cli
 import conformance.suite.targets as targets_module
 import mock_server.cli as mock_cli
-import reference_impl.prompts as prompts_module
+import reference_impl.request.prompts as prompts_module
 from conformance.suite.targets import TargetError, load_targets
-from reference_impl.prompts import PromptFileError, PromptRegistry
+from reference_impl.request.prompts import PromptFileError, PromptRegistry
 
 LIMIT = 4096
 TARGETS = '[targets.t]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n'

@@ -256,7 +256,7 @@ def test_side_by_side_report_dir(capsys: pytest.CaptureFixture[str]) -> None:
 def _server_parsers() -> dict[str, Any]:
     from conformance.cli import _parser
     from mock_server.cli import build_parser as mock_parser
-    from reference_impl.cli import build_parser as reference_parser
+    from reference_impl.sglang.cli import build_parser as reference_parser
 
     return {
         "responses-mock": (mock_parser, []),

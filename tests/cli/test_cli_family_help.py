@@ -15,7 +15,7 @@ from benchmarks.responses_bench.cli import build_parser as bench_parser
 from benchmarks.vendors.cli import _parser as vendors_parser
 from conformance.cli import _parser as conformance_parser
 from mock_server.cli import build_parser as mock_parser
-from reference_impl.cli import build_parser as reference_parser
+from reference_impl.sglang.cli import build_parser as reference_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,4 +1,4 @@
-"""Agent scripts (issue 13 item 3): the mock calls a named tool with given or schema-valid
+"""Agent scripts: the mock calls a named tool with given or schema-valid
 arguments at each step of a turn, then answers — from a header, metadata or ``--script``, and the
 same bytes on every run."""
 

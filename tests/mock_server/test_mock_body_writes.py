@@ -1,6 +1,6 @@
 """Body writes of a stream: the events of one engine chunk (produced at one instant) go out in one
 ASGI body message; with latency every delta is its own message, sent when it is due
-(reference_impl/sse.py, EventSink.events; README "The mock server in your tests")."""
+(reference_impl/service/sse.py, EventSink.events; README "The mock server in your tests")."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import orjson
 
 from mock_server.app import MockServer, MockSettings
 from mock_server.engine import Latency
-from reference_impl.sse import EventSink, encode_event
+from reference_impl.service.sse import EventSink, encode_event
 
 BODY = {"model": "mock", "input": "Describe a lighthouse.", "stream": True}
 DELTA = b"event: response.output_text.delta\n"

@@ -1,4 +1,4 @@
-"""Byte counts a client controls are bounded before the mock buffers them (issue #14): request
+"""Byte counts a client controls are bounded before the mock buffers them: request
 bodies (OpenAI's 413 after at most the limit is read), the request log (a byte budget, older bodies
 visibly truncated) and the engine's log of generations. Memory is asserted as the peak RSS of a
 ``responses-mock`` child process, not as wall time."""
@@ -16,7 +16,7 @@ import pytest
 from child_memory import listening_child
 
 from mock_server.app import MockServer, MockSettings
-from mock_server.engine import BODY_BYTES_HINT, MockEngine
+from mock_server.engine import MockEngine
 from mock_server.middleware import (
     DEFAULT_MAX_BODY_BYTES,
     MockMiddleware,
@@ -25,7 +25,7 @@ from mock_server.middleware import (
     TruncatedBody,
 )
 from mock_server.testing import InProcessMock
-from reference_impl.engine import GenerationRequest
+from reference_impl.engine import EngineHints, GenerationRequest
 
 MiB = 1024 * 1024
 
@@ -138,7 +138,7 @@ def test_the_plugin_handle_requests_stay_useful_under_a_small_budget() -> None:
     assert requests[-1].json()["input"].startswith("request 19 ")
     assert requests[0].truncated
     assert len(mock.generations) >= 1
-    assert mock.generations[-1].hints[BODY_BYTES_HINT] == requests[-1].body_size
+    assert mock.generations[-1].hints.body_bytes == requests[-1].body_size
     mock.close()
 
 
@@ -146,10 +146,10 @@ def test_the_engines_generation_log_drops_its_oldest_beyond_the_budget() -> None
     engine = MockEngine(request_log_bytes=10_000)
     for i in range(50):
         request = GenerationRequest(
-            model="mock", messages=[], hints={BODY_BYTES_HINT: 3_000, "i": i}
+            model="mock", messages=[], hints=EngineHints(body_bytes=3_000, attempt=i)
         )
         list(engine._chunks(request))
-    assert [r.hints["i"] for r in engine.requests] == [47, 48, 49]
+    assert [r.hints.attempt for r in engine.requests] == [47, 48, 49]
 
 
 # --- a child process: peak RSS -------------------------------------------------------------------

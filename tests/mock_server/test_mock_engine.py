@@ -9,12 +9,13 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mock_server.engine import ERROR_AFTER_HINT, Chunking, Latency, MockEngine
+from mock_server.engine import Chunking, Latency, MockEngine
 from mock_server.instructions import MAX_ASKS, asks, reply
 from mock_server.scenarios import HIDDEN_REASONING_TOKENS, SCENARIOS
 from reference_impl.engine import (
     Chunk,
     EngineError,
+    EngineHints,
     Final,
     FunctionTool,
     GenerationRequest,
@@ -131,7 +132,7 @@ def test_scenario_sources_in_priority_order() -> None:
         model="mock-reasoning",
         messages=[Message("user", "x")],
         metadata={"mock_scenario": "web-search"},
-        hints={"headers": {"x-mock-scenario": "failure"}},
+        hints=EngineHints(headers={"x-mock-scenario": "failure"}),
     )
     assert engine.scenario_for(with_header) == "failure"
     with pytest.raises(EngineError, match="Unknown mock scenario 'nope'"):
@@ -171,7 +172,7 @@ def test_large_budget_is_not_a_cutoff() -> None:
 def test_error_after_hint() -> None:
     chunks = run(
         MockEngine(),
-        GenerationRequest("mock-text", [Message("user", "hi")], hints={ERROR_AFTER_HINT: 3}),
+        GenerationRequest("mock-text", [Message("user", "hi")], hints=EngineHints(error_after=3)),
     )
     assert [type(c) for c in chunks] == [TextDelta] * 3 + [EngineError]
 

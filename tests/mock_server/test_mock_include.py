@@ -1,5 +1,5 @@
 """Every ``include[]`` value is honoured: a request that gives the value something to act on
-carries what the value adds, and the same request without it does not (issue 13: "every
+carries what the value adds, and the same request without it does not ("every
 ``include[]`` value honoured or rejected"; the values are the SDK's ``ResponseIncludable``).
 
 The table is keyed by the SDK's own enum, so a value a newer SDK adds fails

@@ -1,4 +1,4 @@
-"""The pytest plugin's rough edges (issue 18, item 7): the openai extra, a marker the session
+"""The pytest plugin's rough edges: the openai extra, a marker the session
 fixture would ignore, the fixture objects in the README, ``drop=N`` on non-streamed answers."""
 
 from __future__ import annotations

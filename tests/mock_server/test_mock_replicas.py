@@ -1,4 +1,4 @@
-"""Replicas sharing one store never hand out the same id (issue #14): two mock processes with the
+"""Replicas sharing one store never hand out the same id: two mock processes with the
 same seed, given the same request, built the same response id, and the second overwrote the first's
 stored response. A ``replica_id`` enters every id; without one the ids are what they always were."""
 

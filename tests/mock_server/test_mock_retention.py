@@ -1,4 +1,4 @@
-"""Stored responses expire (issue #14): ``--store-ttl`` on ``responses-mock`` and
+"""Stored responses expire: ``--store-ttl`` on ``responses-mock`` and
 ``responses-reference``, 30 days by default as OpenAI documents for ``store: true``; an expired id
 is OpenAI's 404, as an unknown one. Time is moved by the store's clock, never slept."""
 
@@ -13,8 +13,8 @@ import pytest
 from mock_server.app import MockSettings, check_store_spec
 from mock_server.cli import build_parser
 from mock_server.testing import InProcessMock
-from reference_impl.cli import DEFAULT_STORE_TTL, make_store
-from reference_impl.cli import build_parser as reference_parser
+from reference_impl.sglang.cli import DEFAULT_STORE_TTL, make_store
+from reference_impl.sglang.cli import build_parser as reference_parser
 
 
 @pytest.mark.parametrize("spec", ["memory", "sqlite"])
@@ -58,7 +58,7 @@ def test_a_bad_ttl_is_a_usage_error() -> None:
 
 @pytest.mark.parametrize("spec", ["memory", "sqlite"])
 def test_an_evicted_response_is_openais_404(spec: str, tmp_path: Path) -> None:
-    from reference_impl.store import StoreLimits
+    from reference_impl.stores.base import StoreLimits
 
     store = "memory" if spec == "memory" else f"sqlite:{tmp_path / 'r.db'}"
     mock = InProcessMock(MockSettings(store=store, store_limits=StoreLimits(max_responses=2)))
@@ -72,7 +72,7 @@ def test_an_evicted_response_is_openais_404(spec: str, tmp_path: Path) -> None:
 
 
 def test_retention_options_on_both_servers() -> None:
-    from reference_impl.store_options import limits_from
+    from reference_impl.stores.options import limits_from
 
     argv = ["--store-max-responses", "7", "--store-max-conversations", "3",
             "--store-max-bytes", "1Mi", "--conversation-ttl", "60"]  # fmt: skip

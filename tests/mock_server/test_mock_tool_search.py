@@ -1,4 +1,4 @@
-"""Tool search in the mock (issue 15: "``tool_search`` with namespaces"): deferred tools
+"""Tool search in the mock (``tool_search`` with namespaces): deferred tools
 (``defer_loading``), ``namespace`` tools, a server-executed search that loads a deferred tool
 before calling it, a client-executed one the client answers with a ``tool_search_output``; every
 stream judged strictly, and the openai SDK's accumulator consumes each. Shapes follow [REC]

@@ -99,3 +99,11 @@ def test_request_logs_keep_the_most_recent_requests() -> None:
         assert [g.messages[-1].content for g in mock.generations] == ["q3", "q4"]
     finally:
         mock.close()
+
+
+def test_the_first_public_names_are_the_same_classes() -> None:
+    # mock_server.__all__ exported them as MockTransport / AsyncMockTransport before the rename.
+    import mock_server
+
+    assert mock_server.MockTransport is mock_server.InProcessTransport
+    assert mock_server.AsyncMockTransport is mock_server.AsyncInProcessTransport

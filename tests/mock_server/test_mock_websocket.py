@@ -1,4 +1,4 @@
-"""WebSocket mode on the mock (reference_impl.websocket over the mock's engine and store), judged.
+"""WebSocket mode on the mock (reference_impl.service.websocket over the mock's engine and store), judged.
 
 Every session here goes through the judge's SessionValidator, frame by frame, with the exact
 text frames the client received: a test passes only if the judge finds nothing.
@@ -19,7 +19,7 @@ from conformance.catalog.registry import Level
 from conformance.websocket import SessionValidator
 from mock_server.app import MockSettings
 from mock_server.testing import LoopbackMock
-from reference_impl.websocket import WebSocketLimits
+from reference_impl.service.websocket import WebSocketLimits
 
 TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 
@@ -257,8 +257,8 @@ def test_per_connection_limits() -> None:
 
 def test_queue_limit_and_unauthorized_upgrade() -> None:
     from mock_server.engine import Latency, MockEngine
-    from reference_impl.asgi import create_app
     from reference_impl.server import ServerThread
+    from reference_impl.service.app import create_app
 
     # Each response waits 1.5 s before its first event, so the first is still in flight while the
     # other four arrive: two wait, two are refused. Without the wait the mock can finish each

@@ -1,4 +1,4 @@
-"""Steering over WebSocket mode on the mock (reference_impl.steering; docs/websocket.md
+"""Steering over WebSocket mode on the mock (reference_impl.service.steering; docs/websocket.md
 "Steering"), every session judged with the `websocket:steering` profile: a test passes only if
 the judge finds nothing."""
 

@@ -1,4 +1,4 @@
-"""``responses-mock --workers N`` (issue #14 item 5): N processes on one port share stored responses
+"""``responses-mock --workers N`` (docs/state.md): N processes on one port share stored responses
 and fault-attempt counts through the SQLite or Redis store, so a fault plan gives the same attempts
 with one worker or two; without a shared store it is a one-line usage error."""
 

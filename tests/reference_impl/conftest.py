@@ -8,9 +8,9 @@ import openai
 import pytest
 from refimpl_support import ScriptedEngine, ServeFn, sdk_client
 
-from reference_impl.asgi import create_app
 from reference_impl.engine import Engine
 from reference_impl.server import ServerThread
+from reference_impl.service.app import create_app
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ import sys
 import uvicorn
 
 from mock_server.engine import Latency, MockEngine
-from reference_impl.asgi import create_app
-from reference_impl.redis_store import RedisStore
+from reference_impl.service.app import create_app
+from reference_impl.stores.redis import RedisStore
 
 
 def main() -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx2
@@ -18,9 +18,9 @@ from refimpl_support import (
 )
 
 from conformance.schema import SCHEMAS
-from reference_impl.asgi import create_app
-from reference_impl.engine import Final, TextDelta, ToolCallDelta
-from reference_impl.store import MemoryStore
+from reference_impl.engine import EngineHints, Final, TextDelta, ToolCallDelta
+from reference_impl.service.app import create_app
+from reference_impl.stores.memory import MemoryStore
 
 pytestmark = pytest.mark.anyio
 
@@ -367,14 +367,14 @@ async def test_engine_crash_is_a_failed_response_not_a_traceback(engine: Scripte
 
 
 async def test_hints_reach_the_engine(engine: ScriptedEngine) -> None:
-    hints: Callable[[Any], Mapping[str, Any]] = lambda request: {  # noqa: E731
-        "scenario": request.headers.get("x-scenario")
-    }
+    hints: Callable[[Any], EngineHints] = lambda request: EngineHints(  # noqa: E731
+        headers={"x-scenario": request.headers.get("x-scenario")}
+    )
     async with make_client(engine, hints=hints) as c:
         await c.post(
             "/v1/responses", json={"model": "m", "input": "x"}, headers={"x-scenario": "s1"}
         )
-    assert engine.requests[-1].hints == {"scenario": "s1"}
+    assert engine.requests[-1].hints == EngineHints(headers={"x-scenario": "s1"})
 
 
 async def test_rate_limit_failure_maps_to_429(engine: ScriptedEngine) -> None:

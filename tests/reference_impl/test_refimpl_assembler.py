@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from refimpl_support import Step, check_stream, scripts
 
-from reference_impl.assembler import ResponseAssembler, obfuscation
+from reference_impl.assembler.stream import ResponseAssembler, obfuscation
 from reference_impl.engine import (
     EngineError,
     Final,

@@ -192,7 +192,7 @@ def test_a_follower_on_another_replica_reads_the_end_logged_as_the_run_finished(
     in test_mock_workers' background case: a followed stream ended after a delta)."""
     import asyncio
 
-    from reference_impl.runner import BackgroundRunner
+    from reference_impl.service.runner import BackgroundRunner
 
     delta = {"type": "response.output_text.delta", "sequence_number": 3, "delta": "hi"}
     done = {"type": "response.completed", "sequence_number": 4, "response": {}}

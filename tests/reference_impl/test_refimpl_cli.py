@@ -1,5 +1,5 @@
 """``responses-reference`` without SGLang: help, store specs, and clear exits when SGLang is
-missing or unreachable (issue 6; the SGLang paths themselves run in tox -e sglang)."""
+missing or unreachable (the SGLang paths themselves run in tox -e sglang)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from reference_impl.cli import build_parser, main, make_store
-from reference_impl.sqlite_store import SQLiteStore
-from reference_impl.store import MemoryStore
+from reference_impl.sglang.cli import build_parser, main, make_store
+from reference_impl.stores.memory import MemoryStore
+from reference_impl.stores.sqlite import SQLiteStore
 
 
 def test_help_explains_both_modes(capsys: pytest.CaptureFixture[str]) -> None:
@@ -41,7 +41,7 @@ def test_bad_store_is_a_usage_error() -> None:
 
 def test_unreachable_sglang_exits_2() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "reference_impl.cli", "--port", "0", "--sglang-url",
+        [sys.executable, "-m", "reference_impl.sglang.cli", "--port", "0", "--sglang-url",
          "http://127.0.0.1:9"],
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
@@ -52,7 +52,7 @@ def test_unreachable_sglang_exits_2() -> None:
 @pytest.mark.skipif(find_spec("sglang") is not None, reason="SGLang is installed here")
 def test_in_process_without_sglang_exits_2() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "reference_impl.cli", "--port", "0", "--model-path", "m"],
+        [sys.executable, "-m", "reference_impl.sglang.cli", "--port", "0", "--model-path", "m"],
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert done.returncode == 2

@@ -1,6 +1,6 @@
 """Compaction: `POST /v1/responses/compact`, `context_management` and `compaction_trigger` on
-create; the compaction item sent back as input stands for the history it replaced (issue 13,
-item 5). Streams with a compaction item pass the judge with every profile, strictly."""
+create; the compaction item sent back as input stands for the history it replaced
+(docs/state.md). Streams with a compaction item pass the judge with every profile, strictly."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The Conversations API and `conversation` on create, on every store backend (memory, SQLite,
-Redis), and a conversation created on one Redis replica used from another (issue 13, item 4).
+Redis), and a conversation created on one Redis replica used from another.
 
 Shapes are the SDK's (`Conversation`, `ConversationDeletedResource`, `ConversationItemList`,
 `ConversationItem`); errors OpenAI's."""
@@ -28,9 +28,9 @@ from mock_server.app import MockSettings
 from mock_server.engine import MockEngine
 from mock_server.ids import DeterministicIds
 from mock_server.testing import InProcessMock
-from reference_impl.asgi import create_app
-from reference_impl.sqlite_store import SQLiteStore
-from reference_impl.store import MemoryStore
+from reference_impl.service.app import create_app
+from reference_impl.stores.memory import MemoryStore
+from reference_impl.stores.sqlite import SQLiteStore
 
 pytestmark = pytest.mark.anyio
 
@@ -48,7 +48,7 @@ async def app(
     elif request.param == "sqlite":
         store = SQLiteStore(tmp_path / "state.db")
     else:
-        from reference_impl.redis_store import RedisStore
+        from reference_impl.stores.redis import RedisStore
 
         url = request.getfixturevalue("redis_server")
         store = RedisStore.from_url(url, prefix=f"c{time.monotonic_ns()}:")

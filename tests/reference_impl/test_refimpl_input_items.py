@@ -1,6 +1,6 @@
 """Every input item type of OpenAI's schema is accepted in `input`, checked for shape (an
 OpenAI-shaped 400 for a malformed one), stored and listed by `input_items`, and turned into engine
-turns as far as an engine can use it (issue 13, item 2).
+turns as far as an engine can use it.
 
 The types come from the SDK's `ResponseInputItemParam` union (and, where the OpenAPI file of this
 workplace is present, its `Item` / `InputItem` unions): a type the schema adds fails
@@ -21,7 +21,7 @@ from openai.types.responses import ResponseItemList, response_input_item_param
 
 from mock_server.app import MockServer, MockSettings
 from mock_server.testing import IN_PROCESS_URL, InProcessMock
-from reference_impl.item_shapes import ITEM_SHAPES, NOT_LISTED
+from reference_impl.request.item_shapes import ITEM_SHAPES, NOT_LISTED
 
 OPENAPI = Path("/work/shared/spec/openai-openapi.yaml")
 

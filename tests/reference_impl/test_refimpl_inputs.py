@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from reference_impl.engine import Message
+from reference_impl.engine import EngineHints, Message
 from reference_impl.errors import APIError
-from reference_impl.inputs import (
+from reference_impl.request.inputs import (
     check_call_outputs,
     conversation_items,
     generation_request,
@@ -147,13 +147,13 @@ def test_generation_request_fields() -> None:
         "text": {"format": {"type": "json_object"}},
         "metadata": {"k": "v"},
     }
-    request = generation_request(body, normalize_input("x", ids()), {"h": 1})
+    request = generation_request(body, normalize_input("x", ids()), EngineHints(attempt=2))
     assert [t.name for t in request.tools] == ["f"] and request.tools[0].strict is True
     assert request.tool_choice == "required" and request.parallel_tool_calls is False
     assert request.max_output_tokens == 64
     assert (request.reasoning_effort, request.reasoning_summary) == ("low", "auto")
     assert request.text_format == {"type": "json_object"}
-    assert request.metadata == {"k": "v"} and request.hints == {"h": 1}
+    assert request.metadata == {"k": "v"} and request.hints == EngineHints(attempt=2)
     assert request.body is body
 
 

@@ -1,6 +1,6 @@
 """Every stream, body and error the protocol layer produces, judged by the conformance suite.
 
-The judge (``conformance/``) and the judged share no code (DESIGN.md); only this test imports both.
+The judge (``conformance/``) and the judged share no code (tests/conformance/test_import_contract.py); only this test imports both.
 No MUST or SHOULD violation is allowed, in every profile (``--strict`` with ``openresponses``), but
 the OpenAI event types Open Responses does not define (below).
 """
@@ -21,7 +21,7 @@ from conformance.schema import SCHEMAS
 from conformance.sse.framing import SSEStreamValidator
 from conformance.validator import PROFILES
 from conformance.validator.tables import OPENRESPONSES_EVENTS
-from reference_impl.asgi import create_app
+from reference_impl.service.app import create_app
 
 pytestmark = pytest.mark.anyio
 

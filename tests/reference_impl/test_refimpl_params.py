@@ -1,6 +1,6 @@
 """Request fields: every one the openai SDK's types allow is accepted, null included; fields real
 clients send that the schema lacks are accepted; `include[]` values are the SDK's enum, no other;
-unknown fields keep OpenAI's `unknown_parameter` 400 (issue 13, item 1).
+unknown fields keep OpenAI's `unknown_parameter` 400.
 
 The tests enumerate the SDK's own types (ResponseCreateParamsBase, ResponseIncludable), so a field
 or value a newer SDK adds fails here until the protocol layer handles it. They drive the mock
@@ -20,7 +20,7 @@ from openai.types.responses.response_includable import ResponseIncludable
 
 from mock_server.app import MockSettings
 from mock_server.testing import IN_PROCESS_URL, InProcessMock
-from reference_impl.validation import INCLUDABLE, KNOWN_CREATE_PARAMS, NO_EFFECT_PARAMS
+from reference_impl.request.validation import INCLUDABLE, KNOWN_CREATE_PARAMS, NO_EFFECT_PARAMS
 
 # A valid value for every field of the SDK's ResponseCreateParamsBase (+ `stream`). A field the SDK
 # adds is missing here, and test_every_sdk_field_has_a_sample fails until it is handled.
@@ -166,7 +166,7 @@ def test_output_items_sent_back_as_model_dump_with_their_nulls_are_accepted(
 
 
 def test_codex_cli_first_request_is_accepted(http: httpx2.Client) -> None:
-    # The fields of Codex CLI 0.169's first request (issue 13); it failed with 400
+    # The fields of Codex CLI 0.169's first request; it failed with 400
     # "Unknown parameter: 'client_metadata'".
     body = {
         "model": "mock-text",

@@ -1,5 +1,5 @@
 """The shortcuts for the plainest create body (model, input, stream, ...): validation and the
-Response skeleton give exactly what the general code gives, errors included (issue 14 item 5)."""
+Response skeleton give exactly what the general code gives, errors included."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl import response_object, validation
+from reference_impl.assembler import response_object
 from reference_impl.errors import APIError
+from reference_impl.request import validation
 
 _VALUES = st.one_of(
     st.none(),

@@ -1,5 +1,5 @@
 """Prompt templates: `--prompts FILE` registers them, `prompt: {id, version, variables}` renders
-one; an unknown id is a 404 (issue 13, item 6)."""
+one; an unknown id is a 404."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from openai.types.responses import Response
 from mock_server.app import MockSettings
 from mock_server.cli import main as mock_main
 from mock_server.testing import IN_PROCESS_URL, InProcessMock
-from reference_impl.cli import main as reference_main
+from reference_impl.sglang.cli import main as reference_main
 
 TEMPLATES = {
     "pmpt_greeter": {
@@ -157,7 +157,7 @@ def test_template_input_items_are_checked_when_the_file_is_read(
 ) -> None:
     """Before: the file was taken (both servers started), and every request naming the template
     got a 400 on input[0]. (--prompts turns PromptFileError into exit 2 with its line: above.)"""
-    from reference_impl.prompts import PromptFileError, PromptRegistry
+    from reference_impl.request.prompts import PromptFileError, PromptRegistry
 
     path = tmp_path / "prompts.json"
     path.write_text(json.dumps({"p": {"1": {"input": items}}}))
@@ -170,7 +170,7 @@ def test_template_input_items_are_checked_when_the_file_is_read(
 
 def test_template_input_near_misses_still_load(tmp_path: Path) -> None:
     """Variables stand anywhere text does; any item a request may send is taken."""
-    from reference_impl.prompts import PromptRegistry
+    from reference_impl.request.prompts import PromptRegistry
 
     items = [
         {"role": "developer", "content": "Be {{tone}}."},

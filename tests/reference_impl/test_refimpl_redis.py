@@ -1,6 +1,6 @@
 """The Redis store against a real ``redis-server`` (Debian package; .ci/run installs it): the store
 contract, and two replica *processes* on one Redis — a response created on one is retrievable,
-cancellable and chainable on the other (issue 6, Build 3)."""
+cancellable and chainable on the other."""
 
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx2
+import orjson
 import pytest
 from replicas import redis_replicas
 
 redis = pytest.importorskip("redis", reason="pip install 'responses-conformance[redis]'")
 
-from reference_impl.redis_store import RedisStore  # noqa: E402
-from reference_impl.store import ResponseStore  # noqa: E402
+from reference_impl.stores.base import ResponseStore  # noqa: E402
+from reference_impl.stores.redis import RedisStore  # noqa: E402
 
 LONG = {"model": "mock-long-text", "input": "Tell me a long story.", "background": True}
 
@@ -105,13 +106,19 @@ async def test_wait_cancel_hears_another_client(store: RedisStore, redis_url: st
 
     await store.put(response("resp_1", "in_progress"), [])
     other = RedisStore.from_url(redis_url, prefix=store.prefix)
+    watch = redis.Redis.from_url(redis_url)
+    patterns = watch.pubsub_numpat()
     try:
         with anyio.fail_after(5):
             async with anyio.create_task_group() as tg:
                 tg.start_soon(store.wait_cancel, "resp_1")
-                await anyio.sleep(0.05)  # let the waiter subscribe; the flag covers a race anyway
+                # Once the waiter's pattern subscription is in, the cancel reaches it as a
+                # message (before, the flag it reads after subscribing would answer instead).
+                while watch.pubsub_numpat() == patterns:
+                    await anyio.sleep(0.01)
                 await other.request_cancel("resp_1")
     finally:
+        watch.close()
         await other.close()
 
 
@@ -141,11 +148,17 @@ def test_cross_replica_retrieve_cancel_and_chain(replicas: tuple[str, str], redi
         assert running["status"] == "in_progress"
         cancelled = client.post(f"{b}/v1/responses/{rid}/cancel").json()
         assert cancelled["status"] == "cancelled"
-        # A heard it: its task stopped (its event log no longer grows, far short of the ~500
-        # tokens of the scenario), and its late writes cannot undo the cancel.
-        logged = log.llen(f"responses:events:{rid}")
-        time.sleep(0.5)  # 25 of A's token steps: the log would grow if A still generated
-        assert log.llen(f"responses:events:{rid}") == logged < 200
+        # A heard it: its task stopped. A live follow on A ends only once it has (a running
+        # task streams on to its terminal event): no terminal event, every logged event, far
+        # short of the ~500 tokens of the scenario; and its late writes cannot undo the cancel.
+        with client.stream("GET", f"{a}/v1/responses/{rid}", params={"stream": "true"}) as live:
+            followed = [
+                orjson.loads(line[6:])["type"]
+                for line in live.iter_lines()
+                if line.startswith("data: {")
+            ]
+        assert not {"response.completed", "response.incomplete", "response.failed"} & set(followed)
+        assert log.llen(f"responses:events:{rid}") == len(followed) < 200
         on_a = client.get(f"{a}/v1/responses/{rid}").json()
         assert on_a["status"] == "cancelled"
         again = client.post(f"{a}/v1/responses/{rid}/cancel").json()

@@ -1,4 +1,4 @@
-"""Retention on every backend (issue #14 item 4): count and byte caps for responses and
+"""Retention on every backend: count and byte caps for responses and
 conversations, oldest first out; conversation TTLs; the SQLite file vacuumed back under its cap;
 Redis keys and books settled on eviction; store-assigned replica numbers. Time moves by injected
 clocks, never by sleeping."""
@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 
 from reference_impl.ids import ReplicaIds
-from reference_impl.sqlite_store import SQLiteStore
-from reference_impl.store import MemoryStore, StoreLimits
-from reference_impl.store_options import byte_size, make_store, replica_for
+from reference_impl.stores.base import StoreLimits
+from reference_impl.stores.memory import MemoryStore
+from reference_impl.stores.options import byte_size, make_store, replica_for
+from reference_impl.stores.sqlite import SQLiteStore
 
 pytestmark = pytest.mark.anyio
 
@@ -46,7 +47,7 @@ def _store(kind: str, tmp_path: Path, limits: StoreLimits, request: pytest.Fixtu
         return MemoryStore(limits.max_responses, limits=limits, clock=clock)
     if kind == "sqlite":
         return SQLiteStore(tmp_path / "r.db", limits=limits, clock=clock)
-    from reference_impl.redis_store import RedisStore
+    from reference_impl.stores.redis import RedisStore
 
     url = request.getfixturevalue("redis_server")
     return RedisStore.from_url(url, prefix=f"ret{time.monotonic_ns()}:", limits=limits, clock=clock)
@@ -132,7 +133,7 @@ async def test_conversations_expire_only_when_told(
 
 
 async def test_redis_conversation_ttl_is_a_key_ttl(request: pytest.FixtureRequest) -> None:
-    from reference_impl.redis_store import RedisStore
+    from reference_impl.stores.redis import RedisStore
 
     url = request.getfixturevalue("redis_server")
     store = RedisStore.from_url(

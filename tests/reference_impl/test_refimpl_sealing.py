@@ -1,11 +1,12 @@
 """Stateless reasoning: `include: ["reasoning.encrypted_content"]` gives reasoning items a sealed
 `encrypted_content` (AES-GCM-SIV, reference_impl/sealing.py); sent back with `store: false` it
 gives the engine the reasoning it carried; a tampered blob, or one sealed under another key, is
-OpenAI's 400 `invalid_encrypted_content`; without the include it is absent (issue 13, item 3)."""
+OpenAI's 400 `invalid_encrypted_content`; without the include it is absent (docs/state.md)."""
 
 from __future__ import annotations
 
 import base64
+import hashlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,8 +18,8 @@ from openai.types.responses import Response
 from mock_server.app import MockSettings
 from mock_server.cli import main as mock_main
 from mock_server.testing import IN_PROCESS_URL, InProcessMock
-from reference_impl.cli import main as reference_main
 from reference_impl.sealing import Sealer
+from reference_impl.sglang.cli import main as reference_main
 
 ASK = {
     "model": "mock-auto",
@@ -97,6 +98,14 @@ def test_the_blob_is_a_pure_function_of_request_and_seed() -> None:
     finally:
         for m in (one, two, other):
             m.close()
+
+
+def test_the_mocks_blob_stays_the_bytes_it_always_was(mock: Mock) -> None:
+    # The mock's key (mock_server.app.seed_sealer) is derived from its seed by the mock, not by
+    # the protocol layer; these are the bytes it sealed before the key moved out of sealing.py.
+    blob = reasoning_items(mock.post(ASK).json())[0]["encrypted_content"]
+    digest = hashlib.sha256(blob.encode()).hexdigest()
+    assert digest == "06ced0349d0c0600c4fc3321ef51eda97805f9278512e40f3c6496d5dc399533"
 
 
 def test_sent_back_with_store_false_the_engine_sees_the_reasoning_it_carried(mock: Mock) -> None:

@@ -1,4 +1,4 @@
-"""SSEResponse's disconnect handling (reference_impl/sse.py): a client that goes away cancels the
+"""SSEResponse's disconnect handling (reference_impl/service/sse.py): a client that goes away cancels the
 producer and the response ends quietly; any other cancel goes on up; a stream that never waits
 leaves no watcher task behind. Driven by plain ASGI callables, no server and no clock."""
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from reference_impl.sse import EventSink, SSEResponse
+from reference_impl.service.sse import EventSink, SSEResponse
 
 Message = dict[str, Any]
 

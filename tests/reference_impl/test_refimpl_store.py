@@ -10,9 +10,10 @@ import httpx2
 import pytest
 from refimpl_support import ScriptedEngine, text_script
 
-from reference_impl.asgi import create_app
-from reference_impl.sqlite_store import SQLiteStore
-from reference_impl.store import DEFAULT_MAX_RESPONSES, ItemLookup, MemoryStore, ResponseStore
+from reference_impl.service.app import create_app
+from reference_impl.stores.base import DEFAULT_MAX_RESPONSES, ItemLookup, ResponseStore
+from reference_impl.stores.memory import MemoryStore
+from reference_impl.stores.sqlite import SQLiteStore
 
 pytestmark = pytest.mark.anyio
 

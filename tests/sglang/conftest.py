@@ -109,8 +109,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 
 def _start_inprocess(model: Path) -> InProcessStack:
     from reference_impl import ServerThread, create_app
-    from reference_impl.sglang_backends import InProcessBackend
-    from reference_impl.sglang_engine import SGLangConfig, SGLangEngine
+    from reference_impl.sglang.backends import InProcessBackend
+    from reference_impl.sglang.engine import SGLangConfig, SGLangEngine
 
     # The settings of sglang_support.CPU_FLAGS, as sglang.Engine arguments.
     backend = SpyBackend(

@@ -31,7 +31,7 @@ CPU_FLAGS = (
     "--device", "cpu", "--attention-backend", "torch_native", "--sampling-backend", "pytorch",
     "--max-total-tokens", "8192", "--sleep-on-idle", "--dtype", "float32",
 )  # fmt: skip
-# Per scripted model: SGLang's parsers for it, and the suite profiles it declares (issue 6).
+# Per scripted model: SGLang's parsers for it, and the suite profiles it declares.
 PARSERS: dict[str, tuple[str, ...]] = {
     "plain": ("--reasoning-parser", "qwen3"),
     "tools": ("--tool-call-parser", "qwen25"),
@@ -45,9 +45,9 @@ NATIVE_PROFILES: dict[str, tuple[str, ...]] = {
     "gpt_oss": ("core", "stateful", "reasoning", "stateless-reasoning"),
 }
 _BASE = {"plain": ("core", "stateful", "reasoning"), "tools": ("core", "stateful", "tools")}
-# What the reference declares on each model: issue 6's set (core, stateful, and tools or
-# reasoning) plus the state agents keep (issues 13, 16), which the protocol layer serves whatever the model — conversations, compaction (the
-# history is sealed, no summary is sampled: reference_impl/compaction.py), websocket — and
+# What the reference declares on each model: core, stateful, and tools or
+# reasoning, plus the state agents keep, which the protocol layer serves whatever the model — conversations, compaction (the
+# history is sealed, no summary is sampled: reference_impl/service/compaction.py), websocket — and
 # stateless-reasoning where the model reasons (a reasoning item carries the sealed blob). The
 # vendor matrix's reference-* targets declare the same (a test in tests/vendors holds them equal).
 _STATE = ("conversations", "compaction", "websocket")

@@ -1,5 +1,5 @@
 """The conformance suite against the reference server and against SGLang's own server, on the same
-scripted models (issue 6, Build 4 and 5).
+scripted models (docs/sglang.md).
 
 The reference must pass every MUST check of the profiles its model declares: ``core``,
 ``stateful``, ``conversations``, ``compaction`` and ``websocket`` on every model, ``tools`` on the
@@ -26,7 +26,7 @@ MUST_RUN = {
     "stateful": ("live.background.cancel", "live.background.resume", "live.store.delete"),
     "tools": ("live.tools.required", "live.tools.named", "live.tools.parallel"),
     "reasoning": ("live.reasoning.items",),
-    # the state agents keep (issues 13, 16): the checks whose cases need no instruction-following
+    # the state agents keep: the checks whose cases need no instruction-following
     "conversations": (
         "live.conversation.crud", "live.conversation.items_appended", "live.conversation.delete",
         "live.conversation.with_previous_response", "live.conversation.unknown",
@@ -85,7 +85,7 @@ def test_sglang_native_judged(judged: dict[str, SuiteRun], kind: str) -> None:
     assert native.exit_code in (0, 1), native.output[-4000:]  # judged, not broken
     assert native.outcomes(), "the suite judged no check"
     ref = judged[f"reference-{kind}"].outcomes()
-    # Where SGLang is wrong, the reference must be right on the same model (issue 6, Build 5).
+    # Where SGLang is wrong, the reference must be right on the same model.
     wrong_both = [c for c in _failures(native) if ref.get(c) not in ("pass", "skip", None)]
     assert not wrong_both, f"the reference fails too: {wrong_both}"
 

@@ -1,6 +1,5 @@
 """The in-process SGLang engine through the reference app: exact scripted output, judged streams,
-usage from SGLang's meta_info, and aborts — a client disconnect and a cancel stop the SGLang request
-(issue 6 acceptance)."""
+usage from SGLang's meta_info, and aborts — a client disconnect and a cancel stop the SGLang request."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The validating proxy in front of the reference server on SGLang (issue #17 item 1): a client's
+"""The validating proxy in front of the reference server on SGLang (docs/proxy.md): a client's
 session through ``responses-conformance proxy`` — create, stream, retrieve, input_items, a
 ``previous_response_id`` chain, delete, an unknown id — reaches the reference unchanged, every
 exchange is judged and passes, and the reports are written."""

@@ -1,5 +1,5 @@
-"""The remote backend: the engine against a running SGLang server's native ``/generate`` (issue 6
-acceptance), tool calls through SGLang's qwen25 parser, usage from ``meta_info``, and an abort that
+"""The remote backend: the engine against a running SGLang server's native ``/generate``, tool
+calls through SGLang's qwen25 parser, usage from ``meta_info``, and an abort that
 SGLang honours."""
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from reference_impl.engine import (
     TextDelta,
     ToolCallDelta,
 )
-from reference_impl.sglang_backends import HTTPBackend
-from reference_impl.sglang_engine import SGLangConfig, SGLangEngine
+from reference_impl.sglang.backends import HTTPBackend
+from reference_impl.sglang.engine import SGLangConfig, SGLangEngine
 
 WEATHER = FunctionTool(
     "get_weather",

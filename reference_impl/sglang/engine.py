@@ -1,0 +1,479 @@
+"""SGLangEngine: the :class:`~reference_impl.engine.Engine` protocol on SGLang (docs/sglang.md).
+
+The protocol layer (assembler, store, app) is the one the mock uses; this module only turns a
+:class:`GenerationRequest` into SGLang input and SGLang output into engine chunks:
+
+* **prompt** — the model's own chat template (``tokenizer.apply_chat_template``) with the
+  request's function tools passed to it; ``tool_choice: "none"`` shows the model no tools, a named
+  choice (or ``allowed_tools``) only those tools. For ``required`` / named choices the tool-call
+  grammar that SGLang's own ``FunctionCallParser.get_structure_constraint`` builds (a structural tag
+  in the model's native call format) constrains decoding, as SGLang's chat endpoint does;
+* **output** — SGLang's reasoning parser (``--reasoning-parser``) splits reasoning from the answer
+  and its function-call parser (``--tool-call-parser``) extracts calls with streamed arguments:
+  reused, not rewritten (:class:`OutputParser`, sans-I/O);
+* **usage** — from SGLang's ``meta_info``: ``prompt_tokens``, ``completion_tokens``,
+  ``cached_tokens`` and ``reasoning_tokens`` (when SGLang counted none although reasoning text came
+  out, the tokens generated while the parser was inside the reasoning are counted instead);
+* **limits** — ``max_output_tokens`` is SGLang's ``max_new_tokens`` exactly (a ``length`` finish
+  ends the response ``incomplete``); with ``parallel_tool_calls: false`` the first call is the last:
+  a second one aborts generation;
+* **cancel** — closing the chunk iterator (client disconnect, background cancel) aborts the SGLang
+  request (:meth:`Backend.abort`), so the scheduler stops decoding it.
+
+Two backends (:mod:`reference_impl.sglang.backends`): ``sglang.Engine`` in-process
+(``async_generate`` streaming) and a running SGLang server's native ``/generate`` (so this front end
+can sit before SGLang's router and many GPU workers). ``sglang`` and ``transformers`` are imported
+lazily: everything else in ``reference_impl`` works without them (``pip install
+responses-conformance[sglang]``).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..engine import (
+    Chunk,
+    EngineError,
+    Final,
+    FinishReason,
+    FunctionTool,
+    GenerationRequest,
+    Message,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+)
+
+__all__ = ["Backend", "OutputParser", "PromptBuilder", "SGLangConfig", "SGLangEngine"]
+
+# Parsers that need the model's special tokens in the text (harmony markers like <|channel|>).
+_NEEDS_SPECIAL_TOKENS = frozenset({"gpt-oss"})
+
+
+@dataclass(frozen=True, slots=True)
+class SGLangConfig:
+    """What the engine needs besides a backend (SGLang's own option names)."""
+
+    model_path: str  # where the tokenizer and chat template come from
+    served_model_name: str | None = None
+    tokenizer_path: str | None = None
+    reasoning_parser: str | None = None
+    tool_call_parser: str | None = None
+    context_length: int | None = None
+    chat_template_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    constrain_tool_choice: bool = True  # grammar-constrain required / named tool choices
+
+    @property
+    def model_name(self) -> str:
+        return self.served_model_name or self.model_path
+
+
+class Backend(Protocol):
+    """Where token ids go to be decoded: ``sglang.Engine`` or a server's ``/generate``."""
+
+    def stream(
+        self,
+        input_ids: list[int],
+        sampling_params: dict[str, Any],
+        rid: str,
+        require_reasoning: bool = False,
+    ) -> AsyncIterator[dict[str, Any]]:
+        """SGLang's output dicts for the request; each ``text`` is the *new* text only.
+        ``require_reasoning`` makes SGLang count reasoning tokens (``meta_info``)."""
+        ...
+
+    async def abort(self, rid: str) -> None:
+        """Stop decoding ``rid`` on the SGLang side."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    input_ids: list[int]
+    tools: list[dict[str, Any]]  # the chat tools the model was shown
+    sampling_params: dict[str, Any]
+
+
+class PromptBuilder:
+    """Request → token ids and SGLang sampling parameters (sans-I/O apart from loading the
+    tokenizer once)."""
+
+    def __init__(self, config: SGLangConfig, tokenizer: Any | None = None) -> None:
+        self.config = config
+        if tokenizer is None:
+            from transformers import AutoTokenizer
+
+            tokenizer = AutoTokenizer.from_pretrained(config.tokenizer_path or config.model_path)
+        self.tokenizer = tokenizer
+        self.context_length = config.context_length or _context_length(config.model_path)
+
+    def visible_tools(self, request: GenerationRequest) -> list[FunctionTool]:
+        choice = request.tool_choice
+        if choice == "none":
+            return []
+        tools = list(request.tools)
+        if isinstance(choice, Mapping):
+            if choice.get("type") == "function":
+                return [t for t in tools if t.name == choice.get("name")]
+            if choice.get("type") == "allowed_tools":
+                allowed = {
+                    t.get("name") for t in choice.get("tools") or () if isinstance(t, Mapping)
+                }
+                return [t for t in tools if t.name in allowed]
+        return tools
+
+    def render(self, request: GenerationRequest) -> tuple[str, list[dict[str, Any]]]:
+        tools = [_chat_tool(t) for t in self.visible_tools(request)]
+        kwargs = dict(self.config.chat_template_kwargs)
+        if request.reasoning_effort is not None:
+            kwargs.setdefault("reasoning_effort", request.reasoning_effort)
+        text = self.tokenizer.apply_chat_template(
+            [_chat_message(m) for m in request.messages],
+            tools=tools or None,
+            add_generation_prompt=True,
+            tokenize=False,
+            **kwargs,
+        )
+        return str(text), tools
+
+    def input_ids(self, request: GenerationRequest) -> tuple[list[int], list[dict[str, Any]]]:
+        text, tools = self.render(request)
+        ids = self.tokenizer.encode(text, add_special_tokens=False)
+        return list(ids), tools
+
+    def build(self, request: GenerationRequest) -> Prompt:
+        ids, tools = self.input_ids(request)
+        room = self.context_length - len(ids)
+        if room < 1:
+            raise EngineError(
+                f"The input is {len(ids)} tokens; the model's context length is "
+                f"{self.context_length}.",
+                code="context_length_exceeded",
+            )
+        limit = request.max_output_tokens
+        params: dict[str, Any] = {
+            # SPEC §3: max_output_tokens counts every output token, reasoning included.
+            "max_new_tokens": min(limit, room) if limit is not None else room,
+            "skip_special_tokens": not (
+                {self.config.reasoning_parser, self.config.tool_call_parser} & _NEEDS_SPECIAL_TOKENS
+            ),
+        }
+        if request.temperature is not None:
+            params["temperature"] = request.temperature
+        if request.top_p is not None:
+            params["top_p"] = request.top_p
+        fmt = request.text_format or {}
+        if fmt.get("type") == "json_schema" and isinstance(fmt.get("schema"), Mapping):
+            params["json_schema"] = json.dumps(fmt["schema"])
+        elif fmt.get("type") == "json_object":
+            params["json_schema"] = '{"type": "object"}'
+        elif tools and self.config.tool_call_parser and self.config.constrain_tool_choice:
+            constraint = _tool_constraint(self.config.tool_call_parser, tools, request)
+            if constraint is not None:
+                params.update(constraint)
+        return Prompt(ids, tools, params)
+
+
+def _context_length(model_path: str) -> int:
+    try:
+        from transformers import AutoConfig
+
+        config = AutoConfig.from_pretrained(model_path)
+    except Exception:  # a remote path without a config: SGLang still enforces its own limit
+        return 32768
+    for key in ("max_position_embeddings", "n_positions", "max_sequence_length"):
+        value = getattr(config, key, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    return 32768
+
+
+def _chat_tool(tool: FunctionTool) -> dict[str, Any]:
+    function: dict[str, Any] = {"name": tool.name}
+    if tool.description is not None:
+        function["description"] = tool.description
+    function["parameters"] = dict(tool.parameters or {"type": "object", "properties": {}})
+    if tool.strict is not None:
+        function["strict"] = tool.strict
+    return {"type": "function", "function": function}
+
+
+def _chat_message(message: Message) -> dict[str, Any]:
+    # Chat templates know system / user / assistant / tool; "developer" is a system turn to them.
+    role = "system" if message.role == "developer" else message.role
+    out: dict[str, Any] = {"role": role, "content": message.content}
+    if message.tool_calls:
+        out["tool_calls"] = [
+            {
+                "id": call.get("call_id"),
+                "type": "function",
+                "function": {"name": call.get("name"), "arguments": call.get("arguments", "")},
+            }
+            for call in message.tool_calls
+        ]
+    if message.tool_call_id is not None:
+        out["tool_call_id"] = message.tool_call_id
+    if message.reasoning:
+        out["reasoning_content"] = message.reasoning
+    return out
+
+
+def _sglang_tools(tools: Sequence[Mapping[str, Any]]) -> list[Any]:
+    from sglang.srt.entrypoints.openai.protocol import Tool
+
+    return [Tool.model_validate(t) for t in tools]
+
+
+def _tool_constraint(
+    parser_name: str, tools: list[dict[str, Any]], request: GenerationRequest
+) -> dict[str, Any] | None:
+    """SGLang's own grammar for a required / named tool choice, as sampling parameters; None when
+    the choice is ``auto`` or the parser has no grammar in the model's native format."""
+    choice = request.tool_choice
+    if choice == "required" or (
+        isinstance(choice, Mapping) and choice.get("type") == "allowed_tools"
+    ):
+        if isinstance(choice, Mapping) and choice.get("mode") != "required":
+            return None
+        sg_choice: Any = "required"
+    elif isinstance(choice, Mapping) and choice.get("type") == "function":
+        from sglang.srt.entrypoints.openai.protocol import ToolChoice
+
+        sg_choice = ToolChoice(function={"name": str(choice.get("name"))})
+    else:
+        return None
+    from sglang.srt.function_call.function_call_parser import FunctionCallParser
+
+    parser = FunctionCallParser(_sglang_tools(tools), parser_name, tool_choice=None)
+    if not parser.owns_tool_format():
+        return None
+    constraint = parser.get_structure_constraint(
+        sg_choice, parallel_tool_calls=request.parallel_tool_calls
+    )
+    if constraint is None:
+        return None
+    kind, value = constraint
+    if kind == "structural_tag":
+        return {"structural_tag": json.dumps(value.model_dump(by_alias=True))}
+    if kind == "json_schema":
+        return {"json_schema": json.dumps(value)}
+    if kind == "ebnf" and isinstance(value, str):
+        return {"ebnf": value}
+    return None
+
+
+class OutputParser:
+    """Sans-I/O: SGLang text deltas → engine chunks, through SGLang's reasoning and function-call
+    parsers. ``reasoning_active`` tells whether the last delta went (at least partly) to
+    reasoning, for counting reasoning tokens when SGLang did not."""
+
+    def __init__(
+        self,
+        reasoning_parser: str | None,
+        tool_call_parser: str | None,
+        tools: Sequence[Mapping[str, Any]],
+    ) -> None:
+        self._reasoning: Any = None
+        self._tools: Any = None
+        if reasoning_parser:
+            from sglang.srt.parser.reasoning_parser import ReasoningParser
+
+            self._reasoning = ReasoningParser(reasoning_parser, stream_reasoning=True)
+        if tool_call_parser and tools:
+            from sglang.srt.function_call.function_call_parser import FunctionCallParser
+
+            self._tools = FunctionCallParser(_sglang_tools(tools), tool_call_parser)
+        self.calls: dict[int, dict[str, str]] = {}  # index → {"name", "arguments"} so far
+        self.reasoning_active = False
+
+    def feed(self, text: str) -> list[Chunk]:
+        reasoning, normal = (None, text)
+        if self._reasoning is not None:
+            reasoning, normal = self._reasoning.parse_stream_chunk(text)
+        return self._chunks(reasoning, normal, final=False)
+
+    def finish(self) -> list[Chunk]:
+        reasoning, normal = None, ""
+        if self._reasoning is not None:
+            reasoning, normal = self._reasoning.parse_stream_end()
+        chunks = self._chunks(reasoning, normal or "", final=True)
+        return chunks + self._unstreamed_arguments()
+
+    def _chunks(self, reasoning: str | None, normal: str, *, final: bool) -> list[Chunk]:
+        out: list[Chunk] = []
+        self.reasoning_active = bool(reasoning)
+        if reasoning:
+            out.append(ReasoningDelta(reasoning, kind="raw"))
+        calls: list[Any] = []
+        if self._tools is not None:
+            if normal:
+                normal, calls = self._tools.parse_stream_chunk(normal)
+                calls = list(calls)
+                # SGLang's detectors take one step per call: a delta that holds a whole call
+                # (SGLang's detokenizer merges tokens when its reader falls behind) gives the
+                # call's name now and its arguments only at the next call. Drain what they hold.
+                for _ in range(_MAX_DRAIN):
+                    if not calls:
+                        break
+                    more_text, more = self._tools.parse_stream_chunk("")
+                    if not more and not more_text:
+                        break
+                    normal = (normal or "") + (more_text or "")
+                    calls += more
+            if final:
+                rest, more = self._tools.parse_stream_end()
+                normal = (normal or "") + (rest or "")
+                calls = [*calls, *more]
+        if normal:
+            out.append(TextDelta(normal))
+        for call in calls:
+            out.extend(self._call(call.tool_index, call.name, call.parameters or ""))
+        return out
+
+    def _call(self, index: int, name: str | None, arguments: str) -> list[Chunk]:
+        known = self.calls.get(index)
+        if known is None:
+            if not name:  # arguments before a name: SGLang's detectors never do this
+                return []
+            self.calls[index] = {"name": name, "arguments": arguments}
+            return [ToolCallDelta(index, arguments, name=name, call_id=_call_id())]
+        if not arguments:
+            return []
+        known["arguments"] += arguments
+        return [ToolCallDelta(index, arguments)]
+
+    def _unstreamed_arguments(self) -> list[Chunk]:
+        """Arguments the detector parsed but held back (it streams JSON conservatively); SGLang's
+        chat endpoint sends the same remainder at the end (``_check_for_unstreamed_tool_args``)."""
+        detector = getattr(self._tools, "detector", None)
+        parsed = getattr(detector, "prev_tool_call_arr", None) or []
+        out: list[Chunk] = []
+        for index, call in enumerate(parsed):
+            if index not in self.calls or not isinstance(call, Mapping):
+                continue
+            expected = call.get("arguments", {})
+            full = (
+                expected if isinstance(expected, str) else json.dumps(expected, ensure_ascii=False)
+            )
+            sent = self.calls[index]["arguments"]
+            if full.startswith(sent) and len(full) > len(sent):
+                out.extend(self._call(index, None, full[len(sent) :]))
+        return out
+
+
+# How many steps a detector may take on text it already holds: a step per call name and per
+# arguments piece, so a bound far above the calls one delta can carry.
+_MAX_DRAIN = 256
+
+
+def _call_id() -> str:
+    return f"call_{uuid.uuid4().hex[:24]}"
+
+
+class SGLangEngine:
+    """The Engine over a :class:`Backend` (in-process ``sglang.Engine`` or remote ``/generate``)."""
+
+    def __init__(
+        self, backend: Backend, config: SGLangConfig, *, tokenizer: Any | None = None
+    ) -> None:
+        self.backend = backend
+        self.config = config
+        self.prompts = PromptBuilder(config, tokenizer)
+
+    def model_ids(self) -> Sequence[str]:
+        return [self.config.model_name]
+
+    async def count_input_tokens(self, request: GenerationRequest) -> int:
+        ids, _tools = self.prompts.input_ids(request)
+        return len(ids)
+
+    async def generate(self, request: GenerationRequest) -> AsyncIterator[Chunk]:
+        prompt = self.prompts.build(request)
+        parser = OutputParser(
+            self.config.reasoning_parser,
+            self.config.tool_call_parser if prompt.tools else None,
+            prompt.tools,
+        )
+        rid = uuid.uuid4().hex
+        finished = False
+        meta: Mapping[str, Any] = {}
+        counted_reasoning = 0
+        completion = 0
+        stopped_for_parallel = False
+        try:
+            stream = self.backend.stream(
+                prompt.input_ids,
+                prompt.sampling_params,
+                rid,
+                require_reasoning=self.config.reasoning_parser is not None,
+            )
+            async for out in stream:
+                meta = out.get("meta_info") or meta
+                if "error" in out:
+                    raise EngineError(str(out["error"]), code="server_error")
+                chunks = parser.feed(out.get("text") or "")
+                now = int(meta.get("completion_tokens", completion))
+                if parser.reasoning_active:
+                    counted_reasoning += now - completion
+                completion = now
+                for chunk in chunks:
+                    if (
+                        isinstance(chunk, ToolCallDelta)
+                        and not request.parallel_tool_calls
+                        and chunk.index > 0
+                    ):
+                        stopped_for_parallel = True
+                        break
+                    yield chunk
+                if stopped_for_parallel or meta.get("finish_reason") is not None:
+                    break
+            for chunk in parser.finish():
+                if (
+                    isinstance(chunk, ToolCallDelta)
+                    and not request.parallel_tool_calls
+                    and chunk.index > 0
+                ):
+                    continue
+                yield chunk
+            finished = True
+        finally:
+            if not finished or stopped_for_parallel:
+                await self.backend.abort(rid)
+        yield self._final(meta, parser, counted_reasoning, completion, stopped_for_parallel)
+
+    def _final(
+        self,
+        meta: Mapping[str, Any],
+        parser: OutputParser,
+        counted_reasoning: int,
+        completion: int,
+        stopped_for_parallel: bool,
+    ) -> Final:
+        reason = meta.get("finish_reason")
+        kind = reason.get("type") if isinstance(reason, Mapping) else reason
+        if kind == "abort" and not stopped_for_parallel:
+            message = reason.get("message") if isinstance(reason, Mapping) else None
+            raise EngineError(str(message or "SGLang aborted the request."), code="server_error")
+        finish: FinishReason = "stop"
+        if kind == "length" and not stopped_for_parallel:
+            finish = "length"  # SPEC §4: incomplete, even in the middle of a call
+        elif parser.calls:
+            finish = "tool_calls"
+        output = int(meta.get("completion_tokens", completion))
+        reasoning = int(meta.get("reasoning_tokens") or 0) or counted_reasoning
+        return Final(
+            finish,
+            input_tokens=int(meta.get("prompt_tokens", 0)),
+            output_tokens=output,
+            cached_tokens=int(meta.get("cached_tokens") or 0),
+            reasoning_tokens=min(reasoning, output),
+        )
+
+    async def close(self) -> None:
+        await self.backend.close()
