@@ -13,7 +13,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["RunError", "Server", "start_server"]
+from benchmarks.perf.process_cpu import process_cpu, tree_cpu
+
+__all__ = ["RunError", "Server", "ServerTree", "start_server"]
 
 
 class RunError(Exception):
@@ -32,10 +34,8 @@ class Server:
         return self.process.pid
 
     def cpu_seconds(self) -> float:
-        import psutil
-
-        times = psutil.Process(self.pid).cpu_times()
-        return float(times.user + times.system)
+        """User + system CPU seconds of the server process so far."""
+        return sum(process_cpu(self.pid))
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -47,6 +47,17 @@ class Server:
                 self.process.wait()
         if self.process.stdout is not None:
             self.process.stdout.close()
+
+
+class ServerTree(Server):
+    """A server that forks workers: its CPU is that of its whole process tree."""
+
+    @classmethod
+    def of(cls, server: Server) -> ServerTree:
+        return cls(server.name, server.process, server.host, server.port)
+
+    def cpu_seconds(self) -> float:
+        return tree_cpu(self.pid)
 
 
 def _child_setup(cpu: int | None) -> Callable[[], None]:

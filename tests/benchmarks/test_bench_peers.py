@@ -12,7 +12,7 @@ import pytest
 
 from benchmarks.perf.peers import offline, table, tools, truth, wire
 from benchmarks.perf.peers.__main__ import parser
-from benchmarks.perf.peers.cputree import cpu_at
+from benchmarks.perf.process_cpu import cpu_at
 
 PORT = 8000
 

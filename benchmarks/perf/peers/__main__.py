@@ -21,12 +21,12 @@ import time
 from pathlib import Path
 
 from benchmarks.perf.peers import offline, venvs
-from benchmarks.perf.peers.cputree import TreeCPU
 from benchmarks.perf.peers.table import rows
 from benchmarks.perf.peers.tools import TOOLS, Cell, ParseError, Tool
 from benchmarks.perf.peers.truth import Cell as Result
 from benchmarks.perf.peers.truth import compare, truth_of
 from benchmarks.perf.peers.wire import LoopbackCapture, exchanges
+from benchmarks.perf.process_cpu import TreeCPU
 
 
 def _csv_ints(text: str) -> list[int]:
