@@ -119,8 +119,8 @@ def test_percentile_is_linear_between_closest_ranks() -> None:
     assert math.isnan(truth.percentile([], 50))
 
 
-def _ex(at: float, deltas: list[float], end: float, status: int = 200) -> wire.Exchange:
-    ex = wire.Exchange(at, at, status)
+def _ex(at: float, deltas: list[float], end: float, status: int = 200) -> wire.WireExchange:
+    ex = wire.WireExchange(at, at, status)
     ex.events = [(at + 0.01, b"response.created")]
     ex.events += [(d, b"response.output_text.delta") for d in deltas]
     ex.events.append((end, b"response.completed"))
@@ -132,7 +132,7 @@ def test_truth_of_definitions() -> None:
         _ex(0.0, [0.100, 0.110, 0.130], 0.150),
         _ex(1.0, [1.200, 1.240], 1.240),
         _ex(2.0, [2.5], 2.6, status=500),  # not a success: events counted, no latency
-        wire.Exchange(3.0, 3.0, 200),  # no response at all
+        wire.WireExchange(3.0, 3.0, 200),  # no response at all
     ]
     t = truth.truth_of(exs)
     assert t.requests == 2
