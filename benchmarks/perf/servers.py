@@ -9,13 +9,15 @@ import os
 import select
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from benchmarks.perf.process_cpu import process_cpu, tree_cpu
 
-__all__ = ["RunError", "Server", "ServerTree", "start_server"]
+__all__ = ["RunError", "Server", "ServerTree", "start_mock", "start_server"]
 
 
 class RunError(Exception):
@@ -32,6 +34,12 @@ class Server:
     @property
     def pid(self) -> int:
         return self.process.pid
+
+    @property
+    def origin(self) -> str:
+        """``http://HOST:PORT``, the address it printed."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
 
     def cpu_seconds(self) -> float:
         """User + system CPU seconds of the server process so far."""
@@ -103,6 +111,16 @@ def start_server(
         raise RunError(f"{name} server printed {text!r} instead of its address")
     host, _, port = text.removeprefix("listening on http://").rpartition(":")
     return Server(name, process, host.strip("[]"), int(port))
+
+
+def start_mock(options: Sequence[str]) -> Server:
+    """``responses-mock --port 0 OPTIONS`` (this interpreter's), its log on stderr; a benchmark
+    that cannot start it exits with the reason (``SystemExit``)."""
+    argv = [str(Path(sys.executable).parent / "responses-mock"), "--port", "0", *options]
+    try:
+        return start_server("mock", argv, None, quiet=False)
+    except RunError as exc:
+        raise SystemExit(f"the mock did not start: {exc}") from None
 
 
 def _abandon(process: subprocess.Popen[bytes]) -> None:
