@@ -56,7 +56,8 @@ from benchmarks.perf.cli_args import (
     positive_int,
     positive_ints,
 )
-from benchmarks.perf.servers import RunError, Server, ServerTree, start_server
+from benchmarks.perf.errors import RunError
+from benchmarks.perf.servers import Server, ServerTree, start_server
 from benchmarks.perf.stream_client import capture, request_bytes
 
 __all__ = ["Level", "main", "sweep"]

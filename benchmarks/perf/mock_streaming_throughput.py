@@ -74,7 +74,8 @@ from typing import Any
 import orjson
 
 from benchmarks.perf.cli_args import allowed_cpu, positive_int
-from benchmarks.perf.servers import RunError, Server, start_server
+from benchmarks.perf.errors import RunError
+from benchmarks.perf.servers import Server, start_server
 from benchmarks.perf.stream_client import (
     Sample,
     capture_chunks,

@@ -15,13 +15,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.perf.errors import RunError
 from benchmarks.perf.process_cpu import process_cpu, tree_cpu
 
-__all__ = ["RunError", "Server", "ServerTree", "start_mock", "start_server"]
-
-
-class RunError(Exception):
-    """The run itself broke (exit code 2)."""
+__all__ = ["Server", "ServerTree", "start_mock", "start_server"]
 
 
 @dataclass

@@ -36,9 +36,10 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.perf.cli_args import positive_int, positive_ints
+from benchmarks.perf.errors import RunError
 from benchmarks.perf.servers import Server, ServerTree, start_server
 from benchmarks.perf.store_retention import redis_server
-from benchmarks.perf.stream_client import RunError, load_round
+from benchmarks.perf.stream_client import load_round
 
 
 def body_for(model: str) -> bytes:
