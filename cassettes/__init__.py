@@ -1,6 +1,6 @@
 """Cassettes: recorded HTTP / SSE / WebSocket exchanges, as bytes, headers and timings.
 
-A neutral package (issue #17): the judge (``conformance``) and the judged (``mock_server``) may both
+A neutral package: the judge (``conformance``) and the judged (``mock_server``) may both
 import it, and it imports neither; it knows no protocol (nothing of Responses), only requests,
 responses, chunks of bytes with their arrival times, WebSocket frames, and secrets. The on-disk
 format is documented in docs/cassettes.md: a cassette is a folder, one JSON Lines file per

@@ -1,4 +1,4 @@
-"""How many concurrent streams one ``responses-mock`` process keeps pace with (issue #14 item 5):
+"""How many concurrent streams one ``responses-mock`` process keeps pace with:
 a sweep of concurrency levels against a mock that paces its answers like a model.
 
     python -m benchmarks.perf.mock_capacity [--concurrency 100,200,400,1000,3000] [--streams 2]

@@ -1,5 +1,5 @@
 """What the validating proxy costs a client: TTFT and per-event latency through it against direct,
-and the proxy's CPU per event (issue #17 item 1).
+and the proxy's CPU per event (docs/proxy.md, Overhead).
 
 The mock (``responses-mock --ttft T --inter-token I``, one event per chunk) and the proxy
 (``responses-conformance proxy --quiet``) run as separate processes, each pinned to its own core

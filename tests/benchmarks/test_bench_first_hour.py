@@ -1,4 +1,4 @@
-"""The first hour with ``responses-bench`` (issue 18, item 1): every bad option or input file is
+"""The first hour with ``responses-bench``: every bad option or input file is
 found before the load starts, in one line and exit 2; one unit rule for every duration."""
 
 from __future__ import annotations
