@@ -1,6 +1,6 @@
 """Cassettes: recorded HTTP / SSE / WebSocket exchanges, as bytes, headers and timings.
 
-A neutral package (issue #17): the judge (``conformance``) and the judged (``mock_server``) may both
+A neutral package: the judge (``conformance``) and the judged (``mock_server``) may both
 import it, and it imports neither; it knows no protocol (nothing of Responses), only requests,
 responses, chunks of bytes with their arrival times, WebSocket frames, and secrets. The on-disk
 format is documented in docs/cassettes.md: a cassette is a folder, one JSON Lines file per
@@ -27,7 +27,8 @@ file I/O: from async code, call it in a thread, ``await anyio.to_thread.run_sync
 
 Reading: ``read_cassette(path)`` -> ``list[Exchange]`` in recorded order, from a folder of exchange
 files, one exchange file or a vcrpy cassette (YAML / JSON: :mod:`cassettes.vcr`);
-:class:`CassetteError` (one-line message) when it cannot. :class:`Exchange` has ``method``,
+:class:`CassetteError` (one-line message) when it cannot. Every exception the package raises on
+purpose derives from :class:`CassettesError` (the tree: :mod:`cassettes.errors`). :class:`Exchange` has ``method``,
 ``target`` (``.path``, ``.query``), ``request_headers``, ``request_body``, ``status``,
 ``response_headers``, ``chunks`` (:class:`Chunk` ``t``, ``data``; ``.body`` joins them),
 ``frames`` (:class:`Frame`), ``outcome``.
@@ -37,7 +38,8 @@ Redaction alone: :class:`Redactor`.
 
 from __future__ import annotations
 
-from cassettes.codec import CassetteError, decode_exchange, encode_exchange
+from cassettes.codec import decode_exchange, encode_exchange
+from cassettes.errors import CassetteError, CassettesError, TooLarge
 from cassettes.model import FORMAT, Chunk, Exchange, Frame, Headers
 from cassettes.reader import cassette_files, is_cassette_dir, read_cassette, read_exchange
 from cassettes.redaction import REDACTED, Redactor, secret_forms
@@ -50,12 +52,14 @@ __all__ = [
     "SECRET_HEADERS",
     "CassetteError",
     "CassetteWriter",
+    "CassettesError",
     "Chunk",
     "Exchange",
     "ExchangeRecorder",
     "Frame",
     "Headers",
     "Redactor",
+    "TooLarge",
     "cassette_files",
     "decode_exchange",
     "encode_exchange",

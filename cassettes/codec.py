@@ -20,13 +20,10 @@ import math
 from pathlib import Path
 from typing import Any
 
+from cassettes.errors import CassetteError
 from cassettes.model import FORMAT, Chunk, Exchange, Frame, Headers
 
 __all__ = ["CassetteError", "decode_exchange", "encode_exchange", "exchange_filename"]
-
-
-class CassetteError(ValueError):
-    """A cassette file that cannot be read; the message is one line (``file:line: what``)."""
 
 
 def _bytes_field(key: str, data: bytes) -> dict[str, str]:

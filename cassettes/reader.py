@@ -12,7 +12,8 @@ import os
 import sys
 from pathlib import Path
 
-from cassettes.codec import CassetteError, decode_exchange
+from cassettes.codec import decode_exchange
+from cassettes.errors import CassetteError, TooLarge
 from cassettes.model import Exchange
 from cassettes.redaction import Redactor
 from cassettes.secrets import learn, redact_exchange
@@ -31,10 +32,6 @@ MAX_FILE_BYTES = 512 * 1024 * 1024
 """A larger cassette file is refused rather than read into memory."""
 
 VCR_SUFFIXES = (".yaml", ".yml")
-
-
-class TooLarge(Exception):
-    """What :func:`read_at_most` raises past its limit; the message says by how much, if known."""
 
 
 def read_at_most(path: str | os.PathLike[str], limit: int) -> bytes:

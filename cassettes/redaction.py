@@ -1,4 +1,4 @@
-"""Secrets never reach anything the toolkit writes: the reusable redactor (issues #14, #17).
+"""Secrets never reach anything the toolkit writes: the reusable redactor (docs/cassettes.md, Secrets).
 
 The suite, the load tool and any future proxy hand every text and JSON value they write through a
 :class:`Redactor` built from the run's secrets (API keys, passwords in URLs, credential headers). A

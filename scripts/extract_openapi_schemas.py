@@ -33,7 +33,7 @@ SOURCE_PATH = "openapi.yaml"
 SOURCE_COMMIT = "f85dbe2"
 
 # SPEC §1, §3, §4: the stream events, the Response object (non-stream body, lifecycle events,
-# retrieve, cancel), the error body, and the input_items list; issue 13: the result of
+# retrieve, cancel), the error body, and the input_items list; for state (docs/state.md): the result of
 # POST /v1/responses/compact (`CompactResource`), and the Conversations API's conversation, its
 # item list and the body of its delete. The document has no schema for the
 # body of DELETE /v1/responses/{id} (its 200 carries only an example, `{id, object, deleted}`), so

@@ -1,4 +1,4 @@
-"""How many concurrent streams one ``responses-mock`` process keeps pace with (issue #14 item 5):
+"""How many concurrent streams one ``responses-mock`` process keeps pace with:
 a sweep of concurrency levels against a mock that paces its answers like a model.
 
     python -m benchmarks.perf.mock_capacity [--concurrency 100,200,400,1000,3000] [--streams 2]
@@ -56,7 +56,8 @@ from benchmarks.perf.cli_args import (
     positive_int,
     positive_ints,
 )
-from benchmarks.perf.servers import RunError, Server, start_server
+from benchmarks.perf.errors import RunError
+from benchmarks.perf.servers import Server, ServerTree, start_server
 from benchmarks.perf.stream_client import capture, request_bytes
 
 __all__ = ["Level", "main", "sweep"]
@@ -262,25 +263,6 @@ def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     return uvloop.new_event_loop
 
 
-def _tree_cpu(pid: int) -> float:
-    import psutil
-
-    root = psutil.Process(pid)
-    total = 0.0
-    for proc in [root, *root.children(recursive=True)]:
-        try:
-            times = proc.cpu_times()
-        except psutil.NoSuchProcess:
-            continue
-        total += times.user + times.system
-    return total
-
-
-class _TreeServer(Server):
-    def cpu_seconds(self) -> float:
-        return _tree_cpu(self.pid)
-
-
 @contextmanager
 def _mock(args: argparse.Namespace) -> Iterator[Server]:
     with ExitStack() as stack:
@@ -292,7 +274,7 @@ def _mock(args: argparse.Namespace) -> Iterator[Server]:
             argv += ["--workers", str(args.workers), "--store", f"sqlite:{Path(tmp) / 's.db'}"]
             cpu = None  # several processes: the kernel spreads them
         started = start_server("mock", argv, cpu, timeout=90)
-        server = _TreeServer(started.name, started.process, started.host, started.port)
+        server = ServerTree.of(started)
         try:
             yield server
         finally:

@@ -1,5 +1,5 @@
 """Streaming throughput of the mock server, in events per **server** CPU-second, against a bare
-Starlette/uvicorn endpoint that replays the same bytes (issue 3, Acceptance).
+Starlette/uvicorn endpoint that replays the same bytes.
 
     python benchmarks/perf/mock_streaming_throughput.py [--preset long|short] [--rounds 9] [--streams 6]
                                                    [--json out.json]
@@ -7,12 +7,12 @@ Starlette/uvicorn endpoint that replays the same bytes (issue 3, Acceptance).
 Presets (``--preset``; the options after it still override it):
 
 - ``long`` (the default): ``--scenario long-text --chunk 1 --frozen-time``, the request below,
-  517 events per stream: the per-event cost (issue 3; target ratio 0.65);
+  517 events per stream: the per-event cost (target ratio 0.65);
 - ``short``: the mock with its **default flags** (``--seed 1`` only: the ``auto`` scenario, one
   token per delta, the real clock, the in-memory store) answering the plain-text request
   ``"Describe a lighthouse."`` with 68 events per stream, on the same 16 keep-alive connections
   and the same pinning, 30 streams per connection and round (so each sample is ~0.5 server
-  CPU-s, well above the clock's 10 ms tick): the per-request cost (issue 14 item 5; target
+  CPU-s, well above the clock's 10 ms tick): the per-request cost (target
   ratio 0.85).
 
 What runs:
@@ -30,7 +30,7 @@ What runs:
 
 - **bare-per-event** (only when the mock writes several events at once): the same app replaying
   the same bytes one write per SSE frame, as every server did before the mock batched its writes
-  (the baseline issue 14 item 5 was stated against); its ratio is printed as ``ratio/event``.
+  (the baseline the 0.85 target was stated against); its ratio is printed as ``ratio/event``.
 
 Both servers are pinned to ``--server-cpu`` and this process (the load generator) to
 ``--client-cpu``. The load: ``--connections`` (16) keep-alive HTTP/1.1 connections, each sending
@@ -74,7 +74,8 @@ from typing import Any
 import orjson
 
 from benchmarks.perf.cli_args import allowed_cpu, positive_int
-from benchmarks.perf.servers import RunError, Server, start_server
+from benchmarks.perf.errors import RunError
+from benchmarks.perf.servers import Server, start_server
 from benchmarks.perf.stream_client import (
     Sample,
     capture_chunks,
@@ -223,7 +224,7 @@ class Results:
             "mock_events_per_wall_s_median": wall["mock"],
             "bare_events_per_wall_s_median": wall["bare"],
             "target_ratio": target,
-            # The targets (issue 3, issue 14 item 5) were stated against a bare that writes one
+            # The targets (0.65 and 0.85) were stated against a bare that writes one
             # event at a time, as every server then did: with the per-event bare measured, the
             # verdict is on it; "ratio" (the same writes as the mock) is printed beside it.
             "meets_target": ratio >= target,

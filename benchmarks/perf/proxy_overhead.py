@@ -1,12 +1,12 @@
 """What the validating proxy costs a client: TTFT and per-event latency through it against direct,
-and the proxy's CPU per event (issue #17 item 1).
+and the proxy's CPU per event (docs/proxy.md, Overhead).
 
 The mock (``responses-mock --ttft T --inter-token I``, one event per chunk) and the proxy
 (``responses-conformance proxy --quiet``) run as separate processes, each pinned to its own core
 when there are two or more; the client (this process) sends ``--streams`` concurrent streamed
 creates, in rounds that alternate direct and through the proxy, so both see the same load. Per
 stream it stamps the first ``output_text.delta`` (TTFT) and every event's arrival (per-event
-latency: the gap between consecutive deltas). The proxy's CPU is read from ``/proc/PID/stat``
+latency: the gap between consecutive deltas). The proxy's CPU is read (``benchmarks.perf.process_cpu``)
 over its rounds and divided into the events it forwarded and judged; the validating client's
 rate (``benchmarks.perf.client_cost``, the judge on one core, no network) is measured in the same run.
 
@@ -40,6 +40,7 @@ from pathlib import Path
 import httpx2
 
 from benchmarks.perf.cli_args import non_negative_float, positive_int
+from benchmarks.perf.process_cpu import process_cpu
 
 ROOT = Path(__file__).resolve().parents[2]
 TTFT_TARGET = 1.2
@@ -66,17 +67,6 @@ def _free_port() -> int:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
         return port
-
-
-def _cpu_split(pid: int) -> tuple[float, float]:
-    """User and system CPU seconds of ``pid`` so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    tick = os.sysconf("SC_CLK_TCK")
-    return int(fields[11]) / tick, int(fields[12]) / tick
-
-
-def _cpu_seconds(pid: int) -> float:
-    return sum(_cpu_split(pid))
 
 
 def _pinned(cpu: int | None) -> dict[str, object]:
@@ -210,13 +200,13 @@ async def _rounds(args: argparse.Namespace, direct: str, proxies: dict[str, tupl
             await asyncio.gather(*(_one(client, url, body, Sample()) for _ in range(args.streams)))
         for _ in range(args.rounds):
             for name, (url, pid) in targets.items():
-                (u0, s0), p0 = (_cpu_split(pid) if pid else (0.0, 0.0)), time.process_time()
+                (u0, s0), p0 = (process_cpu(pid) if pid else (0.0, 0.0)), time.process_time()
                 e0 = samples[name].events
                 await asyncio.gather(
                     *(_one(client, url, body, samples[name]) for _ in range(args.streams))
                 )
                 if pid:
-                    u1, s1 = _cpu_split(pid)
+                    u1, s1 = process_cpu(pid)
                     spent = (u1 - u0) + (s1 - s0)
                     cpu[name] += spent
                     user[name] += u1 - u0

@@ -1,4 +1,4 @@
-"""Linear time in every input dimension (issue #14): each dimension swept ×1, ×10 and ×100.
+"""Linear time in every input dimension: each dimension swept ×1, ×10 and ×100.
 
 For every dimension this builds an input of size n, 10n and 100n, times the judge's work on it
 (CPU time of this process, in equal-work samples: see below) and prints the time ratios next to the

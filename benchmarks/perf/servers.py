@@ -9,15 +9,16 @@ import os
 import select
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["RunError", "Server", "start_server"]
+from benchmarks.perf.errors import RunError
+from benchmarks.perf.process_cpu import process_cpu, tree_cpu
 
-
-class RunError(Exception):
-    """The run itself broke (exit code 2)."""
+__all__ = ["Server", "ServerTree", "start_mock", "start_server"]
 
 
 @dataclass
@@ -31,11 +32,15 @@ class Server:
     def pid(self) -> int:
         return self.process.pid
 
-    def cpu_seconds(self) -> float:
-        import psutil
+    @property
+    def origin(self) -> str:
+        """``http://HOST:PORT``, the address it printed."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
 
-        times = psutil.Process(self.pid).cpu_times()
-        return float(times.user + times.system)
+    def cpu_seconds(self) -> float:
+        """User + system CPU seconds of the server process so far."""
+        return sum(process_cpu(self.pid))
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -47,6 +52,17 @@ class Server:
                 self.process.wait()
         if self.process.stdout is not None:
             self.process.stdout.close()
+
+
+class ServerTree(Server):
+    """A server that forks workers: its CPU is that of its whole process tree."""
+
+    @classmethod
+    def of(cls, server: Server) -> ServerTree:
+        return cls(server.name, server.process, server.host, server.port)
+
+    def cpu_seconds(self) -> float:
+        return tree_cpu(self.pid)
 
 
 def _child_setup(cpu: int | None) -> Callable[[], None]:
@@ -92,6 +108,16 @@ def start_server(
         raise RunError(f"{name} server printed {text!r} instead of its address")
     host, _, port = text.removeprefix("listening on http://").rpartition(":")
     return Server(name, process, host.strip("[]"), int(port))
+
+
+def start_mock(options: Sequence[str]) -> Server:
+    """``responses-mock --port 0 OPTIONS`` (this interpreter's), its log on stderr; a benchmark
+    that cannot start it exits with the reason (``SystemExit``)."""
+    argv = [str(Path(sys.executable).parent / "responses-mock"), "--port", "0", *options]
+    try:
+        return start_server("mock", argv, None, quiet=False)
+    except RunError as exc:
+        raise SystemExit(f"the mock did not start: {exc}") from None
 
 
 def _abandon(process: subprocess.Popen[bytes]) -> None:

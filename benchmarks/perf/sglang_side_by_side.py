@@ -140,13 +140,12 @@ def _cpu_seconds(pids: Sequence[int]) -> float:
     """User + system CPU seconds of these processes and all their descendants so far."""
     import psutil  # locust brings psutil
 
+    from benchmarks.perf.process_cpu import tree_cpu
+
     total = 0.0
     for pid in pids:
         try:
-            root = psutil.Process(pid)
-            for proc in (root, *root.children(recursive=True)):
-                times = proc.cpu_times()
-                total += times.user + times.system
+            total += tree_cpu(pid)
         except psutil.Error:
             continue
     return total

@@ -43,8 +43,8 @@ from typing import Any
 import orjson
 
 from benchmarks.perf.cli_args import allowed_cpu, non_negative_int, positive_int
+from benchmarks.perf.errors import RunError
 from benchmarks.perf.servers import Server, start_server
-from benchmarks.perf.stream_client import RunError
 
 TARGET_MB = 50.0
 MB = 1e6

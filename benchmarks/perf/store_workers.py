@@ -36,9 +36,10 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.perf.cli_args import positive_int, positive_ints
-from benchmarks.perf.servers import Server, start_server
+from benchmarks.perf.errors import RunError
+from benchmarks.perf.servers import Server, ServerTree, start_server
 from benchmarks.perf.store_retention import redis_server
-from benchmarks.perf.stream_client import RunError, load_round
+from benchmarks.perf.stream_client import load_round
 
 
 def body_for(model: str) -> bytes:
@@ -71,31 +72,12 @@ class Results:
         return 1e6 * sum(r.cpu_seconds for r in mine) / max(sum(r.events for r in mine), 1)
 
 
-def _tree_cpu(server: Server) -> float:
-    import psutil
-
-    root = psutil.Process(server.pid)
-    total = 0.0
-    for proc in [root, *root.children(recursive=True)]:
-        try:
-            times = proc.cpu_times()
-        except psutil.NoSuchProcess:
-            continue
-        total += times.user + times.system
-    return total
-
-
-class _TreeServer(Server):
-    def cpu_seconds(self) -> float:
-        return _tree_cpu(self)
-
-
 @contextmanager
 def mock(workers: int, store: str) -> Iterator[Server]:
     argv = [sys.executable, "-m", "mock_server.cli", "--port", "0", "--store", store,
             "--workers", str(workers)]  # fmt: skip
     started = start_server(f"{workers}w", argv, None, timeout=90)
-    server = _TreeServer(started.name, started.process, started.host, started.port)
+    server = ServerTree.of(started)
     try:
         yield server
     finally:

@@ -8,9 +8,10 @@ import asyncio
 import time
 from dataclasses import dataclass
 
-from benchmarks.perf.servers import RunError, Server
+from benchmarks.perf.errors import RunError
+from benchmarks.perf.servers import Server
 
-__all__ = ["RunError", "Sample", "capture", "capture_chunks", "load_round", "request_bytes", "split_frames",
+__all__ = ["Sample", "capture", "capture_chunks", "load_round", "request_bytes", "split_frames",
            "stream_once"]  # fmt: skip
 
 _END = b"\r\n0\r\n\r\n"  # the last chunk of a chunked body (RFC 9112 §7.1)

@@ -26,20 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.perf.cli_args import positive_int, run_time
+from benchmarks.perf.servers import start_mock
 
 _OTHER_EVENTS = 8  # created, in_progress, item added/done, part added/done, text done, completed
-
-
-def _start_mock() -> tuple[subprocess.Popen[str], str]:
-    command = [str(Path(sys.executable).parent / "responses-mock"), "--port", "0", "--frozen-time",
-               "--ttft", "0.05", "--inter-token", "0.005"]  # fmt: skip
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if "listening on " not in line:
-        proc.kill()
-        raise SystemExit(f"the mock did not start: {line!r}")
-    return proc, line.split("listening on ", 1)[1].strip() + "/v1"
 
 
 def _bench(base: str, model: str, transport: str, args: argparse.Namespace, out: Path) -> Any:
@@ -88,26 +77,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default="mock")
     parser.add_argument("--out", type=Path, default=Path("reports/transports"))
     args = parser.parse_args(argv)
-    proc = None
+    mock = None
     if args.base_url:
         base = args.base_url
     else:
-        proc, base = _start_mock()
+        mock = start_mock(["--frozen-time", "--ttft", "0.05", "--inter-token", "0.005"])
+        base = mock.origin + "/v1"
     try:
         rows = [
             _bench(base, args.model, transport, args, args.out / transport)
             for transport in ("sse", "websocket")
         ]
     finally:
-        if proc is not None:
-            proc.terminate()
-            proc.wait(timeout=10)
-            if proc.stdout is not None:
-                proc.stdout.close()
+        if mock is not None:
+            mock.stop()
     with open("/proc/loadavg") as f:
         load = f.read().split()[:3]
     report = {
-        "target": "embedded mock (--ttft 0.05 --inter-token 0.005)" if proc else base,
+        "target": "embedded mock (--ttft 0.05 --inter-token 0.005)" if mock else base,
         "load": {
             "users": args.users,
             "time": args.time,

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -31,6 +30,7 @@ from typing import Any
 from websockets.asyncio.client import connect
 
 from benchmarks.perf.cli_args import positive_float, positive_int
+from benchmarks.perf.servers import start_mock
 from conformance.catalog.registry import Level
 from conformance.websocket import SessionValidator
 
@@ -115,18 +115,6 @@ async def run(url: str, sessions: int, lanes: int, turns: int, timeout: float) -
     return tally
 
 
-def _start_mock() -> tuple[subprocess.Popen[str], str]:
-    command = [str(Path(sys.executable).parent / "responses-mock"), "--port", "0",
-               "--frozen-time", "--inter-token", "0.002"]  # fmt: skip
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if "listening on " not in line:
-        proc.kill()
-        raise SystemExit(f"the mock did not start: {line!r}")
-    return proc, line.split("listening on ", 1)[1].strip()
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=positive_int, default=500)
@@ -136,23 +124,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-url", help="default: start the mock on loopback")
     parser.add_argument("--json", type=Path, help="write the numbers here")
     args = parser.parse_args(argv)
-    proc = None
+    mock = None
     if args.base_url:
         base = args.base_url.rstrip("/")
     else:
-        proc, origin = _start_mock()
-        base = origin + "/v1"
+        mock = start_mock(["--frozen-time", "--inter-token", "0.002"])
+        base = mock.origin + "/v1"
     url = base.replace("https://", "wss://").replace("http://", "ws://") + "/responses"
     try:
         started = time.perf_counter()
         tally = asyncio.run(run(url, args.sessions, args.lanes, args.turns, args.timeout))
         wall = time.perf_counter() - started
     finally:
-        if proc is not None:
-            proc.terminate()
-            proc.wait(timeout=10)
-            if proc.stdout is not None:
-                proc.stdout.close()
+        if mock is not None:
+            mock.stop()
     expected = args.sessions * args.lanes * args.turns
     result = {
         "sessions": tally.sessions,

@@ -24,6 +24,7 @@ from geventhttpclient.response import HTTPConnectionClosed
 
 from conformance.suite.coding import ContentDecoder, UndecodableBody
 
+from .errors import BodyTooLarge, BodyTruncated
 from .meter import (
     TRUNCATED,
     UNDECODABLE,
@@ -43,14 +44,6 @@ _DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 # Every status is answered by this module, not by geventhttpclient: for a status outside its
 # list it reads the whole body (a 300 MB 429 body took a bench process to 2.7 GB) and then raises.
 _ANY_STATUS = frozenset(range(100, 1000))
-
-
-class _TooLarge(Exception):
-    """The body outgrew the cap; what was read so far is in ``args[0]``."""
-
-
-class _Truncated(Exception):
-    """The connection ended before the end of the HTTP body."""
 
 
 def send(
@@ -106,9 +99,9 @@ def send(
     if not 200 <= status < 300:
         try:
             body = _bounded(_chunks(raw, decoder), max_body_bytes)
-        except _TooLarge as error:
+        except BodyTooLarge as error:
             body = error.args[0]
-        except (_Truncated, HTTPParseError, OSError, UndecodableBody):
+        except (BodyTruncated, HTTPParseError, OSError, UndecodableBody):
             body = b""
         finally:
             raw.release()  # a body not read to its end closes its connection
@@ -118,7 +111,7 @@ def send(
     if not plan.stream:
         try:
             body = _bounded(_chunks(raw, decoder), max_body_bytes)
-        except _TooLarge:
+        except BodyTooLarge:
             raw.release()  # a body not read to its end closes its connection
             rec = record_transport_error(
                 "too_large", stream=False, t0=t0, now=time.perf_counter(), start=start
@@ -131,7 +124,7 @@ def send(
             return record_transport_error(
                 "undecodable", stream=False, t0=t0, now=time.perf_counter(), start=start
             )
-        except (_Truncated, HTTPParseError, OSError):
+        except (BodyTruncated, HTTPParseError, OSError):
             raw.release()
             return record_transport_error(
                 "truncated", stream=False, t0=t0, now=time.perf_counter(), start=start
@@ -162,7 +155,7 @@ def send(
     except UndecodableBody:
         raw.release()
         cut = UNDECODABLE
-    except (_Truncated, HTTPParseError, OSError):
+    except (BodyTruncated, HTTPParseError, OSError):
         raw.release()
         cut = TRUNCATED
     rec = meter.finish(time.perf_counter(), transport_error=cut)
@@ -171,12 +164,12 @@ def send(
 
 
 def _bounded(chunks: Any, limit: int) -> bytes:
-    """The chunks joined, or :class:`_TooLarge` with the first ``limit`` bytes once they pass it."""
+    """The chunks joined, or :class:`BodyTooLarge` with the first ``limit`` bytes once they pass it."""
     data = bytearray()
     for chunk in chunks:
         data += chunk
         if len(data) > limit:
-            raise _TooLarge(bytes(data[:limit]))
+            raise BodyTooLarge(bytes(data[:limit]))
     return bytes(data)
 
 
@@ -198,10 +191,10 @@ def _chunks(raw: Any, decoder: Any) -> Any:
             return
         sock = raw._sock
         if sock is None:
-            raise _Truncated("the connection was released before the end of the body")
+            raise BodyTruncated("the connection was released before the end of the body")
         data = sock.recv(_RECV)
         if not data:
-            raise _Truncated("the server closed the connection before the end of the body")
+            raise BodyTruncated("the server closed the connection before the end of the body")
         raw.feed(data)  # may complete the message, which returns the socket to the pool
 
 

@@ -5,7 +5,7 @@
 
 - **TTFT**: send → the first *output delta* event (text, refusal, raw reasoning, reasoning summary,
   function-call / custom-tool arguments). ``response.created``, ``output_item.added`` and comment
-  keep-alives are not output, so they do not stop the clock (issue 5);
+  keep-alives are not output, so they do not stop the clock (docs/bench-metrics.md, Definitions);
 - **ITL**: the gap between consecutive output deltas, kept per request and summarised by the caller
   (one Locust event per request, not per token);
 - **TPOT**: ``(e2e − TTFT) / (output_tokens − 1)`` with ``output_tokens`` from the terminal ``usage``
@@ -39,7 +39,7 @@ __all__ = [
     "warm_up",
 ]
 
-# The deltas that carry model output (issue 5: "text, refusal, reasoning, function-call arguments").
+# The deltas that carry model output: text, refusal, reasoning, function-call arguments.
 OUTPUT_DELTA_TYPES = frozenset(
     {
         "response.output_text.delta",

@@ -19,6 +19,7 @@ from conformance.cli_options import API_KEY_ENV_HELP, BASE_URL_HELP, READ_TIMEOU
 
 from .arrivals import ArrivalPlan, Step, parse_rates
 from .datasets import FORMATS, Lengths, parse_lengths
+from .errors import ConfigError
 from .slo import SLO
 from .units import DURATION_HELP, parse_seconds
 from .workload import Workload, WorkloadConfig, trace_plan
@@ -33,10 +34,6 @@ __all__ = [
 ]
 
 SHAPES = ("fixed", "ramp", "open-loop", "sweep", "trace")
-
-
-class ConfigError(ValueError):
-    """Options that do not make a runnable benchmark (exit code 2)."""
 
 
 def add_arguments(parser: Any) -> None:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .errors import SLOSyntaxError
 from .histogram import LogHistogram, quantile
 from .meter import RequestRecord
 from .units import parse_seconds
@@ -25,10 +26,6 @@ __all__ = ["LATENCY_METRICS", "SLO", "Objective", "SLOSyntaxError"]
 
 LATENCY_METRICS = ("ttft", "itl", "tpot", "e2e")
 _TERM = re.compile(r"^(ttft|itl|tpot|e2e)_p(\d+(?:\.\d+)?)$")
-
-
-class SLOSyntaxError(ValueError):
-    """An ``--slo`` value that does not parse; the message says which term."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,21 +26,11 @@ from wsproto.events import (
 )
 from wsproto.utilities import RemoteProtocolError
 
+from .errors import WsClosed, WsRejected
+
 __all__ = ["WsClosed", "WsRejected", "WsSocket"]
 
 _RECV = 256 * 1024
-
-
-class WsClosed(Exception):
-    """The connection ended (a close frame, or the socket)."""
-
-
-class WsRejected(Exception):
-    """The server answered the upgrade with an HTTP status."""
-
-    def __init__(self, status: int) -> None:
-        super().__init__(f"the upgrade was refused with HTTP {status}")
-        self.status = status
 
 
 class WsSocket:

@@ -1,4 +1,5 @@
-"""The vendor matrix: real third-party Responses servers judged on this machine (issue 7).
+"""The vendor matrix: real third-party Responses servers judged on this machine
+(the published matrix: docs/vendors/matrix.md).
 
 ``python -m benchmarks.vendors run`` installs every target at a pinned version into its own
 virtualenv (never the project's), starts it on loopback (127.0.0.1 only) — the SGLang-backed

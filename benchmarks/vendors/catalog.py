@@ -111,7 +111,7 @@ VENDORS: dict[str, Vendor] = {
             install="exact",
             homepage="https://github.com/vllm-project/vllm",
         ),
-        # Installed by scripts/install_sglang.py (the CPU recipe of issue 6), pinned there.
+        # Installed by scripts/install_sglang.py (its CPU recipe: docs/sglang.md), pinned there.
         Vendor(
             key="sglang",
             codebase="SGLang",
@@ -213,7 +213,7 @@ def _sglang(model: str, profiles: tuple[str, ...]) -> TargetSpec:
     )
 
 
-# The profiles of the state agents keep (issues 13, 16) that the reference serves in front of
+# The profiles of the state agents keep (docs/state.md, docs/websocket.md) that the reference serves in front of
 # SGLang whatever the model, each with where it is served; `stateless-reasoning` is added only
 # where the model reasons (its cases need a reasoning item to carry the sealed blob).
 REFERENCE_STATE_PROFILES = ("conversations", "compaction", "websocket")
@@ -317,8 +317,8 @@ _ORS_FORWARDED = (
     ),
 )
 
-# Every profile the mock serves: the embedded run's, whatever the suite adds to it (issue 15 added
-# hosted:tool_search, shell, apply_patch and computer_use_preview while this list was written).
+# Every profile the mock serves: the embedded run's, whatever the suite adds to it (hosted:tool_search,
+# shell, apply_patch and computer_use_preview came to the suite after this list was first written).
 MOCK_PROFILES = EMBEDDED_PROFILES
 
 TARGETS: dict[str, TargetSpec] = {

@@ -1,4 +1,5 @@
-"""The suite through the validating proxy in front of a vendor of the matrix (issue #17): does the
+"""The suite through the validating proxy in front of a vendor of the matrix (docs/proxy.md, In front of a
+vendor): does the
 proxy, judging only the traffic, find that vendor's known failures?
 
     python -m benchmarks.vendors serve litellm-plain          # in one shell: prints BASE_URL

@@ -20,13 +20,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
+from .errors import ServiceError
+
 __all__ = ["LOOPBACK", "Service", "ServiceError", "free_port"]
 
 LOOPBACK = "127.0.0.1"
-
-
-class ServiceError(RuntimeError):
-    """A service did not come up; the message carries the tail of its log."""
 
 
 def free_port() -> int:

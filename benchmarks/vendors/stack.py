@@ -4,7 +4,8 @@ Every server binds 127.0.0.1 on a free port. Environment variables that look lik
 (``*_API_KEY``, ``*TOKEN*``, ``*SECRET*``, ``OPENAI_*``…) are removed from what the vendors
 inherit: a bridge that falls back to a real provider must find nothing to send there.
 
-SGLang runs on CPU as issue 6 set it up (``../shared/notes/sglang-on-cpu.md``): the ``sgl_kernel``
+SGLang runs on CPU as docs/sglang.md (On a CPU-only machine) and scripts/install_sglang.py set it
+up: the ``sgl_kernel``
 stand-in of ``tests/sglang/cpu_stubs`` on ``PYTHONPATH``, ``SGLANG_USE_CPU_ENGINE=1``,
 ``--attention-backend torch_native --sampling-backend pytorch``, a small KV cache, and
 ``--enable-response-store``. The scripted models are built by ``tests/sglang/scripted_models.py``
@@ -121,7 +122,7 @@ def build_models(
 
 
 def _harmony_env(sglang_python: Path, repo: Path, root: Path) -> dict[str, str]:
-    """The variables that let openai_harmony and tiktoken find o200k offline (issue 6's helper)."""
+    """The variables that let openai_harmony and tiktoken find o200k offline (tests/sglang/harmony_model.py)."""
     code = (
         "import json, sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
         "from harmony_model import harmony_env; print(json.dumps(harmony_env(Path(sys.argv[2]))))"

@@ -30,15 +30,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .catalog import BANNED, LOCKS, VENDORS, Vendor
+from .errors import InstallError
 
 __all__ = ["InstallError", "audit", "ensure_vendor", "installed_versions", "pth_files"]
 
 STAMP = ".vendors-stamp.json"
 Log = Callable[[str], None]
-
-
-class InstallError(RuntimeError):
-    """A vendor could not be installed as pinned, or its venv failed the audit."""
 
 
 def _run(cmd: list[str], log: Log, *, cwd: Path | None = None) -> str:

@@ -20,9 +20,31 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import pytest
 from child_memory import listening_child
 
 BIN = Path(sys.executable).parent
+
+# Nothing listens on port 9 (discard): a run that got as far as connecting would say "unreachable".
+NOWHERE = ("--base-url", "http://127.0.0.1:9/v1", "--model", "m")
+
+
+def fails_in_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path, *args: str) -> str:
+    """Run the CLI in-process; it must exit 2 with exactly one line on stderr, no traceback."""
+    from benchmarks.responses_bench.cli import main
+
+    try:
+        code = main([*NOWHERE, "--report-dir", str(tmp_path / "r"), *args])
+    except SystemExit as done:  # argparse's own errors
+        code = done.code  # type: ignore[assignment]
+    out, err = capsys.readouterr()
+    assert code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in out + err
+    assert "unreachable" not in err, "the bad input must be found before the target is tried"
+    assert not (tmp_path / "r").exists(), "no load started, no report written"
+    return lines[0]
 
 
 def quiet_env() -> dict[str, str]:

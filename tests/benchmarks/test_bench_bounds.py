@@ -1,4 +1,4 @@
-"""``responses-bench`` reads no more of a body than ``--max-body-bytes`` (issue #14): a 300 MB 429
+"""``responses-bench`` reads no more of a body than ``--max-body-bytes``: a 300 MB 429
 body (geventhttpclient read error bodies whole: 2.7 GB peak) and a 300 MB non-stream 200 body
 (read whole: 970 MB). Asserted as the bench process's peak RSS, measured by a small wrapper process
 (a child's ``ru_maxrss`` counts what it inherited before ``exec``, so the wrapper holds nothing)."""

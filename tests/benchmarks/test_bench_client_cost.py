@@ -1,4 +1,4 @@
-"""`benchmarks.perf.client_cost` runs and prints what the #12 line reads: the rates, the ratio of
+"""`benchmarks.perf.client_cost` runs and prints its summary line: the rates, the ratio of
 medians, and the ratio of total CPU (the steadiest figure on a machine whose speed wanders)."""
 
 from __future__ import annotations

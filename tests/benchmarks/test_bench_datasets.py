@@ -1,4 +1,4 @@
-"""Workload files and synthetic data (issue 18, item 3): ShareGPT JSON, JSONL, CSV, Parquet, trace
+"""Workload files and synthetic data (docs/bench-datasets.md): ShareGPT JSON, JSONL, CSV, Parquet, trace
 replay, shared-prefix pools, length distributions — each format read, and a bad record of each
 found before the load starts (``file:line``, one line, exit 2)."""
 

@@ -1,4 +1,4 @@
-"""Locust's master/worker mode on loopback: the summary merges every worker (issue 5)."""
+"""Locust's master/worker mode on loopback: the summary merges every worker."""
 
 from __future__ import annotations
 

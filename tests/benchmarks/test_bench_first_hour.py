@@ -1,4 +1,4 @@
-"""The first hour with ``responses-bench`` (issue 18, item 1): every bad option or input file is
+"""The first hour with ``responses-bench``: every bad option or input file is
 found before the load starts, in one line and exit 2; one unit rule for every duration."""
 
 from __future__ import annotations
@@ -6,29 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from bench_support import NOWHERE, fails_in_one_line
 
 from benchmarks.responses_bench.cli import main
 from benchmarks.responses_bench.slo import SLO, SLOSyntaxError
 from benchmarks.responses_bench.units import parse_seconds
-
-# Nothing listens on port 9 (discard): a run that got as far as connecting would say "unreachable".
-TARGET = ("--base-url", "http://127.0.0.1:9/v1", "--model", "m")
-
-
-def _fails_in_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path, *args: str) -> str:
-    """Run the CLI in-process; it must exit 2 with exactly one line on stderr, no traceback."""
-    try:
-        code = main([*TARGET, "--report-dir", str(tmp_path / "r"), *args])
-    except SystemExit as done:  # argparse's own errors
-        code = done.code  # type: ignore[assignment]
-    out, err = capsys.readouterr()
-    assert code == 2, (out, err)
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert "Traceback" not in out + err
-    assert "unreachable" not in err, "the bad input must be found before the target is tried"
-    assert not (tmp_path / "r").exists(), "no load started, no report written"
-    return lines[0]
 
 
 def test_a_bare_number_is_seconds_everywhere_and_units_read_the_same() -> None:
@@ -85,7 +67,7 @@ def test_help_states_the_unit_of_a_bare_number(capsys: pytest.CaptureFixture[str
 def test_a_bad_option_is_one_line_and_exit_2(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, args: tuple[str, ...], needle: str
 ) -> None:
-    assert needle in _fails_in_one_line(capsys, tmp_path, *args)
+    assert needle in fails_in_one_line(capsys, tmp_path, *args)
 
 
 @pytest.mark.parametrize(
@@ -111,7 +93,7 @@ def test_every_workload_line_is_checked_before_the_load_starts(
     # tracebacks in 4 s for one broken line).
     path = tmp_path / "work.jsonl"
     path.write_bytes(text)
-    line = _fails_in_one_line(capsys, tmp_path, "--workload", str(path))
+    line = fails_in_one_line(capsys, tmp_path, "--workload", str(path))
     assert line.startswith("responses-bench: --workload: ") and needle in line, line
 
 
@@ -120,9 +102,9 @@ def test_a_binary_file_as_workload_is_one_line(
 ) -> None:
     binary = tmp_path / "ls"
     binary.write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 64)
-    line = _fails_in_one_line(capsys, tmp_path, "--workload", str(binary))
+    line = fails_in_one_line(capsys, tmp_path, "--workload", str(binary))
     assert f"{binary}:1: not JSON" in line and "more bad line" in line
-    missing = _fails_in_one_line(capsys, tmp_path, "--workload", str(tmp_path / "nope.jsonl"))
+    missing = fails_in_one_line(capsys, tmp_path, "--workload", str(tmp_path / "nope.jsonl"))
     assert "no such file" in missing
 
 
@@ -132,7 +114,7 @@ def test_a_good_workload_with_units_gets_as_far_as_the_target(
     path = tmp_path / "work.jsonl"
     path.write_bytes(b'\xef\xbb\xbf{"prompt": "a", "followups": ["b", {"input": "c"}]}\n')
     code = main(
-        [*TARGET, "--report-dir", str(tmp_path / "r"), "--workload", str(path), "-t", "1m30s",
+        [*NOWHERE, "--report-dir", str(tmp_path / "r"), "--workload", str(path), "-t", "1m30s",
          "--slo", "ttft_p95=0.5,e2e_p99=10s", "--late-after", "50ms", "--request-timeout", "2"]
     )  # fmt: skip
     assert code == 2

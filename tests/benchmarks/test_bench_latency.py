@@ -1,4 +1,4 @@
-"""Measured latencies against the mock's configured ones (issue 5, first acceptance line)."""
+"""Measured latencies against the mock's configured ones (docs/bench-metrics.md)."""
 
 from __future__ import annotations
 

@@ -9,27 +9,12 @@ import random
 from pathlib import Path
 
 import pytest
+from bench_support import fails_in_one_line
 
 from benchmarks.responses_bench.arrivals import parse_rates
-from benchmarks.responses_bench.cli import main
 from benchmarks.responses_bench.datasets.lengths import Lengths, parse_lengths
 
-TARGET = ("--base-url", "http://127.0.0.1:9/v1", "--model", "m")  # nothing listens on port 9
 MAX_TOKENS = 2_000_000  # benchmarks.responses_bench.datasets.lengths.MAX_TOKENS
-
-
-def _fails_in_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path, *args: str) -> str:
-    try:
-        code = main([*TARGET, "--report-dir", str(tmp_path / "r"), *args])
-    except SystemExit as done:  # argparse's own errors
-        code = done.code  # type: ignore[assignment]
-    out, err = capsys.readouterr()
-    assert code == 2, (out, err)
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in out + err, err
-    assert "unreachable" not in err, "the bad input must be found before the target is tried"
-    assert not (tmp_path / "r").exists()
-    return lines[0]
 
 
 OPEN_LOOP = ("--shape", "open-loop", "-t", "5s")
@@ -39,7 +24,7 @@ OPEN_LOOP = ("--shape", "open-loop", "-t", "5s")
 def test_open_loop_rate_must_be_finite_and_positive(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, rate: str
 ) -> None:
-    line = _fails_in_one_line(capsys, tmp_path, *OPEN_LOOP, "--rate", rate)
+    line = fails_in_one_line(capsys, tmp_path, *OPEN_LOOP, "--rate", rate)
     assert line.startswith("responses-bench: --rate ") and "finite number > 0" in line, line
 
 
@@ -47,7 +32,7 @@ def test_open_loop_rate_must_be_finite_and_positive(
 def test_sweep_rates_must_be_finite(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, rates: str
 ) -> None:
-    line = _fails_in_one_line(capsys, tmp_path, "--shape", "sweep", "--rates", rates)
+    line = fails_in_one_line(capsys, tmp_path, "--shape", "sweep", "--rates", rates)
     assert "rates" in line, line
 
 
@@ -67,13 +52,13 @@ def test_finite_rates_still_parse() -> None:
 def test_spawn_rate_must_be_finite(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, rate: str
 ) -> None:
-    assert "--spawn-rate" in _fails_in_one_line(capsys, tmp_path, "-r", rate)
+    assert "--spawn-rate" in fails_in_one_line(capsys, tmp_path, "-r", rate)
 
 
 def test_trace_speedup_inf_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text('{"timestamp": 0, "prompt": "ok"}\n')
-    line = _fails_in_one_line(
+    line = fails_in_one_line(
         capsys, tmp_path, "--shape", "trace", "--workload", str(path), "--trace-speedup", "inf"
     )
     assert "--trace-speedup inf: must be > 0" in line
@@ -92,7 +77,7 @@ def test_trace_speedup_inf_is_refused(capsys: pytest.CaptureFixture[str], tmp_pa
 def test_prompt_tokens_past_the_bound_are_refused_at_once(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, tokens: str
 ) -> None:
-    line = _fails_in_one_line(capsys, tmp_path, "--prompt-tokens", tokens)
+    line = fails_in_one_line(capsys, tmp_path, "--prompt-tokens", tokens)
     assert line.startswith("responses-bench: --prompt-tokens") and "at most 2,000,000" in line
 
 
@@ -101,7 +86,7 @@ def test_prefix_and_block_tokens_past_the_bound_are_refused(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, flag: str
 ) -> None:
     extra = ("--prefix-count", "1") if flag == "--prefix-tokens" else ()
-    line = _fails_in_one_line(capsys, tmp_path, *extra, flag, "999999999999")
+    line = fails_in_one_line(capsys, tmp_path, *extra, flag, "999999999999")
     assert "at most 2,000,000" in line, line
 
 
@@ -118,7 +103,7 @@ def test_prefix_and_block_tokens_past_the_bound_are_refused(
 def test_a_prefix_pool_past_its_bound_is_refused(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, count: str, tokens: str, message: str
 ) -> None:
-    line = _fails_in_one_line(capsys, tmp_path, "--prefix-count", count, "--prefix-tokens", tokens)
+    line = fails_in_one_line(capsys, tmp_path, "--prefix-count", count, "--prefix-tokens", tokens)
     assert message in line, line
 
 

@@ -1,4 +1,4 @@
-"""Numbers a user can trust and compare (issue 18, item 2): Locust's table counts requests only,
+"""Numbers a user can trust and compare (docs/bench-metrics.md): Locust's table counts requests only,
 one progress line, equal counts in every output, token and concurrency statistics, vLLM's and
 GuideLLM's names, per-second percentiles only with enough samples."""
 

@@ -1,4 +1,4 @@
-"""Open loop and goodput (issue 5, second acceptance line)."""
+"""Open loop and goodput (docs/bench-metrics.md)."""
 
 from __future__ import annotations
 

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.perf.errors import ParseError
 from benchmarks.perf.peers import offline, table, tools, truth, wire
 from benchmarks.perf.peers.__main__ import parser
-from benchmarks.perf.peers.cputree import cpu_at
+from benchmarks.perf.process_cpu import cpu_at
 
 PORT = 8000
 
@@ -119,8 +120,8 @@ def test_percentile_is_linear_between_closest_ranks() -> None:
     assert math.isnan(truth.percentile([], 50))
 
 
-def _ex(at: float, deltas: list[float], end: float, status: int = 200) -> wire.Exchange:
-    ex = wire.Exchange(at, at, status)
+def _ex(at: float, deltas: list[float], end: float, status: int = 200) -> wire.WireExchange:
+    ex = wire.WireExchange(at, at, status)
     ex.events = [(at + 0.01, b"response.created")]
     ex.events += [(d, b"response.output_text.delta") for d in deltas]
     ex.events.append((end, b"response.completed"))
@@ -132,7 +133,7 @@ def test_truth_of_definitions() -> None:
         _ex(0.0, [0.100, 0.110, 0.130], 0.150),
         _ex(1.0, [1.200, 1.240], 1.240),
         _ex(2.0, [2.5], 2.6, status=500),  # not a success: events counted, no latency
-        wire.Exchange(3.0, 3.0, 200),  # no response at all
+        wire.WireExchange(3.0, 3.0, 200),  # no response at all
     ]
     t = truth.truth_of(exs)
     assert t.requests == 2
@@ -173,7 +174,7 @@ def test_parse_ours(tmp_path: Path) -> None:
     assert (suffix, tpot.itl_p50, tpot.itl_p99, tpot.itl_kind) == ("tpot", 11.0, 12.0, "tpot")
     assert tpot.ttft_p50 == 1.5
     (tmp_path / "summary.json").write_text("{}")
-    with pytest.raises(tools.ParseError):
+    with pytest.raises(ParseError):
         tools.parse_ours(tmp_path)
 
 
@@ -187,7 +188,7 @@ def test_parse_locust_csv(tmp_path: Path) -> None:
     assert (rep.ttft_p50, rep.ttft_p99, rep.itl_p50, rep.itl_p99) == (110, 180, 10, 16)
     assert rep.requests == 12 and rep.itl_kind == truth.ITL_GAP
     (tmp_path / "plain_stats.csv").write_text(head)
-    with pytest.raises(tools.ParseError):
+    with pytest.raises(ParseError):
         tools.parse_locust_csv(tmp_path)
 
 
@@ -211,7 +212,7 @@ def test_parse_guidellm(tmp_path: Path) -> None:
         19,
     )
     (tmp_path / "benchmarks.json").write_text(json.dumps({"benchmarks": []}))
-    with pytest.raises(tools.ParseError):
+    with pytest.raises(ParseError):
         tools.parse_guidellm(tmp_path)
 
 
@@ -232,11 +233,11 @@ def test_parse_aiperf(tmp_path: Path) -> None:
     # AIPerf leaves inter_token_latency out when it has no output token counts
     del data["inter_token_latency"]
     (tmp_path / "profile_export_aiperf.json").write_text(json.dumps(data))
-    with pytest.raises(tools.ParseError, match="inter_token_latency"):
+    with pytest.raises(ParseError, match="inter_token_latency"):
         tools.parse_aiperf(tmp_path)
     data["inter_token_latency"] = {"unit": "ns", "p50": 1, "p99": 2}
     (tmp_path / "profile_export_aiperf.json").write_text(json.dumps(data))
-    with pytest.raises(tools.ParseError, match="units"):
+    with pytest.raises(ParseError, match="units"):
         tools.parse_aiperf(tmp_path)
 
 

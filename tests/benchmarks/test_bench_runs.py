@@ -1,4 +1,4 @@
-"""Run shapes a load-testing user expects (issue 18 item 3): warm-up, a request bound, repeats with
+"""Run shapes a load-testing user expects (docs/bench-metrics.md, Run shapes): warm-up, a request bound, repeats with
 confidence intervals, a concurrency sweep with its SLO stop, several targets, our CSV and HTML.
 
 Short runs against the mock on loopback, bounded by request counts; the asserts are on structure

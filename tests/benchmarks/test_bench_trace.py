@@ -1,4 +1,4 @@
-"""Trace replay against the mock (issue 18, item 3): each record of a timestamped workload starts at
+"""Trace replay against the mock (docs/bench-datasets.md): each record of a timestamped workload starts at
 its own offset from the replay's start, in the trace's order. A real clock on a loaded machine can
 only be late, so the checks are the order and lower bounds — never an upper bound on lateness."""
 

@@ -1,4 +1,4 @@
-"""`benchmarks.perf.validate_throughput` runs and prints what the #12 line reads; without a corpus
+"""`benchmarks.perf.validate_throughput` runs and prints its summary line; without a corpus
 (an installed copy has none beside it) it says so in one line and exits 2. No rounds (--repeat 0,
 --copies 0) is refused while parsing: test_bench_args."""
 

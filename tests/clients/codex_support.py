@@ -35,7 +35,10 @@ LAUNCHER = "node_modules/@openai/codex/bin/codex.js"
 
 
 @dataclass(slots=True)
-class Exchange:
+class TeedExchange:
+    """One request and its whole response as the tee in front of the mock saw them (bodies joined;
+    a cassette's :class:`cassettes.Exchange` keeps the chunks and their times)."""
+
     method: str
     path: str
     request_headers: dict[str, str]
@@ -57,7 +60,7 @@ class RecordingMock:
 
     def __init__(self, settings: MockSettings | None = None) -> None:
         self.server = MockServer(settings)
-        self.exchanges: list[Exchange] = []
+        self.exchanges: list[TeedExchange] = []
         self._lock = threading.Lock()
         self._thread = ServerThread(self._app, port=0, interface="asgi3")
         self.base_url = ""
@@ -73,7 +76,7 @@ class RecordingMock:
             chunks.append(message.get("body", b""))
             more = message.get("more_body", False)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        exchange = Exchange(scope["method"], scope["path"], headers, b"".join(chunks))
+        exchange = TeedExchange(scope["method"], scope["path"], headers, b"".join(chunks))
         with self._lock:
             self.exchanges.append(exchange)
         delivered = False
@@ -106,7 +109,7 @@ class RecordingMock:
     def __exit__(self, *exc: object) -> None:
         self._thread.stop()
 
-    def responses(self) -> list[Exchange]:
+    def responses(self) -> list[TeedExchange]:
         return [e for e in self.exchanges if e.method == "POST" and e.path == "/v1/responses"]
 
 

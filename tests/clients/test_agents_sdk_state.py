@@ -1,5 +1,5 @@
-"""The OpenAI Agents SDK (``openai-agents``, in the test extra) keeping state on the mock (issue 13
-item 4): a Runner with a function tool over several turns, its history in an
+"""The OpenAI Agents SDK (``openai-agents``, in the test extra) keeping state on the mock
+(docs/state.md): a Runner with a function tool over several turns, its history in an
 ``OpenAIConversationsSession`` (the Conversations API) and in an
 ``OpenAIResponsesCompactionSession`` (``POST /v1/responses/compact`` after every turn, the
 compacted window sent back as input). The mock is driven by an agent script (header)."""

@@ -1,4 +1,4 @@
-"""Codex CLI end to end against the mock (issue 13 item 4): ``codex exec`` with a custom provider
+"""Codex CLI end to end against the mock: ``codex exec`` with a custom provider
 (``wire_api = "responses"``), driven by an agent script in the provider's ``http_headers``.
 Every stream Codex received is judged (``--strict``): all must pass.
 
@@ -96,7 +96,7 @@ def _turn_kind(exchange: Any) -> str | None:
 def test_plain_answer(codex: Codex, mock: RecordingMock) -> None:
     assert "Hello from the mock." in _ok(codex.exec("Say hello."))
     (body,) = _requests(mock)
-    # what Codex sends (issue 13): stateless reasoning, a prompt cache key, client metadata
+    # what Codex sends: stateless reasoning, a prompt cache key, client metadata
     assert body["store"] is False
     assert "reasoning.encrypted_content" in body["include"]
     assert {"client_metadata", "prompt_cache_key", "tools"} <= body.keys()

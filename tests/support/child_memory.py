@@ -1,4 +1,4 @@
-"""A server as a child process, and its peak memory (issue #14: bounds are asserted as peak RSS of the
+"""A server as a child process, and its peak memory (bounds are asserted as peak RSS of the
 child, never as wall time). Readiness is the child's ``listening on`` line, never a sleep."""
 
 from __future__ import annotations

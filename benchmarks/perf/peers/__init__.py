@@ -1,4 +1,4 @@
-"""Accuracy and cost of responses-bench against its peers (issue 18 item 4): GuideLLM, AIPerf and a
+"""Accuracy and cost of responses-bench against its peers: GuideLLM, AIPerf and a
 plain Locust user next to ``responses-bench`` (with and without ``--no-validate``), against
 ``responses-mock`` with known latency, truth taken on the wire.
 

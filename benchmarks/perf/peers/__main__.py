@@ -20,13 +20,14 @@ import threading
 import time
 from pathlib import Path
 
+from benchmarks.perf.errors import ParseError, PeerUnavailable
 from benchmarks.perf.peers import offline, venvs
-from benchmarks.perf.peers.cputree import TreeCPU
 from benchmarks.perf.peers.table import rows
-from benchmarks.perf.peers.tools import TOOLS, Cell, ParseError, Tool
+from benchmarks.perf.peers.tools import TOOLS, Cell, Tool
 from benchmarks.perf.peers.truth import Cell as Result
 from benchmarks.perf.peers.truth import compare, truth_of
 from benchmarks.perf.peers.wire import LoopbackCapture, exchanges
+from benchmarks.perf.process_cpu import TreeCPU
 
 
 def _csv_ints(text: str) -> list[int]:
@@ -202,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         try:
             exes[name] = venvs.ensure(args.venv_root, peer, install=not args.no_install)
-        except venvs.PeerUnavailable as exc:
+        except PeerUnavailable as exc:
             skipped[name] = str(exc)
     versions = {n: venvs.version(e) for n, e in exes.items() if e is not None}
     mock, port = start_mock(args, args.out / "mock.log")

@@ -15,14 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks.perf.errors import ParseError
 from benchmarks.perf.peers.truth import ITL_GAP, ITL_REQUEST, ITL_TPOT, Reported
 
 PLAIN_LOCUSTFILE = Path(__file__).with_name("plain_locustfile.py")
 MODEL = "mock"
-
-
-class ParseError(Exception):
-    """The tool's output is missing or lacks a number the table needs."""
 
 
 @dataclass

@@ -13,7 +13,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from benchmarks.perf.peers.wire import Exchange
+from benchmarks.perf.peers.wire import WireExchange
 
 #: the ITL definitions the tools use, each compared with the same definition on the wire
 ITL_GAP = "gap"  # every gap between consecutive output deltas, pooled
@@ -43,7 +43,7 @@ class Truth:
     window: tuple[float, float]  # first request byte, last event (epoch seconds)
 
 
-def truth_of(exchanges: Sequence[Exchange]) -> Truth:
+def truth_of(exchanges: Sequence[WireExchange]) -> Truth:
     """Truth over the streamed requests that finished with a terminal event and had a delta."""
     ttft: list[float] = []
     itl: dict[str, list[float]] = {ITL_GAP: [], ITL_REQUEST: [], ITL_TPOT: []}

@@ -7,14 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchmarks.perf.errors import PeerUnavailable
+
 #: the versions the published table was measured with (both speak /v1/responses)
 PINS = {"guidellm": "0.8.1", "aiperf": "0.13.0"}
 ENTRY = {"guidellm": "guidellm", "aiperf": "aiperf"}
 DEFAULT_ROOT = Path.home() / ".cache" / "responses-conformance" / "peers"
-
-
-class PeerUnavailable(Exception):
-    """The peer could not be installed; the message says why (one line)."""
 
 
 def venv_dir(root: Path, name: str) -> Path:

@@ -5,7 +5,7 @@ CAP_NET_RAW) with a classic-BPF filter on the mock's TCP port and ``SO_TIMESTAMP
 carries the time the kernel saw it, so how late this process reads it does not matter. On loopback
 a packet's timestamp is its send time to within the kernel's path (microseconds).
 
-Parsing (:func:`exchanges`) is sans-I/O: packets in, one :class:`Exchange` per HTTP request out —
+Parsing (:func:`exchanges`) is sans-I/O: packets in, one :class:`WireExchange` per HTTP request out —
 when the request's first byte went on the wire and when each SSE event of its response was
 complete on the wire (the packet holding the event's closing blank line).
 """
@@ -123,8 +123,9 @@ class LoopbackCapture:
 
 
 @dataclass
-class Exchange:
-    """One request/response on one connection, as the wire saw it."""
+class WireExchange:
+    """One request/response on one connection, as the wire saw it: when its parts were on the wire,
+    not their bytes (those are a cassette's :class:`cassettes.Exchange`)."""
 
     request_at: float  # the request's first byte
     request_sent: float  # its last byte
@@ -222,7 +223,7 @@ def _headers(raw: bytes) -> tuple[int, dict[bytes, bytes]]:
     return status, headers
 
 
-def parse_requests(data: bytes, ends: list[int], stamps: list[float]) -> list[Exchange]:
+def parse_requests(data: bytes, ends: list[int], stamps: list[float]) -> list[WireExchange]:
     out = []
     pos = 0
     while True:
@@ -233,13 +234,13 @@ def parse_requests(data: bytes, ends: list[int], stamps: list[float]) -> list[Ex
         body_end = head_end + 4 + int(headers.get(b"content-length", b"0") or 0)
         if body_end > len(data):
             break
-        out.append(Exchange(_time_at(ends, stamps, pos), _time_at(ends, stamps, body_end - 1)))
+        out.append(WireExchange(_time_at(ends, stamps, pos), _time_at(ends, stamps, body_end - 1)))
         pos = body_end
     return out
 
 
 def parse_responses(
-    data: bytes, ends: list[int], stamps: list[float], into: list[Exchange]
+    data: bytes, ends: list[int], stamps: list[float], into: list[WireExchange]
 ) -> None:
     """Fill each exchange's status and SSE events from the server's side of the connection."""
     pos = 0
@@ -294,10 +295,10 @@ def parse_responses(
             cursor = end + 2
 
 
-def exchanges(packets: list[Packet], port: int) -> list[Exchange]:
+def exchanges(packets: list[Packet], port: int) -> list[WireExchange]:
     """Every request to ``port`` the packets hold, with its response's event times."""
     streams = split_tcp(packets, port)
-    out: list[Exchange] = []
+    out: list[WireExchange] = []
     for (client_port, gen, upstream), stream in streams.items():
         if not upstream:
             continue

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from .errors import WorkloadError
+from ..errors import WorkloadError
 from .lengths import Lengths, parse_lengths
 from .readers import FORMATS, MAX_RECORD_BYTES, PARQUET_HINT, Loaded, detect, read_entries
 from .records import Entry

@@ -20,7 +20,8 @@ from typing import IO, Any
 
 import orjson
 
-from .errors import Problems, WorkloadError
+from ..errors import WorkloadError
+from .problems import Problems
 from .records import TEXT_COLUMNS, Entry, from_json, from_row
 
 __all__ = ["FORMATS", "MAX_RECORD_BYTES", "PARQUET_HINT", "Loaded", "detect", "read_entries"]

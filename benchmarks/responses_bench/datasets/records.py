@@ -36,7 +36,7 @@ from typing import Any
 
 import orjson
 
-from .errors import kind
+from .problems import kind
 
 __all__ = ["TEXT_COLUMNS", "Entry", "from_json", "from_row"]
 

@@ -250,7 +250,7 @@ const checks = {
     return { first: first.text, second: second.text };
   },
 
-  // Hosted tools (issue 15): each streamed as the SDK's provider-executed tool parts (and
+  // Hosted tools: each streamed as the SDK's provider-executed tool parts (and
   // sources for web search); the mock calls the one hosted tool a request declares.
   async hosted_web_search() {
     return streamHosted({ web_search: openai.tools.webSearch({}) }, 'Search the web for Paris museums.');

@@ -1,14 +1,13 @@
-"""What a workload file did wrong, said once: the first bad line by ``file:line`` and how many more."""
+"""What a workload file did wrong, said once: the first bad line by ``file:line`` and how many more
+(raised as :class:`~benchmarks.responses_bench.errors.WorkloadError`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Problems", "WorkloadError", "kind"]
+from ..errors import WorkloadError
 
-
-class WorkloadError(ValueError):
-    """A workload that cannot be used (a bad line, an unreadable file, impossible lengths)."""
+__all__ = ["Problems", "kind"]
 
 
 class Problems:

@@ -1,4 +1,10 @@
-"""CPU seconds of a process and all its descendants, sampled over time from /proc (psutil)."""
+"""CPU seconds (user + system) of a process, or of a process and all its descendants: read once,
+or sampled over time from /proc (psutil).
+
+Every perf benchmark that charges CPU to a server or a tool reads it here, so "the CPU of a
+process tree" means the same thing in every table: each live process of the tree counted once,
+keyed by (pid, create time) so that a reused pid is another process.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,36 @@ import threading
 import time
 
 import psutil
+
+__all__ = ["TreeCPU", "cpu_at", "process_cpu", "tree_cpu", "tree_cpu_by_process"]
+
+
+def process_cpu(pid: int) -> tuple[float, float]:
+    """User and system CPU seconds of ``pid`` so far (its own, not its children's)."""
+    times = psutil.Process(pid).cpu_times()
+    return float(times.user), float(times.system)
+
+
+def tree_cpu_by_process(pid: int) -> dict[tuple[int, float], float]:
+    """User + system CPU seconds of ``pid`` and of each descendant alive now, keyed by (pid,
+    create time). ``psutil.NoSuchProcess`` if ``pid`` itself is gone; a descendant that exits
+    while it is read is left out."""
+    root = psutil.Process(pid)
+    seen: dict[tuple[int, float], float] = {}
+    for proc in [root, *root.children(recursive=True)]:
+        try:
+            with proc.oneshot():
+                times = proc.cpu_times()
+                seen[(proc.pid, proc.create_time())] = times.user + times.system
+        except psutil.Error:
+            continue
+    return seen
+
+
+def tree_cpu(pid: int) -> float:
+    """User + system CPU seconds so far of ``pid`` and all its descendants alive now;
+    ``psutil.NoSuchProcess`` if ``pid`` itself is gone."""
+    return sum(tree_cpu_by_process(pid).values())
 
 
 class TreeCPU:
@@ -30,18 +66,9 @@ class TreeCPU:
 
     def _sample(self) -> None:
         try:
-            root = psutil.Process(self.pid)
-            procs = [root, *root.children(recursive=True)]
+            self._seen.update(tree_cpu_by_process(self.pid))
         except psutil.Error:
             return
-        for proc in procs:
-            try:
-                with proc.oneshot():
-                    key = (proc.pid, proc.create_time())
-                    t = proc.cpu_times()
-                    self._seen[key] = t.user + t.system
-            except psutil.Error:
-                continue
         self.series.append((time.time(), sum(self._seen.values())))
 
     def _run(self) -> None:
