@@ -87,6 +87,7 @@ class Plan:
     # Raise EngineError once this many output tokens have been streamed.
     fail_after: int | None = None
     fail_message: str = ""
+    fail_code: str = "server_error"  # the error's code (``invalid_request``: HTTP 400 unstreamed)
 
     @property
     def finish_reason(self) -> FinishReason:
