@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from starlette.types import ASGIApp
 
-from mock_server.agent_script import AgentScript
+from mock_server.agent_script import AgentScript, step_faults
 from mock_server.engine import REQUEST_LOG, REQUEST_LOG_BYTES, Chunking, Latency, MockEngine, Script
 from mock_server.faults import FaultPlan
 from mock_server.ids import DeterministicIds
@@ -156,6 +156,7 @@ class MockServer:
             request_log=settings.request_log,
             request_log_bytes=settings.request_log_bytes,
             max_body_bytes=settings.max_body_bytes,
+            step_faults=lambda headers, body: step_faults(headers, body, settings.script),
         )
         self.app: ASGIApp = self.middleware
         if settings.record is not None:

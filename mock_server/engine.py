@@ -324,6 +324,7 @@ class MockEngine:
         sizes = rng_of(request_digest(request, self.seed, "chunking")) if low != high else None
         fail_at = _min(plan.fail_after, error_after)
         message = plan.fail_message or "The mock server injected a mid-stream error."
+        code = plan.fail_code
         used = reasoning = 0
         budget = plan.budget
         limit = _min(budget, fail_at)  # a chunk never crosses the budget or the failure point
@@ -334,7 +335,7 @@ class MockEngine:
             if segment.kind == "hidden":
                 # Reasoning nobody sees: one item, its tokens counted at once, cut at the budget.
                 if fail_at is not None and used >= fail_at:
-                    raise EngineError(message, code="server_error")
+                    raise EngineError(message, code=code)
                 counted = len(tokens) if budget is None else min(len(tokens), budget - used)
                 yield ReasoningItem(segment.text)
                 used += counted
@@ -374,7 +375,7 @@ class MockEngine:
             pos, count = 0, len(tokens)
             while pos < count:
                 if fail_at is not None and used >= fail_at:
-                    raise EngineError(message, code="server_error")
+                    raise EngineError(message, code=code)
                 if budget is not None and used >= budget:
                     yield Final("length", input_tokens, used, reasoning_tokens=reasoning)
                     return
@@ -391,7 +392,7 @@ class MockEngine:
                 if is_reasoning:
                     reasoning += size
         if fail_at is not None and used >= fail_at:
-            raise EngineError(message, code="server_error")
+            raise EngineError(message, code=code)
         yield Final(plan.finish_reason, input_tokens, used, reasoning_tokens=reasoning)
 
 

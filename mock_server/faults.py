@@ -19,6 +19,9 @@ replaces the server's plan for that request; ``x-mock-fault: none`` turns faults
 ``drop=10``            the connection is cut after 10 SSE events (default 3), with no terminal
                        event and no end of the chunked body; streams only: a non-streamed
                        (JSON) answer is sent whole
+``drop=call``          the connection is cut in the middle of the first tool call: right after
+                       its first arguments (or custom input) delta; a stream with no call is
+                       not cut
 ``slow=1.5@1``         the response starts 1.5 s late (default 1 s)
 =====================  ========================================================================
 
@@ -54,7 +57,7 @@ __all__ = [
 FaultKind = Literal["status", "error", "drop", "slow"]
 
 _FAULT = re.compile(
-    r"^(?P<kind>[1-9]\d\d|error|drop|slow)(?:=(?P<arg>[0-9.]+))?"
+    r"^(?P<kind>[1-9]\d\d|error|drop|slow)(?:=(?P<arg>[0-9.]+|call))?"
     r"(?:@(?P<attempts>[0-9,+*\-]+)|~(?P<prob>[0-9.]+))?$"
 )
 _SPAN = re.compile(r"^(?:(\d+)|(\d+)-(\d+)|(\d+)\+|\*)$")
@@ -77,6 +80,7 @@ class Fault:
     spans: tuple[tuple[int, float], ...] = ((1, math.inf),)  # inclusive attempt ranges
     probability: float | None = None
     text: str = ""
+    at_call: bool = False  # drop=call: in the middle of the first tool call
 
     def applies(self, attempt: int, key: bytes) -> bool:
         if self.probability is not None:
@@ -94,6 +98,7 @@ class Injection:
     retry_after: float = DEFAULT_RETRY_AFTER
     error_after: int | None = None
     drop_after: int | None = None
+    drop_at_call: bool = False  # cut right after the first call's first arguments delta
 
     @property
     def active(self) -> bool:
@@ -120,6 +125,7 @@ class FaultPlan:
         slow = 0.0
         status: Fault | None = None
         error_after = drop_after = None
+        at_call = False
         for fault in self.faults:
             if not fault.applies(attempt, key):
                 continue
@@ -131,10 +137,11 @@ class FaultPlan:
                 error_after = DEFAULT_ERROR_AFTER if fault.arg is None else int(fault.arg)
             elif fault.kind == "drop" and drop_after is None:
                 drop_after = DEFAULT_DROP_AFTER if fault.arg is None else int(fault.arg)
+                at_call = fault.at_call
         if status is not None:
             delay = DEFAULT_RETRY_AFTER if status.arg is None else status.arg
             return Injection(slow, status.status, delay)
-        return Injection(slow, None, DEFAULT_RETRY_AFTER, error_after, drop_after)
+        return Injection(slow, None, DEFAULT_RETRY_AFTER, error_after, drop_after, at_call)
 
 
 def _parse_fault(text: str) -> Fault:
@@ -145,6 +152,11 @@ def _parse_fault(text: str) -> Fault:
             "400-599, error, drop or slow (e.g. '429@1,2', 'error=5@1', 'drop=10', '500~0.1')"
         )
     kind_text, arg_text = match["kind"], match["arg"]
+    at_call = arg_text == "call"
+    if at_call and kind_text != "drop":
+        raise FaultSyntaxError(f"only drop takes =call, in {text!r}")
+    if at_call:
+        arg_text = None
     try:
         arg = float(arg_text) if arg_text is not None else None
     except ValueError:
@@ -169,7 +181,7 @@ def _parse_fault(text: str) -> Fault:
             raise FaultSyntaxError(f"probability must be 0-1 in fault {text!r}")
     elif match["attempts"] is not None:
         spans = tuple(_parse_span(s, text) for s in match["attempts"].split(","))
-    return Fault(kind, status, arg, spans, probability, text)
+    return Fault(kind, status, arg, spans, probability, text, at_call)
 
 
 def _parse_span(span: str, text: str) -> tuple[int, float]:

@@ -35,10 +35,10 @@ from __future__ import annotations
 import math
 import random
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["SchemaError", "conforms", "generate"]
+__all__ = ["NOT_GIVEN", "SchemaError", "conforms", "generate"]
 
 MAX_DEPTH = 6
 _WORDS = (
@@ -66,15 +66,47 @@ class SchemaError(ValueError):
     """The schema admits no value the generator can make."""
 
 
-def generate(schema: Any, rng: random.Random, *, root: Any = None) -> Any:
-    """A value valid for ``schema``; ``root`` resolves ``$ref`` (defaults to ``schema``)."""
-    return _Gen(rng, schema if root is None else root).value(schema, 0, "value")
+NOT_GIVEN: Any = object()
+"""What a ``given`` hook returns for a property it has no value for."""
+
+Given = Callable[[str, Mapping[str, Any]], Any]
+
+
+def generate(
+    schema: Any,
+    rng: random.Random,
+    *,
+    root: Any = None,
+    given: Given | None = None,
+    required_only: bool = False,
+    whole_numbers: bool = False,
+) -> Any:
+    """A value valid for ``schema``; ``root`` resolves ``$ref`` (defaults to ``schema``).
+
+    For tool arguments as a model writes them (:mod:`mock_server.tool_intent`): ``given(name,
+    schema)`` supplies a property's value (or :data:`NOT_GIVEN`; the caller checks it is valid);
+    ``required_only`` leaves out the optional properties nothing gave; ``whole_numbers`` draws
+    ``number`` values as integers where the bounds allow one (a client may parse them so)."""
+    gen = _Gen(rng, schema if root is None else root)
+    gen.given, gen.required_only, gen.whole_numbers = given, required_only, whole_numbers
+    return gen.value(schema, 0, "value")
 
 
 class _Gen:
     def __init__(self, rng: random.Random, root: Any) -> None:
         self.rng = rng
         self.root = root
+        self.given: Given | None = None
+        self.required_only = False
+        self.whole_numbers = False
+
+    def property(self, schema: Any, depth: int, name: str) -> Any:
+        """An object property's value: the ``given`` one, else drawn."""
+        if self.given is not None and isinstance(schema, Mapping):
+            value = self.given(name, self.resolve(schema))
+            if value is not NOT_GIVEN:
+                return value
+        return self.value(schema, depth, name)
 
     def value(self, schema: Any, depth: int, name: str) -> Any:
         if schema is True or schema == {}:
@@ -157,9 +189,16 @@ class _Gen:
         out: dict[str, Any] = {}
         max_props = schema.get("maxProperties", math.inf)
         for key in required:
-            out[key] = self.value(props.get(key, _extra(schema)), depth + 1, key)
+            out[key] = self.property(props.get(key, _extra(schema)), depth + 1, key)
         for key, sub in props.items():
             if key in out or len(out) >= max_props or depth + 1 >= MAX_DEPTH:
+                continue
+            if self.required_only:
+                found = NOT_GIVEN
+                if self.given is not None and isinstance(sub, Mapping):
+                    found = self.given(key, self.resolve(sub))
+                if found is not NOT_GIVEN:
+                    out[key] = found
                 continue
             if self.rng.random() < 0.5:
                 try:
@@ -232,6 +271,14 @@ class _Gen:
         return self.rng.randint(int(lo), int(hi))
 
     def number(self, schema: Mapping[str, Any]) -> float | int:
+        if self.whole_numbers:
+            try:
+                whole = self.integer(schema)
+            except SchemaError:  # no whole number within the bounds
+                whole = None
+            step = schema.get("multipleOf")
+            if whole is not None and (not step or (whole / step).is_integer()):
+                return whole
         step = schema.get("multipleOf")
         if step is not None:
             lo, hi = _bounds(schema, integer=False)

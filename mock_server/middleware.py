@@ -17,7 +17,7 @@ import logging
 import math
 import threading
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +33,14 @@ from mock_server.engine import (
     SCENARIO_HEADER,
     SCRIPT_HEADER,
 )
-from mock_server.faults import AttemptCounter, FaultPlan, FaultSyntaxError, Injection, error_body
+from mock_server.faults import (
+    AttemptCounter,
+    Fault,
+    FaultPlan,
+    FaultSyntaxError,
+    Injection,
+    error_body,
+)
 from mock_server.scenarios import SCENARIOS
 from reference_impl.engine import EngineHints
 
@@ -173,13 +180,17 @@ class MockMiddleware:
         request_log: int = REQUEST_LOG,
         request_log_bytes: int = DEFAULT_REQUEST_LOG_BYTES,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        step_faults: Callable[[Mapping[str, str], bytes], Sequence[Fault]] | None = None,
     ) -> None:
+        """``step_faults(headers, body)``: faults the request's agent-script step adds to the plan
+        (:func:`mock_server.agent_script.step_faults`)."""
         if max_body_bytes < 0:
             raise ValueError("max_body_bytes must be >= 0")
         self.app = app
         self.plan = plan or FaultPlan()
         self.seed = seed
         self.max_body_bytes = max_body_bytes
+        self.step_faults = step_faults
         self.attempts = AttemptCounter()
         self.requests = RequestLog(request_log, request_log_bytes)  # the most recent
         self._lock = threading.Lock()
@@ -226,6 +237,10 @@ class MockMiddleware:
                 message = f"Bad mock agent script in header {SCRIPT_HEADER}: {error}."
                 await _send_json(send, 400, _invalid(message, SCRIPT_HEADER))
                 return
+        if self.step_faults is not None:
+            extra = self.step_faults(headers, body)
+            if extra:
+                plan = FaultPlan((*plan.faults, *extra))
         fingerprint = hashlib.sha256(
             b"\0".join([scope["method"].encode(), scope["path"].encode(), body])
         ).digest()
@@ -260,7 +275,7 @@ class MockMiddleware:
         if injection.drop_after is None:
             await self.app(scope, replay, send)
             return
-        cutter = _Cutter(send, injection.drop_after)
+        cutter = _Cutter(send, injection.drop_after, at_call=injection.drop_at_call)
         try:
             await self.app(scope, replay, cutter)
         except DroppedConnection:
@@ -302,9 +317,10 @@ class _Cutter:
     :class:`DroppedConnection`. ``drop=N`` counts events, so it shapes streams only: a response
     that is not ``text/event-stream`` (a JSON body, an error) goes out whole."""
 
-    def __init__(self, send: Send, limit: int) -> None:
+    def __init__(self, send: Send, limit: int, *, at_call: bool = False) -> None:
         self.send = send
         self.limit = limit
+        self.at_call = at_call  # cut after the first call's first arguments delta instead
         self.events = 0
         self.sse = False
         self.cut = False
@@ -325,13 +341,19 @@ class _Cutter:
             await self.send(message)
             return
         end = 0
-        while self.events < self.limit:
+        cut = False
+        while not cut:
+            if not self.at_call and self.events >= self.limit:
+                cut = True
+                break
             boundary = body.find(b"\n\n", end)
             if boundary < 0:
                 break
+            event = body[end:boundary]
             end = boundary + 2
             self.events += 1
-        if self.events < self.limit:
+            cut = self.at_call and any(kind in event for kind in _CALL_DELTAS)
+        if not cut:
             await self.send(message)
             return
         self.cut = True
@@ -413,3 +435,7 @@ def quiet_dropped_connections() -> None:
     logger = logging.getLogger("uvicorn.error")
     if not any(isinstance(f, _DroppedConnectionFilter) for f in logger.filters):
         logger.addFilter(_DroppedConnectionFilter())
+
+
+# The first delta of a tool call's arguments (drop=call cuts right after it).
+_CALL_DELTAS = (b"response.function_call_arguments.delta", b"response.custom_tool_call_input.delta")

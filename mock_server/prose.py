@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from mock_server import instructions
 from mock_server.tokenizer import count_tokens
 from reference_impl.engine import Message
 
@@ -74,16 +75,17 @@ def sentences(rng: random.Random, min_tokens: int) -> str:
 
 
 def quote(messages: Sequence[Message], max_words: int = 8) -> str:
-    """The start of the last user message, on one line."""
-    for message in reversed(messages):
-        if message.role == "user" and message.content.strip():
-            words = message.content.split()
-            return " ".join(words[:max_words]) + (" …" if len(words) > max_words else "")
-    return "nothing in particular"
+    """The start of the user's own words in the last user turn (not the context a client injects:
+    :func:`mock_server.instructions.own_words`), on one line."""
+    text = instructions.last_user_words(messages)
+    if text is None:
+        return "nothing in particular"
+    words = text.split()
+    return " ".join(words[:max_words]) + (" …" if len(words) > max_words else "")
 
 
 def _turn(messages: Sequence[Message]) -> int:
-    return sum(1 for m in messages if m.role == "user")
+    return sum(1 for m in messages if m.role == "user" and instructions.own_words(m.content))
 
 
 def answer(rng: random.Random, messages: Sequence[Message], min_tokens: int) -> str:

@@ -38,7 +38,7 @@ from typing import Any, Literal
 
 import orjson
 
-from mock_server import grammar_gen, hosted, instructions, prose
+from mock_server import grammar_gen, hosted, instructions, prose, tool_intent
 from mock_server.jsonschema_gen import generate
 from reference_impl.engine import (
     CustomTool,
@@ -87,6 +87,7 @@ class Plan:
     # Raise EngineError once this many output tokens have been streamed.
     fail_after: int | None = None
     fail_message: str = ""
+    fail_code: str = "server_error"  # the error's code (``invalid_request``: HTTP 400 unstreamed)
 
     @property
     def finish_reason(self) -> FinishReason:
@@ -174,21 +175,31 @@ def build_plan(scenario: str, request: GenerationRequest, rng: random.Random) ->
 
 
 def auto(request: GenerationRequest, rng: random.Random) -> Plan:
-    """Answer as a real model would, from the request's parameters:
+    """Answer as a model would, from the request's parameters and the user's own words
+    (:mod:`mock_server.instructions`), first match wins:
 
-    - the last input is a function call's output → a text answer quoting it;
-    - else ``tool_choice`` ``required`` / named / ``allowed_tools`` required, or ``auto`` with
-      function tools declared and a user turn last → one call per independent thing the last user
-      turn asks for (:func:`mock_server.instructions.asks`: "the weather in Paris and in Tokyo" →
-      two calls, issued in parallel), but one call when ``parallel_tool_calls`` is false; the calls
-      go to the named tool, else to the tools the last user message mentions, else to the
-      declared tools in order (cycling);
-    - else a hosted ``web_search`` / ``web_search_preview`` tool declared and a user turn last →
-      the ``web-search`` sequence;
-    - else ``text.format`` ``json_schema`` / ``json_object`` → JSON valid for it;
-    - else the answer to a simple request the last user turn makes — recall a code word an
-      earlier turn gave, "Reply only with OK." (:func:`mock_server.instructions.reply`);
-    - else prose of 40–80 tokens (so a small ``max_output_tokens`` cuts it off).
+    - the last input is a tool's output → a text answer quoting it;
+    - ``tool_choice`` forces a call (``required``, a named function or custom tool,
+      ``allowed_tools`` required) → one call per independent thing the last user turn asks for
+      (:func:`mock_server.instructions.asks`: "the weather in Paris and in Tokyo" → two calls,
+      issued in parallel), one when ``parallel_tool_calls`` is false; to the named tool, else
+      the tools the user's words ask for (:func:`mock_server.tool_intent.wanted`), else the
+      declared ones in order;
+    - ``tool_choice`` forces a hosted tool (a hosted type, ``mcp``, ``allowed_tools``) → its
+      call (:func:`hosted_plan`);
+    - the last user turn makes a simple request (recall a fact an earlier turn stated, "Reply
+      only with OK.": :func:`mock_server.instructions.reply`) and no JSON is asked for → that
+      answer, tools or not;
+    - ``tool_choice`` ``auto`` (or unset) and the user's own words in the last user turn ask for
+      what a declared function or custom tool does (the rule of :mod:`mock_server.tool_intent`:
+      its name, the content words of its description, a place / path / command the call
+      needs) → calls to those tools, with the arguments a model would write
+      (:func:`mock_server.tool_intent.arguments`); several tools asked for → one call each;
+    - likewise for a declared hosted tool ("search the web for …" → ``web_search``);
+    - ``text.format`` ``json_schema`` / ``json_object`` → JSON valid for it;
+    - else the simple request's answer, else prose of 40–80 tokens (so a small
+      ``max_output_tokens`` cuts it off). A conversation, a greeting, a question the tools
+      have nothing to do with: text, never an invented call.
 
     ``reasoning.summary`` set puts a summary (two parts when ``"detailed"``) before any of these;
     ``reasoning.effort`` set (not ``"none"``) without a summary puts a reasoning item that shows no
@@ -197,13 +208,24 @@ def auto(request: GenerationRequest, rng: random.Random) -> Plan:
     """
     segments = list(reasoning_prefix(request, rng))
     last = request.messages[-1] if request.messages else None
-    if last is not None and last.role == "tool":
+    role = last.role if last is not None else None
+    parallel = request.parallel_tool_calls
+    if role == "tool":
         segments.append(Segment("text", prose.tool_result_answer(rng, request.messages, 30)))
-    elif _wants_call(request, last.role if last else None):
-        n = instructions.asks(request.messages) if request.parallel_tool_calls else 1
-        segments.extend(_calls(request, rng, n))
-    elif last is not None and last.role == "user" and (found := hosted_plan(request, rng)):
+    elif _forced_call(request):
+        n = instructions.asks(request.messages) if parallel else 1
+        segments.extend(_calls(request, rng, n, model_args=True))
+    elif role == "user" and _forces_hosted(request) and (found := hosted_plan(request, rng)):
         segments.extend(found)
+    elif role == "user" and (answer := _reply(request)) is not None:
+        segments.append(Segment("text", answer))
+    elif role == "user" and (asked := _asked(request)):
+        n = instructions.asks(request.messages) if parallel else 1
+        if n == 1 and parallel:
+            n = min(len(asked), instructions.MAX_ASKS)
+        segments.extend(_calls(request, rng, n, model_args=True, asked=asked))
+    elif role == "user" and (hosted_asked := _asked_hosted(request)):
+        segments.extend(hosted_plan(request, rng, tools=hosted_asked) or ())
     elif _json_format(request.text_format) is not None:
         segments.append(_structured(request, rng))
     elif (answer := instructions.reply(request.messages)) is not None:
@@ -229,7 +251,8 @@ def reasoning_prefix(request: GenerationRequest, rng: random.Random) -> tuple[Se
     return ()
 
 
-def _wants_call(request: GenerationRequest, last_role: str | None) -> bool:
+def _forced_call(request: GenerationRequest) -> bool:
+    """``tool_choice`` forces a call to a declared function or custom tool."""
     choice = request.tool_choice
     if not (request.tools or request.custom_tools) or choice == "none":
         return False
@@ -240,8 +263,49 @@ def _wants_call(request: GenerationRequest, last_role: str | None) -> bool:
             return True
         if choice.get("type") == "allowed_tools" and choice.get("mode") == "required":
             return True
-    # "auto": a user asking, with tools at hand, gets a call; the tool's output then gets text.
-    return last_role == "user"
+    return False
+
+
+def _auto_choice(request: GenerationRequest) -> bool:
+    """``tool_choice`` lets the model choose: ``auto`` (the default), or ``allowed_tools``
+    in ``auto`` mode."""
+    choice = request.tool_choice
+    if choice in (None, "auto"):
+        return True
+    return isinstance(choice, Mapping) and choice.get("type") == "allowed_tools"
+
+
+def _forces_hosted(request: GenerationRequest) -> bool:
+    """``tool_choice`` names a hosted tool (or allows only some), or is ``required`` with no
+    function or custom tool to call."""
+    choice = request.tool_choice
+    if isinstance(choice, Mapping):
+        if choice.get("type") == "allowed_tools":
+            return choice.get("mode") == "required"
+        return choice.get("type") not in ("function", "custom")
+    return choice == "required"
+
+
+def _reply(request: GenerationRequest) -> str | None:
+    """The simple request's answer, unless JSON is asked for (which comes first)."""
+    if _json_format(request.text_format) is not None:
+        return None
+    return instructions.reply(request.messages)
+
+
+def _asked(request: GenerationRequest) -> list[Tool]:
+    """The declared (and allowed) function and custom tools the user's words ask for."""
+    if not _auto_choice(request):
+        return []
+    return tool_intent.wanted(
+        request.messages, _allowed(request, [*request.tools, *request.custom_tools])
+    )
+
+
+def _asked_hosted(request: GenerationRequest) -> list[Mapping[str, Any]]:
+    if not _auto_choice(request):
+        return []
+    return tool_intent.wanted_hosted(request.messages, _forced_hosted(request))
 
 
 def _forced_hosted(request: GenerationRequest) -> list[Mapping[str, Any]]:
@@ -286,13 +350,15 @@ def hosted_plan(
     *,
     default: str | None = None,
     fail: bool = False,
+    tools: Sequence[Mapping[str, Any]] | None = None,
 ) -> tuple[Segment, ...] | None:
     """The segments of the hosted (or client-executed built-in) tool call(s) the request asks
     for, with the answer; ``None`` when it asks for none. As many calls as the last user turn
     makes requests (:func:`mock_server.instructions.asks`), at most ``max_tool_calls`` (which
     counts built-in tool calls, [OAPI] ``max_tool_calls``); one call of a client-executed kind.
-    ``default``: the tool type to use when the request declares none."""
-    tools = _forced_hosted(request)
+    ``default``: the tool type to use when the request declares none; ``tools``: the hosted
+    tools to call (default: those ``tool_choice`` forces, else the declared ones)."""
+    tools = list(tools) if tools is not None else _forced_hosted(request)
     if not tools and default is not None:
         tools = [{"type": default}]
     if not tools:
@@ -350,7 +416,34 @@ def _text(rng: random.Random, request: GenerationRequest) -> Segment:
 Tool = FunctionTool | CustomTool
 
 
-def _choose_tools(request: GenerationRequest, n: int, *, prefer_custom: bool = False) -> list[Tool]:
+def _allowed(request: GenerationRequest, tools: Sequence[Tool]) -> list[Tool]:
+    """``tools`` less those ``tool_choice`` ``allowed_tools`` leaves out (all when it leaves
+    none in)."""
+    choice = request.tool_choice
+    if not (isinstance(choice, Mapping) and choice.get("type") == "allowed_tools"):
+        return list(tools)
+    allowed = {
+        (str(t.get("type")), str(t.get("name")))
+        for t in choice.get("tools", ())
+        if isinstance(t, Mapping)
+    }
+    return [
+        t for t in tools
+        if ("function" if isinstance(t, FunctionTool) else "custom", t.name) in allowed
+    ] or list(tools)  # fmt: skip
+
+
+def _choose_tools(
+    request: GenerationRequest,
+    n: int,
+    *,
+    prefer_custom: bool = False,
+    asked: Sequence[Tool] | None = None,
+) -> list[Tool]:
+    """The ``n`` tools to call: ``asked`` (best first) when given; else the named tool, else the
+    (allowed) tools the user's words ask for, else the declared ones in order; cycling."""
+    if asked:
+        return [asked[i % len(asked)] for i in range(n)]
     declared: list[Tool] = [*request.tools, *request.custom_tools]
     if prefer_custom:
         declared = list(request.custom_tools) or [DEFAULT_CUSTOM_TOOL]
@@ -363,33 +456,35 @@ def _choose_tools(request: GenerationRequest, n: int, *, prefer_custom: bool = F
             named = [t for t in tools if t.name == choice["name"] and isinstance(t, cls)]
             tools = named or tools
         elif kind == "allowed_tools":
-            allowed = {
-                ("function" if isinstance(t, FunctionTool) else "custom", t.name) for t in tools
-            } & {
-                (str(t.get("type")), str(t.get("name")))
-                for t in choice.get("tools", ())
-                if isinstance(t, Mapping)
-            }
-            tools = [
-                t
-                for t in tools
-                if ("function" if isinstance(t, FunctionTool) else "custom", t.name) in allowed
-            ] or tools
+            tools = _allowed(request, tools)
+    # A user who names a tool, or asks for what it does, wants that one: "call get_weather once
+    # for each city".
     user = prose.quote(request.messages, 10_000)
-    # A user who names a tool wants that one: "call get_weather once for each city".
-    ordered = [t for t in tools if t.name in user] or tools
+    ordered = [t for t in tools if t.name in user]
+    if not ordered:
+        wanted = tool_intent.wanted(request.messages, tools)
+        ordered = [t for t in wanted if t in tools]
+    ordered = ordered or tools
     return [ordered[i % len(ordered)] for i in range(n)]
 
 
 def _calls(
-    request: GenerationRequest, rng: random.Random, n: int, *, prefer_custom: bool = False
+    request: GenerationRequest,
+    rng: random.Random,
+    n: int,
+    *,
+    prefer_custom: bool = False,
+    model_args: bool = False,
+    asked: Sequence[Tool] | None = None,
 ) -> tuple[Segment, ...]:
     """Calls to ``n`` tools (:func:`_choose_tools`). A chosen tool that is still deferred
     (``defer_loading``, not loaded by a ``tool_search_output`` of the conversation) is searched
     for first when the request declares a ``tool_search`` tool: a server-executed search puts its
     ``tool_search_call`` and ``tool_search_output`` before the calls; a client-executed one is the
-    whole turn (the client runs it and sends the ``tool_search_output`` back)."""
-    chosen = _choose_tools(request, n, prefer_custom=prefer_custom)
+    whole turn (the client runs it and sends the ``tool_search_output`` back). ``model_args``:
+    arguments as a model writes them (:func:`mock_server.tool_intent.arguments`), else any valid
+    for the tool's schema."""
+    chosen = _choose_tools(request, n, prefer_custom=prefer_custom, asked=asked)
     out: list[Segment] = []
     deferred = [t for t in chosen if t.deferred]
     search = _tool_search(request)
@@ -407,9 +502,13 @@ def _calls(
             text = custom_input(tool, request, rng)
             out.append(Segment("custom_call", text, tool.name, i, namespace=namespace))
             continue
-        schema = tool.parameters or {"type": "object", "properties": {}}
-        args = orjson.dumps(generate(schema, rng)).decode()
-        out.append(Segment("tool_call", args, name=tool.name, index=i, namespace=namespace))
+        if model_args:
+            nth = sum(1 for t in chosen[:i] if t is tool)
+            value = tool_intent.arguments(tool, request.messages, nth, rng)
+        else:
+            value = generate(tool.parameters or {"type": "object", "properties": {}}, rng)
+        out.append(Segment("tool_call", orjson.dumps(value).decode(), name=tool.name, index=i,
+                           namespace=namespace))  # fmt: skip
     return tuple(out)
 
 

@@ -185,7 +185,11 @@ class Codex:
             lines.append(f"http_headers = {{ {pairs} }}")
         (self.home / "config.toml").write_text("\n".join(lines) + "\n")
 
-    def exec(self, *args: str, timeout: float = 120) -> CodexRun:
+    def exec(
+        self, *args: str, timeout: float = 120, sandbox: str = "danger-full-access"
+    ) -> CodexRun:
+        """``codex exec ARGS``; ``sandbox``: Codex's ``--sandbox`` (its own default is
+        ``read-only``, where a command that writes fails)."""
         env = {
             "PATH": os.environ.get("PATH", ""),
             "HOME": str(self.home),
@@ -199,7 +203,7 @@ class Codex:
             "exec",
             "--skip-git-repo-check",
             "--sandbox",
-            "danger-full-access",  # the throwaway workdir; bubblewrap may be unusable here
+            sandbox,  # danger-full-access: the throwaway workdir; bubblewrap may be unusable here
             "-C",
             str(self.workdir),
             *args,

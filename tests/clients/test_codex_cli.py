@@ -195,3 +195,84 @@ def test_remote_compaction_with_a_compaction_trigger(
     sent = [i for i in after["input"] if i.get("type") == "compaction"]
     assert [i["encrypted_content"] for i in sent] == [given[0]["encrypted_content"]]
     assert _judge_all(mock) == 3
+
+
+# -- unscripted: the mock as a model; scripted checks that cannot pass on a failure ---------------
+
+
+@pytest.fixture
+def unscripted(launcher: Path, mock: RecordingMock, tmp_path: Path) -> Codex:
+    return Codex(launcher, mock.base_url, tmp_path)
+
+
+def _tool_calls(mock: RecordingMock) -> list[str]:
+    """The names of the calls the mock sent Codex (streamed output items)."""
+    names = []
+    for exchange in mock.responses():
+        for line in bytes(exchange.response_body).splitlines():
+            if line.startswith(b"data: {") and b"response.output_item.done" in line:
+                item = json.loads(line[6:])["item"]
+                if item.get("type") in ("function_call", "custom_tool_call", "web_search_call"):
+                    names.append(item.get("name") or item["type"])
+    return names
+
+
+@pytest.mark.parametrize("prompt", ["Say hello in one line.", "Hi! Who are you?"])
+def test_unscripted_greeting_runs_no_tool(
+    unscripted: Codex, mock: RecordingMock, prompt: str
+) -> None:
+    out = _ok(unscripted.exec(prompt))
+    assert _tool_calls(mock) == [] and len(mock.responses()) == 1
+    assert f'You said: "{prompt}"' in out  # the user's words, not Codex's environment context
+    assert _judge_all(mock) == 1
+
+
+@pytest.mark.parametrize(
+    ("fact", "question", "answer"),
+    [
+        ("My name is Ada.", "What is my name?", "Your name is Ada."),
+        ("The password is swordfish.", "What's the password?", "The password is swordfish."),
+    ],
+)
+def test_unscripted_two_turn_resume_recalls_the_fact(
+    unscripted: Codex, mock: RecordingMock, fact: str, question: str, answer: str
+) -> None:
+    _ok(unscripted.exec(fact))
+    assert answer in _ok(unscripted.exec("resume", "--last", question))
+    assert _tool_calls(mock) == [] and len(mock.responses()) == 2
+    assert _judge_all(mock) == 2
+
+
+def test_unscripted_run_request_runs_that_command(unscripted: Codex, mock: RecordingMock) -> None:
+    _ok(unscripted.exec("Run `echo unscripted-ran` please."))
+    _first, second = _requests(mock)
+    output = next(i for i in second["input"] if i.get("type") == "function_call_output")
+    assert "unscripted-ran" in json.dumps(output["output"])  # Codex parsed and ran the call
+
+
+FAILING_WRITE: dict[str, Any] = {
+    "steps": [
+        {"call": ["exec_command", "shell"], "arguments": {"cmd": "echo hi > out.txt"}},
+        {"say": "Wrote out.txt.", "ok": True},
+    ]
+}
+
+
+def test_a_scripted_step_whose_command_fails_ends_in_the_scripted_failure(
+    launcher: Path, mock: RecordingMock, tmp_path: Path
+) -> None:
+    # Codex's default sandbox is read-only: the write fails, and the step after it says so.
+    codex = Codex(launcher, mock.base_url, tmp_path,
+                  http_headers={"x-mock-script": json.dumps(FAILING_WRITE)})  # fmt: skip
+    run = codex.exec("Write hi to out.txt.", sandbox="read-only")
+    assert run.returncode != 0, run.stdout[-1000:]
+    assert "Wrote out.txt." not in run.stdout
+    assert "Mock script check failed at script.steps[1]" in run.stdout + run.stderr
+    assert not (codex.workdir / "out.txt").exists()
+    # The near miss: a sandbox that lets it write passes the check.
+    mock.exchanges.clear()
+    (tmp_path / "good").mkdir()
+    good = Codex(launcher, mock.base_url, tmp_path / "good",
+                 http_headers={"x-mock-script": json.dumps(FAILING_WRITE)})  # fmt: skip
+    assert "Wrote out.txt." in _ok(good.exec("Write hi to out.txt."))
+    assert (good.workdir / "out.txt").read_text() == "hi\n"

@@ -192,6 +192,7 @@ WEATHER = FunctionTool(
         "required": ["city", "days"],
         "additionalProperties": False,
     },
+    "Look up the weather in a city, for a number of days.",
 )
 OTHER = FunctionTool("other", {"type": "object", "properties": {}})
 
@@ -221,6 +222,8 @@ def test_auto_calls_a_declared_tool_and_then_answers_its_output() -> None:
 def test_auto_tool_choice_none_and_auto_without_user_turn() -> None:
     assert isinstance(run(MockEngine(), req(tools=[WEATHER], tool_choice="none"))[0], TextDelta)
     assert isinstance(run(MockEngine(), req(tools=[WEATHER]))[0], ToolCallDelta)
+    # auto: a call only when the user asks for what the tool does
+    assert isinstance(run(MockEngine(), req(text="Hello!", tools=[WEATHER]))[0], TextDelta)
 
 
 def test_auto_reasoning_summary_comes_first() -> None:
@@ -312,9 +315,13 @@ def test_auto_issues_parallel_calls_for_several_asks(choice: Any) -> None:
 
 
 def test_parallel_calls_without_a_named_tool_go_to_the_declared_tools_in_order() -> None:
-    request = req(text="Check Oslo, Rome and Lima.", tools=[OTHER, WEATHER])
+    # Forced (required) with nothing in the user's words pointing at a tool: the declared ones
+    # in order; unforced (auto), the same words ask for no tool: text.
+    request = req(text="Check Oslo, Rome and Lima.", tools=[OTHER, WEATHER], tool_choice="required")
     names = [c.name for c in run(MockEngine(), request) if isinstance(c, ToolCallDelta) and c.name]
     assert names == ["other", "lookup", "other"]
+    unforced = req(text="Check Oslo, Rome and Lima.", tools=[OTHER, WEATHER])
+    assert isinstance(run(MockEngine(), unforced)[0], TextDelta)
 
 
 @pytest.mark.parametrize(
@@ -360,9 +367,12 @@ def test_auto_follows_simple_instructions() -> None:
     assert answer(RECALL_CHAIN) == "QUASAR-417"
     assert answer(RECALL_CHAIN[:1]) == "OK"
     assert answer(RECALL_CHAIN[:3]).startswith('You said: "Reply only with the name')  # not literal
-    # Tool calls and structured output come first; a scenario other than auto does not listen.
-    assert isinstance(
-        run(MockEngine(), req(text="Reply only with OK.", tools=[WEATHER]))[0], ToolCallDelta
+    # A forced call and structured output come first; with tool_choice auto the simple request
+    # is answered (it asks for no tool); a scenario other than auto does not listen.
+    forced = req(text="Reply only with OK.", tools=[WEATHER], tool_choice="required")
+    assert isinstance(run(MockEngine(), forced)[0], ToolCallDelta)
+    assert (
+        streamed_text(run(MockEngine(), req(text="Reply only with OK.", tools=[WEATHER]))) == "OK"
     )
     assert streamed_text(run(MockEngine(), req("mock-text", text="Reply only with OK."))) != "OK"
 
@@ -375,8 +385,8 @@ def test_auto_follows_simple_instructions() -> None:
         (['Please reply with "done".'], "done"),
         (["Say exactly: hello."], "hello"),
         (["Note the password: open-sesame. Thanks!", "What is the password I gave you?"],
-         "The password was open-sesame."),
-        (["My code word is X.", "What was the code word I told you?"], None),  # no "remember"
+         "The password is open-sesame."),  # the question's tense
+        (["My code word is X.", "What was the code word I told you?"], "Your code word was X."),
         (["Remember the code word: A1.", "Remember the code word: B2.",
           "What was the code word I told you? Only the word."], "B2"),  # the latest one
         (["What was the code word I asked you to remember?"], None),  # nothing to recall
@@ -470,9 +480,13 @@ def test_duration_holds_in_real_time() -> None:
 
 def test_auto_with_a_hosted_web_search_tool() -> None:
     request = GenerationRequest(
-        "mock", [Message("user", "news?")], body={"tools": [{"type": "web_search"}]}
+        "mock",
+        [Message("user", "Search the web for news.")],
+        body={"tools": [{"type": "web_search"}]},
     )
     assert isinstance(run(MockEngine(), request)[0], HostedToolCall)
+    hello = GenerationRequest("mock", [Message("user", "Hello!")], body=request.body)
+    assert isinstance(run(MockEngine(), hello)[0], TextDelta)
 
 
 def test_unsatisfiable_schema_is_an_engine_error() -> None:

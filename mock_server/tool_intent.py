@@ -1,0 +1,300 @@
+"""Which declared tools the user's words ask for, and the arguments a model would write (sans-I/O).
+
+The ``auto`` scenario (:func:`mock_server.scenarios.auto`) calls a tool on its own — with
+``tool_choice`` ``auto`` — only when the user's own words in the last user turn
+(:func:`mock_server.instructions.last_user_words`: never the instructions, developer or system
+messages, nor the environment or ``AGENTS.md`` context a client injects) ask for something the
+tool does. **The rule** (:func:`wanted`), with the content words of a text being its words that
+are not stop words (:data:`mock_server.instructions.STOP_WORDS`: "the", "get", "use", "tool",
+"current" …), compared after a light stemming ("runs" is "run", "cities" is "city"):
+
+- each content word of the tool's name the user uses scores 2 (``weather`` of ``get_weather``,
+  ``command`` of ``exec_command``), and the whole name written out scores 4;
+- each other content word of the first sentence of its description scores 1 ("Runs a command in
+  a PTY …": ``run``, ``pty``, ``output`` …);
+- each required parameter that asks for something the user must say (a place, a path, a
+  command, a URL: :func:`kind_of`) and finds it in the user's words scores 1;
+- a tool scoring 2 or more is asked for — unless such a parameter finds nothing (a model would
+  ask which city first). The best score is called first; declared order breaks ties;
+- a follow-up turn ("And in Rome?", "What about Oslo?": opening with and / what about / how
+  about / same for / now) that asks for nothing itself asks for what the user turn before it
+  asked for, with the new turn's values.
+
+So "What's the weather in Paris?" calls ``get_weather``; "Run `ls -la`" calls ``exec_command``
+(``run`` + a command); "Say hello", "Write a haiku" or "What is my name?" call nothing. Hosted
+tools are weighed the same way, their type and what it is for (:data:`HOSTED_PURPOSE`) being
+their name (``web_search``: "search the web", "look up the Paris museums"; ``image_generation``:
+"draw a lighthouse"; an ``mcp`` tool: its ``server_label``, "look up …").
+
+**Arguments** (:func:`arguments`): what a careful model writes — the required properties only
+(an optional one only when the user's words give its value), each of the type the client parses:
+integers for numbers (``yield_time_ms``, ``max_output_tokens``: a client may parse them as
+``usize``), an enum member the user names (else one drawn), booleans; strings taken from the
+user's words where the parameter asks for them — a place (the capitalised names after "in",
+"for", "at" …: "São Paulo", "New York"; the i-th one for the i-th parallel call), a path, a
+command (a `backticked` span, else what follows "run" / "execute"; an array of strings gets
+``["bash", "-lc", command]``), a URL, a query or message (the user's words); the rest drawn as
+:mod:`mock_server.jsonschema_gen` draws them.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from mock_server import instructions
+from mock_server.jsonschema_gen import NOT_GIVEN, conforms, generate
+from reference_impl.engine import CustomTool, FunctionTool, Message
+
+__all__ = ["Kind", "arguments", "kind_of", "wanted", "wanted_hosted"]
+
+Tool = FunctionTool | CustomTool
+Kind = Literal["place", "path", "command", "url", "text"]
+
+THRESHOLD = 2
+HOSTED_PURPOSE: Mapping[str, str] = {
+    "web_search": "look find browse online internet news latest",
+    "file_search": "file document notes find look",
+    "code_interpreter": "python calculate compute sum plot chart math",
+    "image_generation": "draw picture paint illustration sketch logo photo",
+    "computer_use": "screenshot click browser screen",
+    "computer": "screenshot click browser screen",
+    "shell": "command terminal",
+    "local_shell": "command terminal",
+    "apply_patch": "edit modify file",
+    "mcp": "server look lookup find search query",
+}
+"""What each hosted tool type is for, beyond the words of its type: its words count as the words
+of its name (a model knows what its built-in tools do)."""
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_FIRST_SENTENCE = re.compile(r"(?<=[.!?])\s|\n")
+_KINDS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
+    ("url", re.compile(r"url|uri|link|href|website")),
+    ("path", re.compile(r"path|file|dir|folder")),
+    ("command", re.compile(r"^cmd$|command|script")),
+    ("place", re.compile(r"city|location|place|town|country|region|destination|address")),
+    ("text", re.compile(r"^q$|query|question|search|prompt|text|message|topic|keyword|term")),
+)
+_BACKTICKS = re.compile(r"`([^`\n]+)`")
+_QUOTED = re.compile(r"[\"“]([^\"”\n]{1,200})[\"”]")
+_RUN = re.compile(
+    r"\b(?:run|execute|exec)\s+(?:the\s+)?(?:shell\s+)?(?:command\s+)?(?P<cmd>[a-z0-9./_-][^\n.?!]*)",
+    re.IGNORECASE,
+)
+# Words after a command that are about it, not part of it: "run ls -la in the workdir please".
+_COMMAND_TAIL = re.compile(
+    r"\s+(?:(?:in|inside|within|from|on|for) (?:the|this|my|our)\b|please\b|for me\b|now\b"
+    r"|and (?:then )?(?:tell|show|report|let|print|give)\b)",
+    re.IGNORECASE,
+)
+_FOLLOW_UP = re.compile(r"\s*(?:and|what about|how about|same for|now)\b", re.IGNORECASE)
+_URL = re.compile(r"https?://[^\s)>\]\"'`]+")
+_PATH = re.compile(r"(?<![\w/.])(?:~|\.{1,2})?/?(?:[\w.-]+/)*[\w-]+\.[A-Za-z0-9]{1,8}(?![\w/])"
+                   r"|(?<![\w])(?:~|\.{1,2})?/(?:[\w.-]+/?)+|\b[\w.-]+/(?:[\w.-]+/?)*")  # fmt: skip
+_NUMBER_BEFORE = re.compile(r"\b(\d+)\s+([^\W\d_]+)")
+
+
+def _stem(word: str) -> str:
+    w = word.lower()
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 5 and w.endswith("ing"):
+        w = w[:-3]
+        return w[:-1] if len(w) > 3 and w[-1] == w[-2] else w
+    if len(w) > 4 and w.endswith("ed"):
+        w = w[:-2]
+        return w[:-1] if len(w) > 3 and w[-1] == w[-2] else w
+    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+        return w[:-1]
+    return w
+
+
+def _same(a: str, b: str) -> bool:
+    """Two stems are one word: equal, or one a prefix of the other by at most two letters and
+    both four letters or more ("updat" / "update", "patche" / "patch")."""
+    if a == b:
+        return True
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    return len(short) >= 4 and long.startswith(short) and len(long) - len(short) <= 2
+
+
+def _stems(text: str) -> set[str]:
+    return {_stem(w) for w in instructions.content_words(_CAMEL.sub(" ", text).replace("_", " "))}
+
+
+def _matches(words: set[str], of: set[str]) -> set[str]:
+    return {w for w in of if any(_same(w, u) for u in words)}
+
+
+def _score(user: str, words: set[str], name: str, description: str) -> int:
+    named = _stems(name)
+    score = 4 if len(name) > 3 and name.lower() in user.lower() else 0
+    score += 2 * len(_matches(words, named))
+    first = _FIRST_SENTENCE.split(description.strip(), maxsplit=1)[0] if description else ""
+    score += len(_matches(words, _stems(first) - named))
+    return score
+
+
+def kind_of(name: str, schema: Mapping[str, Any]) -> Kind | None:
+    """What a parameter asks the user for, by its name: a place, a path, a command, a URL, or
+    text; ``None``: nothing the user must say. A ``format`` ``uri`` is a URL whatever its name."""
+    if schema.get("format") in ("uri", "url"):
+        return "url"
+    lowered = name.lower()
+    for kind, pattern in _KINDS:
+        if pattern.search(lowered):
+            return kind
+    return None
+
+
+def _required(tool: FunctionTool) -> list[tuple[str, Mapping[str, Any]]]:
+    params = tool.parameters or {}
+    props = params.get("properties") or {}
+    return [
+        (key, props[key])
+        for key in params.get("required") or ()
+        if isinstance(key, str) and isinstance(props.get(key), Mapping)
+    ]
+
+
+def wanted(messages: Sequence[Message], tools: Sequence[Tool]) -> list[Tool]:
+    """The tools the last user turn asks for (the rule in the module docstring), best first; a
+    follow-up ("And in Rome?") asks for what the user turn before it asked for."""
+    turns = instructions.user_turns(messages)
+    if not turns:
+        return []
+    found = _wanted(turns[-1], turns[-1], tools)
+    if not found and len(turns) > 1 and _FOLLOW_UP.match(turns[-1]):
+        found = _wanted(turns[-2], f"{turns[-1]}\n{turns[-2]}", tools)
+    return found
+
+
+def _wanted(asking: str, user: str, tools: Sequence[Tool]) -> list[Tool]:
+    """The tools ``asking`` asks for, their parameters found in ``user``."""
+    words = _stems(asking)
+    scored: list[tuple[int, int, Tool]] = []
+    for order, tool in enumerate(tools):
+        score = _score(asking, words, tool.name, tool.description or "")
+        if isinstance(tool, FunctionTool):
+            missing = False
+            for key, schema in _required(tool):
+                kind = kind_of(key, schema)
+                if kind is None or kind == "text":
+                    continue
+                if _found(kind, user):
+                    score += 1
+                else:
+                    missing = True
+            if missing:
+                continue
+        if score >= THRESHOLD:
+            scored.append((-score, order, tool))
+    return [tool for _, _, tool in sorted(scored, key=lambda s: (s[0], s[1]))]
+
+
+def wanted_hosted(
+    messages: Sequence[Message], tools: Sequence[Mapping[str, Any]]
+) -> list[Mapping[str, Any]]:
+    """The hosted tools the last user turn asks for: the same rule, a tool's type (less
+    ``_preview`` and a date) as its name, an ``mcp`` tool's ``server_label`` and
+    ``server_description`` as its name and description."""
+    user = instructions.last_user_words(messages)
+    if user is None:
+        return []
+    words = _stems(user)
+    scored = []
+    for order, tool in enumerate(tools):
+        kind = re.sub(r"_preview$|_\d{4}.*$", "", str(tool.get("type", "")))
+        name, description = kind, str(tool.get("description") or "")
+        if kind == "mcp":
+            name = f"{tool.get('server_label') or ''} mcp"
+            description = str(tool.get("server_description") or "")
+        name = f"{name} {HOSTED_PURPOSE.get(kind, '')}"
+        score = _score(user, words, name, description)
+        if score >= THRESHOLD:
+            scored.append((-score, order, tool))
+    return [tool for _, _, tool in sorted(scored, key=lambda s: (s[0], s[1]))]
+
+
+def _command(text: str) -> str | None:
+    ticked: list[str] = _BACKTICKS.findall(text)
+    if ticked:
+        return max(ticked, key=len)
+    run = _RUN.search(text)
+    if run is not None:
+        cmd = run["cmd"].strip().rstrip(",;")
+        cmd = _COMMAND_TAIL.split(cmd)[0]
+        return cmd or None
+    return None
+
+
+def _path(text: str) -> str | None:
+    ticked: list[str] = [t for t in _BACKTICKS.findall(text) if "/" in t or "." in t]
+    if ticked:
+        return ticked[0]
+    stripped = _URL.sub(" ", text)
+    for m in _PATH.finditer(stripped):
+        candidate = m[0].rstrip(".")
+        if candidate and not candidate.replace(".", "").isdigit():
+            return candidate
+    return None
+
+
+def _found(kind: Kind, text: str, index: int = 0) -> str | None:
+    if kind == "place":
+        found = instructions.places(text)
+        return found[index % len(found)] if found else None
+    if kind == "path":
+        return _path(text)
+    if kind == "command":
+        return _command(text)
+    if kind == "url":
+        url = _URL.search(text)
+        return url[0].rstrip(".,;") if url else None
+    quoted = _QUOTED.search(text)
+    return quoted[1] if quoted else " ".join(text.split())[:200]
+
+
+def arguments(
+    tool: FunctionTool, messages: Sequence[Message], index: int, rng: random.Random
+) -> Any:
+    """Arguments for the ``index``-th call to ``tool`` (module docstring), valid for its
+    schema."""
+    schema = tool.parameters or {"type": "object", "properties": {}}
+    user = instructions.last_user_words(messages) or ""
+    mentioned = {_stem(w) for w in re.findall(r"[^\W_]+", user.lower())}
+
+    def given(name: str, sub: Mapping[str, Any]) -> Any:
+        value = _given(name, sub, user, mentioned, index)
+        if value is NOT_GIVEN or not conforms(value, sub, schema):
+            return NOT_GIVEN
+        return value
+
+    return generate(schema, rng, given=given, required_only=True, whole_numbers=True)
+
+
+def _given(name: str, sub: Mapping[str, Any], user: str, mentioned: set[str], index: int) -> Any:
+    enum = sub.get("enum")
+    if isinstance(enum, list):
+        named = [v for v in enum if isinstance(v, str) and _stem(v) in mentioned]
+        return named[0] if named else NOT_GIVEN
+    kind_type = sub.get("type")
+    if kind_type in ("integer", "number"):
+        for number, unit in _NUMBER_BEFORE.findall(user):
+            if _same(_stem(unit), _stem(name.split("_")[-1])):
+                return int(number)
+        return NOT_GIVEN
+    kind = kind_of(name, sub)
+    if kind is None:
+        return NOT_GIVEN
+    value = _found(kind, user, index)
+    if value is None:
+        return NOT_GIVEN
+    if kind_type == "array":
+        items = sub.get("items")
+        if isinstance(items, Mapping) and items.get("type") == "string" and kind == "command":
+            return ["bash", "-lc", value]
+        return [value]
+    return value

@@ -1,0 +1,328 @@
+"""The unscripted mock behaves like a model: text for conversation; a tool call only when
+``tool_choice`` forces one or the user's own words in the last turn ask for what a tool does,
+with arguments a client can parse; facts from earlier turns recalled in ordinary wording. Each
+behaviour with a failing example and its near miss; the Agents SDK as its docs use it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from mock_server.engine import MockEngine
+from mock_server.instructions import own_words, reply
+from mock_server.testing import LoopbackMock
+from reference_impl.engine import (
+    FunctionTool,
+    GenerationRequest,
+    Message,
+    TextDelta,
+    ToolCallDelta,
+)
+
+WEATHER = FunctionTool(
+    "get_weather",
+    {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+        },
+        "required": ["city", "unit"],
+        "additionalProperties": False,
+    },
+    "Get the current weather in a city.",
+)
+# Codex 0.169's exec_command (captured from `codex exec`): numbers it parses as usize, optional
+# fields that break the run when invented (workdir, shell, justification).
+EXEC = FunctionTool(
+    "exec_command",
+    {
+        "type": "object",
+        "properties": {
+            "cmd": {"type": "string", "description": "Shell command to execute."},
+            "justification": {"type": "string"},
+            "login": {"type": "boolean"},
+            "max_output_tokens": {"type": "number"},
+            "sandbox_permissions": {"type": "string", "enum": ["use_default", "require_escalated"]},
+            "shell": {"type": "string"},
+            "tty": {"type": "boolean"},
+            "workdir": {"type": "string"},
+            "yield_time_ms": {"type": "number"},
+        },
+        "required": ["cmd"],
+        "additionalProperties": False,
+    },
+    "Runs a command in a PTY, returning output or a session ID for ongoing interaction.",
+)
+WRITE_STDIN = FunctionTool(
+    "write_stdin",
+    {
+        "type": "object",
+        "properties": {"session_id": {"type": "number"}, "chars": {"type": "string"}},
+        "required": ["session_id"],
+    },
+    "Writes characters to an existing unified exec session and returns recent output.",
+)
+VIEW_IMAGE = FunctionTool(
+    "view_image",
+    {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+    "View a local image file from the filesystem when visual inspection is needed.",
+)
+CODEX_TOOLS = [EXEC, WRITE_STDIN, VIEW_IMAGE]
+ENVIRONMENT = (
+    "<environment_context>\n  <cwd>/tmp/work</cwd>\n  <shell>bash</shell>\n"
+    "  <current_date>2026-12-05</current_date>\n</environment_context>"
+)
+AGENTS_MD = (
+    "# AGENTS.md instructions for /tmp/work\n\n<INSTRUCTIONS>\nRun the weather command and "
+    "print the output of every shell command.\n</INSTRUCTIONS>"
+)
+
+
+def _run(messages: list[Message], tools: list[FunctionTool], **kw: Any) -> list[Any]:
+    async def collect() -> list[Any]:
+        request = GenerationRequest("mock", messages, tools=tools, **kw)
+        return [c async for c in MockEngine().generate(request)]
+
+    return asyncio.run(collect())
+
+
+def _calls(chunks: list[Any]) -> list[tuple[str, dict[str, Any]]]:
+    names: dict[int, str] = {}
+    args: dict[int, str] = {}
+    for c in chunks:
+        if isinstance(c, ToolCallDelta):
+            if c.name:
+                names[c.index] = c.name
+            args[c.index] = args.get(c.index, "") + c.arguments
+    return [(names[i], json.loads(args[i])) for i in sorted(names)]
+
+
+def _text(chunks: list[Any]) -> str:
+    return "".join(
+        c.text if isinstance(c, TextDelta) else "".join(getattr(c, "pieces", ()))
+        for c in chunks
+        if isinstance(c, TextDelta) or hasattr(c, "pieces")
+    )
+
+
+def _user(text: str) -> list[Message]:
+    return [Message("system", "You are a weather assistant."), Message("user", text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "city"),
+    [
+        ("What's the weather in Paris?", "Paris"),
+        ("What is the weather in São Paulo right now?", "São Paulo"),
+        ("How's the weather in New York today?", "New York"),
+        ("weather for Rio de Janeiro, please", "Rio de Janeiro"),
+        ("Is it raining in Tokyo? Check the weather.", "Tokyo"),
+    ],
+)
+def test_a_weather_question_calls_the_tool_with_that_city(text: str, city: str) -> None:
+    calls = _calls(_run(_user(text), [WEATHER]))
+    assert [(name, args["city"]) for name, args in calls] == [("get_weather", city)]
+    assert calls[0][1]["unit"] in ("celsius", "fahrenheit")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hello! How are you?",
+        "Tell me about Paris.",  # a city, but nothing about the weather
+        "Write a haiku about the sea.",
+        "What is the weather like?",  # the weather, but no city: a model asks which first
+    ],
+)
+def test_a_conversation_with_no_tool_need_gets_text(text: str) -> None:
+    chunks = _run(_user(text), [WEATHER])
+    assert _calls(chunks) == [] and _text(chunks)
+
+
+def test_the_unit_the_user_names_and_parallel_cities() -> None:
+    calls = _calls(_run(_user("Weather in Paris and in Tokyo, in fahrenheit?"), [WEATHER]))
+    assert calls == [
+        ("get_weather", {"city": "Paris", "unit": "fahrenheit"}),
+        ("get_weather", {"city": "Tokyo", "unit": "fahrenheit"}),
+    ]
+    serial = _calls(
+        _run(_user("Weather in Paris and in Tokyo?"), [WEATHER], parallel_tool_calls=False)
+    )
+    assert [args["city"] for _, args in serial] == ["Paris"]
+
+
+def test_a_follow_up_asks_for_what_the_turn_before_asked() -> None:
+    history = [
+        Message("user", "What's the weather in Paris?"),
+        Message(
+            "assistant",
+            tool_calls=(
+                {"call_id": "c1", "name": "get_weather", "arguments": '{"city": "Paris"}'},
+            ),
+        ),
+        Message("tool", "Sunny", tool_call_id="c1"),
+        Message("assistant", "Sunny in Paris."),
+    ]
+    calls = _calls(_run([*history, Message("user", "And in Lisbon?")], [WEATHER]))
+    assert [args["city"] for _, args in calls] == ["Lisbon"]
+    assert _calls(_run([*history, Message("user", "Thanks, bye!")], [WEATHER])) == []
+
+
+def test_tool_choice_forces_a_call_the_words_do_not_ask_for() -> None:
+    calls = _calls(_run(_user("Hello there."), [WEATHER], tool_choice="required"))
+    assert [name for name, _ in calls] == ["get_weather"]
+    assert _calls(_run(_user("Weather in Oslo?"), [WEATHER], tool_choice="none")) == []
+
+
+# -- Codex: injected context is not the user's words; arguments Codex can parse -------------------
+
+
+def _codex(*turns: str) -> list[Message]:
+    messages = [Message("developer", "You are Codex. Use exec_command to run shell commands.")]
+    messages += [Message("user", AGENTS_MD), Message("user", ENVIRONMENT)]
+    for i, turn in enumerate(turns):
+        messages.append(Message("user", turn))
+        if i < len(turns) - 1:
+            messages.append(Message("assistant", "Done."))
+    return messages
+
+
+def test_injected_context_is_not_the_users_words() -> None:
+    assert own_words(AGENTS_MD) == "" and own_words(ENVIRONMENT) == ""
+    assert own_words(f"{AGENTS_MD}\n{ENVIRONMENT}\nSay hi.") == "Say hi."
+    assert own_words("Keep <b>this</b> and <this>.") == "Keep <b>this</b> and <this>."
+
+
+@pytest.mark.parametrize(
+    "text", ["Say hello in one line.", "Hi!", "Explain what a PTY is in one sentence."]
+)
+def test_codex_greeting_runs_no_tool(text: str) -> None:
+    chunks = _run(_codex(text), CODEX_TOOLS)
+    assert _calls(chunks) == [] and _text(chunks)
+    assert "environment_context" not in _text(chunks)
+
+
+@pytest.mark.parametrize(
+    ("text", "cmd"),
+    [
+        ("Run `ls -la` please.", "ls -la"),
+        ("Run ls -la in the workdir.", "ls -la"),
+        ("Execute the command `git status`.", "git status"),
+    ],
+)
+def test_codex_asked_to_run_a_command_runs_exactly_it(text: str, cmd: str) -> None:
+    # Only what Codex needs: no invented workdir, shell or justification; any number an integer.
+    assert _calls(_run(_codex(text), CODEX_TOOLS)) == [("exec_command", {"cmd": cmd})]
+
+
+def test_numbers_are_integers_where_a_client_parses_usize() -> None:
+    tool = FunctionTool("poll", {"type": "object", "properties": {
+        "yield_time_ms": {"type": "number"}, "max_output_tokens": {"type": "number"}},
+        "required": ["yield_time_ms", "max_output_tokens"]}, "Poll the session.")  # fmt: skip
+    ((_, args),) = _calls(_run(_user("Poll the session."), [tool]))
+    assert all(type(v) is int for v in args.values()), args
+
+
+# -- recall ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("first", "question", "answer"),
+    [
+        ("My name is Ada.", "What is my name?", "Your name is Ada."),
+        ("The password is swordfish.", "what's the password?", "The password is swordfish."),
+        ("Hi, I'm Grace Hopper.", "Do you remember my name?", "Your name is Grace Hopper."),
+        ("My favourite colour is dark blue, and I like tea.", "Which colour do I like best?",
+         "Your favourite colour is dark blue."),
+        ("Remember this code word: PELICAN-123.", "What was the code word?",
+         "The code word was PELICAN-123."),
+        ("Our meeting room is B-204.", "Where is our meeting room? Just the room.", "B-204"),
+        ('The secret phrase is "open sesame".', "Tell me the secret phrase.",
+         "The secret phrase is open sesame."),
+    ],
+)  # fmt: skip
+def test_a_fact_from_an_earlier_turn_is_recalled(first: str, question: str, answer: str) -> None:
+    turns = [Message("user", first), Message("assistant", "Noted."), Message("user", question)]
+    assert reply(turns) == answer
+    # through the engine too, with Codex's tools and context: text, no call
+    chunks = _run(_codex(first, question), CODEX_TOOLS)
+    assert _calls(chunks) == [] and _text(chunks) == answer
+
+
+@pytest.mark.parametrize(
+    ("first", "question"),
+    [
+        ("My name is Ada.", "What is the capital of France?"),  # asks nothing it was told
+        ("My name is Ada.", "My name is Bob."),  # a statement, not a question
+        ("I'm tired.", "What is my name?"),  # "tired" is no name
+        ("Hello there.", "What is my name?"),  # nothing told
+    ],
+)
+def test_recall_near_misses(first: str, question: str) -> None:
+    turns = [Message("user", first), Message("assistant", "Noted."), Message("user", question)]
+    assert reply(turns) is None
+
+
+def test_the_same_request_gives_the_same_bytes() -> None:
+    first = _run(_codex("My name is Ada.", "What is my name?"), CODEX_TOOLS)
+    assert repr(first) == repr(_run(_codex("My name is Ada.", "What is my name?"), CODEX_TOOLS))
+    weather = _run(_user("What's the weather in New York?"), [WEATHER])
+    assert repr(weather) == repr(_run(_user("What's the weather in New York?"), [WEATHER]))
+
+
+# -- the Agents SDK, as its docs use it -----------------------------------------------------------
+
+agents = pytest.importorskip("agents")
+
+
+def _agent_run(mock: LoopbackMock, prompt: str | list[Any], seen: list[str]) -> Any:
+    import openai
+
+    agents.set_tracing_disabled(True)
+
+    @agents.function_tool
+    def get_weather(city: str) -> str:
+        """Get the current weather for a city."""
+        seen.append(city)
+        return f"Sunny in {city}, 21C"
+
+    async def run() -> Any:
+        async with openai.AsyncOpenAI(base_url=mock.base_url, api_key="unused") as client:
+            model = agents.OpenAIResponsesModel(model="mock", openai_client=client)
+            agent = agents.Agent(
+                name="weather", instructions="You answer weather questions.",
+                tools=[get_weather], model=model,
+            )  # fmt: skip
+            return await agents.Runner.run(agent, prompt)
+
+    return asyncio.run(run())
+
+
+@pytest.mark.parametrize("city", ["Paris", "Tokyo", "São Paulo", "New York", "Buenos Aires"])
+def test_agents_sdk_weather_tool_gets_the_city_asked_about(
+    responses_mock: LoopbackMock, city: str
+) -> None:
+    seen: list[str] = []
+    result = _agent_run(responses_mock, f"What's the weather in {city}?", seen)
+    assert seen == [city]
+    assert str(result.final_output).startswith(f'The tool returned: "Sunny in {city}, 21C".')
+
+
+def test_agents_sdk_conversation_without_a_tool_need_gets_text(
+    responses_mock: LoopbackMock,
+) -> None:
+    seen: list[str] = []
+    result = _agent_run(responses_mock, "Hello! Who are you?", seen)
+    assert seen == [] and str(result.final_output).startswith('You said: "Hello! Who are you?"')
+    # a second turn recalls what the first said
+    history = [{"role": "user", "content": "My name is Ada."}]
+    first = _agent_run(responses_mock, history, seen)
+    again = _agent_run(
+        responses_mock, [*first.to_input_list(), {"role": "user", "content": "What's my name?"}],
+        seen,
+    )  # fmt: skip
+    assert seen == [] and again.final_output == "Your name is Ada."
