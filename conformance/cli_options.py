@@ -2,7 +2,7 @@
 parser each. ``responses-conformance`` (run, check, report, list, explain, proxy) and
 ``responses-bench`` use them; the servers (``responses-mock``, ``responses-reference``) take theirs
 from :mod:`reference_impl.server_options` (the judge and the judged share no code), and
-tests/test_cli_family.py checks that both spell and describe the shared flags the same.
+tests/cli/test_cli_family_help.py checks that both spell and describe the shared flags the same.
 
 - ``--base-url URL`` (the target): a base URL as the OpenAI SDK's ``base_url``; one with no path
   gets ``/v1`` appended, a trailing ``/responses`` is dropped, and the URL used is said.

@@ -1,7 +1,7 @@
 """The flags both servers of the family take (``responses-mock``, ``responses-reference``;
 docs/cli.md): where they bind and the key their clients must send. The client CLIs declare theirs
 in :mod:`conformance.cli_options` (the judged and the judge share no code);
-tests/test_cli_family.py checks that both spell and describe the shared flags the same.
+tests/cli/test_cli_family_help.py checks that both spell and describe the shared flags the same.
 
 A server takes the key it requires literally (``--api-key KEY``: it is the server's own key, a test
 fixture, not a secret of the user's) or from the environment (``--api-key-env VAR``, which keeps it

@@ -1,4 +1,4 @@
-"""Schema validation against [OAPI] with exactly SPEC §1a's relaxations (conformance/schema.py).
+"""Schema validation against [OAPI] with exactly SPEC §1a's relaxations (conformance/schema/).
 
 (a) every member of the ``ResponseStreamEvent`` union: a minimal instance synthesized from its schema
 passes, and each required key removed / each field mistyped is reported; (b) the corpus passes;

@@ -2,7 +2,7 @@
 
 `SchemaValidator.event_decoder` builds, from the same lowered OpenAPI schema as the generated
 predicates, a decoder from JSON bytes to a typed object (SPEC §1a; see "Typed decoding" in
-conformance/schema.py). The judge trusts a decoded delta without testing it again, so the two must
+conformance/schema/). The judge trusts a decoded delta without testing it again, so the two must
 agree on every value: here on every delta of the corpus, with fields dropped, added, wrongly typed
 at any depth, and with rich logprobs, for every delta type the decoder covers.
 """

@@ -1,4 +1,4 @@
-"""The judge's SSE decoder (conformance/sse.py): WHATWG HTML §9.2.6 rules in any chunking, the two
+"""The judge's SSE decoder (conformance/sse/decoder.py): WHATWG HTML §9.2.6 rules in any chunking, the two
 deviations the judge needs, the bounds, and the recorded OpenAI corpus round-tripped through SSE."""
 
 from __future__ import annotations
