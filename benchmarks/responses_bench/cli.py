@@ -115,8 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
     locust.add_argument(
         "--expect-workers", type=_number(int), help="master: workers to wait for, >= 1"
     )
-    # Locust's name for the target, kept working (deprecated): in every CLI of this family --host
-    # is the address a server binds; the target is --base-url (docs/cli.md).
+    # Locust's name for the target, refused in one line rather than handed to Locust: in every CLI
+    # of this family --host is the address a server binds; the target is --base-url (docs/cli.md).
     locust.add_argument("-H", "--host", help=argparse.SUPPRESS)
     return parser
 
@@ -225,22 +225,16 @@ def _load_workload(config: BenchConfig) -> None:
     print(f"responses-bench: --workload {path}: " + "; ".join(notes), file=sys.stderr)
 
 
-def _target_from_host(args: argparse.Namespace, argv: list[str], notes: list[str]) -> list[str]:
-    """``-H/--host URL`` (Locust's target flag) as a deprecated alias of ``--base-url``; ``argv``
-    without it (the bench hands Locust ``--host`` itself)."""
-    if args.host is None:
-        return argv
-    if args.base_url and args.base_url.rstrip("/") != args.host.rstrip("/"):
+def _refuse_old_names(args: argparse.Namespace, argv: Sequence[str]) -> None:
+    """``-H/--host URL`` (Locust's target flag) and ``--request-timeout`` (this command's name for
+    ``--read-timeout`` before 0.1.0) are refused in one line, not handed to Locust."""
+    if args.host is not None:
         raise ConfigError(
-            "-H/--host and --base-url name two targets: give it once, with --base-url "
-            "(-H/--host is Locust's name for it)"
+            "-H/--host is Locust's name for the target: give it with --base-url (in every CLI "
+            "of this family --host is the address a server binds)"
         )
-    args.base_url = args.base_url or args.host
-    notes.append(
-        "-H/--host is deprecated here: use --base-url (the same meaning; in every CLI of this "
-        "family --host is the address a server binds)"
-    )
-    return _without(argv, "-H", "--host")
+    if _given(argv, "--request-timeout"):
+        raise ConfigError("--request-timeout is named --read-timeout (the same meaning)")
 
 
 def _given(argv: Sequence[str], *flags: str) -> bool:
@@ -279,10 +273,7 @@ def _multi_plan(args: argparse.Namespace, argv: list[str], urls: list[str]) -> m
     if _given(argv, "--csv", "--html"):
         raise ConfigError("--csv/--html name one Locust run's files: each run writes its own")
     _check_locust_options(args)
-    notes: list[str] = []
-    argv = _target_from_host(args, argv, notes)  # -H/--host: a (deprecated) --base-url
-    for line in notes:
-        print(f"responses-bench: {line}", file=sys.stderr)
+    _refuse_old_names(args, argv)
     urls = urls or ([args.base_url] if args.base_url else [])
     if not urls:
         raise ConfigError("--base-url is required")
@@ -346,7 +337,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.run_time = "60s"
         try:
             _check_locust_options(args)
-            argv = _target_from_host(args, argv, notes)
+            _refuse_old_names(args, argv)
             if args.run_time is not None:
                 # Locust's own -t parser takes fewer forms (and fails with exit 1): ours is the one.
                 args.run_time = f"{_run_time_seconds(args.run_time)}s"
@@ -358,10 +349,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (ConfigError, ValueError) as error:
             print(f"responses-bench: {error}", file=sys.stderr)
             return 2
-        if _given(argv, "--request-timeout"):
-            notes.append("--request-timeout is deprecated: use --read-timeout (the same meaning)")
-        flag = "--base-url" if _given(argv, "--base-url") else "-H/--host"
-        note = normalized_base_url(args.base_url, flag=flag)[1]
+        note = normalized_base_url(args.base_url, flag="--base-url")[1]
         if note:  # the URL used, when it is not the one given (docs/cli.md#base-url)
             notes.append(f"{note} (requests go to {config.responses_url})")
         for line in notes:

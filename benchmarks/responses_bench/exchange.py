@@ -149,7 +149,7 @@ def send(
     try:
         for chunk in _chunks(raw, decoder):
             meter.feed(chunk, time.perf_counter())
-    except (TimeoutError, gevent.Timeout):  # silent longer than --request-timeout
+    except (TimeoutError, gevent.Timeout):  # silent longer than --read-timeout
         raw.release()
         cut = TIMEOUT
     except UndecodableBody:

@@ -55,11 +55,10 @@ def add_arguments(parser: Any) -> None:
     )
     target.add_argument(
         "--read-timeout",
-        "--request-timeout",  # the old name (deprecated: the CLI says so on stderr)
         dest="request_timeout",
         default="120s",
         metavar="DURATION",
-        help=f"{READ_TIMEOUT_HELP} (default: 120s; {DURATION_HELP}; old name --request-timeout)",
+        help=f"{READ_TIMEOUT_HELP} (default: 120s; {DURATION_HELP})",
     )
     target.add_argument(
         "--max-body-bytes",

@@ -1,6 +1,6 @@
 """Durations as ``responses-bench`` reads them, one rule for every option (sans-I/O).
 
-**A bare number is seconds**, everywhere: ``-t 3``, ``--request-timeout 120``,
+**A bare number is seconds**, everywhere: ``-t 3``, ``--read-timeout 120``,
 ``--slo ttft_p95=0.5`` and ``--late-after 0.05`` all mean seconds (Locust's ``-t`` habit). With a
 unit a value reads the same in every option: ``500ms``, ``0.5s``, ``2m``, ``1h``, ``1m30s``,
 ``1h30m``. Thresholds are kept in milliseconds inside the bench (``threshold_ms`` in summary.json).

@@ -115,7 +115,7 @@ def test_a_good_workload_with_units_gets_as_far_as_the_target(
     path.write_bytes(b'\xef\xbb\xbf{"prompt": "a", "followups": ["b", {"input": "c"}]}\n')
     code = main(
         [*NOWHERE, "--report-dir", str(tmp_path / "r"), "--workload", str(path), "-t", "1m30s",
-         "--slo", "ttft_p95=0.5,e2e_p99=10s", "--late-after", "50ms", "--request-timeout", "2"]
+         "--slo", "ttft_p95=0.5,e2e_p99=10s", "--late-after", "50ms", "--read-timeout", "2"]
     )  # fmt: skip
     assert code == 2
     assert "target unreachable" in capsys.readouterr().err
