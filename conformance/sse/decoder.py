@@ -15,8 +15,7 @@ SPEC.md §1 "Framing" makes the framing of a Responses stream:
 Deviations from WHATWG, each because the judge needs it:
 
 - :meth:`SSEDecoder.close` dispatches a final event that was not terminated by a blank line (WHATWG drops
-  it); a stream that ends so must still be judged on its last event ("a final event without a
-  blank line").
+  it); a stream that ends so must still be judged on its last event.
 - :attr:`SSEEvent.id` and :attr:`SSEEvent.retry` are the fields that *this* event's block carried, not
   the persisted last-event-ID and reconnection time: the judge reports whether a server sent ``id:``
   at all (SPEC.md §1: servers SHOULD NOT). A block with ``id:`` but no ``data:`` dispatches nothing, so
@@ -92,8 +91,8 @@ _CANONICAL_BLOCK = re.compile(rb"event: (.*+)\ndata: (.*+)\n\n")
 
 # What the decoder produces internally: ``(event, data)`` as undecoded UTF-8 for a common block
 # (``event`` None without an `event:` line), ``(event, data, id, retry)`` as text otherwise.
-# :meth:`SSEDecoder.feed` turns both into :class:`SSEEvent`; the framing layer (conformance.sse.framing)
-# reads them as they are, and hands the bytes to the JSON parser as they are.
+# :meth:`SSEDecoder.feed` turns both into :class:`SSEEvent`; the framing layer (sse.framing) reads them
+# as they are, and hands the bytes to the JSON parser as they are.
 Record = tuple[bytes | None, bytes] | tuple[str | None, str, str | None, int | None]
 
 
