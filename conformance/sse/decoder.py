@@ -91,8 +91,7 @@ _CANONICAL_BLOCK = re.compile(rb"event: (.*+)\ndata: (.*+)\n\n")
 
 # What the decoder produces internally: ``(event, data)`` as undecoded UTF-8 for a common block
 # (``event`` None without an `event:` line), ``(event, data, id, retry)`` as text otherwise.
-# :meth:`SSEDecoder.feed` turns both into :class:`SSEEvent`; the framing layer (sse.framing) reads them
-# as they are, and hands the bytes to the JSON parser as they are.
+# :meth:`SSEDecoder.feed` turns both into :class:`SSEEvent`; sse.framing reads them as they are.
 Record = tuple[bytes | None, bytes] | tuple[str | None, str, str | None, int | None]
 
 
