@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
+
+from starlette.types import Receive, Scope, Send
 
 from ..suite.coding import ContentDecoder, UndecodableBody
 from .judge import ExchangeJudge
@@ -39,11 +40,6 @@ __all__ = [
     "describe",
     "stream_decoder",
 ]
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 
 PREFIX = "/v1"
 MAX_REQUEST_BYTES = 64 * 1024 * 1024

@@ -15,10 +15,11 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from starlette.types import Receive, Send
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
 
@@ -33,10 +34,6 @@ if TYPE_CHECKING:
     from .app import ProxyApp
 
 __all__ = ["forward_websocket"]
-
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 
 MAX_FRAME = 64 * 1024 * 1024
 _EVIDENCE_FRAMES = 6
