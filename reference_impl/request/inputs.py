@@ -49,6 +49,7 @@ __all__ = [
 ]
 
 _ROLES = ("user", "system", "developer", "assistant")
+_PHASES = ("commentary", "final_answer")
 _ITEM_TYPES = tuple(ITEM_SHAPES)
 _PART_TYPES = ("input_text", "output_text", "refusal", "input_image", "input_file")
 _OUTPUT_PART_TYPES = ("input_text", "input_image", "input_file")
@@ -124,6 +125,14 @@ def _item(item: Any, where: str, new_id: IdSource) -> dict[str, Any]:
         stored = _message(item_id or new_id("msg"), role, content)
         if isinstance(item.get("status"), str):
             stored["status"] = item["status"]
+        phase = item.get("phase")
+        if phase is not None:
+            # The SDK's EasyInputMessage / ResponseOutputMessage `phase`: clients resend it on
+            # every assistant message (the Agents SDK, Codex); the stored item keeps it.
+            if phase not in _PHASES:
+                raise value_error(f"{where}.phase", phase, _PHASES)
+            if role == "assistant":
+                stored["phase"] = phase
         return stored
     if kind == "function_call":
         call = {

@@ -28,10 +28,10 @@ from ..assembler.stream import Compaction
 from ..engine import Engine, GenerationRequest
 from ..sealing import Sealer
 
-__all__ = ["COMPACT_PARAMS", "compacted_response", "plan_compaction"]
+__all__ = ["COMPACT_ECHOES", "COMPACT_PARAMS", "compacted_response", "plan_compaction"]
 
-# The SDK's ResponseCompactParams (3.x), and `client_metadata` (Codex CLI sends it on every
-# request, as on create).
+# The SDK's ResponseCompactParams (3.x; openai 3.63 added `safety_identifier`), and
+# `client_metadata` (Codex CLI sends it on every request, as on create).
 COMPACT_PARAMS = frozenset(
     {
         "client_metadata",
@@ -43,9 +43,13 @@ COMPACT_PARAMS = frozenset(
         "prompt_cache_key",
         "prompt_cache_options",
         "prompt_cache_retention",
+        "safety_identifier",
         "service_tier",
     }
 )
+# What the SDK's CompactedResponse echoes of the request (both optional there): given back when
+# the request sent them, as create's Response does (response_object.response_skeleton).
+COMPACT_ECHOES = ("safety_identifier", "service_tier")
 
 
 def _triggered(body: Mapping[str, Any]) -> bool:
@@ -95,8 +99,10 @@ def compacted_response(
     user_messages: Sequence[Mapping[str, Any]],
     input_tokens: int,
     sealer: Sealer,
+    echoes: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The ``response.compaction`` object for ``history``."""
+    """The ``response.compaction`` object for ``history``; ``echoes``: the request's fields of
+    :data:`COMPACT_ECHOES` it sent (not null), given back as the SDK's type has them."""
     compaction = {
         "id": item_id,
         "type": "compaction",
@@ -110,4 +116,5 @@ def compacted_response(
         "usage": usage_object(
             input_tokens=input_tokens, output_tokens=0, cached_tokens=0, reasoning_tokens=0
         ),
+        **{k: v for k, v in (echoes or {}).items() if k in COMPACT_ECHOES and v is not None},
     }

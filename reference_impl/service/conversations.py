@@ -109,6 +109,11 @@ def page_of(items: list[dict[str, Any]], query: Mapping[str, str], what: str) ->
     }
 
 
+# The SDK's ConversationCreateParams (openai 3.63 added `safety_identifier`; the Conversation
+# object has no field to echo it into).
+_CREATE_PARAMS = frozenset({"items", "metadata", "safety_identifier"})
+
+
 def _check_include(values: Sequence[str]) -> None:
     for i, value in enumerate(values):
         if value not in INCLUDABLE:
@@ -185,8 +190,9 @@ class ConversationsAPI:
 
     # --- routes -----------------------------------------------------------------------------
     async def create(self, request: Any) -> dict[str, Any]:
-        body = _known(await self.json_body(request), frozenset({"items", "metadata"}))
+        body = _known(await self.json_body(request), _CREATE_PARAMS)
         validate_metadata(body.get("metadata"))
+        check_type(body, "safety_identifier", str)  # accepted without effect, not echoed
         new_id = self.new_ids(body)
         items = self._items(body.get("items"), new_id, required=False)
         conversation: dict[str, Any] = {

@@ -41,7 +41,7 @@ from ..request.prompts import PromptRegistry
 from ..request.validation import INPUT_TOKENS_PARAMS, validate_create_body
 from ..sealing import Sealer
 from ..stores.base import ItemLookup, ResponseStore
-from .compaction import COMPACT_PARAMS, compacted_response, plan_compaction
+from .compaction import COMPACT_ECHOES, COMPACT_PARAMS, compacted_response, plan_compaction
 from .conversations import ConversationsAPI, conversation_id_of
 from .routes import (
     FAILURE_STATUS,
@@ -486,6 +486,7 @@ class ResponsesService:
                 user_messages=users,
                 input_tokens=await self.engine.count_input_tokens(prepared.gen),
                 sealer=self.sealer,
+                echoes={k: body.get(k) for k in COMPACT_ECHOES},
             )
         )
 
