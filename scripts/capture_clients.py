@@ -57,6 +57,9 @@ CODEX_SCRIPT = {
             "when": "long answer",
             "steps": [{"say": " ".join(["The code word is kept safe here."] * 200)}],
         },
+        # Scripted, as the next request replays it: the mock's own reply would depend on Codex's
+        # random ids in the request, and the capture would differ on every run.
+        {"when": "Remember this code word", "steps": [{"say": "Noted: PLUM."}]},
         {"steps": []},
     ]
 }
@@ -223,7 +226,10 @@ def _flows() -> list[Flow]:
             "@ai-sdk/openai",
             ["generate-tools", "stream-tools", "reasoning", "images-files", "item-references"],
         ),
-        "openai-node": ("openai-node", ["stream", "parse", "background", "function-tools"]),
+        "openai-node": (
+            "openai-node",
+            ["stream", "parse", "background", "websocket", "function-tools"],
+        ),
     }
     for client, (package, names) in node.items():
         for name in names:

@@ -8,6 +8,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, stepCountIs, streamText, tool } from 'ai';
 import OpenAI from 'openai';
 import { zodTextFormat } from 'openai/helpers/zod';
+import { ResponsesWS } from 'openai/resources/responses/ws';
 import { z } from 'zod';
 
 const [client, flow] = process.argv.slice(2);
@@ -147,6 +148,25 @@ async function openaiNode() {
       const got = await openai.responses.retrieve(started.id);
       if (got.status !== 'queued' && got.status !== 'in_progress') break;
     }
+  } else if (flow === 'websocket') {
+    // The SDK's Responses WebSocket (ResponsesWS, the `ws` transport): two turns on one socket.
+    const rws = new ResponsesWS(openai);
+    let previous;
+    for (const input of ['Say hello.', 'And again.']) {
+      rws.send({ type: 'response.create', model: MODEL, input, previous_response_id: previous });
+      for await (const event of rws.stream()) {
+        if (event.type === 'error') throw event.error;
+        if (event.type === 'close') throw new Error('the socket closed');
+        if (event.type !== 'message') continue;
+        const message = event.message;
+        if (message.type === 'error') throw new Error(JSON.stringify(message));
+        if (message.type === 'response.completed') {
+          previous = message.response.id;
+          break;
+        }
+      }
+    }
+    rws.close();
   } else if (flow === 'function-tools') {
     const opts = { headers };
     const first = await openai.responses.create(

@@ -49,7 +49,7 @@ EXPECTED = {
     },
     "agents-sdk": {"runner-tools", "streamed", "conversations-session", "model-settings"},
     "vercel-ai": {"generate-tools", "stream-tools", "reasoning", "images-files", "item-references"},
-    "openai-node": {"stream", "parse", "background", "function-tools"},
+    "openai-node": {"stream", "parse", "background", "websocket", "function-tools"},
     "langchain": {"invoke-tools", "stream-reasoning"},
 }
 
@@ -79,6 +79,45 @@ def test_one_client_one_version() -> None:
     for _, entry in ENTRIES:
         versions.setdefault(entry["client"], set()).add(entry["version"])
     assert all(len(v) == 1 for v in versions.values()), versions
+
+
+# Request fields the Response object gives back as sent (openai-python 3.63's Response and
+# /work/shared/spec/openai-openapi.yaml); service_tier echoes the tier that served the request.
+ECHOED = (
+    "background",
+    "instructions",
+    "max_output_tokens",
+    "metadata",
+    "parallel_tool_calls",
+    "previous_response_id",
+    "prompt_cache_key",
+    "prompt_cache_retention",
+    "safety_identifier",
+    "store",
+    "temperature",
+    "tool_choice",
+    "top_logprobs",
+    "top_p",
+    "truncation",
+    "user",
+)
+
+
+def _response_object(text: str) -> dict[str, Any] | None:
+    """The Response object of a create's answer: the JSON body, or a stream's last one."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if isinstance(value, dict):
+        return value if value.get("object") == "response" else None
+    found = None
+    for line in text.splitlines():
+        if line.startswith("data: {"):
+            event = json.loads(line[6:])
+            if isinstance(event.get("response"), dict):
+                found = event["response"]
+    return found
 
 
 def _stateful(frame: Any) -> bool:
@@ -126,7 +165,28 @@ class Replay:
             exchange["method"], self.fill(exchange["target"]), content=content, headers=headers
         )
         self.bind(exchange["returned_ids"], answer.text)
+        if exchange["method"] == "POST" and exchange["target"] == "/v1/responses":
+            self.echoed(self.fill(body), _response_object(answer.text))
         return answer.status_code, answer.text[:400]
+
+    def echoed(self, body: dict[str, Any], response: dict[str, Any] | None) -> None:
+        """What the request set that the Response object echoes is echoed as sent
+        (openai-python 3.63's Response; the mock's golden snapshots are unchanged)."""
+        if response is None:
+            return
+        for key in ECHOED:
+            if body.get(key) is not None:
+                assert response.get(key) == body[key], (key, body[key], response.get(key))
+        for outer, inner in (
+            ("text", "verbosity"),
+            ("reasoning", "effort"),
+            ("reasoning", "summary"),
+        ):
+            sent = (body.get(outer) or {}).get(inner)
+            if sent is not None:
+                assert (response.get(outer) or {}).get(inner) == sent, (outer, inner, sent)
+        if body.get("service_tier") is not None:
+            assert isinstance(response.get("service_tier"), str)
 
     def websocket(self, exchange: dict[str, Any], *, connection_state: bool = False) -> list[str]:
         """The error events the mock sent for the client's frames. Unless ``connection_state``,
