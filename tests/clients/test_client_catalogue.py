@@ -120,6 +120,13 @@ def _response_object(text: str) -> dict[str, Any] | None:
     return found
 
 
+def _compaction_turn(body: Any) -> bool:
+    items = body.get("input") if isinstance(body, dict) else None
+    return isinstance(items, list) and any(
+        isinstance(i, dict) and i.get("type") == "compaction_trigger" for i in items
+    )
+
+
 def _stateful(frame: Any) -> bool:
     return isinstance(frame, dict) and (
         frame.get("generate") is False
@@ -166,7 +173,13 @@ class Replay:
         )
         self.bind(exchange["returned_ids"], answer.text)
         if exchange["method"] == "POST" and exchange["target"] == "/v1/responses":
-            self.echoed(self.fill(body), _response_object(answer.text))
+            response = _response_object(answer.text)
+            self.echoed(self.fill(body), response)
+            if _compaction_turn(body):
+                # codex-rs compact_remote_v2.rs (collect_compaction_output): "remote compaction
+                # v2 expected exactly one compaction output item", else Codex stops.
+                kinds = [item.get("type") for item in (response or {}).get("output", [])]
+                assert kinds.count("compaction") == 1, kinds
         return answer.status_code, answer.text[:400]
 
     def echoed(self, body: dict[str, Any], response: dict[str, Any] | None) -> None:
