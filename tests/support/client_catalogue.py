@@ -118,6 +118,8 @@ class Normaliser:
             # Keys sorted: some clients build objects from hash maps (Codex's client_metadata).
             return {k: self.value(value[k], k) for k in sorted(value)}
         if isinstance(value, list):
+            if key == "include" and all(isinstance(v, str) for v in value):
+                value = sorted(value)  # a set: the Agents SDK builds it from one (random order)
             return [self.value(v, key) for v in value]
         if isinstance(value, str):
             if key == "encrypted_content" and value:
