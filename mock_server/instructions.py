@@ -106,12 +106,13 @@ _QUESTION_START = re.compile(
 )
 _PAST = re.compile(r"\b(?:was|were|did|had)\b", re.IGNORECASE)
 _ONLY = re.compile(r"\b(?:only|just)\b", re.IGNORECASE)
-# A capitalised name, of several words with a connector or two: "Paris", "São Paulo", "Rio de
-# Janeiro", "New York".
-_NAME = (
-    r"(?<![\w'’-])[^\W\d_a-z][\w'’-]*(?:(?:\s+(?:de|da|do|del|di|la|le|los|las|of|upon|am)){0,2}"
-    r"\s+[^\W\d_a-z][\w'’-]*)*"
-)
+# A capitalised name, of several words with a connector or two: "Paris", "São Paulo", "New York".
+# A capitalised word, or one after an abbreviation that opens place names ("St. Petersburg",
+# "Mt. Vernon"); words in a name may be joined by the lower-case particles of place names
+# ("Rio de Janeiro", "Dar es Salaam", "Frankfurt am Main").
+_NAME_WORD = r"(?:(?:St|Ste|Mt|Ft|Pt)\.\s+)?[^\W\d_a-z][\w'’-]*"
+_PARTICLE = r"de|da|do|del|di|la|le|los|las|of|upon|am|es|el|al|du|des|der|den|van|von|sur"
+_NAME = rf"(?<![\w'’-]){_NAME_WORD}(?:(?:\s+(?:{_PARTICLE})){{0,2}}\s+{_NAME_WORD})*"
 _NAMES = re.compile(_NAME)
 _SEPARATOR = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
 _SEPARATORS = re.compile(_SEPARATOR)

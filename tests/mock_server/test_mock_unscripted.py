@@ -35,8 +35,9 @@ WEATHER = FunctionTool(
     },
     "Get the current weather in a city.",
 )
-# Codex 0.169's exec_command (captured from `codex exec`): numbers it parses as usize, optional
-# fields that break the run when invented (workdir, shell, justification).
+# Codex's exec_command (captured from `codex exec`, 0.169; 0.171 adds the optional `prefix_rule`
+# array): numbers it parses as usize, optional fields that break the run when invented (workdir,
+# shell, justification).
 EXEC = FunctionTool(
     "exec_command",
     {
@@ -46,6 +47,7 @@ EXEC = FunctionTool(
             "justification": {"type": "string"},
             "login": {"type": "boolean"},
             "max_output_tokens": {"type": "number"},
+            "prefix_rule": {"type": "array", "items": {"type": "string"}},
             "sandbox_permissions": {"type": "string", "enum": ["use_default", "require_escalated"]},
             "shell": {"type": "string"},
             "tty": {"type": "boolean"},
@@ -121,6 +123,10 @@ def _user(text: str) -> list[Message]:
         ("How's the weather in New York today?", "New York"),
         ("weather for Rio de Janeiro, please", "Rio de Janeiro"),
         ("Is it raining in Tokyo? Check the weather.", "Tokyo"),
+        # an abbreviation and a particle inside the name, not the end of it
+        ("What will the weather be in St. Petersburg tomorrow?", "St. Petersburg"),
+        ("What is the weather in Dar es Salaam?", "Dar es Salaam"),
+        ("Weather in Frankfurt am Main, in celsius", "Frankfurt am Main"),
     ],
 )
 def test_a_weather_question_calls_the_tool_with_that_city(text: str, city: str) -> None:
