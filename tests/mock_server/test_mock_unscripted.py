@@ -212,6 +212,48 @@ def test_codex_greeting_runs_no_tool(text: str) -> None:
     assert "environment_context" not in _text(chunks)
 
 
+# Codex 0.171's goal tools (captured from `codex exec`, descriptions cut after their first
+# sentence): names that open with an action verb.
+GOAL_TOOLS = [
+    FunctionTool(
+        "get_goal", {"type": "object", "properties": {}, "required": []},
+        "Get the current goal for this thread, including status, budgets, token and elapsed-time "
+        "usage, and remaining token budget.",
+    ),
+    FunctionTool(
+        "create_goal",
+        {"type": "object", "properties": {"objective": {"type": "string"},
+         "token_budget": {"type": "integer"}}, "required": ["objective"]},
+        "Create a goal only when explicitly requested by the user or system/developer "
+        "instructions; do not infer goals from ordinary tasks.",
+    ),
+    FunctionTool(
+        "update_goal",
+        {"type": "object", "properties": {"status": {"type": "string",
+         "enum": ["complete", "blocked", "paused"]}}, "required": ["status"]},
+        "Update the existing goal.",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Create a one-line greeting.", "Write a greeting for my team.", "Update me with a hello."],
+)
+def test_an_action_verb_alone_does_not_ask_for_a_tool(text: str) -> None:
+    # "create" of create_goal, "write" of write_stdin, "update" of update_goal: the verb says what
+    # a tool does, not which; Codex cannot run these invented calls (a goal objective of filler
+    # words, an unknown stdin session).
+    chunks = _run(_codex(text), CODEX_TOOLS + GOAL_TOOLS)
+    assert _calls(chunks) == [] and _text(chunks).startswith(f'You said: "{text}"')
+
+
+def test_the_verb_with_what_it_acts_on_does() -> None:
+    # The near miss: the name's object too; its free text comes from the user's words.
+    calls = _calls(_run(_codex('Create a goal: "ship the release".'), CODEX_TOOLS + GOAL_TOOLS))
+    assert calls[0] == ("create_goal", {"objective": "ship the release"})  # the best score first
+
+
 @pytest.mark.parametrize(
     ("text", "cmd"),
     [
