@@ -120,6 +120,7 @@ _NAME_LIST = re.compile(rf"{_NAME}(?:{_SEPARATOR}(?:[a-z]+\s+)?{_NAME})+")
 _AND = re.compile(r"\band\b")
 _PREPOSITION = re.compile(r"\b(?:in|at|for|from|to|near|around|of|about|and)\s+$", re.IGNORECASE)
 _DETERMINER = {"my": "Your", "your": "My", "our": "Your"}
+_DETERMINER_WORDS = frozenset({"my", "our", "the", "this", "that", "your"})  # _FACT's det
 
 
 def own_words(text: str) -> str:
@@ -176,8 +177,12 @@ def _facts(text: str) -> list[tuple[str, str, str]]:
     found: list[tuple[int, tuple[str, str, str]]] = []
     for m in _FACT.finditer(text):
         value = (m["quoted"] or m["value"] or "").strip()
+        det, key = m["det"].lower(), m["key"].strip()
+        # "Remember that my dog is called Rex": "that" opened the clause; "my" is the determiner
+        while (head := key.split(None, 1))[0].lower() in _DETERMINER_WORDS and len(head) > 1:
+            det, key = head[0].lower(), head[1]
         if value:
-            found.append((m.start(), (m["det"].lower(), m["key"].strip(), value)))
+            found.append((m.start(), (det, key, value)))
     for m in _NAME_FACT.finditer(text):
         found.append((m.start(), ("my", "name", m["value"])))
     return [fact for _, fact in sorted(found, key=lambda f: f[0])]

@@ -291,6 +291,10 @@ def test_numbers_are_integers_where_a_client_parses_usize() -> None:
         ("Our meeting room is B-204.", "Where is our meeting room? Just the room.", "B-204"),
         ('The secret phrase is "open sesame".', "Tell me the secret phrase.",
          "The secret phrase is open sesame."),
+        # "that" opens the clause, the fact's own determiner follows (was "The my dog ...")
+        ("Note that my dog is called Rex.", "What's my dog called?", "Your dog is called Rex."),
+        ("Remember that the meeting is on Tuesday.", "When is the meeting?",
+         "The meeting is on Tuesday."),
     ],
 )  # fmt: skip
 def test_a_fact_from_an_earlier_turn_is_recalled(first: str, question: str, answer: str) -> None:
