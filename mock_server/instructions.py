@@ -106,12 +106,13 @@ _QUESTION_START = re.compile(
 )
 _PAST = re.compile(r"\b(?:was|were|did|had)\b", re.IGNORECASE)
 _ONLY = re.compile(r"\b(?:only|just)\b", re.IGNORECASE)
-# A capitalised name, of several words with a connector or two: "Paris", "São Paulo", "Rio de
-# Janeiro", "New York".
-_NAME = (
-    r"(?<![\w'’-])[^\W\d_a-z][\w'’-]*(?:(?:\s+(?:de|da|do|del|di|la|le|los|las|of|upon|am)){0,2}"
-    r"\s+[^\W\d_a-z][\w'’-]*)*"
-)
+# A capitalised name, of several words with a connector or two: "Paris", "São Paulo", "New York".
+# A capitalised word, or one after an abbreviation that opens place names ("St. Petersburg",
+# "Mt. Vernon"); words in a name may be joined by the lower-case particles of place names
+# ("Rio de Janeiro", "Dar es Salaam", "Frankfurt am Main").
+_NAME_WORD = r"(?:(?:St|Ste|Mt|Ft|Pt)\.\s+)?[^\W\d_a-z][\w'’-]*"
+_PARTICLE = r"de|da|do|del|di|la|le|los|las|of|upon|am|es|el|al|du|des|der|den|van|von|sur"
+_NAME = rf"(?<![\w'’-]){_NAME_WORD}(?:(?:\s+(?:{_PARTICLE})){{0,2}}\s+{_NAME_WORD})*"
 _NAMES = re.compile(_NAME)
 _SEPARATOR = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
 _SEPARATORS = re.compile(_SEPARATOR)
@@ -119,6 +120,7 @@ _NAME_LIST = re.compile(rf"{_NAME}(?:{_SEPARATOR}(?:[a-z]+\s+)?{_NAME})+")
 _AND = re.compile(r"\band\b")
 _PREPOSITION = re.compile(r"\b(?:in|at|for|from|to|near|around|of|about|and)\s+$", re.IGNORECASE)
 _DETERMINER = {"my": "Your", "your": "My", "our": "Your"}
+_DETERMINER_WORDS = frozenset({"my", "our", "the", "this", "that", "your"})  # _FACT's det
 
 
 def own_words(text: str) -> str:
@@ -175,8 +177,12 @@ def _facts(text: str) -> list[tuple[str, str, str]]:
     found: list[tuple[int, tuple[str, str, str]]] = []
     for m in _FACT.finditer(text):
         value = (m["quoted"] or m["value"] or "").strip()
+        det, key = m["det"].lower(), m["key"].strip()
+        # "Remember that my dog is called Rex": "that" opened the clause; "my" is the determiner
+        while (head := key.split(None, 1))[0].lower() in _DETERMINER_WORDS and len(head) > 1:
+            det, key = head[0].lower(), head[1]
         if value:
-            found.append((m.start(), (m["det"].lower(), m["key"].strip(), value)))
+            found.append((m.start(), (det, key, value)))
     for m in _NAME_FACT.finditer(text):
         found.append((m.start(), ("my", "name", m["value"])))
     return [fact for _, fact in sorted(found, key=lambda f: f[0])]

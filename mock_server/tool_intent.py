@@ -9,7 +9,10 @@ are not stop words (:data:`mock_server.instructions.STOP_WORDS`: "the", "get", "
 "current" …), compared after a light stemming ("runs" is "run", "cities" is "city"):
 
 - each content word of the tool's name the user uses scores 2 (``weather`` of ``get_weather``,
-  ``command`` of ``exec_command``), and the whole name written out scores 4;
+  ``command`` of ``exec_command``), and the whole name written out scores 4 — but an action verb
+  (:data:`ACTION_VERBS`: ``create``, ``write``, ``update`` …) of a name that also names what it
+  acts on scores 1: "Create a greeting" does not ask for ``create_goal``, nor "Write a poem" for
+  ``write_stdin``; "Create a goal" does;
 - each other content word of the first sentence of its description scores 1 ("Runs a command in
   a PTY …": ``run``, ``pty``, ``output`` …);
 - each required parameter that asks for something the user must say (a place, a path, a
@@ -33,8 +36,9 @@ integers for numbers (``yield_time_ms``, ``max_output_tokens``: a client may par
 user's words where the parameter asks for them — a place (the capitalised names after "in",
 "for", "at" …: "São Paulo", "New York"; the i-th one for the i-th parallel call), a path, a
 command (a `backticked` span, else what follows "run" / "execute"; an array of strings gets
-``["bash", "-lc", command]``), a URL, a query or message (the user's words); the rest drawn as
-:mod:`mock_server.jsonschema_gen` draws them.
+``["bash", "-lc", command]``), a URL, a query, message, objective, title or other free text (a
+quoted span, else the user's words); the rest drawn as :mod:`mock_server.jsonschema_gen` draws
+them.
 """
 
 from __future__ import annotations
@@ -68,6 +72,15 @@ HOSTED_PURPOSE: Mapping[str, str] = {
 }
 """What each hosted tool type is for, beyond the words of its type: its words count as the words
 of its name (a model knows what its built-in tools do)."""
+ACTION_VERBS = frozenset(
+    {
+        "add", "apply", "change", "check", "close", "create", "delete", "edit", "exec", "execute",
+        "fetch", "find", "list", "load", "modify", "open", "post", "put", "read", "remove", "run",
+        "save", "search", "send", "start", "stop", "update", "view", "write",
+    }
+)  # fmt: skip
+"""Verbs that open function names (``create_goal``, ``write_stdin``, ``view_image``): alone, they
+say what a tool does, not which tool — the rest of its name does."""
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _FIRST_SENTENCE = re.compile(r"(?<=[.!?])\s|\n")
 _KINDS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
@@ -75,7 +88,13 @@ _KINDS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
     ("path", re.compile(r"path|file|dir|folder")),
     ("command", re.compile(r"^cmd$|command|script")),
     ("place", re.compile(r"city|location|place|town|country|region|destination|address")),
-    ("text", re.compile(r"^q$|query|question|search|prompt|text|message|topic|keyword|term")),
+    (
+        "text",
+        re.compile(
+            r"^q$|query|question|search|prompt|text|message|topic|keyword|term|objective|goal"
+            r"|task|summary|title|subject|content|body|note"
+        ),
+    ),
 )
 _BACKTICKS = re.compile(r"`([^`\n]+)`")
 _QUOTED = re.compile(r"[\"“]([^\"”\n]{1,200})[\"”]")
@@ -128,10 +147,13 @@ def _matches(words: set[str], of: set[str]) -> set[str]:
     return {w for w in of if any(_same(w, u) for u in words)}
 
 
-def _score(user: str, words: set[str], name: str, description: str) -> int:
+def _score(user: str, words: set[str], name: str, description: str, *, verbs: bool = False) -> int:
+    """``verbs``: an action verb of a name that has other words scores 1 (module docstring)."""
     named = _stems(name)
     score = 4 if len(name) > 3 and name.lower() in user.lower() else 0
-    score += 2 * len(_matches(words, named))
+    used = _matches(words, named)
+    weak = {w for w in used if w in ACTION_VERBS} if verbs and named - ACTION_VERBS else set()
+    score += 2 * len(used - weak) + len(weak)
     first = _FIRST_SENTENCE.split(description.strip(), maxsplit=1)[0] if description else ""
     score += len(_matches(words, _stems(first) - named))
     return score
@@ -176,7 +198,7 @@ def _wanted(asking: str, user: str, tools: Sequence[Tool]) -> list[Tool]:
     words = _stems(asking)
     scored: list[tuple[int, int, Tool]] = []
     for order, tool in enumerate(tools):
-        score = _score(asking, words, tool.name, tool.description or "")
+        score = _score(asking, words, tool.name, tool.description or "", verbs=True)
         if isinstance(tool, FunctionTool):
             missing = False
             for key, schema in _required(tool):

@@ -217,7 +217,16 @@ def _tool_calls(mock: RecordingMock) -> list[str]:
     return names
 
 
-@pytest.mark.parametrize("prompt", ["Say hello in one line.", "Hi! Who are you?"])
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Say hello in one line.",
+        "Hi! Who are you?",
+        # "create" / "write" open Codex's create_goal / write_stdin: not asked for by a verb alone
+        "Create a one-line greeting.",
+        "Write a short greeting for my team.",
+    ],
+)
 def test_unscripted_greeting_runs_no_tool(
     unscripted: Codex, mock: RecordingMock, prompt: str
 ) -> None:

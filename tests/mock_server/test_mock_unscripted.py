@@ -35,8 +35,9 @@ WEATHER = FunctionTool(
     },
     "Get the current weather in a city.",
 )
-# Codex 0.169's exec_command (captured from `codex exec`): numbers it parses as usize, optional
-# fields that break the run when invented (workdir, shell, justification).
+# Codex's exec_command (captured from `codex exec`, 0.169; 0.171 adds the optional `prefix_rule`
+# array): numbers it parses as usize, optional fields that break the run when invented (workdir,
+# shell, justification).
 EXEC = FunctionTool(
     "exec_command",
     {
@@ -46,6 +47,7 @@ EXEC = FunctionTool(
             "justification": {"type": "string"},
             "login": {"type": "boolean"},
             "max_output_tokens": {"type": "number"},
+            "prefix_rule": {"type": "array", "items": {"type": "string"}},
             "sandbox_permissions": {"type": "string", "enum": ["use_default", "require_escalated"]},
             "shell": {"type": "string"},
             "tty": {"type": "boolean"},
@@ -121,6 +123,10 @@ def _user(text: str) -> list[Message]:
         ("How's the weather in New York today?", "New York"),
         ("weather for Rio de Janeiro, please", "Rio de Janeiro"),
         ("Is it raining in Tokyo? Check the weather.", "Tokyo"),
+        # an abbreviation and a particle inside the name, not the end of it
+        ("What will the weather be in St. Petersburg tomorrow?", "St. Petersburg"),
+        ("What is the weather in Dar es Salaam?", "Dar es Salaam"),
+        ("Weather in Frankfurt am Main, in celsius", "Frankfurt am Main"),
     ],
 )
 def test_a_weather_question_calls_the_tool_with_that_city(text: str, city: str) -> None:
@@ -206,6 +212,48 @@ def test_codex_greeting_runs_no_tool(text: str) -> None:
     assert "environment_context" not in _text(chunks)
 
 
+# Codex 0.171's goal tools (captured from `codex exec`, descriptions cut after their first
+# sentence): names that open with an action verb.
+GOAL_TOOLS = [
+    FunctionTool(
+        "get_goal", {"type": "object", "properties": {}, "required": []},
+        "Get the current goal for this thread, including status, budgets, token and elapsed-time "
+        "usage, and remaining token budget.",
+    ),
+    FunctionTool(
+        "create_goal",
+        {"type": "object", "properties": {"objective": {"type": "string"},
+         "token_budget": {"type": "integer"}}, "required": ["objective"]},
+        "Create a goal only when explicitly requested by the user or system/developer "
+        "instructions; do not infer goals from ordinary tasks.",
+    ),
+    FunctionTool(
+        "update_goal",
+        {"type": "object", "properties": {"status": {"type": "string",
+         "enum": ["complete", "blocked", "paused"]}}, "required": ["status"]},
+        "Update the existing goal.",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Create a one-line greeting.", "Write a greeting for my team.", "Update me with a hello."],
+)
+def test_an_action_verb_alone_does_not_ask_for_a_tool(text: str) -> None:
+    # "create" of create_goal, "write" of write_stdin, "update" of update_goal: the verb says what
+    # a tool does, not which; Codex cannot run these invented calls (a goal objective of filler
+    # words, an unknown stdin session).
+    chunks = _run(_codex(text), CODEX_TOOLS + GOAL_TOOLS)
+    assert _calls(chunks) == [] and _text(chunks).startswith(f'You said: "{text}"')
+
+
+def test_the_verb_with_what_it_acts_on_does() -> None:
+    # The near miss: the name's object too; its free text comes from the user's words.
+    calls = _calls(_run(_codex('Create a goal: "ship the release".'), CODEX_TOOLS + GOAL_TOOLS))
+    assert calls[0] == ("create_goal", {"objective": "ship the release"})  # the best score first
+
+
 @pytest.mark.parametrize(
     ("text", "cmd"),
     [
@@ -243,6 +291,10 @@ def test_numbers_are_integers_where_a_client_parses_usize() -> None:
         ("Our meeting room is B-204.", "Where is our meeting room? Just the room.", "B-204"),
         ('The secret phrase is "open sesame".', "Tell me the secret phrase.",
          "The secret phrase is open sesame."),
+        # "that" opens the clause, the fact's own determiner follows (was "The my dog ...")
+        ("Note that my dog is called Rex.", "What's my dog called?", "Your dog is called Rex."),
+        ("Remember that the meeting is on Tuesday.", "When is the meeting?",
+         "The meeting is on Tuesday."),
     ],
 )  # fmt: skip
 def test_a_fact_from_an_earlier_turn_is_recalled(first: str, question: str, answer: str) -> None:

@@ -4,7 +4,7 @@
 //
 // Prints one JSON document: {"results": {check: {"ok": true, ...} | {"ok": false, "error": ...}},
 // "requests": [the bodies the SDK sent, in order]}; exits 1 if a check failed.
-// tests/mock_server/test_vercel_ai_sdk.py runs it against the mock.
+// tests/clients/test_vercel_ai_sdk.py runs it against the mock.
 
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, Output, stepCountIs, streamText, tool } from 'ai';

@@ -5,106 +5,40 @@
 trip, with and without ``store``), ``toolChoice``, ``maxOutputTokens``, failures, an abort, and
 two ways of holding a conversation — and prints one JSON report, which the tests below read.
 
-Node and npm are optional: without ``node``/``npm`` on PATH (Node >= 18) every test here skips.
-The pinned packages (``package-lock.json``) are installed with ``npm ci`` once per lockfile into
-pytest's cache directory (about 10 s with a cold npm cache; ``tests/clients/vercel/node_modules``
-is used instead when present). An ``npm ci`` that fails (no registry, offline CI) skips with npm's
-message, so CI never fails for want of npm; ``RESPONSES_MOCK_NPM=0`` skips instead of installing.
+On demand (``tox -e clients``; docs/agents.md): needs node (>= 20) and npm, and the registry once
+(``npm ci`` of the pinned packages into pytest's cache: ``tests/clients/npm_support.py``); skips
+with the reason otherwise.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from npm_support import installed
 
 from mock_server.app import MockSettings
 from mock_server.testing import LoopbackMock
 
-CLIENT = Path(__file__).resolve().parents[1] / "clients" / "vercel"
+pytestmark = pytest.mark.on_demand
+
+CLIENT = Path(__file__).resolve().parent / "vercel"
 SCRIPT = "vercel_ai_sdk.mjs"
 INSTALLED = "node_modules/ai/package.json"
-
-
-def _node_major() -> int | None:
-    node = shutil.which("node")
-    if node is None or shutil.which("npm") is None:
-        return None
-    done = subprocess.run([node, "--version"], capture_output=True, text=True, check=False)
-    try:
-        return int(done.stdout.strip().lstrip("v").split(".")[0])
-    except ValueError:
-        return None
-
-
-def _installed_client(config: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A directory with the script and its node_modules (see the module docstring)."""
-    if (CLIENT / INSTALLED).exists():
-        return CLIENT
-    lock = (CLIENT / "package-lock.json").read_bytes()
-    cache = getattr(config, "cache", None)
-    base = cache.mkdir("vercel-ai-sdk") if cache is not None else tmp_path_factory.mktemp("npm")
-    where = base / hashlib.sha256(lock).hexdigest()[:12]
-    if not (where / INSTALLED).exists():
-        _npm_ci(base, where)
-    if (
-        not (where / SCRIPT).exists()
-        or (where / SCRIPT).read_bytes() != (CLIENT / SCRIPT).read_bytes()
-    ):
-        shutil.copyfile(CLIENT / SCRIPT, where / SCRIPT)
-    return where
-
-
-def _npm_ci(base: Path, where: Path) -> None:
-    """``npm ci`` into a fresh directory renamed to ``where`` when complete (a parallel worker
-    that lost the race throws its copy away)."""
-    if os.environ.get("RESPONSES_MOCK_NPM") == "0":
-        pytest.skip("the Vercel AI SDK is not installed and RESPONSES_MOCK_NPM=0")
-    npm = shutil.which("npm")
-    assert npm is not None
-    partial = Path(tempfile.mkdtemp(prefix=f"{where.name}.", dir=base))
-    for file in ("package.json", "package-lock.json"):
-        shutil.copyfile(CLIENT / file, partial / file)
-    try:
-        done = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund", "--fetch-retries=0", "--fetch-timeout=20000"],
-            cwd=partial,
-            capture_output=True,
-            text=True,
-            timeout=180,
-            check=False,
-        )
-        if done.returncode != 0 or not (partial / INSTALLED).exists():
-            pytest.skip(f"npm ci failed: {(done.stderr or done.stdout).strip()[-500:]}")
-        try:
-            partial.rename(where)
-        except OSError:
-            if not (where / INSTALLED).exists():
-                raise
-    except subprocess.TimeoutExpired:
-        pytest.skip("npm ci took more than 180 s")
-    finally:
-        shutil.rmtree(partial, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
 def report(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[dict[str, Any]]:
-    major = _node_major()
-    if major is None:
-        pytest.skip("node and npm are not on PATH")
-    if major < 18:
-        pytest.skip(f"the AI SDK needs Node >= 18 (found {major})")
-    where = _installed_client(request.config, tmp_path_factory)
+    where = installed(CLIENT, INSTALLED, request.config, tmp_path_factory)
+    if where != CLIENT:
+        shutil.copyfile(CLIENT / SCRIPT, where / SCRIPT)
     with LoopbackMock(MockSettings(seed=1)) as mock:
         done = subprocess.run(
             ["node", SCRIPT, mock.base_url],
