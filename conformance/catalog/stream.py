@@ -3,29 +3,14 @@
 
 from __future__ import annotations
 
+# stream.sequence.* (docs/spec.md §2.1) is declared with its rule and examples in its section
+# module (conformance.sections.s2_1_sequence), imported first: REGISTRY keeps its order.
+from ..sections.s2_1_sequence import SEQ_CONTIGUOUS as SEQ_CONTIGUOUS
+from ..sections.s2_1_sequence import SEQ_PRESENT as SEQ_PRESENT
+from ..sections.s2_1_sequence import SEQ_START as SEQ_START
 from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
-
-# --- stream.sequence.* (docs/spec.md §2.1) -------------------------------------------------------------
-SEQ_PRESENT = register(
-    "stream.sequence.present",
-    MUST,
-    "§1, §2.1, §7.1 [REC]; KB17",
-    "every event carries an integer `sequence_number`",
-)
-SEQ_START = register(
-    "stream.sequence.start",
-    MUST,
-    "§2.1, §2.12 [REC]",
-    "the first event is numbered 0 (N+1 on a stream resumed after N)",
-)
-SEQ_CONTIGUOUS = register(
-    "stream.sequence.contiguous",
-    MUST,
-    "§2.1 [REC]; KB13",
-    "`sequence_number` rises by exactly 1 per event, with no gap or repeat",
-)
 
 # --- stream.lifecycle.* (docs/spec.md §2.2, §2.3) -----------------------------------------------------
 LIFECYCLE_CREATED_FIRST = register(

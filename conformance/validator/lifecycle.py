@@ -48,41 +48,10 @@ def resumed_lifecycle(resume_after: int | None) -> tuple[Phase, frozenset[str]]:
 
 
 class LifecycleRules(ComparisonRules):
-    """``_sequence`` (every event), ``_require_started`` (every event past the lifecycle), and the
+    """``_require_started`` (every event past the lifecycle), and the
     handlers of the lifecycle, terminal and ``error`` events."""
 
     __slots__ = ()
-
-    def _sequence(self, event: Mapping[str, Any], index: int) -> None:
-        seq = event.get("sequence_number")
-        if type(seq) is not int:
-            self._report(
-                C.SEQ_PRESENT,
-                index,
-                "an integer `sequence_number`",
-                "missing" if seq is None else repr(seq),
-                path="sequence_number",
-            )
-            if self.next_seq is not None:
-                self.next_seq += 1
-            return
-        if not self._seq_started:
-            self._seq_started = True
-            first = 0 if self.resume_after is None else self.resume_after + 1
-            if seq != first:
-                self._report(C.SEQ_START, index, first, seq, path="sequence_number")
-        elif seq != self.next_seq:
-            self._report(
-                C.SEQ_CONTIGUOUS,
-                index,
-                self.next_seq,
-                seq,
-                path="sequence_number",
-                message="a repeat"
-                if self.next_seq is not None and seq < self.next_seq
-                else "a gap",
-            )
-        self.next_seq = seq + 1
 
     def _identity(self, response: Mapping[str, Any], index: int) -> None:
         rid = response.get("id")
