@@ -77,16 +77,7 @@ example(
     ),
     S(text_stream),
 )
-example(
-    "stream.response.id_stable",
-    S(lambda: at(text_stream(), "response.completed", "response.id", "resp_other")),
-    S(text_stream),
-)
-example(
-    "stream.response.created_at_stable",
-    S(lambda: at(text_stream(), "response.completed", "response.created_at", 1770803607)),
-    S(text_stream),
-)
+# stream.response.id_stable, created_at_stable: in conformance.sections.s2_3_one_response.
 example(
     "stream.response.interim_state",
     S(

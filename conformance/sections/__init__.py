@@ -15,16 +15,21 @@ A section module holds, for the checks of one section of docs/spec.md:
 
 Adding a check to a section touches its module, and docs/spec.md if the clause is new.
 
-- :mod:`.s2_1_sequence` — §2.1 sequence numbers (``stream.sequence.*``).
+- :mod:`.s2_1_sequence` — §2.1 sequence numbers (``stream.sequence.*``);
+- :mod:`.s2_3_one_response` — §2.3 one response (``stream.response.id_stable``,
+  ``created_at_stable``).
+
+Public outputs list checks sorted by ID, so a section's checks may be declared before the rest of
+their catalogue module (``REGISTRY``'s order is not shown anywhere).
 """
 
 from __future__ import annotations
 
-from . import s2_1_sequence
+from . import s2_1_sequence, s2_3_one_response
 
 __all__ = ["SECTIONS", "declare_examples"]
 
-SECTIONS = (s2_1_sequence,)
+SECTIONS = (s2_1_sequence, s2_3_one_response)
 
 
 def declare_examples() -> None:

@@ -163,8 +163,6 @@ class Coverage:
             out.add("stream.lifecycle.in_progress_second")
         if types & _INTERIM:
             out |= {"stream.lifecycle.unique", "stream.response.interim_state"}
-        if self.lifecycle >= 2:
-            out |= {"stream.response.id_stable", "stream.response.created_at_stable"}
         if self.terminal is not None:
             out |= {"stream.lifecycle.after_terminal", "stream.response.terminal_status"}
         if "error" in types:

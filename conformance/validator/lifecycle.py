@@ -12,6 +12,7 @@ import orjson
 from .. import catalog as C
 from ..bodies.objects import openresponses_missing, top_logprobs_limit
 from ..catalog.render import short
+from ..sections.s2_3_one_response import judge_identity
 from .comparisons import ComparisonRules
 from .model import Phase
 from .tables import TERMINAL
@@ -52,24 +53,6 @@ class LifecycleRules(ComparisonRules):
     handlers of the lifecycle, terminal and ``error`` events."""
 
     __slots__ = ()
-
-    def _identity(self, response: Mapping[str, Any], index: int) -> None:
-        rid = response.get("id")
-        created_at = response.get("created_at")
-        if self.response_id is None:
-            self.response_id = rid
-            self._created_at = created_at
-            return
-        if rid != self.response_id:
-            self._report(C.RESPONSE_ID_STABLE, index, self.response_id, rid, path="response.id")
-        if created_at != self._created_at:
-            self._report(
-                C.RESPONSE_CREATED_AT_STABLE,
-                index,
-                self._created_at,
-                created_at,
-                path="response.created_at",
-            )
 
     def _require_started(self, etype: str, index: int) -> None:
         """Item and terminal events need `response.created` then `response.in_progress`."""
@@ -131,7 +114,7 @@ class LifecycleRules(ComparisonRules):
             self._phase = _IN_PROGRESS
         if not isinstance(response, dict):
             return  # the schema check reported it
-        self._identity(response, index)
+        judge_identity(self, response, index)
         self._top_logprobs = top_logprobs_limit(response)
         if "openresponses" in self.profiles:
             # [OR] types every lifecycle event's `response` as a `ResponseResource` (§7.10).
@@ -180,7 +163,7 @@ class LifecycleRules(ComparisonRules):
         if not isinstance(response, dict):
             return
         self.terminal = response
-        self._identity(response, index)
+        judge_identity(self, response, index)
         want = TERMINAL[etype]
         status = response.get("status")
         if status != want:
