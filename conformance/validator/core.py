@@ -18,7 +18,7 @@ from ..schema import SCHEMAS, SchemaIssue, SchemaValidator
 from ..sections.s2_1_sequence import judge_sequence
 from .exercised import Coverage
 from .fastpath import FastPath, fast_table
-from .lifecycle import INTERIM, judged_key, resumed_lifecycle, same_as_judged
+from .lifecycle import resumed_lifecycle
 from .model import FastSpec, Item, Route
 from .state import Handler, Reporter
 from .tables import (
@@ -115,7 +115,6 @@ class StreamValidator(FastPath):
         self._incomplete_item: int | None = None
         self._too_deep_at: int | None = None
         self._top_logprobs: int | None = None
-        self._judged = None
         self._closed = False
         self._openresponses = "openresponses" in self.profiles
         known, self._handlers, fast_table, self._predicates = _tables(self._schemas)
@@ -190,10 +189,7 @@ class StreamValidator(FastPath):
             # `SchemaValidator.validate_event`, whose first step is this predicate: only an
             # event it refuses is interpreted for its issues.
             try:
-                if etype in INTERIM and self.fast:
-                    issues = self._interim_issues(event, predicate)
-                else:
-                    issues = () if predicate(event) else self._schemas.validate_event(event)
+                issues = () if predicate(event) else self._schemas.validate_event(event)
             except RecursionError:
                 issues = ()
                 self._too_deep(index)
@@ -233,20 +229,6 @@ class StreamValidator(FastPath):
             # in a comparison or a rendering; the event is judged as far as it went.
             self._too_deep(index)
         return self.violations[start:]
-
-    def _interim_issues(
-        self, event: dict[str, Any], predicate: Callable[[dict[str, Any]], bool]
-    ) -> Iterable[SchemaIssue]:
-        """The schema issues of a `created` / `queued` / `in_progress` event, on the fast path:
-        its `response` is judged once per stream — an interim event that carries the value the
-        last one passed with (``same_as_judged``) passes as it did (`fast=False` judges each)."""
-        judged = self._judged
-        if judged is not None and type(event) is dict and same_as_judged(judged, event):
-            return ()
-        if predicate(event):
-            self._judged = judged_key(event.get("response"))
-            return ()
-        return self._schemas.validate_event(event)
 
     def _too_deep(self, index: int) -> None:
         if self._too_deep_at != index:  # once per event

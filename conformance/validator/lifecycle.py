@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
 from .. import catalog as C
 from ..bodies.objects import openresponses_missing, top_logprobs_limit
 from ..catalog.render import short
@@ -17,7 +15,7 @@ from .comparisons import ComparisonRules
 from .model import Phase
 from .tables import TERMINAL
 
-__all__ = ["INTERIM", "LifecycleRules", "judged_key", "resumed_lifecycle", "same_as_judged"]
+__all__ = ["LifecycleRules", "resumed_lifecycle"]
 
 # Members as module globals: on Python 3.11 each `Phase.X` is a descriptor call, ≈8× a global.
 _START, _CREATED, _QUEUED, _IN_PROGRESS, _CREATED_MISSING, _IN_PROGRESS_MISSING = (
@@ -197,39 +195,3 @@ class LifecycleRules(ComparisonRules):
         self._require_started("error", index)
         self._error_at = index
         self._error_pending = True
-
-
-INTERIM = frozenset({"response.created", "response.queued", "response.in_progress"})
-
-_DUMPS = orjson.dumps
-_STRICT_TYPES = orjson.OPT_PASSTHROUGH_SUBCLASS  # a `str` subclass is refused, not written as a str
-
-
-def judged_key(response: object) -> tuple[bytes, dict[str, Any]] | None:
-    """What a later interim event is compared with (:func:`same_as_judged`): the response's JSON
-    bytes, taken now, and the object; None where it cannot be written (a subclass of a JSON type,
-    an integer beyond 64 bits, a depth orjson refuses): then nothing is remembered."""
-    if type(response) is not dict:
-        return None
-    try:
-        return _DUMPS(response, option=_STRICT_TYPES), response
-    except (TypeError, orjson.JSONEncodeError):
-        return None
-
-
-def same_as_judged(judged: tuple[bytes, dict[str, Any]], event: dict[str, Any]) -> bool:
-    """True when an interim event's schema verdict is the one already given: its envelope is what
-    the event's predicate asks besides the response (an integer ``sequence_number``; the type is
-    the predicate's own) and its ``response`` is the value judged, type for type. The bytes tell
-    ``1`` from ``true`` and ``1.0`` (which ``==`` does not); ``==`` tells what the bytes do not: a
-    NaN (written ``null``) from ``null``, and a tuple from a list (both written ``[…]``)."""
-    if type(event.get("sequence_number")) is not int:
-        return False
-    response = event.get("response")
-    if type(response) is not dict:
-        return False
-    data, before = judged
-    try:
-        return _DUMPS(response, option=_STRICT_TYPES) == data and response == before
-    except (TypeError, orjson.JSONEncodeError, RecursionError):
-        return False

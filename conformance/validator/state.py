@@ -36,7 +36,6 @@ class StreamState:
         "_incomplete_item",
         "_item_ids",
         "_items",
-        "_judged",
         "_known_types",
         "_last_added",
         "_next_output_index",
@@ -92,9 +91,6 @@ class StreamState:
     _tool_rules: ToolRules
     _top_logprobs: int | None  # alternatives per token the response echoes (`top_logprobs`)
     _closed: bool
-    # The last interim `response` whose event passed its schema predicate, as (its bytes, itself):
-    # a later interim event carrying the same value needs no second schema pass (`JudgedResponse`).
-    _judged: tuple[bytes, dict[str, Any]] | None
     _known_types: frozenset[str]
     _predicates: dict[str, Callable[[dict[str, Any]], bool]]  # the schema's, by event type
     _openresponses: bool  # "openresponses" in profiles
