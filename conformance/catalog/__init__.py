@@ -19,6 +19,10 @@ name); importing the package registers them in :data:`conformance.catalog.regist
 - :mod:`.state` — ``compaction.*``, ``conversation.*``, ``item_list.*`` state objects.
 
 The live suite's checks (``live.*``) are in :mod:`conformance.catalog.live`.
+
+Checks moved to their spec section's module (:mod:`conformance.sections`: the check, its rule and
+its examples together; ``stream.sequence.*`` so far) are re-exported by the module of their
+concern at the place they were declared. A new check of such a section is declared there only.
 """
 
 from __future__ import annotations

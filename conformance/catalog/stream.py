@@ -3,29 +3,16 @@
 
 from __future__ import annotations
 
+# stream.sequence.* (docs/spec.md §2.1) and stream.response.{id,created_at}_stable (§2.3) are
+# declared with their rules and examples in their section modules (conformance.sections).
+from ..sections.s2_1_sequence import SEQ_CONTIGUOUS as SEQ_CONTIGUOUS
+from ..sections.s2_1_sequence import SEQ_PRESENT as SEQ_PRESENT
+from ..sections.s2_1_sequence import SEQ_START as SEQ_START
+from ..sections.s2_3_one_response import RESPONSE_CREATED_AT_STABLE as RESPONSE_CREATED_AT_STABLE
+from ..sections.s2_3_one_response import RESPONSE_ID_STABLE as RESPONSE_ID_STABLE
 from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
-
-# --- stream.sequence.* (docs/spec.md §2.1) -------------------------------------------------------------
-SEQ_PRESENT = register(
-    "stream.sequence.present",
-    MUST,
-    "§1, §2.1, §7.1 [REC]; KB17",
-    "every event carries an integer `sequence_number`",
-)
-SEQ_START = register(
-    "stream.sequence.start",
-    MUST,
-    "§2.1, §2.12 [REC]",
-    "the first event is numbered 0 (N+1 on a stream resumed after N)",
-)
-SEQ_CONTIGUOUS = register(
-    "stream.sequence.contiguous",
-    MUST,
-    "§2.1 [REC]; KB13",
-    "`sequence_number` rises by exactly 1 per event, with no gap or repeat",
-)
 
 # --- stream.lifecycle.* (docs/spec.md §2.2, §2.3) -----------------------------------------------------
 LIFECYCLE_CREATED_FIRST = register(
@@ -57,18 +44,6 @@ LIFECYCLE_AFTER_TERMINAL = register(
     MUST,
     "§2.2",
     "no event follows the terminal event",
-)
-RESPONSE_ID_STABLE = register(
-    "stream.response.id_stable",
-    MUST,
-    "§2.3 [SDK]",
-    "every lifecycle event carries the same `response.id`",
-)
-RESPONSE_CREATED_AT_STABLE = register(
-    "stream.response.created_at_stable",
-    MUST,
-    "§2.3 [REC]",
-    "every lifecycle event carries the same `response.created_at`",
 )
 RESPONSE_INTERIM_STATE = register(
     "stream.response.interim_state",

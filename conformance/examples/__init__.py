@@ -38,10 +38,16 @@ from . import (  # noqa: F401  (declare the examples)
     offline_objects,
     offline_refinements,
     offline_state,
-    offline_stream,
-    offline_tools,
-    websocket,
 )
+
+# isort: split
+# The section modules (conformance.sections) hold their checks' examples beside the rules.
+from ..sections import declare_examples as _declare_section_examples
+
+_declare_section_examples()
+
+# isort: split
+from . import offline_stream, offline_tools, websocket  # noqa: F401, E402
 
 __all__ = ["EXAMPLES", "Example", "Sample", "example", "judge", "render"]
 

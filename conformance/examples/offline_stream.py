@@ -12,14 +12,12 @@ from .build import (
     failed_stream,
     find,
     insert,
-    numbered,
     reasoning_stream,
     response,
     retext,
     shell_stream,
     text_stream,
     usage,
-    without,
 )
 from .registry import example
 from .stream_samples import OR, R, S, late_delta, move, swap
@@ -32,29 +30,12 @@ ANNOTATION = {
     "start_index": 0, "end_index": 5,
 }  # fmt: skip
 
-# --- stream.sequence.* ---------------------------------------------------------------------------
-example(
-    "stream.sequence.present",
-    S(lambda: without(text_stream(), "response.output_text.done", "sequence_number")),
-    S(text_stream),
-    also={"event.schema.required"},
-)
+# stream.sequence.*: with its rule, in conformance.sections.s2_1_sequence.
 
 
 def _resumed(after: int) -> list[Event]:
     return text_stream()[after + 1 :]
 
-
-example(
-    "stream.sequence.start",
-    S(lambda: numbered(text_stream(), 1), "numbered from 1"),
-    S(lambda: _resumed(1), "a stream resumed after event 1 starts at 2", resume_after=1),
-)
-example(
-    "stream.sequence.contiguous",
-    S(lambda: at(text_stream(), 4, "sequence_number", 5), "4 is skipped"),
-    S(text_stream),
-)
 
 # --- stream.lifecycle.*, stream.response.*, stream.error.* ---------------------------------------
 example(
@@ -96,16 +77,7 @@ example(
     ),
     S(text_stream),
 )
-example(
-    "stream.response.id_stable",
-    S(lambda: at(text_stream(), "response.completed", "response.id", "resp_other")),
-    S(text_stream),
-)
-example(
-    "stream.response.created_at_stable",
-    S(lambda: at(text_stream(), "response.completed", "response.created_at", 1770803607)),
-    S(text_stream),
-)
+# stream.response.id_stable, created_at_stable: in conformance.sections.s2_3_one_response.
 example(
     "stream.response.interim_state",
     S(

@@ -1,10 +1,12 @@
 """``responses-conformance explain ID``: one check in full — its requirement, level, profile, the
-clause it cites and the examples that prove it (:mod:`conformance.examples`)."""
+clause it cites, the text of that clause (docs/spec.md, docs/known-bugs.md: packaged into the wheel,
+:mod:`conformance.catalog.docs`) and the examples that prove it (:mod:`conformance.examples`)."""
 
 from __future__ import annotations
 
 from typing import Any, TextIO
 
+from ..catalog.docs import anchor_text
 from ..catalog.registry import REGISTRY, Check, refinements
 
 __all__ = ["explain", "explain_dict"]
@@ -18,6 +20,7 @@ def explain(check_id: str, out: TextIO) -> bool:
     from ..examples import EXAMPLES, render
 
     out.write(_head(check))
+    out.write(_clause_text(check))
     ex = EXAMPLES.get(check.id)
     if ex is None:
         out.write("\nexamples: none yet\n")
@@ -43,6 +46,19 @@ def _head(check: Check) -> str:
     if parts:
         lines.append(f"  refined by:  {', '.join(parts)}")
     return "\n".join(lines) + "\n"
+
+
+def _clause_text(check: Check) -> str:
+    """The text of every section and known-bugs row the clause cites; a line saying so where the
+    document is not at hand."""
+    out = []
+    for anchor in check.anchors:
+        text = anchor_text(anchor)
+        if text is None:
+            out.append(f"\n{anchor}: not found (docs/ is not beside this install)\n")
+        else:
+            out.append(f"\n{anchor}:\n{_indent(text)}\n")
+    return "".join(out)
 
 
 def _indent(text: str) -> str:

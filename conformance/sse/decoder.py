@@ -177,7 +177,7 @@ class SSEDecoder:
         self._at_start = True
         # None of the rare states holds (see _prepare): feed() can skip them with one test.
         self._plain = False
-        # Between two events in the plain state, with room for another (see `take_block`).
+        # Between two events in the plain state, with room for another (see `lane_room`).
         self._idle = False
         self._closed = False
         self._error: SSELimitError | None = None
@@ -255,8 +255,8 @@ class SSEDecoder:
             if m is not None:
                 self._count += 1
                 self._block_bytes = 0
-                # Nothing carries over (no partial line, no block begun): `take_block` may
-                # take the next chunk, unless a final CR waits for its LF.
+                # Nothing carries over (no partial line, no block begun): a caller may
+                # take the next chunk itself (`lane_room`), unless a final CR waits for its LF.
                 self._idle = self._plain and self._count < self._max_events
                 return [m.groups()]  # type: ignore[list-item]
         events = self._interpret(chunk, cut)
@@ -282,38 +282,19 @@ class SSEDecoder:
             self._fail_size(size + len(self._partial))
         return events
 
-    def take_block(self, chunk: bytes, head: bytes) -> bytes | None:
-        """The chunk as :meth:`feed_records` would take it when it is exactly one canonical block
-        that begins with ``head`` (``b"event: " + name + b"\\ndata: "``, one space after each
-        colon as the canonical block has them, ``name`` without a line end) and the decoder is between
-        events: counted, and its data returned; otherwise None, and nothing changed (then call
-        :meth:`feed_records`). For a caller that expects the next event to be of one type: it
-        tests the block with a few byte searches instead of a match and a record."""
-        if (
-            self._idle
-            and type(chunk) is bytes
-            and chunk.startswith(head)
-            and chunk.endswith(b"\n\n")
-            and 13 not in chunk  # a CR: the line ends are normalised first (`feed_records`)
-        ):
-            end = len(chunk) - 2
-            if chunk.find(b"\n", len(head)) == end and len(chunk) <= self._max_event_bytes:
-                self.count_taken(1, len(chunk))
-                return chunk[len(head) : end]
-        return None
-
     def lane_room(self) -> int:
-        """How many chunks a caller may take itself, as :meth:`take_block` takes them, before
-        it must feed the decoder again: 0 unless the decoder is between events with room for
-        more. A caller that inlines :meth:`take_block`'s test (the framing layer does, to save
-        a call per delta) asks this when it starts such a run, takes at most that many chunks,
-        each one canonical block of at most ``max_event_bytes`` with no CR, and reports them
-        with :meth:`count_taken` before it next calls the decoder."""
+        """How many chunks a caller may take itself before it must feed the decoder again: 0
+        unless the decoder is between events with room for more. A caller that takes a chunk
+        itself (the framing layer's lane, `conformance.sse.framing`) takes only one canonical
+        block (``event: <name>\\ndata: <data>\\n\\n``, one space after each colon, no CR, no
+        other LF) of at most ``max_event_bytes``, which :meth:`feed_records` would give as the
+        record ``(name, data)``, and reports what it took with :meth:`count_taken` before it
+        next calls the decoder (tests/conformance/sse/test_sse_lane.py)."""
         return self._max_events - self._count if self._idle else 0
 
     def count_taken(self, blocks: int, size: int) -> None:
-        """Count ``blocks`` chunks of ``size`` bytes in all that were taken as
-        :meth:`take_block` takes them (see :meth:`lane_room`)."""
+        """Count ``blocks`` chunks of ``size`` bytes in all that a caller took itself (see
+        :meth:`lane_room`)."""
         self.bytes_seen += size
         self._count += blocks
         if self._count >= self._max_events:

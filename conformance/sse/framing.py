@@ -120,7 +120,7 @@ class SSEStreamValidator:
             validator.fast_types,
         )
         self._max_event_bytes = max_event_bytes
-        # The lane (`feed`) takes one-event chunks itself, as `SSEDecoder.take_block` would:
+        # The lane (`feed`) takes one-event chunks itself, as `SSEDecoder.feed_records` would:
         # at most `_room` of them (`SSEDecoder.lane_room`), counted in `_taken` / `_taken_bytes`
         # until they are reported to the decoder (`_settle_lane`), before it is next called.
         self._room = 0
@@ -194,15 +194,15 @@ class SSEStreamValidator:
         lane = self._lane
         if lane is not None:  # never once the stream is aborted or closed
             # One event in the chunk (a server flushes each event), of the type the previous
-            # chunk ended on: taken by the decoder without a match (`take_block`), and when it
-            # continues that route, recorded here as `_judge` would record it, without setting
-            # up its loop. The lane holds while nothing else fed the validator.
+            # chunk ended on: taken without the decoder's match (`SSEDecoder.lane_room`), and
+            # when it continues that route, recorded here as `_judge` would record it, without
+            # setting up its loop. The lane holds while nothing else fed the validator.
             head, cut, raw_name, name, decode, get, oi, item_id, index, target, tallied = lane
             validator = self.validator
             count = validator.events
             if count == self._lane_count and self._room:
-                # `SSEDecoder.take_block`, inline (a call less per delta): the chunk is one
-                # canonical block that begins with `head`, without a CR, within the size bound.
+                # The decoder's canonical block, tested here (a call less per delta): the chunk
+                # is one block that begins with `head`, without a CR, within the size bound.
                 # Tested with a slice, indexing and `in` (memchr): `startswith`, `endswith` and
                 # `find` parse their arguments as a tuple, which costs more than the tests.
                 # (`head` holds no CR or LF but its own, and ends in a space: the two LFs at

@@ -15,6 +15,7 @@ from .. import catalog as C
 from ..bodies.objects import ResponseChecker
 from ..catalog.registry import Violation
 from ..schema import SCHEMAS, SchemaIssue, SchemaValidator
+from ..sections.s2_1_sequence import judge_sequence
 from .exercised import Coverage
 from .fastpath import FastPath, fast_table
 from .lifecycle import resumed_lifecycle
@@ -156,13 +157,13 @@ class StreamValidator(FastPath):
         etype = event.get("type")
         if not isinstance(etype, str):
             self._report(C.EVENT_TYPE_PRESENT, index, "a string `type`", etype, path="type")
-            self._sequence(event, index)
+            judge_sequence(self, event, index)
             return self.violations[start:]
         seq = event.get("sequence_number")
         if type(seq) is int and seq == self.next_seq and self._seq_started:
-            self.next_seq = seq + 1  # the next number, as `_sequence` would take it
+            self.next_seq = seq + 1  # the next number, as `judge_sequence` would take it
         else:
-            self._sequence(event, index)
+            judge_sequence(self, event, index)
         if self._error_pending:
             self._error_pending = False
             if etype != "response.failed":

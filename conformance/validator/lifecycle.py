@@ -10,6 +10,7 @@ from typing import Any
 from .. import catalog as C
 from ..bodies.objects import openresponses_missing, top_logprobs_limit
 from ..catalog.render import short
+from ..sections.s2_3_one_response import judge_identity
 from .comparisons import ComparisonRules
 from .model import Phase
 from .tables import TERMINAL
@@ -46,59 +47,10 @@ def resumed_lifecycle(resume_after: int | None) -> tuple[Phase, frozenset[str]]:
 
 
 class LifecycleRules(ComparisonRules):
-    """``_sequence`` (every event), ``_require_started`` (every event past the lifecycle), and the
+    """``_require_started`` (every event past the lifecycle), and the
     handlers of the lifecycle, terminal and ``error`` events."""
 
     __slots__ = ()
-
-    def _sequence(self, event: Mapping[str, Any], index: int) -> None:
-        seq = event.get("sequence_number")
-        if type(seq) is not int:
-            self._report(
-                C.SEQ_PRESENT,
-                index,
-                "an integer `sequence_number`",
-                "missing" if seq is None else repr(seq),
-                path="sequence_number",
-            )
-            if self.next_seq is not None:
-                self.next_seq += 1
-            return
-        if not self._seq_started:
-            self._seq_started = True
-            first = 0 if self.resume_after is None else self.resume_after + 1
-            if seq != first:
-                self._report(C.SEQ_START, index, first, seq, path="sequence_number")
-        elif seq != self.next_seq:
-            self._report(
-                C.SEQ_CONTIGUOUS,
-                index,
-                self.next_seq,
-                seq,
-                path="sequence_number",
-                message="a repeat"
-                if self.next_seq is not None and seq < self.next_seq
-                else "a gap",
-            )
-        self.next_seq = seq + 1
-
-    def _identity(self, response: Mapping[str, Any], index: int) -> None:
-        rid = response.get("id")
-        created_at = response.get("created_at")
-        if self.response_id is None:
-            self.response_id = rid
-            self._created_at = created_at
-            return
-        if rid != self.response_id:
-            self._report(C.RESPONSE_ID_STABLE, index, self.response_id, rid, path="response.id")
-        if created_at != self._created_at:
-            self._report(
-                C.RESPONSE_CREATED_AT_STABLE,
-                index,
-                self._created_at,
-                created_at,
-                path="response.created_at",
-            )
 
     def _require_started(self, etype: str, index: int) -> None:
         """Item and terminal events need `response.created` then `response.in_progress`."""
@@ -160,7 +112,7 @@ class LifecycleRules(ComparisonRules):
             self._phase = _IN_PROGRESS
         if not isinstance(response, dict):
             return  # the schema check reported it
-        self._identity(response, index)
+        judge_identity(self, response, index)
         self._top_logprobs = top_logprobs_limit(response)
         if "openresponses" in self.profiles:
             # [OR] types every lifecycle event's `response` as a `ResponseResource` (§7.10).
@@ -209,7 +161,7 @@ class LifecycleRules(ComparisonRules):
         if not isinstance(response, dict):
             return
         self.terminal = response
-        self._identity(response, index)
+        judge_identity(self, response, index)
         want = TERMINAL[etype]
         status = response.get("status")
         if status != want:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.suite.reporting import html as html_report
+from conformance.catalog import docs as cited_docs
 from conformance.suite.reporting.html import _spec_href, _spec_link
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -16,9 +16,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(autouse=True)
 def _from_this_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The report looks for the documents beside the package it runs from; tox installs a wheel,
-    which has none, so every case here runs as from this checkout (docs/, README.md, and all)."""
-    monkeypatch.setattr(html_report, "_REPO", ROOT)
+    """The report finds the documents in the wheel's packaged copy first, then in the checkout
+    (conformance.catalog.docs); every case here runs as from this checkout (docs/, README.md, and
+    all), with no packaged copy."""
+    monkeypatch.setattr(cited_docs, "_PACKAGED", ROOT / "absent")
+    monkeypatch.setattr(cited_docs, "_REPO", ROOT)
 
 
 def _meta(anchor: str) -> dict[str, str]:

@@ -102,11 +102,12 @@ def test_skip_reason_names_the_case_that_ran_over_one_skipped_elsewhere() -> Non
 
 
 def test_index_junit_html(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The report links clauses to docs/spec.md where the judge runs from a checkout; tox installs
-    # the package into site-packages (no docs beside it), so point it at this checkout's docs.
-    import conformance.suite.reporting.html as html_report
+    # The report links clauses to docs/spec.md: the wheel's packaged copy or the checkout's
+    # (conformance.catalog.docs); point it at this checkout's docs.
+    import conformance.catalog.docs as cited_docs
 
-    monkeypatch.setattr(html_report, "_REPO", Path(__file__).resolve().parents[2])
+    monkeypatch.setattr(cited_docs, "_PACKAGED", Path(__file__).resolve().parent / "absent")
+    monkeypatch.setattr(cited_docs, "_REPO", Path(__file__).resolve().parents[2])
     index = build_index([_result()], strict=False)
     entry = index["targets"]["t"]["checks"][L.STORE_FALSE.id]
     assert entry["outcome"] == "fail" and entry["evidence"][0]["request"]["path"] == "/responses/r"
@@ -221,10 +222,12 @@ def test_a_refined_check_keeps_its_published_id() -> None:
 def test_html_clause_without_docs_beside_shows_the_anchor(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    # An installed wheel has no docs/: the clause is shown with its anchor as text, not a dead link.
-    import conformance.suite.reporting.html as html_report
+    # Neither a packaged copy nor a checkout's docs/ (an install made without setup.py's build
+    # step): the clause is shown with its anchor as text, not a dead link.
+    import conformance.catalog.docs as cited_docs
 
-    monkeypatch.setattr(html_report, "_REPO", tmp_path)
+    monkeypatch.setattr(cited_docs, "_PACKAGED", tmp_path / "_docs")
+    monkeypatch.setattr(cited_docs, "_REPO", tmp_path)
     html = render_html(build_index([_result()], strict=False))
     assert "§4.1 (store); KB26 (docs/spec.md#s4-1" in html
     assert 'class="spec"' not in html

@@ -12,7 +12,7 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any
 
-from ...catalog.registry import KNOWN_BUGS_DOC, SPEC_DOC
+from ...catalog.docs import doc_file
 
 __all__ = ["render_html"]
 
@@ -63,24 +63,12 @@ details.quiet table td { font-size: 12px; padding: 2px 6px; }
 """
 
 
-# The repository the judge runs from, where docs/spec.md is (absent from an installed wheel: then
-# the clause's link is shown as text).
-_REPO = Path(__file__).resolve().parents[3]
-_LINKED_DOCS = frozenset({SPEC_DOC, KNOWN_BUGS_DOC})
-
-
 def _spec_file(doc: str) -> Path | None:
-    """The file an anchor names, where this checkout has it: only the two documents a clause
-    cites (docs/spec.md, docs/known-bugs.md; conformance.catalog.registry.clause_anchors). An index is
-    input: an anchor naming anything else (README.md, ../../etc/passwd, /etc/passwd, which
-    `_REPO / doc` would have made a link to the file itself) gets no link."""
-    if doc not in _LINKED_DOCS:
-        return None
-    path = _REPO / doc
-    try:
-        return path if path.is_file() else None
-    except (OSError, ValueError):  # a name the file system refuses (too long, say)
-        return None
+    """The file an anchor names, where this install has it: only the two documents a clause
+    cites (docs/spec.md, docs/known-bugs.md; conformance.catalog.registry.clause_anchors), from the
+    wheel's packaged copy or the checkout (conformance.catalog.docs). An index is input: an anchor
+    naming anything else (README.md, ../../etc/passwd, /etc/passwd) gets no link."""
+    return doc_file(doc)
 
 
 def _spec_link(meta: dict[str, Any]) -> str:

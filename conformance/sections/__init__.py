@@ -1,0 +1,38 @@
+"""One spec section, one module: each check's ID, level, clause and requirement, the rule that
+evaluates it, and its two examples, together (as h2spec keeps a requirement and its test in one
+case).
+
+A section module holds, for the checks of one section of docs/spec.md:
+
+- the checks, declared with :func:`conformance.catalog.registry.register` (the catalogue module of
+  their concern imports them from here, at the place they were declared, so ``REGISTRY`` keeps
+  its order);
+- the rule that evaluates them, a function over the stream validator's state that marks the
+  checks it evaluated as applied (``coverage.applied``) where it evaluates them: what a live run
+  reports as exercised, or "not exercised", comes from that mark, not from a second table;
+- ``declare_examples()``, the failing example and the passing near miss of each check
+  (:mod:`conformance.examples` calls it where the section's examples belong).
+
+Adding a check to a section touches its module, and docs/spec.md if the clause is new.
+
+- :mod:`.s2_1_sequence` — §2.1 sequence numbers (``stream.sequence.*``);
+- :mod:`.s2_3_one_response` — §2.3 one response (``stream.response.id_stable``,
+  ``created_at_stable``).
+
+Public outputs list checks sorted by ID, so a section's checks may be declared before the rest of
+their catalogue module (``REGISTRY``'s order is not shown anywhere).
+"""
+
+from __future__ import annotations
+
+from . import s2_1_sequence, s2_3_one_response
+
+__all__ = ["SECTIONS", "declare_examples"]
+
+SECTIONS = (s2_1_sequence, s2_3_one_response)
+
+
+def declare_examples() -> None:
+    """Declare every section's examples into :data:`conformance.examples.EXAMPLES`."""
+    for section in SECTIONS:
+        section.declare_examples()

@@ -1,0 +1,76 @@
+"""The spec travels with the package: a wheel built from this checkout carries docs/spec.md and
+docs/known-bugs.md (setup.py copies them to ``conformance/_docs/``), byte for byte, and
+``responses-conformance explain`` run from another folder, with that wheel installed in a fresh
+venv, prints the text of the clause a check cites."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+_SOURCES = ("conformance", "mock_server", "reference_impl", "benchmarks", "cassettes")
+_FILES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "docs/spec.md",
+          "docs/known-bugs.md")  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A wheel built (``pip wheel --no-deps``) from a copy of this checkout's sources."""
+    src = tmp_path_factory.mktemp("src")
+    for name in _SOURCES:
+        shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in _FILES:
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / name, src / name)
+    out = tmp_path_factory.mktemp("wheel")
+    cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(src)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+    if done.returncode != 0:  # no setuptools to build with (no index and no cache): not ours
+        pytest.skip(f"pip wheel could not build here: {done.stderr.strip()[-300:]}")
+    (built,) = out.glob("responses_conformance-*.whl")
+    return built
+
+
+def test_the_wheel_carries_the_cited_documents_as_in_docs(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as zf:
+        for doc in ("spec.md", "known-bugs.md"):
+            packaged = zf.read(f"conformance/_docs/{doc}")
+            assert packaged == (ROOT / "docs" / doc).read_bytes()
+
+
+def test_explain_from_an_installed_wheel_prints_the_clause(wheel: Path, tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
+                   timeout=120)  # fmt: skip
+    py = venv / "bin" / "python"
+    purelib = Path(subprocess.check_output(
+        [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True,
+    ).strip())  # fmt: skip
+    # The dependencies come from the running environment's site-packages, after the venv's own
+    # (a bare path in a .pth: the editable finder a .pth there may install is not run).
+    (purelib / "zz_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    pip = [sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps",
+           "--no-index", str(wheel)]  # fmt: skip
+    done = subprocess.run(pip, capture_output=True, text=True, timeout=300, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    where = subprocess.check_output(
+        [str(py), "-c", "import conformance; print(conformance.__file__)"], cwd=tmp_path, env=env,
+        text=True,
+    )  # fmt: skip
+    assert Path(where.strip()).is_relative_to(venv), where
+    cli = [str(venv / "bin" / "responses-conformance"), "explain", "stream.sequence.contiguous"]
+    done = subprocess.run(cli, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120,
+                          check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "docs/spec.md#s2-1:" in done.stdout
+    assert "**§2.1 Sequence numbers.** `sequence_number` counts 0, 1, 2," in done.stdout
+    assert "not found" not in done.stdout

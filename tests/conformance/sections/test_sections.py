@@ -1,0 +1,94 @@
+"""One check, one place (conformance.sections): a section module declares its checks, holds the
+rule that evaluates them and their examples, and the rule marks the checks applied where it
+evaluates them — what a live run reports as exercised comes from that mark."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from mutations import load_recordings
+
+import conformance.cli  # noqa: F401  (the full registry)
+from conformance.catalog.docs import anchor_text
+from conformance.catalog.registry import REGISTRY, Check
+from conformance.examples import EXAMPLES, Sample
+from conformance.sections import SECTIONS
+from conformance.validator import StreamValidator
+
+_CHECKS = [
+    (section.__name__.rsplit(".", 1)[1], value)
+    for section in SECTIONS
+    for value in vars(section).values()
+    if isinstance(value, Check)
+]
+
+
+def _judge(sample: Sample) -> StreamValidator:
+    validator = StreamValidator(
+        coverage=True, profiles=sample.profiles, resume_after=sample.resume_after
+    )
+    for event in sample.build():
+        validator.feed(event)
+    validator.close()
+    return validator
+
+
+def test_every_section_declares_checks() -> None:
+    assert len(_CHECKS) >= 3
+    assert len({check.id for _, check in _CHECKS}) == len(_CHECKS)
+
+
+@pytest.mark.parametrize(("section", "check"), _CHECKS, ids=[c.id for _, c in _CHECKS])
+def test_a_sections_check_has_its_clause_examples_and_rule_in_one_place(
+    section: str, check: Check
+) -> None:
+    assert REGISTRY[check.id] is check
+    assert check.anchors and all(anchor_text(a) for a in check.anchors), check.clause
+    example = EXAMPLES[check.id]
+    assert example.failing.kind == example.passing.kind == "stream"
+    failing, passing = _judge(example.failing), _judge(example.passing)
+    assert check.id in {v.check_id for v in failing.violations}
+    assert check.id not in {v.check_id for v in passing.violations}
+    # Applied by the rule itself, on the near miss too (where nothing was reported).
+    assert failing.coverage is not None and passing.coverage is not None
+    assert check.id in failing.coverage.applied and check.id in passing.coverage.applied
+    assert check.id in passing.exercised
+
+
+def _exercised(events: list[dict[str, Any]]) -> set[str]:
+    validator = StreamValidator(coverage=True)
+    for event in events:
+        validator.feed(event)
+    validator.close()
+    return validator.exercised
+
+
+_SEQUENCE = {"stream.sequence.present", "stream.sequence.start", "stream.sequence.contiguous"}
+_IDENTITY = {"stream.response.id_stable", "stream.response.created_at_stable"}
+
+
+def test_real_streams_exercise_the_section_checks_as_before() -> None:
+    # The table that said so (conformance/validator/exercised.py) marked the sequence checks for
+    # any stream with an event judged, the identity checks for one with two lifecycle events; the
+    # rules' own marks agree on every recording, whole and cut after one and two events.
+    assert {check.id for _, check in _CHECKS} == _SEQUENCE | _IDENTITY
+    for recording in load_recordings():
+        assert _exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
+        one = _exercised(recording.events[:1])
+        assert one >= _SEQUENCE and not _IDENTITY & one, recording.name
+        if all("response" in e for e in recording.events[:2]):
+            assert _exercised(recording.events[:2]) >= _IDENTITY, recording.name
+    assert not (_SEQUENCE | _IDENTITY) & _exercised([])
+
+
+def test_a_stream_of_untyped_events_applied_the_sequence_rule() -> None:
+    # The rule evaluated these events' numbers (and reported the gap); the old table, which
+    # counted only typed events, called the checks not exercised.
+    validator = StreamValidator(coverage=True)
+    events: list[dict[str, Any]] = [{"sequence_number": 0}, {"sequence_number": 2}]
+    for event in events:
+        validator.feed(event)
+    validator.close()
+    assert "stream.sequence.contiguous" in {v.check_id for v in validator.violations}
+    assert "stream.sequence.start" in validator.exercised
