@@ -25,6 +25,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 
 from ..catalog import live as L
 from ..suite.http import HttpExchange
+from ..suite.judgeable import AUTH_STATUSES
 from ..suite.probe import _declared
 from ..websocket import SessionValidator
 from .judge import Verdict
@@ -75,7 +76,11 @@ async def forward_websocket(app: ProxyApp, scope: MutableMapping[str, Any], rece
         ex.status = exc.response.status_code
         ex.error = f"the upstream refused the upgrade: HTTP {ex.status}"
         await _refuse(send, exc.response.status_code, bytes(exc.response.body or b""))
-        _upgrade_failed(verdict, profiles, ex.error)
+        if ex.status in AUTH_STATUSES:  # no verdict: the key was refused, not the upgrade
+            verdict.judged = False
+            verdict.not_judged = f"authentication refused: HTTP {ex.status} to the upgrade"
+        else:
+            _upgrade_failed(verdict, profiles, ex.error)
         _finish(app, verdict, started)
         return
     except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:

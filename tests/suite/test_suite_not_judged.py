@@ -14,89 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from suite_support import ASGIApp, Message, Receive, Scope, Send, mock_app, run_suite, serve
+from refusing_servers import UNKNOWN_MODEL, drain, json_answer, refusing_model, wrong_key_everywhere
+from suite_support import Message, Receive, Scope, Send, mock_app, run_suite, serve
 
 from conformance.suite.judgeable import model_unknown, refusal, unjudgeable_create
-
-
-async def _json(send: Send, status: int, value: Any) -> None:
-    data = json.dumps(value).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(data))]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": data, "more_body": False})
-
-
-async def _drain(receive: Receive) -> bytes:
-    body, more = b"", True
-    while more:
-        message: Message = await receive()
-        body += message.get("body", b"")
-        more = message.get("more_body", False)
-    return body
-
-
-def wrong_key_everywhere() -> ASGIApp:
-    """Every request refused as OpenAI refuses a wrong key."""
-
-    async def app(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            return
-        await _drain(receive)
-        await _json(send, 401, {"error": {
-            "message": "Incorrect API key provided: sk-wrong.", "type": "invalid_request_error",
-            "param": None, "code": "invalid_api_key"}})  # fmt: skip
-
-    return app
-
-
-# How servers and gateways refuse a model they do not serve (judgeable.py cites each source).
-UNKNOWN_MODEL: dict[str, tuple[int, Any]] = {
-    "openai": (404, {"error": {"message": "The model `nope` does not exist or you do not have "
-                               "access to it.", "type": "invalid_request_error", "param": None,
-                               "code": "model_not_found"}}),
-    "vllm": (404, {"error": {"message": "The model `nope` does not exist.",
-                             "type": "NotFoundError", "param": "model", "code": 404}}),
-    "vllm-old": (404, {"object": "error", "message": "The model `nope` does not exist.",
-                       "type": "NotFoundError", "param": None, "code": 404}),
-    "litellm": (400, {"error": {"message": "/responses: Invalid model name passed in model=nope. "
-                                "Call `/v1/models` to view available models for your key.",
-                                "type": "None", "param": "None", "code": "400"}}),
-    "llama.cpp": (400, {"error": {"code": 400, "message": "model not found",
-                                  "type": "invalid_request_error"}}),
-    "ollama": (404, {"error": {"message": 'model "nope" not found, try pulling it first',
-                               "type": "api_error", "param": None, "code": None}}),
-}  # fmt: skip
-
-
-def refusing_model(vendor: str) -> ASGIApp:
-    """The mock behind a gateway that serves only the model `mock`."""
-    inner = mock_app()
-    status, answer = UNKNOWN_MODEL[vendor]
-
-    async def app(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST":
-            await inner(scope, receive, send)
-            return
-        body = await _drain(receive)
-        try:
-            model = json.loads(body).get("model")
-        except (ValueError, AttributeError):
-            model = None
-        if model is not None and model != "mock":
-            await _json(send, status, answer)
-            return
-        delivered = False
-
-        async def replay() -> Message:
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await inner(scope, replay, send)
-
-    return app
 
 
 @contextmanager
@@ -203,8 +124,8 @@ def test_mid_run_refusal_is_not_judged(tmp_path: Path) -> None:
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "GET" and "/responses/" in scope["path"]:
-            await _drain(receive)
-            await _json(send, 403, {"error": {"message": "route not allowed for this key",
+            await drain(receive)
+            await json_answer(send, 403, {"error": {"message": "route not allowed for this key",
                                               "type": "permission_error", "param": None,
                                               "code": None}})  # fmt: skip
             return
@@ -243,7 +164,7 @@ class _ChainLoser:
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.inner(scope, receive, send)
             return
-        body = await _drain(receive)
+        body = await drain(receive)
         try:
             previous = json.loads(body).get("previous_response_id")
         except (ValueError, AttributeError):
@@ -251,7 +172,7 @@ class _ChainLoser:
         if isinstance(previous, str) and not previous.endswith("unknown"):
             self.chained += 1
             if self.chained % 3 == 0:
-                await _json(send, 404, {"error": {
+                await json_answer(send, 404, {"error": {
                     "message": f"Previous response with id '{previous}' not found.",
                     "type": "invalid_request_error", "param": "previous_response_id",
                     "code": "previous_response_not_found"}})  # fmt: skip
