@@ -123,6 +123,8 @@ class SuitePlugin:
         attempts = min(MAX_ATTEMPTS, int(marker.args[0])) if marker else 1
         runs = self.repeat if pyfuncitem.get_closest_marker("chain") else 1
         for run in range(1, runs + 1):
+            if isinstance(probe, Probe):
+                probe.runs = runs
             self._run_once(pyfuncitem, record, probe, attempts, run)
             if record.skip_reason or record.not_judged or record.error:
                 break  # a skip, a refusal or a crash says the same on every run

@@ -90,7 +90,13 @@ class Probe:
         self.attempt = 1
         self.max_attempts = 1
         self.run = 1  # the run of a chain case repeated by --repeat
+        self.runs = 1  # how many runs it gets
         self.last: HttpExchange | None = None  # the latest exchange, for evidence
+
+    @property
+    def retrying(self) -> bool:
+        """The case may run again: more than one attempt, or runs repeated by --repeat."""
+        return self.max_attempts > 1 or self.runs > 1
 
     @property
     def model(self) -> str:
@@ -227,7 +233,7 @@ class Probe:
         """The request must have been answered 200 (transport failures are already recorded)."""
         if ex.error is not None:
             raise CaseAborted(ex.error)
-        if check is L.HTTP_OK and ex.status is not None and ex.status >= 500:
+        if check is L.HTTP_OK and ex.status is not None and ex.status >= 500 and self.retrying:
             raise CaseAborted(f"HTTP {ex.status}")  # already recorded by _guard
         self.require(
             check, ex.status == 200, ex, expected="HTTP 200",
@@ -276,9 +282,11 @@ class Probe:
         refused = refusal(ex.status, ex.content_type, ex.body, ex.text)
         if refused is not None:
             raise NotJudged(f"{refused} on {ex.method} {ex.path}")
-        if ex.status is not None and ex.status >= 500:
-            # A server error is never the model's doing: it fails in whichever attempt it
-            # comes (a later attempt that works does not excuse it; docs/cli.md, retries).
+        if ex.status is not None and ex.status >= 500 and self.retrying:
+            # A server error is never the model's doing: in a case that may run again (a retry
+            # for the model's content, a --repeat run) it fails in whichever attempt it comes —
+            # a later attempt that works does not excuse it (docs/cli.md, retries). A case that
+            # runs once judges its answers' statuses with its own checks.
             self.check(
                 L.HTTP_OK, False, ex, expected="no server error",
                 actual=f"HTTP {ex.status}: {_head(ex.body or ex.text)}",

@@ -211,3 +211,43 @@ def test_repeat_catches_a_chain_lost_one_time_in_three(tmp_path: Path) -> None:
     assert "run 2, attempt 1: aborted" in junit
     page = html.unescape((tmp_path / "rep" / "report.html").read_text())
     assert "run 2, attempt 1: aborted" in page
+
+
+def test_a_server_error_in_a_retried_case_fails(tmp_path: Path) -> None:
+    """A case that may retry (the tool round trip: 3 attempts) meets a 500 on a side request —
+    the explicit-history count it uses to judge the chain's usage: a server error, never the
+    model's doing, fails live.http.status_ok however the attempts end (it was silent before)."""
+    inner = mock_app()
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await inner(scope, receive, send)
+            return
+        body = await drain(receive)
+        parsed = json.loads(body) if body else {}
+        explicit = isinstance(parsed.get("input"), list) and "previous_response_id" not in parsed
+        if explicit and scope["path"].endswith("/responses"):
+            await json_answer(send, 500, {"error": {"message": "upstream overloaded",
+                                                    "type": "server_error", "param": None,
+                                                    "code": None}})  # fmt: skip
+            return
+        delivered = False
+
+        async def replay() -> Message:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await inner(scope, replay, send)
+
+    with serve(app) as url:
+        run = run_suite("--base-url", url, "--model", "mock", "--profile", "stateful,tools",
+                        "-k", "chain_tool_round_trip", "--timeout", "10",
+                        report_dir=tmp_path)  # fmt: skip
+    assert run.code == 1, run.stdout[-3000:]
+    assert run.failing() == {"live.http.status_ok"}, run.failing()
+    entry = next(iter(run.index["targets"].values()))
+    case = entry["cases"][0]
+    assert case["attempt_log"][0]["violations"] == ["live.http.status_ok"]
