@@ -12,8 +12,8 @@ the refusal:
   does not exist.", ``type: NotFoundError``, at the top level in older vLLM), llama.cpp's router
   (``400`` "model not found"), Ollama ("model \\"x\\" not found"), LiteLLM (``400`` "Invalid model
   name passed in model=x"), OpenRouter ("x is not a valid model ID");
-- **not a Responses server**: an HTML page (a static file server, a gateway's login or error
-  page), or — for the create endpoint itself — ``404``/``405``/``501`` (no such route) or a
+- **not a Responses server**: an HTML page (a static file server, a gateway's login page; a
+  ``5xx`` page is a server error, and judged), or — for the create endpoint itself — ``404``/``405``/``501`` (no such route) or a
   ``2xx`` body that is not JSON.
 
 A ``404`` in OpenAI's error shape from an endpoint that exists — ``previous_response_not_found``,
@@ -108,13 +108,14 @@ def _short(text: str, limit: int = 160) -> str:
 
 def refusal(status: int | None, content_type: str, body: Any, text: str) -> str | None:
     """Why an answer to *any* request is no answer to judge: authentication refused (401/403),
-    or an HTML page; else ``None``. ``body`` is the parsed JSON (``None`` when it is not JSON),
+    or an HTML page below 500; else ``None``. ``body`` is the parsed JSON (``None`` when it is not JSON),
     ``text`` the body's first characters when it is not JSON."""
     if status in AUTH_STATUSES:
         error = _error_of(body)
         said = _message(error) if error is not None else _short(text)
         return f"authentication refused: HTTP {status}" + (f" ({_short(said)})" if said else "")
-    if status is not None and body is None and _is_html(content_type, text):
+    if status is not None and status < 500 and body is None and _is_html(content_type, text):
+        # a 5xx page (a gateway's 502 in front of a server that crashed) is a server error: judged
         return f"not a Responses server: HTTP {status} with an HTML page"
     return None
 

@@ -114,7 +114,9 @@ def test_verdicts_stay_verdicts() -> None:
     assert unjudgeable_create(200, "application/json", {"object": "response"}, "", model="m",
                               what="POST") is None  # fmt: skip
     assert refusal(403, "text/plain", None, "Forbidden")
-    assert refusal(502, "text/html", None, "<html><body>Bad Gateway</body></html>")
+    assert refusal(200, "text/html", None, "<!doctype html><title>Sign in</title>")
+    # a gateway's 502 page in front of a server that crashed is a server error: judged
+    assert refusal(502, "text/html", None, "<html><body>Bad Gateway</body></html>") is None
 
 
 def test_mid_run_refusal_is_not_judged(tmp_path: Path) -> None:
