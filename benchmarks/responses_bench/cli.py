@@ -66,7 +66,9 @@ timeline.png (and sweep.png), Locust's locust_*.csv and locust.html. A multi-run
 --repeat, several --base-url) puts each run's reports in DIR/<target>/u<N>/run<k>/.
 
 Exit codes: 0 ok; 1 an SLO breached or a stream broke a judge check; 2 the run broke (bad options,
-target unreachable, nothing answered).
+target unreachable, nothing answered) or could not judge: one create sent before the load was
+refused (401/403), answered by something that is not a Responses server, or told the model is
+not served — one line says which.
 """
 
 
@@ -253,6 +255,46 @@ def _reachable(url: str, timeout: float = 3.0) -> str | None:
         return f"cannot connect to {host}:{port}: {error}"
 
 
+def _judgeable(config: BenchConfig) -> str | None:
+    """One plain create before the load, with the run's headers and model: ``None`` when its
+    answer is one to measure (a 5xx too: the run measures it), else why the target cannot be
+    judged — a refused key, not a Responses server, a model it does not serve
+    (conformance/suite/judgeable.py) — so that a run against it says so in one line (exit 2)
+    instead of measuring refusals as failures."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    from conformance.suite.judgeable import unjudgeable_create
+
+    model = config.workload.model
+    data = json.dumps({"model": model, "input": "Reply with the word OK.",
+                       "max_output_tokens": 16}).encode()  # fmt: skip
+    headers = {**config.headers, "Content-Type": "application/json", "Accept": "application/json"}
+    request = urllib.request.Request(config.responses_url, data=data, headers=headers)
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(request, timeout=min(config.request_timeout, 30.0)) as answer:
+            status, ctype, raw = (
+                answer.status,
+                answer.headers.get("content-type", ""),
+                answer.read(65536),
+            )
+    except urllib.error.HTTPError as error:
+        status, ctype = error.code, error.headers.get("content-type", "") if error.headers else ""
+        raw = error.read(65536) if error.fp is not None else b""
+    except (OSError, ValueError):
+        return None  # no answer: the run measures it as such
+    text = raw.decode("utf-8", "replace")
+    try:
+        body = json.loads(text) if text.strip() else None
+    except ValueError:
+        body = None
+    return unjudgeable_create(
+        status, ctype or "", body, text[:2000], model=model, what="POST /responses"
+    )
+
+
 def _multi_plan(args: argparse.Namespace, argv: list[str], urls: list[str]) -> multirun.Plan:
     """Check a multi-run's options (every target's config, its reachability) before any load."""
     users: list[int] = args.users or []
@@ -280,10 +322,11 @@ def _multi_plan(args: argparse.Namespace, argv: list[str], urls: list[str]) -> m
     if args.run_time is not None:
         _run_time_seconds(args.run_time)
     first = args.users
+    configs: dict[str, BenchConfig] = {}
     for url in urls:
         args.base_url = url
         args.users = users[0] if users else None
-        config = build_config(args)
+        config = configs[url] = build_config(args)
         _check_run_bounds(args, config)
         _load_workload(config)
     args.users = first
@@ -291,6 +334,9 @@ def _multi_plan(args: argparse.Namespace, argv: list[str], urls: list[str]) -> m
         problem = _reachable(responses_url(url))
         if problem is not None:
             raise ConfigError(f"target unreachable: {url}: {problem}")
+        reason = _judgeable(configs[url])
+        if reason is not None:
+            raise ConfigError(f"could not judge {url}: {reason}")
     child = _without(argv, "-u", "--users", "--base-url", "--repeat", "--report-dir", "--search")
     return multirun.Plan(
         targets=tuple(urls),
@@ -357,6 +403,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         problem = _reachable(config.responses_url)
         if problem is not None:
             print(f"responses-bench: target unreachable: {problem}", file=sys.stderr)
+            return 2
+        reason = _judgeable(config)
+        if reason is not None:
+            print(f"responses-bench: could not judge: {reason}", file=sys.stderr)
             return 2
         if not _given(argv, "--base-url"):
             extra += ["--base-url", args.base_url]  # it came from -H/--host

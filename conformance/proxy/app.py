@@ -76,6 +76,11 @@ class ProxyApp:
         self._tasks: set[asyncio.Task[Any]] = set()  # open exchanges
         self._closing = False
 
+    @property
+    def closing(self) -> bool:
+        """The proxy is shutting down: what it cuts now is its own doing."""
+        return self._closing
+
     def tasks(self) -> set[asyncio.Task[Any]]:
         """The WebSocket sessions open now."""
         return set(self._tasks)

@@ -44,7 +44,9 @@ reports (--report-dir DIR): index.json, junit.xml, report.html — written on SI
 every --report-every seconds; index.json's `proxy.recent` lists the latest exchanges' verdicts.
 
 exit codes (on SIGINT / SIGTERM): 0 every exchange conformant; 1 an exchange failed (MUST; SHOULD
-too with --strict); 2 the proxy could not start (bad upstream URL, port taken).
+too with --strict); 2 the proxy could not start (bad upstream URL, port taken), or an answer was
+no verdict — the upstream refused the key (401/403), sent an HTML page, or does not serve the
+model: one line says so, and no outcome comes from it (docs/proxy.md).
 
 examples:
   responses-conformance proxy --upstream http://127.0.0.1:8000 --port 8080 --report-dir reports

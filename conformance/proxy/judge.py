@@ -25,6 +25,7 @@ from ..catalog import live as L
 from ..catalog.registry import Violation
 from ..sse.framing import SSEStreamValidator, parse_json
 from ..suite.http import HttpExchange
+from ..suite.judgeable import model_unknown, refusal
 from ..suite.probe import _declared, judged_profiles
 from ..validator.exercised import error_exercised, response_exercised
 from .kinds import RequestInfo
@@ -46,6 +47,7 @@ class Verdict:
     session_events: int | None = None  # a WebSocket session's server events
     stream_events: int | None = None  # a stream's events, when they were not kept as evidence
     evidence: dict[str, Any] | None = None  # a WebSocket session's: its last frames
+    not_judged: str = ""  # the answer was no verdict (authentication refused, …): why
 
     @property
     def events(self) -> int:
@@ -83,6 +85,7 @@ class ExchangeJudge:
         self._violations: list[Violation] = []
         self._exercised: set[str] = set()
         self._finished: Verdict | None = None
+        self._refused = ""  # why the answer is no verdict (suite/judgeable.py), if it is none
 
     @property
     def streaming(self) -> bool:
@@ -162,6 +165,11 @@ class ExchangeJudge:
                 verdict.stream_events = self.sse.event_count
         elif ex.status is not None and (ex.error is None or ex.status >= 400):
             self._judge_body(bytes(self._body))
+            if self._refused:
+                # no outcome from a refusal: the exchange is counted, never judged
+                verdict.judged, verdict.not_judged = False, self._refused
+                self._violations.clear()
+                self._exercised.clear()
         self._exercised |= {v.check_id for v in self._violations}
         self._body = bytearray()
         return verdict
@@ -183,6 +191,14 @@ class ExchangeJudge:
         body = ex.body
         if status == 429:
             return  # rate limiting is not a verdict (the suite waits it out)
+        refused = refusal(status, ex.content_type, body, ex.text)
+        if refused is None and self.info.kind == "responses.create":
+            said = model_unknown(status, body)
+            if said is not None:
+                refused = f"the upstream does not serve the model: HTTP {status} ({said[:160]})"
+        if refused is not None:
+            self._refused = refused
+            return
         if status >= 400:
             self._exercised |= error_exercised(body)
             if isinstance(body, dict):

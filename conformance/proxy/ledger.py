@@ -53,6 +53,8 @@ class Ledger:
         self.started = time.monotonic()
         self.exchanges = 0
         self.failed = 0
+        self.not_judged = 0  # answers that were no verdict (authentication refused, …)
+        self.first_not_judged = ""
         self._cases: dict[str, CaseResult] = {}
         self._kept: Counter[tuple[str, str]] = Counter()
         self._dropped: Counter[str] = Counter()  # check ID -> violations counted, not kept
@@ -90,7 +92,11 @@ class Ledger:
         line = f"{label}  #{self.exchanges} {info.method} /v1{info.shown} {status} {events}"
         if ex.error:
             line += f"  ({ex.error})"
-        if not verdict.judged:
+        if verdict.not_judged:
+            self.not_judged += 1
+            self.first_not_judged = self.first_not_judged or verdict.not_judged
+            line += f"  (could not judge: {verdict.not_judged})"
+        elif not verdict.judged:
             line += "  (not judged)"
         elif failing:
             first = failing[0]
@@ -105,6 +111,7 @@ class Ledger:
                 "status": ex.status,
                 "events": verdict.events,
                 "judged": verdict.judged,
+                "not_judged": verdict.not_judged,
                 "passed": not failing,
                 "violations": sorted({v.check_id for v in verdict.violations}),
                 "error": ex.error,
@@ -133,6 +140,7 @@ class Ledger:
             "upstream": self.target.shown_url(),
             "exchanges": self.exchanges,
             "failed_exchanges": self.failed,
+            "not_judged_exchanges": self.not_judged,
             "recent": list(self._recent),
             "recent_omitted": max(0, self.exchanges - len(self._recent)),
         }
@@ -144,9 +152,21 @@ class Ledger:
     def summary(self) -> None:
         result = self.result()
         self.console.summary(result, result.outcomes())
+        if self.not_judged:
+            self.console.line(self.not_judged_line())
+
+    def not_judged_line(self) -> str:
+        return (
+            f"-- could not judge {self.not_judged} of {self.exchanges} exchange(s): "
+            f"{self.first_not_judged}"
+        )
 
     def exit_code(self) -> int:
-        """1 when any exchange failed (or a check did), else 0."""
+        """2 when an answer was no verdict (an upstream refusing the key, an HTML page: the
+        session did not judge what it forwarded), else 1 when any exchange failed (or a check
+        did), else 0."""
+        if self.not_judged:
+            return 2
         return 1 if self.failed or self.result().failed() else 0
 
 

@@ -217,6 +217,7 @@ class RelayedExchange:
         self.done: asyncio.Future[None] | None = None
         self.loop = asyncio.get_running_loop()
         self.last = 0.0
+        self.upstream_broke = False  # the upstream's body broke: the proxy cut the client after
 
     async def run(self, body: bytes) -> None:
         app = self.server.app
@@ -470,7 +471,10 @@ class RelayedExchange:
         self._end_broken()
 
     def _end_broken(self) -> None:
-        """The upstream's body cannot be finished: drop its connection and end the client's."""
+        """The upstream's body cannot be finished: drop its connection and end the client's.
+        The client's connection closing after that is the proxy's doing, not the client's
+        leaving: the exchange stays failed (docs/proxy.md, who cut the stream)."""
+        self.upstream_broke = True
         if self.upstream is not None:
             self.upstream.abort()
         if self.streaming:
@@ -521,8 +525,10 @@ class RelayedExchange:
     def client_gone(self) -> None:
         """The client's connection closed. Before the upstream's body ended, the stream was cut
         by the client (its end is not judged against the upstream); after it — the client read
-        the last byte and left before this exchange's task resumed — the exchange is whole."""
-        if self.body_ended:
+        the last byte and left before this exchange's task resumed — the exchange is whole. After
+        the upstream's body broke, the proxy closed the client's connection itself: that close
+        excuses nothing."""
+        if self.body_ended or self.upstream_broke:
             return
         if self.judge is not None:
             self.judge.client_closed = True

@@ -25,6 +25,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 
 from ..catalog import live as L
 from ..suite.http import HttpExchange
+from ..suite.judgeable import AUTH_STATUSES
 from ..suite.probe import _declared
 from ..websocket import SessionValidator
 from .judge import Verdict
@@ -75,7 +76,11 @@ async def forward_websocket(app: ProxyApp, scope: MutableMapping[str, Any], rece
         ex.status = exc.response.status_code
         ex.error = f"the upstream refused the upgrade: HTTP {ex.status}"
         await _refuse(send, exc.response.status_code, bytes(exc.response.body or b""))
-        _upgrade_failed(verdict, profiles, ex.error)
+        if ex.status in AUTH_STATUSES:  # no verdict: the key was refused, not the upgrade
+            verdict.judged = False
+            verdict.not_judged = f"authentication refused: HTTP {ex.status} to the upgrade"
+        else:
+            _upgrade_failed(verdict, profiles, ex.error)
         _finish(app, verdict, started)
         return
     except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
@@ -95,14 +100,18 @@ async def forward_websocket(app: ProxyApp, scope: MutableMapping[str, Any], rece
         tape = app.recorder.begin("GET", target, scope["headers"], b"", websocket=True)
         response = upstream.response
         tape.response(101, list(response.headers.raw_items()) if response is not None else [])
+    cut = _Cut()
     try:
-        await _pump(upstream, session, frames, receive, send, tape)
+        await _pump(upstream, session, frames, receive, send, tape, cut)
     finally:
         if tape is not None and app.recorder is not None:
             app.recorder.finish(tape)
         with contextlib.suppress(Exception):
             await upstream.close()
-        session.close()
+        # Who cut the session decides (docs/proxy.md): the client's leaving or the proxy's own
+        # shutdown leaves the responses in flight unfinished, and that is not the upstream's
+        # fault; the upstream closing first is, and is judged.
+        session.close(cut=cut.by_client or app.closing)
         verdict.session_events = session.events
         verdict.violations = session.all_violations()
         verdict.exercised = _declared(session.exercised | session.stream_exercised(), profiles)
@@ -112,6 +121,14 @@ async def forward_websocket(app: ProxyApp, scope: MutableMapping[str, Any], rece
         _finish(app, verdict, started)
 
 
+class _Cut:
+    """Which side ended a session first."""
+
+    def __init__(self) -> None:
+        self.by_client = False  # the client disconnected while the upstream's side was open
+        self.by_upstream = False  # the upstream's side ended (closed, or the connection lost)
+
+
 async def _pump(
     upstream: ClientConnection,
     session: SessionValidator,
@@ -119,11 +136,16 @@ async def _pump(
     receive: Receive,
     send: Send,
     tape: Any = None,
+    cut: _Cut | None = None,
 ) -> None:
+    cut = cut or _Cut()
+
     async def client_to_upstream() -> None:
         while True:
             message = await receive()
             if message["type"] == "websocket.disconnect":
+                if not cut.by_upstream:
+                    cut.by_client = True
                 await upstream.close(code=message.get("code", 1000) or 1000)
                 return
             frame = message.get("text")
@@ -148,6 +170,8 @@ async def _pump(
                 frames.append({"dir": "server", "frame": _shown(frame)})
         except ConnectionClosed:
             pass
+        if not cut.by_client:
+            cut.by_upstream = True
         code = upstream.close_code or 1000
         with contextlib.suppress(Exception):
             await send({"type": "websocket.close", "code": code if code != 1006 else 1011})

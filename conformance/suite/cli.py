@@ -57,7 +57,16 @@ report.html (a matrix of checks × targets). `responses-conformance report` merg
 --format json prints that index on stdout (the progress lines go to stderr).
 
 exit codes: 0 every target conformant; 1 a check failed (MUST; SHOULD too with --strict) or an
-expected failure passed; 2 the run broke (bad arguments, target unreachable, mock did not start).
+expected failure passed; 2 the run broke (bad arguments, target unreachable, mock did not start)
+or could not judge: the first request's answer was no verdict — authentication refused
+(401/403), not a Responses server (an HTML page, 404/405/501 on POST /responses, a body that is
+not JSON), a model the server does not serve (model_not_found and the vendors' phrasings) — one
+line says which, and no case runs; a case that meets a 401/403 or an HTML page later is not
+judged either (the report says which, and why).
+
+retries: a case a real model may miss by chance runs up to 3 attempts; only the model's content
+is retried: a protocol violation or a server error (5xx) in any attempt fails the case. The
+reports show every attempt (attempt_log) and which one passed (passed_attempt).
 
 examples:
   responses-conformance run --report-dir reports
@@ -125,6 +134,11 @@ def add_subcommands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(default 16 MiB)",
     )  # fmt: skip
     how.add_argument(
+        "--repeat", type=_positive, metavar="N", default=1,
+        help="run the stateful chain cases (previous_response_id, after a streamed parent "
+        "too) N times, to surface a server that loses a chain now and then (default 1)",
+    )  # fmt: skip
+    how.add_argument(
         "-k", dest="keyword", metavar="EXPR", help="run only cases matching (pytest -k)"
     )
     how.add_argument("--report-dir", metavar="DIR", help="write index.json, junit.xml, report.html")
@@ -142,6 +156,16 @@ def add_subcommands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     report.add_argument("--report-dir", metavar="DIR", required=True, help="where to write")
     add_format(report)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 1 to 100, got {text!r}")
+    return value
 
 
 def _profiles(values: list[str] | None) -> list[str] | None:
@@ -195,7 +219,10 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     console = Console(err if json_out else out, redactor, verbose=args.verbose)
     results = []
     for target in targets:
-        result = run_target(target, strict=args.strict, console=console, keyword=args.keyword)
+        result = run_target(
+            target, strict=args.strict, console=console, keyword=args.keyword,
+            repeat=args.repeat,
+        )  # fmt: skip
         results.append(result)
         if result.status == "ran":
             console.summary(result, result.outcomes())

@@ -47,6 +47,11 @@ class Console:
         text = f"  {label}  {record.id:<48} {record.duration:6.2f}s"
         if record.retried:
             text += f"  (retried {len(record.retried)}x: {record.retried[-1]})"
+        runs = max((a["run"] for a in record.attempt_log), default=1)
+        if runs > 1:
+            bad = len({a["run"] for a in record.attempt_log if a["result"] == "failed"
+                       or a["result"] == "aborted"})  # fmt: skip
+            text += f"  ({runs} runs, {bad} failed)"
         if failing:
             text += "  " + ", ".join(sorted({f.check_id for f in failing}))
             first = failing[0].violation
@@ -90,6 +95,11 @@ class Console:
         )
         parts = ", ".join(f"{n} {name.replace('_', ' ')}" for name, n in counts.items() if n)
         verdict = "FAILED" if result.failed(outcomes) else "passed"
+        unjudged = result.not_judged_cases()
+        if unjudged:  # exit 2: the run is incomplete, whatever it found
+            verdict = f"COULD NOT JUDGE {len(unjudged)} case(s): {unjudged[0].not_judged}; " + (
+                "FAILED" if result.failed(outcomes) else "the rest passed"
+            )
         self.line(
             f"-- {result.target.name}: {verdict} ({parts}; {len(result.cases)} cases, "
             f"{result.duration:.1f}s)"

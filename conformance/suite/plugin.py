@@ -4,7 +4,12 @@ Markers a case uses (registered here):
 
 - ``checks(*ids)`` — the check IDs the case exercises (each must be in the registry);
 - ``profiles(*names)`` — the profiles a target must declare for the case to run (default core);
-- ``attempts(n)`` — how often a nondeterministic case may run (at most 3);
+- ``attempts(n)`` — how often a nondeterministic case may run (at most 3); an attempt is
+  retried only when the model missed what it was asked (:meth:`Probe.nondeterministic`): what
+  any attempt found — a protocol violation, a server error — stays a finding, and the record
+  keeps every attempt (``attempt_log``) and the one that passed (``passed_attempt``);
+- ``chain`` — a stateful chain (``previous_response_id``): ``--repeat N`` runs it N times, to
+  surface a server that loses a chain now and then;
 - ``needs_instructions`` — the case needs a model that follows natural-language instructions.
 
 The ``probe`` fixture hands a case its :class:`~conformance.suite.probe.Probe`. The plugin runs
@@ -23,8 +28,8 @@ from ..catalog import live as L
 from ..catalog.registry import REGISTRY
 from .console import Console
 from .http import TargetClient
-from .probe import CaseAborted, Probe, Retry, Skipped
-from .results import CaseResult
+from .probe import CaseAborted, NotJudged, Probe, Retry, Skipped
+from .results import CaseResult, Finding
 from .targets import Target
 
 __all__ = ["MAX_ATTEMPTS", "SuitePlugin"]
@@ -35,6 +40,7 @@ _MARKERS = (
     "checks(*ids): the check IDs this case exercises",
     "profiles(*names): the profiles a target must declare for this case to run (default: core)",
     f"attempts(n): run a nondeterministic case up to n times (n <= {MAX_ATTEMPTS})",
+    "chain: a stateful chain (previous_response_id); --repeat N runs it N times",
     "needs_instructions: the case needs a model that follows natural-language instructions",
 )
 
@@ -47,9 +53,16 @@ def case_id(item: pytest.Item) -> str:
 
 class SuitePlugin:
     def __init__(
-        self, target: Target, client: TargetClient, *, strict: bool, console: Console
+        self,
+        target: Target,
+        client: TargetClient,
+        *,
+        strict: bool,
+        console: Console,
+        repeat: int = 1,
     ) -> None:
         self.target = target
+        self.repeat = max(1, repeat)
         self.client = client
         self.strict = strict
         self.console = console
@@ -108,27 +121,57 @@ class SuitePlugin:
         probe = pyfuncitem.funcargs.get("probe")
         marker = pyfuncitem.get_closest_marker("attempts")
         attempts = min(MAX_ATTEMPTS, int(marker.args[0])) if marker else 1
+        runs = self.repeat if pyfuncitem.get_closest_marker("chain") else 1
+        for run in range(1, runs + 1):
+            if isinstance(probe, Probe):
+                probe.runs = runs
+            self._run_once(pyfuncitem, record, probe, attempts, run)
+            if record.skip_reason or record.not_judged or record.error:
+                break  # a skip, a refusal or a crash says the same on every run
+        if record.not_judged and not record.skip_reason:
+            record.skip_reason = f"could not judge: {record.not_judged}"
+        if record.skip_reason:
+            pytest.skip(record.skip_reason)
+        return True
+
+    def _run_once(
+        self, item: pytest.Function, record: CaseResult, probe: Any, attempts: int, run: int
+    ) -> None:
+        """One run of a case: up to ``attempts`` attempts, each recorded (docs/cli.md, retries):
+        a retry is for the model's content only — what an attempt found stays found."""
         if isinstance(probe, Probe):
             probe.max_attempts = attempts
-        names = pyfuncitem._fixtureinfo.argnames
-        args: dict[str, Any] = {name: pyfuncitem.funcargs[name] for name in names}
+        names = item._fixtureinfo.argnames
+        args: dict[str, Any] = {name: item.funcargs[name] for name in names}
         for attempt in range(1, attempts + 1):
-            record.attempts = attempt
+            record.attempts = len(record.attempt_log) + 1
             if isinstance(probe, Probe):
                 probe.attempt = attempt
+                probe.run = run
+            before = len(record.findings)
+            entry: dict[str, Any] = {"run": run, "attempt": attempt, "result": "passed"}
+            record.attempt_log.append(entry)
             try:
-                pyfuncitem.obj(**args)
+                item.obj(**args)
             except Retry as exc:
                 record.retried.append(str(exc))
+                entry["result"], entry["reason"] = "retried", str(exc)
                 if attempt < attempts:
+                    entry["violations"] = _ids(record, before)
                     continue
                 record.skip_reason = f"{exc} (in {attempt} attempts)"
+                entry["result"] = "skipped"
+            except NotJudged as exc:
+                record.not_judged = str(exc)
+                entry["result"], entry["reason"] = "not_judged", str(exc)
             except Skipped as exc:
                 record.skip_reason = str(exc)
-            except CaseAborted:
-                pass
+                entry["result"], entry["reason"] = "skipped", str(exc)
+            except CaseAborted as exc:
+                entry["result"], entry["reason"] = "aborted", str(exc)
             except Exception as exc:
                 record.error = _summary(exc)
+                entry["result"], entry["reason"] = "error", record.error
                 record.exercised.add(L.CASE_COMPLETED.id)
                 if isinstance(probe, Probe):
                     probe.check(
@@ -137,10 +180,13 @@ class SuitePlugin:
                     )  # fmt: skip
             else:
                 record.exercised.add(L.CASE_COMPLETED.id)
+            found = _ids(record, before)
+            entry["violations"] = found
+            if entry["result"] == "passed" and self._failing(record.findings[before:]):
+                entry["result"] = "failed"
+            if entry["result"] == "passed" and record.passed_attempt is None:
+                record.passed_attempt = attempt
             break
-        if record.skip_reason:
-            pytest.skip(record.skip_reason)
-        return True
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = self._records.get(report.nodeid)
@@ -156,18 +202,26 @@ class SuitePlugin:
         if report.when == "teardown":
             self._finish(record)
 
-    def _finish(self, record: CaseResult) -> None:
-        failing = [
-            f for f in record.findings
+    def _failing(self, findings: list[Finding]) -> list[Finding]:
+        return [
+            f for f in findings
             if f.violation.level.fails(strict=self.strict)
             and f.check_id not in self.target.expected_failures
         ]  # fmt: skip
+
+    def _finish(self, record: CaseResult) -> None:
+        failing = self._failing(record.findings)
         if record.skip_reason and not failing:
             record.outcome = "skipped"
         elif failing or (record.error and not record.findings):
             record.outcome = "failed"
         self.results.append(record)
         self.console.case(record, failing=failing)
+
+
+def _ids(record: CaseResult, since: int) -> list[str]:
+    """The check IDs an attempt found violated (its findings from index ``since`` on)."""
+    return sorted({f.check_id for f in record.findings[since:]})
 
 
 def _summary(exc: BaseException) -> str:

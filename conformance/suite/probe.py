@@ -29,10 +29,11 @@ from ..errors import CaseControl
 from ..sse.framing import SSEStreamValidator
 from ..validator.exercised import error_exercised, response_exercised
 from .http import HttpExchange, TargetClient, TargetHung
+from .judgeable import refusal
 from .results import CaseResult, Finding
 from .targets import Target
 
-__all__ = ["CaseAborted", "Probe", "Retry", "Skipped", "evidence_for"]
+__all__ = ["CaseAborted", "NotJudged", "Probe", "Retry", "Skipped", "evidence_for"]
 
 _TRIM = 1500
 NOT_OFFERED = (404, 405)  # how a server says it has no such route
@@ -48,6 +49,11 @@ class Retry(CaseControl):
 
 class Skipped(CaseControl):
     """The case could not exercise its checks on this target (the reason is reported)."""
+
+
+class NotJudged(CaseControl):
+    """An answer was no verdict — authentication refused, an HTML page (:mod:`.judgeable`):
+    nothing is derived from it, and the run says it could not judge the case (exit 2)."""
 
 
 def _declared(ids: set[str], profiles: frozenset[str]) -> set[str]:
@@ -83,7 +89,14 @@ class Probe:
         self.profiles = judged_profiles(target.profiles, record.profiles)
         self.attempt = 1
         self.max_attempts = 1
+        self.run = 1  # the run of a chain case repeated by --repeat
+        self.runs = 1  # how many runs it gets
         self.last: HttpExchange | None = None  # the latest exchange, for evidence
+
+    @property
+    def retrying(self) -> bool:
+        """The case may run again: more than one attempt, or runs repeated by --repeat."""
+        return self.max_attempts > 1 or self.runs > 1
 
     @property
     def model(self) -> str:
@@ -220,6 +233,8 @@ class Probe:
         """The request must have been answered 200 (transport failures are already recorded)."""
         if ex.error is not None:
             raise CaseAborted(ex.error)
+        if check is L.HTTP_OK and ex.status is not None and ex.status >= 500 and self.retrying:
+            raise CaseAborted(f"HTTP {ex.status}")  # already recorded by _guard
         self.require(
             check, ex.status == 200, ex, expected="HTTP 200",
             actual=f"HTTP {ex.status}: {_head(ex.body or ex.text)}",
@@ -264,6 +279,18 @@ class Probe:
             self.check(L.DEADLINE, False, expected="an answer", actual=str(exc))
             raise CaseAborted(str(exc)) from None
         self.last = ex
+        refused = refusal(ex.status, ex.content_type, ex.body, ex.text)
+        if refused is not None:
+            raise NotJudged(f"{refused} on {ex.method} {ex.path}")
+        if ex.status is not None and ex.status >= 500 and self.retrying:
+            # A server error is never the model's doing: in a case that may run again (a retry
+            # for the model's content, a --repeat run) it fails in whichever attempt it comes —
+            # a later attempt that works does not excuse it (docs/cli.md, retries). A case that
+            # runs once judges its answers' statuses with its own checks.
+            self.check(
+                L.HTTP_OK, False, ex, expected="no server error",
+                actual=f"HTTP {ex.status}: {_head(ex.body or ex.text)}",
+            )  # fmt: skip
         if ex.timed_out:
             self.check(
                 L.DEADLINE, False, ex, expected=f"≤ {self.client.timeout:g} s", actual=ex.error

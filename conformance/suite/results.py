@@ -37,6 +37,7 @@ __all__ = [
     "CASE_OUTCOMES",
     "EXERCISED",
     "FAILING",
+    "NOT_JUDGED",
     "OUTCOMES",
     "CaseResult",
     "CheckOutcome",
@@ -48,6 +49,7 @@ OUTCOMES = ("fail", "xpass", "warn", "xfail", "info", "pass", "not_exercised", "
 EXERCISED = frozenset({"fail", "xpass", "warn", "xfail", "info", "pass"})
 FAILING = frozenset({"fail", "xpass"})
 CASE_OUTCOMES = ("passed", "failed", "skipped")  # a case's own outcome (CaseResult.outcome)
+NOT_JUDGED = "not_judged"  # a target status: its answers were refusals, not verdicts
 MAX_EVIDENCE = 5  # findings kept per check and target; the count of the rest is reported
 MAX_KINDS = 25  # distinct kinds of violation listed per check and target
 _INDEX = re.compile(r"\[\d+\]")
@@ -89,7 +91,12 @@ class CaseResult:
     skip_reason: str = ""
     duration: float = 0.0
     attempts: int = 1
-    retried: list[str] = field(default_factory=list)  # why earlier attempts were discarded
+    retried: list[str] = field(default_factory=list)  # why earlier attempts were retried
+    # every attempt of every run: {run, attempt, result, reason?, violations}; a retried
+    # attempt's violations stay findings (a retry is for the model's content, never the protocol)
+    attempt_log: list[dict[str, Any]] = field(default_factory=list)
+    passed_attempt: int | None = None  # the attempt that passed (the first run's, with --repeat)
+    not_judged: str = ""  # an answer that was no verdict (authentication refused, …): why
     findings: list[Finding] = field(default_factory=list)
     exercised: set[str] = field(default_factory=set)
     error: str = ""  # an unexpected exception, summarized
@@ -106,6 +113,10 @@ class CaseResult:
             "retried": list(self.retried),
             "violations": sorted({f.check_id for f in self.findings}),
             "error": self.error,
+            "passed_attempt": self.passed_attempt,
+            "runs": max((a["run"] for a in self.attempt_log), default=0),
+            "attempt_log": [dict(a) for a in self.attempt_log],
+            "not_judged": self.not_judged,
         }
 
 
@@ -143,7 +154,7 @@ class CheckOutcome:
 class TargetResult:
     target: Target
     strict: bool
-    status: str = "ran"  # ran | unreachable | broken
+    status: str = "ran"  # ran | unreachable | not_judged | broken
     reason: str = ""
     cases: list[CaseResult] = field(default_factory=list)
     duration: float = 0.0
@@ -223,8 +234,13 @@ class TargetResult:
     def failed(self, outcomes: dict[str, CheckOutcome] | None = None) -> bool:
         return any(o.failing for o in (outcomes or self.outcomes()).values())
 
+    def not_judged_cases(self) -> list[CaseResult]:
+        """Cases that met an answer that was no verdict (authentication refused mid-run, an
+        HTML page): the run is incomplete, whatever else it found."""
+        return [c for c in self.cases if c.not_judged]
+
     def exit_code(self) -> int:
-        if self.status != "ran":
+        if self.status != "ran" or self.not_judged_cases():
             return 2
         return 1 if self.failed() else 0
 

@@ -20,9 +20,10 @@ import pytest
 
 from .console import Console
 from .embedded import EmbeddedMock, EmbeddedMockError
-from .http import TargetClient, is_loopback
+from .http import TargetClient, TargetHung, is_loopback
+from .judgeable import unjudgeable_create
 from .plugin import SuitePlugin
-from .results import TargetResult
+from .results import NOT_JUDGED, TargetResult
 from .targets import Target
 
 __all__ = ["CASES_DIR", "run_target"]
@@ -32,11 +33,18 @@ _INI = "[pytest]\npython_files = test_*.py\npython_functions = test_*\nxfail_str
 
 
 def run_target(
-    target: Target, *, strict: bool, console: Console, keyword: str | None = None
+    target: Target,
+    *,
+    strict: bool,
+    console: Console,
+    keyword: str | None = None,
+    repeat: int = 1,
 ) -> TargetResult:
     """Every case against ``target``; a target that cannot be reached gives status
-    ``unreachable``, a run that breaks (the mock does not start, the cases do not load)
-    ``broken``."""
+    ``unreachable``, one whose first real request shows it cannot be judged (authentication
+    refused, not a Responses server, a model it does not serve: :mod:`.judgeable`)
+    ``not_judged``, a run that breaks (the mock does not start, the cases do not load)
+    ``broken``. ``repeat``: how often the stateful chain cases run (``--repeat``)."""
     started = time.monotonic()
     result = TargetResult(target, strict)
     try:
@@ -47,7 +55,16 @@ def run_target(
             if reason is not None:
                 result.status, result.reason = "unreachable", reason
                 return result
-            _run_cases(result, console, keyword)
+            client = _client(resolved)
+            try:
+                reason = first_request(resolved, client)
+                if reason is not None:
+                    # No case runs: every outcome would come from the refusal (docs/cli.md).
+                    result.status, result.reason = NOT_JUDGED, reason
+                    return result
+                _run_cases(result, console, keyword, client, repeat=repeat)
+            finally:
+                client.close()
     except EmbeddedMockError as exc:
         result.status, result.reason = "broken", str(exc)
     finally:
@@ -91,31 +108,50 @@ def preflight(target: Target) -> str | None:
     return None
 
 
-def _reason(exc: Exception) -> str:
-    text = str(exc) or type(exc).__name__
-    return text.splitlines()[0]
+def first_request(target: Target, client: TargetClient) -> str | None:
+    """Send one plain create request, as every case would; ``None`` when its answer is one to
+    judge (any verdict, a 5xx included), else the one-line reason the target cannot be judged."""
+    body = {"model": target.model, "input": "Reply with the word OK.", "max_output_tokens": 16}
+    try:
+        ex = client.call("POST", "/responses", json_body=body)
+    except TargetHung:
+        return None  # its cases will fail on their deadline, as before
+    if ex.status is None:
+        return None  # a transport failure: the cases judge it (live.http.status_ok)
+    return unjudgeable_create(
+        ex.status, ex.content_type, ex.body, ex.text, model=target.model,
+        what="POST /responses",
+    )  # fmt: skip
 
 
-def _run_cases(result: TargetResult, console: Console, keyword: str | None) -> None:
-    target = result.target
+def _client(target: Target) -> TargetClient:
     assert target.base_url is not None
-    client = TargetClient(
+    return TargetClient(
         target.base_url,
         api_key=target.api_key(),
         timeout=target.timeout,
         max_events=target.max_events,
         max_body_bytes=target.max_body_bytes,
     )
-    plugin = SuitePlugin(target, client, strict=result.strict, console=console)
-    try:
-        with tempfile.TemporaryDirectory(prefix="responses-conformance-") as tmp:
-            ini = Path(tmp) / "pytest.ini"
-            ini.write_text(_INI, encoding="utf-8")
-            args = _pytest_args(ini, keyword)
-            with _no_plugin_autoload():
-                code = pytest.main(args, plugins=[plugin])
-    finally:
-        client.close()
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc) or type(exc).__name__
+    return text.splitlines()[0]
+
+
+def _run_cases(
+    result: TargetResult, console: Console, keyword: str | None, client: TargetClient,
+    *, repeat: int,
+) -> None:  # fmt: skip
+    target = result.target
+    plugin = SuitePlugin(target, client, strict=result.strict, console=console, repeat=repeat)
+    with tempfile.TemporaryDirectory(prefix="responses-conformance-") as tmp:
+        ini = Path(tmp) / "pytest.ini"
+        ini.write_text(_INI, encoding="utf-8")
+        args = _pytest_args(ini, keyword)
+        with _no_plugin_autoload():
+            code = pytest.main(args, plugins=[plugin])
     result.cases = plugin.results
     broken = (
         pytest.ExitCode.INTERNAL_ERROR,

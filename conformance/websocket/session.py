@@ -452,8 +452,13 @@ class SessionValidator:
 
     # ------------------------------------------------------------------ end
 
-    def close(self) -> list[Violation]:
-        """End of the session: every response's end-of-stream checks, every request unanswered."""
+    def close(self, *, cut: bool = False) -> list[Violation]:
+        """End of the session: every response's end-of-stream checks, every request unanswered.
+
+        ``cut``: the session was ended by the client or by whoever watches it (a proxy shutting
+        down), not by the server: a response still in flight may lack its terminal event, and a
+        request not answered yet is owed nothing — every other rule still holds (as for a
+        stream the client walked away from, docs/proxy.md)."""
         if self._closed:
             return []
         self._closed = True
@@ -463,7 +468,9 @@ class SessionValidator:
         if self._owed_errors:
             self.exercised.add(C.WS_REQUEST_REJECTED.id)
         for response in self.responses:
-            response.validator.close()
+            response.validator.close(cancelled=cut)
+        if cut:
+            return self.violations[start:] + self.stream_violations()
         for sid, lane in self._lanes.items():
             for request in lane.pending:
                 self._report(

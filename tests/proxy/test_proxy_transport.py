@@ -303,6 +303,7 @@ def test_a_client_gone_after_the_body_ended_does_not_excuse_the_stream() -> None
     for ended in (True, False):
         aborted: list[bool] = []
         exchange = RelayedExchange.__new__(RelayedExchange)
+        exchange.upstream_broke = False
         exchange.reader = SimpleNamespace(done=ended)  # type: ignore[assignment]
         exchange.judge = SimpleNamespace(client_closed=False)  # type: ignore[assignment]
         exchange.upstream = SimpleNamespace(abort=lambda into=aborted: into.append(True))  # type: ignore[assignment]
@@ -310,6 +311,16 @@ def test_a_client_gone_after_the_body_ended_does_not_excuse_the_stream() -> None
         exchange.client_gone()
         assert exchange.judge.client_closed is (not ended)
         assert aborted == ([] if ended else [True])
+    # the upstream's body broke and the proxy closed the client's connection itself: that close
+    # excuses nothing (docs/proxy.md, who cut the stream)
+    exchange = RelayedExchange.__new__(RelayedExchange)
+    exchange.upstream_broke = True
+    exchange.reader = SimpleNamespace(done=False)  # type: ignore[assignment]
+    exchange.judge = SimpleNamespace(client_closed=False)  # type: ignore[assignment]
+    exchange.upstream = None
+    exchange.done = None
+    exchange.client_gone()
+    assert exchange.judge.client_closed is False
 
 
 def test_shutdown_lets_an_ended_exchange_finish_and_cuts_an_open_one() -> None:

@@ -131,6 +131,7 @@ def _history_counted(
 @pytest.mark.checks(
     L.HISTORY.id, L.PREVIOUS_ECHO.id, L.INPUT_TOKENS_COUNT.id, L.INPUT_TOKENS_MATCH.id
 )
+@pytest.mark.chain
 def test_chain_history_by_usage(probe: Probe) -> None:
     explicit = _Explicit(probe)
     first = _turn(probe, _TURNS[0], None)
@@ -171,6 +172,7 @@ def test_chain_history_by_usage(probe: Probe) -> None:
 
 
 @pytest.mark.checks(L.RECALL.id, L.PREVIOUS_ECHO.id)
+@pytest.mark.chain
 @pytest.mark.needs_instructions
 @pytest.mark.attempts(3)
 def test_chain_recall(probe: Probe) -> None:
@@ -191,6 +193,7 @@ def test_chain_recall(probe: Probe) -> None:
 
 @pytest.mark.checks(L.TOOL_ROUND_TRIP.id, L.HISTORY.id, L.PREVIOUS_ECHO.id, L.TOOLS_ARGUMENTS.id)
 @pytest.mark.profiles("stateful", "tools")
+@pytest.mark.chain
 @pytest.mark.attempts(3)
 def test_chain_tool_round_trip(probe: Probe) -> None:
     first_input = "What is the weather in Paris right now?"
@@ -233,6 +236,23 @@ def test_chain_tool_round_trip(probe: Probe) -> None:
     _history_counted(
         probe, _Explicit(probe, tools=[WEATHER_TOOL]), _segments(0, first_input, first),
         [output], A.input_tokens(second), second_ex,
+    )  # fmt: skip
+
+
+@pytest.mark.checks(L.PREVIOUS_ECHO.id, L.HTTP_OK.id)
+@pytest.mark.chain
+def test_chain_after_stream(probe: Probe) -> None:
+    """A turn chained right after a streamed parent's terminal event, then a streamed turn
+    chained on that one: the parent must be there to continue from as soon as its stream ended
+    (a server that stores it a moment later loses some chains: `--repeat` surfaces it)."""
+    parent, _ = probe.create_stream(probe.body(input=_TURNS[0]))
+    child = _turn(probe, _TURNS[1], parent)
+    body = probe.body(input=_TURNS[2], previous_response_id=child.get("id"))
+    grandchild, ex = probe.create_stream(body)
+    probe.check(
+        L.PREVIOUS_ECHO, grandchild.get("previous_response_id") == child.get("id"), ex,
+        expected=f"previous_response_id {child.get('id')!r}",
+        actual=f"{grandchild.get('previous_response_id')!r}",
     )  # fmt: skip
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ...catalog.docs import doc_file
+from .junit import attempt_lines
 
 __all__ = ["render_html"]
 
@@ -129,9 +130,15 @@ def _summary(index: dict[str, Any]) -> list[str]:
     for name, t in index.get("targets", {}).items():
         info, summary = t.get("target", {}), t.get("summary", {})
         code = t.get("exit_code", 2)
+        unjudged = [c for c in t.get("cases", []) if c.get("not_judged")]
         if t.get("status") != "ran":
             verdict = f'<span class="verdict-bad">{escape(t.get("status", "?"))}</span>: '
             verdict += escape(str(t.get("reason", "")))
+        elif unjudged:
+            verdict = (
+                f'<span class="verdict-bad">COULD NOT JUDGE</span> {len(unjudged)} case(s): '
+                + escape(str(unjudged[0]["not_judged"]))
+            )
         elif code == 0:
             verdict = '<span class="verdict-ok">PASSED</span>'
         else:
@@ -378,6 +385,31 @@ def _by_outcome(index: dict[str, Any]) -> list[str]:
     return rows
 
 
+def _attempts(index: dict[str, Any]) -> list[str]:
+    """The cases that took several attempts or runs, or could not be judged: each attempt's
+    result (a retry is for the model's content; what an attempt found stays a finding)."""
+    rows = []
+    for name, t in index.get("targets", {}).items():
+        for case in t.get("cases", []):
+            lines = attempt_lines(case)
+            if case.get("not_judged"):
+                lines.insert(0, f"could not judge: {case['not_judged']}")
+            if lines:
+                rows.append(
+                    f"<tr><td>{escape(name)}</td><td>{escape(str(case.get('id')))}</td>"
+                    f"<td>{escape(str(case.get('outcome')))}</td>"
+                    f"<td>{'<br>'.join(escape(line) for line in lines)}</td></tr>"
+                )
+    if not rows:
+        return []
+    return [
+        "<h2>Attempts</h2>",
+        "<table><tr><th>target</th><th>case</th><th>outcome</th><th>attempts</th></tr>",
+        *rows,
+        "</table>",
+    ]
+
+
 def render_html(index: dict[str, Any]) -> str:
     legend = "".join(
         f'<span class="{k}">{_LABEL[k]}</span>{escape(v)} &nbsp; ' for k, v in _LEGEND.items()
@@ -402,6 +434,7 @@ def render_html(index: dict[str, Any]) -> str:
             else ["<h2>Matrix</h2>", *_matrix(index)]
         ),
         *_details(index),
+        *_attempts(index),
         "</body></html>",
     ]
     return "\n".join(parts) + "\n"

@@ -76,6 +76,25 @@ def _checks_suite(
     return suite
 
 
+def attempt_lines(case: dict[str, Any]) -> list[str]:
+    """A case's attempts, one line each, and the one that passed — shown where a case took more
+    than one attempt or run (a retry is for the model's content: what each attempt found stays)."""
+    log = case.get("attempt_log") or []
+    if len(log) < 2:
+        return []
+    lines = []
+    for a in log:
+        line = f"run {a.get('run')}, attempt {a.get('attempt')}: {a.get('result')}"
+        if a.get("reason"):
+            line += f" ({a['reason']})"
+        if a.get("violations"):
+            line += " violated " + ", ".join(a["violations"])
+        lines.append(line)
+    passed = case.get("passed_attempt")
+    lines.append(f"passed on attempt {passed}" if passed else "no attempt passed")
+    return lines
+
+
 def _cases_suite(name: str, target: dict[str, Any], stamp: str) -> ET.Element:
     suite = ET.Element("testsuite", name=f"{name}:cases", timestamp=stamp)
     counts = {"tests": 0, "failures": 0, "skipped": 0, "errors": 0}
@@ -95,9 +114,15 @@ def _cases_suite(name: str, target: dict[str, Any], stamp: str) -> ET.Element:
         elif case.get("outcome") == "skipped":
             counts["skipped"] += 1
             ET.SubElement(el, "skipped", message=str(case.get("skip_reason", "")))
+        lines = []
         if case.get("retried"):
+            lines.append("retried: " + "; ".join(case["retried"]))
+        if case.get("not_judged"):
+            lines.append(f"could not judge: {case['not_judged']}")
+        lines += attempt_lines(case)
+        if lines:
             out = ET.SubElement(el, "system-out")
-            out.text = "retried: " + "; ".join(case["retried"])
+            out.text = "\n".join(lines)
     for key, value in counts.items():
         suite.set(key, str(value))
     suite.set("time", f"{total:.3f}")

@@ -221,6 +221,21 @@ _CASE = _Object(
         "error": OPTIONAL_STR,
         "skip_reason": STR,
         "retried": _List(STR),
+        # added with honest retries (docs/cli.md): each optional, so older indexes still load
+        "passed_attempt": OPTIONAL_INT,
+        "runs": INT,
+        "not_judged": STR,
+        "attempt_log": _List(
+            _Object(
+                {
+                    "run": INT,
+                    "attempt": INT,
+                    "result": STR,
+                    "reason": STR,
+                    "violations": _List(STR),
+                }
+            )
+        ),
     }
 )
 

@@ -120,3 +120,29 @@ def test_each_failing_session_exercises_its_check(check_id: str) -> None:
     assert check_id in session.exercised
     quiet, _ = judge_session([_create(), *_serve(_events("resp_a"))])
     assert not {i for i in quiet.exercised if i.startswith(("ws.steer.", "ws.lane.order"))}
+
+
+def _feed(frames: Frames) -> SessionValidator:
+    session = SessionValidator()
+    for direction, frame in frames:
+        if direction == "client":
+            session.client(json.dumps(frame) if isinstance(frame, dict) else frame)
+        else:
+            session.server(frame)
+    return session
+
+
+def test_a_session_cut_by_the_client_excuses_only_what_was_in_flight() -> None:
+    """close(cut=True): the session ended by the client (or a proxy shutting down, docs/proxy.md)
+    — a response in flight may lack its terminal event and a request not yet answered is owed
+    nothing; close() — the server ended it — reports both. A defect before the cut still counts."""
+    partial = _events("resp_a")[:4]
+    frames = [_create(), *_serve(partial), _create()]  # a second request never answered
+    by_server = {v.check.id for v in _feed(frames).close()}
+    assert {"stream.lifecycle.terminal_present", "ws.request.answered"} <= by_server
+    assert _feed(frames).close(cut=True) == []
+    broken = [dict(e) for e in partial]
+    broken[2]["sequence_number"] = 7  # a gap, before the cut
+    session = _feed([_create(), *_serve(broken)])
+    session.close(cut=True)
+    assert "stream.sequence.contiguous" in {v.check.id for v in session.all_violations()}
