@@ -2,7 +2,8 @@
 
 [OAPI] ``Tool`` is a union of a dozen kinds; this module checks the ones whose fields the protocol
 layer reads — ``custom`` tools (``CustomToolParam``: free text, or a ``grammar`` format with
-``syntax`` ``lark`` / ``regex`` and a ``definition``) — and the ``tool_choice`` union
+``syntax`` ``lark`` / ``regex`` and a ``definition`` that LLGuidance compiles,
+:mod:`.grammar`) — and the ``tool_choice`` union
 (``ToolChoiceParam``): a mode string, ``allowed_tools``, a hosted type (``ToolChoiceTypes``),
 ``function``, ``mcp``, ``custom``, ``apply_patch``, ``shell`` or ``programmatic_tool_calling``.
 A ``tool_choice`` type outside that union is OpenAI's 400 ``invalid_value`` on
