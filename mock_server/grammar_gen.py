@@ -19,9 +19,11 @@ decides what may come; nothing here parses the grammar). The draw (:func:`genera
   accepting point: its steps are a byte per class of bytes and next mask, and the literal runs
   the grammar's text spells out (``*** End Patch``: a hint, tried against the mask like any
   byte); a step costs the bits of choice it leaves (forced bytes are free), so closing brackets
-  and ending lines come before opening new ones. Where no way is found (a dead end the mask
-  cannot see: LLGuidance lexes greedily, so ``/[0-9]+/ /[0-9]+/`` never ends), the walk takes
-  back some of what it wrote, more each time, and searches again.
+  and ending lines come before opening new ones. Where no way is found near, the walk goes
+  straight on along the bytes the grammar names (a count the mask does not show: ``(.*a){30}``);
+  where that fails too (a dead end the mask cannot see: LLGuidance lexes greedily, so
+  ``/[0-9]+/ /[0-9]+/`` never ends), it takes back some of what it wrote, more each time, and
+  searches again.
 
 Bounds: at most :data:`MAX_BYTES` bytes, :data:`MAX_EXPANSIONS` search states per call, and
 :data:`DEADLINE_S` seconds (a guard on a slow machine; the state count binds first); past them,
@@ -64,8 +66,10 @@ MAX_EXPANSIONS = 2000
 DEADLINE_S = 2.0
 LINE = 64
 _SHORT_LINE = 16  # a line break may come from here on (as likely as one punctuation mark)
-# Search states looked at before one closing search gives up (then the walk takes bytes back).
+# Search states looked at before one closing search gives up (then the walk dives, then takes
+# bytes back), and steps of one dive.
 _SEARCH_STATES = 160
+_DIVE_STEPS = 256
 _NEWLINE = 0x0A
 _EOS_BYTES = 256  # tokens from here on are LLGuidance's specials (EOS among them)
 _ALLOWED = 200  # compute_logit_bias(): 200 for an allowed token, 0 otherwise
@@ -136,7 +140,7 @@ class _Walk:
                 reason = m.get_error() or "the grammar allows no byte here"
                 raise GrammarError(f"the walk stopped after {len(self.out)} bytes: {reason}")
             if len(self.out) >= self.target:
-                self._take(self._closing() or self._backtrack())
+                self._take(self._closing() or self._dive() or self._backtrack())
                 return bytes(self.out)
             self._take(bytes((self._choose(allowed),)))
 
@@ -184,6 +188,26 @@ class _Walk:
             self.word = self.rng.randint(3, 9)
         return pick
 
+    def _dive(self) -> bytes | None:
+        """The search found nothing near (a count the mask does not show, as in ``(.*a){30}``):
+        go straight on, each step the way the grammar's text names (else the narrowest), up to
+        :data:`_DIVE_STEPS` steps; None when that reaches no accepting point."""
+        node = self.matcher.deep_copy()
+        path = b""
+        for _ in range(_DIVE_STEPS):
+            if self.expansions >= MAX_EXPANSIONS or len(self.out) + len(path) > MAX_BYTES:
+                return None
+            self.expansions += 1
+            ways = _children(node, self.hints, apart=True)
+            if not ways:
+                return None
+            way, _, accepting, _ = min(ways, key=lambda w: (not w[2], not w[3], w[1]))
+            node.consume_tokens(list(way))
+            path += way
+            if accepting:
+                return path
+        return None
+
     def _backtrack(self) -> bytes:
         """No way to an accepting point from here (a dead end LLGuidance's mask cannot see,
         such as ``/[0-9]+/ /[0-9]+/`` with no separator): take back some of what was written,
@@ -219,7 +243,7 @@ class _Walk:
             self.expansions += 1
             node = base.deep_copy()
             node.consume_tokens(list(path))
-            for way, choices, accepting in _children(node, self.hints):
+            for way, choices, accepting, _ in _children(node, self.hints):
                 if accepting:
                     return path + way
                 order += 1
@@ -234,24 +258,29 @@ def _allowed(matcher: llguidance.LLMatcher) -> list[int]:
     return [b for b in range(_EOS_BYTES) if bias[b] == _ALLOWED]
 
 
-def _children(node: llguidance.LLMatcher, hints: _Hints) -> list[tuple[bytes, int, bool]]:
+Way = tuple[bytes, int, bool, bool]  # its bytes, the choices after them, accepts there, hinted
+
+
+def _children(node: llguidance.LLMatcher, hints: _Hints, *, apart: bool = False) -> list[Way]:
     """The ways on from ``node``, each as (its bytes, how many bytes the grammar allows after
-    them, whether it accepts there): one per byte class (:func:`_byte_class`), bytes then forced
-    and next state (the next mask and whether it accepts; reached by the most printable byte of
-    the class leading there), and one per literal of the grammar that can come here
-    (:func:`_hints`: a state the mask does not tell apart, such as the ``xy`` that ends
-    ``/[a-z]+xy/``). Accepting ways first."""
-    seen: dict[tuple[int, bytes, bytes, bool], tuple[bytes, int, bool]] = {}
+    them, whether it accepts there, whether the grammar's text names it): one per byte class
+    (:func:`_byte_class`), bytes then forced and next state (the next mask and whether it
+    accepts; reached by the most printable byte of the class leading there), and one per literal
+    of the grammar that can come here (:func:`_hints`: a state the mask does not tell apart, such
+    as the ``xy`` that ends ``/[a-z]+xy/``). ``apart``: each byte the grammar names is a way of
+    its own. Accepting ways first."""
+    seen: dict[tuple[int, bytes, bytes, bool], Way] = {}
     first: set[int] = set()
     for byte in sorted(_allowed(node), key=lambda b: (-_WEIGHTS[b], b)):
         kind = _CLASSES[byte]
+        named = byte in hints.named
         # Of a class, the most printable byte and those the grammar's text names: a byte it
         # does not name leads where the first one does, for all a grammar can tell them apart.
-        if kind not in first or byte in hints.named:
+        if kind not in first or named:
             first.add(kind)
-            _probe(node, bytes((byte,)), kind, seen)
+            _probe(node, bytes((byte,)), -2 - byte if apart and named else kind, named, seen)
     for literal in hints.literals:
-        _probe(node, literal, -1, seen)
+        _probe(node, literal, -1, True, seen)
     return sorted(seen.values(), key=lambda w: (not w[2], len(w[0]), w[1]))
 
 
@@ -259,10 +288,12 @@ def _probe(
     node: llguidance.LLMatcher,
     data: bytes,
     kind: int,
-    seen: dict[tuple[int, bytes, bytes, bool], tuple[bytes, int, bool]],
+    hinted: bool,
+    seen: dict[tuple[int, bytes, bytes, bool], Way],
 ) -> None:
     """Record in ``seen`` where ``data`` (then the bytes forced) leads from ``node``, which is
-    left as it was; one way per byte class, bytes forced after it and next state."""
+    left as it was; one way per kind (a byte class, a literal), bytes forced after it and next
+    state."""
     taken = node.try_consume_tokens(list(data))
     if taken < len(data):
         node.rollback(taken)
@@ -274,7 +305,7 @@ def _probe(
     key = (kind, forced, bias, node.is_accepting())
     if key not in seen:
         choices = sum(1 for b in bias[:_EOS_BYTES] if b == _ALLOWED)
-        seen[key] = (data + forced, choices, key[3])
+        seen[key] = (data + forced, choices, key[3], hinted)
     node.rollback(len(data) + len(forced))
 
 

@@ -72,6 +72,9 @@ NAMED: dict[str, tuple[str, str]] = {
     "cyrillic": ("regex", r"[а-я]{3,8}( [а-я]{3,8})?"),
     "empty-or-a": ("regex", r"a?"),
     "multiline": ("regex", r"([a-z ]{1,30}\n){2,4}"),
+    # a count the mask does not show (every byte but the line break may come at each point)
+    "counted": ("regex", r"(.*b){12}"),
+    "suffix": ("regex", r"[^\n,]+xyz"),
 }
 
 
