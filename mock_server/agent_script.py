@@ -24,15 +24,15 @@ Format (JSON; a bare list is ``{"steps": [...]}``)::
 - ``{"call": NAME, "arguments": {...}}`` calls the function tool ``NAME`` (a list: the first of
   them the request declares) with exactly these arguments (an object, or a string sent as is);
   without ``arguments``, with arguments generated valid for the tool's schema (seeded).
+  ``{"calls": [call, ...]}`` issues several calls in one response (parallel calls).
 - ``NAME`` may be a ``custom`` (freeform) tool the request declares — Codex's ``apply_patch``
-  for catalogue models: ``{"call": "apply_patch", "arguments": "*** Begin Patch\n…"}`` sends
+  for catalogue models: ``{"call": "apply_patch", "arguments": "*** Begin Patch\\n…"}`` sends
   the string as the ``custom_tool_call``'s ``input``. Where the tool declares a grammar, the input
   must be in its language as LLGuidance reads it (:mod:`reference_impl.request.grammar`); one
   outside it is an error naming the step (``Mock agent script: rules[0].steps[1]: the input
   for the custom tool 'apply_patch' is outside its lark grammar: …``, HTTP 400 /
   ``response.failed``). Without ``arguments``, the input is written in the grammar's language
   (:mod:`mock_server.grammar_gen`). A custom tool's input is text: an object is refused.
-  ``{"calls": [call, ...]}`` issues several calls in one response (parallel calls).
 - ``{"say": TEXT}`` answers ``TEXT``; ``{"scenario": NAME}`` answers as that scenario would
   (``auto``: as the mock answers without a script, e.g. recalling a code word).
 

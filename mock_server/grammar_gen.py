@@ -190,7 +190,8 @@ class _Walk:
 
     def _dive(self) -> bytes | None:
         """The search found nothing near (a count the mask does not show, as in ``(.*a){30}``):
-        go straight on, each step the way the grammar's text names (else the narrowest), up to
+        go straight on, each step the way the grammar's text names (the longest, else the
+        narrowest), up to
         :data:`_DIVE_STEPS` steps; None when that reaches no accepting point."""
         node = self.matcher.deep_copy()
         path = b""
@@ -201,7 +202,9 @@ class _Walk:
             ways = _children(node, self.hints, apart=True)
             if not ways:
                 return None
-            way, _, accepting, _ = min(ways, key=lambda w: (not w[2], not w[3], w[1]))
+            # Accepting first, then what the grammar names, the longest (a literal, forced
+            # bytes: progress, where a single byte may go round a loop), the narrowest.
+            way, _, accepting, _ = min(ways, key=lambda w: (not w[2], not w[3], -len(w[0]), w[1]))
             node.consume_tokens(list(way))
             path += way
             if accepting:
