@@ -222,7 +222,7 @@ class _Walk:
             if keep < len(self.out):
                 self.matcher.rollback(len(self.out) - keep)
                 del self.out[keep:]
-            path = self._closing()
+            path = self._closing() or self._dive()
             if path is not None:
                 return path
         raise GrammarError(
