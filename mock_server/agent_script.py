@@ -25,6 +25,14 @@ Format (JSON; a bare list is ``{"steps": [...]}``)::
   them the request declares) with exactly these arguments (an object, or a string sent as is);
   without ``arguments``, with arguments generated valid for the tool's schema (seeded).
   ``{"calls": [call, ...]}`` issues several calls in one response (parallel calls).
+- ``NAME`` may be a ``custom`` (freeform) tool the request declares — Codex's ``apply_patch``
+  for catalogue models: ``{"call": "apply_patch", "arguments": "*** Begin Patch\\n…"}`` sends
+  the string as the ``custom_tool_call``'s ``input``. Where the tool declares a grammar, the input
+  must be in its language as LLGuidance reads it (:mod:`reference_impl.request.grammar`); one
+  outside it is an error naming the step (``Mock agent script: rules[0].steps[1]: the input
+  for the custom tool 'apply_patch' is outside its lark grammar: …``, HTTP 400 /
+  ``response.failed``). Without ``arguments``, the input is written in the grammar's language
+  (:mod:`mock_server.grammar_gen`). A custom tool's input is text: an object is refused.
 - ``{"say": TEXT}`` answers ``TEXT``; ``{"scenario": NAME}`` answers as that scenario would
   (``auto``: as the mock answers without a script, e.g. recalling a code word).
 
@@ -83,12 +91,12 @@ from typing import Any
 
 import orjson
 
-from mock_server import instructions, prose, scenarios
+from mock_server import grammar_gen, instructions, prose, scenarios
 from mock_server.faults import Fault, FaultPlan, FaultSyntaxError
 from mock_server.jsonschema_gen import generate
 from mock_server.scenarios import Plan, Segment
 from mock_server.tokenizer import tokenize
-from reference_impl.engine import FunctionTool, GenerationRequest, Message
+from reference_impl.engine import CustomTool, FunctionTool, GenerationRequest, Message
 from reference_impl.request.inputs import to_messages
 
 __all__ = [
@@ -126,6 +134,7 @@ class ScriptError(ValueError):
 class Call:
     names: tuple[str, ...]  # the first one the request declares is called
     arguments: str | None = None  # JSON text; None: generated from the tool's schema
+    text: bool = False  # arguments given as a string (a custom tool's input), not an object
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +206,11 @@ class AgentScript:
             segments.append(Segment("text", step.say))
         else:
             for i, call in enumerate(step.calls):
-                tool = _declared(call, request.tools)
+                tool = _declared(call, request)
+                if isinstance(tool, CustomTool):
+                    text = _custom_input(call, tool, request, rng, step.where)
+                    segments.append(Segment("custom_call", text, name=tool.name, index=i))
+                    continue
                 args = call.arguments
                 if args is None:
                     schema = tool.parameters or {"type": "object", "properties": {}}
@@ -279,16 +292,41 @@ def step_faults(
     return rule.steps[index].faults
 
 
-def _declared(call: Call, tools: Sequence[FunctionTool]) -> FunctionTool:
-    by_name = {t.name: t for t in tools}
+def _declared(call: Call, request: GenerationRequest) -> FunctionTool | CustomTool:
+    """The first of the call's names the request declares, as a function or a custom tool."""
+    by_name: dict[str, FunctionTool | CustomTool] = {t.name: t for t in request.custom_tools}
+    by_name.update((t.name, t) for t in request.tools)
     for name in call.names:
         if name in by_name:
             return by_name[name]
-    declared = ", ".join(sorted(by_name)) or "none"
+    functions = ", ".join(sorted(t.name for t in request.tools)) or "none"
+    custom = ", ".join(sorted(t.name for t in request.custom_tools)) or "none"
     raise ScriptError(
         f"the script calls {' or '.join(call.names)}, which the request does not declare "
-        f"(function tools: {declared})"
+        f"(function tools: {functions}; custom tools: {custom})"
     )
+
+
+def _custom_input(
+    call: Call, tool: CustomTool, request: GenerationRequest, rng: random.Random, where: str
+) -> str:
+    """A scripted call's input to a custom tool: the script's text, which must be in the tool's
+    grammar where it declares one; without one, what the mock writes unscripted."""
+    if call.arguments is None:
+        return scenarios.custom_input(tool, request, rng)
+    if not call.text:
+        raise ScriptError(
+            f"{where}.arguments: {tool.name} is a custom tool, whose input is text: a string, "
+            "not an object"
+        )
+    if tool.syntax is not None and tool.definition is not None:
+        why = grammar_gen.problem(tool.syntax, tool.definition, call.arguments)
+        if why:
+            raise ScriptError(
+                f"{where}: the input for the custom tool '{tool.name}' is outside its "
+                f"{tool.syntax} grammar: {why}"
+            )
+    return call.arguments
 
 
 def parse(text: str | bytes) -> AgentScript:
@@ -412,5 +450,5 @@ def _call(doc: Any, where: str) -> Call:
     if isinstance(args, Mapping):
         return Call(tuple(names), orjson.dumps(args).decode())
     if isinstance(args, str):
-        return Call(tuple(names), args)
+        return Call(tuple(names), args, text=True)
     raise ScriptError(f"{where}.arguments: an object or a JSON string")

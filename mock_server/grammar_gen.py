@@ -1,183 +1,382 @@
-"""Text in the language of a custom tool's grammar ([OAPI] ``CustomGrammarFormatParam``).
+"""Text in the language of a custom tool's grammar ([OAPI] ``CustomGrammarFormatParam``), written
+the way a grammar-constrained model writes it.
 
-A ``custom`` tool may constrain its input with a grammar, ``syntax`` ``"regex"`` or ``"lark"``;
-the mock's call to it must carry input the grammar accepts. Both syntaxes are parsed by maintained
-libraries, not by this module: a regex by Python's ``re`` (the check) and ``rstr`` (the random
-walk over its parse tree), a Lark grammar by ``lark`` itself (its compiled rules and terminals are
-walked; each terminal's regex goes through ``rstr``). Every generated text is checked against the
-grammar before it is returned (``re.fullmatch`` / ``Lark.parse``); a draw that fails the check
-(``rstr`` ignores lookarounds, adjacent Lark tokens can lex differently) is drawn again, up to
-:data:`ATTEMPTS` times, then :class:`GrammarError`.
+A ``custom`` tool may constrain its input with a grammar, ``syntax`` ``"regex"`` or ``"lark"``,
+which OpenAI enforces with LLGuidance; the protocol layer compiles it with LLGuidance too
+(:mod:`reference_impl.request.grammar`). The mock then samples as a constrained model does: byte by
+byte over LLGuidance's byte tokenizer, each byte drawn from the token mask the grammar allows at
+that point — so whatever grammar LLGuidance compiles, the text is in its language (LLGuidance
+decides what may come; nothing here parses the grammar). The draw (:func:`generate`):
 
+- bytes the grammar forces are taken as they come;
+- otherwise printable ASCII is preferred (lower-case letters most, then spaces, digits and
+  capitals, punctuation; after a word of 3 to 9 letters a space), other bytes only where the
+  grammar allows nothing printable; a line break may come once a line has 16 bytes and comes
+  where it may once a line is long (:data:`LINE`);
+- the walk stops at the first point the grammar accepts once a length drawn per call (between
+  :data:`MIN_TARGET` and :data:`MAX_TARGET` bytes) is reached, or where the grammar allows no
+  more. Past that length and not yet accepted, a best-first search finds a short way to an
+  accepting point: its steps are a byte per class of bytes and next mask, and the literal runs
+  the grammar's text spells out (``*** End Patch``: a hint, tried against the mask like any
+  byte); a step costs the bits of choice it leaves (forced bytes are free), so closing brackets
+  and ending lines come before opening new ones. Where no way is found near, the walk goes
+  straight on along the bytes the grammar names (a count the mask does not show: ``(.*a){30}``);
+  where that fails too (a dead end the mask cannot see: LLGuidance lexes greedily, so
+  ``/[0-9]+/ /[0-9]+/`` never ends), it takes back some of what it wrote, more each time, and
+  searches again.
+
+Bounds: at most :data:`MAX_BYTES` bytes, :data:`MAX_EXPANSIONS` search states per call, and
+:data:`DEADLINE_S` seconds (a guard on a slow machine; the state count binds first); past them,
+:class:`GrammarError` (e.g. a grammar with no finite text: ``start: a`` / ``a: "x" a``).
 Deterministic: the same grammar and RNG state give the same text.
 """
 
 from __future__ import annotations
 
+import heapq
+import math
 import random
 import re
+import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, ClassVar
 
-import rstr
-from lark import Lark
-from lark.exceptions import LarkError
-from lark.grammar import NonTerminal, Terminal
+import llguidance
 
-__all__ = ["ATTEMPTS", "GrammarError", "accepts", "generate"]
+from reference_impl.request.grammar import GrammarError, compile_grammar
 
-ATTEMPTS = 64
-# Rule expansions deeper than this take the way out of the recursion that is shortest.
-_DEPTH = 12
-_MAX_LEN = 4096
-# An unbounded repeat (`*`, `+`, `{n,}`) draws at most this many more than its minimum.
-_REPEAT_EXTRA = 8
+__all__ = [
+    "DEADLINE_S",
+    "LINE",
+    "MAX_BYTES",
+    "MAX_EXPANSIONS",
+    "MAX_TARGET",
+    "MIN_TARGET",
+    "GrammarError",
+    "accepts",
+    "generate",
+    "problem",
+]
+
+MIN_TARGET = 12
+MAX_TARGET = 72
+MAX_BYTES = 4096
+MAX_EXPANSIONS = 2000
+DEADLINE_S = 2.0
+LINE = 64
+_SHORT_LINE = 16  # a line break may come from here on (as likely as one punctuation mark)
+# Search states looked at before one closing search gives up (then the walk dives, then takes
+# bytes back), and steps of one dive.
+_SEARCH_STATES = 160
+_DIVE_STEPS = 256
+_NEWLINE = 0x0A
+_EOS_BYTES = 256  # tokens from here on are LLGuidance's specials (EOS among them)
+_ALLOWED = 200  # compute_logit_bias(): 200 for an allowed token, 0 otherwise
 
 
-class _Xeger(rstr.Rstr):
-    """rstr's generator with short repeats (rstr draws up to 100 for `*` and `+`) and plain
-    spaces for `\\s` (rstr's whitespace alphabet includes form feeds and vertical tabs)."""
+def _weight(byte: int) -> int:
+    """How much a constrained "model" likes ``byte`` (printable ASCII first)."""
+    char = chr(byte)
+    if "a" <= char <= "z":
+        return 10
+    if char == " ":
+        return 4
+    if char.isdigit() or "A" <= char <= "Z":
+        return 2
+    if 0x21 <= byte <= 0x7E:
+        return 1
+    return 0
 
-    def __init__(self, rng: random.Random) -> None:
-        super().__init__(rng, whitespace=" ")
 
-    def _handle_repeat(self, start_range: int, end_range: int, value: Any) -> str:
-        return str(
-            super()._handle_repeat(start_range, min(end_range, start_range + _REPEAT_EXTRA), value)
-        )
-
-
-class GrammarError(ValueError):
-    """The grammar could not be parsed, or no text it accepts was found."""
+_WEIGHTS = tuple(_weight(b) for b in range(256))
 
 
 def generate(syntax: str, definition: str, rng: random.Random) -> str:
-    """A text ``definition`` (a grammar in ``syntax``) accepts, drawn with ``rng``."""
-    if syntax == "regex":
-        return _regex_text(definition, rng)
-    if syntax == "lark":
-        return _LarkWalker.of(definition).text(rng)
-    raise GrammarError(f"unknown grammar syntax {syntax!r}")
+    """A text ``definition`` (a grammar in ``syntax``, LLGuidance's dialect) accepts, drawn with
+    ``rng``; :class:`GrammarError` when LLGuidance cannot compile it or no text is found within
+    the bounds (module docstring)."""
+    grammar = compile_grammar(syntax, definition)
+    walk = _Walk(grammar.matcher(), rng, _hints(syntax, definition))
+    data = walk.run()
+    try:
+        return data.decode()
+    except UnicodeDecodeError as error:  # a grammar over raw bytes: not a tool's text input
+        raise GrammarError(f"the grammar's text is not UTF-8: {error}") from None
+
+
+def problem(syntax: str, definition: str, text: str) -> str:
+    """Why ``text`` is not in the grammar's language ("" when it is)."""
+    return compile_grammar(syntax, definition).problem(text)
 
 
 def accepts(syntax: str, definition: str, text: str) -> bool:
     """Whether ``text`` is in the language of the grammar."""
-    if syntax == "regex":
-        return _compiled(definition).fullmatch(text) is not None
-    return _LarkWalker.of(definition).accepts(text)
+    return not problem(syntax, definition, text)
 
 
-@lru_cache(maxsize=128)
-def _compiled(pattern: str) -> re.Pattern[str]:
-    try:
-        return re.compile(pattern)
-    except (re.error, OverflowError, RecursionError) as error:
-        raise GrammarError(f"invalid regex: {error}") from error
+class _Walk:
+    """One draw: a matcher moved byte by byte, with what it wrote."""
 
+    def __init__(self, matcher: llguidance.LLMatcher, rng: random.Random, hints: _Hints) -> None:
+        self.matcher = matcher
+        self.hints = hints
+        self.rng = rng
+        self.out = bytearray()
+        self.target = rng.randint(MIN_TARGET, MAX_TARGET)
+        self.expansions = 0
+        self.word = rng.randint(3, 9)  # letters and digits in a row before other bytes gain
+        self.deadline = time.monotonic() + DEADLINE_S
 
-def _regex_text(pattern: str, rng: random.Random) -> str:
-    compiled = _compiled(pattern)
-    gen = _Xeger(rng)
-    for _ in range(ATTEMPTS):
-        try:
-            text = str(gen.xeger(pattern))
-        except (ValueError, KeyError, IndexError, TypeError, re.error) as error:
-            raise GrammarError(f"cannot generate text for the regex: {error}") from error
-        if len(text) <= _MAX_LEN and compiled.fullmatch(text) is not None:
-            return text
-    raise GrammarError(f"no text matching the regex found in {ATTEMPTS} draws")
+    def run(self) -> bytes:
+        m = self.matcher
+        while True:
+            self._take(m.compute_ff_bytes())
+            allowed = _allowed(m)
+            accepting = m.is_accepting()
+            if accepting and (not allowed or len(self.out) >= self.target):
+                return bytes(self.out)
+            if not allowed:
+                reason = m.get_error() or "the grammar allows no byte here"
+                raise GrammarError(f"the walk stopped after {len(self.out)} bytes: {reason}")
+            if len(self.out) >= self.target:
+                self._take(self._closing() or self._dive() or self._backtrack())
+                return bytes(self.out)
+            self._take(bytes((self._choose(allowed),)))
 
+    def _take(self, data: bytes) -> None:
+        if not data:
+            return
+        if len(self.out) + len(data) > MAX_BYTES:
+            raise GrammarError(f"no text the grammar accepts within {MAX_BYTES} bytes")
+        if time.monotonic() > self.deadline:
+            raise GrammarError(f"no text the grammar accepts found in {DEADLINE_S:g} s")
+        if not self.matcher.consume_tokens(list(data)):
+            raise GrammarError(f"LLGuidance refused its own mask: {self.matcher.get_error()}")
+        self.out += data
 
-class _LarkWalker:
-    """A random walk over a Lark grammar's compiled rules (EBNF already expanded by Lark)."""
+    def _word(self) -> int:
+        """The length of the run of letters and digits the text ends with."""
+        run = 0
+        for byte in reversed(self.out):
+            if not (byte < 0x80 and chr(byte).isalnum()):
+                break
+            run += 1
+        return run
 
-    _cache: ClassVar[dict[str, _LarkWalker]] = {}
+    def _line(self) -> int:
+        return len(self.out) - (self.out.rfind(b"\n") + 1)
 
-    def __init__(self, definition: str) -> None:
-        try:
-            self.parser = Lark(definition, start="start", parser="earley")
-        except (LarkError, re.error, RecursionError) as error:
-            raise GrammarError(f"invalid lark grammar: {error}") from error
-        self.rules: dict[str, list[Sequence[Any]]] = {}
-        for rule in self.parser.rules:
-            self.rules.setdefault(rule.origin.name, []).append(rule.expansion)
-        self.terminals = {t.name: t.pattern for t in self.parser.terminals}
-        self.height = self._heights()
-        if "start" not in self.height:
-            raise GrammarError("the lark grammar's start rule derives no finite text")
+    def _choose(self, allowed: Sequence[int]) -> int:
+        line = self._line()
+        if _NEWLINE in allowed and line >= LINE:
+            return _NEWLINE
+        weights = [_WEIGHTS[b] for b in allowed]
+        if self._word() >= self.word:
+            # A long enough word: a space now, where one may come; letters and digits no more
+            # likely than other printable bytes.
+            weights = [
+                40 if b == 0x20 else min(w, 1) for b, w in zip(allowed, weights, strict=True)
+            ]
+        if _NEWLINE in allowed:
+            weights[allowed.index(_NEWLINE)] = 1 if line >= _SHORT_LINE else 0
+        if not any(weights):
+            # Nothing printable (a script outside ASCII, a UTF-8 sequence's continuation).
+            return allowed[self.rng.randrange(len(allowed))]
+        pick: int = self.rng.choices(allowed, weights)[0]
+        if pick == 0x20 or not chr(pick).isalnum():
+            self.word = self.rng.randint(3, 9)
+        return pick
 
-    @classmethod
-    def of(cls, definition: str) -> _LarkWalker:
-        walker = cls._cache.get(definition)
-        if walker is None:
-            walker = cls(definition)
-            if len(cls._cache) >= 64:
-                cls._cache.clear()
-            cls._cache[definition] = walker
-        return walker
+    def _dive(self) -> bytes | None:
+        """The search found nothing near (a count the mask does not show, as in ``(.*a){30}``):
+        go straight on, each step the way the grammar's text names (the longest, else the
+        narrowest), up to
+        :data:`_DIVE_STEPS` steps; None when that reaches no accepting point."""
+        node = self.matcher.deep_copy()
+        path = b""
+        for _ in range(_DIVE_STEPS):
+            if self.expansions >= MAX_EXPANSIONS or len(self.out) + len(path) > MAX_BYTES:
+                return None
+            self.expansions += 1
+            ways = _children(node, self.hints, apart=True)
+            if not ways:
+                return None
+            # Accepting first, then what the grammar names, the longest (a literal, forced
+            # bytes: progress, where a single byte may go round a loop), the narrowest.
+            way, _, accepting, _ = min(ways, key=lambda w: (not w[2], not w[3], -len(w[0]), w[1]))
+            node.consume_tokens(list(way))
+            path += way
+            if accepting:
+                return path
+        return None
 
-    def _heights(self) -> dict[str, int]:
-        """The least derivation depth of each rule that derives a finite text."""
-        height: dict[str, int] = {}
-        changed = True
-        while changed:
-            changed = False
-            for name, expansions in self.rules.items():
-                for expansion in expansions:
-                    depth = 0
-                    for sym in expansion:
-                        if isinstance(sym, NonTerminal):
-                            if sym.name not in height:
-                                break
-                            depth = max(depth, height[sym.name])
-                    else:
-                        if height.get(name, depth + 2) > depth + 1:
-                            height[name] = depth + 1
-                            changed = True
-        return height
-
-    def _expansion_height(self, expansion: Sequence[Any]) -> int:
-        return max(
-            (self.height.get(s.name, 1 << 30) for s in expansion if isinstance(s, NonTerminal)),
-            default=0,
+    def _backtrack(self) -> bytes:
+        """No way to an accepting point from here (a dead end LLGuidance's mask cannot see,
+        such as ``/[0-9]+/ /[0-9]+/`` with no separator): take back some of what was written,
+        more each time, and search from there."""
+        written = len(self.out)
+        for keep in sorted(
+            {max(0, written - 8), max(0, written - 32), written // 2, 0}, reverse=True
+        ):
+            if keep < len(self.out):
+                self.matcher.rollback(len(self.out) - keep)
+                del self.out[keep:]
+            path = self._closing() or self._dive()
+            if path is not None:
+                return path
+        raise GrammarError(
+            f"no text the grammar accepts found within {MAX_EXPANSIONS} search states"
         )
 
-    def accepts(self, text: str) -> bool:
-        try:
-            self.parser.parse(text)
-        except (LarkError, RecursionError):
-            return False
-        return True
+    def _closing(self) -> bytes | None:
+        """A short way from here to a point the grammar accepts: best-first over the ways on
+        (:func:`_children`), the cost of a way the bits of choice it takes (a forced byte is
+        free, a byte into a state with few choices cheap), within :data:`_SEARCH_STATES` states;
+        None when not found."""
+        base = self.matcher
+        heap: list[tuple[float, int, bytes]] = [(0.0, 0, b"")]
+        order = 0
+        for _ in range(_SEARCH_STATES):
+            if not heap or self.expansions >= MAX_EXPANSIONS:
+                return None
+            if time.monotonic() > self.deadline:
+                raise GrammarError(f"no text the grammar accepts found in {DEADLINE_S:g} s")
+            cost, _, path = heapq.heappop(heap)
+            self.expansions += 1
+            node = base.deep_copy()
+            node.consume_tokens(list(path))
+            for way, choices, accepting, _ in _children(node, self.hints):
+                if accepting:
+                    return path + way
+                order += 1
+                # One choice made, into a state with `choices` bytes to choose from: narrow
+                # states (a closing bracket, a line's end) first, forced bytes free.
+                heapq.heappush(heap, (cost + 1 + math.log2(choices + 1), order, path + way))
+        return None
 
-    def text(self, rng: random.Random) -> str:
-        gen = _Xeger(rng)
-        for _ in range(ATTEMPTS):
-            out: list[str] = []
-            self._walk("start", rng, gen, out, 0)
-            text = "".join(out)
-            if len(text) <= _MAX_LEN and self.accepts(text):
-                return text
-        raise GrammarError(f"no text the lark grammar accepts found in {ATTEMPTS} draws")
 
-    def _walk(self, name: str, rng: random.Random, gen: _Xeger, out: list[str], depth: int) -> None:
-        expansions = [e for e in self.rules[name] if self._expansion_height(e) < 1 << 30]
-        if depth >= _DEPTH:
-            least = min(self._expansion_height(e) for e in expansions)
-            expansions = [e for e in expansions if self._expansion_height(e) == least]
-        expansion = expansions[rng.randrange(len(expansions))]
-        for sym in expansion:
-            if isinstance(sym, NonTerminal):
-                self._walk(sym.name, rng, gen, out, depth + 1)
-            elif isinstance(sym, Terminal):
-                out.append(self._terminal(sym.name, gen))
+def _allowed(matcher: llguidance.LLMatcher) -> list[int]:
+    bias = matcher.compute_logit_bias()
+    return [b for b in range(_EOS_BYTES) if bias[b] == _ALLOWED]
 
-    def _terminal(self, name: str, gen: _Xeger) -> str:
-        pattern = self.terminals[name]
-        if pattern.type == "str":
-            return str(pattern.value)
-        regex = pattern.to_regexp()
-        try:
-            return str(gen.xeger(regex))
-        except (ValueError, KeyError, IndexError, TypeError, re.error) as error:
-            raise GrammarError(f"cannot generate text for terminal {name}: {error}") from error
+
+Way = tuple[bytes, int, bool, bool]  # its bytes, the choices after them, accepts there, hinted
+
+
+def _children(node: llguidance.LLMatcher, hints: _Hints, *, apart: bool = False) -> list[Way]:
+    """The ways on from ``node``, each as (its bytes, how many bytes the grammar allows after
+    them, whether it accepts there, whether the grammar's text names it): one per byte class
+    (:func:`_byte_class`), bytes then forced and next state (the next mask and whether it
+    accepts; reached by the most printable byte of the class leading there), and one per literal
+    of the grammar that can come here (:func:`_hints`: a state the mask does not tell apart, such
+    as the ``xy`` that ends ``/[a-z]+xy/``). ``apart``: each byte the grammar names is a way of
+    its own. Accepting ways first."""
+    seen: dict[tuple[int, bytes, bytes, bool], Way] = {}
+    first: set[int] = set()
+    for byte in sorted(_allowed(node), key=lambda b: (-_WEIGHTS[b], b)):
+        kind = _CLASSES[byte]
+        named = byte in hints.named
+        # Of a class, the most printable byte and those the grammar's text names: a byte it
+        # does not name leads where the first one does, for all a grammar can tell them apart.
+        if kind not in first or named:
+            first.add(kind)
+            _probe(node, bytes((byte,)), -2 - byte if apart and named else kind, named, seen)
+    for literal in hints.literals:
+        _probe(node, literal, -1, True, seen)
+    return sorted(seen.values(), key=lambda w: (not w[2], len(w[0]), w[1]))
+
+
+def _probe(
+    node: llguidance.LLMatcher,
+    data: bytes,
+    kind: int,
+    hinted: bool,
+    seen: dict[tuple[int, bytes, bytes, bool], Way],
+) -> None:
+    """Record in ``seen`` where ``data`` (then the bytes forced) leads from ``node``, which is
+    left as it was; one way per kind (a byte class, a literal), bytes forced after it and next
+    state."""
+    taken = node.try_consume_tokens(list(data))
+    if taken < len(data):
+        node.rollback(taken)
+        return
+    forced = node.compute_ff_bytes()
+    if forced:
+        node.consume_tokens(list(forced))
+    bias = node.compute_logit_bias()
+    key = (kind, forced, bias, node.is_accepting())
+    if key not in seen:
+        choices = sum(1 for b in bias[:_EOS_BYTES] if b == _ALLOWED)
+        seen[key] = (data + forced, choices, key[3], hinted)
+    node.rollback(len(data) + len(forced))
+
+
+def _byte_class(byte: int) -> int:
+    """Bytes of one class that lead to the same next mask are one way in the closing search:
+    lower-case letters, capitals, digits, printable punctuation and the space, bytes past ASCII,
+    the other control bytes; the line break is a class of its own."""
+    char = chr(byte)
+    if "a" <= char <= "z":
+        return 256
+    if "A" <= char <= "Z":
+        return 257
+    if "0" <= char <= "9":
+        return 258
+    if 0x20 <= byte <= 0x7E:
+        return 259
+    if byte >= 0x80:
+        return 260
+    return byte if byte == _NEWLINE else 261
+
+
+_CLASSES = tuple(_byte_class(b) for b in range(256))
+
+
+# A regex's metacharacters and character classes, and a Lark grammar's quoted strings and
+# regexes: what is left between them are the literal runs a grammar's text spells out.
+_CLASS = re.compile(
+    r"\\[pPdDwWsS](?:\{[^}]*\})?|\\.|\[(?:\\.|[^\]])*\]|\{\d+(?:,\d*)?\}|\(\?(?:[a-zA-Z-]*:|[a-zA-Z-]+\)|<?[!=]|P?<\w+>)"
+)
+_META = re.compile(r"[()|?*+.^$\n]")
+_LARK_PART = re.compile(r'"((?:\\.|[^"\\\n])*)"i?|/((?:\\.|[^/\\\n])+)/[imsux]*')
+_MAX_LITERALS = 48
+
+
+@dataclass(frozen=True, slots=True)
+class _Hints:
+    """What the closing search reads from a grammar's text (never its meaning: LLGuidance's
+    mask decides what may come): the bytes it names and the literal runs it spells out."""
+
+    named: frozenset[int]
+    literals: tuple[bytes, ...]
+
+
+@lru_cache(maxsize=256)
+def _hints(syntax: str, definition: str) -> _Hints:
+    return _Hints(frozenset(definition.encode()), _literals(syntax, definition))
+
+
+def _literals(syntax: str, definition: str) -> tuple[bytes, ...]:
+    """The literal runs of at least two bytes a grammar's text spells out (``End Patch``,
+    ``xy`` in ``/[a-z]+xy/``), for the closing search to try as one step."""
+    regexes = [definition] if syntax == "regex" else []
+    runs: dict[bytes, None] = {}
+    if syntax == "lark":
+        for quoted, regex in _LARK_PART.findall(definition):
+            if quoted:
+                runs[_unquote(quoted).encode()] = None
+            else:
+                regexes.append(regex)
+    for regex in regexes:
+        for run in _META.split(_CLASS.sub("\n", regex)):
+            runs[run.encode()] = None
+    return tuple(r for r in runs if 2 <= len(r) <= 64)[:_MAX_LITERALS]
+
+
+def _unquote(text: str) -> str:
+    """A Lark string literal's text (its escapes read as Python's, close enough for a hint)."""
+    try:
+        return str(text.encode("latin-1", "backslashreplace").decode("unicode_escape"))
+    except UnicodeDecodeError:
+        return text

@@ -1,36 +1,29 @@
 """Custom tools (free text and grammar input), tool_choice / allowed_tools, and logprobs in the
-mock: each stream judged by the conformance validator, grammar input checked by the grammar's own
-parser (``lark`` / ``re``), not by the generator's checker."""
+mock: each stream judged by the conformance validator, grammar input checked by a matcher built
+here from LLGuidance's own API (the dialect OpenAI reads), not by the mock's checker; grammars
+LLGuidance cannot compile are OpenAI's 400 with its reason. The generator's own tests:
+test_mock_grammar_gen.py."""
 
 from __future__ import annotations
 
 import math
-import random
-import re
+from pathlib import Path
 from typing import Any
 
+import llguidance
 import pytest
-from lark import Lark
 from mock_support import judged_stream, post_mock
 
 from conformance.validator import StreamValidator
-from mock_server.grammar_gen import GrammarError, generate
 
+GRAMMARS = Path(__file__).parents[1] / "data" / "grammars"
+APPLY_PATCH = (GRAMMARS / "apply_patch.lark").read_text()
+MATH_EXP = (GRAMMARS / "math_exp.lark").read_text()
 REGEXES = {
-    "phone": r"^\d{3}-\d{4}$",
     "command": r"(add|sub|mul) -?\d{1,6} -?\d{1,6}",
-    "ident-list": r"[A-Z]{2}\d{2}(-[a-z]+)*",
-    "email": r"[a-z][a-z0-9._]{0,15}@[a-z]{2,10}\.(com|org|net)",
     "date": r"(19|20)\d\d-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])",
 }
 LARK = {
-    "arithmetic": """
-        start: expr
-        expr: term (("+" | "-") term)*
-        term: factor (("*" | "/") factor)*
-        factor: NUMBER | "(" expr ")" | "-" factor
-        %import common.NUMBER
-    """,
     "sql": """
         start: "SELECT " cols " FROM " NAME where? ";"
         where: " WHERE " NAME " = " (INT | ESCAPED_STRING)
@@ -39,58 +32,15 @@ LARK = {
         %import common.INT
         %import common.ESCAPED_STRING
     """,
-    "json-ish": """
-        ?start: value
-        ?value: object | array | ESCAPED_STRING | SIGNED_NUMBER | "true" | "false" | "null"
-        array: "[" [value ("," value)*] "]"
-        object: "{" [pair ("," pair)*] "}"
-        pair: ESCAPED_STRING ":" value
-        %import common.ESCAPED_STRING
-        %import common.SIGNED_NUMBER
-    """,
-    "patch": """
-        start: "*** Begin Patch\\n" hunk+ "*** End Patch"
-        hunk: "*** Update File: " PATH "\\n" line+
-        line: ("+" | "-" | " ") TEXT "\\n"
-        PATH: /[a-z]{1,8}(\\/[a-z]{1,8}){0,2}\\.py/
-        TEXT: /[A-Za-z0-9 =()]{1,20}/
-    """,
 }
+_TOKENIZER = llguidance.LLTokenizer("byte")
 
 
-@pytest.mark.parametrize("name", sorted(REGEXES))
-def test_200_regex_inputs_match(name: str) -> None:
-    pattern = re.compile(REGEXES[name])
-    rng = random.Random(name)
-    texts = [generate("regex", REGEXES[name], rng) for _ in range(200)]
-    assert all(pattern.fullmatch(t) for t in texts), [t for t in texts if not pattern.fullmatch(t)]
-    assert len(set(texts)) > 50  # not one text repeated
-
-
-@pytest.mark.parametrize("name", sorted(LARK))
-def test_200_lark_inputs_parse(name: str) -> None:
-    parser = Lark(LARK[name], start="start")  # the grammar's own parser, built here
-    rng = random.Random(name)
-    texts = [generate("lark", LARK[name], rng) for _ in range(200)]
-    for text in texts:
-        parser.parse(text)  # raises on a text the grammar rejects
-    assert len(set(texts)) > 20
-
-
-def test_generation_is_deterministic() -> None:
-    for syntax, grammars in (("regex", REGEXES), ("lark", LARK)):
-        for g in grammars.values():
-            a = [generate(syntax, g, random.Random(7)) for _ in range(3)]
-            assert a == [generate(syntax, g, random.Random(7)) for _ in range(3)]
-
-
-@pytest.mark.parametrize(
-    ("syntax", "definition"),
-    [("regex", "(unclosed"), ("lark", "start: missing_rule"), ("regex", "a(?=b)c")],
-)
-def test_bad_or_empty_grammars_raise(syntax: str, definition: str) -> None:
-    with pytest.raises(GrammarError):
-        generate(syntax, definition, random.Random(0))
+def llguidance_accepts(syntax: str, definition: str, text: str) -> bool:
+    """LLGuidance's own verdict, from a matcher built here (not the mock's)."""
+    grammar = llguidance.grammar_from(syntax, definition)  # type: ignore[arg-type]
+    matcher = llguidance.LLMatcher(_TOKENIZER, grammar, log_level=0)
+    return matcher.consume_tokens(list(text.encode())) and matcher.is_accepting()
 
 
 def _stream(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -128,9 +78,12 @@ FUNCTION = {
         {"type": "text"},
         {"type": "grammar", "syntax": "regex", "definition": REGEXES["command"]},
         {"type": "grammar", "syntax": "lark", "definition": LARK["sql"]},
-        {"type": "grammar", "syntax": "lark", "definition": LARK["patch"]},
+        {"type": "grammar", "syntax": "lark", "definition": APPLY_PATCH},
+        {"type": "grammar", "syntax": "lark", "definition": MATH_EXP},
+        {"type": "grammar", "syntax": "lark", "definition": 'start: "ab"{2,3}'},
+        {"type": "grammar", "syntax": "regex", "definition": r"\p{L}+"},
     ],
-    ids=["no-format", "text", "regex", "lark-sql", "lark-patch"],
+    ids=["no-format", "text", "regex", "lark-sql", "apply-patch", "math-exp", "repeat", "letters"],
 )
 def test_custom_tool_call_streams_input_the_grammar_accepts(fmt: dict[str, Any] | None) -> None:
     events = _stream(
@@ -146,15 +99,61 @@ def test_custom_tool_call_streams_input_the_grammar_accepts(fmt: dict[str, Any] 
     deltas = [e["delta"] for e in events if e["type"] == "response.custom_tool_call_input.delta"]
     (done,) = [e for e in events if e["type"] == "response.custom_tool_call_input.done"]
     assert "".join(deltas) == done["input"] == item["input"]
-    assert len(deltas) > 1  # streamed, not in one piece
     text = item["input"]
+    assert len(deltas) > 1 or not any(c in text for c in " \n")  # streamed (one word: one token)
     if fmt is None or fmt["type"] == "text":
         assert text == "Run the query for the users table."
-    elif fmt["syntax"] == "regex":
-        assert re.fullmatch(fmt["definition"], text)
     else:
-        Lark(fmt["definition"], start="start").parse(text)
+        assert llguidance_accepts(fmt["syntax"], fmt["definition"], text), text
     assert events[-1]["response"]["output"] == [item]
+
+
+def test_same_request_same_input_bytes() -> None:
+    fmt = {"type": "grammar", "syntax": "lark", "definition": APPLY_PATCH}
+    body = {"input": "Patch it.", "tools": [_custom("apply_patch", fmt)], "tool_choice": "required"}
+    first, second = post_mock(body), post_mock(body)
+    assert first.status_code == 200, first.text
+    assert first.json()["output"][0]["input"] == second.json()["output"][0]["input"]
+    other = post_mock({**body, "input": "Patch it again."}).json()["output"][0]["input"]
+    assert llguidance_accepts("lark", APPLY_PATCH, other)
+
+
+@pytest.mark.parametrize(
+    ("syntax", "definition", "reason"),
+    [
+        ("regex", "(?=a)a+", "look-around"),  # Python's re compiles it
+        ("regex", r"(a)\1", "backreferences are not supported"),
+        ("lark", 'start: A\nA.2: "a"', "priority not supported"),  # Python's lark compiles it
+        ("lark", "start: missing_rule", "unknown name"),
+    ],
+)
+def test_what_llguidance_cannot_compile_is_openais_400(
+    syntax: str, definition: str, reason: str
+) -> None:
+    fmt = {"type": "grammar", "syntax": syntax, "definition": definition}
+    response = post_mock(
+        {"input": "hi", "tools": [_custom("runner", fmt)], "tool_choice": "required"}
+    )
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert (error["type"], error["param"]) == (
+        "invalid_request_error",
+        "tools[0].format.definition",
+    )
+    assert error["message"].startswith("Invalid grammar for custom tool 'runner': ")
+    assert reason in error["message"]
+
+
+def test_a_grammar_with_no_text_fails_the_response_not_the_server() -> None:
+    # Compiles, but LLGuidance lexes greedily: two adjacent /[0-9]+/ never end.
+    fmt = {"type": "grammar", "syntax": "lark", "definition": "start: /[0-9]+/ /[0-9]+/"}
+    response = post_mock(
+        {"input": "hi", "tools": [_custom("runner", fmt)], "tool_choice": "required"}
+    )
+    assert response.status_code == 400, response.text
+    assert (
+        "cannot generate input for the custom tool's grammar" in response.json()["error"]["message"]
+    )
 
 
 def test_tool_choice_outside_the_schema_is_openais_400() -> None:
