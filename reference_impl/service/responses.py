@@ -29,6 +29,7 @@ from ..assembler.stream import Event, ResponseAssembler
 from ..engine import Engine, EngineHints, GenerationRequest
 from ..errors import APIError, invalid_request, not_found
 from ..ids import IdFactory
+from ..json_limits import JSONTooDeep, loads_bounded, too_deep_error
 from ..request.inputs import (
     check_call_outputs,
     conversation_items,
@@ -153,7 +154,9 @@ class ResponsesService:
                 raise too_large
             chunks.append(chunk)
         try:
-            return orjson.loads(b"".join(chunks))
+            return loads_bounded(b"".join(chunks), "The request body")
+        except JSONTooDeep as error:  # a 500 from orjson.dumps further on, unchecked
+            raise too_deep_error(error) from None
         except orjson.JSONDecodeError:
             raise invalid_request(
                 "We could not parse the JSON body of your request. (HINT: This likely means you "

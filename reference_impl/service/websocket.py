@@ -41,6 +41,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..engine import EngineHints
 from ..errors import APIError, invalid_request
+from ..json_limits import JSONTooDeep, loads_bounded, too_deep_error
 from ..request.validation import validate_create_body
 from . import steering
 from .steering import QueuedSteer
@@ -233,7 +234,10 @@ class _Connection:
     async def _on_text(self, text: str) -> None:
         raw = text.encode()
         try:
-            event = orjson.loads(raw)
+            event = loads_bounded(raw, "The event")
+        except JSONTooDeep as error:  # answered like HTTP's body, the socket kept
+            await self.send_error(too_deep_error(error), None)
+            return
         except orjson.JSONDecodeError:
             event = None
         if not isinstance(event, dict):
