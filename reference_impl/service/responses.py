@@ -26,7 +26,7 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 
 from ..assembler.stream import Event, ResponseAssembler
-from ..engine import Engine, EngineHints, GenerationRequest
+from ..engine import Engine, EngineError, EngineHints, GenerationRequest
 from ..errors import APIError, invalid_request, not_found
 from ..ids import IdFactory
 from ..json_limits import JSONTooDeep, loads_bounded, too_deep_error
@@ -464,7 +464,7 @@ class ResponsesService:
                 if key not in INPUT_TOKENS_PARAMS:
                     raise invalid_request(f"Unknown parameter: '{key}'.", key, "unknown_parameter")
         body = validate_create_body(body, require_model=False)
-        count = await self.engine.count_input_tokens((await self._prepare(request, body)).gen)
+        count = await self._count((await self._prepare(request, body)).gen)
         return json_response({"object": "response.input_tokens", "input_tokens": count})
 
     # --- POST /v1/responses/compact ---------------------------------------------------------
@@ -487,10 +487,19 @@ class ResponsesService:
                 created_at=int(self.clock()),
                 history=history,
                 user_messages=users,
-                input_tokens=await self.engine.count_input_tokens(prepared.gen),
+                input_tokens=await self._count(prepared.gen),
                 sealer=self.sealer,
             )
         )
+
+    async def _count(self, gen: GenerationRequest) -> int:
+        """The engine's input token count; its refusal (no input, too long) in OpenAI's shape."""
+        try:
+            return await self.engine.count_input_tokens(gen)
+        except EngineError as error:
+            status = FAILURE_STATUS.get(error.code, 500)
+            kind = "invalid_request_error" if status == 400 else "server_error"
+            raise APIError(status, error.message, type=kind, code=error.code) from None
 
     async def models(self, request: Request) -> Response:
         data = [_model(m) for m in self.engine.model_ids()]

@@ -337,6 +337,12 @@ class _Connection:
                     return
                 except (WebSocketDisconnect, OSError, RuntimeError):
                     return  # the client went away (starlette raises RuntimeError after close)
+                except Exception:  # one response failed: say so, log it once, serve the next
+                    log.exception("WebSocket lane %r: a response failed", lane.sid)
+                    try:
+                        await self.send_error(_internal_error(), lane.sid)
+                    except (WebSocketDisconnect, OSError, RuntimeError):
+                        return
 
     async def _serve(
         self,
@@ -367,13 +373,7 @@ class _Connection:
             return None
         except Exception:
             log.exception("unhandled error preparing a WebSocket response")
-            internal = APIError(
-                500,
-                "The server had an error while processing your request.",
-                type="server_error",
-                code="server_error",
-            )
-            await self._refuse(internal, sid, body, steers)
+            await self._refuse(_internal_error(), sid, body, steers)
             return None
         sink = _Sink(self, sid, admission.drop_after, tracked)
         try:
@@ -534,3 +534,12 @@ async def _deny(ws: WebSocket, error: APIError) -> None:
 def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _internal_error() -> APIError:
+    return APIError(
+        500,
+        "The server had an error while processing your request.",
+        type="server_error",
+        code="server_error",
+    )
