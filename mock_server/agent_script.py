@@ -299,7 +299,7 @@ def parse(text: str | bytes) -> AgentScript:
     try:
         doc = loads_bounded(text, "The script")
     except JSONTooDeep as error:
-        raise ScriptError(str(error)) from None
+        raise ScriptError(str(error).rstrip(".")) from None
     except orjson.JSONDecodeError as error:
         raise ScriptError(f"not JSON: {error}") from None
     if isinstance(doc, list):
