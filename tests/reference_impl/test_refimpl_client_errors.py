@@ -173,3 +173,33 @@ def test_a_failing_response_on_a_websocket_lane_is_an_error_event_and_the_lane_l
                 assert event["type"] != "error", event
     failed = [r for r in caplog.records if "a response failed" in r.getMessage()]
     assert len(failed) == 1 and failed[0].levelno == logging.ERROR
+
+
+def test_a_deep_tool_schema_over_websocket_is_an_error_event_and_the_lane_lives(
+    backend: FakeBackend,
+) -> None:
+    schema: Any = {"type": "string"}
+    for _ in range(260):
+        schema = {"type": "array", "items": schema}
+    tool = {"type": "function", "name": "f", "parameters": schema}
+    with ServerThread(create_app(_engine(backend))) as server:
+        url = server.base_url.replace("http://", "ws://") + "/v1/responses"
+        with wsc.connect(url, max_size=None) as ws:
+            create = {"type": "response.create", "model": "fake", "input": "hi", "tools": [tool]}
+            ws.send(_deep_dumps(create))
+            event = json.loads(ws.recv(timeout=10))
+            assert event["type"] == "error" and event["error"]["code"] == "json_too_deep"
+            ws.send(json.dumps({"type": "response.create", "model": "fake", "input": "hi"}))
+            while (event := json.loads(ws.recv(timeout=10)))["type"] != "response.completed":
+                assert event["type"] != "error", event
+
+
+def _deep_dumps(value: Any) -> str:
+    import sys
+
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(10_000)
+    try:
+        return json.dumps(value)
+    finally:
+        sys.setrecursionlimit(old)
