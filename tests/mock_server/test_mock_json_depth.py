@@ -319,3 +319,38 @@ def test_the_strict_walk_is_iterative_and_definitions_count_from_their_own_root(
     with_defs = {**_objects(3), "$defs": {"d": _objects(10)}}
     assert strict_limit_problem(with_defs) == ""
     assert "11 levels" in strict_limit_problem({**_objects(1), "$defs": {"d": _objects(11)}})
+
+
+@pytest.mark.parametrize("mode", ["strict", "fallback"])
+def test_a_replayed_request_past_the_limit_is_the_same_400(tmp_path: Path, mode: str) -> None:
+    from cassettes import encode_exchange
+    from cassettes.model import Chunk, Exchange
+    from mock_server.app import MockSettings
+
+    folder = tmp_path / "cassette"
+    folder.mkdir()
+    shallow = Exchange(
+        seq=1, method="POST", target="/v1/responses", request_body=b'{"input": "hi"}',
+        status=200, chunks=[Chunk(0.0, b"{}")],
+    )  # fmt: skip
+    (folder / "000001-POST-responses.jsonl").write_text(encode_exchange(shallow))
+    replay = ReplaySettings(cassette=str(folder), mode=mode, timing=0.0)  # type: ignore[arg-type]
+    with LoopbackMock(MockSettings(replay=replay)) as mock:
+        body = _raw({"model": "mock", "input": [nested(3_000)]})
+        got = httpx.post(mock.base_url + "/responses", content=body, timeout=30)
+    assert got.status_code == 400, got.text[:300]
+    assert got.json()["error"]["code"] == "json_too_deep"
+
+
+def test_check_schema_never_lets_a_recursion_error_out() -> None:
+    # Past the body's bound a schema cannot arrive over HTTP; called directly, a schema deeper
+    # than jsonschema's walk can take is a 400, not a RecursionError (a 500).
+    from reference_impl.errors import APIError
+    from reference_impl.request.tool_validation import check_schema
+
+    with pytest.raises(APIError) as caught:
+        check_schema(
+            _items(400), "function 'f'", "tools[0].parameters", "invalid_function_parameters"
+        )
+    assert caught.value.status == 400
+    check_schema(_items(MAX_JSON_DEPTH), "function 'f'", "tools[0].parameters", "x")  # walks fine
