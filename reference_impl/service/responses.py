@@ -215,7 +215,8 @@ class ResponsesService:
         if body.get("background"):
             return await self._create_background(body, gen, asm, items, appended)
         if body.get("stream"):
-            return SSEResponse(self._stream(gen, asm, items, store, appended))
+            started = await self._put(store, asm.start(), asm, items)
+            return SSEResponse(self._stream(gen, asm, items, store, started, appended))
         await self._put(store, asm.start(), asm, items)
         await drive(self.engine, gen, asm, finished=appended)
         if store:
@@ -239,7 +240,10 @@ class ResponsesService:
         over SSE, which WebSocket mode (reference_impl.service.websocket) sends as frames."""
         body = self.prompts.render(body)
         gen, asm, items, store, appended = await self._begin(conn, body, new_id=new_id, hints=hints)
-        return self._stream(gen, asm, items, store, appended)
+        # Stored before the stream's 200 (or WebSocket's first event), so a store that cannot be
+        # written is an HTTP error (503: stores/sqlite_health.py), not a stream cut short.
+        started = await self._put(store, asm.start(), asm, items)
+        return self._stream(gen, asm, items, store, started, appended)
 
     async def _begin(
         self,
@@ -298,6 +302,7 @@ class ResponsesService:
         asm: ResponseAssembler,
         items: list[dict[str, Any]],
         store: bool,
+        started: list[Event],
         appended: Callable[[], Awaitable[None]] | None = None,
     ) -> Producer:
         async def put_final() -> None:
@@ -309,7 +314,7 @@ class ResponsesService:
                 await appended()
 
         async def produce(sink: EventSink) -> None:
-            await sink.events(await self._put(store, asm.start(), asm, items))
+            await sink.events(started)
             try:
                 await drive(
                     self.engine,

@@ -112,7 +112,12 @@ def test_damage_appearing_later_is_a_503_with_one_log_line(
                     assert error["code"] == "store_unavailable"
             created = client.post("/responses", json={"model": "m", "input": "hi"})
             statuses.append(created.status_code)
-    assert 503 in statuses and 500 not in statuses, statuses
+            # streamed: stored before the 200, so a 503 rather than a stream cut with no event
+            body = {"model": "m", "input": "hi", "stream": True}
+            with client.stream("POST", "/responses", json=body) as streamed:
+                streamed.read()
+                statuses.append(streamed.status_code)
+    assert statuses[-2:] == [503, 503] and 500 not in statuses, statuses
     damaged = [r for r in caplog.records if "is damaged" in r.getMessage()]
     assert len(damaged) == 1
     assert not any(r.exc_info for r in caplog.records if r.name.startswith("reference_impl"))
