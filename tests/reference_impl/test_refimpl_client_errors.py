@@ -141,16 +141,17 @@ def test_sglang_refusing_a_long_input_is_openai_s_400_not_its_text(sglang_text: 
 
 
 class FailingStore(MemoryStore):
-    """A store whose next ``put`` fails with an exception nobody expects (a TypeError)."""
+    """A store whose ``fail_in``-th next ``put`` fails with an exception nobody expects."""
 
-    fail_next = False
+    fail_in = 0
 
     async def put(
         self, response: Mapping[str, Any], input_items: Sequence[Mapping[str, Any]] | None = None
     ) -> None:
-        if self.fail_next:
-            self.fail_next = False
-            raise TypeError("Recursion limit reached")
+        if self.fail_in:
+            self.fail_in -= 1
+            if not self.fail_in:
+                raise TypeError("Recursion limit reached")
         await super().put(response, input_items)
 
 
@@ -161,7 +162,7 @@ def test_a_failing_response_on_a_websocket_lane_is_an_error_event_and_the_lane_l
     with ServerThread(create_app(ScriptedEngine(), store=store)) as server:
         url = server.base_url.replace("http://", "ws://") + "/v1/responses"
         with wsc.connect(url) as ws:
-            store.fail_next = True
+            store.fail_in = 2  # the final put, inside the running response (not its first)
             ws.send(json.dumps({"type": "response.create", "model": "m", "input": "hi"}))
             events = []
             while not events or events[-1]["type"] not in ("error", "response.completed"):
