@@ -97,6 +97,7 @@ from mock_server.jsonschema_gen import generate
 from mock_server.scenarios import Plan, Segment
 from mock_server.tokenizer import tokenize
 from reference_impl.engine import CustomTool, FunctionTool, GenerationRequest, Message
+from reference_impl.json_limits import JSONTooDeep, loads_bounded
 from reference_impl.request.inputs import to_messages
 
 __all__ = [
@@ -261,7 +262,7 @@ def step_faults(
     if "x-mock-scenario" in headers:
         return ()
     try:
-        doc = orjson.loads(body)
+        doc = loads_bounded(body)  # past the limit, the app answers 400
         if not isinstance(doc, dict):
             return ()
         found = doc.get("metadata")
@@ -334,7 +335,9 @@ def parse(text: str | bytes) -> AgentScript:
     if len(text) > MAX_SCRIPT_BYTES:
         raise ScriptError(f"a script is at most {MAX_SCRIPT_BYTES} bytes")
     try:
-        doc = orjson.loads(text)
+        doc = loads_bounded(text, "The script")
+    except JSONTooDeep as error:
+        raise ScriptError(str(error).rstrip(".")) from None
     except orjson.JSONDecodeError as error:
         raise ScriptError(f"not JSON: {error}") from None
     if isinstance(doc, list):

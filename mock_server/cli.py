@@ -31,7 +31,7 @@ from mock_server.scenarios import SCENARIOS
 from mock_server.workers import check_workers, serve_workers
 from reference_impl.request.prompts import PromptFileError, PromptRegistry
 from reference_impl.server import bind, serve_socket
-from reference_impl.server_options import add_bind_options, required_api_key
+from reference_impl.server_options import OneLineParser, add_bind_options, required_api_key
 from reference_impl.stores.base import DEFAULT_MAX_RESPONSES
 from reference_impl.stores.options import add_retention_options, limits_from
 
@@ -87,7 +87,7 @@ cannot be read, or an address that cannot be bound (a server judges nothing: nev
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="responses-mock",
         description=_DESCRIPTION.replace(
             "{scenarios}",

@@ -43,6 +43,7 @@ from mock_server.faults import (
 )
 from mock_server.scenarios import SCENARIOS
 from reference_impl.engine import EngineHints
+from reference_impl.uvicorn_logs import quiet_rejected_input
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
@@ -431,7 +432,9 @@ class _DroppedConnectionFilter(logging.Filter):
 
 
 def quiet_dropped_connections() -> None:
-    """Keep uvicorn from logging a traceback for every injected dropped connection."""
+    """Keep uvicorn from logging a traceback for every injected dropped connection (and for
+    input the app already rejects: :mod:`reference_impl.uvicorn_logs`)."""
+    quiet_rejected_input()
     logger = logging.getLogger("uvicorn.error")
     if not any(isinstance(f, _DroppedConnectionFilter) for f in logger.filters):
         logger.addFilter(_DroppedConnectionFilter())

@@ -27,6 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from cassettes import REDACTED, CassetteError, Exchange, read_cassette
 from mock_server.middleware import DroppedConnection
 from mock_server.replay_match import DEFAULT_IGNORE, KEY_PARTS, Matcher, Miss, request_key
+from reference_impl.json_limits import JSONTooDeep, check_depth
 
 __all__ = ["NO_MATCH_CODE", "ReplayApp", "ReplaySettings", "parse_timing", "replay_exchanges"]
 
@@ -69,6 +70,13 @@ def replay_exchanges(settings: ReplaySettings) -> list[Exchange]:
     exchange every request is a 400, which reads as a replay of something but replays nothing
     (a folder not recorded into yet, a VCR file with ``interactions: []``)."""
     exchanges = read_cassette(settings.cassette)
+    for exchange in exchanges:  # what a client sent is JSON the server reads: the same bound
+        sent = [f.data for f in exchange.frames if f.sender == "client" and f.opcode == "text"]
+        for data in (exchange.request_body, *sent):
+            try:
+                check_depth(data)
+            except JSONTooDeep as error:
+                raise CassetteError(f"{settings.cassette}: {exchange.label}: {error}") from None
     if not exchanges and settings.mode == "strict":
         raise CassetteError(
             f"{settings.cassette}: no recorded exchanges; a strict replay would refuse every "
@@ -109,6 +117,11 @@ class ReplayApp:
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         body = await _body(receive)
+        try:
+            check_depth(body, "The request body")
+        except JSONTooDeep as error:
+            await _send_error(send, 400, str(error), "json_too_deep")
+            return
         query = scope.get("query_string", b"").decode("latin-1")
         found = self.matcher.match(scope["method"], scope["path"], query, body)
         if isinstance(found, Miss):
@@ -171,12 +184,14 @@ class ReplayApp:
             if message["type"] == "websocket.disconnect":
                 return
             got = (message.get("text") or "").encode() or message.get("bytes") or b""
-            if not self._same_frame(frame.data, got):
-                text = (
+            too_deep = _too_deep(got)
+            if too_deep or not self._same_frame(frame.data, got):
+                text = too_deep or (
                     f"The message does not match the recording {exchange.label}: "
                     f"{_first_difference(frame.data, got, self.settings.ignore)}."
                 )
-                error = {"type": "error", "error": _error_body(text)["error"], "status": 400}
+                code = "json_too_deep" if too_deep else NO_MATCH_CODE
+                error = {"type": "error", "error": _error_body(text, code)["error"], "status": 400}
                 await send({"type": "websocket.send", "text": json.dumps(error)})
                 await send({"type": "websocket.close", "code": 1008})
                 return
@@ -194,6 +209,15 @@ def _first_difference(recorded: bytes, got: bytes, ignore: Sequence[str]) -> str
     a = request_key("WS", "", "", recorded, ignore)
     b = request_key("WS", "", "", got, ignore)
     return "; ".join(differences(a, b, ["body"])) or "bytes differ"
+
+
+def _too_deep(data: bytes) -> str:
+    """The message for a client frame nested past the bound, or ""."""
+    try:
+        check_depth(data, "The event")
+    except JSONTooDeep as error:
+        return str(error)
+    return ""
 
 
 def _code(data: bytes) -> int:
@@ -226,19 +250,19 @@ def _once(body: bytes, receive: Receive) -> Receive:
     return again
 
 
-def _error_body(message: str) -> dict[str, Any]:
+def _error_body(message: str, code: str = NO_MATCH_CODE) -> dict[str, Any]:
     return {
         "error": {
             "message": message,
             "type": "invalid_request_error",
             "param": None,
-            "code": NO_MATCH_CODE,
+            "code": code,
         }
     }
 
 
-async def _send_error(send: Send, status: int, message: str) -> None:
-    data = json.dumps(_error_body(message)).encode()
+async def _send_error(send: Send, status: int, message: str, code: str = NO_MATCH_CODE) -> None:
+    data = json.dumps(_error_body(message, code)).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": data, "more_body": False})

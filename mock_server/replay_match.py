@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from cassettes import Exchange
+from reference_impl.json_limits import check_depth
 
 __all__ = [
     "DEFAULT_IGNORE",
@@ -102,6 +103,7 @@ def request_key(
     value: Any = body
     if body.strip():
         try:
+            check_depth(body)  # past the limit compared as bytes (json.loads would recurse)
             value = json.loads(body)
         except ValueError:
             value = body

@@ -12,9 +12,18 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
+from typing import Any, NoReturn
 
-__all__ = ["add_bind_options", "port_number", "required_api_key"]
+__all__ = ["OneLineParser", "add_bind_options", "port_number", "required_api_key"]
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad argument is one line on stderr and exit 2, not the whole usage first
+    (docs/cli.md: "Bad arguments get one line on stderr")."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
 
 HOST_HELP = "address to bind (default: 127.0.0.1)"
 PORT_HELP = "port to bind; 0 picks a free one (default: {port})"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import math
+import re
 import socket
 import sys
 from collections.abc import Sequence
@@ -72,11 +73,30 @@ not served — one line says which.
 """
 
 
+_NEGATIVE = re.compile(r"-\.?\d")
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a bad option is one line (not the whole usage) and exit 2."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (see --help)\n")
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        # argparse takes "-5s" after "-t" for an option of its own ("expected one argument"):
+        # a value option followed by a negative-looking token gets it as "-t=-5s", so the
+        # option's own check names what is wrong with the value.
+        argv = list(sys.argv[1:] if args is None else args)
+        joined: list[str] = []
+        for arg in argv:
+            action = self._option_string_actions.get(joined[-1]) if joined else None
+            if action is not None and action.nargs is None and _NEGATIVE.match(arg):
+                joined[-1] = f"{joined[-1]}={arg}"
+            else:
+                joined.append(arg)
+        return super().parse_known_args(joined, namespace)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -159,7 +159,11 @@ def _run_cases(
         pytest.ExitCode.INTERRUPTED,
     )
     if plugin.collect_errors or code in broken:
-        detail = plugin.collect_errors[0].splitlines()[-1] if plugin.collect_errors else repr(code)
+        detail = (
+            plugin.collect_errors[0].splitlines()[-1]
+            if plugin.collect_errors
+            else pytest.ExitCode(code).name.lower().replace("_", " ")  # "interrupted", not a repr
+        )
         result.status = "broken"
         result.reason = f"the suite's cases could not run: {detail}"
     elif not plugin.results:

@@ -14,6 +14,7 @@ import orjson
 
 from ..errors import invalid_request
 from .field_errors import check_enum, check_type, type_error, value_error
+from .strict_limits import check_strict_limits
 from .tool_kinds import check_named_choice, validate_custom_tool, validate_tool_choice_object
 
 __all__ = ["check_schema", "validate_tool_choice", "validate_tools"]
@@ -125,6 +126,13 @@ def _validate_callable(tool: dict[str, Any], kind: str, where: str, names: set[s
     names.add(name)
     parameters = check_type(tool, "parameters", dict, param=f"{where}.parameters")
     if parameters is not None:
+        if tool.get("strict") is True:
+            check_strict_limits(
+                parameters,
+                f"function '{name}'",
+                f"{where}.parameters",
+                "invalid_function_parameters",
+            )
         check_schema(
             parameters,
             f"function '{name}'",
@@ -165,6 +173,8 @@ def _schema_problem_of(schema: Any) -> str:
     except exceptions.SchemaError as error:
         where = "/".join(str(p) for p in error.absolute_path)
         return f"{error.message}" + (f" (at '{where}')" if where else "")
+    except RecursionError:  # kept out by the body's nesting bound (json_limits.py); never a 500
+        return "it nests too deeply to be checked."
     return _unresolved_reference(schema, schema, ())
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import invalid_request
 from .field_errors import check_enum, check_type, type_error, value_error
+from .strict_limits import check_strict_limits
 from .tool_validation import check_schema, validate_tool_choice, validate_tools
 
 __all__ = [
@@ -375,10 +376,8 @@ def _validate_text(text: Any) -> None:
                 "text.format.schema",
                 "missing_required_parameter",
             )
-        check_schema(
-            fmt["schema"],
-            f"response_format '{fmt['name']}'",
-            "text.format.schema",
-            "invalid_json_schema",
-        )
+        what = f"response_format '{fmt['name']}'"
+        if fmt.get("strict") is True:
+            check_strict_limits(fmt["schema"], what, "text.format.schema", "invalid_json_schema")
+        check_schema(fmt["schema"], what, "text.format.schema", "invalid_json_schema")
         check_type(fmt, "strict", bool, param="text.format.strict")

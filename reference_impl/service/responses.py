@@ -26,9 +26,10 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 
 from ..assembler.stream import Event, ResponseAssembler
-from ..engine import Engine, EngineHints, GenerationRequest
+from ..engine import Engine, EngineError, EngineHints, GenerationRequest
 from ..errors import APIError, invalid_request, not_found
 from ..ids import IdFactory
+from ..json_limits import JSONTooDeep, loads_bounded, too_deep_error
 from ..request.inputs import (
     check_call_outputs,
     conversation_items,
@@ -153,7 +154,9 @@ class ResponsesService:
                 raise too_large
             chunks.append(chunk)
         try:
-            return orjson.loads(b"".join(chunks))
+            return loads_bounded(b"".join(chunks), "The request body")
+        except JSONTooDeep as error:  # a 500 from orjson.dumps further on, unchecked
+            raise too_deep_error(error) from None
         except orjson.JSONDecodeError:
             raise invalid_request(
                 "We could not parse the JSON body of your request. (HINT: This likely means you "
@@ -212,7 +215,8 @@ class ResponsesService:
         if body.get("background"):
             return await self._create_background(body, gen, asm, items, appended)
         if body.get("stream"):
-            return SSEResponse(self._stream(gen, asm, items, store, appended))
+            started = await self._put(store, asm.start(), asm, items)
+            return SSEResponse(self._stream(gen, asm, items, store, started, appended))
         await self._put(store, asm.start(), asm, items)
         await drive(self.engine, gen, asm, finished=appended)
         if store:
@@ -236,7 +240,10 @@ class ResponsesService:
         over SSE, which WebSocket mode (reference_impl.service.websocket) sends as frames."""
         body = self.prompts.render(body)
         gen, asm, items, store, appended = await self._begin(conn, body, new_id=new_id, hints=hints)
-        return self._stream(gen, asm, items, store, appended)
+        # Stored before the stream's 200 (or WebSocket's first event), so a store that cannot be
+        # written is an HTTP error (503: stores/sqlite_health.py), not a stream cut short.
+        started = await self._put(store, asm.start(), asm, items)
+        return self._stream(gen, asm, items, store, started, appended)
 
     async def _begin(
         self,
@@ -295,6 +302,7 @@ class ResponsesService:
         asm: ResponseAssembler,
         items: list[dict[str, Any]],
         store: bool,
+        started: list[Event],
         appended: Callable[[], Awaitable[None]] | None = None,
     ) -> Producer:
         async def put_final() -> None:
@@ -306,7 +314,7 @@ class ResponsesService:
                 await appended()
 
         async def produce(sink: EventSink) -> None:
-            await sink.events(await self._put(store, asm.start(), asm, items))
+            await sink.events(started)
             try:
                 await drive(
                     self.engine,
@@ -461,7 +469,7 @@ class ResponsesService:
                 if key not in INPUT_TOKENS_PARAMS:
                     raise invalid_request(f"Unknown parameter: '{key}'.", key, "unknown_parameter")
         body = validate_create_body(body, require_model=False)
-        count = await self.engine.count_input_tokens((await self._prepare(request, body)).gen)
+        count = await self._count((await self._prepare(request, body)).gen)
         return json_response({"object": "response.input_tokens", "input_tokens": count})
 
     # --- POST /v1/responses/compact ---------------------------------------------------------
@@ -484,11 +492,20 @@ class ResponsesService:
                 created_at=int(self.clock()),
                 history=history,
                 user_messages=users,
-                input_tokens=await self.engine.count_input_tokens(prepared.gen),
+                input_tokens=await self._count(prepared.gen),
                 sealer=self.sealer,
                 echoes={k: body.get(k) for k in COMPACT_ECHOES},
             )
         )
+
+    async def _count(self, gen: GenerationRequest) -> int:
+        """The engine's input token count; its refusal (no input, too long) in OpenAI's shape."""
+        try:
+            return await self.engine.count_input_tokens(gen)
+        except EngineError as error:
+            status = FAILURE_STATUS.get(error.code, 500)
+            kind = "invalid_request_error" if status == 400 else "server_error"
+            raise APIError(status, error.message, type=kind, code=error.code) from None
 
     async def models(self, request: Request) -> Response:
         data = [_model(m) for m in self.engine.model_ids()]

@@ -41,6 +41,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..engine import EngineHints
 from ..errors import APIError, invalid_request
+from ..json_limits import JSONTooDeep, loads_bounded, too_deep_error
 from ..request.validation import validate_create_body
 from . import steering
 from .steering import QueuedSteer
@@ -233,7 +234,10 @@ class _Connection:
     async def _on_text(self, text: str) -> None:
         raw = text.encode()
         try:
-            event = orjson.loads(raw)
+            event = loads_bounded(raw, "The event")
+        except JSONTooDeep as error:  # answered like HTTP's body, the socket kept
+            await self.send_error(too_deep_error(error), None)
+            return
         except orjson.JSONDecodeError:
             event = None
         if not isinstance(event, dict):
@@ -333,6 +337,12 @@ class _Connection:
                     return
                 except (WebSocketDisconnect, OSError, RuntimeError):
                     return  # the client went away (starlette raises RuntimeError after close)
+                except Exception:  # one response failed: say so, log it once, serve the next
+                    log.exception("WebSocket lane %r: a response failed", lane.sid)
+                    try:
+                        await self.send_error(_internal_error(), lane.sid)
+                    except (WebSocketDisconnect, OSError, RuntimeError):
+                        return
 
     async def _serve(
         self,
@@ -363,13 +373,7 @@ class _Connection:
             return None
         except Exception:
             log.exception("unhandled error preparing a WebSocket response")
-            internal = APIError(
-                500,
-                "The server had an error while processing your request.",
-                type="server_error",
-                code="server_error",
-            )
-            await self._refuse(internal, sid, body, steers)
+            await self._refuse(_internal_error(), sid, body, steers)
             return None
         sink = _Sink(self, sid, admission.drop_after, tracked)
         try:
@@ -530,3 +534,12 @@ async def _deny(ws: WebSocket, error: APIError) -> None:
 def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _internal_error() -> APIError:
+    return APIError(
+        500,
+        "The server had an error while processing your request.",
+        type="server_error",
+        code="server_error",
+    )

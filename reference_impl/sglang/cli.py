@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..server_options import add_bind_options, required_api_key
+from ..server_options import OneLineParser, add_bind_options, required_api_key
 from ..stores.options import (
     DEFAULT_STORE_TTL,
     add_retention_options,
@@ -56,7 +56,7 @@ _SHARED = ("model_path", "tokenizer_path", "served_model_name", "reasoning_parse
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="responses-reference",
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -236,9 +236,11 @@ def _serve(
     from ..ids import ReplicaIds
     from ..server import serve_socket
     from ..service.app import create_app
+    from ..uvicorn_logs import quiet_rejected_input
 
     ids = None if replica is None else ReplicaIds(replica)
     app = create_app(engine, store=store, api_key=api_key, sealer=sealer, prompts=prompts, ids=ids)
+    quiet_rejected_input()
     serve_socket(app, sock, level)
 
 

@@ -47,6 +47,7 @@ from ..engine import (
     TextDelta,
     ToolCallDelta,
 )
+from .prompt_limits import check_has_input, classified, output_room, template_error
 
 __all__ = ["Backend", "OutputParser", "PromptBuilder", "SGLangConfig", "SGLangEngine"]
 
@@ -133,13 +134,14 @@ class PromptBuilder:
         kwargs = dict(self.config.chat_template_kwargs)
         if request.reasoning_effort is not None:
             kwargs.setdefault("reasoning_effort", request.reasoning_effort)
-        text = self.tokenizer.apply_chat_template(
-            [_chat_message(m) for m in request.messages],
-            tools=tools or None,
-            add_generation_prompt=True,
-            tokenize=False,
-            **kwargs,
-        )
+        check_has_input(request.messages)
+        messages = [_chat_message(m) for m in request.messages]
+        try:
+            text = self.tokenizer.apply_chat_template(
+                messages, tools=tools or None, add_generation_prompt=True, tokenize=False, **kwargs
+            )
+        except Exception as error:  # the template refuses these turns (prompt_limits.py)
+            raise template_error(error) from error
         return str(text), tools
 
     def input_ids(self, request: GenerationRequest) -> tuple[list[int], list[dict[str, Any]]]:
@@ -149,13 +151,7 @@ class PromptBuilder:
 
     def build(self, request: GenerationRequest) -> Prompt:
         ids, tools = self.input_ids(request)
-        room = self.context_length - len(ids)
-        if room < 1:
-            raise EngineError(
-                f"The input is {len(ids)} tokens; the model's context length is "
-                f"{self.context_length}.",
-                code="context_length_exceeded",
-            )
+        room = output_room(self.context_length, len(ids))
         limit = request.max_output_tokens
         params: dict[str, Any] = {
             # SPEC §3: max_output_tokens counts every output token, reasoning included.
@@ -178,6 +174,17 @@ class PromptBuilder:
             if constraint is not None:
                 params.update(constraint)
         return Prompt(ids, tools, params)
+
+
+async def _classified(
+    stream: AsyncIterator[dict[str, Any]],
+) -> AsyncIterator[dict[str, Any]]:
+    """``stream`` with SGLang's refusals of a too-long request as ``context_length_exceeded``."""
+    try:
+        async for out in stream:
+            yield out
+    except EngineError as error:
+        raise classified(error) from error
 
 
 def _context_length(model_path: str) -> int:
@@ -413,10 +420,10 @@ class SGLangEngine:
                 rid,
                 require_reasoning=self.config.reasoning_parser is not None,
             )
-            async for out in stream:
+            async for out in _classified(stream):
                 meta = out.get("meta_info") or meta
                 if "error" in out:
-                    raise EngineError(str(out["error"]), code="server_error")
+                    raise classified(EngineError(str(out["error"]), code="server_error"))
                 chunks = parser.feed(out.get("text") or "")
                 now = int(meta.get("completion_tokens", completion))
                 if parser.reasoning_active:
@@ -459,7 +466,8 @@ class SGLangEngine:
         kind = reason.get("type") if isinstance(reason, Mapping) else reason
         if kind == "abort" and not stopped_for_parallel:
             message = reason.get("message") if isinstance(reason, Mapping) else None
-            raise EngineError(str(message or "SGLang aborted the request."), code="server_error")
+            error = EngineError(str(message or "SGLang aborted the request."), code="server_error")
+            raise classified(error)
         finish: FinishReason = "stop"
         if kind == "length" and not stopped_for_parallel:
             finish = "length"  # SPEC §4: incomplete, even in the middle of a call

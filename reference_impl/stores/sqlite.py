@@ -31,6 +31,7 @@ import anyio.to_thread
 import orjson
 
 from .base import StoreLimits, find_output_item, output_item_ids
+from .sqlite_health import DamageReport, StoreDamaged, check_at_start, is_damage
 
 __all__ = ["SQLiteStore"]
 
@@ -137,7 +138,16 @@ class SQLiteStore:
             self.path, check_same_thread=False, isolation_level=None, timeout=30.0
         )
         self.evicted = 0  # responses and conversations this process dropped for a cap
-        self._open()
+        self._damage = DamageReport(self.path)
+        try:
+            if self.path != ":memory:":
+                check_at_start(self._db, self.path)
+            self._open()
+        except sqlite3.DatabaseError as error:  # a damaged header fails the first pragma
+            self._db.close()
+            if not is_damage(error):
+                raise
+            raise StoreDamaged(f"sqlite:{self.path}: the file is damaged ({error})") from None
 
     def _open(self) -> None:
         db = self._db
@@ -163,7 +173,12 @@ class SQLiteStore:
             with self._lock:
                 return fn()
 
-        return await anyio.to_thread.run_sync(locked)
+        try:
+            return await anyio.to_thread.run_sync(locked)
+        except sqlite3.DatabaseError as error:
+            if not is_damage(error):
+                raise
+            raise self._damage.unavailable(error) from None
 
     def _write(self, fn: Callable[[], T], keep: tuple[str, str] | None = None) -> T:
         """``fn`` and the caps in one write transaction (the caller holds ``self._lock``);

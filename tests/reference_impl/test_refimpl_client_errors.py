@@ -1,0 +1,206 @@
+"""500s a client could cause in the reference (``responses-reference``), now OpenAI's 400s: an
+``input`` missing, ``null`` or ``[]``; an input at SGLang's context boundary
+(reference_impl/sglang/prompt_limits.py); and a WebSocket lane whose task died on an unexpected
+exception (the connection's default lane then answered nothing, silently).
+
+SGLangEngine runs here over a fake backend and a fake tokenizer (one token per character): what
+SGLang itself does at the boundary is taken from its source (the module docstring of
+prompt_limits.py); the figures against a real SGLang come from tox -e sglang."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
+
+import httpx
+import pytest
+import websockets.sync.client as wsc
+from refimpl_support import ScriptedEngine
+
+from reference_impl.engine import EngineError
+from reference_impl.server import ServerThread
+from reference_impl.service.app import create_app
+from reference_impl.sglang.engine import SGLangConfig, SGLangEngine
+from reference_impl.sglang.prompt_limits import CONTEXT_MESSAGE, INPUT_RESERVE
+from reference_impl.stores.memory import MemoryStore
+
+CONTEXT = 200
+
+
+class CharTokenizer:
+    """A chat template that refuses a prompt without a user turn, as many real ones do."""
+
+    def apply_chat_template(self, messages: list[dict[str, Any]], **_: Any) -> str:
+        if not any(m["role"] == "user" for m in messages):
+            raise ValueError("No user query found in messages.")
+        return "".join(f"<{m['role']}>{m.get('content') or ''}" for m in messages) + "<assistant>"
+
+    def encode(self, text: str, add_special_tokens: bool = False) -> list[int]:
+        return [ord(c) % 256 for c in text]
+
+
+class FakeBackend:
+    """Answers "ok", or refuses as SGLang's scheduler does past its input limit."""
+
+    def __init__(self, refuse: str | None = None) -> None:
+        self.refuse = refuse
+        self.seen: list[dict[str, Any]] = []
+
+    async def stream(
+        self, input_ids: list[int], sampling_params: dict[str, Any], rid: str, **_: Any
+    ) -> AsyncIterator[dict[str, Any]]:
+        self.seen.append({"input": len(input_ids), **sampling_params})
+        if self.refuse:
+            raise EngineError(self.refuse, code="invalid_prompt")
+        meta = {"prompt_tokens": len(input_ids), "completion_tokens": 1, "finish_reason": "stop"}
+        yield {"text": "ok", "meta_info": meta}
+
+    async def abort(self, rid: str) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass
+
+
+def _engine(backend: FakeBackend) -> SGLangEngine:
+    config = SGLangConfig(model_path="fake", context_length=CONTEXT)
+    return SGLangEngine(backend, config, tokenizer=CharTokenizer())  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def backend() -> FakeBackend:
+    return FakeBackend()
+
+
+@pytest.fixture
+def client(backend: FakeBackend) -> Any:
+    with (
+        ServerThread(create_app(_engine(backend))) as server,
+        httpx.Client(base_url=server.base_url + "/v1", timeout=30) as http,
+    ):
+        yield http
+
+
+def _prompt_tokens(text: str) -> int:
+    return len(f"<user>{text}<assistant>")
+
+
+@pytest.mark.parametrize("body", [{}, {"input": None}, {"input": []}])
+@pytest.mark.parametrize("path", ["/responses", "/responses/input_tokens"])
+def test_no_input_is_a_400(client: httpx.Client, body: dict[str, Any], path: str) -> None:
+    got = client.post(path, json={"model": "fake", **body})
+    assert got.status_code == 400, got.text
+    error = got.json()["error"]
+    assert error["type"] == "invalid_request_error"
+    assert "'input'" in error["message"]
+
+
+def test_a_template_refusal_is_a_400_with_its_first_line(client: httpx.Client) -> None:
+    got = client.post("/responses", json={"model": "fake", "input": [
+        {"role": "assistant", "content": "hello"}]})  # fmt: skip
+    assert got.status_code == 400, got.text
+    assert "No user query found in messages." in got.json()["error"]["message"]
+
+
+def test_the_context_boundary_is_exact(client: httpx.Client, backend: FakeBackend) -> None:
+    at_limit = "x" * (CONTEXT - INPUT_RESERVE - _prompt_tokens(""))
+    got = client.post("/responses", json={"model": "fake", "input": at_limit})
+    assert got.status_code == 200, got.text
+    seen = backend.seen[-1]
+    assert seen["input"] == CONTEXT - INPUT_RESERVE
+    assert seen["input"] + seen["max_new_tokens"] < CONTEXT  # SGLang's tokenizer manager: >=
+    for extra in (1, 6, 200):
+        got = client.post("/responses", json={"model": "fake", "input": at_limit + "y" * extra})
+        assert got.status_code == 400, got.text
+        assert got.json()["error"] == {
+            "message": CONTEXT_MESSAGE,
+            "type": "invalid_request_error",
+            "param": None,
+            "code": "context_length_exceeded",
+        }
+
+
+@pytest.mark.parametrize(
+    "sglang_text",
+    [
+        "Input length (9000 tokens) exceeds the maximum allowed length (8185 tokens). Use a "
+        "shorter input or enable --allow-auto-truncate.",
+        "The input (9000 tokens) is longer than the model's context length (8192 tokens).",
+        "Requested token count exceeds the model's maximum context length of 8192 tokens.",
+    ],
+)
+def test_sglang_refusing_a_long_input_is_openai_s_400_not_its_text(sglang_text: str) -> None:
+    backend = FakeBackend(refuse=sglang_text)
+    with ServerThread(create_app(_engine(backend))) as server:
+        got = httpx.post(server.base_url + "/v1/responses", json={"model": "f", "input": "hi"})
+    assert got.status_code == 400, got.text
+    assert got.json()["error"]["code"] == "context_length_exceeded"
+    assert got.json()["error"]["message"] == CONTEXT_MESSAGE
+
+
+class FailingStore(MemoryStore):
+    """A store whose ``fail_in``-th next ``put`` fails with an exception nobody expects."""
+
+    fail_in = 0
+
+    async def put(
+        self, response: Mapping[str, Any], input_items: Sequence[Mapping[str, Any]] | None = None
+    ) -> None:
+        if self.fail_in:
+            self.fail_in -= 1
+            if not self.fail_in:
+                raise TypeError("Recursion limit reached")
+        await super().put(response, input_items)
+
+
+def test_a_failing_response_on_a_websocket_lane_is_an_error_event_and_the_lane_lives(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    store = FailingStore()
+    with ServerThread(create_app(ScriptedEngine(), store=store)) as server:
+        url = server.base_url.replace("http://", "ws://") + "/v1/responses"
+        with wsc.connect(url) as ws:
+            store.fail_in = 2  # the final put, inside the running response (not its first)
+            ws.send(json.dumps({"type": "response.create", "model": "m", "input": "hi"}))
+            events = []
+            while not events or events[-1]["type"] not in ("error", "response.completed"):
+                events.append(json.loads(ws.recv(timeout=10)))
+            assert events[-1]["type"] == "error"
+            assert events[-1]["error"]["code"] == "server_error"
+            ws.send(json.dumps({"type": "response.create", "model": "m", "input": "again"}))
+            while (event := json.loads(ws.recv(timeout=10)))["type"] != "response.completed":
+                assert event["type"] != "error", event
+    failed = [r for r in caplog.records if "a response failed" in r.getMessage()]
+    assert len(failed) == 1 and failed[0].levelno == logging.ERROR
+
+
+def test_a_deep_tool_schema_over_websocket_is_an_error_event_and_the_lane_lives(
+    backend: FakeBackend,
+) -> None:
+    schema: Any = {"type": "string"}
+    for _ in range(260):
+        schema = {"type": "array", "items": schema}
+    tool = {"type": "function", "name": "f", "parameters": schema}
+    with ServerThread(create_app(_engine(backend))) as server:
+        url = server.base_url.replace("http://", "ws://") + "/v1/responses"
+        with wsc.connect(url, max_size=None) as ws:
+            create = {"type": "response.create", "model": "fake", "input": "hi", "tools": [tool]}
+            ws.send(_deep_dumps(create))
+            event = json.loads(ws.recv(timeout=10))
+            assert event["type"] == "error" and event["error"]["code"] == "json_too_deep"
+            ws.send(json.dumps({"type": "response.create", "model": "fake", "input": "hi"}))
+            while (event := json.loads(ws.recv(timeout=10)))["type"] != "response.completed":
+                assert event["type"] != "error", event
+
+
+def _deep_dumps(value: Any) -> str:
+    import sys
+
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(10_000)
+    try:
+        return json.dumps(value)
+    finally:
+        sys.setrecursionlimit(old)
