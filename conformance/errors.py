@@ -7,6 +7,7 @@ classes are defined where they are raised; the tree (tests/conformance/test_erro
     - CaseAborted (conformance.suite.probe) — the case cannot go on; the cause is recorded
     - Retry (conformance.suite.probe) — a nondeterministic step missed; run the case again
     - Skipped (conformance.suite.probe) — the case could not exercise its checks here
+    - NotJudged (conformance.suite.probe) — an answer that is no verdict (refused key, an HTML page)
   + what came over the wire
     - SSELimitError (conformance.sse.decoder) — a stream broke a bound of the decoder
     - JSONDepthError, ValueError (conformance.sse.framing) — JSON nested deeper than parsed
