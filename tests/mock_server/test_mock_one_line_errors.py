@@ -126,6 +126,10 @@ def test_an_interrupted_suite_names_the_reason_in_words(monkeypatch: pytest.Monk
 
     monkeypatch.setattr(runner.pytest, "main", lambda *a, **k: pytest.ExitCode.INTERRUPTED)
     result = TargetResult(Target("t", "http://127.0.0.1:9/v1", "m"), strict=False)
-    runner._run_cases(result, Console(io.StringIO(), Redactor()), None)
+    client = runner._client(result.target)
+    try:
+        runner._run_cases(result, Console(io.StringIO(), Redactor()), None, client, repeat=1)
+    finally:
+        client.close()
     assert result.status == "broken"
     assert result.reason == "the suite's cases could not run: interrupted"

@@ -54,14 +54,16 @@ def test_explain_from_an_installed_wheel_prints_the_clause(wheel: Path, tmp_path
     purelib = Path(subprocess.check_output(
         [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True,
     ).strip())  # fmt: skip
-    # The dependencies come from the running environment's site-packages, after the venv's own
-    # (a bare path in a .pth: the editable finder a .pth there may install is not run).
-    (purelib / "zz_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     pip = [sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps",
            "--no-index", str(wheel)]  # fmt: skip
     done = subprocess.run(pip, capture_output=True, text=True, timeout=300, env=env, check=False)
     assert done.returncode == 0, done.stderr
+    # The dependencies come from the running environment's site-packages, after the venv's own
+    # (a bare path in a .pth: the editable finder a .pth there may install is not run). Written
+    # after the install: pip would otherwise see this package already installed there (a tox
+    # env installs it non-editable) and install nothing into the venv.
+    (purelib / "zz_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     where = subprocess.check_output(
         [str(py), "-c", "import conformance; print(conformance.__file__)"], cwd=tmp_path, env=env,
         text=True,
