@@ -59,8 +59,8 @@ Kind = Literal["place", "path", "command", "url", "text"]
 
 THRESHOLD = 2
 HOSTED_PURPOSE: Mapping[str, str] = {
-    "web_search": "look find browse online internet news latest",
-    "file_search": "file document notes find look",
+    "web_search": "lookitup browse online internet google",
+    "file_search": "file document notes lookitup",
     "code_interpreter": "python calculate compute sum plot chart math",
     "image_generation": "draw picture paint illustration sketch logo photo",
     "computer_use": "screenshot click browser screen",
@@ -68,15 +68,24 @@ HOSTED_PURPOSE: Mapping[str, str] = {
     "shell": "command terminal",
     "local_shell": "command terminal",
     "apply_patch": "edit modify file",
-    "mcp": "server look lookup find search query",
+    "mcp": "server lookitup search query",
 }
 """What each hosted tool type is for, beyond the words of its type: its words count as the words
 of its name (a model knows what its built-in tools do)."""
+HOSTED_HINTS: Mapping[str, str] = {
+    "web_search": "find latest news",
+    "file_search": "find",
+    "mcp": "find",
+}
+"""Words that ask for a search only about a named thing: one of them scores 1, and 2 with a
+capitalised name in the user's words ("Find Paris museums." searches; "Can you find a good name
+for my cat?" does not)."""
 ACTION_VERBS = frozenset(
     {
         "add", "apply", "change", "check", "close", "create", "delete", "edit", "exec", "execute",
         "fetch", "find", "list", "load", "modify", "open", "post", "put", "read", "remove", "run",
-        "save", "search", "send", "start", "stop", "update", "view", "write",
+        "save", "search", "send", "start", "stop", "update", "view", "write", "wait", "spawn",
+        "resume", "pause", "cancel", "kill", "interrupt", "poll", "ask", "set", "show",
     }
 )  # fmt: skip
 """Verbs that open function names (``create_goal``, ``write_stdin``, ``view_image``): alone, they
@@ -107,6 +116,22 @@ _COMMAND_TAIL = re.compile(
     r"\s+(?:(?:in|inside|within|from|on|for) (?:the|this|my|our)\b|please\b|for me\b|now\b"
     r"|and (?:then )?(?:tell|show|report|let|print|give)\b)",
     re.IGNORECASE,
+)
+# What an apostrophe leaves of a word: "what's", "agent's", "don't", "you'll", "we're".
+_CLITICS = frozenset({"s", "t", "d", "m", "ll", "re", "ve"})
+_LOOK_UP = re.compile(r"\blook(?:ing|s|ed)?\s*up\b", re.IGNORECASE)
+# A question about how to do something asks for an explanation, not for the thing done: no
+# command is taken from it ("How do I run a Python script?", "What's the best way to run tests?").
+_HOW_TO = re.compile(
+    r"^\s*(?:how\s+(?:do|does|can|could|should|would|might|to)\b|how's\s+one\b"
+    r"|what(?:'s|\s+is)\s+the\s+(?:best|right|correct|proper|easiest|simplest|usual)\s+way\b"
+    r"|is\s+there\s+a\s+way\b|(?:can|could)\s+you\s+(?:explain|tell\s+me)\s+how\b"
+    r"|explain\s+how\b)",
+    re.IGNORECASE,
+)
+# What follows "run" that is no command but what to run: "run a Python script", "run my tests".
+_NOT_A_COMMAND = re.compile(
+    r"^(?:a|an|some|my|our|your|this|that|these|those|it|them|all|any|every)\b", re.IGNORECASE
 )
 _FOLLOW_UP = re.compile(r"\s*(?:and|what about|how about|same for|now)\b", re.IGNORECASE)
 _URL = re.compile(r"https?://[^\s)>\]\"'`]+")
@@ -140,7 +165,8 @@ def _same(a: str, b: str) -> bool:
 
 
 def _stems(text: str) -> set[str]:
-    return {_stem(w) for w in instructions.content_words(_CAMEL.sub(" ", text).replace("_", " "))}
+    text = _LOOK_UP.sub(" lookitup ", _CAMEL.sub(" ", text).replace("_", " "))
+    return {_stem(w) for w in instructions.content_words(text) if w not in _CLITICS}
 
 
 def _matches(words: set[str], of: set[str]) -> set[str]:
@@ -148,12 +174,17 @@ def _matches(words: set[str], of: set[str]) -> set[str]:
 
 
 def _score(user: str, words: set[str], name: str, description: str, *, verbs: bool = False) -> int:
-    """``verbs``: an action verb of a name that has other words scores 1 (module docstring)."""
+    """``verbs``: a name's action verbs score 1, and what it acts on 2 only when the user uses
+    one of its verbs too (module docstring)."""
     named = _stems(name)
     score = 4 if len(name) > 3 and name.lower() in user.lower() else 0
     used = _matches(words, named)
-    weak = {w for w in used if w in ACTION_VERBS} if verbs and named - ACTION_VERBS else set()
-    score += 2 * len(used - weak) + len(weak)
+    acts = {w for w in named if w in ACTION_VERBS} if verbs else set()
+    if acts:
+        noun = 2 if used & acts else 1
+        score += len(used & acts) + noun * len(used - acts)
+    else:
+        score += 2 * len(used)
     first = _FIRST_SENTENCE.split(description.strip(), maxsplit=1)[0] if description else ""
     score += len(_matches(words, _stems(first) - named))
     return score
@@ -213,7 +244,15 @@ def _wanted(asking: str, user: str, tools: Sequence[Tool]) -> list[Tool]:
                 continue
         if score >= THRESHOLD:
             scored.append((-score, order, tool))
-    return [tool for _, _, tool in sorted(scored, key=lambda s: (s[0], s[1]))]
+    found: list[Tool] = []
+    taken: set[str] = set()  # the things the tools kept act on
+    for _, _, tool in sorted(scored, key=lambda s: (s[0], s[1])):
+        acts_on = _stems(tool.name) - ACTION_VERBS
+        if acts_on & taken:
+            continue  # a better tool for the same thing is called (create_goal, not get_goal)
+        taken |= acts_on
+        found.append(tool)
+    return found
 
 
 def wanted_hosted(
@@ -235,12 +274,26 @@ def wanted_hosted(
             description = str(tool.get("server_description") or "")
         name = f"{name} {HOSTED_PURPOSE.get(kind, '')}"
         score = _score(user, words, name, description)
+        if _matches(words, _stems(HOSTED_HINTS.get(kind, ""))):
+            score += 2 if _names_something(user) else 1  # "Find Paris museums."
         if score >= THRESHOLD:
             scored.append((-score, order, tool))
     return [tool for _, _, tool in sorted(scored, key=lambda s: (s[0], s[1]))]
 
 
+def _names_something(text: str) -> bool:
+    """A capitalised word that does not open a sentence ("Paris", "Python"; not "I")."""
+    words = text.split()
+    return any(
+        w[:1].isupper() and not w.startswith(("I'", "I’")) and w != "I"
+        and words[i - 1][-1:] not in ".!?:"
+        for i, w in enumerate(words) if i
+    )  # fmt: skip
+
+
 def _command(text: str) -> str | None:
+    if _HOW_TO.match(text):
+        return None
     ticked: list[str] = _BACKTICKS.findall(text)
     if ticked:
         return max(ticked, key=len)
@@ -248,6 +301,8 @@ def _command(text: str) -> str | None:
     if run is not None:
         cmd = run["cmd"].strip().rstrip(",;")
         cmd = _COMMAND_TAIL.split(cmd)[0]
+        if _NOT_A_COMMAND.match(cmd):
+            return None
         return cmd or None
     return None
 
