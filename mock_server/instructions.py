@@ -108,6 +108,7 @@ _RECALL_IMPERATIVE = re.compile(
     r"^\s*(?:please\s+)?(?:repeat|say|state|give me|tell me|remind me|recall|name|spell)\b",
     re.IGNORECASE,
 )
+_WHO_AM_I = re.compile(r"(?i)\bwho\s+(?:am\s+i|i\s+am|we\s+are|are\s+we)\b")
 _DETERMINER_AT = re.compile(r"(?i)\b(?:my|our|the|this|that|your)\s")
 # "a project called Nebula", "my dog named Rex", "the code name Orion" is not one (no verb).
 _CALLED_FACT = re.compile(
@@ -234,6 +235,8 @@ def _recall(question: str, earlier: Sequence[str], *, imperative: bool = False) 
     if ("?" not in question or imperative) and opener.search(question) is None:
         return None
     asked = set(content_words(question))
+    if _WHO_AM_I.search(question):
+        asked.add("name")  # "Who am I?", "Do you remember who I am?": the user's name
     best: tuple[int, tuple[str, str, str]] | None = None
     for turn in earlier:
         for fact in _facts(turn):

@@ -476,6 +476,7 @@ def test_a_search_is_for_something_to_look_up(text: str, searched: bool) -> None
          "The number 7291."),
         ("The codeword is ZEBRA.", "Repeat the codeword.", "The codeword is ZEBRA."),
         ("Note: the API port is 8080.", "What port did I give you?", "The API port was 8080."),
+        ("Hi, I'm Grace.", "Do you remember who I am?", "Your name is Grace."),
     ],
 )  # fmt: skip
 def test_facts_in_ordinary_wording_are_recalled(first: str, question: str, answer: str) -> None:
