@@ -26,7 +26,13 @@ of these (the live suite asks them: ``conformance/suite/cases/test_chain.py``):
   answered is the one whose key shares the most content words with the question (the latest on a
   tie): "what's my name?" → "Your name is Ada."; "What was the code word I asked you to
   remember?" → "The code word was PELICAN-123." (the question's tense); just the value when the
-  question says "only" or "just".
+  question says "only" or "just". Also a fact: ``a|my|the … <key> called|named <Value>`` ("I'm
+  working on a project called Nebula." → "Your project is called Nebula."); "who am I" asks for
+  the name; every determiner may open a fact ("Store this for later: the token is abc123."). A
+  turn that opens with repeat / say / tell me / give me … asks too, after a literal reply
+  ("Repeat the codeword."). No fact answering, the earlier sentence sharing the most (stemmed)
+  content words with the question is told back, without "Remember (that)" / "Note:" … and with
+  the persons turned ("I live in Lisbon." → "Where do I live?" → "You live in Lisbon.").
 - **a literal reply**: a sentence "Reply only with OK.", "Respond with the word yes.", "Repeat
   the word TANGERINE.", "Say exactly: hello." → that one word.
 

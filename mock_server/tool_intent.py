@@ -8,17 +8,23 @@ tool does. **The rule** (:func:`wanted`), with the content words of a text being
 are not stop words (:data:`mock_server.instructions.STOP_WORDS`: "the", "get", "use", "tool",
 "current" …), compared after a light stemming ("runs" is "run", "cities" is "city"):
 
-- each content word of the tool's name the user uses scores 2 (``weather`` of ``get_weather``,
-  ``command`` of ``exec_command``), and the whole name written out scores 4 — but an action verb
-  (:data:`ACTION_VERBS`: ``create``, ``write``, ``update`` …) of a name that also names what it
-  acts on scores 1: "Create a greeting" does not ask for ``create_goal``, nor "Write a poem" for
-  ``write_stdin``; "Create a goal" does;
+- each content word of the tool's name the user uses scores 2 (``weather`` of ``get_weather``),
+  and the whole name written out scores 4 — but an action verb (:data:`ACTION_VERBS`:
+  ``create``, ``write``, ``send``, ``wait`` …) of the name scores 1, and what a name with such a
+  verb acts on scores 2 only when the user uses one of its verbs too, else 1: "Create a
+  greeting" does not ask for ``create_goal``, nor "Write a poem" for ``write_stdin``, "Send me a
+  hello" for ``send_input`` or "Say hi to the agent team" for ``close_agent``; "Create a goal"
+  and "Spawn an agent" do;
 - each other content word of the first sentence of its description scores 1 ("Runs a command in
   a PTY …": ``run``, ``pty``, ``output`` …);
 - each required parameter that asks for something the user must say (a place, a path, a
   command, a URL: :func:`kind_of`) and finds it in the user's words scores 1;
 - a tool scoring 2 or more is asked for — unless such a parameter finds nothing (a model would
-  ask which city first). The best score is called first; declared order breaks ties;
+  ask which city first). The best score is called first; declared order breaks ties; of tools
+  whose names act on the same thing only the first is called ("Create a goal": ``create_goal``,
+  not ``get_goal`` too);
+- a how-to question ("How do I run a Python script?", "What's the best way to run tests?") gives
+  no command, nor does "run" followed by "a", "my", "this" … (what to run, not a command);
 - a follow-up turn ("And in Rome?", "What about Oslo?": opening with and / what about / how
   about / same for / now) that asks for nothing itself asks for what the user turn before it
   asked for, with the new turn's values.
@@ -27,7 +33,9 @@ So "What's the weather in Paris?" calls ``get_weather``; "Run `ls -la`" calls ``
 (``run`` + a command); "Say hello", "Write a haiku" or "What is my name?" call nothing. Hosted
 tools are weighed the same way, their type and what it is for (:data:`HOSTED_PURPOSE`) being
 their name (``web_search``: "search the web", "look up the Paris museums"; ``image_generation``:
-"draw a lighthouse"; an ``mcp`` tool: its ``server_label``, "look up …").
+"draw a lighthouse"; an ``mcp`` tool: its ``server_label``, "look up …"); the weaker words of
+:data:`HOSTED_HINTS` ("find", "latest") ask for a search only about a capitalised name ("Find
+Paris museums.", not "Can you find a good name for my cat?").
 
 **Arguments** (:func:`arguments`): what a careful model writes — the required properties only
 (an optional one only when the user's words give its value), each of the type the client parses:
