@@ -23,6 +23,7 @@ are not stop words (:data:`mock_server.instructions.STOP_WORDS`: "the", "get", "
   ask which city first). The best score is called first; declared order breaks ties; of tools
   whose names act on the same thing only the first is called ("Create a goal": ``create_goal``,
   not ``get_goal`` too);
+- what the user calls the assistant's ("What's your goal today?") names no tool's object;
 - a how-to question ("How do I run a Python script?", "What's the best way to run tests?") gives
   no command, nor does "run" followed by "a", "my", "this" … (what to run, not a command);
 - a follow-up turn ("And in Rome?", "What about Oslo?": opening with and / what about / how
@@ -125,6 +126,13 @@ _COMMAND_TAIL = re.compile(
     r"|and (?:then )?(?:tell|show|report|let|print|give)\b)",
     re.IGNORECASE,
 )
+# "search" as a request: opening a sentence or a request, or searching for / online.
+_SEARCH_FOR = re.compile(
+    r"(?i)(?:^|[.!?:]\s+|\b(?:please|can you|could you|would you|you|and|then)\s+)search\b"
+    r"|\bsearch(?:ing)?\s+(?:for|online|the\s+(?:web|internet))\b"
+)
+# What the user says is the assistant's ("your goal", "your name") names no tool's object.
+_YOURS = re.compile(r"(?i)\byour\s+[\w'’-]+")
 # What an apostrophe leaves of a word: "what's", "agent's", "don't", "you'll", "we're".
 _CLITICS = frozenset({"s", "t", "d", "m", "ll", "re", "ve"})
 _LOOK_UP = re.compile(r"\blook(?:ing|s|ed)?\s*up\b", re.IGNORECASE)
@@ -234,7 +242,7 @@ def wanted(messages: Sequence[Message], tools: Sequence[Tool]) -> list[Tool]:
 
 def _wanted(asking: str, user: str, tools: Sequence[Tool]) -> list[Tool]:
     """The tools ``asking`` asks for, their parameters found in ``user``."""
-    words = _stems(asking)
+    words = _stems(_YOURS.sub(" ", asking))  # "What's your goal?" asks the assistant, no tool
     scored: list[tuple[int, int, Tool]] = []
     for order, tool in enumerate(tools):
         score = _score(asking, words, tool.name, tool.description or "", verbs=True)
@@ -280,8 +288,12 @@ def wanted_hosted(
         if kind == "mcp":
             name = f"{tool.get('server_label') or ''} mcp"
             description = str(tool.get("server_description") or "")
-        name = f"{name} {HOSTED_PURPOSE.get(kind, '')}"
-        score = _score(user, words, name, description)
+        # the type's own words by the verb rule ("binary search" is no request to search the
+        # web; "search the web", "search for …" are), what it is for as words of its name
+        score = _score(user, words, name, description, verbs=kind != "mcp")
+        score += 2 * len(_matches(words, _stems(HOSTED_PURPOSE.get(kind, "")) - _stems(name)))
+        if _SEARCH_FOR.search(user) and "search" in _stems(name):
+            score += 1
         if _matches(words, _stems(HOSTED_HINTS.get(kind, ""))):
             score += 2 if _names_something(user) else 1  # "Find Paris museums."
         if score >= THRESHOLD:

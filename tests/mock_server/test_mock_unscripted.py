@@ -414,6 +414,7 @@ ALL_CODEX = CODEX_TOOLS + GOAL_TOOLS + AGENT_TOOLS
         "How can I execute a shell command from Node?",
         "Describe an image of a sunset.",
         "Good morning! How's it going?",
+        "What's your goal today?",  # the assistant's goal, not get_goal's
     ],
 )
 def test_conversation_with_codex_tools_runs_no_tool(text: str) -> None:
@@ -453,6 +454,8 @@ def _hosted(text: str) -> list[str]:
         ("Can you look at this idea: a todo app?", False),
         ("Look up the Paris museums.", True),
         ("Search the web for news.", True),
+        ("What is the time complexity of binary search?", False),  # "search", no request
+        ("Search for lighthouses.", True),
     ],
 )
 def test_a_search_is_for_something_to_look_up(text: str, searched: bool) -> None:
