@@ -10,6 +10,7 @@ from typing import TextIO
 from ..cli_options import (
     API_KEY_ENV_HELP,
     BASE_URL_HELP,
+    TIMEOUT_HELP,
     BaseURLError,
     add_format,
     base_url,
@@ -78,8 +79,8 @@ def add_subcommand(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     )  # fmt: skip
     p.add_argument(
         "--timeout", type=seconds, metavar="SECONDS", default=None,
-        help=f"deadline of each whole flow, every request in it included (default "
-        f"{DEFAULT_DEADLINE:g})",
+        help=f"{TIMEOUT_HELP}; here the whole flow, every request in it, must end within it "
+        f"(default {DEFAULT_DEADLINE:g})",
     )  # fmt: skip
     p.add_argument(
         "--latest", action="store_true",
