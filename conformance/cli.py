@@ -17,8 +17,8 @@ from . import catalog  # noqa: F401  (declare every check)
 from .catalog import live  # noqa: F401  (declare every live check)
 from .catalog.registry import REGISTRY
 from .catalog.render import printable
-from .clients import cli as clients_cli
 from .cli_options import add_format, event_number
+from .clients import cli as clients_cli
 from .exit_codes import EXIT_BROKEN, EXIT_OK, EXIT_VIOLATIONS
 from .offline.cassette_check import check_cassette, is_cassette_path
 from .offline.explain import explain, explain_dict
