@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import socket
 import sys
 import threading
 from collections.abc import Iterator
@@ -126,6 +127,43 @@ def test_a_target_that_refuses_the_key_is_not_judged(
     (target,) = doc["targets"].values()
     assert target["status"] == "not_judged" and target["clients"] == {}
     assert "authentication refused: HTTP 401" in err
+
+
+@pytest.fixture
+def silent() -> Iterator[str]:
+    """A server that accepts every connection and never answers."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+    done = threading.Event()
+
+    def accept() -> None:
+        while not done.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            held.append(conn)
+
+    threading.Thread(target=accept, daemon=True).start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    done.set()
+    listener.close()
+    for conn in held:
+        conn.close()
+
+
+def test_a_flow_past_its_deadline_is_stopped_and_fails(
+    capsys: pytest.CaptureFixture[str], silent: str
+) -> None:
+    code, doc, err = _run(
+        capsys, "--base-url", silent, "--model", "m", "--client", "openai-python",
+        "--flow", "stream", "--timeout", "2", "--python", sys.executable,
+    )  # fmt: skip
+    flow = _flows(doc, "openai-python")["stream"]
+    assert code == 1, err
+    assert flow["reason"].startswith("did not finish within the flow's deadline")
+    assert flow["evidence"]["exit_code"] is None  # stopped, not ended
+    assert flow["duration_s"] < 10
 
 
 def test_a_client_that_cannot_be_installed_is_exit_2(
