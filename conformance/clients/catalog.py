@@ -28,7 +28,7 @@ class ClientSpec:
     name: str
     title: str
     kind: Literal["codex", "node", "python"]
-    packages: tuple[str, ...]  # node: package names; python: pins (NAME==VERSION)
+    packages: tuple[str, ...]  # node: package names; python: pins (NAME[EXTRAS]==VERSION)
     flows: tuple[FlowSpec, ...]
     node_dir: str | None = None  # under conformance/clients/node
     marker: str = ""  # a file that exists once the node packages are installed
@@ -56,7 +56,7 @@ CLIENTS: dict[str, ClientSpec] = {
         ),
         ClientSpec(
             "agents-sdk", "OpenAI Agents SDK", "python",
-            ("openai-agents==0.24.0", "openai==3.63.0"),
+            ("openai-agents==0.24.0", "openai[realtime]==3.63.0"),
             (
                 FlowSpec("runner-tools", "Runner.run_sync with a function tool [2]", 8),
                 FlowSpec("streamed", "Runner.run_streamed with a function tool [2]", 8),
@@ -76,7 +76,8 @@ CLIENTS: dict[str, ClientSpec] = {
             node_dir="js", marker="node_modules/ai/package.json",
         ),
         ClientSpec(
-            "openai-python", "openai (Python)", "python", ("openai==3.63.0",),
+            "openai-python", "openai (Python)", "python",
+            ("openai[realtime]==3.63.0",),  # [realtime]: the websockets responses.connect() needs
             (
                 FlowSpec("stream", "responses.stream, then get_final_response [1]", 4),
                 FlowSpec("tools", "a function call, its output sent back (store: false) [2]", 6),

@@ -166,7 +166,7 @@ class Installer:
 
     def _python(self, spec: ClientSpec) -> Installed:
         pins = spec.packages
-        names = [pin.split("==", 1)[0] for pin in pins]
+        names = [_name(pin) for pin in pins]
         if self.python is not None:
             version = self._python_versions(Path(self.python), names)
             return Installed(spec.name, self.python, SCRIPTS_DIR, version, "given (--python)")
@@ -185,7 +185,7 @@ class Installer:
         elif self.latest or not fresh:
             if not python.exists():
                 self._run([sys.executable, "-m", "venv", str(where)], spec.name, "venv")
-            wanted = [*names] if self.latest else [*pins]
+            wanted = [pin.split("==", 1)[0] for pin in pins] if self.latest else [*pins]
             upgrade = ["--upgrade"] if self.latest else []
             self._run(
                 [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
@@ -229,8 +229,13 @@ class Installer:
         return done.stdout.strip()
 
 
+def _name(pin: str) -> str:
+    """The distribution of a pin: ``openai[realtime]==3.63.0`` → ``openai``."""
+    return pin.split("==", 1)[0].split("[", 1)[0]
+
+
 def _have(pin: str) -> bool:
-    name, _, version = pin.partition("==")
+    name, version = _name(pin), pin.partition("==")[2]
     try:
         return importlib.metadata.version(name) == version
     except importlib.metadata.PackageNotFoundError:
@@ -238,7 +243,7 @@ def _have(pin: str) -> bool:
 
 
 def _pins_shown(pins: tuple[str, ...]) -> str:
-    return ", ".join(pin.replace("==", " ") for pin in pins)
+    return ", ".join(f"{_name(pin)} {pin.partition('==')[2]}" for pin in pins)
 
 
 def _node_major(node: str) -> int | None:
