@@ -22,7 +22,7 @@ from cassettes.redaction import Redactor
 
 from .results import HarnessResult
 
-__all__ = ["FORMAT", "build_index", "write_reports"]
+__all__ = ["FORMAT", "build_index", "set_profile_verdict", "write_reports"]
 
 FORMAT = "responses-conformance.clients/1"
 
@@ -52,6 +52,18 @@ def build_index(results: list[HarnessResult]) -> dict[str, Any]:
         "tool": {"name": "responses-conformance clients", "version": _version()},
         "targets": targets,
     }
+
+
+def set_profile_verdict(index: dict[str, Any], target: str, client: str, verdict: str) -> None:
+    """Set the ``client:X`` profile's verdict (``pass`` / ``fail``, from ``run --profile
+    client:X`` on the same target) beside the harness's, and whether the two agree: a
+    disagreement is a missing or a wrong check of the profile (or a flow that tests too little).
+    :class:`KeyError` when the index has no such target or client."""
+    if verdict not in ("pass", "fail"):
+        raise ValueError(f"a profile verdict is pass or fail, not {verdict!r}")
+    entry = index["targets"][target]["clients"][client]
+    entry["profile"] = verdict
+    entry["agrees"] = entry["harness"] == verdict if entry["status"] == "ran" else None
 
 
 def render_junit(index: dict[str, Any]) -> str:

@@ -244,3 +244,23 @@ def test_an_sdk_flow_that_ends_wrong_says_why(tmp_path: Path) -> None:
         judge(spec, flow, [crashed], tmp_path, 1)
         == "exit 1: openai.BadRequestError: Error code: 400"
     )
+
+
+def test_a_profile_verdict_is_set_beside_the_harness_verdict() -> None:
+    from conformance.clients.report import build_index, set_profile_verdict
+    from conformance.clients.results import ClientResult, FlowResult, HarnessResult
+    from conformance.suite.targets import flag_target
+
+    result = HarnessResult(flag_target(base_url="http://h/v1", model="m", name="h"))
+    client = ClientResult("codex", "Codex CLI")
+    client.flows.append(FlowResult("codex", "greeting", "", 4, 10.0, outcome="fail", reason="x"))
+    result.clients.append(client)
+    index = build_index([result])
+    assert index["targets"]["h"]["clients"]["codex"]["profile"] is None
+    set_profile_verdict(index, "h", "codex", "pass")
+    entry = index["targets"]["h"]["clients"]["codex"]
+    assert (entry["harness"], entry["profile"], entry["agrees"]) == ("fail", "pass", False)
+    set_profile_verdict(index, "h", "codex", "fail")
+    assert index["targets"]["h"]["clients"]["codex"]["agrees"] is True
+    with pytest.raises(ValueError):
+        set_profile_verdict(index, "h", "codex", "maybe")
