@@ -144,7 +144,10 @@ def _run_flow(
         relay.wait_idle()
         outcome.requests = relay.requests
         if stop_why is None and relay.requests > flow.budget:
-            stop_why = f"made {relay.requests} requests, over the flow's budget of {flow.budget}"
+            stop_why = (
+                f"made more than {flow.budget} requests ({relay.requests}): over the flow's "
+                "budget, the client loops"
+            )
         outcome.reason = stop_why or judge(spec, flow, steps, root, relay.requests)
         outcome.outcome = "fail" if outcome.reason else "pass"
         outcome.duration = time.monotonic() - started
