@@ -362,9 +362,18 @@ def arguments(
     schema = tool.parameters or {"type": "object", "properties": {}}
     user = instructions.last_user_words(messages) or ""
     mentioned = {_stem(w) for w in re.findall(r"[^\W_]+", user.lower())}
+    # A tool that takes a command gets the command's own words as its command only: a file the
+    # command names ("`echo x > note.txt`") is not also its workdir or path.
+    props = schema.get("properties")
+    takes_command = isinstance(props, Mapping) and any(
+        isinstance(sub, Mapping) and kind_of(name, sub) == "command" for name, sub in props.items()
+    )
+    cmd = _command(user) if takes_command else None
+    rest = user.replace(f"`{cmd}`", " ").replace(cmd, " ") if cmd else user
 
     def given(name: str, sub: Mapping[str, Any]) -> Any:
-        value = _given(name, sub, user, mentioned, index)
+        kind = kind_of(name, sub)
+        value = _given(name, sub, user if kind == "command" else rest, mentioned, index)
         if value is NOT_GIVEN or not conforms(value, sub, schema):
             return NOT_GIVEN
         return value

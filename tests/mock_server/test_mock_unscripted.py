@@ -264,11 +264,20 @@ def test_the_verb_with_what_it_acts_on_does() -> None:
         ("Run `ls -la` please.", "ls -la"),
         ("Run ls -la in the workdir.", "ls -la"),
         ("Execute the command `git status`.", "git status"),
+        # a file the command names is not the workdir (was {"workdir": "echo x > note.txt"})
+        ("Run `echo x > note.txt` please.", "echo x > note.txt"),
+        ("Run `python3 build.py --out dist/app.tar.gz`.", "python3 build.py --out dist/app.tar.gz"),
     ],
 )
 def test_codex_asked_to_run_a_command_runs_exactly_it(text: str, cmd: str) -> None:
     # Only what Codex needs: no invented workdir, shell or justification; any number an integer.
     assert _calls(_run(_codex(text), CODEX_TOOLS)) == [("exec_command", {"cmd": cmd})]
+
+
+def test_a_workdir_the_user_names_beside_the_command_is_kept() -> None:
+    # Near miss of the above: a directory said outside the command is the workdir asked for.
+    got = _calls(_run(_codex("Run `echo x > note.txt` in `/tmp/work`."), CODEX_TOOLS))
+    assert got == [("exec_command", {"cmd": "echo x > note.txt", "workdir": "/tmp/work"})]
 
 
 def test_numbers_are_integers_where_a_client_parses_usize() -> None:
