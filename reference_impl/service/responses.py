@@ -193,6 +193,7 @@ class ResponsesService:
         if previous_id:
             # A WebSocket connection's own recent responses first (ws_state.py), then the store.
             cached = local(previous_id) if local is not None else None
+            previous: dict[str, Any] | None
             if cached is not None:
                 previous, previous_input = cached
             else:
