@@ -235,7 +235,9 @@ def test_store_false_continues_on_its_socket(probe: Probe) -> None:
         )  # fmt: skip
 
 
-@pytest.mark.checks(L.WS_CONNECTION_LOCAL.id, C.WS_ERROR_CODE.id, C.WS_ERROR_STATUS.id)
+@pytest.mark.checks(
+    L.WS_CONNECTION_LOCAL.id, L.WS_RESPONSES.id, C.WS_ERROR_CODE.id, C.WS_ERROR_STATUS.id
+)
 def test_a_store_false_response_is_unknown_on_a_new_connection(probe: Probe) -> None:
     with judged_session(probe) as first:
         parent = _store_false_parent(probe, first, L.WS_CONNECTION_LOCAL)
@@ -248,7 +250,9 @@ def test_a_store_false_response_is_unknown_on_a_new_connection(probe: Probe) -> 
     )  # fmt: skip
 
 
-@pytest.mark.checks(L.WS_EVICTED_AFTER_FAILURE.id, C.WS_ERROR_CODE.id, C.WS_ERROR_STATUS.id)
+@pytest.mark.checks(
+    L.WS_EVICTED_AFTER_FAILURE.id, L.WS_RESPONSES.id, C.WS_ERROR_CODE.id, C.WS_ERROR_STATUS.id
+)
 def test_a_failed_continuation_evicts_its_parent(probe: Probe) -> None:
     with judged_session(probe) as s:
         # Only a target that keeps state can evict it (a cacheless one would pass for nothing).
