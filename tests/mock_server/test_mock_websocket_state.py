@@ -123,3 +123,17 @@ def test_generate_is_websocket_only(responses_mock: LoopbackMock) -> None:
     )
     assert answer.status_code == 400
     assert answer.json()["error"]["param"] == "generate"
+
+
+def test_a_prepared_response_continued_with_no_new_input(responses_mock: LoopbackMock) -> None:
+    """Codex sends the turn that follows its prewarm with only the input the prewarm lacked, which
+    may be none (codex-rs prepare_websocket_request: allow_empty_delta): the prepared input is
+    the turn's."""
+    s = Session(responses_mock)
+    said = [{"type": "message", "role": "user", "content": "hi there"}]
+    prepared = _answer(s, input=said, store=False, generate=False)["response"]
+    child = _answer(s, input=[], store=False, previous_response_id=prepared["id"])
+    assert child["type"] == "response.completed", child
+    text = child["response"]["output"][0]["content"][0]["text"]
+    assert "hi there" in text  # the mock's answer quotes the last user message
+    assert s.verdict() == []
