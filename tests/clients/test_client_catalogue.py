@@ -266,8 +266,8 @@ def test_the_mock_accepts_and_serves_every_captured_request(
 
 def test_codex_websocket_frames_that_need_connection_state() -> None:
     """Codex's whole WebSocket flow, its prewarm (``generate: false``) and its ``store: false``
-    chain on a response of the same connection included (docs/websocket.md "Connection state"),
-    with the HTTP turns between (the cold resume sends items an HTTP turn returned)."""
+    chains on responses of the same connection included (docs/websocket.md "Connection state");
+    an HTTP turn between (a capture where Codex fell back) is replayed in its place."""
     entry = json.loads((FIXTURES / "codex" / "websocket.json").read_text())
     replay = Replay()
     errors: list[str] = []
