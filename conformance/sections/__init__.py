@@ -17,7 +17,11 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 
 - :mod:`.s2_1_sequence` — §2.1 sequence numbers (``stream.sequence.*``);
 - :mod:`.s2_3_one_response` — §2.3 one response (``stream.response.id_stable``,
-  ``created_at_stable``).
+  ``created_at_stable``);
+- :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.status``, ``ws.error.code``), judged
+  by the session validator;
+- :mod:`.s8_7_connection_state` — §8.7 WebSocket connection state (``live.ws.*``: the rules are
+  the suite's cases, the examples misbehaving servers).
 
 Public outputs list checks sorted by ID, so a section's checks may be declared before the rest of
 their catalogue module (``REGISTRY``'s order is not shown anywhere).
@@ -25,11 +29,11 @@ their catalogue module (``REGISTRY``'s order is not shown anywhere).
 
 from __future__ import annotations
 
-from . import s2_1_sequence, s2_3_one_response
+from . import s2_1_sequence, s2_3_one_response, s8_4_ws_errors, s8_7_connection_state
 
 __all__ = ["SECTIONS", "declare_examples"]
 
-SECTIONS = (s2_1_sequence, s2_3_one_response)
+SECTIONS = (s2_1_sequence, s2_3_one_response, s8_4_ws_errors, s8_7_connection_state)
 
 
 def declare_examples() -> None:
