@@ -30,8 +30,18 @@ CUSTOM_GRAMMAR = register(
     "live.custom_tools.grammar",
     MUST,
     "§1.7 [OAPI] CustomGrammarFormatParam (syntax lark / regex)",
-    "a custom tool with a `grammar` format gets input its grammar accepts (the Lark grammar "
-    "parses it; the regex matches all of it)",
+    "a custom tool with a `grammar` format gets input its grammar accepts, as LLGuidance reads "
+    "it (Lark or regex: the dialect OpenAI's grammars run on)",
+    profile="custom-tools",
+)
+CUSTOM_GRAMMAR_REFUSED = register(
+    "live.custom_tools.grammar_refused",
+    SHOULD,
+    "§1.7 [OAPI] CustomGrammarFormatParam; OpenAI's function-calling guide (grammars run on "
+    "LLGuidance, which compiles no lookaround). SHOULD: no recording of OpenAI's refusal of a "
+    "grammar exists yet",
+    "a custom tool whose grammar LLGuidance cannot compile (the regex `(?=a)a+`, a lookahead) is "
+    "refused with a 4xx, not answered",
     profile="custom-tools",
 )
 CUSTOM_ROUND_TRIP = register(
