@@ -147,3 +147,17 @@ def test_the_proxy(streamed: bool) -> None:
 
     assert verdict(NOT_A_PATCH) == ([ID], True)
     assert verdict(PATCH) == ([], True)
+
+
+def test_a_websocket_session() -> None:
+    from conformance.websocket import judge_session
+
+    def session(text: str) -> list[str]:
+        create = {"type": "response.create", **_request(_tool())}
+        create.pop("stream")
+        frames: list[tuple[str, object]] = [("client", create)]
+        frames += [("server", e) for e in custom_tool_stream("apply_patch", text)]
+        return [v.check_id for v in judge_session(frames)[1]]
+
+    assert session(NOT_A_PATCH) == [ID]
+    assert session(PATCH) == []
