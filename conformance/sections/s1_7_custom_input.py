@@ -94,11 +94,13 @@ def judge_custom_inputs(
         status = item.get("status")
         if status in _CUT or (status is None and response_cut):
             continue
-        namespace = item.get("namespace")
-        found = grammars.get((namespace if isinstance(namespace, str) else None, item.get("name")))
-        if found is None and namespace == item.get("name"):
+        name, namespace = item.get("name"), item.get("namespace")
+        if not isinstance(name, str):
+            continue
+        found = grammars.get((namespace if isinstance(namespace, str) else None, name))
+        if found is None and namespace == name:
             # a deferred top-level tool's call carries its own name as namespace (§1.7, [REC])
-            found = grammars.get((None, item.get("name")))
+            found = grammars.get((None, name))
         if found is None:
             continue
         grammar = read_grammar(*found)
@@ -112,7 +114,7 @@ def judge_custom_inputs(
         if why:
             violations.append(
                 CUSTOM_INPUT_GRAMMAR.violation(
-                    expected=f"input the {grammar.syntax} grammar of `{item.get('name')}` accepts",
+                    expected=f"input the {grammar.syntax} grammar of `{name}` accepts",
                     actual=f"{_head(item['input'])}: {why}",
                     event_index=index,
                     path=f"{path}.input",
