@@ -135,9 +135,6 @@ for _id, _server, _note in (
      "a server that serves `tool_choice: {type: custom}` as `none`"),
     ("live.custom_tools.grammar", "custom_input_off_grammar",
      "a server whose custom tool input ends in a `!` the grammar rejects"),
-    ("live.custom_tools.grammar_refused", "grammar_not_compiled",
-     "a server that never reads a custom tool's grammar: a lookahead regex, which LLGuidance "
-     "cannot compile, is answered 200"),
     ("live.custom_tools.output_round_trip", "custom_output_rejected",
      "a server that answers a custom tool's output with another call instead of a message"),
     ("live.hosted.mcp_approval", "mcp_approval_id_dropped",

@@ -16,7 +16,8 @@ A section module holds, for the checks of one section of docs/spec.md:
 Adding a check to a section touches its module, and docs/spec.md if the clause is new.
 
 - :mod:`.s1_7_custom_input` — §1.7 custom tools (``response.custom_tool_call.grammar``: a
-  call's input against the grammar its request declared);
+  call's input against the grammar its request declared; ``live.custom_tools.grammar_refused``,
+  whose rule is the suite's case);
 - :mod:`.s2_1_sequence` — §2.1 sequence numbers (``stream.sequence.*``);
 - :mod:`.s2_3_one_response` — §2.3 one response (``stream.response.id_stable``,
   ``created_at_stable``).

@@ -1,4 +1,5 @@
-"""§1.7 Custom tools (docs/spec.md#s1-7): ``response.custom_tool_call.grammar``.
+"""§1.7 Custom tools (docs/spec.md#s1-7): ``response.custom_tool_call.grammar`` and
+``live.custom_tools.grammar_refused``.
 
 A ``custom_tool_call`` to a tool that the request declared with a ``grammar`` format carries input
 in that grammar's language, as LLGuidance reads it (OpenAI constrains the model with it; the
@@ -8,6 +9,11 @@ and ``check`` on a cassette (each recorded exchange) — not ``check FILE``, whi
 alone. Judged are the finished items — a non-stream Response's ``output``, a stream's
 ``output_item.done`` items — except an item still ``in_progress`` or cut ``incomplete`` (and one
 without a status in an ``incomplete`` Response): a cut call's input may stop anywhere.
+
+A grammar LLGuidance cannot compile should be refused with a 4xx
+(``live.custom_tools.grammar_refused``, SHOULD until a recording of OpenAI's refusal exists): a
+live check, evaluated by the suite's case (conformance/suite/cases/test_custom_tools.py), its
+example a server of tests/suite/broken_servers.py.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from ..catalog.registry import Level, Violation, register
 from ..grammar import JudgeGrammar, NotJudged, read_grammar
 
 __all__ = [
+    "CUSTOM_GRAMMAR_REFUSED",
     "CUSTOM_INPUT_GRAMMAR",
     "declare_examples",
     "declares_grammar",
@@ -34,6 +41,16 @@ CUSTOM_INPUT_GRAMMAR = register(
     "(grammars run on LLGuidance)",
     "a `custom_tool_call` to a tool the request declared with a `grammar` format carries `input` "
     "the grammar accepts, as LLGuidance reads it (Lark or regex)",
+)
+CUSTOM_GRAMMAR_REFUSED = register(
+    "live.custom_tools.grammar_refused",
+    Level.SHOULD,
+    "§1.7 [OAPI] CustomGrammarFormatParam; OpenAI's function-calling guide (grammars run on "
+    "LLGuidance, which compiles no lookaround). SHOULD: no recording of OpenAI's refusal of a "
+    "grammar exists yet",
+    "a custom tool whose grammar LLGuidance cannot compile (the regex `(?=a)a+`, a lookahead) is "
+    "refused with a 4xx, not answered",
+    profile="custom-tools",
 )
 _CUT = frozenset({"in_progress", "incomplete"})
 _Key = tuple[str | None, str]  # (namespace, name)
@@ -160,8 +177,18 @@ def declare_examples() -> None:
     """The failing example and the passing near miss (conformance.examples): a stream and a
     body, each with the request that declared the grammar."""
     from ..examples.build import custom_tool_stream
+    from ..examples.live import live
     from ..examples.registry import Sample, example
     from ..suite.grammars import MATH_EXP
+
+    # judged by the suite's case (conformance/suite/cases/test_custom_tools.py) against a server
+    # of tests/suite/broken_servers.py, as every live check's example
+    live(
+        CUSTOM_GRAMMAR_REFUSED.id,
+        "grammar_not_compiled",
+        "a server that never reads a custom tool's grammar: a lookahead regex, which LLGuidance "
+        "cannot compile, is answered 200",
+    )
 
     request = {
         "model": "gpt-5",

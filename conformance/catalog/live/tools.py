@@ -5,6 +5,9 @@ re-exports every name."""
 
 from __future__ import annotations
 
+# live.custom_tools.grammar_refused (docs/spec.md §1.7) is declared with its example in its
+# section module (conformance.sections); its case is the suite's (test_custom_tools.py).
+from ...sections.s1_7_custom_input import CUSTOM_GRAMMAR_REFUSED as CUSTOM_GRAMMAR_REFUSED
 from ..registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
@@ -32,16 +35,6 @@ CUSTOM_GRAMMAR = register(
     "§1.7 [OAPI] CustomGrammarFormatParam (syntax lark / regex)",
     "a custom tool with a `grammar` format gets input its grammar accepts, as LLGuidance reads "
     "it (Lark or regex: the dialect OpenAI's grammars run on)",
-    profile="custom-tools",
-)
-CUSTOM_GRAMMAR_REFUSED = register(
-    "live.custom_tools.grammar_refused",
-    SHOULD,
-    "§1.7 [OAPI] CustomGrammarFormatParam; OpenAI's function-calling guide (grammars run on "
-    "LLGuidance, which compiles no lookaround). SHOULD: no recording of OpenAI's refusal of a "
-    "grammar exists yet",
-    "a custom tool whose grammar LLGuidance cannot compile (the regex `(?=a)a+`, a lookahead) is "
-    "refused with a 4xx, not answered",
     profile="custom-tools",
 )
 CUSTOM_ROUND_TRIP = register(

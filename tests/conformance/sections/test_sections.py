@@ -13,6 +13,7 @@ import conformance.cli  # noqa: F401  (the full registry)
 from conformance.catalog.docs import anchor_text
 from conformance.catalog.registry import REGISTRY, Check
 from conformance.examples import EXAMPLES, Sample
+from conformance.examples.live import LIVE_SERVERS
 from conformance.sections import SECTIONS
 from conformance.sections.s1_7_custom_input import judge_custom_inputs_of_stream
 from conformance.validator import StreamValidator
@@ -47,6 +48,12 @@ def test_a_sections_check_has_its_clause_examples_and_rule_in_one_place(
     assert REGISTRY[check.id] is check
     assert check.anchors and all(anchor_text(a) for a in check.anchors), check.clause
     example = EXAMPLES[check.id]
+    if example.failing.kind == "live":
+        # a live check: its rule is a suite case, its failing example a broken server
+        # (tests/suite/test_live_examples.py runs both)
+        assert check.id.startswith("live.") and example.passing.kind == "live"
+        assert check.id in LIVE_SERVERS
+        return
     assert example.failing.kind == example.passing.kind == "stream"
     if example.failing.request is not None:
         _judged_against_its_request(check, example.failing, example.passing)
@@ -88,7 +95,11 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
     # The table that said so (conformance/validator/exercised.py) marked the sequence checks for
     # any stream with an event judged, the identity checks for one with two lifecycle events; the
     # rules' own marks agree on every recording, whole and cut after one and two events.
-    stream_rules = {c.id for _, c in _CHECKS if EXAMPLES[c.id].failing.request is None}
+    stream_rules = {
+        c.id
+        for _, c in _CHECKS
+        if EXAMPLES[c.id].failing.request is None and EXAMPLES[c.id].failing.kind == "stream"
+    }
     assert stream_rules == _SEQUENCE | _IDENTITY
     for recording in load_recordings():
         assert _exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
