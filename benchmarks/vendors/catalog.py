@@ -230,8 +230,10 @@ _REFERENCE_THINKS = (
 )
 _REFERENCE_NOT = (
     ". Not claimed: stateless-reasoning on a model that does not reason (no reasoning item to "
-    "seal), custom-tools (the SGLang engine has no custom-tool path: reference_impl/"
-    "sglang_engine.py), hosted:* (hosted tools are echoed, not run: reference_impl/"
+    "seal), custom-tools and structured (the engine passes a forced custom tool's grammar and a "
+    "json_schema to SGLang's llguidance backend, reference_impl/sglang/engine.py, but the "
+    "matrix's SGLang runs its default backend, and the scripted models loop inside open-ended "
+    "grammars such as Codex's apply_patch: docs/custom-tools.md), hosted:* (hosted tools are echoed, not run: reference_impl/"
     "tool_kinds.py), websocket:steering (served by reference_impl/service/websocket.py since issue 12's "
     "steering work, not yet judged on SGLang: docs/websocket.md)"
 )

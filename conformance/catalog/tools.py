@@ -3,6 +3,9 @@ partials, citation offsets."""
 
 from __future__ import annotations
 
+# response.custom_tool_call.grammar (docs/spec.md §1.7) is declared with its rule and examples in
+# its section module (conformance.sections).
+from ..sections.s1_7_custom_input import CUSTOM_INPUT_GRAMMAR as CUSTOM_INPUT_GRAMMAR
 from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO

@@ -54,11 +54,31 @@ __all__ = ["EXAMPLES", "Example", "Sample", "example", "judge", "render"]
 
 def judge(sample: Sample) -> list[Violation]:
     """Every violation the offline judge reports on ``sample`` (not for ``live`` samples)."""
+    data = sample.build()
+    if sample.request is not None:
+        return _judge(sample, data) + _against_request(sample, data)
+    return _judge(sample, data)
+
+
+def _against_request(sample: Sample, data: Any) -> list[Violation]:
+    """The rules that judge an answer against the request it was given to."""
+    from ..sections.s1_7_custom_input import (
+        judge_custom_inputs_of_body,
+        judge_custom_inputs_of_stream,
+    )
+
+    if sample.kind == "stream":
+        return judge_custom_inputs_of_stream(sample.request, data)[0]
+    if sample.kind == "response":
+        return judge_custom_inputs_of_body(sample.request, data)[0]
+    raise ValueError(f"a {sample.kind} sample is judged without its request")
+
+
+def _judge(sample: Sample, data: Any) -> list[Violation]:
     from ..bodies.kinds import validate_body
     from ..sse.framing import SSEStreamValidator
     from ..validator import StreamValidator
 
-    data = sample.build()
     opts: dict[str, Any] = {
         "profiles": sample.profiles,
         "max_output_tokens": sample.max_output_tokens,
@@ -132,4 +152,7 @@ def render(sample: Sample, limit: int = 12000) -> str:
         opts.append(f"max_output_tokens={sample.max_output_tokens}")
     head = f"({sample.kind}{'; ' + ' '.join(opts) if opts else ''})"
     note = f"  # {sample.note}" if sample.note else ""
+    if sample.request is not None:
+        asked = json.dumps(sample.request, ensure_ascii=False, indent=1)
+        return f"(request)\n{asked}\n{head}{note}\n{text}"
     return f"{head}{note}\n{text}"

@@ -16,6 +16,8 @@ __all__ = [
     "Event",
     "at",
     "call_stream",
+    "custom_tool_body",
+    "custom_tool_stream",
     "drop",
     "error_body",
     "failed_stream",
@@ -187,6 +189,35 @@ def call_stream(deltas: Sequence[str] = ('{"city":', '"Paris"}')) -> list[Event]
         {"type": "response.output_item.done", "output_index": 0, "item": _call(args)},
     ]
     return _wrap([_call(args)], body)
+
+
+def _custom(name: str, text: str, status: str = "completed") -> Event:
+    return {
+        "id": "ctc_example",
+        "type": "custom_tool_call",
+        "status": status,
+        "call_id": "call_example",
+        "input": text,
+        "name": name,
+    }
+
+
+def custom_tool_stream(name: str, text: str) -> list[Event]:
+    """created, in_progress, one custom tool call whose input streams in one delta, completed."""
+    inner = {"item_id": "ctc_example", "output_index": 0}
+    body: list[Event] = [
+        {"type": "response.output_item.added", "output_index": 0,
+         "item": _custom(name, "", "in_progress")},
+        {"type": "response.custom_tool_call_input.delta", **inner, "delta": text},
+        {"type": "response.custom_tool_call_input.done", **inner, "input": text},
+        {"type": "response.output_item.done", "output_index": 0, "item": _custom(name, text)},
+    ]  # fmt: skip
+    return _wrap([_custom(name, text)], body)
+
+
+def custom_tool_body(name: str, text: str) -> Event:
+    """A completed non-stream Response holding one custom tool call."""
+    return response("completed", [_custom(name, text)])
 
 
 def _reasoning(summary: Sequence[str], status: str = "completed") -> Event:

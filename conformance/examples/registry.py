@@ -23,6 +23,9 @@ class Sample:
     max_output_tokens: int | None = None
     max_event_bytes: int | None = None  # the SSE decoder's limits (sse samples), when not default
     max_events: int | None = None
+    # the request the answer was given to: the rules that judge an answer against its request
+    # (a custom tool's grammar) apply, as in the suite, the proxy and cassettes
+    request: Any = None
 
 
 @dataclass(frozen=True, slots=True)

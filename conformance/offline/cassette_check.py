@@ -8,6 +8,9 @@ neutral :mod:`cassettes`) is judged exchange by exchange, with the same checks a
   from the request itself);
 - a JSON body by its kind (a Response, an error body, a compaction result, a conversation, an item
   list), as ``check`` detects it; a deletion confirmation by ``live.store.delete``'s shape;
+- the answer to a create (``POST /v1/responses``) against the request the cassette holds too: a
+  ``custom_tool_call``'s input against the grammar its request declared
+  (``response.custom_tool_call.grammar``);
 - a WebSocket connection's frames as a recorded session;
 - and across exchanges, the retrieve context the cassette holds: a terminal Response retrieved
   (``GET /v1/responses/{id}``) after the stream or create that produced it must carry every field
@@ -43,6 +46,7 @@ __all__ = ["CassetteVerdict", "check_cassette", "is_cassette_path"]
 _TERMINAL = frozenset({"completed", "incomplete", "failed", "cancelled"})
 _SURFACE = re.compile(r"^(?:/v1)?/(responses|conversations)(?:/|$)")
 _RESPONSE = re.compile(r"^(?:/v1)?/responses/([^/]+)$")
+_CREATE = re.compile(r"^(?:/v1)?/responses/?$")
 
 
 @dataclass(slots=True)
@@ -137,7 +141,21 @@ def _judge(exchange: Exchange, name: str, profiles: tuple[str, ...]) -> FileVerd
     body = exchange.body
     if exchange.method == "DELETE" and _RESPONSE.match(exchange.path):
         return _judge_delete(exchange, name, body)
-    return check_bytes(body, name=name, resume_after=_resume_after(exchange), profiles=profiles)
+    return check_bytes(
+        body,
+        name=name,
+        resume_after=_resume_after(exchange),
+        profiles=profiles,
+        request=_create_request(exchange),
+    )
+
+
+def _create_request(exchange: Exchange) -> Any:
+    """The JSON body of a create request (``POST /v1/responses``), which its answer is judged
+    against where a rule needs both (a custom tool's grammar); None for any other exchange."""
+    if exchange.method != "POST" or not _CREATE.match(exchange.path):
+        return None
+    return _json(exchange.request_body)
 
 
 def _judge_delete(exchange: Exchange, name: str, body: bytes) -> FileVerdict:

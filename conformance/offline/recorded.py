@@ -30,6 +30,11 @@ from ..bodies.kinds import validate_body
 from ..bodies.state import STATE_OBJECTS
 from ..catalog.registry import Violation, failing
 from ..errors import ConformanceError
+from ..sections.s1_7_custom_input import (
+    declares_grammar,
+    judge_custom_inputs_of_body,
+    judge_custom_inputs_of_stream,
+)
 from ..sse.framing import (
     DEFAULT_MAX_EVENT_BYTES,
     DEFAULT_MAX_EVENTS,
@@ -155,19 +160,27 @@ def check_bytes(
     profiles: Iterable[str] = ("core",),
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     max_events: int = DEFAULT_MAX_EVENTS,
+    request: Any = None,
 ) -> FileVerdict:
+    """``request``: the create request the answer was given to (a cassette's exchange), for the
+    rules that judge an answer against its request (a custom tool's grammar)."""
     kind = detect_kind(data)
     profiles = tuple(profiles)
+    against = declares_grammar(request)
     if kind == "sse":
         sse = SSEStreamValidator(
             resume_after=resume_after,
             profiles=profiles,
             max_event_bytes=max_event_bytes,
             max_events=max_events,
+            keep_events=against,
         )
         sse.feed(data)
         sse.close()
-        return FileVerdict(name, kind, sse.validator.events, sse.violations)
+        violations = sse.violations
+        if against:
+            violations += judge_custom_inputs_of_stream(request, sse.events)[0]
+        return FileVerdict(name, kind, sse.validator.events, violations)
     if kind == "jsonl":
         events = _jsonl_events(data)
         if len(events) > max_events:
@@ -176,7 +189,10 @@ def check_bytes(
         for event in events:
             validator.feed(event)
         validator.close()
-        return FileVerdict(name, kind, validator.events, validator.violations)
+        violations = list(validator.violations)
+        if against:
+            violations += judge_custom_inputs_of_stream(request, events)[0]
+        return FileVerdict(name, kind, validator.events, violations)
     if kind == "session":
         try:
             frames = parse_session(data.lstrip(b"\xef\xbb\xbf"))
@@ -187,7 +203,10 @@ def check_bytes(
         session, violations = judge_session(frames, profiles=profiles)
         return FileVerdict(name, kind, session.events, violations)
     body = parse_json(data.lstrip(b"\xef\xbb\xbf"))
-    return FileVerdict(name, kind, 0, validate_body(body, kind, profiles=profiles))
+    violations = validate_body(body, kind, profiles=profiles)
+    if against and kind == "response":
+        violations += judge_custom_inputs_of_body(request, body)[0]
+    return FileVerdict(name, kind, 0, violations)
 
 
 def check_file(

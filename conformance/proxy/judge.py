@@ -10,7 +10,9 @@ compaction result, conversation or item list by the state checks. A request that
 stream and got ``200`` is held to ``live.stream.content_type``. What went wrong on the way — no
 answer, a reset, a body over the cap — is ``live.http.status_ok`` ("an HTTP answer") or
 ``live.transport.deadline``, as in the suite. Nothing here judges the request: a client may send a
-bad request on purpose, and its ``400`` is judged as an error body.
+bad request on purpose, and its ``400`` is judged as an error body. The answer to a create is
+judged against its request where a rule needs both (``response.custom_tool_call.grammar``: a
+custom tool's input against the grammar the request declared), as in the suite.
 """
 
 from __future__ import annotations
@@ -23,6 +25,12 @@ from ..bodies.kinds import body_kind, validate_body
 from ..bodies.state import state_exercised
 from ..catalog import live as L
 from ..catalog.registry import Violation
+from ..sections.s1_7_custom_input import (
+    CUSTOM_INPUT_GRAMMAR,
+    declares_grammar,
+    judge_custom_inputs_of_body,
+    judge_custom_inputs_of_stream,
+)
 from ..sse.framing import SSEStreamValidator, parse_json
 from ..suite.http import HttpExchange
 from ..suite.judgeable import model_unknown, refusal
@@ -159,6 +167,8 @@ class ExchangeJudge:
             self.sse.close(cancelled=self.cancelled or self.client_closed)
             self._exercised |= _declared(self.sse.exercised, self.profiles)
             self._violations += self.sse.violations
+            if self._against_request():
+                self._against(*judge_custom_inputs_of_stream(info.body, self.sse.events))
             if self._violations:  # the evidence: the violating events (decoded now, lazily)
                 ex.events = self.sse.events
             else:  # nothing to show: a clean stream's events are counted, not decoded again
@@ -175,6 +185,16 @@ class ExchangeJudge:
         return verdict
 
     # ------------------------------------------------------------------ internals
+
+    def _against_request(self) -> bool:
+        """Whether the answer is judged against its request (a create that declared a custom
+        tool's grammar: decoding a stream's events again is paid only then)."""
+        return self.info.kind == "responses.create" and declares_grammar(self.info.body)
+
+    def _against(self, violations: list[Violation], judged: bool) -> None:
+        if judged:
+            self._exercised.add(CUSTOM_INPUT_GRAMMAR.id)
+        self._violations += violations
 
     def _check(self, check: Any, ok: bool, *, expected: Any, actual: Any) -> None:
         self._exercised.add(check.id)
@@ -231,3 +251,5 @@ class ExchangeJudge:
         self._violations += validate_body(
             body, kind, profiles=self.profiles, max_output_tokens=limit
         )
+        if kind == "response" and self._against_request():
+            self._against(*judge_custom_inputs_of_body(self.info.body, body))

@@ -15,6 +15,9 @@ A section module holds, for the checks of one section of docs/spec.md:
 
 Adding a check to a section touches its module, and docs/spec.md if the clause is new.
 
+- :mod:`.s1_7_custom_input` — §1.7 custom tools (``response.custom_tool_call.grammar``: a
+  call's input against the grammar its request declared; ``live.custom_tools.grammar_refused``,
+  whose rule is the suite's case);
 - :mod:`.s2_1_sequence` — §2.1 sequence numbers (``stream.sequence.*``);
 - :mod:`.s2_3_one_response` — §2.3 one response (``stream.response.id_stable``,
   ``created_at_stable``);
@@ -29,11 +32,23 @@ their catalogue module (``REGISTRY``'s order is not shown anywhere).
 
 from __future__ import annotations
 
-from . import s2_1_sequence, s2_3_one_response, s8_4_ws_errors, s8_7_connection_state
+from . import (
+    s1_7_custom_input,
+    s2_1_sequence,
+    s2_3_one_response,
+    s8_4_ws_errors,
+    s8_7_connection_state,
+)
 
 __all__ = ["SECTIONS", "declare_examples"]
 
-SECTIONS = (s2_1_sequence, s2_3_one_response, s8_4_ws_errors, s8_7_connection_state)
+SECTIONS = (
+    s1_7_custom_input,
+    s2_1_sequence,
+    s2_3_one_response,
+    s8_4_ws_errors,
+    s8_7_connection_state,
+)
 
 
 def declare_examples() -> None:

@@ -26,6 +26,12 @@ from ..bodies.state import state_exercised
 from ..catalog import live as L
 from ..catalog.registry import REGISTRY, Check, Violation, with_family
 from ..errors import CaseControl
+from ..sections.s1_7_custom_input import (
+    CUSTOM_INPUT_GRAMMAR,
+    declares_grammar,
+    judge_custom_inputs_of_body,
+    judge_custom_inputs_of_stream,
+)
 from ..sse.framing import SSEStreamValidator
 from ..validator.exercised import error_exercised, response_exercised
 from .http import HttpExchange, TargetClient, TargetHung
@@ -136,6 +142,8 @@ class Probe:
             limit = json_body.get("max_output_tokens")
             max_output_tokens = limit if type(limit) is int else None
         self._judge_body(ex, max_output_tokens)
+        if method == "POST" and path == "/responses" and ex.status == 200:
+            self._against_request(json_body, ex)
         return ex
 
     def stream(
@@ -167,6 +175,8 @@ class Probe:
             self.record.exercised |= _declared(validator.exercised, self.profiles)
             for v in validator.violations:
                 self._find(v, ex)
+            if method == "POST" and path == "/responses":
+                self._against_request(json_body, ex)
         else:
             self._judge_body(ex, None)
         return ex
@@ -330,6 +340,20 @@ class Probe:
                 body, kind, profiles=self.profiles, max_output_tokens=max_output_tokens
             ):
                 self._find(v, ex)
+
+    def _against_request(self, request: Any, ex: HttpExchange) -> None:
+        """The answer to a create judged against the request itself: a custom tool's input
+        against the grammar the request declared (``response.custom_tool_call.grammar``)."""
+        if not declares_grammar(request):
+            return
+        if ex.stream:
+            violations, judged = judge_custom_inputs_of_stream(request, ex.events)
+        else:
+            violations, judged = judge_custom_inputs_of_body(request, ex.body)
+        if judged:
+            self.record.exercised.add(CUSTOM_INPUT_GRAMMAR.id)
+        for v in violations:
+            self._find(v, ex)
 
     def _find(self, violation: Violation, exchange: HttpExchange | None) -> None:
         self.record.exercised.add(violation.check_id)

@@ -10,7 +10,9 @@ lane, by response: each response gets its own :class:`~conformance.validator.Str
 a defect inside a response is reported under the same check ID as over SSE. The session's own rules
 (lanes, ordering, errors, steering) are the ``ws.*`` checks of :mod:`conformance.catalog`; the
 rules and their sources are in docs/websocket.md. Nothing here raises on bad input: a frame that is
-not text, not JSON or routed nowhere is a violation.
+not text, not JSON or routed nowhere is a violation. A response's finished items are also judged
+against the ``response.create`` it answers where a rule needs both
+(``response.custom_tool_call.grammar``: a custom tool's input against the request's grammar).
 
 Its records (requests, lanes, responses, steers) are in :mod:`.lanes`; the shapes of ``error``
 and steering events in :mod:`.shapes`.
@@ -24,6 +26,7 @@ from typing import Any
 
 from .. import catalog as C
 from ..catalog.registry import Check, Violation
+from ..sections.s1_7_custom_input import declares_grammar, judge_custom_inputs
 from ..sections.s8_4_ws_errors import judge_error_fields
 from ..sse.framing import parse_json
 from ..validator import PROFILES, StreamValidator
@@ -207,6 +210,21 @@ class SessionValidator:
                 self._by_id.setdefault(rid, target)
         if etype == "response.output_item.added" and isinstance(event.get("item"), dict):
             self._items[event["item"].get("id")] = target
+        elif etype == "response.output_item.done" and isinstance(event.get("item"), dict):
+            self._against_request(target, event["item"], index)
+
+    def _against_request(self, target: LaneResponse, item: Mapping[str, Any], index: int) -> None:
+        """A finished item against the ``response.create`` its response answers (a custom
+        tool's input against the request's grammar); an automatic successor has no request."""
+        request = target.request
+        if request is None or item.get("type") != "custom_tool_call":
+            return
+        if not declares_grammar(request.body):
+            return
+        found, judged = judge_custom_inputs(request.body, [(index, "item", item)])
+        if judged:
+            self.exercised.add(C.CUSTOM_INPUT_GRAMMAR.id)
+        self.violations += found
 
     def _idle(self, lane: Lane) -> bool:
         current = lane.current

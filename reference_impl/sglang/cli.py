@@ -35,11 +35,13 @@ Two ways to run SGLang:
                    --tool-call-parser qwen25 [any other SGLang server option, e.g. --tp 2]
                SGLang's engine runs inside this process (its scheduler and detokenizer as
                child processes); every `python -m sglang.launch_server` option is accepted and
-               passed through (see `python -m sglang.launch_server --help`).
+               passed through (see `python -m sglang.launch_server --help`); the grammar
+               backend defaults to llguidance (OpenAI's: custom tools' grammars need it).
   remote       responses-reference --sglang-url http://127.0.0.1:30000
                a running SGLang server (or SGLang's router before many GPU workers) generates
                through its native /generate; its model, tokenizer and parsers are read from its
-               /server_info (override with --model-path, --reasoning-parser, ...).
+               /server_info (override with --model-path, --reasoning-parser, ...). Start it
+               with --grammar-backend llguidance for custom tools' grammars.
 
 State (--store): memory (bounded LRU, default), memory:MAX_RESPONSES, sqlite:PATH (durable), or
 redis://HOST:PORT/DB (shared by several replicas behind a load balancer).
@@ -130,6 +132,7 @@ def _engine(args: argparse.Namespace, passthrough: list[str]) -> Any:
                 shared[name] = info.get(name)
         if not shared["model_path"]:
             raise RuntimeError("the SGLang server did not say its model path: give --model-path")
+        grammar_backend = info.get("grammar_backend")
         served = shared["served_model_name"]
         if isinstance(served, list):  # SGLang accepts several names; clients use the first
             shared["served_model_name"] = served[0] if served else None
@@ -139,6 +142,9 @@ def _engine(args: argparse.Namespace, passthrough: list[str]) -> Any:
         sglang_parser = argparse.ArgumentParser(prog="sglang", add_help=False)
         ServerArgs.add_cli_args(sglang_parser)
         argv = list(passthrough)
+        if not any(a == "--grammar-backend" or a.startswith("--grammar-backend=") for a in argv):
+            # OpenAI's grammar engine: custom tools' grammars and json_schema go through it
+            argv += ["--grammar-backend", "llguidance"]
         for name, value in shared.items():
             if value is not None:
                 argv += [f"--{name.replace('_', '-')}", str(value)]
@@ -146,6 +152,7 @@ def _engine(args: argparse.Namespace, passthrough: list[str]) -> Any:
         backend = InProcessBackend.launch(server_args=server_args)
         for name in _SHARED:
             shared[name] = getattr(server_args, name, None) or shared[name]
+        grammar_backend = getattr(server_args, "grammar_backend", None)
     config = SGLangConfig(
         model_path=str(shared["model_path"]),
         tokenizer_path=shared["tokenizer_path"],
@@ -154,6 +161,7 @@ def _engine(args: argparse.Namespace, passthrough: list[str]) -> Any:
         tool_call_parser=shared["tool_call_parser"],
         context_length=shared["context_length"],
         constrain_tool_choice=not args.no_tool_choice_grammar,
+        grammar_backend=grammar_backend if isinstance(grammar_backend, str) else None,
     )
     return SGLangEngine(backend, config)
 

@@ -8,6 +8,13 @@ The protocol layer (assembler, store, app) is the one the mock uses; this module
   choice (or ``allowed_tools``) only those tools. For ``required`` / named choices the tool-call
   grammar that SGLang's own ``FunctionCallParser.get_structure_constraint`` builds (a structural tag
   in the model's native call format) constrains decoding, as SGLang's chat endpoint does;
+* **grammars** — a strict ``text.format`` ``json_schema`` goes to SGLang as its ``json_schema``
+  sampling parameter; a ``tool_choice`` forcing a ``custom`` tool makes the whole output that
+  tool's input, constrained by its grammar: a regex as SGLang's ``regex``, a Lark grammar as its
+  ``ebnf`` prefixed ``%llguidance {}`` (so SGLang reads it as LLGuidance's Lark). That is OpenAI's
+  dialect only on SGLang's ``llguidance`` grammar backend (``--grammar-backend llguidance``, the
+  in-process default here; a remote server must be started with it): on another backend a
+  grammar tool is refused (400) rather than served in another dialect (docs/custom-tools.md);
 * **output** — SGLang's reasoning parser (``--reasoning-parser``) splits reasoning from the answer
   and its function-call parser (``--tool-call-parser``) extracts calls with streamed arguments:
   reused, not rewritten (:class:`OutputParser`, sans-I/O);
@@ -37,6 +44,7 @@ from typing import Any, Protocol
 
 from ..engine import (
     Chunk,
+    CustomTool,
     EngineError,
     Final,
     FinishReason,
@@ -67,6 +75,8 @@ class SGLangConfig:
     context_length: int | None = None
     chat_template_kwargs: Mapping[str, Any] = field(default_factory=dict)
     constrain_tool_choice: bool = True  # grammar-constrain required / named tool choices
+    # SGLang's --grammar-backend; custom tools' grammars need "llguidance" (OpenAI's dialect)
+    grammar_backend: str | None = None
 
     @property
     def model_name(self) -> str:
@@ -99,6 +109,7 @@ class Prompt:
     input_ids: list[int]
     tools: list[dict[str, Any]]  # the chat tools the model was shown
     sampling_params: dict[str, Any]
+    custom: CustomTool | None = None  # the custom tool whose input the whole output is
 
 
 class PromptBuilder:
@@ -129,8 +140,22 @@ class PromptBuilder:
                 return [t for t in tools if t.name in allowed]
         return tools
 
+    @staticmethod
+    def forced_custom(request: GenerationRequest) -> CustomTool | None:
+        """The custom tool ``tool_choice: {type: custom, name}`` forces, if any."""
+        choice = request.tool_choice
+        if isinstance(choice, Mapping) and choice.get("type") == "custom":
+            for tool in request.custom_tools:
+                if tool.name == choice.get("name"):
+                    return tool
+        return None
+
     def render(self, request: GenerationRequest) -> tuple[str, list[dict[str, Any]]]:
-        tools = [_chat_tool(t) for t in self.visible_tools(request)]
+        custom = self.forced_custom(request)
+        if custom is not None:  # the model is shown the one tool it must call
+            tools = [_custom_chat_tool(custom)]
+        else:
+            tools = [_chat_tool(t) for t in self.visible_tools(request)]
         kwargs = dict(self.config.chat_template_kwargs)
         if request.reasoning_effort is not None:
             kwargs.setdefault("reasoning_effort", request.reasoning_effort)
@@ -165,6 +190,10 @@ class PromptBuilder:
         if request.top_p is not None:
             params["top_p"] = request.top_p
         fmt = request.text_format or {}
+        custom = self.forced_custom(request)
+        if custom is not None:
+            params.update(self.grammar(custom))
+            return Prompt(ids, [], params, custom)
         if fmt.get("type") == "json_schema" and isinstance(fmt.get("schema"), Mapping):
             params["json_schema"] = json.dumps(fmt["schema"])
         elif fmt.get("type") == "json_object":
@@ -174,6 +203,24 @@ class PromptBuilder:
             if constraint is not None:
                 params.update(constraint)
         return Prompt(ids, tools, params)
+
+    def grammar(self, tool: CustomTool) -> dict[str, Any]:
+        """A custom tool's grammar as SGLang sampling parameters for its llguidance backend
+        (``llguidance_backend.py``: ``regex`` is compiled as a regex; ``ebnf`` is read with
+        ``any_to_lark``, which keeps a text as Lark where a line starts ``%llguidance``)."""
+        if tool.syntax is None or tool.definition is None:
+            return {}  # free text
+        if self.config.grammar_backend != "llguidance":
+            raise EngineError(
+                f"The custom tool {tool.name!r} has a {tool.syntax} grammar, which this server "
+                "passes to SGLang's llguidance grammar backend (OpenAI's dialect); SGLang runs "
+                f"{self.config.grammar_backend or 'its default backend'!r}: start SGLang with "
+                "--grammar-backend llguidance.",
+                code="invalid_request",
+            )
+        if tool.syntax == "regex":
+            return {"regex": tool.definition}
+        return {"ebnf": "%llguidance {}\n" + tool.definition}
 
 
 async def _classified(
@@ -208,6 +255,21 @@ def _chat_tool(tool: FunctionTool) -> dict[str, Any]:
     function["parameters"] = dict(tool.parameters or {"type": "object", "properties": {}})
     if tool.strict is not None:
         function["strict"] = tool.strict
+    return {"type": "function", "function": function}
+
+
+def _custom_chat_tool(tool: CustomTool) -> dict[str, Any]:
+    """A custom tool as chat templates know tools: a function of one string (as SGLang's own
+    /v1/responses shows it). The model's output is the input itself, not a call in the model's
+    format: the grammar (or nothing, for free text) constrains it from its first token."""
+    function: dict[str, Any] = {"name": tool.name}
+    if tool.description is not None:
+        function["description"] = tool.description
+    function["parameters"] = {
+        "type": "object",
+        "properties": {"input": {"type": "string"}},
+        "required": ["input"],
+    }
     return {"type": "function", "function": function}
 
 
@@ -285,9 +347,12 @@ class OutputParser:
         reasoning_parser: str | None,
         tool_call_parser: str | None,
         tools: Sequence[Mapping[str, Any]],
+        custom: CustomTool | None = None,
     ) -> None:
+        """``custom``: a forced custom tool — the answer's text is its input."""
         self._reasoning: Any = None
         self._tools: Any = None
+        self._custom = custom
         if reasoning_parser:
             from sglang.srt.parser.reasoning_parser import ReasoningParser
 
@@ -337,7 +402,9 @@ class OutputParser:
                 rest, more = self._tools.parse_stream_end()
                 normal = (normal or "") + (rest or "")
                 calls = [*calls, *more]
-        if normal:
+        if normal and self._custom is not None:
+            out.extend(self._custom_input(normal))
+        elif normal:
             out.append(TextDelta(normal))
         for call in calls:
             out.extend(self._call(call.tool_index, call.name, call.parameters or ""))
@@ -354,6 +421,18 @@ class OutputParser:
             return []
         known["arguments"] += arguments
         return [ToolCallDelta(index, arguments)]
+
+    def _custom_input(self, text: str) -> list[Chunk]:
+        if 0 in self.calls:
+            self.calls[0]["arguments"] += text
+            return [ToolCallDelta(0, text, kind="custom")]
+        tool = self._custom
+        assert tool is not None
+        self.calls[0] = {"name": tool.name, "arguments": text}
+        first = ToolCallDelta(
+            0, text, name=tool.name, call_id=_call_id(), kind="custom", namespace=tool.namespace
+        )
+        return [first]
 
     def _unstreamed_arguments(self) -> list[Chunk]:
         """Arguments the detector parsed but held back (it streams JSON conservatively); SGLang's
@@ -406,6 +485,7 @@ class SGLangEngine:
             self.config.reasoning_parser,
             self.config.tool_call_parser if prompt.tools else None,
             prompt.tools,
+            custom=prompt.custom,
         )
         rid = uuid.uuid4().hex
         finished = False

@@ -757,6 +757,18 @@ def custom_input_off_grammar() -> ASGIApp:
     return _responses(edit)
 
 
+def grammar_not_compiled() -> ASGIApp:
+    """A custom tool's grammar is never read: its `format` is dropped before the mock sees it, so
+    a grammar LLGuidance cannot compile (a lookahead regex) is answered 200 with free text."""
+
+    def edit(body: dict[str, Any]) -> None:
+        for tool in body.get("tools") or ():
+            if isinstance(tool, dict) and tool.get("type") == "custom":
+                tool.pop("format", None)
+
+    return _rewrite_request(edit)
+
+
 def hosted_calls_fail(kind: str) -> Callable[[], ASGIApp]:
     """Every `kind` item of a response ends `status: failed`."""
 
@@ -992,6 +1004,9 @@ _CHECKS: dict[str, Broken] = {
     "custom_input_off_grammar": Broken(custom_input_off_grammar, "custom_tool_grammar",
                                        "core,custom-tools",
                                        frozenset({"live.custom_tools.grammar"})),
+    "grammar_not_compiled": Broken(grammar_not_compiled, "custom_tool_grammar_refused",
+                                   "core,custom-tools",
+                                   frozenset({"live.custom_tools.grammar_refused"}), should=True),
     "custom_output_rejected": Broken(custom_output_rejected, "custom_tool_output_round_trip",
                                      "core,custom-tools",
                                      frozenset({"live.custom_tools.output_round_trip"})),

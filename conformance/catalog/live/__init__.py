@@ -90,6 +90,7 @@ from .endpoints import (
 from .tools import (
     CUSTOM_CALL,
     CUSTOM_GRAMMAR,
+    CUSTOM_GRAMMAR_REFUSED,
     CUSTOM_ROUND_TRIP,
     HOSTED_APPLY_PATCH,
     HOSTED_CODE_INTERPRETER,
@@ -126,6 +127,7 @@ __all__ = [
     "CREATE_ANSWER",
     "CUSTOM_CALL",
     "CUSTOM_GRAMMAR",
+    "CUSTOM_GRAMMAR_REFUSED",
     "CUSTOM_ROUND_TRIP",
     "DEADLINE",
     "DELETE",

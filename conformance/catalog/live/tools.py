@@ -5,6 +5,9 @@ re-exports every name."""
 
 from __future__ import annotations
 
+# live.custom_tools.grammar_refused (docs/spec.md §1.7) is declared with its example in its
+# section module (conformance.sections); its case is the suite's (test_custom_tools.py).
+from ...sections.s1_7_custom_input import CUSTOM_GRAMMAR_REFUSED as CUSTOM_GRAMMAR_REFUSED
 from ..registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
@@ -30,8 +33,8 @@ CUSTOM_GRAMMAR = register(
     "live.custom_tools.grammar",
     MUST,
     "§1.7 [OAPI] CustomGrammarFormatParam (syntax lark / regex)",
-    "a custom tool with a `grammar` format gets input its grammar accepts (the Lark grammar "
-    "parses it; the regex matches all of it)",
+    "a custom tool with a `grammar` format gets input its grammar accepts, as LLGuidance reads "
+    "it (Lark or regex: the dialect OpenAI's grammars run on)",
     profile="custom-tools",
 )
 CUSTOM_ROUND_TRIP = register(

@@ -1,23 +1,29 @@
 """Custom tools ([OAPI] ``CustomToolParam``): a call forced with ``tool_choice: {type: custom}``,
-free-text input, input that a ``grammar`` format (Lark or regex) accepts — judged by the grammar's
-own parser — and a ``custom_tool_call`` → ``custom_tool_call_output`` round trip.
+free-text input, input that a ``grammar`` format (Lark or regex) accepts — judged as LLGuidance
+reads the grammar, the dialect OpenAI's grammars run on (:mod:`conformance.grammar`) — a grammar
+LLGuidance cannot compile refused, and a ``custom_tool_call`` → ``custom_tool_call_output`` round
+trip.
 
-The grammars are small and unambiguous, so a real model constrained by them has no reason to
-miss; the streamed case also puts the ``custom_tool_call_input.*`` events to the judge.
+The grammars are unambiguous, so a real model constrained by them has no reason to miss: a
+city-and-days form in each syntax, then grammars only LLGuidance's dialect reads — Codex's
+``apply_patch``, the GPT-5 cookbook's ``math_exp``, ``{M,N}`` repetition and a ``\\p{L}`` regex
+(:mod:`conformance.suite.grammars`). The streamed cases also put the
+``custom_tool_call_input.*`` events to the judge, and every case's answer is judged against its
+request (``response.custom_tool_call.grammar``, by the probe).
 """
 
 from __future__ import annotations
 
-import re
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from lark import Lark
-from lark.exceptions import LarkError
 
 from ... import catalog as C
 from ...catalog import live as L
+from ...grammar import JudgeGrammar, NotJudged, read_grammar
 from .. import answers as A
+from ..grammars import APPLY_PATCH, MATH_EXP
 from ..probe import Probe
 
 pytestmark = pytest.mark.profiles("custom-tools")
@@ -28,54 +34,88 @@ FREEFORM = {
     "name": "forecast",
     "description": "Looks up a weather forecast. Input: a city name and a number of days.",
 }
-GRAMMARS: dict[str, dict[str, str]] = {
-    "lark": {
-        "syntax": "lark",
-        "definition": 'start: CITY ", " DAYS " days"\nCITY: /[A-Z][a-z]{1,19}/\nDAYS: /[1-7]/',
-    },
-    "regex": {"syntax": "regex", "definition": r"[A-Z][a-z]{1,19}, [1-7] days"},
-}
 
 
-def _grammar_tool(syntax: str) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class GrammarCase:
+    name: str  # the tool's
+    description: str
+    prompt: str
+    syntax: str
+    definition: str
+
+
+_FORECAST = "Looks up a weather forecast. Input: `CITY, N days`."
+GRAMMARS: dict[str, GrammarCase] = {
+    "lark": GrammarCase(
+        "forecast", _FORECAST, PROMPT, "lark",
+        'start: CITY ", " DAYS " days"\nCITY: /[A-Z][a-z]{1,19}/\nDAYS: /[1-7]/',
+    ),
+    "regex": GrammarCase(
+        "forecast", _FORECAST, PROMPT, "regex", r"[A-Z][a-z]{1,19}, [1-7] days"
+    ),
+    # Codex's own tool, as Codex declares it (its description, shortened).
+    "apply_patch": GrammarCase(
+        "apply_patch",
+        "Use the `apply_patch` tool to edit files. This is a FREEFORM tool, so do not wrap the "
+        "patch in JSON.",
+        "Create the file hello.txt containing the line `Hello, world!` with the apply_patch tool.",
+        "lark", APPLY_PATCH,
+    ),
+    "math_exp": GrammarCase(
+        "math_exp", "Creates valid mathematical expressions",
+        "Use the math_exp tool to add four plus four.", "lark", MATH_EXP,
+    ),
+    "repetition": GrammarCase(
+        "pattern", "Takes the pattern `ab` repeated two or three times.",
+        "Call the pattern tool with `ab` repeated twice.", "lark", 'start: "ab"{2,3}',
+    ),
+    "letters": GrammarCase(
+        "spell", "Takes one word, letters only (any script).",
+        "Call the spell tool with the French word for summer, été.", "regex", r"\p{L}+",
+    ),
+}  # fmt: skip
+# LLGuidance compiles no lookaround (OpenAI's dialect; Python's `re` reads it).
+UNCOMPILABLE: dict[str, str] = {"syntax": "regex", "definition": "(?=a)a+"}
+
+
+def _grammar_tool(case: GrammarCase) -> dict[str, Any]:
     return {
-        **FREEFORM,
-        "description": "Looks up a weather forecast. Input: `CITY, N days`.",
-        "format": {"type": "grammar", **GRAMMARS[syntax]},
+        "type": "custom",
+        "name": case.name,
+        "description": case.description,
+        "format": {"type": "grammar", "syntax": case.syntax, "definition": case.definition},
     }
 
 
 def _custom_calls(
-    probe: Probe, tool: dict[str, Any], stream: bool
+    probe: Probe, tool: dict[str, Any], stream: bool, prompt: str = PROMPT
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    body = probe.body(
-        input=PROMPT, tools=[tool], tool_choice={"type": "custom", "name": "forecast"}
-    )
+    name = tool["name"]
+    body = probe.body(input=prompt, tools=[tool], tool_choice={"type": "custom", "name": name})
     response = probe.create_stream(body)[0] if stream else probe.create(body)
     calls = A.items_of(response, "custom_tool_call")
     ok = bool(calls) and all(
-        c.get("name") == "forecast"
+        c.get("name") == name
         and isinstance(c.get("input"), str)
         and isinstance(c.get("call_id"), str)
         for c in calls
     )
     probe.check(
         L.CUSTOM_CALL, ok, probe.last,
-        expected="custom_tool_call items to `forecast`, each with a string input and a call_id",
+        expected=f"custom_tool_call items to `{name}`, each with a string input and a call_id",
         actual=f"output {A.output_types(response)}: {calls[:2]}",
     )  # fmt: skip
     return response, calls
 
 
 def grammar_problem(syntax: str, definition: str, text: str) -> str:
-    """Why ``text`` is not in the grammar's language ("" when it is)."""
-    if syntax == "regex":
-        return "" if re.fullmatch(definition, text) else "the regex does not match all of it"
-    try:
-        Lark(definition, start="start").parse(text)
-    except LarkError as error:
-        return f"the Lark grammar rejects it: {str(error).splitlines()[0]}"
-    return ""
+    """Why ``text`` is not in the grammar's language as LLGuidance reads it ("" when it is);
+    :class:`~conformance.grammar.NotJudged` when the judge cannot say."""
+    grammar = read_grammar(syntax, definition)
+    if not isinstance(grammar, JudgeGrammar):
+        raise NotJudged(f"LLGuidance cannot compile the grammar: {grammar}")
+    return grammar.outside(text)
 
 
 _STREAMS = pytest.mark.parametrize("stream", [False, True], ids=["nonstream", "stream"])
@@ -87,20 +127,42 @@ def test_custom_tool_freeform(probe: Probe, stream: bool) -> None:
     _custom_calls(probe, FREEFORM, stream)
 
 
-@pytest.mark.checks(L.CUSTOM_CALL.id, L.CUSTOM_GRAMMAR.id, C.DELTAS_EQUAL_DONE.id)
-@pytest.mark.parametrize("syntax", sorted(GRAMMARS))
+@pytest.mark.checks(
+    L.CUSTOM_CALL.id, L.CUSTOM_GRAMMAR.id, C.CUSTOM_INPUT_GRAMMAR.id, C.DELTAS_EQUAL_DONE.id
+)
+@pytest.mark.parametrize("grammar", list(GRAMMARS))
 @_STREAMS
-def test_custom_tool_grammar(probe: Probe, syntax: str, stream: bool) -> None:
-    _response, calls = _custom_calls(probe, _grammar_tool(syntax), stream)
-    if not calls:
-        return
-    definition = GRAMMARS[syntax]["definition"]
+def test_custom_tool_grammar(probe: Probe, grammar: str, stream: bool) -> None:
+    case = GRAMMARS[grammar]
+    _response, calls = _custom_calls(probe, _grammar_tool(case), stream, case.prompt)
     for call in calls:
-        why = grammar_problem(syntax, definition, str(call.get("input")))
+        text = str(call.get("input"))
+        try:
+            why = grammar_problem(case.syntax, case.definition, text)
+        except NotJudged as reason:
+            probe.skip(f"the input could not be judged: {reason}")
         probe.check(
             L.CUSTOM_GRAMMAR, not why, probe.last,
-            expected=f"input the {syntax} grammar accepts", actual=f"{call.get('input')!r}: {why}",
+            expected=f"input the {case.syntax} grammar accepts (as LLGuidance reads it)",
+            actual=f"{text[:200]!r}: {why}",
         )  # fmt: skip
+
+
+@pytest.mark.checks(L.CUSTOM_GRAMMAR_REFUSED.id)
+def test_custom_tool_grammar_refused(probe: Probe) -> None:
+    tool = {**FREEFORM, "format": {"type": "grammar", **UNCOMPILABLE}}
+    body = probe.body(
+        input=PROMPT, tools=[tool], tool_choice={"type": "custom", "name": "forecast"}
+    )
+    ex = probe.send("POST", "/responses", json_body=body)
+    if ex.error is not None:
+        return  # a transport failure, already recorded
+    refused = ex.status is not None and 400 <= ex.status < 500
+    probe.check(
+        L.CUSTOM_GRAMMAR_REFUSED, refused, ex,
+        expected="a 4xx (LLGuidance: look-around is not supported)",
+        actual=f"HTTP {ex.status}: {str(ex.body or ex.text)[:200]}",
+    )  # fmt: skip
 
 
 @pytest.mark.checks(L.CUSTOM_ROUND_TRIP.id)

@@ -15,6 +15,7 @@ from conformance.catalog.registry import REGISTRY, Check
 from conformance.examples import EXAMPLES, Sample
 from conformance.examples.live import LIVE_SERVERS
 from conformance.sections import SECTIONS
+from conformance.sections.s1_7_custom_input import judge_custom_inputs_of_stream
 from conformance.validator import StreamValidator
 from conformance.websocket import SessionValidator
 
@@ -61,6 +62,9 @@ def test_a_sections_check_has_its_clause_examples_and_rule_in_one_place(
         assert example.passing.build() == "mock"
         return
     assert kind == "stream"
+    if example.failing.request is not None:
+        _judged_against_its_request(check, example.failing, example.passing)
+        return
     failing, passing = _judge(example.failing), _judge(example.passing)
     assert check.id in {v.check_id for v in failing.violations}
     assert check.id not in {v.check_id for v in passing.violations}
@@ -76,6 +80,18 @@ def _session(sample: Sample) -> SessionValidator:
         (validator.client if direction == "client" else validator.server)(frame)
     validator.close()
     return validator
+
+
+def _judged_against_its_request(check: Check, failing: Sample, passing: Sample) -> None:
+    """A rule that needs the request too (the suite, the proxy and cassettes have it): it
+    reports on the failing stream, not on the near miss, and says it judged both."""
+    assert passing.request is not None
+    bad, bad_judged = judge_custom_inputs_of_stream(failing.request, failing.build())
+    good, good_judged = judge_custom_inputs_of_stream(passing.request, passing.build())
+    assert check.id in {v.check_id for v in bad} and bad_judged
+    assert check.id not in {v.check_id for v in good} and good_judged
+    # the stream alone is clean: without its request the rule has nothing to judge
+    assert check.id not in {v.check_id for v in _judge(failing).violations}
 
 
 def _exercised(events: list[dict[str, Any]]) -> set[str]:
@@ -94,7 +110,11 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
     # The table that said so (conformance/validator/exercised.py) marked the sequence checks for
     # any stream with an event judged, the identity checks for one with two lifecycle events; the
     # rules' own marks agree on every recording, whole and cut after one and two events.
-    stream_checks = {c.id for _, c in _CHECKS if EXAMPLES[c.id].failing.kind == "stream"}
+    stream_checks = {
+        c.id
+        for _, c in _CHECKS
+        if EXAMPLES[c.id].failing.kind == "stream" and EXAMPLES[c.id].failing.request is None
+    }
     assert stream_checks == _SEQUENCE | _IDENTITY
     for recording in load_recordings():
         assert _exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
