@@ -16,6 +16,7 @@ from ..bodies.objects import ResponseChecker
 from ..catalog.registry import Violation
 from ..schema import SCHEMAS, SchemaIssue, SchemaValidator
 from ..sections.s2_1_sequence import judge_sequence
+from . import items, lifecycle, parts, values
 from .exercised import Coverage
 from .fastpath import FastPath, fast_table
 from .lifecycle import resumed_lifecycle
@@ -219,7 +220,7 @@ class StreamValidator(FastPath):
             if handler is not None:
                 handler(self, event, index)
             else:
-                self._on_other(event, etype, index)
+                items.on_other(self, event, etype, index)
             if tool_rules_want(etype):
                 self._tool_rules.feed(event, etype, index)
             if self.coverage is not None:
@@ -334,33 +335,32 @@ def _tables(schemas: SchemaValidator) -> _Tables:
     cached = _TABLES.get(id(schemas))
     if cached is not None and cached[0] is schemas:
         return cached[1]
-    V = StreamValidator
     handlers: dict[str, Handler] = {
-        "response.created": V._on_lifecycle,
-        "response.queued": V._on_lifecycle,
-        "response.in_progress": V._on_lifecycle,
-        "response.completed": V._on_terminal,
-        "response.incomplete": V._on_terminal,
-        "response.failed": V._on_terminal,
-        "error": V._on_error,
-        "response.output_item.added": V._on_item_added,
-        "response.output_item.done": V._on_item_done,
-        "response.content_part.added": V._on_part_added,
-        "response.content_part.done": V._on_part_done,
-        "response.reasoning_summary_part.added": V._on_summary_added,
-        "response.reasoning_summary_part.done": V._on_summary_done,
-        "response.reasoning_summary_text.delta": V._on_summary_delta,
-        "response.reasoning_summary_text.done": V._on_summary_text_done,
-        "response.output_text.annotation.added": V._on_annotation_added,
+        "response.created": lifecycle.on_lifecycle,
+        "response.queued": lifecycle.on_lifecycle,
+        "response.in_progress": lifecycle.on_lifecycle,
+        "response.completed": lifecycle.on_terminal,
+        "response.incomplete": lifecycle.on_terminal,
+        "response.failed": lifecycle.on_terminal,
+        "error": lifecycle.on_error,
+        "response.output_item.added": items.on_item_added,
+        "response.output_item.done": items.on_item_done,
+        "response.content_part.added": parts.on_part_added,
+        "response.content_part.done": parts.on_part_done,
+        "response.reasoning_summary_part.added": parts.on_summary_added,
+        "response.reasoning_summary_part.done": parts.on_summary_done,
+        "response.reasoning_summary_text.delta": parts.on_summary_delta,
+        "response.reasoning_summary_text.done": parts.on_summary_text_done,
+        "response.output_text.annotation.added": parts.on_annotation_added,
     }
     for family in PART_TEXT:
-        handlers[family + ".delta"] = V._on_part_delta
-        handlers[family + ".done"] = V._on_part_text_done
+        handlers[family + ".delta"] = parts.on_part_delta
+        handlers[family + ".done"] = parts.on_part_text_done
     for family in VALUE_STREAMS:
-        handlers[family + ".delta"] = V._on_value_delta
-        handlers[family + ".done"] = V._on_value_done
+        handlers[family + ".delta"] = values.on_value_delta
+        handlers[family + ".done"] = values.on_value_done
     for family in ADDED_FIRST:
-        handlers[family + ".added"] = V._on_value_added
+        handlers[family + ".added"] = values.on_value_added
     known = schemas.event_types()
     predicates = {}
     for etype in known:

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..schema import SchemaValidator
 from .model import MISSING, NO_ROUTE, ROUTE_KEYS, FastSpec, Item, Phase, Route, Slot
+from .state import StreamState
 from .tables import (
     ADDED_FIRST,
     CHANNELS,
@@ -24,7 +25,6 @@ from .tables import (
     VALUE_STREAMS,
     fits_for,
 )
-from .values import ValueRules
 
 __all__ = ["FastPath", "fast_table"]
 
@@ -54,7 +54,7 @@ def _without_logprobs(
     return valid
 
 
-class FastPath(ValueRules):
+class FastPath(StreamState):
     """``feed_fast`` (try one delta), ``route`` (where deltas of a type may go) and
     ``_fast_pick`` (the item they may name, after each event the full path judged)."""
 

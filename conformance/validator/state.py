@@ -1,9 +1,10 @@
 """The state every rule of the stream validator reads and writes, and how a rule reports.
 
 :class:`StreamState` declares the fields that :class:`~conformance.validator.StreamValidator`
-initialises; each concern (lifecycle, items, parts, values, comparisons, the fast path) is a class
-over it in its own module, and the validator is their union. The concerns call each other only
-through the methods named in their docstrings.
+initialises; each concern (lifecycle, items, parts, values, comparisons) is a module of plain
+functions over it, its event handlers ``(state, event, index)`` named in the validator's one
+handler table (``core._tables``), and the concerns call each other only through the functions
+in their ``__all__``.
 """
 
 from __future__ import annotations
@@ -134,5 +135,5 @@ class Reporter:
         )
 
 
-# An event handler: (validator, event, event index).
-Handler = Callable[[Any, Mapping[str, Any], int], None]
+# An event handler: (the stream's state, event, event index).
+Handler = Callable[[StreamState, Mapping[str, Any], int], None]
