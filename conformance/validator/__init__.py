@@ -21,7 +21,8 @@ The handlers live by concern:
 - :mod:`.parts` — content parts and reasoning summary parts, their text;
 - :mod:`.values` — single-valued streams (arguments, code, diffs, shell);
 - :mod:`.comparisons` — finished items and the terminal output against what was streamed;
-- :mod:`.fastpath` — the fast path for deltas;
+- :mod:`.fastpath` — the one seam of the judge's speed work, the fast path for deltas (off with
+  ``fast=False``, the reference path);
 - :mod:`.model`, :mod:`.state`, :mod:`.tables` — what it remembers, and what it knows of the
   event families.
 """
@@ -29,9 +30,6 @@ The handlers live by concern:
 from __future__ import annotations
 
 from .core import PROFILES, StreamValidator
-from .model import NO_ROUTE, FastSpec, Route
+from .fastpath import FastPath
 
-# The name the framing layer used before the split (kept for importers of the old module).
-_NO_ROUTE = NO_ROUTE
-
-__all__ = ["NO_ROUTE", "PROFILES", "FastSpec", "Route", "StreamValidator"]
+__all__ = ["PROFILES", "FastPath", "StreamValidator"]

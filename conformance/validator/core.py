@@ -20,8 +20,8 @@ from . import items, lifecycle, parts, values
 from .exercised import Coverage
 from .fastpath import FastPath, fast_table
 from .lifecycle import resumed_lifecycle
-from .model import FastSpec, Item, Route
-from .state import Handler, Reporter
+from .model import FastSpec, Item
+from .state import Handler, Reporter, StreamState
 from .tables import (
     ADDED_FIRST,
     NONSTANDARD,
@@ -56,7 +56,7 @@ PROFILES = frozenset(
 )
 
 
-class StreamValidator(FastPath):
+class StreamValidator(StreamState):
     """Validates one Responses event stream, event by event.
 
     ``resume_after``: the stream is ``GET …?stream=true&starting_after=N`` (SPEC §2.12): its first
@@ -64,6 +64,10 @@ class StreamValidator(FastPath):
     ``profiles``: which profile-specific checks apply (``openresponses`` adds [OR]'s requirements).
     ``max_output_tokens``: the request's limit, when the caller knows it (the echoed
     ``response.max_output_tokens`` is used otherwise).
+    ``fast``: the one switch of the judge's speed work. True (the default) puts a
+    :class:`~.fastpath.FastPath` in front of the full path (:attr:`fast_path`, also what the
+    framing layer hands SSE records to); False is the reference path, every event judged in
+    full. Both give the same verdicts (the equivalence tests are the contract).
     """
 
     __slots__ = ()
@@ -118,32 +122,23 @@ class StreamValidator(FastPath):
         self._top_logprobs: int | None = None
         self._closed = False
         self._openresponses = "openresponses" in self.profiles
-        known, self._handlers, fast_table, self._predicates = _tables(self._schemas)
-        # `fast=False`: the reference path, every event judged in full (the equivalence tests
-        # compare the two; a caller may want it to rule the fast path out).
-        self.fast = fast
-        self._fast = fast_table if fast else {}
-        self.fast_judged = 0  # events the fast path judged (dict or typed)
+        known, self._handlers, specs, raw_types, self._predicates = _tables(self._schemas)
         self._known_types = known
-        # See `_fast_pick` and `_fast_route`; kept up to date by every event the full path judges,
-        # and by close().
-        self._fast_item: Item | None = None
-        self._fast_routes: dict[str, Route] = {}
+        self.fast = fast
+        self.fast_judged = 0  # events the fast path judged (dict or typed)
+        self.fast_path = FastPath(specs, raw_types) if fast else None
 
     def feed(self, event: object) -> list[Violation]:
         """Judge one event; returns the violations it reveals (also kept in ``violations``)."""
+        fast = self.fast_path
+        if fast is None:
+            return self._feed(event)
         if type(event) is dict:
             etype = event.get("type")
-            if type(etype) is str and self.feed_fast(event, etype):
+            if type(etype) is str and fast.feed(self, event, etype):
                 return []
-        return self.feed_full(event)
-
-    def feed_full(self, event: object) -> list[Violation]:
-        """:meth:`feed` without the fast path (for a caller that tried it first)."""
         out = self._feed(event)
-        self._fast_item = self._fast_pick()
-        if self._fast_routes:
-            self._fast_routes.clear()  # the framing layer holds this dict
+        fast.forget(self)
         return out
 
     def _feed(self, event: object) -> list[Violation]:
@@ -252,8 +247,8 @@ class StreamValidator(FastPath):
         if self._closed:
             return []
         self._closed = True
-        self._fast_item = None
-        self._fast_routes.clear()
+        if self.fast_path is not None:
+            self.fast_path.close()
         start = len(self.violations)
         if self.terminal_type is None and not cancelled:
             if self.events == 0:
@@ -323,6 +318,7 @@ _Tables = tuple[
     frozenset[str],
     dict[str, Handler],
     dict[str, FastSpec],
+    dict[bytes, str],
     dict[str, Callable[[dict[str, Any]], bool]],
 ]
 _TABLES: dict[int, tuple[SchemaValidator, _Tables]] = {}
@@ -367,6 +363,7 @@ def _tables(schemas: SchemaValidator) -> _Tables:
         predicate = schemas.event_predicate(etype)
         if predicate is not None:
             predicates[etype] = predicate
-    tables = (known, handlers, fast_table(schemas), predicates)
+    specs = fast_table(schemas)
+    tables = (known, handlers, specs, {t.encode(): t for t in specs}, predicates)
     _TABLES[id(schemas)] = (schemas, tables)
     return tables
