@@ -20,7 +20,7 @@ from ..catalog.registry import Check, Violation
 from ..catalog.render import short
 from ..errors import ConformanceError
 from ..validator import StreamValidator
-from ..validator.fastpath import FastPath
+from ..validator.fastpath import FastPath, Lane
 from ..validator.model import MISSING
 from .decoder import Record, SSEDecoder, SSELimitError
 
@@ -130,8 +130,8 @@ class SSEStreamValidator:
         self._events: list[Any] = []
         self._first_raw: int | None = None
         # (the block's head `event: <raw name>\ndata: `, its length, raw name, name, whether the
-        # type is tallied, `FastPath.take_one`) of the fast path's route the last chunk ended
-        # on (`FastPath.lane_name`); None once the stream is aborted or closed.
+        # type is tallied, the fast path's `Lane`) of the route the last chunk ended on
+        # (`FastPath.judge_records`); None once the stream is aborted or closed.
         self._lane: _Lane | None = None
         self.framing: list[Violation] = []
         self.done_seen = False
@@ -190,13 +190,13 @@ class SSEStreamValidator:
         if lane is not None and self._room:  # never once the stream is aborted or closed
             # One event in the chunk (a server flushes each event), of the type the previous
             # chunk ended on: taken without the decoder's match (`SSEDecoder.lane_room`) and
-            # handed to the fast path (`FastPath.take_one`). The decoder's canonical block,
+            # handed to the fast path's lane. The decoder's canonical block,
             # tested here (a call less per delta): the chunk is one block that begins with
             # `head`, without a CR, within the size bound. Tested with a slice, indexing and
             # `in` (memchr): `startswith`, `endswith` and `find` parse their arguments as a
             # tuple, which costs more than the tests. (`head` holds no CR or LF but its own,
             # and ends in a space: the two LFs at the end lie past it.)
-            head, cut, raw_name, name, tallied, take_one = lane
+            head, cut, raw_name, name, tallied, take = lane
             size = len(chunk)
             if (
                 type(chunk) is bytes
@@ -210,7 +210,7 @@ class SSEStreamValidator:
                     self._room -= 1
                     self._taken += 1
                     self._taken_bytes += size
-                    delta = take_one(self.validator, raw_name, data)
+                    delta = take(data)
                     if delta is MISSING:
                         return self._judge([(raw_name, data)])  # the record `feed_records` gives
                     if tallied:
@@ -311,15 +311,15 @@ class SSEStreamValidator:
                 self._judge_record(record)
             return found
         extra = self.keep_events or self.on_delta is not None or bool(self.tally)
-        fast.judge_records(
+        lane = fast.judge_records(
             self.validator, records, self._judge_record, self._taken_delta if extra else None
         )
-        raw_name = fast.lane_name
-        if raw_name is not None:
-            # The route still holds: the next chunk may continue it (`_feed_lane`).
+        if lane is not None:
+            # The last record's route still holds: the next chunk may continue it (`feed`).
+            raw_name, take = lane
             head = b"event: " + raw_name + b"\ndata: "
             name = self._name(raw_name)
-            self._lane = (head, len(head), raw_name, name, name in self.tally, fast.take_one)
+            self._lane = (head, len(head), raw_name, name, name in self.tally, take)
             if self._taken:
                 self._settle_lane()
             self._room = self._decoder.lane_room()
@@ -452,7 +452,7 @@ class SSEStreamValidator:
         return out
 
 
-_Lane = tuple[bytes, int, bytes, str, bool, Callable[[StreamValidator, bytes, bytes], Any]]
+_Lane = tuple[bytes, int, bytes, str, bool, Lane]
 
 # Event names as text, by their bytes; shared by every stream (see `SSEStreamValidator._name`).
 _NAMES: dict[bytes, str] = {}

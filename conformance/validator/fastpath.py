@@ -8,8 +8,8 @@ else goes to the full path. Every rule still runs on every event; only the order
 
 There are three ways in, all here: :meth:`FastPath.feed` (a parsed event), :meth:`FastPath.judge_records`
 (SSE records, each delta decoded straight into a typed object that both parses it and checks its
-schema, the rest handed back to the caller) and :meth:`FastPath.take_one` (one record, for the
-framing layer's one-event chunks). ``StreamValidator(fast=False)`` has no fast path at all: the
+schema, the rest handed back to the caller) and the :data:`Lane` it returns (one record at a
+time, for the framing layer's one-event chunks). ``StreamValidator(fast=False)`` has no fast path at all: the
 reference path, every event judged in full. The contract is equivalence: the two give the same
 verdicts on every mutant of every recording (tests/conformance/validator/test_fast_path.py,
 tests/conformance/sse/test_sse_lane.py).
@@ -33,7 +33,7 @@ from .tables import (
     fits_for,
 )
 
-__all__ = ["FastPath", "Record", "fast_table"]
+__all__ = ["FastPath", "Lane", "Record", "fast_table"]
 
 # Members as module globals: on Python 3.11 each `Phase.X` is a descriptor call, ≈8× a global.
 _IN_PROGRESS = Phase.IN_PROGRESS
@@ -83,6 +83,51 @@ def _pick(state: StreamState) -> Item | None:
     return item
 
 
+# Takes one record's data of the route a lane was made for: its delta when taken, MISSING
+# (nothing changed) when it must be judged otherwise.
+Lane = Callable[[bytes], Any]
+
+
+def _lane(
+    state: StreamState,
+    oi: Any,
+    item_id: Any,
+    index: Any,
+    target: list[str],
+    decode: Callable[[bytes], Any],
+    get: Callable[[Any], Any],
+) -> Lane:
+    """:meth:`FastPath.judge_records` for the next records of one route, one at a time, while
+    nothing else fed the validator (a closure: a load client's chunk is often one delta, and
+    it costs less than a method's lookups)."""
+    expect = state.events
+
+    def take(data: bytes) -> Any:
+        nonlocal expect
+        if state.events != expect:
+            return MISSING  # the full path judged an event since (routes were made afresh)
+        try:
+            typed = decode(data)
+        except (ValueError, RecursionError):
+            return MISSING
+        if (
+            typed
+            and typed.sequence_number == state.next_seq
+            and typed.output_index == oi
+            and typed.item_id == item_id
+            and get(typed) == index
+        ):
+            state.next_seq = typed.sequence_number + 1
+            delta = typed.delta
+            target.append(delta)
+            expect = state.events = expect + 1
+            state.fast_judged += 1
+            return delta
+        return MISSING
+
+    return take
+
+
 class FastPath:
     """One stream's fast path (``StreamValidator.fast_path``): where each delta type may go
     (its route) until the full path next judges an event, which calls :meth:`forget`."""
@@ -90,7 +135,7 @@ class FastPath:
     # It holds no reference to its validator (each method is handed the state it judges): a
     # cycle would keep every judged stream alive until a cyclic collection
     # (tests/conformance/validator/test_no_cycles.py).
-    __slots__ = ("_by_raw", "_item", "_raw_types", "_routes", "_specs", "lane_name")
+    __slots__ = ("_by_raw", "_item", "_raw_types", "_routes", "_specs")
 
     def __init__(self, specs: Mapping[str, FastSpec], raw_types: Mapping[bytes, str]) -> None:
         self._specs = specs
@@ -98,9 +143,6 @@ class FastPath:
         self._item: Item | None = None
         self._routes: dict[str, Route] = {}  # by event type
         self._by_raw: dict[bytes, Route] = {}  # the same, by the raw SSE event name
-        # The raw event name of the record `judge_records` took last, while its route holds:
-        # the framing layer may hand the next one-event chunk of that name to `take_one`.
-        self.lane_name: bytes | None = None
 
     def forget(self, state: StreamState) -> None:
         """After every event the full path judged: routes are made afresh."""
@@ -109,13 +151,11 @@ class FastPath:
             self._routes.clear()
         if self._by_raw:
             self._by_raw.clear()
-        self.lane_name = None
 
     def close(self) -> None:
         self._item = None
         self._routes.clear()
         self._by_raw.clear()
-        self.lane_name = None
 
     @property
     def types(self) -> Mapping[str, FastSpec]:
@@ -158,13 +198,16 @@ class FastPath:
         records: list[Record],
         rest: Callable[[Record], bool],
         taken: Callable[[Record, Any], None] | None = None,
-    ) -> None:
+    ) -> tuple[bytes, Lane] | None:
         """Judge a run of SSE records in order: a delta that continues its route is decoded
         into a typed object (`SchemaValidator.event_decoder`), which both parses it and checks
         its schema, and recorded as :meth:`feed` would record it (then ``taken(record, delta)``,
         when given); every other record — bytes the typed decoder refuses, a delta off its
         route, every other event — goes to ``rest(record)``, the caller's full judgement, which
-        returns False once no later record may take the fast path (after ``[DONE]``)."""
+        returns False once no later record may take the fast path (after ``[DONE]``).
+
+        When the last record was taken, returns its raw event name and a :data:`Lane` for the
+        next record of that name (the framing layer's one-event chunks); else None."""
         by_raw = self._by_raw
         raw_types = self._raw_types
         seq = state.next_seq
@@ -221,36 +264,10 @@ class FastPath:
             state.events += run
             state.fast_judged += run
             state.next_seq = seq
-        # The route of the last record still holds when it was taken (`rest` forgets `last`).
-        self.lane_name = last if decode is not None else None
-
-    def take_one(self, state: StreamState, raw: bytes, data: bytes) -> Any:
-        """:meth:`judge_records` for one record of the :attr:`lane_name` route: its delta when it
-        was taken, :data:`MISSING` (nothing changed) when the caller must judge it otherwise."""
-        route = self._by_raw.get(raw)
-        if route is None:
-            return MISSING
-        oi, item_id, _key, index, _valid, target, decode, get = route
-        if decode is None:
-            return MISSING
-        try:
-            typed = decode(data)
-        except (ValueError, RecursionError):
-            return MISSING
-        if (
-            typed
-            and typed.sequence_number == state.next_seq
-            and typed.output_index == oi
-            and typed.item_id == item_id
-            and get(typed) == index
-        ):
-            state.next_seq = typed.sequence_number + 1
-            delta = typed.delta
-            target.append(delta)
-            state.events += 1
-            state.fast_judged += 1
-            return delta
-        return MISSING
+        if last is None or decode is None:
+            return None
+        # The last record was taken (`rest` forgets `last`): its route may take the next chunk.
+        return last, _lane(state, oi, item_id, index, target, decode, get)
 
     def _raw_route(self, state: StreamState, raw: bytes, name: str) -> Route:
         """:meth:`_route` by the raw SSE event name (of a type the fast path may judge)."""
