@@ -135,7 +135,7 @@ class StreamValidator(StreamState):
             return self._feed(event)
         if type(event) is dict:
             etype = event.get("type")
-            if type(etype) is str and fast.feed(self, event, etype):
+            if type(etype) is str and etype in fast.types and fast.feed(self, event, etype):
                 return []
         out = self._feed(event)
         fast.forget(self)

@@ -65,24 +65,6 @@ def _without_logprobs(
 Record = tuple[Any, ...]
 
 
-def _pick(state: StreamState) -> Item | None:
-    """The item a fast-path delta may name: the newest one, open and seen from its start, in a
-    stream where nothing about a delta's framing can be wrong but what the fast path checks;
-    None when the full path must judge every event."""
-    if (
-        state._phase is not _IN_PROGRESS
-        or state._error_pending
-        or state.terminal_type is not None
-        or state._closed
-        or not state._seq_started
-    ):
-        return None
-    item = state._items.get(state._last_added)
-    if item is None or item.done or not item.known or type(item.type) is not str:
-        return None
-    return item
-
-
 # Takes one record's data of the route a lane was made for: its delta when taken, MISSING
 # (nothing changed) when it must be judged otherwise.
 Lane = Callable[[bytes], Any]
@@ -135,18 +117,33 @@ class FastPath:
     # It holds no reference to its validator (each method is handed the state it judges): a
     # cycle would keep every judged stream alive until a cyclic collection
     # (tests/conformance/validator/test_no_cycles.py).
-    __slots__ = ("_by_raw", "_item", "_raw_types", "_routes", "_specs")
+    __slots__ = ("_by_raw", "_item", "_raw_types", "_routes", "_specs", "types")
 
     def __init__(self, specs: Mapping[str, FastSpec], raw_types: Mapping[bytes, str]) -> None:
         self._specs = specs
+        self.types = specs.keys()  # the delta types it may judge: the others need not ask
         self._raw_types = raw_types  # the types of `specs`, by their SSE event name's bytes
         self._item: Item | None = None
         self._routes: dict[str, Route] = {}  # by event type
         self._by_raw: dict[bytes, Route] = {}  # the same, by the raw SSE event name
 
     def forget(self, state: StreamState) -> None:
-        """After every event the full path judged: routes are made afresh."""
-        self._item = _pick(state)
+        """After every event the full path judged: routes are made afresh, for deltas that name
+        the newest item, open and seen from its start, in a stream where nothing about a
+        delta's framing can be wrong but what the fast path checks (none when the full path
+        must judge every event)."""
+        item = None
+        if (
+            state._phase is _IN_PROGRESS
+            and not state._error_pending
+            and state.terminal_type is None
+            and not state._closed
+            and state._seq_started
+        ):
+            item = state._items.get(state._last_added)
+            if item is not None and (item.done or not item.known or type(item.type) is not str):
+                item = None
+        self._item = item
         if self._routes:
             self._routes.clear()
         if self._by_raw:
@@ -156,11 +153,6 @@ class FastPath:
         self._item = None
         self._routes.clear()
         self._by_raw.clear()
-
-    @property
-    def types(self) -> Mapping[str, FastSpec]:
-        """The delta types the fast path may judge."""
-        return self._specs
 
     def feed(self, state: StreamState, event: dict[str, Any], etype: str) -> bool:
         """Judge a parsed delta event that continues its route: record it and return True.
@@ -172,7 +164,7 @@ class FastPath:
         route = self._routes.get(etype)
         if route is None:
             if self._item is None or etype not in self._specs:
-                return False  # (a type the full path judges: it sees the type there)
+                return False
             route = self._route(state, etype)
         if route is NO_ROUTE:
             return False
