@@ -54,7 +54,7 @@ __all__ = ["EXAMPLES", "Example", "Sample", "example", "judge", "render"]
 
 def judge(sample: Sample) -> list[Violation]:
     """Every violation the offline judge reports on ``sample`` (not for ``live`` samples)."""
-    from ..bodies.kinds import validate_body
+    from ..bodies.kinds import judge_body
     from ..sse.framing import SSEStreamValidator
     from ..validator import StreamValidator
 
@@ -86,12 +86,8 @@ def judge(sample: Sample) -> list[Violation]:
         from ..websocket import judge_session
 
         return judge_session(data, profiles=sample.profiles)[1]
-    if sample.kind in ("response", "error"):
-        return validate_body(data, sample.kind, **opts)
-    if sample.kind == "state":
-        from ..bodies.state import validate_state_body
-
-        return validate_state_body(data)
+    if sample.kind in ("response", "error", "state"):
+        return judge_body(data, sample.kind, **opts)
     raise ValueError(f"a {sample.kind} sample is judged by the live suite, not here")
 
 
