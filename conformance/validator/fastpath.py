@@ -200,8 +200,15 @@ class FastPath:
 
         When the last record was taken, returns its raw event name and a :data:`Lane` for the
         next record of that name (the framing layer's one-event chunks); else None."""
-        by_raw = self._by_raw
         raw_types = self._raw_types
+        if len(records) == 1:
+            # A chunk of one event, as a server flushes them: when it is not a delta the fast
+            # path may judge, it goes to `rest` without setting up the loop.
+            record = records[0]
+            if len(record) != 2 or record[0] not in raw_types:
+                rest(record)
+                return None
+        by_raw = self._by_raw
         seq = state.next_seq
         run = 0  # records taken since the counters were last written back
         last: bytes | None = None  # the raw name of the previous record, while it shares a route
