@@ -19,7 +19,9 @@ from .. import catalog as C
 from ..catalog.registry import Check, Violation
 from ..catalog.render import short
 from ..errors import ConformanceError
-from ..validator import NO_ROUTE, StreamValidator
+from ..validator import StreamValidator
+from ..validator.fastpath import FastPath, Lane
+from ..validator.model import MISSING
 from .decoder import Record, SSEDecoder, SSELimitError
 
 __all__ = [
@@ -73,9 +75,9 @@ class SSEStreamValidator:
 
     # Slots: a stream's judge is made per stream, and its hot paths read these fields per chunk.
     __slots__ = (
-        "_closed", "_decoder", "_events", "_first_raw", "_id_reported", "_lane", "_lane_count",
-        "_max_event_bytes", "_missing_name", "_names", "_openresponses", "_room", "_taken",
-        "_taken_bytes", "_wiring", "aborted", "done_seen", "framing", "keep_events",
+        "_closed", "_decoder", "_events", "_fast", "_first_raw", "_found", "_id_reported",
+        "_lane", "_max_event_bytes", "_missing_name", "_openresponses", "_room",
+        "_taken", "_taken_bytes", "aborted", "done_seen", "framing", "keep_events",
         "on_delta", "on_event", "profiles", "tallied", "tallied_nonempty", "tally", "validator",
     )  # fmt: skip
 
@@ -110,15 +112,11 @@ class SSEStreamValidator:
         self.tally = frozenset(tally)
         self.tallied = 0  # events of a `tally` type
         self.tallied_nonempty = 0  # of those, with a non-empty `delta`
-        validator = self.validator
-        # What `_judge` calls, bound once per stream (the validator is this stream's own).
-        self._wiring = (
-            validator.feed_fast,
-            validator.feed_full,
-            validator.route,
-            validator.routes,
-            validator.fast_types,
-        )
+        # The validator's fast path, which takes SSE records itself (`_judge`); not when the
+        # caller wants each event as a dict (`on_event`), nor with `fast=False`.
+        fast_path = self.validator.fast_path
+        self._fast: FastPath | None = fast_path if on_event is None else None
+        self._found: list[Violation] = []  # what `_judge_record` found, for `_judge`
         self._max_event_bytes = max_event_bytes
         # The lane (`feed`) takes one-event chunks itself, as `SSEDecoder.feed_records` would:
         # at most `_room` of them (`SSEDecoder.lane_room`), counted in `_taken` / `_taken_bytes`
@@ -131,19 +129,16 @@ class SSEStreamValidator:
         # from `_first_raw` on, until `events` is read.
         self._events: list[Any] = []
         self._first_raw: int | None = None
-        # (the block's head `event: <raw name>\ndata: `, its length, raw name, name, typed
-        # decoder, slot getter, output_index, item_id, slot index, target, whether the type is
-        # tallied) of the route the last chunk ended on, and the validator's event count then.
-        # None once the stream is aborted or closed.
-        self._lane: _LaneTuple | None = None
-        self._lane_count = 0
+        # (the block's head `event: <raw name>\ndata: `, its length, raw name, name, whether the
+        # type is tallied, the fast path's `Lane`) of the route the last chunk ended on
+        # (`FastPath.judge_records`); None once the stream is aborted or closed.
+        self._lane: _Lane | None = None
         self.framing: list[Violation] = []
         self.done_seen = False
         self.aborted: str | None = None  # why decoding stopped early (a judge limit)
         self._missing_name = 0
         self._id_reported = False
         self._closed = False
-        self._names = _NAMES
 
     @property
     def events(self) -> list[Any]:
@@ -192,66 +187,41 @@ class SSEStreamValidator:
     def feed(self, chunk: bytes) -> list[Violation]:
         """Feed raw body bytes; returns the violations they reveal."""
         lane = self._lane
-        if lane is not None:  # never once the stream is aborted or closed
+        if lane is not None and self._room:  # never once the stream is aborted or closed
             # One event in the chunk (a server flushes each event), of the type the previous
-            # chunk ended on: taken without the decoder's match (`SSEDecoder.lane_room`), and
-            # when it continues that route, recorded here as `_judge` would record it, without
-            # setting up its loop. The lane holds while nothing else fed the validator.
-            head, cut, raw_name, name, decode, get, oi, item_id, index, target, tallied = lane
-            validator = self.validator
-            count = validator.events
-            if count == self._lane_count and self._room:
-                # The decoder's canonical block, tested here (a call less per delta): the chunk
-                # is one block that begins with `head`, without a CR, within the size bound.
-                # Tested with a slice, indexing and `in` (memchr): `startswith`, `endswith` and
-                # `find` parse their arguments as a tuple, which costs more than the tests.
-                # (`head` holds no CR or LF but its own, and ends in a space: the two LFs at
-                # the end lie past it.)
-                data = None
-                size = len(chunk)
-                if (
-                    type(chunk) is bytes
-                    and chunk[:cut] == head
-                    and chunk[-1] == 10
-                    and chunk[-2] == 10
-                    and size <= self._max_event_bytes
-                ):
-                    data = chunk[cut:-2]
-                    if 10 in data or 13 in data:
-                        data = None
-                    else:
-                        self._room -= 1
-                        self._taken += 1
-                        self._taken_bytes += size
-                if data is not None:
-                    try:
-                        typed_event = decode(data)
-                    except (ValueError, RecursionError):
-                        typed_event = False
-                    if (
-                        typed_event
-                        and typed_event.sequence_number == validator.next_seq
-                        and typed_event.output_index == oi
-                        and typed_event.item_id == item_id
-                        and get(typed_event) == index
-                    ):
-                        validator.next_seq = typed_event.sequence_number + 1
-                        delta = typed_event.delta
-                        target.append(delta)
-                        self._lane_count = validator.events = count + 1
-                        validator.fast_judged += 1
-                        if tallied:
-                            self.tallied += 1
-                            if delta:
-                                self.tallied_nonempty += 1
-                        if self.keep_events:
-                            if self._first_raw is None:
-                                self._first_raw = len(self._events)
-                            self._events.append(_Raw(data))
-                        if self.on_delta is not None:
-                            self.on_delta(name, delta)
-                        return []
-                    return self._judge([(raw_name, data)])  # the record `feed_records` gives
+            # chunk ended on: taken without the decoder's match (`SSEDecoder.lane_room`) and
+            # handed to the fast path's lane. The decoder's canonical block,
+            # tested here (a call less per delta): the chunk is one block that begins with
+            # `head`, without a CR, within the size bound. Tested with a slice, indexing and
+            # `in` (memchr): `startswith`, `endswith` and `find` parse their arguments as a
+            # tuple, which costs more than the tests. (`head` holds no CR or LF but its own,
+            # and ends in a space: the two LFs at the end lie past it.)
+            head, cut, raw_name, name, tallied, take = lane
+            size = len(chunk)
+            if (
+                type(chunk) is bytes
+                and chunk[:cut] == head
+                and chunk[-1] == 10
+                and chunk[-2] == 10
+                and size <= self._max_event_bytes
+            ):
+                data = chunk[cut:-2]
+                if 10 not in data and 13 not in data:
+                    self._room -= 1
+                    self._taken += 1
+                    self._taken_bytes += size
+                    delta = take(data)
+                    if delta is MISSING:
+                        return self._judge([(raw_name, data)])  # the record `feed_records` gives
+                    if tallied:
+                        self.tallied += 1
+                        if delta:
+                            self.tallied_nonempty += 1
+                    if self.keep_events:
+                        self._keep_raw(data)
+                    if self.on_delta is not None:
+                        self.on_delta(name, delta)
+                    return []
         if self.aborted is not None or self._closed:
             return []
         if self._taken:
@@ -330,154 +300,77 @@ class SSEStreamValidator:
         ]
 
     def _judge(self, records: list[Record]) -> list[Violation]:
-        # The hot loop. The common event — `event: <type>` and `data: <JSON object>` whose type
-        # is that name, before any [DONE] — is parsed and judged here; everything else goes
-        # through `_judge_one`, which applies every framing rule.
-        #
-        # A delta that continues the validator's current route (`StreamValidator.route`) is
-        # first decoded straight into a typed object, which both parses it and checks its
-        # schema (`SchemaValidator.event_decoder`); when that object continues the route, the
-        # delta is recorded as `StreamValidator.feed_fast` would record it. Anything else —
-        # bytes the typed decoder refuses, a delta off the route, and every other event — is
-        # parsed into a dict and judged the reference way. Not when the caller wants each
-        # event as a dict (`on_event`).
-        out: list[Violation] = []
-        validator = self.validator
-        fast, full, route_for, routes, fast_types = self._wiring
-        loads = orjson.loads
-        keep = self.keep_events
-        events = self._events
-        on_event = self.on_event
-        on_delta = self.on_delta
-        typed = on_event is None and bool(fast_types)
-        names = self._names
-        tally = self.tally
-        # The validator's counters, held in locals between full-path events; a typed delta adds
-        # one to both `events` and `fast_judged`, so only their difference (`lead`) is held.
-        next_seq = validator.next_seq
-        count = validator.events
-        lead = validator.fast_judged - count
-        tallied = False  # the current route's type is in `tally`
-        extra = False  # a typed delta is tallied, kept or reported (`on_delta`)
-        n_tallied = self.tallied
-        n_nonempty = self.tallied_nonempty
-        # The name and route of the previous event (a run of deltas shares them): comparing two
-        # names costs less than hashing one. Forgotten whenever the validator is called.
-        last_name: bytes | None = None
-        name = ""
-        # That route's typed decoder (None: no typed route) and the fields a delta must match.
-        decode: Any = None
-        get: Any = None
-        oi: Any = None
-        item_id: Any = None
-        index: Any = None
-        target: list[str] = []
-        done_seen = self.done_seen  # set only by `_judge_one`
+        """Judge decoded records: through the validator's fast path when it has one (it takes
+        the deltas that continue their route, typed, and hands back every other record to
+        `_judge_record`), else each by `_judge_record`."""
+        found = self._found = []
+        fast = self._fast
         self._lane = None
-        for record in records:
-            if len(record) == 2 and not done_seen:
-                raw_name, data = record
-                if raw_name is not None:
-                    if raw_name != last_name:
-                        last_name = raw_name
-                        known = names.get(raw_name)
-                        name = self._name(raw_name) if known is None else known
-                        decode = None
-                        if typed and name in fast_types:
-                            route = routes.get(name)
-                            if route is None:
-                                route = route_for(name)
-                            if route is not NO_ROUTE:
-                                oi, item_id, _key, index, _valid, target, decode, get = route
-                                tallied = name in tally
-                                extra = tallied or keep or on_delta is not None
-                    if decode is not None:
-                        try:
-                            typed_event = decode(data)
-                        except (ValueError, RecursionError):
-                            typed_event = False
-                        if (
-                            typed_event
-                            and typed_event.sequence_number == next_seq
-                            and typed_event.output_index == oi
-                            and typed_event.item_id == item_id
-                            and get(typed_event) == index
-                        ):
-                            next_seq = typed_event.sequence_number + 1
-                            target.append(typed_event.delta)
-                            count += 1
-                            if extra:  # what only some callers ask for
-                                delta = typed_event.delta
-                                if tallied:
-                                    n_tallied += 1
-                                    if delta:
-                                        n_nonempty += 1
-                                if keep:
-                                    if self._first_raw is None:
-                                        self._first_raw = len(events)
-                                    events.append(_Raw(data))
-                                if on_delta is not None:
-                                    on_delta(name, delta)
-                            continue
-                last_name = None
-                validator.next_seq = next_seq
-                validator.events = count
-                validator.fast_judged = count + lead
-                try:
-                    event = loads(data)
-                except orjson.JSONDecodeError:
-                    self.tallied, self.tallied_nonempty = n_tallied, n_nonempty
-                    out += self._judge_one(record)
-                    n_tallied, n_nonempty = self.tallied, self.tallied_nonempty
-                    next_seq = validator.next_seq
-                    count = validator.events
-                    lead = validator.fast_judged - count
-                    done_seen = self.done_seen
-                    continue
-                if type(event) is dict and raw_name is not None and event.get("type") == name:
-                    if keep:
-                        events.append(event)
-                    if on_event is not None:
-                        on_event(event)
-                    if name in tally:
-                        n_tallied += 1
-                        if event.get("delta"):
-                            n_nonempty += 1
-                    if on_delta is not None and name.endswith(".delta"):
-                        on_delta(name, event.get("delta"))
-                    if name not in fast_types or not fast(event, name):
-                        out += full(event)
-                    next_seq = validator.next_seq
-                    count = validator.events
-                    lead = validator.fast_judged - count
-                    continue
-            last_name = None
-            validator.next_seq = next_seq
-            validator.events = count
-            validator.fast_judged = count + lead
-            self.tallied, self.tallied_nonempty = n_tallied, n_nonempty
-            out += self._judge_one(record)
-            n_tallied, n_nonempty = self.tallied, self.tallied_nonempty
-            next_seq = validator.next_seq
-            count = validator.events
-            lead = validator.fast_judged - count
-            done_seen = self.done_seen
-        validator.next_seq = next_seq
-        validator.events = count
-        validator.fast_judged = count + lead
-        self.tallied, self.tallied_nonempty = n_tallied, n_nonempty
-        if decode is not None and last_name is not None:
-            # The route still holds (every full-path event forgets `last_name`): the next chunk
-            # may continue it (`feed`).
-            head = b"event: " + last_name + b"\ndata: "
-            self._lane = (
-                head, len(head), last_name, name, decode, get, oi, item_id, index, target, tallied
-            )  # fmt: skip
-            self._lane_count = count
+        if fast is None or self.done_seen:
+            for record in records:
+                self._judge_record(record)
+            return found
+        extra = self.keep_events or self.on_delta is not None or bool(self.tally)
+        lane = fast.judge_records(
+            self.validator, records, self._judge_record, self._taken_delta if extra else None
+        )
+        if lane is not None:
+            # The last record's route still holds: the next chunk may continue it (`feed`).
+            raw_name, take = lane
+            head = b"event: " + raw_name + b"\ndata: "
+            name = self._name(raw_name)
+            self._lane = (head, len(head), raw_name, name, name in self.tally, take)
             if self._taken:
                 self._settle_lane()
             self._room = self._decoder.lane_room()
-        return out
+        return found
+
+    def _taken_delta(self, record: tuple[Any, ...], delta: Any) -> None:
+        """What some callers ask of a delta the fast path took (`tally`, `keep_events`,
+        `on_delta`)."""
+        name = self._name(record[0])
+        if name in self.tally:
+            self.tallied += 1
+            if delta:
+                self.tallied_nonempty += 1
+        if self.keep_events:
+            self._keep_raw(record[1])
+        if self.on_delta is not None:
+            self.on_delta(name, delta)
+
+    def _keep_raw(self, data: bytes) -> None:
+        if self._first_raw is None:
+            self._first_raw = len(self._events)
+        self._events.append(_Raw(data))
+
+    def _judge_record(self, record: Record) -> bool:
+        """One record on the full path, into `_found`; False once ``[DONE]`` was seen (no later
+        record may take the fast path). The common event — `event: <type>` and `data: <JSON
+        object>` whose type is that name, before any [DONE] — is parsed and fed here; everything
+        else goes through `_judge_one`, which applies every framing rule."""
+        if len(record) == 2 and not self.done_seen:
+            raw_name, data = record
+            try:
+                event = orjson.loads(data)
+            except orjson.JSONDecodeError:
+                event = None
+            if type(event) is dict and raw_name is not None:
+                name = _NAMES.get(raw_name) or self._name(raw_name)
+                if event.get("type") == name:
+                    if self.keep_events:
+                        self._events.append(event)
+                    if self.on_event is not None:
+                        self.on_event(event)
+                    if name in self.tally:
+                        self.tallied += 1
+                        if event.get("delta"):
+                            self.tallied_nonempty += 1
+                    if self.on_delta is not None and name.endswith(".delta"):
+                        self.on_delta(name, event.get("delta"))
+                    self._found += self.validator.feed(event)
+                    return True
+        self._found += self._judge_one(record)
+        return not self.done_seen
 
     def _settle_lane(self) -> None:
         """Report the chunks the lane took to the decoder (`SSEDecoder.count_taken`)."""
@@ -487,6 +380,9 @@ class SSEStreamValidator:
     def _name(self, raw: bytes) -> str:
         """An event name as text, remembered for the next events and streams (a server uses a
         few dozen; ever new names are decoded each time, not remembered without bound)."""
+        name = _NAMES.get(raw)
+        if name is not None:
+            return name
         name = raw.decode("utf-8", "replace")
         if len(_NAMES) < 1024:
             _NAMES[raw] = name
@@ -556,19 +452,7 @@ class SSEStreamValidator:
         return out
 
 
-_LaneTuple = tuple[
-    bytes,
-    int,
-    bytes,
-    str,
-    Callable[[bytes], Any],
-    Callable[[Any], Any],
-    Any,
-    Any,
-    Any,
-    list[str],
-    bool,
-]
+_Lane = tuple[bytes, int, bytes, str, bool, Lane]
 
 # Event names as text, by their bytes; shared by every stream (see `SSEStreamValidator._name`).
 _NAMES: dict[bytes, str] = {}

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal, NoReturn
 
 from .. import catalog as C
-from ..bodies.kinds import body_kind, validate_body
+from ..bodies.kinds import body_kind, judge_body
 from ..bodies.state import state_exercised
 from ..catalog import live as L
 from ..catalog.registry import REGISTRY, Check, Violation, with_family
@@ -319,7 +319,7 @@ class Probe:
         if ex.status >= 400:
             self.record.exercised |= error_exercised(body)
             if isinstance(body, dict):
-                violations = validate_body(body, "error")
+                violations = judge_body(body, "error")
             else:
                 violations = [C.ERROR_SHAPE.violation(
                     expected="a JSON error body", actual=_head(ex.text) or "(empty)",
@@ -336,7 +336,7 @@ class Probe:
                 )
             else:  # compaction results, conversations, deleted conversations, item lists
                 self.record.exercised |= state_exercised(body, kind)
-            for v in validate_body(
+            for v in judge_body(
                 body, kind, profiles=self.profiles, max_output_tokens=max_output_tokens
             ):
                 self._find(v, ex)
