@@ -17,7 +17,10 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 
 - :mod:`.s2_1_sequence` — §2.1 sequence numbers (``stream.sequence.*``);
 - :mod:`.s2_3_one_response` — §2.3 one response (``stream.response.id_stable``,
-  ``created_at_stable``).
+  ``created_at_stable``);
+- :mod:`.s9_clients` — §9 client profiles (``live.client.<client>.*``): the rule that locates a
+  refusal and counts Codex's compaction items; the checks' failing examples are gateways in
+  front of the mock (tests/suite/broken_client_servers.py).
 
 Public outputs list checks sorted by ID, so a section's checks may be declared before the rest of
 their catalogue module (``REGISTRY``'s order is not shown anywhere).
@@ -25,11 +28,11 @@ their catalogue module (``REGISTRY``'s order is not shown anywhere).
 
 from __future__ import annotations
 
-from . import s2_1_sequence, s2_3_one_response
+from . import s2_1_sequence, s2_3_one_response, s9_clients
 
 __all__ = ["SECTIONS", "declare_examples"]
 
-SECTIONS = (s2_1_sequence, s2_3_one_response)
+SECTIONS = (s2_1_sequence, s2_3_one_response, s9_clients)
 
 
 def declare_examples() -> None:

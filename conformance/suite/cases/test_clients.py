@@ -1,0 +1,42 @@
+"""The client profiles (docs/spec.md §9): each flow of the catalogue of what real clients send
+(:mod:`conformance.clients`) replayed against the target by :class:`~..replay.FlowReplay`, run
+when the target declares the client's profile (``client:codex``, ``client:agents-sdk``, …). A flow
+over WebSocket needs ``websocket`` declared too."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ...clients import Flow, client_profile, flows
+from ...sections.s9_clients import CLIENT_CHECKS
+from ..probe import Probe
+from ..replay import FlowReplay, needs_connection_state
+
+# The branch building WebSocket connection state (generate: false, a store: false chain on
+# the connection's own response; docs/client-catalogue.md "Not yet served").
+CONNECTION_STATE = (
+    "needs WebSocket connection state (`generate: false`, a `store: false` chain on the same "
+    "socket), which the suite's WebSocket session work (branch wsstate) adds"
+)
+
+
+def _case(flow: Flow) -> Any:
+    profiles = [client_profile(flow.client)] + (["websocket"] if flow.websocket else [])
+    return pytest.param(
+        flow,
+        id=flow.id,
+        marks=[
+            pytest.mark.profiles(*profiles),
+            pytest.mark.checks(*(c.id for c in CLIENT_CHECKS[flow.client])),
+            pytest.mark.chain,
+        ],
+    )
+
+
+@pytest.mark.parametrize("flow", [_case(f) for f in flows()])
+def test_flow(probe: Probe, flow: Flow) -> None:
+    if needs_connection_state(flow):
+        probe.skip(CONNECTION_STATE)
+    FlowReplay(probe, flow).run()
