@@ -221,6 +221,8 @@ class FlowReplay:
         self._keep_items(response)
         if ex.stream and response is not None and isinstance(response.get("id"), str):
             self.streamed.add(response["id"])
+        if self.flow.client == "vercel-ai" and ex.ok:
+            self.vercel_parses(ex, response)
         if isinstance(body, dict) and _compaction_turn(body) and self.flow.client == "codex":
             self.compaction(ex, response)
         if parent in self.streamed and ex.stream and self.flow.client in S.CHAIN_AFTER_STREAM:
@@ -307,13 +309,17 @@ class FlowReplay:
             return None  # a resend would chain the same parent again: not a diagnosis
         client = self.probe.client
         path = ex.path.split("?", 1)[0]
+
+        def accepted(variant: dict[str, Any]) -> bool:
+            trial = client.call(ex.method, path, json_body=variant, **_headers(headers))
+            return trial.status is not None and 200 <= trial.status < 300
+
+        if accepted(body):
+            return None  # the same request accepted now: the refusal is not the request's
         for n, (part, variant) in enumerate(S.removals(body)):
             if n >= _MAX_REMOVALS:
                 break
-            if variant.get("stream") is True:
-                variant = {**variant, "stream": False}
-            trial = client.call(ex.method, path, json_body=variant, **_headers(headers))
-            if trial.status is not None and 200 <= trial.status < 300:
+            if accepted(variant):
                 return part
         return None
 
@@ -326,6 +332,24 @@ class FlowReplay:
             actual=f"{count} compaction item(s); output types "
             f"{[i.get('type') for i in (response or {}).get('output') or [] if isinstance(i, dict)]}",
         )  # fmt: skip
+
+    def vercel_parses(self, ex: HttpExchange, response: Mapping[str, Any] | None) -> None:
+        """What the Vercel provider's schemas require of what it reads."""
+        if ex.stream:
+            for index, event in enumerate(ex.events):
+                problem = S.vercel_chunk_problem(event) if isinstance(event, dict) else None
+                if not self.probe.check(
+                    S.VERCEL_STREAM_PARSES, problem is None, ex,
+                    expected="an event the provider's chunk schema matches",
+                    actual=f"event {index} {event.get('type')!r}: {problem}",
+                ):  # fmt: skip
+                    return
+        elif response is not None:
+            problems = S.vercel_response_problems(response)
+            self.probe.check(
+                S.VERCEL_RESPONSE_PARSES, not problems, ex,
+                expected="a Response the provider's schema parses", actual="; ".join(problems[:3]),
+            )  # fmt: skip
 
     def chain_links(
         self, body: dict[str, Any], response: Mapping[str, Any] | None,

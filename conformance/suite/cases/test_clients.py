@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from ...catalog import live as L
 from ...clients import Flow, client_profile, flows
 from ...sections.s9_clients import CLIENT_CHECKS
 from ..probe import Probe
@@ -29,7 +30,10 @@ def _case(flow: Flow) -> Any:
         id=flow.id,
         marks=[
             pytest.mark.profiles(*profiles),
-            pytest.mark.checks(*(c.id for c in CLIENT_CHECKS[flow.client])),
+            pytest.mark.checks(
+                *(c.id for c in CLIENT_CHECKS[flow.client]),
+                *([L.WS_UPGRADE.id] if flow.websocket else []),
+            ),
             pytest.mark.chain,
         ],
     )
