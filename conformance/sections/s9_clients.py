@@ -81,7 +81,7 @@ for _client, (_who, _key) in NAMES.items():
         part: register(
             f"live.client.{_key}.{part}",
             Level.MUST,
-            "§9.1 [CLIENT]",
+            "§9, §9.1 [CLIENT]",
             requirement.format(who=_who),
             profile=f"client:{_client}",
         )
@@ -147,7 +147,7 @@ CLIENT_CHECKS: dict[str, tuple[Check, ...]] = {
 _KEPT = frozenset({"model", "input", "stream", "type", "items"})
 # Field names too common to count when an error's prose merely contains them.
 _PROSE = re.compile(
-    r"(?:parameter|argument|field|key|property|unsupported|unknown|unrecognized|not supported|"
+    r"(?:parameter|argument|field|key|property|supplied|unsupported|unknown|unrecognized|not supported|"
     r"not allowed|extra)\W{0,4}$",
     re.IGNORECASE,
 )
@@ -260,7 +260,15 @@ def removals(body: Mapping[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
         for i, item in enumerate(items):
             if isinstance(item, dict):
                 for k in item:
-                    if k not in ("type", "role", "content", "call_id", "output", "arguments"):
+                    if k not in (
+                        "type",
+                        "role",
+                        "content",
+                        "call_id",
+                        "output",
+                        "arguments",
+                        "name",
+                    ):
                         fields.setdefault(k, i)
         for k, first in fields.items():
             stripped = [

@@ -16,12 +16,30 @@ from conformance.examples import EXAMPLES, Sample
 from conformance.sections import SECTIONS
 from conformance.validator import StreamValidator
 
-_CHECKS = [
-    (section.__name__.rsplit(".", 1)[1], value)
+
+def _nested(value: Any) -> list[Check]:
+    """The checks a section keeps in a table (client → part → check)."""
+    if isinstance(value, dict):
+        return [c for v in value.values() for c in _nested(v)]
+    if isinstance(value, tuple):
+        return [c for v in value for c in _nested(v)]
+    return [value] if isinstance(value, Check) else []
+
+
+_ALL = [
+    (section.__name__.rsplit(".", 1)[1], check)
     for section in SECTIONS
-    for value in vars(section).values()
-    if isinstance(value, Check)
+    for check in dict.fromkeys(
+        c
+        for value in vars(section).values()
+        for c in ([value] if isinstance(value, Check) else _nested(value))
+    )
 ]
+# The stream sections' checks (their examples are streams the validator judges); the live ones
+# (§9, the client profiles) have a misbehaving server for an example, run by
+# tests/suite/test_live_examples.py.
+_CHECKS = [(s, c) for s, c in _ALL if not c.id.startswith("live.")]
+_LIVE = [(s, c) for s, c in _ALL if c.id.startswith("live.")]
 
 
 def _judge(sample: Sample) -> StreamValidator:
@@ -54,6 +72,18 @@ def test_a_sections_check_has_its_clause_examples_and_rule_in_one_place(
     assert failing.coverage is not None and passing.coverage is not None
     assert check.id in failing.coverage.applied and check.id in passing.coverage.applied
     assert check.id in passing.exercised
+
+
+@pytest.mark.parametrize(("section", "check"), _LIVE, ids=[c.id for _, c in _LIVE])
+def test_a_sections_live_check_has_its_clause_and_its_servers(section: str, check: Check) -> None:
+    from conformance.examples.live import LIVE_SERVERS
+
+    assert REGISTRY[check.id] is check
+    assert check.anchors and all(anchor_text(a) for a in check.anchors), check.clause
+    example = EXAMPLES[check.id]
+    assert example.failing.kind == example.passing.kind == "live"
+    assert LIVE_SERVERS[check.id]  # tests/suite/test_live_examples.py runs the server it names
+    assert example.passing.build() == "mock"
 
 
 def _exercised(events: list[dict[str, Any]]) -> set[str]:
