@@ -210,7 +210,7 @@ class FlowReplay:
         method = exchange["method"]
         headers = self.headers(exchange)
         path, params, body = self._request(exchange)
-        if method == "GET" and path.startswith("/responses/") and exchange.get("status") == 200:
+        if method == "GET" and path.count("/") == 2 and path.startswith("/responses/"):
             ex = self._retrieve(path)
         else:
             ex = self._send(method, path, params, body, headers)
@@ -400,6 +400,15 @@ class FlowReplay:
                     (e for e in events if e.get("type") == "error" and "sequence_number" not in e),
                     None,
                 )
+                parent = sent.get("previous_response_id")
+                chain = S.CHAIN_AFTER_STREAM.get(self.flow.client)
+                if refusal is not None and chain is not None and parent in self.streamed:
+                    self.probe.require(
+                        chain, False,
+                        expected=f"a response: {self.who} chains on the response it just streamed",
+                        actual=json.dumps(refusal)[:300],
+                        message=f"{self.flow.id}: WebSocket response.create",
+                    )  # fmt: skip
                 if refusal is not None:
                     location = S.locate(sent, refusal, json.dumps(refusal))
                     self.probe.require(
@@ -411,12 +420,14 @@ class FlowReplay:
                         actual=json.dumps(refusal)[:300],
                         message=f"{self.flow.id}: WebSocket response.create",
                     )  # fmt: skip
-                self._exercised(sent, sent.get("previous_response_id"))
+                self._exercised(sent, parent)
                 text = "\n".join(json.dumps(e) for e in events)
                 self.bind(exchange.get("returned_ids") or [], text)
                 for e in events:
                     if isinstance(e.get("response"), dict):
                         self._keep_items(e["response"])
+                        if isinstance(e["response"].get("id"), str):
+                            self.streamed.add(e["response"]["id"])  # every WebSocket answer is
 
 
 def _short(script: str, limit: int = 200) -> str:
