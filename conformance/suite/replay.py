@@ -187,9 +187,11 @@ class FlowReplay:
         return path, params, body
 
     def _only_received(self, body: dict[str, Any]) -> None:
-        """Leave out a replayed reasoning or compaction item the target never returned (its id
-        and its blob both unbound): a client replays the items it received. One whose id the
-        target returned is sent as the client would, its blob or not."""
+        """Leave out a replayed reasoning or compaction item, or an ``item_reference``, the
+        target never returned (its names unbound): a client replays the items it received. An
+        item id no answer bound is left out (ids are optional on input items; a stand-in would
+        name an item the target never had); an item whose id the target returned is sent as the
+        client would, its blob or not."""
         items = body.get("input")
         if not isinstance(items, list):
             return
@@ -203,6 +205,11 @@ class FlowReplay:
                 and all(f"<{kind}_{n}>" not in self.bound for kind, n in names if kind != "uuid")
             ):
                 continue
+            ident = item.get("id") if isinstance(item, dict) else None
+            if isinstance(ident, str) and _NAME.fullmatch(ident) and ident not in self.bound:
+                if item.get("type") == "item_reference":
+                    continue  # a reference to an item the target never returned
+                item.pop("id")  # an id only the capture's server minted: ids are optional
             if replayed and isinstance(item.get("encrypted_content"), str):
                 blob = item["encrypted_content"]
                 if _NAME.fullmatch(blob) and blob not in self.bound:
