@@ -4,7 +4,8 @@ Each exchange of a flow (:mod:`conformance.clients`) is sent as the client sent 
 streamed or not, over HTTP or over WebSocket, the agent script that steered the mock it was
 captured from (``x-mock-script``: a scripted server follows it, any other ignores it) — with
 the target's model substituted and every name an earlier answer bound (``<resp_1>``,
-``<call_2>``, ``<encrypted_3>``) replaced by what the target returned there. An assistant message
+``<call_2>``, ``<encrypted_3>``) replaced by what the target returned there (the script's long
+replies are cut: they only made the client compact when it was captured). An assistant message
 replayed with the id of a message the target returned gets the ``phase`` the target gave it, as
 the clients that replay output items whole do (codex-rs ``ResponseItem::Message``, the Agents
 SDK's ``to_input_item``).
@@ -32,7 +33,6 @@ from .probe import CaseAborted, Probe
 __all__ = ["FlowReplay", "needs_connection_state"]
 
 _NAME = re.compile(r"<([a-z]+)_(\d+)>")
-_ID_KEY = re.compile(r'"id"\s*:\s*"([^"]+)"')
 # Names a request needs the target's own value for; a stand-in for any other (a call id the
 # model did not mint, an item id of a stateless replay) keeps the request self-consistent.
 _MUST_BIND = frozenset({"resp", "conv", "encrypted"})
@@ -74,10 +74,13 @@ def _returned(text: str) -> list[tuple[str, str]]:
 
 
 class FlowReplay:
+    """One flow of one client against the probe's target: :meth:`run` sends its exchanges."""
+
     def __init__(self, probe: Probe, flow: Flow) -> None:
         self.probe = probe
         self.flow = flow
-        self.bound: dict[str, str] = {}
+        self.bound: dict[str, str] = {}  # name → what the target returned there
+        self.stand_ins: dict[str, str] = {}  # name → a value of the replay's own
         self.streamed: set[str] = set()  # ids of responses the target streamed
         self.items: dict[str, dict[str, Any]] = {}  # output items the target returned, by id
         self.who = S.NAMES[flow.client][0]
@@ -97,16 +100,12 @@ class FlowReplay:
         name = match.group(0)
         if name in self.bound:
             return self.bound[name]
-        kind, n = match.group(1), match.group(2)
-        return name if kind in _MUST_BIND else self._stand_in(name, kind, n)
-
-    def _stand_in(self, name: str, kind: str, n: str) -> str:
+        kind, n = match.group(1), int(match.group(2))
+        if kind in _MUST_BIND:
+            return name
         if kind == "uuid":
-            value = f"00000000-0000-4000-8000-{int(n):012d}"
-        else:
-            value = f"{kind}_replay{int(n):08d}"
-        self.bound[name] = value
-        return value
+            return self.stand_ins.setdefault(name, f"00000000-0000-4000-8000-{n:012d}")
+        return self.stand_ins.setdefault(name, f"{kind}_replay{n:08d}")
 
     def unbound(self, value: Any) -> list[str]:
         """Names in ``value`` only the target's answers can fill, still unfilled."""
