@@ -17,7 +17,8 @@ the client, replayed against the target (:mod:`conformance.suite.replay`). Per c
 - ``compaction_one_item`` (Codex) — a compaction turn (a ``compaction_trigger`` input item)
   yields exactly one ``compaction`` output item;
 - ``response_parses`` / ``stream_parses`` (the Vercel AI SDK) — what its provider's zod schemas
-  require of a Response and of each streamed event it knows.
+  require of a Response and of each streamed event it knows;
+- ``stream_completed`` (the Agents SDK) — a streamed turn ends in ``response.completed``.
 
 The rule here is sans-I/O: :func:`locate` finds what a refusal names, :func:`removals` lists the
 variants of a request to try when it names nothing, :func:`check_for` maps a location to the
@@ -34,6 +35,7 @@ from ..catalog.registry import Check, Level, register
 
 __all__ = [
     "ACCEPTANCE",
+    "AGENTS_STREAM_COMPLETED",
     "CHAIN_AFTER_STREAM",
     "CLIENT_CHECKS",
     "CODEX_COMPACTION_ONE_ITEM",
@@ -133,12 +135,24 @@ VERCEL_STREAM_PARSES = register(
     profile="client:vercel-ai",
 )
 
+AGENTS_STREAM_COMPLETED = register(
+    "live.client.agents_sdk.stream_completed",
+    Level.MUST,
+    "§9.3 [CLIENT] openai-agents 0.24 agents/run_internal/run_loop.py",
+    "a turn the OpenAI Agents SDK streams ends in `response.completed`: `response.incomplete`, "
+    "`response.failed` or an `error` event raises ModelBehaviorError "
+    '(response_terminal_failure_error), and a stream without one raises "Model did not '
+    'produce a final response!"',
+    profile="client:agents-sdk",
+)
+
 CLIENT_CHECKS: dict[str, tuple[Check, ...]] = {
     client: (
         *parts.values(),
         *([CHAIN_AFTER_STREAM[client]] if client in CHAIN_AFTER_STREAM else []),
         *([CODEX_COMPACTION_ONE_ITEM] if client == "codex" else []),
         *([VERCEL_RESPONSE_PARSES, VERCEL_STREAM_PARSES] if client == "vercel-ai" else []),
+        *([AGENTS_STREAM_COMPLETED] if client == "agents-sdk" else []),
     )
     for client, parts in ACCEPTANCE.items()
 }
@@ -438,6 +452,12 @@ def declare_examples() -> None:
         VERCEL_STREAM_PARSES.id,
         "function_call_done_in_progress",
         "a server whose streamed function calls say `in_progress` in `output_item.done`",
+    )
+    live(
+        AGENTS_STREAM_COMPLETED.id,
+        "streams_end_incomplete",
+        "a server that ends its streams with `response.incomplete` (its own output limit) where "
+        "OpenAI completes",
     )
     live(
         CODEX_COMPACTION_ONE_ITEM.id,

@@ -50,6 +50,9 @@ _NOT_SENT = frozenset(
         "openai-project", "content-type", "accept", "accept-encoding", "content-length", "host",
     }
 )  # fmt: skip
+_AGENTS_TERMINAL = frozenset(
+    {"response.completed", "response.incomplete", "response.failed", "error", "response.error"}
+)
 CHAIN_LINKS = 2  # more streamed links after a chain on a streamed parent
 
 
@@ -254,6 +257,8 @@ class FlowReplay:
             self.streamed.add(response["id"])
         if self.flow.client == "vercel-ai" and ex.ok:
             self.vercel_parses(ex, response)
+        if self.flow.client == "agents-sdk" and ex.stream and ex.ok:
+            self.agents_completed(ex)
         if isinstance(body, dict) and _compaction_turn(body) and self.flow.client == "codex":
             self.compaction(ex, response)
         if parent in self.streamed and ex.stream and self.flow.client in S.CHAIN_AFTER_STREAM:
@@ -386,6 +391,16 @@ class FlowReplay:
                 S.VERCEL_RESPONSE_PARSES, not problems, ex,
                 expected="a Response the provider's schema parses", actual="; ".join(problems[:3]),
             )  # fmt: skip
+
+    def agents_completed(self, ex: HttpExchange) -> None:
+        """The Agents SDK's streamed turn needs `response.completed` (else it raises)."""
+        kinds = [e.get("type") for e in ex.events if isinstance(e, dict)]
+        ends = [k for k in kinds if k in _AGENTS_TERMINAL]
+        self.probe.require(
+            S.AGENTS_STREAM_COMPLETED, ends[-1:] == ["response.completed"], ex,
+            expected="the stream ends in response.completed",
+            actual=f"its terminal events: {ends or 'none'}",
+        )  # fmt: skip
 
     def chain_links(
         self, body: dict[str, Any], response: Mapping[str, Any] | None,

@@ -327,6 +327,21 @@ def function_call_done_in_progress() -> ASGIApp:
     return Rewriter(mock_app(), on_sse=on_sse)
 
 
+def streams_end_incomplete() -> ASGIApp:
+    """Streams that end in `response.incomplete` (the server's own output limit) where OpenAI
+    completes: the Agents SDK raises on it."""
+
+    def on_sse(method: str, path: str, events: Events) -> Events:
+        for e in events:
+            if e is not None and e.get("type") == "response.completed":
+                e["type"] = "response.incomplete"
+                e["response"]["status"] = "incomplete"
+                e["response"]["incomplete_details"] = {"reason": "max_output_tokens"}
+        return events
+
+    return Rewriter(mock_app(), on_sse=on_sse)
+
+
 # Every client profile, and no WebSocket flow: each server shows its defect over HTTP.
 _ALL_CLIENTS = ("core,client:codex,client:agents-sdk,client:vercel-ai,client:openai-python,"
                 "client:openai-node,client:langchain")  # fmt: skip
@@ -375,6 +390,8 @@ CLIENT_LIVE: dict[str, Broken] = {
     "function_call_done_in_progress": Broken(
         function_call_done_in_progress, "clients", _ALL_CLIENTS,
         _ids("vercel_ai.stream_parses") | {"stream.output.equals_items"}),
+    "streams_end_incomplete": Broken(
+        streams_end_incomplete, "clients", _ALL_CLIENTS, _ids("agents_sdk.stream_completed")),
     "compaction_turn_as_message": Broken(
         compaction_turn_as_message, "clients", _ALL_CLIENTS, _ids("codex.compaction_one_item")),
 }  # fmt: skip
