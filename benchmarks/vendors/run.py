@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from conformance.clients import CLIENTS
+from conformance.clients.captured_flows import CLIENT_PROFILES as _CLIENT_PROFILES
 
 from . import capabilities, venvs
 from .catalog import SGLANG_MODELS, VENDORS, TargetSpec
@@ -133,7 +133,7 @@ def _suite(spec: TargetSpec, launched: Launched, opts: RunOptions, log: Log) -> 
     return result
 
 
-CLIENT_PROFILES = tuple(CLIENTS)
+CLIENT_PROFILES = tuple(_CLIENT_PROFILES)
 
 
 def client_spec(spec: TargetSpec) -> TargetSpec:

@@ -1,6 +1,6 @@
 """A client's captured flow replayed against a target (the client profiles, docs/spec.md §9).
 
-Each exchange of a flow (:mod:`conformance.clients`) is sent as the client sent it — the body,
+Each exchange of a flow (:mod:`conformance.clients.captured_flows`) is sent as the client sent it — the body,
 streamed or not, over HTTP or over WebSocket, the agent script that steered the mock it was
 captured from (``x-mock-script``: a scripted server follows it, any other ignores it) — with
 the target's model substituted and every name an earlier answer bound (``<resp_1>``,
@@ -24,7 +24,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..clients import Flow
+from ..clients.captured_flows import Flow
 from ..sections import s9_clients as S
 from .cases.support import poll_until_terminal
 from .http import HttpExchange

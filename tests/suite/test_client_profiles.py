@@ -18,11 +18,11 @@ from broken_client_servers import CLIENT_LIVE
 from client_catalogue import FIXTURES
 from suite_support import run_suite, serve
 
-import conformance.clients
-from conformance.clients import CLIENTS
+import conformance.clients.captured_flows
+from conformance.clients.captured_flows import CLIENT_PROFILES
 from conformance.sections.s9_clients import CLIENT_CHECKS
 
-ALL_CLIENTS = ",".join(CLIENTS)
+ALL_CLIENTS = ",".join(CLIENT_PROFILES)
 
 
 def test_the_mock_passes_every_client_profile(tmp_path: Path) -> None:
@@ -53,6 +53,6 @@ def test_each_defect_class_fails_the_checks_of_the_clients_it_breaks(
 
 
 def test_the_judge_replays_the_catalogue_the_tests_read() -> None:
-    packaged = Path(conformance.clients.__file__).parent / "catalogue"
+    packaged = Path(conformance.clients.captured_flows.__file__).parent / "captured"
     assert packaged == FIXTURES
-    assert sorted(p.name for p in packaged.iterdir()) == sorted(CLIENTS.values())
+    assert sorted(p.name for p in packaged.iterdir()) == sorted(CLIENT_PROFILES.values())

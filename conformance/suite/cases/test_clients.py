@@ -1,5 +1,5 @@
 """The client profiles (docs/spec.md §9): each flow of the catalogue of what real clients send
-(:mod:`conformance.clients`) replayed against the target by :class:`~..replay.FlowReplay`, run
+(:mod:`conformance.clients.captured_flows`) replayed against the target by :class:`~..replay.FlowReplay`, run
 when the target declares the client's profile (``client:codex``, ``client:agents-sdk``, …). A flow
 over WebSocket needs ``websocket`` declared too."""
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ...catalog import live as L
-from ...clients import Flow, client_profile, flows
+from ...clients.captured_flows import Flow, client_profile, flows
 from ...sections.s9_clients import CLIENT_CHECKS
 from ..probe import Probe
 from ..replay import FlowReplay, needs_connection_state

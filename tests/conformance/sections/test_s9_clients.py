@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from conformance.clients import CLIENTS, flows
+from conformance.clients.captured_flows import CLIENT_PROFILES, flows
 from conformance.sections import s9_clients as S
 
 BODY: dict[str, Any] = {
@@ -110,7 +110,7 @@ def test_the_vercel_chunk_schema() -> None:
 
 
 def test_every_client_has_its_checks_and_flows() -> None:
-    assert set(S.CLIENT_CHECKS) == set(CLIENTS.values()) == {f.client for f in flows()}
+    assert set(S.CLIENT_CHECKS) == set(CLIENT_PROFILES.values()) == {f.client for f in flows()}
     for client, checks in S.CLIENT_CHECKS.items():
         assert all(c.profile == f"client:{client}" for c in checks)
     assert len(flows()) == 29
