@@ -18,6 +18,7 @@ from .catalog import live  # noqa: F401  (declare every live check)
 from .catalog.registry import REGISTRY
 from .catalog.render import printable
 from .cli_options import add_format, event_number
+from .clients import cli as clients_cli
 from .exit_codes import EXIT_BROKEN, EXIT_OK, EXIT_VIOLATIONS
 from .offline.cassette_check import check_cassette, is_cassette_path
 from .offline.explain import explain, explain_dict
@@ -35,6 +36,7 @@ Judge OpenAI Responses API traffic against the wire protocol (docs/spec.md), che
   run             run the live suite against a server (default: the embedded mock)
   report          merge the JSON indexes of several runs into one set of reports
   proxy           a validating reverse proxy: judge a real client's traffic live
+  clients         run the real clients (Codex, Agents SDK, Vercel AI SDK, openai SDKs)
 
 Exit codes: 0 conformant, 1 violations found, 2 the run itself broke.
 """
@@ -124,6 +126,7 @@ def _parser() -> argparse.ArgumentParser:
 
     suite_cli.add_subcommands(sub)
     proxy_cli.add_subcommand(sub)
+    clients_cli.add_subcommand(sub)
     return parser
 
 
@@ -267,6 +270,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return suite_cli.cmd_report(args, out, err)
         if args.command == "proxy":
             return proxy_cli.cmd_proxy(args, out, err)
+        if args.command == "clients":
+            return clients_cli.cmd_clients(args, out, err)
         parser.print_help(err)
         return EXIT_BROKEN
     except BrokenPipeError:

@@ -26,7 +26,13 @@ of these (the live suite asks them: ``conformance/suite/cases/test_chain.py``):
   answered is the one whose key shares the most content words with the question (the latest on a
   tie): "what's my name?" → "Your name is Ada."; "What was the code word I asked you to
   remember?" → "The code word was PELICAN-123." (the question's tense); just the value when the
-  question says "only" or "just".
+  question says "only" or "just". Also a fact: ``a|my|the … <key> called|named <Value>`` ("I'm
+  working on a project called Nebula." → "Your project is called Nebula."); "who am I" asks for
+  the name; every determiner may open a fact ("Store this for later: the token is abc123."). A
+  turn that opens with repeat / say / tell me / give me … asks too, after a literal reply
+  ("Repeat the codeword."). No fact answering, the earlier sentence sharing the most (stemmed)
+  content words with the question is told back, without "Remember (that)" / "Note:" … and with
+  the persons turned ("I live in Lisbon." → "Where do I live?" → "You live in Lisbon.").
 - **a literal reply**: a sentence "Reply only with OK.", "Respond with the word yes.", "Repeat
   the word TANGERINE.", "Say exactly: hello." → that one word.
 
@@ -104,6 +110,39 @@ _QUESTION_START = re.compile(
     r"did i|can you tell|could you tell)\b",
     re.IGNORECASE,
 )
+_RECALL_IMPERATIVE = re.compile(
+    r"^\s*(?:please\s+)?(?:repeat|say|state|give me|tell me|remind me|recall|name|spell)\b",
+    re.IGNORECASE,
+)
+_WHO_AM_I = re.compile(r"(?i)\bwho\s+(?:am\s+i|i\s+am|we\s+are|are\s+we)\b")
+_DETERMINER_AT = re.compile(r"(?i)\b(?:my|our|the|this|that|your)\s")
+# "a project called Nebula", "my dog named Rex", "the code name Orion" is not one (no verb).
+_CALLED_FACT = re.compile(
+    r"\b(?P<det>(?i:a|an|my|our|the|this|that))\s+"
+    r"(?P<key>(?!(?i:is|was|are|were)\b)[^\W\d_][\w'’-]*"
+    r"(?:\s+(?!(?i:is|was|are|were)\b)[^\W\d_][\w'’-]*){0,2}?)\s+"
+    r"(?P<verb>(?i:called|named|titled|nicknamed))\s+"
+    r"[\"'“‘]?(?P<value>[\w][\w.'’-]*(?:\s+[A-Z0-9][\w.'’-]*){0,3})[\"'”’]?"
+)
+_FIRST_PERSON = re.compile(r"(?i)\b(?:i|i'm|i’m|we|we're|we’re|my|our)\b")
+# What asks the listener to keep a sentence, not part of it: "Remember that …", "Note: …".
+_REMEMBER = re.compile(
+    r"^\s*(?:(?:please|also|and|ok|okay|so)[,\s]+)*(?:(?:remember|note|keep in mind|memori[sz]e"
+    r"|for the record|fyi|store this(?: for later)?|just so you know)\b(?:\s+(?:that|this))?"
+    r"\s*[:,-]?\s*)?",
+    re.IGNORECASE,
+)
+_PERSONS = {
+    "i am": "you are", "i'm": "you're", "i was": "you were", "i've": "you've", "i'll": "you'll",
+    "i'd": "you'd", "i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself",
+    "we are": "you are", "we're": "you're", "we were": "you were", "we've": "you've",
+    "we'll": "you'll", "we": "you", "us": "you", "our": "your", "ours": "yours",
+    "let's": "let's",
+}  # fmt: skip
+_PERSON = re.compile(
+    r"(?i)(?<![\w'’])(?:i\s+am|i\s+was|we\s+are|we\s+were|i['’](?:m|ve|ll|d)|we['’](?:re|ve|ll)"
+    r"|let['’]s|i|me|my|mine|myself|we|us|our|ours)(?![\w'’])"
+)
 _PAST = re.compile(r"\b(?:was|were|did|had)\b", re.IGNORECASE)
 _ONLY = re.compile(r"\b(?:only|just)\b", re.IGNORECASE)
 # A capitalised name, of several words with a connector or two: "Paris", "São Paulo", "New York".
@@ -169,13 +208,15 @@ def reply(messages: Sequence[Message]) -> str | None:
         literal = _LITERAL.fullmatch(sentence.strip())
         if literal is not None:
             return literal["value"]
-    return None
+    return _recall(text, turns[:-1], imperative=True)  # "Repeat the codeword."
 
 
 def _facts(text: str) -> list[tuple[str, str, str]]:
     """``(determiner, key, value)`` of each fact ``text`` states, in order."""
     found: list[tuple[int, tuple[str, str, str]]] = []
-    for m in _FACT.finditer(text):
+    # every determiner may open a fact: "Store this for later: the token is abc123."
+    starts = (_FACT.match(text, d.start()) for d in _DETERMINER_AT.finditer(text))
+    for m in (m for m in starts if m is not None):
         value = (m["quoted"] or m["value"] or "").strip()
         det, key = m["det"].lower(), m["key"].strip()
         # "Remember that my dog is called Rex": "that" opened the clause; "my" is the determiner
@@ -185,26 +226,78 @@ def _facts(text: str) -> list[tuple[str, str, str]]:
             found.append((m.start(), (det, key, value)))
     for m in _NAME_FACT.finditer(text):
         found.append((m.start(), ("my", "name", m["value"])))
+    for m in _CALLED_FACT.finditer(text):
+        det = m["det"].lower()
+        det = "my" if det in ("a", "an") and _FIRST_PERSON.search(text[: m.start()]) else det
+        # the verb goes with the key: "Your project is called Nebula."
+        key = f"{m['key'].strip()}\x00{m['verb'].lower()}"
+        found.append((m.start(), (det, key, m["value"].rstrip(".'’"))))
     return [fact for _, fact in sorted(found, key=lambda f: f[0])]
 
 
-def _recall(question: str, earlier: Sequence[str]) -> str | None:
-    if "?" not in question and _QUESTION_START.search(question) is None:
+def _recall(question: str, earlier: Sequence[str], *, imperative: bool = False) -> str | None:
+    """``imperative``: a turn that opens with "repeat" / "say" / "give me" … asks too."""
+    opener = _RECALL_IMPERATIVE if imperative else _QUESTION_START
+    if ("?" not in question or imperative) and opener.search(question) is None:
         return None
     asked = set(content_words(question))
+    if _WHO_AM_I.search(question):
+        asked.add("name")  # "Who am I?", "Do you remember who I am?": the user's name
     best: tuple[int, tuple[str, str, str]] | None = None
     for turn in earlier:
         for fact in _facts(turn):
-            shared = len(asked & set(content_words(fact[1])))
+            shared = len(asked & set(content_words(fact[1].replace("\x00", " "))))
             if shared and (best is None or shared >= best[0]):
                 best = (shared, fact)
     if best is None:
-        return None
+        return _recall_statement(asked, earlier)
     det, key, value = best[1]
     if _ONLY.search(question):
         return value
     verb = "was" if _PAST.search(question) else "is"
-    return f"{_DETERMINER.get(det, 'The')} {key[:1].lower() + key[1:]} {verb} {value}."
+    key, _, how = key.partition("\x00")
+    verb = f"{verb} {how}" if how else verb
+    if not key[1:2].isupper():  # "API port" stays
+        key = key[:1].lower() + key[1:]
+    return f"{_DETERMINER.get(det, 'The')} {key} {verb} {value}."
+
+
+def _recall_statement(asked: set[str], earlier: Sequence[str]) -> str | None:
+    """The earlier sentence a question is about when no fact answers it ("I live in Lisbon." for
+    "Where do I live?"), told back to the user: the one sharing the most content words with the
+    question (stemmed; the latest on a tie), without what asked to remember it, the persons
+    turned ("I am" → "you are", "my" → "your")."""
+    stems = {_stem(w) for w in asked}
+    best: tuple[int, str] | None = None
+    for turn in earlier:
+        for sentence in _SENTENCE_END.split(turn):
+            said = {_stem(w) for w in content_words(sentence)}
+            shared = len(stems & said)
+            if shared and (best is None or shared >= best[0]):
+                best = (shared, sentence.strip())
+    if best is None:
+        return None
+    told = _REMEMBER.sub("", best[1]).strip()
+    told = _PERSON.sub(lambda m: _turned(m[0]), told).rstrip(" ,;:")
+    if not told:
+        return None
+    told = told[:1].upper() + told[1:]
+    return told if told[-1] in ".!?" else told + "."
+
+
+def _turned(word: str) -> str:
+    lowered = " ".join(word.lower().replace("’", "'").split())
+    out = _PERSONS[lowered]
+    return out[:1].upper() + out[1:] if word[:1].isupper() and lowered != "i" else out
+
+
+def _stem(word: str) -> str:
+    """A light stemming, enough to meet "live" in "lives", "prefer" in "preferred"."""
+    w = word.lower()
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(w) > len(suffix) + 2 and w.endswith(suffix):
+            return w[: -len(suffix)].rstrip("e")
+    return w.rstrip("e") if len(w) > 3 else w
 
 
 def asks(messages: Sequence[Message]) -> int:

@@ -8,17 +8,24 @@ tool does. **The rule** (:func:`wanted`), with the content words of a text being
 are not stop words (:data:`mock_server.instructions.STOP_WORDS`: "the", "get", "use", "tool",
 "current" …), compared after a light stemming ("runs" is "run", "cities" is "city"):
 
-- each content word of the tool's name the user uses scores 2 (``weather`` of ``get_weather``,
-  ``command`` of ``exec_command``), and the whole name written out scores 4 — but an action verb
-  (:data:`ACTION_VERBS`: ``create``, ``write``, ``update`` …) of a name that also names what it
-  acts on scores 1: "Create a greeting" does not ask for ``create_goal``, nor "Write a poem" for
-  ``write_stdin``; "Create a goal" does;
+- each content word of the tool's name the user uses scores 2 (``weather`` of ``get_weather``),
+  and the whole name written out scores 4 — but an action verb (:data:`ACTION_VERBS`:
+  ``create``, ``write``, ``send``, ``wait`` …) of the name scores 1, and what a name with such a
+  verb acts on scores 2 only when the user uses one of its verbs too, else 1: "Create a
+  greeting" does not ask for ``create_goal``, nor "Write a poem" for ``write_stdin``, "Send me a
+  hello" for ``send_input`` or "Say hi to the agent team" for ``close_agent``; "Create a goal"
+  and "Spawn an agent" do;
 - each other content word of the first sentence of its description scores 1 ("Runs a command in
   a PTY …": ``run``, ``pty``, ``output`` …);
 - each required parameter that asks for something the user must say (a place, a path, a
   command, a URL: :func:`kind_of`) and finds it in the user's words scores 1;
 - a tool scoring 2 or more is asked for — unless such a parameter finds nothing (a model would
-  ask which city first). The best score is called first; declared order breaks ties;
+  ask which city first). The best score is called first; declared order breaks ties; of tools
+  whose names act on the same thing only the first is called ("Create a goal": ``create_goal``,
+  not ``get_goal`` too);
+- what the user calls the assistant's ("What's your goal today?") names no tool's object;
+- a how-to question ("How do I run a Python script?", "What's the best way to run tests?") gives
+  no command, nor does "run" followed by "a", "my", "this" … (what to run, not a command);
 - a follow-up turn ("And in Rome?", "What about Oslo?": opening with and / what about / how
   about / same for / now) that asks for nothing itself asks for what the user turn before it
   asked for, with the new turn's values.
@@ -27,7 +34,9 @@ So "What's the weather in Paris?" calls ``get_weather``; "Run `ls -la`" calls ``
 (``run`` + a command); "Say hello", "Write a haiku" or "What is my name?" call nothing. Hosted
 tools are weighed the same way, their type and what it is for (:data:`HOSTED_PURPOSE`) being
 their name (``web_search``: "search the web", "look up the Paris museums"; ``image_generation``:
-"draw a lighthouse"; an ``mcp`` tool: its ``server_label``, "look up …").
+"draw a lighthouse"; an ``mcp`` tool: its ``server_label``, "look up …"); the weaker words of
+:data:`HOSTED_HINTS` ("find", "latest") ask for a search only about a capitalised name ("Find
+Paris museums.", not "Can you find a good name for my cat?").
 
 **Arguments** (:func:`arguments`): what a careful model writes — the required properties only
 (an optional one only when the user's words give its value), each of the type the client parses:
@@ -59,8 +68,8 @@ Kind = Literal["place", "path", "command", "url", "text"]
 
 THRESHOLD = 2
 HOSTED_PURPOSE: Mapping[str, str] = {
-    "web_search": "look find browse online internet news latest",
-    "file_search": "file document notes find look",
+    "web_search": "lookitup browse online internet google",
+    "file_search": "file document notes lookitup",
     "code_interpreter": "python calculate compute sum plot chart math",
     "image_generation": "draw picture paint illustration sketch logo photo",
     "computer_use": "screenshot click browser screen",
@@ -68,15 +77,24 @@ HOSTED_PURPOSE: Mapping[str, str] = {
     "shell": "command terminal",
     "local_shell": "command terminal",
     "apply_patch": "edit modify file",
-    "mcp": "server look lookup find search query",
+    "mcp": "server lookitup search query",
 }
 """What each hosted tool type is for, beyond the words of its type: its words count as the words
 of its name (a model knows what its built-in tools do)."""
+HOSTED_HINTS: Mapping[str, str] = {
+    "web_search": "find latest news",
+    "file_search": "find",
+    "mcp": "find",
+}
+"""Words that ask for a search only about a named thing: one of them scores 1, and 2 with a
+capitalised name in the user's words ("Find Paris museums." searches; "Can you find a good name
+for my cat?" does not)."""
 ACTION_VERBS = frozenset(
     {
         "add", "apply", "change", "check", "close", "create", "delete", "edit", "exec", "execute",
         "fetch", "find", "list", "load", "modify", "open", "post", "put", "read", "remove", "run",
-        "save", "search", "send", "start", "stop", "update", "view", "write",
+        "save", "search", "send", "start", "stop", "update", "view", "write", "wait", "spawn",
+        "resume", "pause", "cancel", "kill", "interrupt", "poll", "ask", "set", "show",
     }
 )  # fmt: skip
 """Verbs that open function names (``create_goal``, ``write_stdin``, ``view_image``): alone, they
@@ -107,6 +125,29 @@ _COMMAND_TAIL = re.compile(
     r"\s+(?:(?:in|inside|within|from|on|for) (?:the|this|my|our)\b|please\b|for me\b|now\b"
     r"|and (?:then )?(?:tell|show|report|let|print|give)\b)",
     re.IGNORECASE,
+)
+# "search" as a request: opening a sentence or a request, or searching for / online.
+_SEARCH_FOR = re.compile(
+    r"(?i)(?:^|[.!?:]\s+|\b(?:please|can you|could you|would you|you|and|then)\s+)search\b"
+    r"|\bsearch(?:ing)?\s+(?:for|online|the\s+(?:web|internet))\b"
+)
+# What the user says is the assistant's ("your goal", "your name") names no tool's object.
+_YOURS = re.compile(r"(?i)\byour\s+[\w'’-]+")
+# What an apostrophe leaves of a word: "what's", "agent's", "don't", "you'll", "we're".
+_CLITICS = frozenset({"s", "t", "d", "m", "ll", "re", "ve"})
+_LOOK_UP = re.compile(r"\blook(?:ing|s|ed)?\s*up\b", re.IGNORECASE)
+# A question about how to do something asks for an explanation, not for the thing done: no
+# command is taken from it ("How do I run a Python script?", "What's the best way to run tests?").
+_HOW_TO = re.compile(
+    r"^\s*(?:how\s+(?:do|does|can|could|should|would|might|to)\b|how's\s+one\b"
+    r"|what(?:'s|\s+is)\s+the\s+(?:best|right|correct|proper|easiest|simplest|usual)\s+way\b"
+    r"|is\s+there\s+a\s+way\b|(?:can|could)\s+you\s+(?:explain|tell\s+me)\s+how\b"
+    r"|explain\s+how\b)",
+    re.IGNORECASE,
+)
+# What follows "run" that is no command but what to run: "run a Python script", "run my tests".
+_NOT_A_COMMAND = re.compile(
+    r"^(?:a|an|some|my|our|your|this|that|these|those|it|them|all|any|every)\b", re.IGNORECASE
 )
 _FOLLOW_UP = re.compile(r"\s*(?:and|what about|how about|same for|now)\b", re.IGNORECASE)
 _URL = re.compile(r"https?://[^\s)>\]\"'`]+")
@@ -140,7 +181,8 @@ def _same(a: str, b: str) -> bool:
 
 
 def _stems(text: str) -> set[str]:
-    return {_stem(w) for w in instructions.content_words(_CAMEL.sub(" ", text).replace("_", " "))}
+    text = _LOOK_UP.sub(" lookitup ", _CAMEL.sub(" ", text).replace("_", " "))
+    return {_stem(w) for w in instructions.content_words(text) if w not in _CLITICS}
 
 
 def _matches(words: set[str], of: set[str]) -> set[str]:
@@ -148,12 +190,17 @@ def _matches(words: set[str], of: set[str]) -> set[str]:
 
 
 def _score(user: str, words: set[str], name: str, description: str, *, verbs: bool = False) -> int:
-    """``verbs``: an action verb of a name that has other words scores 1 (module docstring)."""
+    """``verbs``: a name's action verbs score 1, and what it acts on 2 only when the user uses
+    one of its verbs too (module docstring)."""
     named = _stems(name)
     score = 4 if len(name) > 3 and name.lower() in user.lower() else 0
     used = _matches(words, named)
-    weak = {w for w in used if w in ACTION_VERBS} if verbs and named - ACTION_VERBS else set()
-    score += 2 * len(used - weak) + len(weak)
+    acts = {w for w in named if w in ACTION_VERBS} if verbs else set()
+    if acts:
+        noun = 2 if used & acts else 1
+        score += len(used & acts) + noun * len(used - acts)
+    else:
+        score += 2 * len(used)
     first = _FIRST_SENTENCE.split(description.strip(), maxsplit=1)[0] if description else ""
     score += len(_matches(words, _stems(first) - named))
     return score
@@ -195,7 +242,7 @@ def wanted(messages: Sequence[Message], tools: Sequence[Tool]) -> list[Tool]:
 
 def _wanted(asking: str, user: str, tools: Sequence[Tool]) -> list[Tool]:
     """The tools ``asking`` asks for, their parameters found in ``user``."""
-    words = _stems(asking)
+    words = _stems(_YOURS.sub(" ", asking))  # "What's your goal?" asks the assistant, no tool
     scored: list[tuple[int, int, Tool]] = []
     for order, tool in enumerate(tools):
         score = _score(asking, words, tool.name, tool.description or "", verbs=True)
@@ -213,7 +260,15 @@ def _wanted(asking: str, user: str, tools: Sequence[Tool]) -> list[Tool]:
                 continue
         if score >= THRESHOLD:
             scored.append((-score, order, tool))
-    return [tool for _, _, tool in sorted(scored, key=lambda s: (s[0], s[1]))]
+    found: list[Tool] = []
+    taken: set[str] = set()  # the things the tools kept act on
+    for _, _, tool in sorted(scored, key=lambda s: (s[0], s[1])):
+        acts_on = _stems(tool.name) - ACTION_VERBS
+        if acts_on & taken:
+            continue  # a better tool for the same thing is called (create_goal, not get_goal)
+        taken |= acts_on
+        found.append(tool)
+    return found
 
 
 def wanted_hosted(
@@ -233,14 +288,32 @@ def wanted_hosted(
         if kind == "mcp":
             name = f"{tool.get('server_label') or ''} mcp"
             description = str(tool.get("server_description") or "")
-        name = f"{name} {HOSTED_PURPOSE.get(kind, '')}"
-        score = _score(user, words, name, description)
+        # the type's own words by the verb rule ("binary search" is no request to search the
+        # web; "search the web", "search for …" are), what it is for as words of its name
+        score = _score(user, words, name, description, verbs=kind != "mcp")
+        score += 2 * len(_matches(words, _stems(HOSTED_PURPOSE.get(kind, "")) - _stems(name)))
+        if _SEARCH_FOR.search(user) and "search" in _stems(name):
+            score += 1
+        if _matches(words, _stems(HOSTED_HINTS.get(kind, ""))):
+            score += 2 if _names_something(user) else 1  # "Find Paris museums."
         if score >= THRESHOLD:
             scored.append((-score, order, tool))
     return [tool for _, _, tool in sorted(scored, key=lambda s: (s[0], s[1]))]
 
 
+def _names_something(text: str) -> bool:
+    """A capitalised word that does not open a sentence ("Paris", "Python"; not "I")."""
+    words = text.split()
+    return any(
+        w[:1].isupper() and not w.startswith(("I'", "I’")) and w != "I"
+        and words[i - 1][-1:] not in ".!?:"
+        for i, w in enumerate(words) if i
+    )  # fmt: skip
+
+
 def _command(text: str) -> str | None:
+    if _HOW_TO.match(text):
+        return None
     ticked: list[str] = _BACKTICKS.findall(text)
     if ticked:
         return max(ticked, key=len)
@@ -248,6 +321,8 @@ def _command(text: str) -> str | None:
     if run is not None:
         cmd = run["cmd"].strip().rstrip(",;")
         cmd = _COMMAND_TAIL.split(cmd)[0]
+        if _NOT_A_COMMAND.match(cmd):
+            return None
         return cmd or None
     return None
 
@@ -287,9 +362,18 @@ def arguments(
     schema = tool.parameters or {"type": "object", "properties": {}}
     user = instructions.last_user_words(messages) or ""
     mentioned = {_stem(w) for w in re.findall(r"[^\W_]+", user.lower())}
+    # A tool that takes a command gets the command's own words as its command only: a file the
+    # command names ("`echo x > note.txt`") is not also its workdir or path.
+    props = schema.get("properties")
+    takes_command = isinstance(props, Mapping) and any(
+        isinstance(sub, Mapping) and kind_of(name, sub) == "command" for name, sub in props.items()
+    )
+    cmd = _command(user) if takes_command else None
+    rest = user.replace(f"`{cmd}`", " ").replace(cmd, " ") if cmd else user
 
     def given(name: str, sub: Mapping[str, Any]) -> Any:
-        value = _given(name, sub, user, mentioned, index)
+        kind = kind_of(name, sub)
+        value = _given(name, sub, user if kind == "command" else rest, mentioned, index)
         if value is NOT_GIVEN or not conforms(value, sub, schema):
             return NOT_GIVEN
         return value

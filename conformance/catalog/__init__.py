@@ -129,7 +129,9 @@ from .client_rules import (
 
 # isort: split
 from .websocket import (
+    WS_ERROR_CODE,
     WS_ERROR_SHAPE,
+    WS_ERROR_STATUS,
     WS_EVENT_ROUTED,
     WS_FRAME_JSON,
     WS_FRAME_TEXT,
@@ -312,7 +314,9 @@ __all__ = [
     "USAGE_PRESENT",
     "USAGE_REASONING_LE_OUTPUT",
     "USAGE_TOTAL",
+    "WS_ERROR_CODE",
     "WS_ERROR_SHAPE",
+    "WS_ERROR_STATUS",
     "WS_EVENT_ROUTED",
     "WS_FRAME_JSON",
     "WS_FRAME_TEXT",

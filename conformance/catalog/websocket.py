@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..sections.s8_4_ws_errors import WS_ERROR_CODE as WS_ERROR_CODE
+from ..sections.s8_4_ws_errors import WS_ERROR_STATUS as WS_ERROR_STATUS
 from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO

@@ -97,7 +97,7 @@ CASES: dict[str, tuple[Callable[[], Frames], Callable[[], Frames]]] = {
             _create(),
             (
                 "server",
-                ' {"type": "error", "error": {"type": "t", "code": null,'
+                ' {"type": "error", "status": 400, "error": {"type": "t", "code": "c",'
                 ' "message": "m", "param": null}} ',
             ),
             _create(),
@@ -163,7 +163,10 @@ CASES: dict[str, tuple[Callable[[], Frames], Callable[[], Frames]]] = {
     C.WS_ERROR_SHAPE.id: (
         lambda: [
             ("client", "{oops"),
-            ("server", {"type": "error", "status": 400, "error": {"message": "bad JSON"}}),
+            (
+                "server",
+                {"type": "error", "status": 400, "error": {"message": "bad JSON", "code": "x"}},
+            ),
         ],
         lambda: [("client", "{oops"), _error("invalid_json")],
     ),

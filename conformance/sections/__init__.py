@@ -18,6 +18,10 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 - :mod:`.s2_1_sequence` — §2.1 sequence numbers (``stream.sequence.*``);
 - :mod:`.s2_3_one_response` — §2.3 one response (``stream.response.id_stable``,
   ``created_at_stable``);
+- :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.status``, ``ws.error.code``), judged
+  by the session validator;
+- :mod:`.s8_7_connection_state` — §8.7 WebSocket connection state (``live.ws.*``: the rules are
+  the suite's cases, the examples misbehaving servers);
 - :mod:`.s9_clients` — §9 client profiles (``live.client.<client>.*``): the rule that locates a
   refusal and counts Codex's compaction items; the checks' failing examples are gateways in
   front of the mock (tests/suite/broken_client_servers.py).
@@ -28,11 +32,11 @@ their catalogue module (``REGISTRY``'s order is not shown anywhere).
 
 from __future__ import annotations
 
-from . import s2_1_sequence, s2_3_one_response, s9_clients
+from . import s2_1_sequence, s2_3_one_response, s8_4_ws_errors, s8_7_connection_state, s9_clients
 
 __all__ = ["SECTIONS", "declare_examples"]
 
-SECTIONS = (s2_1_sequence, s2_3_one_response, s9_clients)
+SECTIONS = (s2_1_sequence, s2_3_one_response, s8_4_ws_errors, s8_7_connection_state, s9_clients)
 
 
 def declare_examples() -> None:

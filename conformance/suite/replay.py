@@ -30,7 +30,7 @@ from .cases.support import poll_until_terminal
 from .http import HttpExchange
 from .probe import CaseAborted, Probe
 
-__all__ = ["FlowReplay", "needs_connection_state"]
+__all__ = ["FlowReplay"]
 
 _NAME = re.compile(r"<([a-z]+)_(\d+)>")
 # Names a request needs the target's own value for; a stand-in for any other (a call id the
@@ -54,19 +54,6 @@ _AGENTS_TERMINAL = frozenset(
     {"response.completed", "response.incomplete", "response.failed", "error", "response.error"}
 )
 CHAIN_LINKS = 2  # more streamed links after a chain on a streamed parent
-
-
-def needs_connection_state(flow: Flow) -> bool:
-    """The flow's WebSocket frames need the connection's own state: a prewarm
-    (``generate: false``) or a ``store: false`` chain on the same socket's response."""
-    for exchange in flow.exchanges:
-        for frame in exchange.get("client_frames") or ():
-            if isinstance(frame, dict) and (
-                frame.get("generate") is False
-                or (frame.get("store") is False and frame.get("previous_response_id"))
-            ):
-                return True
-    return False
 
 
 def _returned(text: str) -> list[tuple[str, str]]:
@@ -423,7 +410,7 @@ class FlowReplay:
     def websocket(self, exchange: Mapping[str, Any]) -> None:
         from .ws import WsClosed, judged_session
 
-        with judged_session(self.probe) as session:
+        with judged_session(self.probe, self.headers(exchange)) as session:
             for frame in exchange.get("client_frames") or ():
                 if not isinstance(frame, dict):
                     continue

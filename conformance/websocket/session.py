@@ -24,6 +24,7 @@ from typing import Any
 
 from .. import catalog as C
 from ..catalog.registry import Check, Violation
+from ..sections.s8_4_ws_errors import judge_error_fields
 from ..sse.framing import parse_json
 from ..validator import PROFILES, StreamValidator
 from .lanes import (
@@ -353,6 +354,7 @@ class SessionValidator:
             refused = lane.pending.pop() if running else lane.pending.popleft()
             if refused.rejectable:
                 self.exercised.add(C.WS_REQUEST_REJECTED.id)
+            judge_error_fields(self, event, index)  # a refusal: §8.4's status and code
             return
         if running:
             # Inside a running response: the stream checks judge it (SPEC §1, as over SSE).
@@ -366,12 +368,14 @@ class SessionValidator:
         if self._owed_errors:
             self._owed_errors.popleft()
             self.exercised.add(C.WS_REQUEST_REJECTED.id)
+            judge_error_fields(self, event, index)
             return
         if lane is not None and lane.current is not None and "sequence_number" in event:
             # A stream's `error` after its terminal event: the stream checks name it, as over SSE.
             lane.current.validator.feed(dict(event))
             return
         if sid is None:
+            judge_error_fields(self, event, index)
             for other in self._lanes.values():
                 if other.pending and other.pending[0].rejectable:
                     other.pending.popleft()

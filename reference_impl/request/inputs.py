@@ -115,6 +115,8 @@ def _item(item: Any, where: str, new_id: IdSource) -> dict[str, Any]:
             )
         raise value_error(f"{where}.type", kind, _ITEM_TYPES)
     item_id = _optional_id(item, where)
+    if kind == "function_call_output" and _context_output(item):
+        return _context_output_item(item, item_id or new_id("fco"), where)
     if kind != "message":
         check_shape(item, kind, where)
     if kind == "message":
@@ -176,6 +178,42 @@ def _item(item: Any, where: str, new_id: IdSource) -> dict[str, Any]:
     for key, default in STORED_DEFAULTS.get(kind, {}).items():
         if stored.get(key) is None:
             stored[key] = copy.copy(default)
+    return stored
+
+
+def _context_output(item: Mapping[str, Any]) -> bool:
+    """A ``function_call_output`` that answers no call: no ``call_id``, a ``name`` instead.
+
+    Codex (0.171, codex-rs ``additional_context_tool_output``) adds one to its input after a
+    ``create_goal`` call, besides the call's own output: ``{"type": "function_call_output",
+    "name": "goal_objective", "namespace": "agent", "output": "<the objective>"}`` — context for
+    the model in a tool output's form, sent to every provider, OpenAI's included. Without a
+    ``name`` either, ``call_id`` is missing (the 400 of :func:`check_shape`)."""
+    return item.get("call_id") is None and isinstance(item.get("name"), str)
+
+
+def _context_output_item(item: Mapping[str, Any], item_id: str, where: str) -> dict[str, Any]:
+    output = item.get("output")
+    if output is None:
+        raise invalid_request(
+            f"Missing required parameter: '{where}.output'.",
+            f"{where}.output",
+            "missing_required_parameter",
+        )
+    if isinstance(output, list):
+        output = [
+            _part(p, f"{where}.output[{j}]", _OUTPUT_PART_TYPES) for j, p in enumerate(output)
+        ]
+    elif not isinstance(output, str):
+        raise type_error(f"{where}.output", "a string or an array of content parts", output)
+    namespace = item.get("namespace")
+    if namespace is not None and not isinstance(namespace, str):
+        raise type_error(f"{where}.namespace", "a string", namespace)
+    stored: dict[str, Any] = {"id": item_id, "type": "function_call_output", "name": item["name"]}
+    if namespace is not None:
+        stored["namespace"] = namespace
+    stored["output"] = output
+    stored["status"] = item.get("status") or "completed"
     return stored
 
 
@@ -345,6 +383,8 @@ def check_call_outputs(
     }
     for item in new_input:
         kind = item.get("type")
+        if kind == "function_call_output" and _context_output(item):
+            continue  # answers no call (_context_output)
         if kind in _CALL_OF and (_CALL_OF[kind], item.get("call_id")) not in calls:
             what = kind.removesuffix("_output").replace("_", " ")
             raise invalid_request(
@@ -444,7 +484,7 @@ def to_messages(items: Sequence[Mapping[str, Any]], instructions: str | None) ->
                     role="tool",
                     content=_text_of(item.get("output")),
                     images=_images_of(item.get("output")),
-                    tool_call_id=item["call_id"],
+                    tool_call_id=item.get("call_id") or item.get("name") or "",
                 )
             )
         elif kind in _TOOL_CALLS:

@@ -51,12 +51,17 @@ from .routes import (
 )
 from .runner import TERMINAL_EVENTS, TERMINAL_STATUSES, BackgroundRunner, drive
 from .sse import DONE, EventSink, Producer, SSEResponse
+from .ws_state import PrepareOnly
 
 __all__ = ["Hints", "ResponsesService"]
 
 log = logging.getLogger(__name__)
 
 Hints = Callable[[HTTPConnection], EngineHints]
+# WebSocket mode's connection state (ws_state.py): a response of the connection and its whole
+# input by id, or None; and what receives each finished Response with its whole input.
+Local = Callable[[str], tuple[dict[str, Any], list[dict[str, Any]]] | None]
+Keep = Callable[[dict[str, Any], list[dict[str, Any]]], None]
 Handler = Callable[[Request], Awaitable[Response | SSEResponse]]
 
 
@@ -171,6 +176,7 @@ class ResponsesService:
         *,
         new_id: Callable[[str], str] | None = None,
         hints: EngineHints | None = None,
+        local: Local | None = None,
     ) -> _Prepared:
         """Engine request, stored input items (whole conversation), id source, the request's own
         input items and what the engine sees of the conversation, for ``body``."""
@@ -185,8 +191,14 @@ class ResponsesService:
         previous_output: list[dict[str, Any]] | None = None
         previous_id = body.get("previous_response_id")
         if previous_id:
-            previous = await self.store.get(previous_id)
-            previous_input = await self.store.input_items(previous_id)
+            # A WebSocket connection's own recent responses first (ws_state.py), then the store.
+            cached = local(previous_id) if local is not None else None
+            previous: dict[str, Any] | None
+            if cached is not None:
+                previous, previous_input = cached
+            else:
+                previous = await self.store.get(previous_id)
+                previous_input = await self.store.input_items(previous_id)
             if previous is None or previous_input is None:
                 raise invalid_request(
                     f"Previous response with id '{previous_id}' not found.",
@@ -235,15 +247,24 @@ class ResponsesService:
         *,
         new_id: Callable[[str], str] | None = None,
         hints: EngineHints | None = None,
+        local: Local | None = None,
+        generate: bool = True,
+        keep: Keep | None = None,
     ) -> Producer:
         """The streamed answer to a validated create ``body``: the producer ``POST`` streams
-        over SSE, which WebSocket mode (reference_impl.service.websocket) sends as frames."""
+        over SSE, which WebSocket mode (reference_impl.service.websocket) sends as frames.
+        WebSocket mode's connection state (ws_state.py): ``local`` finds a response of the
+        connection before the store, ``generate=False`` prepares without generating, and
+        ``keep`` is handed the finished Response and its whole input."""
         body = self.prompts.render(body)
-        gen, asm, items, store, appended = await self._begin(conn, body, new_id=new_id, hints=hints)
+        gen, asm, items, store, appended = await self._begin(
+            conn, body, new_id=new_id, hints=hints, local=local
+        )
         # Stored before the stream's 200 (or WebSocket's first event), so a store that cannot be
         # written is an HTTP error (503: stores/sqlite_health.py), not a stream cut short.
         started = await self._put(store, asm.start(), asm, items)
-        return self._stream(gen, asm, items, store, started, appended)
+        engine = self.engine if generate else PrepareOnly(self.engine)
+        return self._stream(gen, asm, items, store, started, appended, engine=engine, keep=keep)
 
     async def _begin(
         self,
@@ -252,6 +273,7 @@ class ResponsesService:
         *,
         new_id: Callable[[str], str] | None = None,
         hints: EngineHints | None = None,
+        local: Local | None = None,
     ) -> tuple[
         GenerationRequest,
         ResponseAssembler,
@@ -262,7 +284,7 @@ class ResponsesService:
         """What every create starts from, whatever the transport: the prepared request, its
         assembler, the stored input, whether to store, and what to append to a conversation."""
         gen, items, new_id, new_items, engine_items = await self._prepare(
-            request, body, new_id=new_id, hints=hints
+            request, body, new_id=new_id, hints=hints, local=local
         )
         compaction = await plan_compaction(body, self.engine, gen, engine_items, self.sealer)
         asm = ResponseAssembler(
@@ -304,24 +326,32 @@ class ResponsesService:
         store: bool,
         started: list[Event],
         appended: Callable[[], Awaitable[None]] | None = None,
+        *,
+        engine: Engine | None = None,
+        keep: Keep | None = None,
     ) -> Producer:
         async def put_final() -> None:
             # Stored before the terminal event goes out, so a client that retrieves the response
-            # right after it sees the final object.
+            # right after it sees the final object (and a WebSocket client that continues it
+            # finds it in its connection's cache: keep).
             if store:
                 await self.store.put(asm.response)
             if appended is not None:
                 await appended()
+            if keep is not None:
+                keep(asm.response, items)
 
         async def produce(sink: EventSink) -> None:
             await sink.events(started)
             try:
                 await drive(
-                    self.engine,
+                    engine or self.engine,
                     gen,
                     asm,
                     sink.events,
-                    finished=put_final if store or appended is not None else None,
+                    finished=put_final
+                    if store or appended is not None or keep is not None
+                    else None,
                 )
             finally:
                 if not asm.finished:  # the client went away: generation stopped

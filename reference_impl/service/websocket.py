@@ -42,9 +42,11 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..engine import EngineHints
 from ..errors import APIError, invalid_request
 from ..json_limits import JSONTooDeep, loads_bounded, too_deep_error
+from ..request.field_errors import check_type
 from ..request.validation import validate_create_body
 from . import steering
 from .steering import QueuedSteer
+from .ws_state import ConnectionCache
 
 if TYPE_CHECKING:
     from .responses import ResponsesService
@@ -183,6 +185,8 @@ class _Connection:
         self.active = asyncio.Semaphore(limits.max_active)
         self.queued = 0
         self.responses: dict[str, _Tracked] = {}  # by id, for steering
+        # Each lane's most recent response, continued without the store (ws_state.py).
+        self.cache = ConnectionCache()
         # Accepted steers waiting for the client's continuation: parent id -> (lane, steers)
         self.held: dict[str, tuple[str | None, list[QueuedSteer]]] = {}
         self._steer_seq = 0
@@ -360,13 +364,21 @@ class _Connection:
         if admission.error is not None:
             await self._refuse(admission.error, sid, body, steers)
             return None
+        generate = body.pop("generate", None)  # WebSocket-only (ws_state.py); not inherited
         tracked = _Tracked(sid, dict(body), self.responses)
         try:
+            check_type({"generate": generate}, "generate", bool)
             body = validate_create_body(body)
             body.pop("stream", None)  # implicit over WebSocket ([OAPI])
             body.pop("stream_options", None)
             producer = await self.service.stream_producer(
-                self.ws, body, new_id=new_id, hints=admission.hints
+                self.ws,
+                body,
+                new_id=new_id,
+                hints=admission.hints,
+                local=self.cache.lookup,
+                generate=generate is not False,
+                keep=lambda response, items: self.cache.ended(sid, response, items),
             )
         except APIError as error:
             await self._refuse(error, sid, body, steers)
@@ -391,6 +403,7 @@ class _Connection:
         steers: Sequence[QueuedSteer],
     ) -> None:
         """A create refused: an ``error`` event, or for a successor each steer failed."""
+        self.cache.refused(sid, body.get("previous_response_id"))  # a 4xx evicts its parent
         if not steers:
             await self.send_error(error, sid)
             return

@@ -225,6 +225,11 @@ def _tool_calls(mock: RecordingMock) -> list[str]:
         # "create" / "write" open Codex's create_goal / write_stdin: not asked for by a verb alone
         "Create a one-line greeting.",
         "Write a short greeting for my team.",
+        # wordings tried against 0.171's tool set: a verb of send_input / wait_agent, a how-to
+        "Please send me a friendly hello.",
+        "Good morning! Could you wait a moment and then greet me?",
+        "How do I run a Python script from the terminal?",
+        "What can you help me with today?",
     ],
 )
 def test_unscripted_greeting_runs_no_tool(
@@ -232,7 +237,7 @@ def test_unscripted_greeting_runs_no_tool(
 ) -> None:
     out = _ok(unscripted.exec(prompt))
     assert _tool_calls(mock) == [] and len(mock.responses()) == 1
-    assert f'You said: "{prompt}"' in out  # the user's words, not Codex's environment context
+    assert f'You said: "{prompt[:20]}' in out  # the user's words, not Codex's environment context
     assert _judge_all(mock) == 1
 
 
@@ -241,8 +246,16 @@ def test_unscripted_greeting_runs_no_tool(
     [
         ("My name is Ada.", "What is my name?", "Your name is Ada."),
         ("The password is swordfish.", "What's the password?", "The password is swordfish."),
+        ("I'm working on a project called Nebula.", "What's the name of my project?",
+         "Your project is called Nebula."),
+        ("Please remember: the staging port is 8443.", "Which port is staging on?",
+         "The staging port is 8443."),
+        ("I live in Lisbon.", "Where do I live?", "You live in Lisbon."),
+        ("Hi, I'm Grace.", "Do you remember who I am?", "Your name is Grace."),
+        ("The secret word is marmalade.", "Tell me the secret word.",
+         "The secret word is marmalade."),
     ],
-)
+)  # fmt: skip
 def test_unscripted_two_turn_resume_recalls_the_fact(
     unscripted: Codex, mock: RecordingMock, fact: str, question: str, answer: str
 ) -> None:
@@ -285,3 +298,78 @@ def test_a_scripted_step_whose_command_fails_ends_in_the_scripted_failure(
                  http_headers={"x-mock-script": json.dumps(FAILING_WRITE)})  # fmt: skip
     assert "Wrote out.txt." in _ok(good.exec("Write hi to out.txt."))
     assert (good.workdir / "out.txt").read_text() == "hi\n"
+
+
+# -- Codex's own patch tool: `apply_patch`, a custom (freeform) tool for a catalogue model ---------
+
+PATCH = (
+    "*** Begin Patch\n"
+    "*** Add File: notes.txt\n"
+    "+first line\n"
+    "+second line\n"
+    "*** Update File: app.py\n"
+    "@@\n"
+    "-print('old')\n"
+    "+print('new')\n"
+    "*** End Patch\n"
+)
+SHELL_THEN_PATCH: dict[str, Any] = {
+    "steps": [
+        {"call": ["exec_command", "shell"], "arguments": {"cmd": "printf \"print('old')\\n\" > app.py"}},
+        {"call": "apply_patch", "arguments": PATCH, "expect": "Process exited with code 0"},
+        {"say": "Patched app.py and added notes.txt.", "expect": "Success. Updated the following files"},
+    ]
+}  # fmt: skip
+
+
+def _patching(launcher: Path, mock: RecordingMock, root: Path, script: dict[str, Any]) -> Codex:
+    root.mkdir(exist_ok=True)
+    return Codex(launcher, mock.base_url, root,
+                 http_headers={"x-mock-script": json.dumps(script)})  # fmt: skip
+
+
+def test_a_scripted_shell_step_then_apply_patch_change_the_workdir(
+    launcher: Path, mock: RecordingMock, tmp_path: Path
+) -> None:
+    # `-m gpt-5.5`: a bundled catalogue model, so Codex declares apply_patch (tests/clients/
+    # test_codex_models.py); the script's patch goes out as the custom_tool_call Codex expects.
+    codex = _patching(launcher, mock, tmp_path, SHELL_THEN_PATCH)
+    out = _ok(codex.exec("-m", "gpt-5.5", "Create app.py, then patch it."))
+    assert "Patched app.py and added notes.txt." in out
+    assert (codex.workdir / "app.py").read_text() == "print('new')\n"
+    assert (codex.workdir / "notes.txt").read_text() == "first line\nsecond line\n"
+    last = _requests(mock)[-1]["input"]
+    call = next(i for i in last if i.get("type") == "custom_tool_call")
+    assert (call["name"], call["input"]) == ("apply_patch", PATCH)
+    output = next(i for i in last if i.get("type") == "custom_tool_call_output")
+    assert output["call_id"] == call["call_id"] and "A notes.txt" in output["output"]
+    assert _judge_all(mock) == 3
+
+
+def test_a_patch_that_does_not_apply_ends_in_the_scripted_failure(
+    launcher: Path, mock: RecordingMock, tmp_path: Path
+) -> None:
+    # The near miss: no shell step, so app.py does not exist and the patch's update fails.
+    script = {"steps": SHELL_THEN_PATCH["steps"][1:]}
+    script["steps"][0] = {"call": "apply_patch", "arguments": PATCH}
+    codex = _patching(launcher, mock, tmp_path, script)
+    run = codex.exec("-m", "gpt-5.5", "Patch app.py.")
+    assert run.returncode != 0, run.stdout[-1000:]
+    assert "Patched app.py" not in run.stdout
+    assert "Mock script check failed at script.steps[1]" in run.stdout + run.stderr
+    assert not (codex.workdir / "app.py").exists()
+
+
+def test_a_scripted_create_goal_completes(
+    launcher: Path, mock: RecordingMock, tmp_path: Path
+) -> None:
+    # After create_goal Codex 0.171 sends, besides the call's output, a function_call_output with
+    # no call_id ("name": "goal_objective", "namespace": "agent"): accepted, not a 400.
+    script = {"steps": [{"call": "create_goal", "arguments": {"objective": "ship the release"}},
+                        {"say": "Goal set.", "ok": True}]}  # fmt: skip
+    codex = _patching(launcher, mock, tmp_path, script)
+    assert "Goal set." in _ok(codex.exec("Create a goal: ship the release."))
+    last = _requests(mock)[-1]["input"]
+    context = [i for i in last if i.get("type") == "function_call_output" and "call_id" not in i]
+    assert [(i["name"], i["output"]) for i in context] == [("goal_objective", "ship the release")]
+    assert _judge_all(mock) == 2

@@ -231,3 +231,47 @@ def test_an_output_without_its_call_is_openais_400(
         "param": "input",
         "code": None,
     }
+
+
+# Codex 0.171 after a `create_goal` call (captured from `codex exec` against the mock): the call's
+# output, then context for the model in a tool output's form, answering no call.
+GOAL_CALL = {"type": "function_call", "call_id": "call_g", "name": "create_goal",
+             "arguments": '{"objective":"ship the release"}'}  # fmt: skip
+GOAL_OUTPUT = {"type": "function_call_output", "call_id": "call_g", "output": '{"goal":{}}'}
+GOAL_CONTEXT = {"type": "function_call_output", "id": "fco_01a24946-ba44-7602-be05-b554d8869783",
+                "name": "goal_objective", "namespace": "agent", "output": "ship the release"}  # fmt: skip
+
+
+def test_a_named_output_without_a_call_id_is_context_and_accepted(
+    http: httpx2.Client, mock: InProcessMock
+) -> None:
+    items = [{"role": "user", "content": "Create a goal."}, GOAL_CALL, GOAL_OUTPUT, GOAL_CONTEXT]
+    created = http.post("/v1/responses", json={"model": "mock-text", "input": items})
+    assert created.status_code == 200, created.text
+    listed = http.get(f"/v1/responses/{created.json()['id']}/input_items?order=asc")
+    stored = listed.json()["data"][-1]
+    assert {k: stored[k] for k in ("id", "type", "name", "namespace", "output")} == {
+        k: GOAL_CONTEXT[k] for k in ("id", "type", "name", "namespace", "output")
+    }
+    assert "call_id" not in stored
+    tool_turns = [m for m in mock.generations[-1].messages if m.role == "tool"]
+    assert [t.content for t in tool_turns] == ['{"goal":{}}', "ship the release"]
+
+
+@pytest.mark.parametrize(
+    ("change", "param", "code"),
+    [
+        ({"name": None}, "input[0].call_id", "missing_required_parameter"),  # neither: no call
+        ({"output": None}, "input[0].output", "missing_required_parameter"),
+        ({"output": 3}, "input[0].output", "invalid_type"),
+        ({"namespace": 3}, "input[0].namespace", "invalid_type"),
+    ],
+)
+def test_a_named_output_still_needs_what_an_output_has(
+    http: httpx2.Client, change: dict[str, Any], param: str, code: str
+) -> None:
+    item = {k: v for k, v in {**GOAL_CONTEXT, **change}.items() if v is not None}
+    response = http.post("/v1/responses", json={"model": "mock-text", "input": [item]})
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert (error["param"], error["code"]) == (param, code), error

@@ -116,6 +116,52 @@ def ws_steer_dropped() -> ASGIApp:
     return _ws(out, inner=steerable_mock())
 
 
+def _is_create(event: dict[str, Any]) -> bool:
+    return event.get("type") == "response.create"
+
+
+def ws_store_false_forgotten() -> ASGIApp:
+    """No connection state: every `store: false` continuation names a response the server never
+    had (what the mock answered before it kept one)."""
+
+    def into(event: dict[str, Any]) -> dict[str, Any]:
+        if _is_create(event) and event.get("store") is False and event.get("previous_response_id"):
+            return {**event, "previous_response_id": "resp_forgotten"}
+        return event
+
+    return _ws(into=into)
+
+
+def ws_store_false_shared() -> ASGIApp:
+    """`store: false` kept for every connection: creates are stored (echoed `store: false`)."""
+
+    def into(event: dict[str, Any]) -> dict[str, Any]:
+        return {**event, "store": True} if _is_create(event) else event
+
+    def out(event: dict[str, Any]) -> dict[str, Any]:
+        if isinstance(event.get("response"), dict):
+            event["response"]["store"] = False
+        return event
+
+    return _ws(out, into)
+
+
+def ws_keeps_after_failure() -> ASGIApp:
+    """A refused continuation does not evict its parent: the server refuses it (a bad
+    `temperature`) before it sees it as a continuation."""
+
+    def into(event: dict[str, Any]) -> dict[str, Any]:
+        if _is_create(event) and isinstance(event.get("temperature"), str):
+            return {k: v for k, v in event.items() if k != "previous_response_id"}
+        return event
+
+    return _ws(into=into)
+
+
+def ws_generate_ignored() -> ASGIApp:
+    return _ws(into=lambda e: {k: v for k, v in e.items() if k != "generate"})
+
+
 WS_LIVE: dict[str, Broken] = {
     "ws_refuses_upgrade": Broken(ws_refuses_upgrade, "websocket and create_over_the_socket",
                                  "websocket", frozenset({"live.ws.upgrade"})),
@@ -129,6 +175,15 @@ WS_LIVE: dict[str, Broken] = {
                                     "websocket", frozenset({"live.ws.after_error"})),
     "ws_extra_field": Broken(ws_extra_field, "websocket and same_response",
                              "websocket", frozenset({"live.ws.same_as_sse"})),
+    "ws_store_false_forgotten": Broken(ws_store_false_forgotten, "websocket and continues_on_its",
+                                       "websocket", frozenset({"live.ws.store_false_continued"})),
+    "ws_store_false_shared": Broken(ws_store_false_shared, "websocket and unknown_on_a_new",
+                                    "websocket", frozenset({"live.ws.connection_local"})),
+    "ws_keeps_after_failure": Broken(ws_keeps_after_failure, "websocket and evicts_its_parent",
+                                     "websocket", frozenset({"live.ws.evicted_after_failure"}),
+                                     should=True),
+    "ws_generate_ignored": Broken(ws_generate_ignored, "websocket and generate_false",
+                                  "websocket", frozenset({"live.ws.generate_false"})),
     "ws_steer_dropped": Broken(ws_steer_dropped, "steering_a_running_response",
                                "websocket,websocket:steering", frozenset({"live.ws.steering"}),
                                timeout="2", near_miss=steerable_mock),

@@ -1,7 +1,8 @@
 """The client profiles from a user's seat (docs/spec.md §9, issue #33's acceptance):
 
-- the embedded mock passes every client profile: every flow of the catalogue replayed, every
-  client check passed (the WebSocket flow that needs connection state skipped, saying why);
+- the embedded mock passes every client profile: every flow of the catalogue replayed (Codex's
+  WebSocket flow with its prewarm and its store: false chains on the socket), every client
+  check passed;
 - each defect class, as a gateway in front of the mock (broken_client_servers.py), fails
   exactly the checks of the clients that send the request it breaks, and no other check it
   does not list;
@@ -34,9 +35,8 @@ def test_the_mock_passes_every_client_profile(tmp_path: Path) -> None:
         for check in checks:
             assert outcomes[check.id] == "pass", (check.id, run.stdout[-3000:])
     cases = run.index["targets"]["mock"]["cases"]
-    skipped = {c["id"]: c["skip_reason"] for c in cases if c.get("outcome") == "skipped"}
-    assert list(skipped) == ["clients/flow[codex/websocket]"]
-    assert "wsstate" in skipped["clients/flow[codex/websocket]"]
+    assert len(cases) == 29
+    assert [c["id"] for c in cases if c.get("outcome") != "passed"] == []
 
 
 @pytest.mark.parametrize("server", sorted(CLIENT_LIVE))

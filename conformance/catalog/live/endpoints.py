@@ -485,6 +485,16 @@ WS_SAME_AS_SSE = register(
     "output item and part types)",
     profile="websocket",
 )
+# §8.7 connection state: declared with their examples in conformance/sections/s8_7_connection_state.py
+from ...sections.s8_7_connection_state import WS_CONNECTION_LOCAL as WS_CONNECTION_LOCAL  # noqa: E402
+from ...sections.s8_7_connection_state import (  # noqa: E402
+    WS_EVICTED_AFTER_FAILURE as WS_EVICTED_AFTER_FAILURE,
+)
+from ...sections.s8_7_connection_state import WS_GENERATE_FALSE as WS_GENERATE_FALSE  # noqa: E402
+from ...sections.s8_7_connection_state import (  # noqa: E402
+    WS_STORE_FALSE_CONTINUED as WS_STORE_FALSE_CONTINUED,
+)
+
 WS_STEERING = register(
     "live.ws.steering",
     MUST,

@@ -13,14 +13,7 @@ from ...catalog import live as L
 from ...clients.captured_flows import Flow, client_profile, flows
 from ...sections.s9_clients import CLIENT_CHECKS
 from ..probe import Probe
-from ..replay import FlowReplay, needs_connection_state
-
-# The branch building WebSocket connection state (generate: false, a store: false chain on
-# the connection's own response; docs/client-catalogue.md "Not yet served").
-CONNECTION_STATE = (
-    "needs WebSocket connection state (`generate: false`, a `store: false` chain on the same "
-    "socket), which the suite's WebSocket session work (branch wsstate) adds"
-)
+from ..replay import FlowReplay
 
 
 def _case(flow: Flow) -> Any:
@@ -41,6 +34,4 @@ def _case(flow: Flow) -> Any:
 
 @pytest.mark.parametrize("flow", [_case(f) for f in flows()])
 def test_flow(probe: Probe, flow: Flow) -> None:
-    if needs_connection_state(flow):
-        probe.skip(CONNECTION_STATE)
     FlowReplay(probe, flow).run()

@@ -46,6 +46,18 @@ def test_the_wheel_carries_the_cited_documents_as_in_docs(wheel: Path) -> None:
             assert packaged == (ROOT / "docs" / doc).read_bytes()
 
 
+def test_the_wheel_carries_the_clients_flows_and_pinned_packages(wheel: Path) -> None:
+    # `responses-conformance clients` runs these from the installed package (conformance/clients)
+    names = (
+        "clients/scripts/python_flows.py", "clients/node/js/flows.mjs",
+        "clients/node/js/package.json", "clients/node/js/package-lock.json",
+        "clients/node/codex/package.json", "clients/node/codex/package-lock.json",
+    )  # fmt: skip
+    with zipfile.ZipFile(wheel) as zf:
+        for name in names:
+            assert zf.read(f"conformance/{name}") == (ROOT / "conformance" / name).read_bytes()
+
+
 def test_explain_from_an_installed_wheel_prints_the_clause(wheel: Path, tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,

@@ -13,8 +13,10 @@ import conformance.cli  # noqa: F401  (the full registry)
 from conformance.catalog.docs import anchor_text
 from conformance.catalog.registry import REGISTRY, Check
 from conformance.examples import EXAMPLES, Sample
+from conformance.examples.live import LIVE_SERVERS
 from conformance.sections import SECTIONS
 from conformance.validator import StreamValidator
+from conformance.websocket import SessionValidator
 
 
 def _nested(value: Any) -> list[Check]:
@@ -26,7 +28,7 @@ def _nested(value: Any) -> list[Check]:
     return [value] if isinstance(value, Check) else []
 
 
-_ALL = [
+_CHECKS = [
     (section.__name__.rsplit(".", 1)[1], check)
     for section in SECTIONS
     for check in dict.fromkeys(
@@ -35,11 +37,6 @@ _ALL = [
         for c in ([value] if isinstance(value, Check) else _nested(value))
     )
 ]
-# The stream sections' checks (their examples are streams the validator judges); the live ones
-# (§9, the client profiles) have a misbehaving server for an example, run by
-# tests/suite/test_live_examples.py.
-_CHECKS = [(s, c) for s, c in _ALL if not c.id.startswith("live.")]
-_LIVE = [(s, c) for s, c in _ALL if c.id.startswith("live.")]
 
 
 def _judge(sample: Sample) -> StreamValidator:
@@ -64,7 +61,19 @@ def test_a_sections_check_has_its_clause_examples_and_rule_in_one_place(
     assert REGISTRY[check.id] is check
     assert check.anchors and all(anchor_text(a) for a in check.anchors), check.clause
     example = EXAMPLES[check.id]
-    assert example.failing.kind == example.passing.kind == "stream"
+    kind = example.failing.kind
+    assert example.passing.kind == kind
+    if kind == "session":  # a WebSocket session rule (§8): the session validator marks it
+        bad, good = _session(example.failing), _session(example.passing)
+        assert check.id in {v.check_id for v in bad.violations}
+        assert check.id not in {v.check_id for v in good.all_violations()}
+        assert check.id in bad.exercised and check.id in good.exercised
+        return
+    if kind == "live":  # a live rule: the suite's cases; tests/suite/test_live_examples.py runs it
+        assert LIVE_SERVERS[check.id] == example.failing.build()
+        assert example.passing.build() == "mock"
+        return
+    assert kind == "stream"
     failing, passing = _judge(example.failing), _judge(example.passing)
     assert check.id in {v.check_id for v in failing.violations}
     assert check.id not in {v.check_id for v in passing.violations}
@@ -74,16 +83,12 @@ def test_a_sections_check_has_its_clause_examples_and_rule_in_one_place(
     assert check.id in passing.exercised
 
 
-@pytest.mark.parametrize(("section", "check"), _LIVE, ids=[c.id for _, c in _LIVE])
-def test_a_sections_live_check_has_its_clause_and_its_servers(section: str, check: Check) -> None:
-    from conformance.examples.live import LIVE_SERVERS
-
-    assert REGISTRY[check.id] is check
-    assert check.anchors and all(anchor_text(a) for a in check.anchors), check.clause
-    example = EXAMPLES[check.id]
-    assert example.failing.kind == example.passing.kind == "live"
-    assert LIVE_SERVERS[check.id]  # tests/suite/test_live_examples.py runs the server it names
-    assert example.passing.build() == "mock"
+def _session(sample: Sample) -> SessionValidator:
+    validator = SessionValidator(profiles=sample.profiles, coverage=True)
+    for direction, frame in sample.build():
+        (validator.client if direction == "client" else validator.server)(frame)
+    validator.close()
+    return validator
 
 
 def _exercised(events: list[dict[str, Any]]) -> set[str]:
@@ -102,7 +107,8 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
     # The table that said so (conformance/validator/exercised.py) marked the sequence checks for
     # any stream with an event judged, the identity checks for one with two lifecycle events; the
     # rules' own marks agree on every recording, whole and cut after one and two events.
-    assert {check.id for _, check in _CHECKS} == _SEQUENCE | _IDENTITY
+    stream_checks = {c.id for _, c in _CHECKS if EXAMPLES[c.id].failing.kind == "stream"}
+    assert stream_checks == _SEQUENCE | _IDENTITY
     for recording in load_recordings():
         assert _exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
         one = _exercised(recording.events[:1])
