@@ -24,7 +24,10 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 - :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.status``, ``ws.error.code``), judged
   by the session validator;
 - :mod:`.s8_7_connection_state` — §8.7 WebSocket connection state (``live.ws.*``: the rules are
-  the suite's cases, the examples misbehaving servers).
+  the suite's cases, the examples misbehaving servers);
+- :mod:`.s9_clients` — §9 client profiles (``live.client.<client>.*``): the rule that locates a
+  refusal and counts Codex's compaction items; the checks' failing examples are gateways in
+  front of the mock (tests/suite/broken_client_servers.py).
 
 Public outputs list checks sorted by ID, so a section's checks may be declared before the rest of
 their catalogue module (``REGISTRY``'s order is not shown anywhere).
@@ -38,6 +41,7 @@ from . import (
     s2_3_one_response,
     s8_4_ws_errors,
     s8_7_connection_state,
+    s9_clients,
 )
 
 __all__ = ["SECTIONS", "declare_examples"]
@@ -48,6 +52,7 @@ SECTIONS = (
     s2_3_one_response,
     s8_4_ws_errors,
     s8_7_connection_state,
+    s9_clients,
 )
 
 

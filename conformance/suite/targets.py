@@ -77,6 +77,13 @@ ALL_PROFILES = (
     "hosted:shell",
     "hosted:apply_patch",
     "hosted:computer_use_preview",
+    # the requests real clients send, replayed (docs/client-catalogue.md)
+    "client:codex",
+    "client:agents-sdk",
+    "client:vercel-ai",
+    "client:openai-python",
+    "client:openai-node",
+    "client:langchain",
 )
 # The embedded mock serves every profile, WebSocket mode and its steering included
 # (docs/websocket.md).

@@ -53,6 +53,11 @@ PROFILES = frozenset(
             "computer_use_preview",
         )
     }
+    # the client profiles (docs/spec.md §9): live only, they add no stream rule
+    | {
+        f"client:{c}"
+        for c in ("codex", "agents-sdk", "vercel-ai", "openai-python", "openai-node", "langchain")
+    }
 )
 
 

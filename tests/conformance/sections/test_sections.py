@@ -19,11 +19,24 @@ from conformance.sections.s1_7_custom_input import judge_custom_inputs_of_stream
 from conformance.validator import StreamValidator
 from conformance.websocket import SessionValidator
 
+
+def _nested(value: Any) -> list[Check]:
+    """The checks a section keeps in a table (client → part → check)."""
+    if isinstance(value, dict):
+        return [c for v in value.values() for c in _nested(v)]
+    if isinstance(value, tuple):
+        return [c for v in value for c in _nested(v)]
+    return [value] if isinstance(value, Check) else []
+
+
 _CHECKS = [
-    (section.__name__.rsplit(".", 1)[1], value)
+    (section.__name__.rsplit(".", 1)[1], check)
     for section in SECTIONS
-    for value in vars(section).values()
-    if isinstance(value, Check)
+    for check in dict.fromkeys(
+        c
+        for value in vars(section).values()
+        for c in ([value] if isinstance(value, Check) else _nested(value))
+    )
 ]
 
 
