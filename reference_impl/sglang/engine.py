@@ -35,6 +35,8 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import anyio
+
 from ..engine import (
     Chunk,
     EngineError,
@@ -383,25 +385,43 @@ def _call_id() -> str:
     return f"call_{uuid.uuid4().hex[:24]}"
 
 
+PROMPT_THREADS = 4  # prompts rendered and tokenized at once; more wait their turn
+
+
 class SGLangEngine:
-    """The Engine over a :class:`Backend` (in-process ``sglang.Engine`` or remote ``/generate``)."""
+    """The Engine over a :class:`Backend` (in-process ``sglang.Engine`` or remote ``/generate``).
+
+    The chat template and the tokenizer run in worker threads, at most ``prompt_threads`` at
+    once, never on the event loop: one 7.9 MB input (under the 8 MiB body limit) took 8 s to
+    render and tokenize there, and stopped every other request of the server meanwhile (issue
+    #39)."""
 
     def __init__(
-        self, backend: Backend, config: SGLangConfig, *, tokenizer: Any | None = None
+        self,
+        backend: Backend,
+        config: SGLangConfig,
+        *,
+        tokenizer: Any | None = None,
+        prompt_threads: int = PROMPT_THREADS,
     ) -> None:
         self.backend = backend
         self.config = config
         self.prompts = PromptBuilder(config, tokenizer)
+        self._prompt_threads = anyio.CapacityLimiter(prompt_threads)
 
     def model_ids(self) -> Sequence[str]:
         return [self.config.model_name]
 
     async def count_input_tokens(self, request: GenerationRequest) -> int:
-        ids, _tools = self.prompts.input_ids(request)
+        ids, _tools = await anyio.to_thread.run_sync(
+            self.prompts.input_ids, request, limiter=self._prompt_threads
+        )
         return len(ids)
 
     async def generate(self, request: GenerationRequest) -> AsyncIterator[Chunk]:
-        prompt = self.prompts.build(request)
+        prompt = await anyio.to_thread.run_sync(
+            self.prompts.build, request, limiter=self._prompt_threads
+        )
         parser = OutputParser(
             self.config.reasoning_parser,
             self.config.tool_call_parser if prompt.tools else None,
