@@ -31,7 +31,7 @@ __all__ = ["GuardTimeouts", "GuardedH11Protocol", "request_timeout_body"]
 
 @dataclass(frozen=True, slots=True)
 class GuardTimeouts:
-    """Seconds; ``0`` turns a deadline off."""
+    """Seconds; ``0`` turns the head or body deadline off (``keep_alive`` is always > 0)."""
 
     head: float = 30.0
     body: float = 30.0
@@ -55,7 +55,8 @@ class GuardedH11Protocol(H11Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.guard: GuardTimeouts = getattr(self.config, "guard", None) or GuardTimeouts()
-        self.timeout_keep_alive = self.guard.keep_alive or self.timeout_keep_alive
+        # uvicorn's own idle timer, after a response, takes the same (fractional) seconds.
+        self.timeout_keep_alive = self.guard.keep_alive  # type: ignore[assignment]
         self._deadline: asyncio.TimerHandle | None = None
         self._phase = "idle"  # idle -> head -> body -> (responding) -> idle
 

@@ -89,6 +89,13 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _positive_seconds(text: str) -> float:
+    value = _seconds(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value
+
+
 def _bytes(text: str) -> int:
     if not (text.isascii() and text.isdigit()) or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a number of bytes >= 1, got {text!r}")
@@ -113,7 +120,7 @@ def add_hardening_options(parser: argparse.ArgumentParser) -> None:
         "connection closed (default: 30)",
     )  # fmt: skip
     group.add_argument(
-        "--keep-alive-timeout", type=_seconds, default=5.0, metavar="S",
+        "--keep-alive-timeout", type=_positive_seconds, default=5.0, metavar="S",
         help="seconds an idle connection (a new one included) stays open (default: 5)",
     )  # fmt: skip
     group.add_argument(

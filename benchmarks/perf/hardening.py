@@ -151,7 +151,12 @@ def never_reading(server: Server, creates: int, mib: float, seconds: float) -> d
     if not dropped:  # all sent: hold on, unread, until the time is up or the server drops it
         ping = _frame(0x9, b"")
         left_s = max(0.0, seconds - (time.monotonic() - started))
-        dropped = _push(sock, lambda: time.sleep(0.05) or ping, left_s, peak)[1]
+
+        def pings() -> bytes:
+            time.sleep(0.05)
+            return ping
+
+        dropped = _push(sock, pings, left_s, peak)[1]
     sock.close()
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
