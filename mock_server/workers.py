@@ -182,7 +182,7 @@ def serve_workers(
             time.sleep(0.2)
         return 0
     finally:
-        _stop(children)
+        _stop(children, settings.server_limits.drain_timeout + 5)
         reserved.close()
         os.unlink(file.name)
 
@@ -206,11 +206,13 @@ def _wait_ready(pipes: list[int], children: list[subprocess.Popen[bytes]], stop:
             os.close(fd)
 
 
-def _stop(children: list[subprocess.Popen[bytes]]) -> None:
+def _stop(children: list[subprocess.Popen[bytes]], grace: float = 10.0) -> None:
+    """SIGTERM each worker; kill one still running after ``grace`` seconds (its drain bound and
+    some)."""
     for child in children:
         if child.poll() is None:
             child.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + grace
     for child in children:
         try:
             child.wait(max(0.1, deadline - time.monotonic()))

@@ -11,6 +11,7 @@ stream without a terminal event, as it does for any other cancel.
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -20,8 +21,10 @@ DRAIN_EXPIRED = "responses: drain bound expired"
 SHUTDOWN_CODE = "server_shutting_down"
 SHUTDOWN_MESSAGE = "The server is shutting down: the response was stopped before it finished."
 
-_generating: set[asyncio.Task[object]] = set()
-_expired = False
+# Per event loop: each server (a ServerThread in tests) stops only its own responses.
+_generating: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, set[asyncio.Task[object]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 @contextmanager
@@ -31,30 +34,22 @@ def generating() -> Iterator[None]:
     if task is None:
         yield
         return
-    _generating.add(task)
+    tasks = _generating.setdefault(task.get_loop(), set())
+    tasks.add(task)
     try:
         yield
     finally:
-        _generating.discard(task)
+        tasks.discard(task)
 
 
 def expired(error: asyncio.CancelledError) -> bool:
     """Whether ``error`` is the drain deadline's cancel (then take it back with ``uncancel``)."""
-    return _expired and DRAIN_EXPIRED in error.args
+    return DRAIN_EXPIRED in error.args
 
 
 def expire() -> int:
-    """Stop every response still generating; returns how many."""
-    global _expired
-    _expired = True
-    tasks = [task for task in _generating if not task.done()]
+    """Stop every response still generating on the running loop; returns how many."""
+    tasks = [t for t in _generating.get(asyncio.get_running_loop(), ()) if not t.done()]
     for task in tasks:
         task.cancel(DRAIN_EXPIRED)
     return len(tasks)
-
-
-def reset() -> None:
-    """A new server in this process (tests) starts undrained."""
-    global _expired
-    _expired = False
-    _generating.clear()

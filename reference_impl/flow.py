@@ -119,6 +119,7 @@ class FlowWebSocketProtocol(WebSocketsSansIOProtocol):
         self.flow: FlowSettings = getattr(self.config, "flow", None) or FlowSettings()
         self._held_back = False  # reading stopped because the client does not read
         self._stall: asyncio.TimerHandle | None = None
+        self._pongs_due = False
 
     def pause_writing(self) -> None:
         super().pause_writing()
@@ -137,6 +138,17 @@ class FlowWebSocketProtocol(WebSocketsSansIOProtocol):
             self._held_back = False
             if not self.read_paused and not self.transport.is_closing():
                 self.transport.resume_reading()
+
+    def handle_ping(self) -> None:
+        # uvicorn writes each pong at once, one system call per ping: a flood of small pings
+        # then starved the connection's own responses. The pongs of one read go out together.
+        self._pongs_due = True
+
+    def data_received(self, data: bytes) -> None:
+        self._pongs_due = False
+        super().data_received(data)
+        if self._pongs_due and not self.transport.is_closing():
+            self.transport.write(b"".join(self.conn.data_to_send()))
 
     async def receive(self) -> ASGIReceiveEvent:
         message = await self.queue.get()

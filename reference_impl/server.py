@@ -190,7 +190,6 @@ def serve_socket(
     # that was installed before it; a no-op one there makes a clean shutdown exit 0.
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: None)
-    drain.reset()
     DrainingServer(config).run(sockets=[sock])
 
 

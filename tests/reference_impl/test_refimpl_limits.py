@@ -175,13 +175,17 @@ def _mask(payload: bytes, mask: bytes) -> bytes:
     )
 
 
-def _flood_until_closed(sock: socket.socket, frame: bytes, seconds: float, cap: int) -> bool:
-    """Send ``frame`` again and again, reading nothing; True once the server drops the socket."""
+def _flood_until_closed(
+    sock: socket.socket, frame: bytes, seconds: float, cap: int, pause: float = 0.0
+) -> bool:
+    """Send ``frame`` again and again (a batch of 64 KiB, or one every ``pause`` seconds),
+    reading nothing; True once the server drops the socket."""
     sock.settimeout(0.2)
-    batch = frame * max(1, 65536 // len(frame))
+    batch = frame if pause else frame * max(1, 65536 // len(frame))
     sent = 0
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline and sent < cap:
+        time.sleep(pause)
         try:
             sent += sock.send(batch)
         except TimeoutError:
@@ -234,8 +238,10 @@ def test_a_client_that_reads_no_events_is_closed_and_its_bytes_released(
         for i in range(8):
             create = {"type": "response.create", "model": "m", "input": "hi", "stream_id": f"s{i}"}
             sock.sendall(_frame(0x1, orjson.dumps(create)))
-        closed = _flood_until_closed(sock, _frame(0x9, b"p"), seconds=15.0, cap=64 * 1024 * 1024)
-        assert closed
+        started = time.monotonic()
+        # Alive (a ping now and then) but reading nothing: closed after --ws-send-timeout.
+        closed = _flood_until_closed(sock, _frame(0x9, b"p"), 15.0, 1024 * 1024, pause=0.05)
+        assert closed and time.monotonic() - started < 5
         budget: ServerBudget = app.state.websocket_budget
         deadline = time.monotonic() + 5
         while budget.used and time.monotonic() < deadline:
