@@ -18,8 +18,9 @@ by 745 MiB in 20 s: pongs were written into the socket's buffer with no bound. T
   the frame sits behind what the client has not read, so the socket is reset a second later) and
   everything held for it released.
 
-Other state a connection keeps (a response cache, say) counts against the same bound through
-:meth:`ConnectionBudget.charge` and :meth:`ConnectionBudget.release`.
+State a connection keeps for its client (the response cache of WebSocket mode) counts against
+the connection's bound through :meth:`ConnectionBudget.keep`; past the bound the connection sheds
+its oldest cached responses when they pass half of it.
 """
 
 from __future__ import annotations
@@ -72,30 +73,50 @@ class ServerBudget:
 
 
 class ConnectionBudget:
-    """Bytes one connection holds, within its own limit and its server's."""
+    """Bytes one connection holds, within its own limit and its server's.
+
+    Two kinds: what is *in flight* (queued creates, :meth:`charge` / :meth:`release`) counts
+    against both bounds; what is *kept* while the connection lives (its response cache,
+    :meth:`keep`) counts against the connection's bound only: idle connections' caches must not
+    stop the server reading from the others. The connection sheds kept state past half its
+    bound (:meth:`kept_over`)."""
 
     def __init__(self, server: ServerBudget, limit: int = DEFAULT_CONNECTION_BYTES) -> None:
         self.server = server
         self.limit = limit
-        self.used = 0
+        self.used = 0  # in flight and kept
+        self.kept = 0
 
     def full(self) -> bool:
         """At its bound or the server at its own: take nothing more in."""
         return self.used >= self.limit or self.server.used >= self.server.limit
 
+    def kept_over(self) -> int:
+        """Bytes the kept state is past half the connection's bound (0 within it): the other
+        half stays free for creates, so a full cache never stops the connection reading."""
+        return max(0, self.kept - self.limit // 2)
+
     def charge(self, size: int) -> None:
-        """Count ``size`` bytes held (one frame may go past the bound: it is already read)."""
+        """Count ``size`` bytes in flight (one frame may go past the bound: it is already read)."""
         self.used += size
         self.server.used += size
 
     def release(self, size: int) -> None:
-        size = min(size, self.used)
+        size = min(size, self.used - self.kept)
         self.used -= size
         self.server._release(size)
 
+    def keep(self, size: int) -> None:
+        """The kept state is now ``size`` bytes."""
+        self.used += size - self.kept
+        self.kept = size
+        if self.used < self.limit:
+            self.server._release(0)  # wake a reader waiting on this connection's bound
+
     def close(self) -> None:
         """The connection is gone: release all it held."""
-        self.release(self.used)
+        self.release(self.used - self.kept)
+        self.used = self.kept = 0
 
     async def room(self) -> None:
         """Wait until this connection may take in more."""

@@ -13,8 +13,8 @@ docs/websocket.md.
 - Flow control (:mod:`reference_impl.flow`): the creates a connection holds (queued or being
   answered) count against ``connection_bytes`` and the server's ``server_bytes``; at either
   bound no further frame is read from the connection until a response ends (TCP pushes back on
-  the client). ``_Connection.budget`` is the connection's account: other state it keeps for the
-  client counts there too.
+  the client). ``_Connection.budget`` is the connection's account: the connection cache's bytes
+  (``ConnectionCache.nbytes``) count there too.
 - Refused, each with an ``error`` event (``ResponseWsError``) and the connection kept:
   ``background: true``, a bad ``stream_id`` (``invalid_stream_id``), a frame that is not a JSON
   object (``invalid_json``), an unknown ``type`` (``unknown_event_type``), a binary frame, and
@@ -195,7 +195,8 @@ class _Connection:
         self.active = asyncio.Semaphore(limits.max_active)
         self.queued = 0
         self.responses: dict[str, _Tracked] = {}  # by id, for steering
-        # Each lane's most recent response, continued without the store (ws_state.py).
+        # Each lane's most recent response, continued without the store (ws_state.py); its
+        # bytes count against the connection's flow-control bound (_cache_changed).
         self.cache = ConnectionCache()
         # Accepted steers waiting for the client's continuation: parent id -> (lane, steers)
         self.held: dict[str, tuple[str | None, list[QueuedSteer]]] = {}
@@ -398,7 +399,9 @@ class _Connection:
                 hints=admission.hints,
                 local=self.cache.lookup,
                 generate=generate is not False,
-                keep=lambda response, items: self.cache.ended(sid, response, items),
+                keep=lambda response, items: self._cache_changed(
+                    self.cache.ended(sid, response, items)
+                ),
             )
         except APIError as error:
             await self._refuse(error, sid, body, steers)
@@ -415,6 +418,14 @@ class _Connection:
                 tracked.status = "failed"  # cut short (a dropped connection): steer no more
         return await self._settle(tracked)
 
+    def _cache_changed(self, _: object = None) -> None:
+        """Count the cache's bytes against the connection's bound; past half of it, forget the
+        oldest cached responses (the cache is recent state, not a store: ws_state.py)."""
+        self.budget.keep(self.cache.nbytes())
+        if self.budget.kept_over():
+            self.cache.shed(self.budget.kept_over())
+            self.budget.keep(self.cache.nbytes())
+
     async def _refuse(
         self,
         error: APIError,
@@ -424,6 +435,7 @@ class _Connection:
     ) -> None:
         """A create refused: an ``error`` event, or for a successor each steer failed."""
         self.cache.refused(sid, body.get("previous_response_id"))  # a 4xx evicts its parent
+        self._cache_changed()
         if not steers:
             await self.send_error(error, sid)
             return

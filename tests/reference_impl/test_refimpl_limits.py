@@ -314,3 +314,48 @@ def test_a_large_prompt_does_not_stop_the_others() -> None:
         large.join()
     assert small.status_code == 200
     assert took < 0.8, f"a small request waited {took:.2f}s behind a large prompt"
+
+
+def test_kept_state_counts_against_the_connection_only_and_is_shed_oldest_first() -> None:
+    from reference_impl.service.ws_state import ConnectionCache
+
+    server = ServerBudget(limit=100)
+    budget = ConnectionBudget(server, limit=60)
+    budget.keep(50)
+    assert budget.used == 50 and server.used == 0  # an idle cache stops no other connection
+    assert budget.kept_over() == 20  # past half the bound: 20 bytes to shed
+    budget.charge(20)
+    assert budget.full() and server.used == 20
+    budget.release(20)
+    assert budget.used == 50 and server.used == 0
+    cache = ConnectionCache()
+    for lane in ("a", "b", "a"):  # "a" again: now the most recent
+        cache.ended(lane, {"id": f"r-{lane}", "status": "completed", "output": []}, [])
+    cache.shed(1)
+    assert cache.lookup("r-b") is None and cache.lookup("r-a") is not None
+
+
+def test_the_response_cache_is_held_to_the_connection_bound(engine: ScriptedEngine) -> None:
+    app = create_app(engine, websocket_limits=WebSocketLimits(connection_bytes=250_000))
+    with (
+        ServerThread(app, limits=SHORT) as server,
+        wsc.connect(f"ws://127.0.0.1:{server.port}/v1/responses", max_size=None) as ws,
+    ):
+
+        def answer(lane: str, **body: Any) -> dict[str, Any]:
+            ws.send(orjson.dumps({"type": "response.create", "model": "m", "stream_id": lane,
+                                  "store": False, **body}).decode())  # fmt: skip
+            while True:
+                event = orjson.loads(ws.recv(timeout=10))
+                if event["type"] in ("error", "response.completed", "response.failed"):
+                    return event  # type: ignore[no-any-return]
+
+        ids = [answer(lane, input=lane * 100_000)["response"]["id"] for lane in "abc"]
+        budget: ServerBudget = app.state.websocket_budget
+        assert budget.used == 0  # kept state is the connection's, not the server's
+        # The cache may take half of the 250,000 bytes: one response of 100 KB, the newest.
+        oldest = answer("a", input="again", previous_response_id=ids[0])
+        assert oldest["type"] == "error", oldest
+        assert oldest["error"]["code"] == "previous_response_not_found"
+        newest = answer("c", input="again", previous_response_id=ids[2])
+        assert newest["type"] == "response.completed", newest
