@@ -399,9 +399,7 @@ class _Connection:
                 hints=admission.hints,
                 local=self.cache.lookup,
                 generate=generate is not False,
-                keep=lambda response, items: self._cache_changed(
-                    self.cache.ended(sid, response, items)
-                ),
+                keep=lambda response, items: self._cache_ended(sid, response, items),
             )
         except APIError as error:
             await self._refuse(error, sid, body, steers)
@@ -418,7 +416,13 @@ class _Connection:
                 tracked.status = "failed"  # cut short (a dropped connection): steer no more
         return await self._settle(tracked)
 
-    def _cache_changed(self, _: object = None) -> None:
+    def _cache_ended(
+        self, sid: str | None, response: Mapping[str, Any], items: Sequence[Mapping[str, Any]]
+    ) -> None:
+        self.cache.ended(sid, response, items)
+        self._cache_changed()
+
+    def _cache_changed(self) -> None:
         """Count the cache's bytes against the connection's bound; past half of it, forget the
         oldest cached responses (the cache is recent state, not a store: ws_state.py)."""
         self.budget.keep(self.cache.nbytes())
