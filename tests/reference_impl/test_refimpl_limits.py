@@ -359,3 +359,44 @@ def test_the_response_cache_is_held_to_the_connection_bound(engine: ScriptedEngi
         assert oldest["error"]["code"] == "previous_response_not_found"
         newest = answer("c", input="again", previous_response_id=ids[2])
         assert newest["type"] == "response.completed", newest
+
+
+class BorrowCheckedTokenizer:
+    """As a Hugging Face fast tokenizer: used by two threads at once, it raises."""
+
+    def __init__(self) -> None:
+        self.busy = False
+
+    def apply_chat_template(self, messages: list[dict[str, Any]], **_: Any) -> str:
+        return "".join(str(m.get("content") or "") for m in messages)
+
+    def encode(self, text: str, add_special_tokens: bool = False) -> list[int]:
+        if self.busy:
+            raise RuntimeError("Already borrowed")
+        self.busy = True
+        try:
+            time.sleep(0.2)
+            return [1] * min(len(text), 10)
+        finally:
+            self.busy = False
+
+
+def test_concurrent_prompts_never_share_a_tokenizer() -> None:
+    config = SGLangConfig(model_path="fake", context_length=1000)
+    tokenizer = BorrowCheckedTokenizer()
+    engine = SGLangEngine(OkBackend(), config, tokenizer=tokenizer)  # type: ignore[arg-type]
+    with ServerThread(create_app(engine)) as server:
+        url = server.base_url + "/v1/responses"
+        codes: list[int] = []
+
+        def post() -> None:
+            codes.append(
+                httpx.post(url, json={"model": "fake", "input": "hi"}, timeout=10).status_code
+            )
+
+        threads = [threading.Thread(target=post) for _ in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert codes == [200] * 6
