@@ -18,7 +18,8 @@ the client, replayed against the target (:mod:`conformance.suite.replay`). Per c
   yields exactly one ``compaction`` output item;
 - ``response_parses`` / ``stream_parses`` (the Vercel AI SDK) — what its provider's zod schemas
   require of a Response and of each streamed event it knows;
-- ``stream_completed`` (the Agents SDK) — a streamed turn ends in ``response.completed``.
+- ``stream_completed`` (the Agents SDK, openai-python) — a streamed turn ends in
+  ``response.completed``.
 
 The rule here is sans-I/O: :func:`locate` finds what a refusal names, :func:`removals` lists the
 variants of a request to try when it names nothing, :func:`check_for` maps a location to the
@@ -40,6 +41,8 @@ __all__ = [
     "CLIENT_CHECKS",
     "CODEX_COMPACTION_ONE_ITEM",
     "NAMES",
+    "OPENAI_PYTHON_STREAM_COMPLETED",
+    "STREAM_COMPLETED",
     "VERCEL_RESPONSE_PARSES",
     "VERCEL_STREAM_PARSES",
     "check_for",
@@ -146,13 +149,30 @@ AGENTS_STREAM_COMPLETED = register(
     profile="client:agents-sdk",
 )
 
+OPENAI_PYTHON_STREAM_COMPLETED = register(
+    "live.client.openai_python.stream_completed",
+    Level.MUST,
+    "§9.3 [CLIENT] openai-python 3.63 src/openai/lib/streaming/responses/_responses.py",
+    "a response openai-python streams ends in `response.completed`: its `responses.stream` "
+    "helper keeps the final response from that event alone, and `get_final_response()` raises "
+    '"Didn\'t receive a `response.completed` event." after `response.incomplete` or '
+    "`response.failed`",
+    profile="client:openai-python",
+)
+
+# client → the check that its streamed turns end in `response.completed`
+STREAM_COMPLETED: dict[str, Check] = {
+    "agents-sdk": AGENTS_STREAM_COMPLETED,
+    "openai-python": OPENAI_PYTHON_STREAM_COMPLETED,
+}
+
 CLIENT_CHECKS: dict[str, tuple[Check, ...]] = {
     client: (
         *parts.values(),
         *([CHAIN_AFTER_STREAM[client]] if client in CHAIN_AFTER_STREAM else []),
         *([CODEX_COMPACTION_ONE_ITEM] if client == "codex" else []),
         *([VERCEL_RESPONSE_PARSES, VERCEL_STREAM_PARSES] if client == "vercel-ai" else []),
-        *([AGENTS_STREAM_COMPLETED] if client == "agents-sdk" else []),
+        *([STREAM_COMPLETED[client]] if client in STREAM_COMPLETED else []),
     )
     for client, parts in ACCEPTANCE.items()
 }
@@ -453,12 +473,13 @@ def declare_examples() -> None:
         "function_call_done_in_progress",
         "a server whose streamed function calls say `in_progress` in `output_item.done`",
     )
-    live(
-        AGENTS_STREAM_COMPLETED.id,
-        "streams_end_incomplete",
-        "a server that ends its streams with `response.incomplete` (its own output limit) where "
-        "OpenAI completes",
-    )
+    for check in STREAM_COMPLETED.values():
+        live(
+            check.id,
+            "streams_end_incomplete",
+            "a server that ends its streams with `response.incomplete` (its own output limit) "
+            "where OpenAI completes",
+        )
     live(
         CODEX_COMPACTION_ONE_ITEM.id,
         "compaction_turn_as_message",

@@ -192,7 +192,7 @@ def _phase_on_messages(items: list[Any]) -> None:
 def refuses_phase() -> ASGIApp:
     """The upstream's `phase` on output messages reaches the client; the gateway's validator
     refuses it on the assistant message the client replays (`Unknown parameter:
-    'input[3].phase'`)."""
+    'input[3].phase'`), or adds to a conversation (the Agents SDK's session: `items[0].phase`)."""
 
     def on_json(method: str, path: str, status: int, body: Any) -> tuple[int, Any]:
         if isinstance(body, dict) and isinstance(body.get("output"), list):
@@ -329,7 +329,8 @@ def function_call_done_in_progress() -> ASGIApp:
 
 def streams_end_incomplete() -> ASGIApp:
     """Streams that end in `response.incomplete` (the server's own output limit) where OpenAI
-    completes: the Agents SDK raises on it."""
+    completes: the Agents SDK raises on it, and so does openai-python's `responses.stream`
+    (`get_final_response()`)."""
 
     def on_sse(method: str, path: str, events: Events) -> Events:
         for e in events:
@@ -380,7 +381,7 @@ CLIENT_LIVE: dict[str, Broken] = {
     "refuses_namespace_tools": Broken(
         refuses_namespace_tools, "clients", _ALL_CLIENTS, _ids("codex.tools")),
     "refuses_phase": Broken(
-        refuses_phase, "clients", _ALL_CLIENTS, _ids("codex.input_items")),
+        refuses_phase, "clients", _ALL_CLIENTS, _ids("codex.input_items", "agents_sdk.input_items")),
     "loses_streamed_parent": Broken(
         loses_streamed_parent, "clients", _ALL_CLIENTS,
         _ids("openai_python.chain_after_stream", "openai_node.chain_after_stream")),
@@ -391,7 +392,8 @@ CLIENT_LIVE: dict[str, Broken] = {
         function_call_done_in_progress, "clients", _ALL_CLIENTS,
         _ids("vercel_ai.stream_parses") | {"stream.output.equals_items"}),
     "streams_end_incomplete": Broken(
-        streams_end_incomplete, "clients", _ALL_CLIENTS, _ids("agents_sdk.stream_completed")),
+        streams_end_incomplete, "clients", _ALL_CLIENTS,
+        _ids("agents_sdk.stream_completed", "openai_python.stream_completed")),
     "compaction_turn_as_message": Broken(
         compaction_turn_as_message, "clients", _ALL_CLIENTS, _ids("codex.compaction_one_item")),
 }  # fmt: skip
