@@ -76,7 +76,12 @@ CLIENTS: dict[str, ClientSpec] = {
         ClientSpec(
             "vercel-ai", "Vercel AI SDK", "node", ("ai", "@ai-sdk/openai"),
             (
-                FlowSpec("generate-text", "generateText with a tool, stepCountIs(4) [2]", 8),
+                FlowSpec(
+                    "generate-text",
+                    "generateText with a tool, stepCountIs(4), the provider options of the "
+                    "captured reasoning flow [2]",
+                    8,
+                ),
                 FlowSpec("stream-text", "streamText with a tool, stepCountIs(4) [2]", 8),
             ),
             node_dir="js", marker="node_modules/ai/package.json",

@@ -41,7 +41,16 @@ async function vercel() {
     }),
   };
   if (flow === 'generate-text') {
-    const result = await generateText({ model, tools, stopWhen: stepCountIs(4), prompt: ASK_WEATHER });
+    // the provider options of the captured reasoning flow (scripts/client_capture): the
+    // client:vercel-ai profile judges them, so the client runs with them here too
+    const providerOptions = {
+      openai: {
+        reasoningEffort: 'low', reasoningSummary: 'auto', store: false, textVerbosity: 'low',
+        serviceTier: 'auto', promptCacheKey: 'app-cache-1', safetyIdentifier: 'user-1234',
+        parallelToolCalls: false, user: 'user-1234', metadata: { app: 'capture' },
+      },
+    };
+    const result = await generateText({ model, tools, stopWhen: stepCountIs(4), prompt: ASK_WEATHER, providerOptions });
     if (!called.length) throw new FlowFailed(`the model did not call get_weather: ${result.text.slice(0, 200)}`);
     needText(result.text, 'generateText');
     return `get_weather(${called[0]}), ${result.steps.length} steps`;
