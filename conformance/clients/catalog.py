@@ -83,6 +83,12 @@ CLIENTS: dict[str, ClientSpec] = {
                     8,
                 ),
                 FlowSpec("stream-text", "streamText with a tool, stepCountIs(4) [2]", 8),
+                FlowSpec(
+                    "two-turns",
+                    "generateText with a tool (store: true), then a second turn on its "
+                    "messages: the stored output sent as item_reference items [3]",
+                    10,
+                ),
             ),
             node_dir="js", marker="node_modules/ai/package.json",
         ),

@@ -113,7 +113,7 @@ def test_every_client_and_flow_passes_against_the_mock(
     outcomes = _outcomes(doc)
     failed = {k: v.get("reason") for k, v in outcomes.items() if v["outcome"] != "pass"}
     assert code == 0, (failed, err[-2000:])
-    assert set(outcomes) == ALL_FLOWS and len(ALL_FLOWS) == 19
+    assert set(outcomes) == ALL_FLOWS and len(ALL_FLOWS) == 20
     assert outcomes["codex/compaction"]["requests"] == 3  # turn, compaction, turn
     assert outcomes["codex/compaction-remote"]["requests"] == 3
 

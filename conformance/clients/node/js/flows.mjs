@@ -55,6 +55,23 @@ async function vercel() {
     needText(result.text, 'generateText');
     return `get_weather(${called[0]}), ${result.steps.length} steps`;
   }
+  if (flow === 'two-turns') {
+    // the captured item-references flow: a second turn on the first's messages, store: true
+    // (the provider sends the stored output as item_reference items)
+    const first = await generateText({
+      model, tools, stopWhen: stepCountIs(4), prompt: ASK_WEATHER,
+      providerOptions: { openai: { store: true, reasoningSummary: 'auto' } },
+    });
+    if (!called.length) throw new FlowFailed(`the model did not call get_weather: ${first.text.slice(0, 200)}`);
+    const second = await generateText({
+      model,
+      messages: [{ role: 'user', content: ASK_WEATHER }, ...first.response.messages,
+        { role: 'user', content: 'Thanks. And tomorrow?' }],
+      providerOptions: { openai: { store: true } },
+    });
+    needText(second.text, 'the second generateText');
+    return `get_weather(${called[0]}), then a second turn`;
+  }
   if (flow === 'stream-text') {
     let failure;
     const result = streamText({
