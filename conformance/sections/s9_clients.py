@@ -18,8 +18,8 @@ the client, replayed against the target (:mod:`conformance.suite.replay`). Per c
   yields exactly one ``compaction`` output item;
 - ``response_parses`` / ``stream_parses`` (the Vercel AI SDK) — what its provider's zod schemas
   require of a Response and of each streamed event it knows;
-- ``stream_completed`` (the Agents SDK, openai-python) — a streamed turn ends in
-  ``response.completed``.
+- ``stream_completed`` (the Agents SDK, openai-python, Codex; the Vercel AI SDK when the turn
+  calls a tool) — a streamed turn ends in ``response.completed``.
 
 The rule here is sans-I/O: :func:`locate` finds what a refusal names, :func:`removals` lists the
 variants of a request to try when it names nothing, :func:`check_for` maps a location to the
@@ -40,10 +40,12 @@ __all__ = [
     "CHAIN_AFTER_STREAM",
     "CLIENT_CHECKS",
     "CODEX_COMPACTION_ONE_ITEM",
+    "CODEX_STREAM_COMPLETED",
     "NAMES",
     "OPENAI_PYTHON_STREAM_COMPLETED",
     "STREAM_COMPLETED",
     "VERCEL_RESPONSE_PARSES",
+    "VERCEL_STREAM_COMPLETED",
     "VERCEL_STREAM_PARSES",
     "check_for",
     "compaction_items",
@@ -161,10 +163,32 @@ OPENAI_PYTHON_STREAM_COMPLETED = register(
     profile="client:openai-python",
 )
 
+CODEX_STREAM_COMPLETED = register(
+    "live.client.codex.stream_completed",
+    Level.MUST,
+    "§9.3 [CLIENT] codex-rs/codex-api/src/sse/responses.rs (response.incomplete)",
+    "a turn Codex streams ends in `response.completed`: on `response.incomplete` the turn fails "
+    '("Incomplete response returned, reason: max_output_tokens")',
+    profile="client:codex",
+)
+
+VERCEL_STREAM_COMPLETED = register(
+    "live.client.vercel_ai.stream_completed",
+    Level.MUST,
+    f"§9.3 [CLIENT] {_VERCEL_SOURCE}; packages/openai/src/responses/"
+    "map-openai-responses-finish-reason.ts",
+    "a turn the Vercel AI SDK streams that calls a tool ends in `response.completed`: on "
+    "`response.incomplete` (`max_output_tokens`) the provider's finish reason is `length`, not "
+    "`tool-calls`, and the tool is not run",
+    profile="client:vercel-ai",
+)
+
 # client → the check that its streamed turns end in `response.completed`
 STREAM_COMPLETED: dict[str, Check] = {
     "agents-sdk": AGENTS_STREAM_COMPLETED,
+    "codex": CODEX_STREAM_COMPLETED,
     "openai-python": OPENAI_PYTHON_STREAM_COMPLETED,
+    "vercel-ai": VERCEL_STREAM_COMPLETED,
 }
 
 CLIENT_CHECKS: dict[str, tuple[Check, ...]] = {

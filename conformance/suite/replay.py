@@ -387,10 +387,19 @@ class FlowReplay:
             )  # fmt: skip
 
     def stream_completed(self, ex: HttpExchange) -> None:
-        """The Agents SDK's streamed turn, and openai-python's ``responses.stream``, need
-        `response.completed` (else they raise)."""
+        """The Agents SDK's streamed turn, openai-python's ``responses.stream`` and Codex's turn
+        need `response.completed` (else they raise); the Vercel AI SDK runs a streamed tool call
+        only then."""
         kinds = [e.get("type") for e in ex.events if isinstance(e, dict)]
         ends = [k for k in kinds if k in _TERMINAL]
+        if self.flow.client == "vercel-ai" and not any(
+            isinstance(e, dict)
+            and e.get("type") == "response.output_item.done"
+            and isinstance(e.get("item"), dict)
+            and e["item"].get("type") == "function_call"
+            for e in ex.events
+        ):
+            return  # without a tool call, `length` is only the finish reason it shows
         self.probe.require(
             S.STREAM_COMPLETED[self.flow.client], ends[-1:] == ["response.completed"], ex,
             expected="the stream ends in response.completed",

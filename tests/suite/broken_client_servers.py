@@ -330,8 +330,9 @@ def function_call_done_without_status() -> ASGIApp:
 
 def streams_end_incomplete() -> ASGIApp:
     """Streams that end in `response.incomplete` (the server's own output limit) where OpenAI
-    completes: the Agents SDK raises on it, and so does openai-python's `responses.stream`
-    (`get_final_response()`)."""
+    completes: the Agents SDK raises on it, and so do openai-python's `responses.stream`
+    (`get_final_response()`) and Codex ("Incomplete response returned"); the Vercel AI SDK's
+    finish reason is `length`, and it does not run the tool the turn called."""
 
     def on_sse(method: str, path: str, events: Events) -> Events:
         for e in events:
@@ -394,7 +395,8 @@ CLIENT_LIVE: dict[str, Broken] = {
         _ids("vercel_ai.stream_parses") | {"stream.output.equals_items"}),
     "streams_end_incomplete": Broken(
         streams_end_incomplete, "clients", _ALL_CLIENTS,
-        _ids("agents_sdk.stream_completed", "openai_python.stream_completed")),
+        _ids("agents_sdk.stream_completed", "openai_python.stream_completed",
+             "codex.stream_completed", "vercel_ai.stream_completed")),
     "compaction_turn_as_message": Broken(
         compaction_turn_as_message, "clients", _ALL_CLIENTS, _ids("codex.compaction_one_item")),
 }  # fmt: skip
