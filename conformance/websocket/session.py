@@ -28,7 +28,7 @@ from .. import catalog as C
 from ..catalog.registry import Check, Violation
 from ..sections.s1_7_custom_input import declares_grammar, judge_custom_inputs
 from ..sections.s8_4_ws_errors import judge_error_fields
-from ..sse.framing import parse_json
+from ..sse.framing import JSONDepthError, parse_json
 from ..validator import PROFILES, StreamValidator
 from .lanes import (
     STEER_EVENTS,
@@ -83,8 +83,9 @@ class SessionValidator:
         if isinstance(frame, str):
             try:
                 event = parse_json(frame)
-            except ValueError:
-                self._owed_errors.append(Request(index, None, {}, "not JSON"))
+            except ValueError as exc:
+                why = "JSON nested too deeply" if isinstance(exc, JSONDepthError) else "not JSON"
+                self._owed_errors.append(Request(index, None, {}, why))
                 return []
         if not isinstance(event, dict):
             self._owed_errors.append(Request(index, None, {}, "not a JSON object"))
@@ -160,6 +161,9 @@ class SessionValidator:
         if isinstance(frame, str):
             try:
                 event = parse_json(frame)
+            except JSONDepthError as exc:
+                self._report(C.SSE_LIMIT_DEPTH, index, "JSON the judge can parse", str(exc))
+                return self.violations[start:]
             except ValueError as exc:
                 self._report(C.WS_FRAME_JSON, index, "one JSON object", f"not JSON ({exc})")
                 return self.violations[start:]

@@ -151,3 +151,21 @@ def test_a_session_cut_by_the_client_excuses_only_what_was_in_flight() -> None:
     session = _feed([_create(), *_serve(broken)])
     session.close(cut=True)
     assert "stream.sequence.contiguous" in {v.check.id for v in session.all_violations()}
+
+
+@pytest.mark.parametrize(("depth", "past"), [(64, True), (63, False)])
+def test_frame_past_the_nesting_bound(depth: int, past: bool) -> None:
+    """A server frame nested past the judge's 64 levels is ``sse.limit.depth``, before parsing
+    (the event is 1 level, its extra field ``depth`` more); 64 levels is judged as usual. A client
+    frame past it is owed an error, as a frame that is not JSON is (the servers answer 400)."""
+    deep = '{"type": "response.created", "x": ' + "[" * depth + "]" * depth + "}"
+    session = SessionValidator()
+    session.server(deep)
+    session.close()
+    ids = {v.check.id for v in session.all_violations()}
+    assert ("sse.limit.depth" in ids) is past, ids
+    client = SessionValidator()
+    client.client('{"type": "response.create", "input": ' + "[" * depth + "]" * depth + "}")
+    client.close()
+    rejected = {v.check.id for v in client.all_violations()}
+    assert ("ws.request.rejected" in rejected) is past, rejected
