@@ -238,15 +238,13 @@ class FastPath:
                             route = NO_ROUTE if name is None else self._raw_route(state, raw, name)
                         oi, item_id, _key, index, _valid, target, decode, get = route
                     if decode is not None:
-                        data = record[1]
-                        try:
-                            typed = (
-                                decode(data)
-                                if data.count(b"{") + data.count(b"[") <= FULL_PATH_BRACKETS
-                                else False
-                            )
-                        except (ValueError, RecursionError):
-                            typed = False
+                        payload = record[1]
+                        typed: Any = False
+                        if payload.count(b"{") + payload.count(b"[") <= FULL_PATH_BRACKETS:
+                            try:
+                                typed = decode(payload)
+                            except (ValueError, RecursionError):
+                                typed = False
                         if (
                             typed
                             and typed.sequence_number == seq
