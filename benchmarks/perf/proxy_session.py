@@ -112,11 +112,14 @@ def session(code: Path, responses: int, samples: int) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.perf.proxy_session",
-                                     description=__doc__.split("\n\n")[0])  # fmt: skip
-    parser.add_argument("--responses", type=positive_int, default=20_000)
-    parser.add_argument("--samples", type=positive_int, default=10)
-    parser.add_argument("--code", type=Path, default=Path(__file__).resolve().parents[2])
-    parser.add_argument("--json", type=Path, default=None)
+                                     description=(__doc__ or "").split("\n\n")[0])  # fmt: skip
+    parser.add_argument("--responses", type=positive_int, default=20_000,
+                        help="creates in the one session (default 20000)")  # fmt: skip
+    parser.add_argument("--samples", type=positive_int, default=10,
+                        help="RSS samples along the session (default 10)")  # fmt: skip
+    parser.add_argument("--code", type=Path, default=Path(__file__).resolve().parents[2],
+                        help="the checkout whose proxy and mock run (default: this one)")  # fmt: skip
+    parser.add_argument("--json", type=Path, default=None, help="write the figures here too")
     args = parser.parse_args(argv)
     result = session(args.code.resolve(), args.responses, args.samples)
     text = json.dumps(result, indent=2)
