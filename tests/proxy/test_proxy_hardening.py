@@ -182,3 +182,26 @@ def test_drain_bound_cuts_and_exits_by_verdicts(tmp_path: Path) -> None:
     assert took < 6.0, took
     assert run.code == 0, run.stdout + run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_long_websocket_session_is_folded_and_still_judged(tmp_path: Path) -> None:
+    """Past 16 responses a session's finished ones are folded into its verdict as it goes
+    (docs/proxy.md; its memory: benchmarks/perf/proxy_session.py): 60 responses over one socket
+    are one exchange, passed, with the stream and session checks exercised. (The verdicts of a
+    folded session against a broken server: tests/conformance/websocket/test_ws_session.py.)"""
+    create = json.dumps({"type": "response.create", "model": "mock", "input": "Hi"})
+    with (
+        LoopbackMock(MockSettings()) as mock,
+        proxy(mock.base_url, "--profile", "core,websocket", report_dir=tmp_path) as run,
+    ):
+        url = run.base_url.replace("http://", "ws://", 1) + "/responses"
+        with connect(url, open_timeout=10) as ws:
+            for _ in range(60):
+                ws.send(create)
+                while '"response.completed"' not in str(ws.recv(timeout=30)):
+                    pass
+    assert run.code == 0, run.stdout + run.stderr
+    assert run.index["proxy"]["exchanges"] == 1
+    outcomes = run.outcomes()
+    assert outcomes["stream.lifecycle.terminal_present"] == "pass"
+    assert outcomes["ws.request.answered"] == "pass"
