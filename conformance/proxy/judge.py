@@ -56,6 +56,7 @@ class Verdict:
     stream_events: int | None = None  # a stream's events, when they were not kept as evidence
     evidence: dict[str, Any] | None = None  # a WebSocket session's: its last frames
     not_judged: str = ""  # the answer was no verdict (authentication refused, …): why
+    omitted: dict[str, int] = field(default_factory=dict)  # check ID -> violations not kept
 
     @property
     def events(self) -> int:

@@ -10,6 +10,7 @@ sans-I/O like the validator, so the CLI, the live suite and the load tests all d
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -27,8 +28,10 @@ from .decoder import Record, SSEDecoder, SSELimitError
 __all__ = [
     "DEFAULT_MAX_EVENTS",
     "DEFAULT_MAX_EVENT_BYTES",
+    "MAX_JSON_DEPTH",
     "JSONDepthError",
     "SSEStreamValidator",
+    "json_too_deep",
     "parse_json",
 ]
 
@@ -36,15 +39,49 @@ DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 DEFAULT_MAX_EVENTS = 1_000_000
 
 
+MAX_JSON_DEPTH = 64
+"""The judge's nesting bound on every JSON it reads (SSE data, bodies, WebSocket frames, cassettes,
+``check FILE``), the same value as the servers' (docs/limits.md), checked before parsing: arrays
+and objects nested in one another, ``[]`` 1 level, ``{"a": [1]}`` 2. The deepest document of the
+recorded corpus nests 11 levels; past 64 a client's own parsers are near their limits (orjson
+writes 254 levels, Python's recursive walkers stop near 1,000 frames)."""
+
+# A JSON string, or an unterminated one up to the end; then any innermost empty pair.
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*\\?(?:"|\Z)', re.S)
+_ONLY_BRACKETS = bytes(range(256)).translate(None, b"[]{}")
+_INNERMOST = re.compile(rb"\[\]|\{\}")
+
+
 class JSONDepthError(ConformanceError, ValueError):
-    """JSON nested deeper than the parsers go (orjson stops at 1,024 levels, ``json`` near
-    Python's recursion limit)."""
+    """JSON nested past :data:`MAX_JSON_DEPTH` (or too deeply for the parsers to go)."""
+
+
+def json_too_deep(data: str | bytes, limit: int = MAX_JSON_DEPTH) -> bool:
+    """``data`` nests arrays and objects past ``limit`` outside its strings: lexical, before
+    any parse. Text with no more opening brackets than ``limit`` is passed on two counts; else
+    the strings are cut out, every byte but a bracket dropped, and the innermost pairs removed
+    ``limit`` times (each pass is one level): a pair still left is one level too many."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    brackets = _STRING.sub(b"", raw).translate(None, _ONLY_BRACKETS)
+    if brackets.count(b"[") + brackets.count(b"{") <= limit:
+        return False
+    for _ in range(limit):
+        brackets = _INNERMOST.sub(b"", brackets)
+        if not brackets:
+            return False
+    return _INNERMOST.search(brackets) is not None
 
 
 def parse_json(text: str | bytes) -> Any:
     """orjson, falling back to the standard library for what orjson refuses but JSON allows
     (integers beyond 64 bits); raises ``ValueError`` on text that is not JSON, and its subclass
-    :class:`JSONDepthError` on JSON nested too deeply to parse."""
+    :class:`JSONDepthError` on JSON nested past :data:`MAX_JSON_DEPTH` (found before parsing)."""
+    if json_too_deep(text):
+        raise JSONDepthError(
+            f"JSON nested too deeply: more than {MAX_JSON_DEPTH} levels (the judge's limit)"
+        )
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
@@ -351,7 +388,7 @@ class SSEStreamValidator:
         if len(record) == 2 and not self.done_seen:
             raw_name, data = record
             try:
-                event = orjson.loads(data)
+                event = None if json_too_deep(data) else orjson.loads(data)
             except orjson.JSONDecodeError:
                 event = None
             if type(event) is dict and raw_name is not None:
