@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+# Declared with its rule and examples in its section module (conformance.sections).
+from ..sections.s1_1_json_numbers import JSON_NUMBER as JSON_NUMBER
 from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO

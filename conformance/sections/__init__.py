@@ -15,6 +15,8 @@ A section module holds, for the checks of one section of docs/spec.md:
 
 Adding a check to a section touches its module, and docs/spec.md if the clause is new.
 
+- :mod:`.s1_1_json_numbers` — §1.1 framing (``sse.data.json_number``: no ``NaN`` or
+  ``Infinity`` where RFC 8259 §6 has none; the rule is the judge's JSON parser's strict fallback);
 - :mod:`.s1_7_custom_input` — §1.7 custom tools (``response.custom_tool_call.grammar``: a
   call's input against the grammar its request declared; ``live.custom_tools.grammar_refused``,
   whose rule is the suite's case);
@@ -36,6 +38,7 @@ their catalogue module (``REGISTRY``'s order is not shown anywhere).
 from __future__ import annotations
 
 from . import (
+    s1_1_json_numbers,
     s1_7_custom_input,
     s2_1_sequence,
     s2_3_one_response,
@@ -47,6 +50,7 @@ from . import (
 __all__ = ["SECTIONS", "declare_examples"]
 
 SECTIONS = (
+    s1_1_json_numbers,
     s1_7_custom_input,
     s2_1_sequence,
     s2_3_one_response,

@@ -9,17 +9,18 @@ sans-I/O like the validator, so the CLI, the live suite and the load tests all d
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import msgspec
 import orjson
 
 from .. import catalog as C
 from ..catalog.registry import Check, Violation
 from ..catalog.render import short
 from ..errors import ConformanceError
+from ..sections.s1_1_json_numbers import JSONNumberError, judge_numbers
 from ..validator import StreamValidator
 from ..validator.fastpath import FastPath, Lane
 from ..validator.model import MISSING
@@ -30,6 +31,7 @@ __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "MAX_JSON_DEPTH",
     "JSONDepthError",
+    "JSONNumberError",
     "SSEStreamValidator",
     "json_too_deep",
     "parse_json",
@@ -75,20 +77,32 @@ def json_too_deep(data: str | bytes, limit: int = MAX_JSON_DEPTH) -> bool:
 
 
 def parse_json(text: str | bytes) -> Any:
-    """orjson, falling back to the standard library for what orjson refuses but JSON allows
-    (integers beyond 64 bits); raises ``ValueError`` on text that is not JSON, and its subclass
-    :class:`JSONDepthError` on JSON nested past :data:`MAX_JSON_DEPTH` (found before parsing)."""
+    """JSON as RFC 8259 has it: msgspec (as fast as orjson, and integers beyond 64 bits kept
+    exact where orjson rounds them to a double), falling back to the standard library for what
+    msgspec refuses but JSON allows (a lone surrogate escape); raises ``ValueError`` on text
+    that is not JSON, its subclass :class:`JSONNumberError` on a number JSON does not have
+    (``NaN``, ``Infinity``, ``1e400``: ``sse.data.json_number``), and :class:`JSONDepthError`
+    on JSON nested past :data:`MAX_JSON_DEPTH` (found before parsing)."""
     if json_too_deep(text):
         raise JSONDepthError(
             f"JSON nested too deeply: more than {MAX_JSON_DEPTH} levels (the judge's limit)"
         )
     try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
+        return _decode(text)
+    except msgspec.DecodeError:
+        pass
+    except RecursionError:
         try:
-            return json.loads(text)
-        except RecursionError:
-            raise JSONDepthError("JSON nested too deeply to parse") from None
+            return orjson.loads(text)  # msgspec nests as deep as Python recurses, orjson 1,024
+        except orjson.JSONDecodeError:
+            pass
+    try:
+        return judge_numbers(text)
+    except RecursionError:
+        raise JSONDepthError("JSON nested too deeply to parse") from None
+
+
+_decode = msgspec.json.Decoder().decode
 
 
 class SSEStreamValidator:
@@ -208,7 +222,7 @@ class SSEStreamValidator:
         out = self.validator.exercised | {v.check_id for v in self.framing}
         if self.validator.events:
             out |= {
-                "sse.data.json", "sse.event_name.present", "sse.limit.event_size",
+                "sse.data.json", "sse.data.json_number", "sse.event_name.present", "sse.limit.event_size",
                 "sse.limit.event_count", "sse.limit.depth",
             }  # fmt: skip
             if self.validator.events > self._missing_name:
@@ -388,8 +402,8 @@ class SSEStreamValidator:
         if len(record) == 2 and not self.done_seen:
             raw_name, data = record
             try:
-                event = None if json_too_deep(data) else orjson.loads(data)
-            except orjson.JSONDecodeError:
+                event = None if json_too_deep(data) else _decode(data)
+            except (msgspec.DecodeError, RecursionError):
                 event = None
             if type(event) is dict and raw_name is not None:
                 name = _NAMES.get(raw_name) or self._name(raw_name)
@@ -456,6 +470,10 @@ class SSEStreamValidator:
             if isinstance(exc, JSONDepthError):
                 v = self._framing(
                     C.SSE_LIMIT_DEPTH, index, "JSON the judge can parse", _head(data), str(exc)
+                )
+            elif isinstance(exc, JSONNumberError):
+                v = self._framing(
+                    C.SSE_DATA_JSON_NUMBER, index, "JSON numbers only", _head(data), str(exc)
                 )
             else:
                 v = self._framing(
