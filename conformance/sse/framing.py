@@ -59,13 +59,41 @@ class JSONDepthError(ConformanceError, ValueError):
 
 
 def json_too_deep(data: str | bytes, limit: int = MAX_JSON_DEPTH) -> bool:
-    """``data`` nests arrays and objects past ``limit`` outside its strings: lexical, before
-    any parse. Text with no more opening brackets than ``limit`` is passed on two counts; else
-    the strings are cut out, every byte but a bracket dropped, and the innermost pairs removed
-    ``limit`` times (each pass is one level): a pair still left is one level too many."""
+    """``data`` nests arrays and objects past ``limit`` outside its strings. Text with no more
+    opening brackets than ``limit`` (the count bounds the depth) is passed at once; else JSON
+    orjson reads (a C parser bounded at 1,024 levels) is walked for its depth, and other text
+    (not JSON to orjson, or deeper than it goes) is judged lexically
+    (:func:`_lexically_too_deep`)."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
     if raw.count(b"[") + raw.count(b"{") <= limit:
         return False
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return _lexically_too_deep(raw, limit)
+    return nests_past(value, limit)
+
+
+def nests_past(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+    """A parsed JSON value nests arrays and objects past ``limit`` (``[]`` is 1 level); a walk
+    without recursion that stops at the first container too deep."""
+    if type(value) is not dict and type(value) is not list:
+        return False
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        for child in node.values() if type(node) is dict else node:
+            if type(child) is dict or type(child) is list:
+                stack.append((child, depth + 1))
+    return False
+
+
+def _lexically_too_deep(raw: bytes, limit: int) -> bool:
+    """Before any parse: the strings are cut out, every byte but a bracket dropped, and the
+    innermost pairs removed ``limit`` times (each pass is one level): a pair still left is one
+    level too many."""
     brackets = _STRING.sub(b"", raw).translate(None, _ONLY_BRACKETS)
     if brackets.count(b"[") + brackets.count(b"{") <= limit:
         return False
@@ -81,12 +109,34 @@ def parse_json(text: str | bytes) -> Any:
     exact where orjson rounds them to a double), falling back to the standard library for what
     msgspec refuses but JSON allows (a lone surrogate escape); raises ``ValueError`` on text
     that is not JSON, its subclass :class:`JSONNumberError` on a number JSON does not have
-    (``NaN``, ``Infinity``, ``1e400``: ``sse.data.json_number``), and :class:`JSONDepthError`
-    on JSON nested past :data:`MAX_JSON_DEPTH` (found before parsing)."""
-    if json_too_deep(text):
-        raise JSONDepthError(
-            f"JSON nested too deeply: more than {MAX_JSON_DEPTH} levels (the judge's limit)"
-        )
+    (``NaN``, ``Infinity``: ``sse.data.json_number``; ``1e400`` is JSON and reads as infinity), and :class:`JSONDepthError`
+    on JSON nested past :data:`MAX_JSON_DEPTH`. Text with more opening brackets than the bound
+    is judged for depth before it is walked anywhere: after the C parsers read it (they are
+    bounded), or lexically when it is not JSON to them."""
+    if type(text) is str:
+        candidate = text.count("[") + text.count("{") > MAX_JSON_DEPTH
+    else:
+        candidate = text.count(b"[") + text.count(b"{") > MAX_JSON_DEPTH
+    try:
+        value = _parse(text)
+    except JSONDepthError:
+        raise
+    except ValueError:
+        if candidate and json_too_deep(text):
+            raise _too_deep() from None
+        raise
+    if candidate and nests_past(value):
+        raise _too_deep()
+    return value
+
+
+def _too_deep() -> JSONDepthError:
+    return JSONDepthError(
+        f"JSON nested too deeply: more than {MAX_JSON_DEPTH} levels (the judge's limit)"
+    )
+
+
+def _parse(text: str | bytes) -> Any:
     try:
         return _decode(text)
     except msgspec.DecodeError:
@@ -402,9 +452,12 @@ class SSEStreamValidator:
         if len(record) == 2 and not self.done_seen:
             raw_name, data = record
             try:
-                event = None if json_too_deep(data) else _decode(data)
+                event = _decode(data)
             except (msgspec.DecodeError, RecursionError):
                 event = None
+            else:  # past the nesting bound: the full path below reports it (sse.limit.depth)
+                if data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH and nests_past(event):
+                    event = None
             if type(event) is dict and raw_name is not None:
                 name = _NAMES.get(raw_name) or self._name(raw_name)
                 if event.get("type") == name:

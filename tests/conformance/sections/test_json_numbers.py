@@ -19,8 +19,6 @@ NON_JSON_NUMBERS = [
     "NaN",
     "Infinity",
     "-Infinity",
-    "1e400",
-    "-1E+999",
     "[NaN]",
     '{"a":[1,-Infinity]}',
 ]
@@ -41,7 +39,10 @@ def test_integers_beyond_64_bits_are_exact(value: int) -> None:
     assert type(parse_json(str(value))) is int
 
 
-@pytest.mark.parametrize("text", ["1e308", "-1.5e-320", "0", "-0.0", '"\\ud800"', '"NaN"'])
+# 1e400 is in RFC 8259's grammar (an interoperability risk, §6): JSON, read as infinity.
+@pytest.mark.parametrize(
+    "text", ["1e308", "-1.5e-320", "0", "-0.0", '"\\ud800"', '"NaN"', "1e400", "-1E+999"]
+)
 def test_near_misses_are_json(text: str) -> None:
     parse_json(text)
 
@@ -60,7 +61,7 @@ def _ids(data: bytes, chunk: int) -> list[str]:
     return [v.check_id for v in judge.violations]
 
 
-@pytest.mark.parametrize("literal", [b"NaN", b"Infinity", b"-Infinity", b"1e999"])
+@pytest.mark.parametrize("literal", [b"NaN", b"Infinity", b"-Infinity"])
 @pytest.mark.parametrize("chunk", [1 << 20, 7])
 def test_a_stream_with_a_non_finite_number_is_a_violation(literal: bytes, chunk: int) -> None:
     ids = _ids(_stream_with(literal), chunk)
@@ -68,7 +69,7 @@ def test_a_stream_with_a_non_finite_number_is_a_violation(literal: bytes, chunk:
     assert "sse.data.json" not in ids
 
 
-@pytest.mark.parametrize("literal", [b"0.5", b"18446744073709551616"])
+@pytest.mark.parametrize("literal", [b"0.5", b"18446744073709551616", b"1e999"])
 def test_a_stream_with_finite_numbers_has_no_number_violation(literal: bytes) -> None:
     assert "sse.data.json_number" not in _ids(_stream_with(literal), 1 << 20)
 
