@@ -21,6 +21,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 - :mod:`.s2_1_sequence` — §2.1 sequence numbers (``stream.sequence.*``);
 - :mod:`.s2_3_one_response` — §2.3 one response (``stream.response.id_stable``,
   ``created_at_stable``);
+- :mod:`.s2_9_opaque` — §2.9 the output's opaque fields (``stream.output.opaque_consistent``:
+  non-empty in an item's ``output_item.done`` and in the terminal output alike);
 - :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.status``, ``ws.error.code``), judged
   by the session validator;
 - :mod:`.s8_7_connection_state` — §8.7 WebSocket connection state (``live.ws.*``: the rules are
@@ -39,6 +41,7 @@ from . import (
     s1_7_custom_input,
     s2_1_sequence,
     s2_3_one_response,
+    s2_9_opaque,
     s8_4_ws_errors,
     s8_7_connection_state,
     s9_clients,
@@ -50,6 +53,7 @@ SECTIONS = (
     s1_7_custom_input,
     s2_1_sequence,
     s2_3_one_response,
+    s2_9_opaque,
     s8_4_ws_errors,
     s8_7_connection_state,
     s9_clients,

@@ -117,6 +117,15 @@ def _exercised(events: list[dict[str, Any]]) -> set[str]:
 
 _SEQUENCE = {"stream.sequence.present", "stream.sequence.start", "stream.sequence.contiguous"}
 _IDENTITY = {"stream.response.id_stable", "stream.response.created_at_stable"}
+_OPAQUE = "stream.output.opaque_consistent"
+
+
+def _carries_opaque(events: list[dict[str, Any]]) -> bool:
+    return any(
+        e.get("type") == "response.output_item.done"
+        and any(e["item"].get(k) is not None for k in ("encrypted_content", "fingerprint"))
+        for e in events
+    )
 
 
 def test_real_streams_exercise_the_section_checks_as_before() -> None:
@@ -128,14 +137,16 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
         for _, c in _CHECKS
         if EXAMPLES[c.id].failing.kind == "stream" and EXAMPLES[c.id].failing.request is None
     }
-    assert stream_checks == _SEQUENCE | _IDENTITY
+    assert stream_checks == _SEQUENCE | _IDENTITY | {_OPAQUE}
     for recording in load_recordings():
         assert _exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
         one = _exercised(recording.events[:1])
         assert one >= _SEQUENCE and not _IDENTITY & one, recording.name
         if all("response" in e for e in recording.events[:2]):
             assert _exercised(recording.events[:2]) >= _IDENTITY, recording.name
-    assert not (_SEQUENCE | _IDENTITY) & _exercised([])
+        # the opaque rule: applied exactly where an item carries an opaque value (25 items)
+        assert (_OPAQUE in _exercised(recording.events)) == _carries_opaque(recording.events)
+    assert not (_SEQUENCE | _IDENTITY | {_OPAQUE}) & _exercised([])
 
 
 def test_a_stream_of_untyped_events_applied_the_sequence_rule() -> None:
