@@ -99,6 +99,7 @@ from .stream import (
 
 # isort: split
 from .objects import (
+    ENCRYPTED_INCLUDED,
     ERROR_CODE_TYPE,
     ERROR_SHAPE,
     RESPONSE_FAILED_ERROR,
@@ -216,6 +217,7 @@ __all__ = [
     "DELTAS_EQUAL_DONE",
     "DELTA_TYPE_FITS_ITEM",
     "DONE_EQUALS_PART",
+    "ENCRYPTED_INCLUDED",
     "ERROR_CODE_TYPE",
     "ERROR_FOLLOWED_BY_FAILED",
     "ERROR_SHAPE",

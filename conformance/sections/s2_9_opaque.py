@@ -60,9 +60,7 @@ def _show(item: Mapping[str, Any], key: str) -> str:
     return "null" if value is None else repr(value)
 
 
-def judge_opaque_pair(
-    state: OpaqueState, done: Any, final: Any, index: int, path: str
-) -> None:
+def judge_opaque_pair(state: OpaqueState, done: Any, final: Any, index: int, path: str) -> None:
     """One item's ``output_item.done`` (``done``) against the same item in the terminal output
     (``final``, at ``path``)."""
     if not isinstance(done, Mapping) or not isinstance(final, Mapping):

@@ -52,7 +52,9 @@ def check_output(
         # Open items may stay unfinished on failure; the finished ones must be there as sent.
         for pos, item in enumerate(done):
             if pos < len(output):
-                judge_opaque_pair(state, item.done_item, output[pos], index, f"response.output[{pos}]")
+                judge_opaque_pair(
+                    state, item.done_item, output[pos], index, f"response.output[{pos}]"
+                )
             if pos < len(output) and not deep_equal_except_opaque(output[pos], item.done_item):
                 state._report(
                     C.OUTPUT_EQUALS_ITEMS,

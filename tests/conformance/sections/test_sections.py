@@ -15,7 +15,7 @@ from conformance.catalog.registry import REGISTRY, Check
 from conformance.examples import EXAMPLES, Sample
 from conformance.examples.live import LIVE_SERVERS
 from conformance.sections import SECTIONS
-from conformance.sections.s1_7_custom_input import judge_custom_inputs_of_stream
+from conformance.sections.against_request import judge_stream_against_request
 from conformance.validator import StreamValidator
 from conformance.websocket import SessionValidator
 
@@ -99,10 +99,10 @@ def _judged_against_its_request(check: Check, failing: Sample, passing: Sample) 
     """A rule that needs the request too (the suite, the proxy and cassettes have it): it
     reports on the failing stream, not on the near miss, and says it judged both."""
     assert passing.request is not None
-    bad, bad_judged = judge_custom_inputs_of_stream(failing.request, failing.build())
-    good, good_judged = judge_custom_inputs_of_stream(passing.request, passing.build())
-    assert check.id in {v.check_id for v in bad} and bad_judged
-    assert check.id not in {v.check_id for v in good} and good_judged
+    bad, bad_applied = judge_stream_against_request(failing.request, failing.build())
+    good, good_applied = judge_stream_against_request(passing.request, passing.build())
+    assert check.id in {v.check_id for v in bad} and check.id in bad_applied
+    assert check.id not in {v.check_id for v in good} and check.id in good_applied
     # the stream alone is clean: without its request the rule has nothing to judge
     assert check.id not in {v.check_id for v in _judge(failing).violations}
 
