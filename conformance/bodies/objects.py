@@ -30,7 +30,10 @@ __all__ = [
 # SPEC §2.9: fields OpenAI itself changes between `output_item.done` and the terminal output.
 OPAQUE_FIELDS = frozenset({"encrypted_content", "fingerprint"})
 
-# SPEC §3 [OR] ResponseResource required fields (the `openresponses` profile).
+# SPEC §3.4 [OR] ResponseResource required fields (the `openresponses` profile): those every
+# version of [OR] requires. `user` is not one: the schema Open Responses' own compliance tool
+# validates with (src/generated/kubb/zod/responseResourceSchema.ts) has no `user` at all; only
+# the later ResponseResource.json lists it.
 OPENRESPONSES_FIELDS = (
     "id",
     "object",
@@ -63,7 +66,6 @@ OPENRESPONSES_FIELDS = (
     "metadata",
     "safety_identifier",
     "prompt_cache_key",
-    "user",
 )
 
 _SCHEMA_RESPONSE_CHECKS: dict[str, Check] = {
