@@ -26,9 +26,7 @@ def exercised(sample: Sample) -> set[str]:
     data: Any = sample.build()
     if sample.request is not None:  # a rule that judges an answer against its request
         judge = (
-            judge_stream_against_request
-            if sample.kind == "stream"
-            else judge_body_against_request
+            judge_stream_against_request if sample.kind == "stream" else judge_body_against_request
         )
         _, applied = judge(sample.request, data)
         return _stream_or_body(sample, data) | applied
