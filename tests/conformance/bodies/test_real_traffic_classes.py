@@ -78,3 +78,20 @@ def test_function_call_arguments_only_in_done() -> None:
     partial = call_stream()
     partial.remove(next(e for e in partial if e["type"].endswith("arguments.delta")))
     assert "stream.text.deltas_equal_done" in _stream_ids(numbered(partial))
+
+
+def test_echoed_tools_may_carry_null_for_optional_fields() -> None:
+    # §1a: a connector's server_url and filters the client never sent, echoed as null
+    body = _done()
+    body["tools"] = [
+        {
+            "type": "mcp", "server_label": "gmail", "connector_id": "connector_gmail",
+            "server_url": None, "authorization": None, "require_approval": "never",
+            "allowed_tools": {"tool_names": None, "read_only": None},
+        }
+    ]  # fmt: skip
+    assert _ids(body, ("core",)) == set()
+    body["tools"][0]["server_url"] = 5  # a wrong type still fails
+    assert "response.schema.type" in _ids(body, ("core",))
+    del body["tools"][0]["server_label"]  # and a required field is still required
+    assert "response.schema.required" in _ids(body, ("core",))
