@@ -9,7 +9,8 @@ exercised).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..catalog.registry import Check, Violation
@@ -36,16 +37,27 @@ __all__ = [
 ]
 
 _Judged = tuple[list[Violation], set[str]]
-# (asks, judge a stream, judge a body, judge items, the check): one row per rule
-_RULES: tuple[tuple[Any, Any, Any, Any, Check], ...] = (
-    (
+_Judge = Callable[[Any, Any], tuple[list[Violation], bool]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    asks: Callable[[Any], bool]
+    stream: _Judge  # (request, events)
+    body: _Judge  # (request, body)
+    items: _Judge  # (request, [(event index, path, item)])
+    check: Check
+
+
+_RULES = (
+    _Rule(
         declares_grammar,
         judge_custom_inputs_of_stream,
         judge_custom_inputs_of_body,
         judge_custom_inputs,
         CUSTOM_INPUT_GRAMMAR,
     ),
-    (
+    _Rule(
         asks_encrypted_reasoning,
         judge_included_of_stream,
         judge_included_of_body,
@@ -58,31 +70,32 @@ _RULES: tuple[tuple[Any, Any, Any, Any, Check], ...] = (
 def judged_against_request(request: Any) -> bool:
     """Whether any rule judges the answer to ``request`` against it (a cheap test before a
     stream's events are decoded again)."""
-    return any(asks(request) for asks, *_ in _RULES)
+    return any(rule.asks(request) for rule in _RULES)
 
 
-def _run(request: Any, which: int, data: Any) -> _Judged:
+def _run(request: Any, which: str, data: Any) -> _Judged:
     violations: list[Violation] = []
     applied: set[str] = set()
-    for row in _RULES:
-        if row[0](request):
-            found, judged = row[which](request, data)
+    for rule in _RULES:
+        if rule.asks(request):
+            judge: _Judge = getattr(rule, which)
+            found, judged = judge(request, data)
             violations += found
             if judged:
-                applied.add(row[4].id)
+                applied.add(rule.check.id)
     return violations, applied
 
 
 def judge_stream_against_request(request: Any, events: Iterable[Any]) -> _Judged:
     """A stream's events against the request that created it."""
-    return _run(request, 1, list(events))
+    return _run(request, "stream", list(events))
 
 
 def judge_body_against_request(request: Any, body: Any) -> _Judged:
     """A non-stream (or retrieved) Response against the request that created it."""
-    return _run(request, 2, body)
+    return _run(request, "body", body)
 
 
 def judge_item_against_request(request: Any, item: Mapping[str, Any], index: int | None) -> _Judged:
     """One finished item (a WebSocket lane's ``output_item.done``) against its request."""
-    return _run(request, 3, [(index, "item", item)])
+    return _run(request, "items", [(index, "item", item)])
