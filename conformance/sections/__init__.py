@@ -23,6 +23,10 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 - :mod:`.s2_1_sequence` — §2.1 sequence numbers (``stream.sequence.*``);
 - :mod:`.s2_3_one_response` — §2.3 one response (``stream.response.id_stable``,
   ``created_at_stable``);
+- :mod:`.s2_9_opaque` — §2.9 the output's opaque fields (``stream.output.opaque_consistent``:
+  non-empty in an item's ``output_item.done`` and in the terminal output alike);
+- :mod:`.s4_7_include` — §4.7 include (``response.reasoning.encrypted_content_included``: the
+  blob a request's ``include`` asked for, on every finished reasoning item);
 - :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.status``, ``ws.error.code``), judged
   by the session validator;
 - :mod:`.s8_7_connection_state` — §8.7 WebSocket connection state (``live.ws.*``: the rules are
@@ -30,6 +34,9 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 - :mod:`.s9_clients` — §9 client profiles (``live.client.<client>.*``): the rule that locates a
   refusal and counts Codex's compaction items; the checks' failing examples are gateways in
   front of the mock (tests/suite/broken_client_servers.py).
+
+:mod:`.against_request` runs the rules that judge an answer against its request (§1.7, §4.7)
+for every judge that has the request.
 
 Public outputs list checks sorted by ID, so a section's checks may be declared before the rest of
 their catalogue module (``REGISTRY``'s order is not shown anywhere).
@@ -42,6 +49,8 @@ from . import (
     s1_7_custom_input,
     s2_1_sequence,
     s2_3_one_response,
+    s2_9_opaque,
+    s4_7_include,
     s8_4_ws_errors,
     s8_7_connection_state,
     s9_clients,
@@ -54,6 +63,8 @@ SECTIONS = (
     s1_7_custom_input,
     s2_1_sequence,
     s2_3_one_response,
+    s2_9_opaque,
+    s4_7_include,
     s8_4_ws_errors,
     s8_7_connection_state,
     s9_clients,

@@ -26,7 +26,7 @@ from typing import Any
 
 from .. import catalog as C
 from ..catalog.registry import Check, Violation
-from ..sections.s1_7_custom_input import declares_grammar, judge_custom_inputs
+from ..sections.against_request import judge_item_against_request
 from ..sections.s8_4_ws_errors import judge_error_fields
 from ..sse.framing import JSONDepthError, parse_json
 from ..validator import PROFILES, StreamValidator
@@ -243,15 +243,13 @@ class SessionValidator:
 
     def _against_request(self, target: LaneResponse, item: Mapping[str, Any], index: int) -> None:
         """A finished item against the ``response.create`` its response answers (a custom
-        tool's input against the request's grammar); an automatic successor has no request."""
+        tool's input against the request's grammar, a reasoning item's state against its
+        ``include``); an automatic successor has no request."""
         request = target.request
-        if request is None or item.get("type") != "custom_tool_call":
+        if request is None or item.get("type") not in ("custom_tool_call", "reasoning"):
             return
-        if not declares_grammar(request.body):
-            return
-        found, judged = judge_custom_inputs(request.body, [(index, "item", item)])
-        if judged:
-            self.exercised.add(C.CUSTOM_INPUT_GRAMMAR.id)
+        found, applied = judge_item_against_request(request.body, item, index)
+        self.exercised |= applied
         self.violations += found
 
     def _idle(self, lane: Lane) -> bool:
