@@ -30,7 +30,10 @@ __all__ = [
 # SPEC §2.9: fields OpenAI itself changes between `output_item.done` and the terminal output.
 OPAQUE_FIELDS = frozenset({"encrypted_content", "fingerprint"})
 
-# SPEC §3 [OR] ResponseResource required fields (the `openresponses` profile).
+# SPEC §3.4 [OR] ResponseResource required fields (the `openresponses` profile): those every
+# version of [OR] requires. `user` is not one: the schema Open Responses' own compliance tool
+# validates with (src/generated/kubb/zod/responseResourceSchema.ts) has no `user` at all; only
+# the later ResponseResource.json lists it.
 OPENRESPONSES_FIELDS = (
     "id",
     "object",
@@ -63,7 +66,6 @@ OPENRESPONSES_FIELDS = (
     "metadata",
     "safety_identifier",
     "prompt_cache_key",
-    "user",
 )
 
 _SCHEMA_RESPONSE_CHECKS: dict[str, Check] = {
@@ -376,7 +378,10 @@ def _generated_output(items: list[Any], response: Mapping[str, Any], *, metered:
     - A message with text or a refusal — unless the response ended `incomplete` for
       `content_filter`: the filter withholds the accounting, and OpenAI (Azure) reports usage
       all zero with the refusal text it put in the message ([REC2] ``mirascope…test_refusal.
-      azure-openai_responses_gpt_4o_mini.*``).
+      azure-openai_responses_gpt_4o_mini.*``); nor when it was cut by `max_output_tokens` and
+      the usage is all zero, input included: that cut withheld the accounting the same way
+      (held-back real traffic, issue #32: text streamed, usage all zero). Input counted and
+      output 0 beside the cut text is still a miss.
     - A reasoning item, even without summary text (reasoning tokens are output tokens:
       `max_output_tokens` counts them) — unless the response was cut off by `max_output_tokens`:
       OpenAI reports `output_tokens: 0` for reasoning interrupted by the cut-off ([REC2]
@@ -401,7 +406,7 @@ def _generated_output(items: list[Any], response: Mapping[str, Any], *, metered:
             continue
         itype = item.get("type")
         if itype == "message":
-            if reason == "content_filter":
+            if reason == "content_filter" or (reason == "max_output_tokens" and not metered):
                 continue
             for part in item.get("content") or ():
                 if isinstance(part, dict) and (part.get("text") or part.get("refusal")):

@@ -48,6 +48,9 @@ from .framing import (
     SSE_LIMIT_EVENT_COUNT,
     SSE_LIMIT_EVENT_SIZE,
 )
+from .framing import (
+    JSON_NUMBER as SSE_DATA_JSON_NUMBER,
+)
 from .registry import Level
 
 # isort: split
@@ -76,6 +79,7 @@ from .stream import (
     LIFECYCLE_IN_PROGRESS,
     LIFECYCLE_TERMINAL_PRESENT,
     LIFECYCLE_UNIQUE,
+    OPAQUE_CONSISTENT,
     OUTPUT_EQUALS_ITEMS,
     OUTPUT_INDEX_CONTIGUOUS,
     PART_ADDED_BEFORE_USE,
@@ -98,6 +102,7 @@ from .stream import (
 
 # isort: split
 from .objects import (
+    ENCRYPTED_INCLUDED,
     ERROR_CODE_TYPE,
     ERROR_SHAPE,
     RESPONSE_FAILED_ERROR,
@@ -215,6 +220,7 @@ __all__ = [
     "DELTAS_EQUAL_DONE",
     "DELTA_TYPE_FITS_ITEM",
     "DONE_EQUALS_PART",
+    "ENCRYPTED_INCLUDED",
     "ERROR_CODE_TYPE",
     "ERROR_FOLLOWED_BY_FAILED",
     "ERROR_SHAPE",
@@ -259,6 +265,7 @@ __all__ = [
     "LOGPROBS_NONPOSITIVE",
     "LOGPROBS_TOP_COUNT",
     "MUST",
+    "OPAQUE_CONSISTENT",
     "OUTPUT_EQUALS_ITEMS",
     "OUTPUT_INDEX_CONTIGUOUS",
     "PART_ADDED_BEFORE_USE",
@@ -290,6 +297,7 @@ __all__ = [
     "SHOULD",
     "SSE_AFTER_DONE",
     "SSE_DATA_JSON",
+    "SSE_DATA_JSON_NUMBER",
     "SSE_DONE_REQUIRED",
     "SSE_EVENT_NAME_MATCHES",
     "SSE_EVENT_NAME_PRESENT",

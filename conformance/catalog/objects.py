@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+# response.reasoning.encrypted_content_included (docs/spec.md §4.7) is declared with its rule and
+# examples in its section module (conformance.sections).
+from ..sections.s4_7_include import ENCRYPTED_INCLUDED as ENCRYPTED_INCLUDED
 from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO

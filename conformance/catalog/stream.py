@@ -10,6 +10,7 @@ from ..sections.s2_1_sequence import SEQ_PRESENT as SEQ_PRESENT
 from ..sections.s2_1_sequence import SEQ_START as SEQ_START
 from ..sections.s2_3_one_response import RESPONSE_CREATED_AT_STABLE as RESPONSE_CREATED_AT_STABLE
 from ..sections.s2_3_one_response import RESPONSE_ID_STABLE as RESPONSE_ID_STABLE
+from ..sections.s2_9_opaque import OPAQUE_CONSISTENT as OPAQUE_CONSISTENT
 from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO

@@ -62,15 +62,15 @@ def judge(sample: Sample) -> list[Violation]:
 
 def _against_request(sample: Sample, data: Any) -> list[Violation]:
     """The rules that judge an answer against the request it was given to."""
-    from ..sections.s1_7_custom_input import (
-        judge_custom_inputs_of_body,
-        judge_custom_inputs_of_stream,
+    from ..sections.against_request import (
+        judge_body_against_request,
+        judge_stream_against_request,
     )
 
     if sample.kind == "stream":
-        return judge_custom_inputs_of_stream(sample.request, data)[0]
+        return judge_stream_against_request(sample.request, data)[0]
     if sample.kind == "response":
-        return judge_custom_inputs_of_body(sample.request, data)[0]
+        return judge_body_against_request(sample.request, data)[0]
     raise ValueError(f"a {sample.kind} sample is judged without its request")
 
 

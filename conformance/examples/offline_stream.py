@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from .build import (
+    MSG_ID,
     Event,
     at,
     call_stream,
@@ -24,6 +25,17 @@ from .stream_samples import OR, R, S, late_delta, move, swap
 
 # The helpers other example modules used from here before the split, kept importable.
 __all__ = ["ANNOTATION", "OR", "TOKEN", "R", "S"]
+
+# §2.2: a documented event after the terminal one fails; OpenAI's undocumented rate-limit event
+# there (April 2026, issue #32) does not.
+_AFTER_TERMINAL_DELTA = {
+    "type": "response.output_text.delta", "item_id": MSG_ID, "output_index": 0,
+    "content_index": 0, "delta": "x", "logprobs": [],
+}  # fmt: skip
+_RATE_LIMITS = {
+    "type": "response.rate_limits.updated",
+    "rate_limits": [{"name": "requests", "limit": 500, "remaining": 499, "reset_seconds": 0.12}],
+}
 
 ANNOTATION = {
     "type": "url_citation", "url": "https://example.com", "title": "Example",
@@ -72,10 +84,15 @@ example(
 example(
     "stream.lifecycle.after_terminal",
     S(
-        lambda: insert(text_stream(), 10, {"type": "response.acme.progress"}),
-        "an event after `response.completed`",
+        lambda: insert(text_stream(), 10, _AFTER_TERMINAL_DELTA),
+        "text after `response.completed`",
     ),
-    S(text_stream),
+    S(
+        lambda: insert(text_stream(), 10, _RATE_LIMITS),
+        "OpenAI's undocumented `response.rate_limits.updated` after `response.completed` "
+        "(April 2026; INFO `event.type.known` only)",
+    ),
+    also={"stream.item.done_once"},
 )
 # stream.response.id_stable, created_at_stable: in conformance.sections.s2_3_one_response.
 example(

@@ -30,10 +30,10 @@ from ..bodies.kinds import judge_body
 from ..bodies.state import STATE_OBJECTS
 from ..catalog.registry import Violation, failing
 from ..errors import ConformanceError
-from ..sections.s1_7_custom_input import (
-    declares_grammar,
-    judge_custom_inputs_of_body,
-    judge_custom_inputs_of_stream,
+from ..sections.against_request import (
+    judge_body_against_request,
+    judge_stream_against_request,
+    judged_against_request,
 )
 from ..sse.framing import (
     DEFAULT_MAX_EVENT_BYTES,
@@ -166,7 +166,7 @@ def check_bytes(
     rules that judge an answer against its request (a custom tool's grammar)."""
     kind = detect_kind(data)
     profiles = tuple(profiles)
-    against = declares_grammar(request)
+    against = judged_against_request(request)
     if kind == "sse":
         sse = SSEStreamValidator(
             resume_after=resume_after,
@@ -179,7 +179,7 @@ def check_bytes(
         sse.close()
         violations = sse.violations
         if against:
-            violations += judge_custom_inputs_of_stream(request, sse.events)[0]
+            violations += judge_stream_against_request(request, sse.events)[0]
         return FileVerdict(name, kind, sse.validator.events, violations)
     if kind == "jsonl":
         events = _jsonl_events(data)
@@ -191,7 +191,7 @@ def check_bytes(
         validator.close()
         violations = list(validator.violations)
         if against:
-            violations += judge_custom_inputs_of_stream(request, events)[0]
+            violations += judge_stream_against_request(request, events)[0]
         return FileVerdict(name, kind, validator.events, violations)
     if kind == "session":
         try:
@@ -205,7 +205,7 @@ def check_bytes(
     body = parse_json(data.lstrip(b"\xef\xbb\xbf"))
     violations = judge_body(body, kind, profiles=profiles)
     if against and kind == "response":
-        violations += judge_custom_inputs_of_body(request, body)[0]
+        violations += judge_body_against_request(request, body)[0]
     return FileVerdict(name, kind, 0, violations)
 
 

@@ -25,11 +25,10 @@ from ..bodies.kinds import body_kind, judge_body
 from ..bodies.state import state_exercised
 from ..catalog import live as L
 from ..catalog.registry import Violation
-from ..sections.s1_7_custom_input import (
-    CUSTOM_INPUT_GRAMMAR,
-    declares_grammar,
-    judge_custom_inputs_of_body,
-    judge_custom_inputs_of_stream,
+from ..sections.against_request import (
+    judge_body_against_request,
+    judge_stream_against_request,
+    judged_against_request,
 )
 from ..sse.framing import SSEStreamValidator, parse_json
 from ..suite.http import HttpExchange
@@ -56,6 +55,7 @@ class Verdict:
     stream_events: int | None = None  # a stream's events, when they were not kept as evidence
     evidence: dict[str, Any] | None = None  # a WebSocket session's: its last frames
     not_judged: str = ""  # the answer was no verdict (authentication refused, …): why
+    omitted: dict[str, int] = field(default_factory=dict)  # check ID -> violations not kept
 
     @property
     def events(self) -> int:
@@ -168,7 +168,7 @@ class ExchangeJudge:
             self._exercised |= _declared(self.sse.exercised, self.profiles)
             self._violations += self.sse.violations
             if self._against_request():
-                self._against(*judge_custom_inputs_of_stream(info.body, self.sse.events))
+                self._against(*judge_stream_against_request(info.body, self.sse.events))
             if self._violations:  # the evidence: the violating events (decoded now, lazily)
                 ex.events = self.sse.events
             else:  # nothing to show: a clean stream's events are counted, not decoded again
@@ -188,12 +188,12 @@ class ExchangeJudge:
 
     def _against_request(self) -> bool:
         """Whether the answer is judged against its request (a create that declared a custom
-        tool's grammar: decoding a stream's events again is paid only then)."""
-        return self.info.kind == "responses.create" and declares_grammar(self.info.body)
+        tool's grammar or asked for reasoning state with ``include``: decoding a stream's
+        events again is paid only then)."""
+        return self.info.kind == "responses.create" and judged_against_request(self.info.body)
 
-    def _against(self, violations: list[Violation], judged: bool) -> None:
-        if judged:
-            self._exercised.add(CUSTOM_INPUT_GRAMMAR.id)
+    def _against(self, violations: list[Violation], applied: set[str]) -> None:
+        self._exercised |= applied
         self._violations += violations
 
     def _check(self, check: Any, ok: bool, *, expected: Any, actual: Any) -> None:
@@ -250,4 +250,4 @@ class ExchangeJudge:
             self._exercised |= state_exercised(body, kind)
         self._violations += judge_body(body, kind, profiles=self.profiles, max_output_tokens=limit)
         if kind == "response" and self._against_request():
-            self._against(*judge_custom_inputs_of_body(self.info.body, body))
+            self._against(*judge_body_against_request(self.info.body, body))

@@ -15,12 +15,18 @@ A section module holds, for the checks of one section of docs/spec.md:
 
 Adding a check to a section touches its module, and docs/spec.md if the clause is new.
 
+- :mod:`.s1_1_json_numbers` — §1.1 framing (``sse.data.json_number``: no ``NaN`` or
+  ``Infinity`` where RFC 8259 §6 has none; the rule is the judge's JSON parser's strict fallback);
 - :mod:`.s1_7_custom_input` — §1.7 custom tools (``response.custom_tool_call.grammar``: a
   call's input against the grammar its request declared; ``live.custom_tools.grammar_refused``,
   whose rule is the suite's case);
 - :mod:`.s2_1_sequence` — §2.1 sequence numbers (``stream.sequence.*``);
 - :mod:`.s2_3_one_response` — §2.3 one response (``stream.response.id_stable``,
   ``created_at_stable``);
+- :mod:`.s2_9_opaque` — §2.9 the output's opaque fields (``stream.output.opaque_consistent``:
+  non-empty in an item's ``output_item.done`` and in the terminal output alike);
+- :mod:`.s4_7_include` — §4.7 include (``response.reasoning.encrypted_content_included``: the
+  blob a request's ``include`` asked for, on every finished reasoning item);
 - :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.status``, ``ws.error.code``), judged
   by the session validator;
 - :mod:`.s8_7_connection_state` — §8.7 WebSocket connection state (``live.ws.*``: the rules are
@@ -29,6 +35,9 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   refusal and counts Codex's compaction items; the checks' failing examples are gateways in
   front of the mock (tests/suite/broken_client_servers.py).
 
+:mod:`.against_request` runs the rules that judge an answer against its request (§1.7, §4.7)
+for every judge that has the request.
+
 Public outputs list checks sorted by ID, so a section's checks may be declared before the rest of
 their catalogue module (``REGISTRY``'s order is not shown anywhere).
 """
@@ -36,9 +45,12 @@ their catalogue module (``REGISTRY``'s order is not shown anywhere).
 from __future__ import annotations
 
 from . import (
+    s1_1_json_numbers,
     s1_7_custom_input,
     s2_1_sequence,
     s2_3_one_response,
+    s2_9_opaque,
+    s4_7_include,
     s8_4_ws_errors,
     s8_7_connection_state,
     s9_clients,
@@ -47,9 +59,12 @@ from . import (
 __all__ = ["SECTIONS", "declare_examples"]
 
 SECTIONS = (
+    s1_1_json_numbers,
     s1_7_custom_input,
     s2_1_sequence,
     s2_3_one_response,
+    s2_9_opaque,
+    s4_7_include,
     s8_4_ws_errors,
     s8_7_connection_state,
     s9_clients,

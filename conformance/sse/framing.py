@@ -9,16 +9,18 @@ sans-I/O like the validator, so the CLI, the live suite and the load tests all d
 
 from __future__ import annotations
 
-import json
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import msgspec
 import orjson
 
 from .. import catalog as C
 from ..catalog.registry import Check, Violation
 from ..catalog.render import short
 from ..errors import ConformanceError
+from ..sections.s1_1_json_numbers import JSONNumberError, judge_numbers
 from ..validator import StreamValidator
 from ..validator.fastpath import FastPath, Lane
 from ..validator.model import MISSING
@@ -27,8 +29,11 @@ from .decoder import Record, SSEDecoder, SSELimitError
 __all__ = [
     "DEFAULT_MAX_EVENTS",
     "DEFAULT_MAX_EVENT_BYTES",
+    "MAX_JSON_DEPTH",
     "JSONDepthError",
+    "JSONNumberError",
     "SSEStreamValidator",
+    "json_too_deep",
     "parse_json",
 ]
 
@@ -36,22 +41,118 @@ DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 DEFAULT_MAX_EVENTS = 1_000_000
 
 
+MAX_JSON_DEPTH = 64
+"""The judge's nesting bound on every JSON it reads (SSE data, bodies, WebSocket frames, cassettes,
+``check FILE``), the same value as the servers' (docs/limits.md), checked before parsing: arrays
+and objects nested in one another, ``[]`` 1 level, ``{"a": [1]}`` 2. The deepest document of the
+recorded corpus nests 11 levels; past 64 a client's own parsers are near their limits (orjson
+writes 254 levels, Python's recursive walkers stop near 1,000 frames)."""
+
+# A JSON string, or an unterminated one up to the end; then any innermost empty pair.
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*\\?(?:"|\Z)', re.S)
+_ONLY_BRACKETS = bytes(range(256)).translate(None, b"[]{}")
+_INNERMOST = re.compile(rb"\[\]|\{\}")
+
+
 class JSONDepthError(ConformanceError, ValueError):
-    """JSON nested deeper than the parsers go (orjson stops at 1,024 levels, ``json`` near
-    Python's recursion limit)."""
+    """JSON nested past :data:`MAX_JSON_DEPTH` (or too deeply for the parsers to go)."""
+
+
+def json_too_deep(data: str | bytes, limit: int = MAX_JSON_DEPTH) -> bool:
+    """``data`` nests arrays and objects past ``limit`` outside its strings. Text with no more
+    opening brackets than ``limit`` (the count bounds the depth) is passed at once; else JSON
+    orjson reads (a C parser bounded at 1,024 levels) is walked for its depth, and other text
+    (not JSON to orjson, or deeper than it goes) is judged lexically
+    (:func:`_lexically_too_deep`)."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return _lexically_too_deep(raw, limit)
+    return nests_past(value, limit)
+
+
+def nests_past(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+    """A parsed JSON value nests arrays and objects past ``limit`` (``[]`` is 1 level); a walk
+    without recursion that stops at the first container too deep."""
+    if type(value) is not dict and type(value) is not list:
+        return False
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        for child in node.values() if type(node) is dict else node:
+            if type(child) is dict or type(child) is list:
+                stack.append((child, depth + 1))
+    return False
+
+
+def _lexically_too_deep(raw: bytes, limit: int) -> bool:
+    """Before any parse: the strings are cut out, every byte but a bracket dropped, and the
+    innermost pairs removed ``limit`` times (each pass is one level): a pair still left is one
+    level too many."""
+    brackets = _STRING.sub(b"", raw).translate(None, _ONLY_BRACKETS)
+    if brackets.count(b"[") + brackets.count(b"{") <= limit:
+        return False
+    for _ in range(limit):
+        brackets = _INNERMOST.sub(b"", brackets)
+        if not brackets:
+            return False
+    return _INNERMOST.search(brackets) is not None
 
 
 def parse_json(text: str | bytes) -> Any:
-    """orjson, falling back to the standard library for what orjson refuses but JSON allows
-    (integers beyond 64 bits); raises ``ValueError`` on text that is not JSON, and its subclass
-    :class:`JSONDepthError` on JSON nested too deeply to parse."""
+    """JSON as RFC 8259 has it: msgspec (as fast as orjson, and integers beyond 64 bits kept
+    exact where orjson rounds them to a double), falling back to the standard library for what
+    msgspec refuses but JSON allows (a lone surrogate escape); raises ``ValueError`` on text
+    that is not JSON, its subclass :class:`JSONNumberError` on a number JSON does not have
+    (``NaN``, ``Infinity``: ``sse.data.json_number``; ``1e400`` is JSON and reads as infinity), and :class:`JSONDepthError`
+    on JSON nested past :data:`MAX_JSON_DEPTH`. Text with more opening brackets than the bound
+    is judged for depth before it is walked anywhere: after the C parsers read it (they are
+    bounded), or lexically when it is not JSON to them."""
+    if type(text) is str:
+        candidate = text.count("[") + text.count("{") > MAX_JSON_DEPTH
+    else:
+        candidate = text.count(b"[") + text.count(b"{") > MAX_JSON_DEPTH
     try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
+        value = _parse(text)
+    except JSONDepthError:
+        raise
+    except ValueError:
+        if candidate and json_too_deep(text):
+            raise _too_deep() from None
+        raise
+    if candidate and nests_past(value):
+        raise _too_deep()
+    return value
+
+
+def _too_deep() -> JSONDepthError:
+    return JSONDepthError(
+        f"JSON nested too deeply: more than {MAX_JSON_DEPTH} levels (the judge's limit)"
+    )
+
+
+def _parse(text: str | bytes) -> Any:
+    try:
+        return _decode(text)
+    except msgspec.DecodeError:
+        pass
+    except RecursionError:
         try:
-            return json.loads(text)
-        except RecursionError:
-            raise JSONDepthError("JSON nested too deeply to parse") from None
+            return orjson.loads(text)  # msgspec nests as deep as Python recurses, orjson 1,024
+        except orjson.JSONDecodeError:
+            pass
+    try:
+        return judge_numbers(text)
+    except RecursionError:
+        raise JSONDepthError("JSON nested too deeply to parse") from None
+
+
+_decode = msgspec.json.Decoder().decode
 
 
 class SSEStreamValidator:
@@ -171,7 +272,7 @@ class SSEStreamValidator:
         out = self.validator.exercised | {v.check_id for v in self.framing}
         if self.validator.events:
             out |= {
-                "sse.data.json", "sse.event_name.present", "sse.limit.event_size",
+                "sse.data.json", "sse.data.json_number", "sse.event_name.present", "sse.limit.event_size",
                 "sse.limit.event_count", "sse.limit.depth",
             }  # fmt: skip
             if self.validator.events > self._missing_name:
@@ -351,9 +452,12 @@ class SSEStreamValidator:
         if len(record) == 2 and not self.done_seen:
             raw_name, data = record
             try:
-                event = orjson.loads(data)
-            except orjson.JSONDecodeError:
+                event = _decode(data)
+            except (msgspec.DecodeError, RecursionError):
                 event = None
+            else:  # past the nesting bound: the full path below reports it (sse.limit.depth)
+                if data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH and nests_past(event):
+                    event = None
             if type(event) is dict and raw_name is not None:
                 name = _NAMES.get(raw_name) or self._name(raw_name)
                 if event.get("type") == name:
@@ -419,6 +523,10 @@ class SSEStreamValidator:
             if isinstance(exc, JSONDepthError):
                 v = self._framing(
                     C.SSE_LIMIT_DEPTH, index, "JSON the judge can parse", _head(data), str(exc)
+                )
+            elif isinstance(exc, JSONNumberError):
+                v = self._framing(
+                    C.SSE_DATA_JSON_NUMBER, index, "JSON numbers only", _head(data), str(exc)
                 )
             else:
                 v = self._framing(

@@ -48,6 +48,7 @@ class HttpExchange:
     status: int | None = None
     content_type: str = ""
     body: Any = None  # parsed JSON of a non-stream body, or None
+    is_json: bool = False  # the body parsed as JSON (``body`` is None for JSON ``null`` too)
     text: str = ""  # the body's first characters when it is not JSON
     events: list[Any] = field(default_factory=list)  # decoded stream events, in order
     validator: SSEStreamValidator | None = None
@@ -294,6 +295,7 @@ class TargetClient:
             return
         try:
             ex.body = parse_json(bytes(data))
+            ex.is_json = True
         except ValueError:
             ex.text = bytes(data[:2000]).decode("utf-8", "replace")
 

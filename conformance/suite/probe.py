@@ -26,11 +26,10 @@ from ..bodies.state import state_exercised
 from ..catalog import live as L
 from ..catalog.registry import REGISTRY, Check, Violation, with_family
 from ..errors import CaseControl
-from ..sections.s1_7_custom_input import (
-    CUSTOM_INPUT_GRAMMAR,
-    declares_grammar,
-    judge_custom_inputs_of_body,
-    judge_custom_inputs_of_stream,
+from ..sections.against_request import (
+    judge_body_against_request,
+    judge_stream_against_request,
+    judged_against_request,
 )
 from ..sse.framing import SSEStreamValidator
 from ..validator.exercised import error_exercised, response_exercised
@@ -357,15 +356,15 @@ class Probe:
 
     def _against_request(self, request: Any, ex: HttpExchange) -> None:
         """The answer to a create judged against the request itself: a custom tool's input
-        against the grammar the request declared (``response.custom_tool_call.grammar``)."""
-        if not declares_grammar(request):
+        against the grammar the request declared (``response.custom_tool_call.grammar``), the
+        reasoning state its ``include`` asked for (``response.reasoning.encrypted_content_included``)."""
+        if not judged_against_request(request):
             return
         if ex.stream:
-            violations, judged = judge_custom_inputs_of_stream(request, ex.events)
+            violations, applied = judge_stream_against_request(request, ex.events)
         else:
-            violations, judged = judge_custom_inputs_of_body(request, ex.body)
-        if judged:
-            self.record.exercised.add(CUSTOM_INPUT_GRAMMAR.id)
+            violations, applied = judge_body_against_request(request, ex.body)
+        self.record.exercised |= applied
         for v in violations:
             self._find(v, ex)
 

@@ -9,6 +9,7 @@ from typing import Any
 from .. import catalog as C
 from ..bodies.objects import deep_equal_except_opaque
 from ..catalog.render import short
+from ..sections.s2_9_opaque import judge_opaque_pair
 from .model import MISSING, Item, Part
 from .state import StreamState
 from .tables import PART_TEXT_FIELD, VALUE_STREAMS
@@ -29,6 +30,11 @@ def check_output(
         # finished by then are not in it at all. Only items seen finished can be compared,
         # by their index (failed or not: positions would pair them with the missing ones).
         for item in done:
+            if item.output_index < len(output):
+                judge_opaque_pair(
+                    state, item.done_item, output[item.output_index], index,
+                    f"response.output[{item.output_index}]",
+                )  # fmt: skip
             if item.output_index >= len(output) or not deep_equal_except_opaque(
                 output[item.output_index], item.done_item
             ):
@@ -45,6 +51,10 @@ def check_output(
     if failed:
         # Open items may stay unfinished on failure; the finished ones must be there as sent.
         for pos, item in enumerate(done):
+            if pos < len(output):
+                judge_opaque_pair(
+                    state, item.done_item, output[pos], index, f"response.output[{pos}]"
+                )
             if pos < len(output) and not deep_equal_except_opaque(output[pos], item.done_item):
                 state._report(
                     C.OUTPUT_EQUALS_ITEMS,
@@ -63,6 +73,7 @@ def check_output(
             path="response.output",
         )
     for pos, (have, item) in enumerate(zip(output, done, strict=False)):
+        judge_opaque_pair(state, item.done_item, have, index, f"response.output[{pos}]")
         if not deep_equal_except_opaque(have, item.done_item):
             state._report(
                 C.OUTPUT_EQUALS_ITEMS,

@@ -177,7 +177,12 @@ class StreamValidator(StreamState):
                     etype,
                     message=f"`error` at event #{self._error_at}",
                 )
-        if self.terminal_type is not None:
+        if self.terminal_type is not None and (
+            etype in self._predicates or etype in self._known_types or etype in NONSTANDARD
+        ):
+            # §2.2: no protocol event after the terminal one. An undocumented event real
+            # traffic sends there (OpenAI's `response.rate_limits.updated`, April 2026) is no
+            # protocol event: `event.type.known` (INFO) names it, as anywhere else.
             self._report(
                 C.LIFECYCLE_AFTER_TERMINAL,
                 index,

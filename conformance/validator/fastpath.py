@@ -33,7 +33,12 @@ from .tables import (
     fits_for,
 )
 
-__all__ = ["FastPath", "Lane", "Record", "fast_table"]
+__all__ = ["FULL_PATH_BRACKETS", "FastPath", "Lane", "Record", "fast_table"]
+
+# An event with more opening brackets than the judge's nesting bound (``MAX_JSON_DEPTH`` in
+# conformance/sse/framing.py, which imports this module) may nest past it: such an event takes the
+# full path, which checks the bound exactly.
+FULL_PATH_BRACKETS = 64
 
 # Members as module globals: on Python 3.11 each `Phase.X` is a descriptor call, ≈8× a global.
 _IN_PROGRESS = Phase.IN_PROGRESS
@@ -88,6 +93,8 @@ def _lane(
         nonlocal expect
         if state.events != expect:
             return MISSING  # the full path judged an event since (routes were made afresh)
+        if data.count(b"{") + data.count(b"[") > FULL_PATH_BRACKETS:
+            return MISSING
         try:
             typed = decode(data)
         except (ValueError, RecursionError):
@@ -231,10 +238,13 @@ class FastPath:
                             route = NO_ROUTE if name is None else self._raw_route(state, raw, name)
                         oi, item_id, _key, index, _valid, target, decode, get = route
                     if decode is not None:
-                        try:
-                            typed = decode(record[1])
-                        except (ValueError, RecursionError):
-                            typed = False
+                        payload = record[1]
+                        typed: Any = False
+                        if payload.count(b"{") + payload.count(b"[") <= FULL_PATH_BRACKETS:
+                            try:
+                                typed = decode(payload)
+                            except (ValueError, RecursionError):
+                                typed = False
                         if (
                             typed
                             and typed.sequence_number == seq

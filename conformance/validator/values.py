@@ -98,7 +98,10 @@ def on_value_done(state: StreamState, event: Mapping[str, Any], index: int) -> N
         done[0] = ""
         return
     done[0] = value
-    if not item.known:
+    if not item.known or not deltas:
+        # §2.8: a value may arrive whole in its `.done`, with no delta at all (OpenAI's Codex
+        # backend sends function-call arguments so; clients take a call from its
+        # `output_item.done`). Deltas that were sent join to the `.done` value.
         return
     streamed = "".join(deltas)
     deltas.clear()

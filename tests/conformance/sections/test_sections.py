@@ -15,7 +15,8 @@ from conformance.catalog.registry import REGISTRY, Check
 from conformance.examples import EXAMPLES, Sample
 from conformance.examples.live import LIVE_SERVERS
 from conformance.sections import SECTIONS
-from conformance.sections.s1_7_custom_input import judge_custom_inputs_of_stream
+from conformance.sections.against_request import judge_stream_against_request
+from conformance.sse.framing import SSEStreamValidator
 from conformance.validator import StreamValidator
 from conformance.websocket import SessionValidator
 
@@ -74,6 +75,12 @@ def test_a_sections_check_has_its_clause_examples_and_rule_in_one_place(
         assert LIVE_SERVERS[check.id] == example.failing.build()
         assert example.passing.build() == "mock"
         return
+    if kind == "sse":  # a framing rule (§1.1): the SSE layer in front of the validator judges it
+        bad_sse, good_sse = _sse(example.failing), _sse(example.passing)
+        assert check.id in {v.check_id for v in bad_sse.violations}
+        assert check.id not in {v.check_id for v in good_sse.violations}
+        assert check.id in bad_sse.exercised and check.id in good_sse.exercised
+        return
     assert kind == "stream"
     if example.failing.request is not None:
         _judged_against_its_request(check, example.failing, example.passing)
@@ -85,6 +92,13 @@ def test_a_sections_check_has_its_clause_examples_and_rule_in_one_place(
     assert failing.coverage is not None and passing.coverage is not None
     assert check.id in failing.coverage.applied and check.id in passing.coverage.applied
     assert check.id in passing.exercised
+
+
+def _sse(sample: Sample) -> SSEStreamValidator:
+    validator = SSEStreamValidator(profiles=sample.profiles, coverage=True)
+    validator.feed(sample.build())
+    validator.close()
+    return validator
 
 
 def _session(sample: Sample) -> SessionValidator:
@@ -99,10 +113,10 @@ def _judged_against_its_request(check: Check, failing: Sample, passing: Sample) 
     """A rule that needs the request too (the suite, the proxy and cassettes have it): it
     reports on the failing stream, not on the near miss, and says it judged both."""
     assert passing.request is not None
-    bad, bad_judged = judge_custom_inputs_of_stream(failing.request, failing.build())
-    good, good_judged = judge_custom_inputs_of_stream(passing.request, passing.build())
-    assert check.id in {v.check_id for v in bad} and bad_judged
-    assert check.id not in {v.check_id for v in good} and good_judged
+    bad, bad_applied = judge_stream_against_request(failing.request, failing.build())
+    good, good_applied = judge_stream_against_request(passing.request, passing.build())
+    assert check.id in {v.check_id for v in bad} and check.id in bad_applied
+    assert check.id not in {v.check_id for v in good} and check.id in good_applied
     # the stream alone is clean: without its request the rule has nothing to judge
     assert check.id not in {v.check_id for v in _judge(failing).violations}
 
@@ -117,6 +131,15 @@ def _exercised(events: list[dict[str, Any]]) -> set[str]:
 
 _SEQUENCE = {"stream.sequence.present", "stream.sequence.start", "stream.sequence.contiguous"}
 _IDENTITY = {"stream.response.id_stable", "stream.response.created_at_stable"}
+_OPAQUE = "stream.output.opaque_consistent"
+
+
+def _carries_opaque(events: list[dict[str, Any]]) -> bool:
+    return any(
+        e.get("type") == "response.output_item.done"
+        and any(e["item"].get(k) is not None for k in ("encrypted_content", "fingerprint"))
+        for e in events
+    )
 
 
 def test_real_streams_exercise_the_section_checks_as_before() -> None:
@@ -128,14 +151,16 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
         for _, c in _CHECKS
         if EXAMPLES[c.id].failing.kind == "stream" and EXAMPLES[c.id].failing.request is None
     }
-    assert stream_checks == _SEQUENCE | _IDENTITY
+    assert stream_checks == _SEQUENCE | _IDENTITY | {_OPAQUE}
     for recording in load_recordings():
         assert _exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
         one = _exercised(recording.events[:1])
         assert one >= _SEQUENCE and not _IDENTITY & one, recording.name
         if all("response" in e for e in recording.events[:2]):
             assert _exercised(recording.events[:2]) >= _IDENTITY, recording.name
-    assert not (_SEQUENCE | _IDENTITY) & _exercised([])
+        # the opaque rule: applied exactly where an item carries an opaque value (25 items)
+        assert (_OPAQUE in _exercised(recording.events)) == _carries_opaque(recording.events)
+    assert not (_SEQUENCE | _IDENTITY | {_OPAQUE}) & _exercised([])
 
 
 def test_a_stream_of_untyped_events_applied_the_sequence_rule() -> None:

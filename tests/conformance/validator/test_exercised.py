@@ -12,9 +12,9 @@ import pytest
 from conformance.bodies.state import state_exercised
 from conformance.examples import EXAMPLES, Sample
 from conformance.examples import build as B
-from conformance.sections.s1_7_custom_input import (
-    judge_custom_inputs_of_body,
-    judge_custom_inputs_of_stream,
+from conformance.sections.against_request import (
+    judge_body_against_request,
+    judge_stream_against_request,
 )
 from conformance.sse.framing import SSEStreamValidator
 from conformance.validator import StreamValidator
@@ -26,14 +26,10 @@ def exercised(sample: Sample) -> set[str]:
     data: Any = sample.build()
     if sample.request is not None:  # a rule that judges an answer against its request
         judge = (
-            judge_custom_inputs_of_stream
-            if sample.kind == "stream"
-            else judge_custom_inputs_of_body
+            judge_stream_against_request if sample.kind == "stream" else judge_body_against_request
         )
-        _, judged = judge(sample.request, data)
-        return _stream_or_body(sample, data) | (
-            {"response.custom_tool_call.grammar"} if judged else set()
-        )
+        _, applied = judge(sample.request, data)
+        return _stream_or_body(sample, data) | applied
     return _stream_or_body(sample, data)
 
 

@@ -311,12 +311,46 @@ def _rule_error_restated(original: Sequence[Event], mutant: Sequence[Event]) -> 
     return False
 
 
+# Rule "a value whole in its .done". docs/spec.md §2.8 (issue #32): a single-valued stream
+# (arguments, custom tool input, MCP arguments, interpreter code, patch diffs, shell commands) may
+# deliver its value whole in its `.done` with no delta at all — OpenAI's Codex backend sends
+# function-call arguments so (pi #2745). Dropping the *only* delta of such a value leaves exactly
+# that stream. Dropping one of several deltas is not covered (the deltas no longer join to the
+# `.done`: `stream.text.deltas_equal_done`).
+_SINGLE_VALUED = (
+    "response.function_call_arguments.", "response.custom_tool_call_input.",
+    "response.mcp_call_arguments.", "response.code_interpreter_call_code.",
+    "response.apply_patch_call_operation_diff.", "response.shell_call_command.",
+)  # fmt: skip
+
+
+def _value_key(event: Event) -> tuple[Any, ...] | None:
+    etype = str(event.get("type"))
+    if not etype.endswith(".delta") or not etype.startswith(_SINGLE_VALUED):
+        return None
+    return etype, event.get("item_id"), event.get("output_index"), event.get("command_index")
+
+
+def _rule_value_whole_in_done(original: Sequence[Event], mutant: Sequence[Event]) -> bool:
+    if len(mutant) != len(original) - 1 or not _numbered_like(original, mutant):
+        return False
+    stripped = [_strip(e) for e in mutant]
+    for k, event in enumerate(original):
+        key = _value_key(event)
+        if key is None or sum(_value_key(e) == key for e in original) != 1:
+            continue
+        if [_strip(e) for e in (*original[:k], *original[k + 1 :])] == stripped:
+            return True
+    return False
+
+
 EQUIVALENCE_RULES: dict[str, Callable[[Sequence[Event], Sequence[Event]], bool]] = {
     "opaque field": _rule_opaque_field,
     "usage detail within bounds": _rule_usage_detail_within_bounds,
     "hosted-tool progress event": _rule_progress_event,
     "annotation among its part's deltas": _rule_annotation_position,
     "error event before response.failed": _rule_error_restated,
+    "a value whole in its .done": _rule_value_whole_in_done,
 }
 
 
