@@ -101,6 +101,13 @@ def _parser() -> argparse.ArgumentParser:
         "table",
     )
     r.add_argument(
+        "--harness",
+        action="store_true",
+        help="also run the real clients against every target (responses-conformance clients: "
+        "Codex, the Agents SDK, the Vercel AI SDK, openai-python, openai-node); SUMMARY.md gets "
+        "a 'Works with' table, each failure with the client's own error",
+    )
+    r.add_argument(
         "--skip-missing",
         action="store_true",
         help="exit 0 with a note when SGLang's CPU set-up is not in the tree",
@@ -212,6 +219,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         slice_name=args.slice,
         probe=not args.no_probe,
         clients=args.clients,
+        harness=args.harness,
     )
     record = run(targets, opts, _log)
     summary = write_summary(args.out, record)

@@ -57,6 +57,10 @@ class RunOptions:
     # judge each target on the client profiles too, in a run of its own (asked, not claimed:
     # its matrix verdict stays that of its claims; docs/vendors/matrix-notes.md, "Clients")
     clients: bool = False
+    # run the real clients too (responses-conformance clients): "works with Codex / the Agents
+    # SDK / the Vercel AI SDK / the openai SDKs", evidence beside the verdict, never in it
+    harness: bool = False
+    harness_clients: tuple[str, ...] = ()  # the harness's clients to run (empty: all)
 
 
 def judge_command() -> list[str]:
@@ -128,9 +132,56 @@ def _suite(spec: TargetSpec, launched: Launched, opts: RunOptions, log: Log) -> 
     }
     if opts.clients:
         result["clients"] = _clients(spec, launched, opts, log)
+    if opts.harness:
+        result["harness"] = _harness(spec, launched, opts, log)
     if opts.probe:
         result.update(_probe(spec, launched, log))
     return result
+
+
+def _harness(spec: TargetSpec, launched: Launched, opts: RunOptions, log: Log) -> dict[str, Any]:
+    """The real clients (``responses-conformance clients``) against the target, into
+    ``targets/<name>/harness/``: per client whether it works, and each failed flow with the
+    client's own error."""
+    report = opts.out / "targets" / spec.name / "harness"
+    report.mkdir(parents=True, exist_ok=True)
+    flags = ["--base-url", suite_base_url(spec, launched), "--model", launched.model]
+    if launched.api_key:
+        flags += ["--api-key-env", KEY_ENV]
+    if opts.harness_clients:
+        flags += ["--client", ",".join(opts.harness_clients)]
+    args = ["clients", *flags, "--name", spec.name, "--report-dir", str(report)]
+    env = clean_env({KEY_ENV: launched.api_key} if launched.api_key else None)
+    log(f"running the real clients against {spec.name}")
+    started = time.monotonic()
+    with (report / "harness.log").open("w") as console:
+        done = subprocess.run(
+            [*judge_command(), *args], stdout=console, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL, env=env, cwd=opts.repo, check=False,
+        )  # fmt: skip
+    clients: dict[str, Any] = {}
+    index = report / "index.json"
+    if index.is_file():
+        for target in json.loads(index.read_text()).get("targets", {}).values():
+            for name, client in target.get("clients", {}).items():
+                failures = {
+                    flow: entry.get("reason", "")
+                    for flow, entry in client.get("flows", {}).items()
+                    if entry.get("outcome") != "pass"
+                }
+                clients[name] = {
+                    "verdict": client.get("harness", ""),
+                    "reason": client.get("reason"),
+                    "failures": failures,
+                }
+    shown = " ".join(flags).replace(suite_base_url(spec, launched), "$BASE_URL")
+    return {
+        "exit_code": done.returncode,
+        "harness_s": round(time.monotonic() - started, 1),
+        "command": f"responses-conformance clients {shown}",
+        "index": str(index),
+        "clients": clients,
+    }
 
 
 CLIENT_PROFILES = tuple(_CLIENT_PROFILES)

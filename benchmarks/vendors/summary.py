@@ -271,6 +271,51 @@ def _evidence(target: str, cid: str, outcome: dict[str, Any], check: dict[str, A
     return lines
 
 
+_HARNESS_COLUMNS = (
+    ("codex", "Codex"),
+    ("agents-sdk", "Agents SDK"),
+    ("vercel-ai", "Vercel AI SDK"),
+    ("openai-python", "openai (Python)"),
+    ("openai-node", "openai (Node)"),
+)
+
+
+def harness_table(run: dict[str, Any]) -> list[str]:
+    """Per target (rows) and real client (columns): *works* when every flow of the client
+    passed against the target (``--harness``), else the failed flows in bold with the client's
+    own error, cut; *unavailable* when the client could not be installed (no verdict)."""
+    judged = {n: m["harness"] for n, m in run.get("targets", {}).items() if m.get("harness")}
+    if not judged:
+        return []
+    lines = [
+        "| target | " + " | ".join(title for _, title in _HARNESS_COLUMNS) + " |",
+        "|---|" + "---|" * len(_HARNESS_COLUMNS),
+    ]
+    for name, result in judged.items():
+        cells = []
+        for client, _ in _HARNESS_COLUMNS:
+            found = result.get("clients", {}).get(client)
+            if found is None:
+                cells.append("–")
+            elif found.get("verdict") == "pass":
+                cells.append("works")
+            elif found.get("verdict") == "fail":
+                failed = [
+                    f"**{flow}**: {_cut(str(why), 90)}"
+                    for flow, why in sorted(found.get("failures", {}).items())
+                ]
+                cells.append("fails: " + "; ".join(failed))
+            else:
+                cells.append("unavailable")
+        cells = [c.replace("|", "\\|").replace("\n", " ") for c in cells]
+        lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def client_table(run: dict[str, Any]) -> list[str]:
     """Per target (rows) and client (columns): whether the requests that client sends are
     accepted and served — *accepts* when every check of its profile that the run exercised
@@ -387,6 +432,19 @@ def render_summary(index: dict[str, Any], run: dict[str, Any], *, title: str = "
             "row's command reproduces it.",
             "",
             *clients,
+        ]
+    harness = harness_table(run)
+    if harness:
+        lines += [
+            "",
+            "## Works with (the real clients)",
+            "",
+            "Each target run with the real clients (`--harness`: `responses-conformance "
+            "clients`, docs/cli.md): whether Codex, the Agents SDK, the Vercel AI SDK and the "
+            "openai SDKs work against it, each failed flow with the client's own error. Not part "
+            "of the verdict above; the evidence is in `targets/<name>/harness/index.json`.",
+            "",
+            *harness,
         ]
     lines += ["", "## What each target claims", ""]
     for name, meta in run.get("targets", {}).items():

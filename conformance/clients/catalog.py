@@ -51,6 +51,12 @@ CLIENTS: dict[str, ClientSpec] = {
                     "compacts once and still recalls the fact [3]",
                     10,
                 ),
+                FlowSpec(
+                    "compaction-remote",
+                    "the same with a provider named OpenAI: remote compaction v2 (a "
+                    "compaction_trigger item, one compaction output item) [3]",
+                    10,
+                ),
             ),
             node_dir="codex", marker="node_modules/@openai/codex/bin/codex.js", min_node=18,
         ),
@@ -70,8 +76,19 @@ CLIENTS: dict[str, ClientSpec] = {
         ClientSpec(
             "vercel-ai", "Vercel AI SDK", "node", ("ai", "@ai-sdk/openai"),
             (
-                FlowSpec("generate-text", "generateText with a tool, stepCountIs(4) [2]", 8),
+                FlowSpec(
+                    "generate-text",
+                    "generateText with a tool, stepCountIs(4), the provider options of the "
+                    "captured reasoning flow [2]",
+                    8,
+                ),
                 FlowSpec("stream-text", "streamText with a tool, stepCountIs(4) [2]", 8),
+                FlowSpec(
+                    "two-turns",
+                    "generateText with a tool (store: true), then a second turn on its "
+                    "messages: the stored output sent as item_reference items [3]",
+                    10,
+                ),
             ),
             node_dir="js", marker="node_modules/ai/package.json",
         ),
@@ -79,8 +96,18 @@ CLIENTS: dict[str, ClientSpec] = {
             "openai-python", "openai (Python)", "python",
             ("openai[realtime]==3.63.0",),  # [realtime]: the websockets responses.connect() needs
             (
-                FlowSpec("stream", "responses.stream, then get_final_response [1]", 4),
-                FlowSpec("tools", "a function call, its output sent back (store: false) [2]", 6),
+                FlowSpec(
+                    "stream",
+                    "responses.stream, get_final_response, then a stream chained on it at once "
+                    "(previous_response_id) [2]",
+                    6,
+                ),
+                FlowSpec(
+                    "tools",
+                    "a function call, its output sent back (store: false), with the "
+                    "parameters of the captured function-tools flow [2]",
+                    6,
+                ),
                 FlowSpec("parse", "responses.parse into a pydantic model [1]", 4),
                 FlowSpec("connect", "responses.connect(): one response over WebSocket [1]", 4),
             ),
@@ -88,8 +115,18 @@ CLIENTS: dict[str, ClientSpec] = {
         ClientSpec(
             "openai-node", "openai (Node)", "node", ("openai",),
             (
-                FlowSpec("stream", "responses.stream, then finalResponse [1]", 4),
-                FlowSpec("tools", "a function call, its output sent back (store: false) [2]", 6),
+                FlowSpec(
+                    "stream",
+                    "responses.stream, finalResponse, then a stream chained on it at once "
+                    "(previous_response_id) [2]",
+                    6,
+                ),
+                FlowSpec(
+                    "tools",
+                    "a function call, its output sent back (store: false), with the "
+                    "parameters of the captured function-tools flow [2]",
+                    6,
+                ),
                 FlowSpec("parse", "responses.parse with zodTextFormat [1]", 4),
                 FlowSpec("websocket", "ResponsesWS: one response over WebSocket [1]", 4),
             ),

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -17,6 +20,7 @@ from ..cli_options import (
     seconds,
 )
 from ..exit_codes import EXIT_BROKEN
+from ..suite.targets import Target
 from .catalog import CLIENTS, DEFAULT_DEADLINE
 
 __all__ = ["add_subcommand", "cmd_clients"]
@@ -55,6 +59,8 @@ def _epilog() -> str:
         "  responses-conformance clients                       # every client against the mock",
         "  responses-conformance clients --base-url http://127.0.0.1:8000 --model Qwen/Qwen3-8B \\",
         "      --client codex,openai-python --report-dir reports/clients",
+        "  responses-conformance clients --client openai-python --with-profiles",
+        "      # and the client:openai-python profile beside it: the agreement table",
     ]
     return "\n".join(lines)
 
@@ -100,8 +106,27 @@ def add_subcommand(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="run the Python clients with this interpreter and the openai / openai-agents it "
         "has (default: the pinned versions, from this Python when it has them, else the cache)",
     )  # fmt: skip
+    p.add_argument(
+        "--with-profiles", action="store_true",
+        help="also run each client's client:X profile (run --profile client:X -k clients) on the "
+        "same server, and print and report the agreement table: profile verdict x harness "
+        "verdict per client (a disagreement is a missing or wrong check of the profile)",
+    )  # fmt: skip
     p.add_argument("--report-dir", metavar="DIR", help="write index.json, junit.xml, report.html")
     add_format(p)
+
+
+@contextmanager
+def resolved_target(target: Target) -> Iterator[Target]:
+    """The target with its base URL: the embedded mock started once, so that the harness and
+    the profiles (--with-profiles) judge the same server."""
+    if not target.embedded:
+        yield target
+        return
+    from ..suite.embedded import EmbeddedMock
+
+    with EmbeddedMock() as mock:
+        yield replace(target.with_base_url(mock.base_url), embedded=False)
 
 
 def _names(values: list[str] | None) -> list[str]:
@@ -111,8 +136,10 @@ def _names(values: list[str] | None) -> list[str]:
 def cmd_clients(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from cassettes.redaction import Redactor
 
+    from ..suite.embedded import EmbeddedMockError
     from ..suite.reporting import report_dir_problem
     from ..suite.targets import TargetError, flag_target
+    from .agreement import fill, profile_verdicts, table_lines
     from .install import Installer, default_cache
     from .report import build_index, write_reports
     from .results import FlowResult
@@ -167,10 +194,21 @@ def cmd_clients(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         console.flush()
 
     console.write(f"clients: {', '.join(chosen)} -> {target.shown_url()}\n")
-    result = run_clients(
-        target, chosen, installer=installer, deadline=deadline, redactor=redactor,
-        flows=flows, on_flow=said,
-    )  # fmt: skip
+    try:
+        with resolved_target(target) as resolved:
+            result = run_clients(
+                resolved, chosen, installer=installer, deadline=deadline, redactor=redactor,
+                flows=flows, on_flow=said,
+            )  # fmt: skip
+            result.target = target if target.embedded else result.target
+            profiles = None
+            if args.with_profiles and result.status == "ran":
+                console.write("profiles: " + ", ".join(f"client:{c}" for c in chosen) + "\n")
+                console.flush()
+                profiles = profile_verdicts(resolved, chosen)
+    except EmbeddedMockError as exc:
+        err.write(f"{name}: {exc}\n")
+        return EXIT_BROKEN
     if result.status != "ran":
         err.write(redactor.text(f"{name}: {result.target.name}: {result.reason}\n"))
     for client in result.clients:
@@ -182,8 +220,13 @@ def cmd_clients(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         + (f", {counts['unavailable']} client(s) unavailable" if counts["unavailable"] else "")
         + f" ({counts['flows']} flows of {counts['clients']} clients, {result.duration:.1f} s)\n"
     )
+    index = build_index([result])
+    if profiles is not None:
+        fill(index, result.target.name, profiles)
+        if profiles.status != "ran":
+            err.write(redactor.text(f"{name}: profiles: {profiles.status}: {profiles.reason}\n"))
+        console.write("\n" + redactor.text("\n".join(table_lines(index))) + "\n")
     if args.report_dir or json_out:
-        index = build_index([result])
         if args.report_dir:
             try:
                 paths = write_reports(index, args.report_dir, redactor)

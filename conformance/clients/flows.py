@@ -40,7 +40,13 @@ class StepResult:
     events: list[dict[str, Any]] = field(default_factory=list)  # Codex's --json lines
 
 
-def codex_config(home: Path, base_url: str, model: str) -> None:
+# A provider named "OpenAI" is OpenAI's own to Codex: it compacts remotely (remote compaction
+# v2: a `compaction_trigger` item, `x-codex-beta-features: remote_compaction_v2`) where a custom
+# provider has a summarizing turn of its own (the captured compaction-remote-v2 flow).
+_PROVIDER_NAMES = {"compaction-remote": "OpenAI"}
+
+
+def codex_config(home: Path, base_url: str, model: str, flow: str = "") -> None:
     """A throwaway ``CODEX_HOME`` whose provider is the relay (Responses wire API, no retries:
     a failure is the server's answer, not hidden behind a retry)."""
     home.mkdir(parents=True, exist_ok=True)
@@ -48,7 +54,7 @@ def codex_config(home: Path, base_url: str, model: str) -> None:
         f"model = {json.dumps(model)}",
         'model_provider = "target"',
         "[model_providers.target]",
-        'name = "target"',
+        f"name = {json.dumps(_PROVIDER_NAMES.get(flow, 'target'))}",
         f"base_url = {json.dumps(base_url)}",
         'wire_api = "responses"',
         'env_key = "OPENAI_API_KEY"',
@@ -87,6 +93,7 @@ def commands(spec: ClientSpec, flow: FlowSpec, installed: Installed, root: Path)
             (*limit, "resume", "--last", "What was the code word I asked you to remember?"),
         ],
     }
+    prompts["compaction-remote"] = prompts["compaction"]
     return [_codex(installed, work, *p) for p in prompts[flow.name]]
 
 
@@ -170,7 +177,7 @@ def judge(
     elif flow.name == "exec-resume":
         if not any("ada" in a.lower() for a in answers):
             return f"the resumed turn lost the first: {answers[-1][:200]!r}"
-    elif flow.name == "compaction":
+    elif flow.name in ("compaction", "compaction-remote"):
         if requests < 3:
             return f"no compaction: {requests} request(s) for two turns (a compaction is a third)"
         if not any("plum" in a.lower() for a in answers):

@@ -2,10 +2,13 @@
 
 - ``index.json`` — ``targets → name → clients → client → flows → flow → outcome`` with evidence
   (format :data:`FORMAT`); each client has ``harness`` (its flows' verdict) and ``profile`` (the
-  ``client:X`` profile's verdict, ``null`` until set beside it);
+  ``client:X`` profile's verdict, ``null`` until set beside it); with ``--with-profiles`` each
+  target has ``agreement`` too (:func:`.agreement.fill`: the counts, and per client both
+  verdicts with the profile's failing checks);
 - ``junit.xml`` — a test suite per target and client, a test case per flow; a failed flow's
   message is the client's own error, its text the evidence;
-- ``report.html`` — a matrix of client flows × targets, the evidence of every failure below it.
+- ``report.html`` — a matrix of client flows × targets, the agreement table when there is one,
+  the evidence of every failure below it.
 """
 
 from __future__ import annotations
@@ -149,7 +152,35 @@ def render_html(index: dict[str, Any]) -> str:
         "<!doctype html><html><head><meta charset='utf-8'><title>responses-conformance clients"
         f"</title><style>{_CSS}</style></head><body><h1>Real clients</h1>"
         f"<table><tr><th>client</th><th>flow</th>{head}</tr>{''.join(body)}</table>"
-        f"<ul>{versions}</ul>{''.join(details)}</body></html>\n"
+        f"<ul>{versions}</ul>{_agreement_html(index)}{''.join(details)}</body></html>\n"
+    )
+
+
+def _agreement_html(index: dict[str, Any]) -> str:
+    """The agreement table (``clients --with-profiles``): per target and client, the
+    ``client:X`` profile's verdict beside the harness's."""
+    esc = html.escape
+    rows = []
+    for tname, target in index["targets"].items():
+        table = target.get("agreement")
+        if table is None:
+            continue
+        for cname, row in table["clients"].items():
+            agrees = {True: "yes", False: "NO", None: "-"}[row["agrees"]]
+            cls = {True: "pass", False: "fail", None: "not_judged"}[row["agrees"]]
+            failing = ", ".join(row["profile_failing"])
+            rows.append(
+                f"<tr><td>{esc(tname)}</td><td>{esc(cname)}</td>"
+                f'<td class="{esc(row["profile"])}">{esc(row["profile"])}</td>'
+                f'<td class="{esc(row["harness"])}">{esc(row["harness"])}</td>'
+                f'<td class="{cls}">{agrees}</td><td>{esc(failing)}</td></tr>'
+            )
+    if not rows:
+        return ""
+    return (
+        "<h2>Profile verdict × harness verdict</h2><table><tr><th>target</th><th>client</th>"
+        "<th>client:X profile</th><th>harness</th><th>agree</th><th>profile's failing checks"
+        f"</th></tr>{''.join(rows)}</table>"
     )
 
 

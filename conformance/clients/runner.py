@@ -129,7 +129,7 @@ def _run_flow(
         home = root / "home"
         home.mkdir()
         if spec.kind == "codex":
-            codex_config(home, relay.base_url, target.model)
+            codex_config(home, relay.base_url, target.model, flow.name)
         env = _env(target, relay.base_url, home)
         steps: list[StepResult] = []
         stop_why: str | None = None

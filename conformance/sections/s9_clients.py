@@ -18,7 +18,8 @@ the client, replayed against the target (:mod:`conformance.suite.replay`). Per c
   yields exactly one ``compaction`` output item;
 - ``response_parses`` / ``stream_parses`` (the Vercel AI SDK) — what its provider's zod schemas
   require of a Response and of each streamed event it knows;
-- ``stream_completed`` (the Agents SDK) — a streamed turn ends in ``response.completed``.
+- ``stream_completed`` (the Agents SDK, openai-python, Codex; the Vercel AI SDK when the turn
+  calls a tool) — a streamed turn ends in ``response.completed``.
 
 The rule here is sans-I/O: :func:`locate` finds what a refusal names, :func:`removals` lists the
 variants of a request to try when it names nothing, :func:`check_for` maps a location to the
@@ -39,8 +40,12 @@ __all__ = [
     "CHAIN_AFTER_STREAM",
     "CLIENT_CHECKS",
     "CODEX_COMPACTION_ONE_ITEM",
+    "CODEX_STREAM_COMPLETED",
     "NAMES",
+    "OPENAI_PYTHON_STREAM_COMPLETED",
+    "STREAM_COMPLETED",
     "VERCEL_RESPONSE_PARSES",
+    "VERCEL_STREAM_COMPLETED",
     "VERCEL_STREAM_PARSES",
     "check_for",
     "compaction_items",
@@ -129,7 +134,8 @@ VERCEL_STREAM_PARSES = register(
     f"§9.3 [CLIENT] {_VERCEL_SOURCE} (openaiResponsesChunkSchema)",
     "every streamed event the Vercel AI SDK knows matches its provider's chunk schema "
     "(`response.created` with `id`, `created_at`, `model`; an item's `id` on "
-    "`output_item.added` / `.done`, a done `function_call` `completed`; a terminal response's "
+    "`output_item.added` / `.done`, a done `function_call`'s `status` (`in_progress`, "
+    "`completed` or `incomplete`); a terminal response's "
     "numeric `usage` tokens): one that does not falls to its unknown-chunk fallback and is "
     "dropped (the tool call, the usage, the finish reason lost)",
     profile="client:vercel-ai",
@@ -146,13 +152,52 @@ AGENTS_STREAM_COMPLETED = register(
     profile="client:agents-sdk",
 )
 
+OPENAI_PYTHON_STREAM_COMPLETED = register(
+    "live.client.openai_python.stream_completed",
+    Level.MUST,
+    "§9.3 [CLIENT] openai-python 3.63 src/openai/lib/streaming/responses/_responses.py",
+    "a response openai-python streams ends in `response.completed`: its `responses.stream` "
+    "helper keeps the final response from that event alone, and `get_final_response()` raises "
+    '"Didn\'t receive a `response.completed` event." after `response.incomplete` or '
+    "`response.failed`",
+    profile="client:openai-python",
+)
+
+CODEX_STREAM_COMPLETED = register(
+    "live.client.codex.stream_completed",
+    Level.MUST,
+    "§9.3 [CLIENT] codex-rs/codex-api/src/sse/responses.rs (response.incomplete)",
+    "a turn Codex streams ends in `response.completed`: on `response.incomplete` the turn fails "
+    '("Incomplete response returned, reason: max_output_tokens")',
+    profile="client:codex",
+)
+
+VERCEL_STREAM_COMPLETED = register(
+    "live.client.vercel_ai.stream_completed",
+    Level.MUST,
+    f"§9.3 [CLIENT] {_VERCEL_SOURCE}; packages/openai/src/responses/"
+    "map-openai-responses-finish-reason.ts",
+    "a turn the Vercel AI SDK streams that calls a tool ends in `response.completed`: on "
+    "`response.incomplete` (`max_output_tokens`) the provider's finish reason is `length`, not "
+    "`tool-calls`, and the tool is not run",
+    profile="client:vercel-ai",
+)
+
+# client → the check that its streamed turns end in `response.completed`
+STREAM_COMPLETED: dict[str, Check] = {
+    "agents-sdk": AGENTS_STREAM_COMPLETED,
+    "codex": CODEX_STREAM_COMPLETED,
+    "openai-python": OPENAI_PYTHON_STREAM_COMPLETED,
+    "vercel-ai": VERCEL_STREAM_COMPLETED,
+}
+
 CLIENT_CHECKS: dict[str, tuple[Check, ...]] = {
     client: (
         *parts.values(),
         *([CHAIN_AFTER_STREAM[client]] if client in CHAIN_AFTER_STREAM else []),
         *([CODEX_COMPACTION_ONE_ITEM] if client == "codex" else []),
         *([VERCEL_RESPONSE_PARSES, VERCEL_STREAM_PARSES] if client == "vercel-ai" else []),
-        *([AGENTS_STREAM_COMPLETED] if client == "agents-sdk" else []),
+        *([STREAM_COMPLETED[client]] if client in STREAM_COMPLETED else []),
     )
     for client, parts in ACCEPTANCE.items()
 }
@@ -387,6 +432,7 @@ def vercel_response_problems(response: Mapping[str, Any]) -> list[str]:
     return problems + _usage(response.get("usage"), "usage", required=False)
 
 
+_CALL_STATUSES = ("in_progress", "completed", "incomplete")
 _ADDED_ITEMS: dict[str, dict[str, str]] = {
     "message": {"id": _STR},
     "reasoning": {"id": _STR},
@@ -413,13 +459,16 @@ def vercel_chunk_problem(event: Mapping[str, Any]) -> str | None:
         if not isinstance(item, dict) or item.get("type") not in _ADDED_ITEMS:
             return None  # the other item types have entries of their own, not judged here
         found = _missing(item, _ADDED_ITEMS[item["type"]], "item")
+        # @ai-sdk/openai 4.0.126: `status: z.enum(["in_progress", "completed", "incomplete"])`
+        # (a done call `in_progress` parses: the real client runs its tool, issue #34's table)
         if (
             kind == "response.output_item.done"
             and item["type"] == "function_call"
-            and item.get("status") != "completed"
+            and item.get("status") not in _CALL_STATUSES
         ):
             found.append(
-                f"a done function_call's status is {item.get('status')!r}, not 'completed'"
+                f"a done function_call's status is {item.get('status')!r}, not one of "
+                "in_progress, completed, incomplete"
             )
         return "; ".join(found) or None
     if kind == "response.output_text.delta":
@@ -450,15 +499,16 @@ def declare_examples() -> None:
     )
     live(
         VERCEL_STREAM_PARSES.id,
-        "function_call_done_in_progress",
-        "a server whose streamed function calls say `in_progress` in `output_item.done`",
+        "function_call_done_without_status",
+        "a server whose streamed function calls have no `status` in `output_item.done`",
     )
-    live(
-        AGENTS_STREAM_COMPLETED.id,
-        "streams_end_incomplete",
-        "a server that ends its streams with `response.incomplete` (its own output limit) where "
-        "OpenAI completes",
-    )
+    for check in STREAM_COMPLETED.values():
+        live(
+            check.id,
+            "streams_end_incomplete",
+            "a server that ends its streams with `response.incomplete` (its own output limit) "
+            "where OpenAI completes",
+        )
     live(
         CODEX_COMPACTION_ONE_ITEM.id,
         "compaction_turn_as_message",

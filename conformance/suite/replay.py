@@ -8,7 +8,8 @@ the target's model substituted and every name an earlier answer bound (``<resp_1
 replies are cut: they only made the client compact when it was captured). An assistant message
 replayed with the id of a message the target returned gets the ``phase`` the target gave it, as
 the clients that replay output items whole do (codex-rs ``ResponseItem::Message``, the Agents
-SDK's ``to_input_item``).
+SDK's ``to_input_item``); so does an assistant message without an id that the Agents SDK's
+conversation session adds to a conversation (the last answer's message).
 
 Every answer goes through the judge (the probe). A refusal is located (:func:`locate`, then
 :func:`removals`: the request resent without one part at a time) and fails the client's check
@@ -50,7 +51,7 @@ _NOT_SENT = frozenset(
         "openai-project", "content-type", "accept", "accept-encoding", "content-length", "host",
     }
 )  # fmt: skip
-_AGENTS_TERMINAL = frozenset(
+_TERMINAL = frozenset(
     {"response.completed", "response.incomplete", "response.failed", "error", "response.error"}
 )
 CHAIN_LINKS = 2  # more streamed links after a chain on a streamed parent
@@ -73,6 +74,7 @@ class FlowReplay:
         self.stand_ins: dict[str, str] = {}  # name → a value of the replay's own
         self.streamed: set[str] = set()  # ids of responses the target streamed
         self.items: dict[str, dict[str, Any]] = {}  # output items the target returned, by id
+        self.last_messages: list[dict[str, Any]] = []  # the last answer's assistant messages
         self.who = S.NAMES[flow.client][0]
 
     # ------------------------------------------------------------------ names
@@ -120,21 +122,26 @@ class FlowReplay:
                 self.bound[name] = actual[kind].pop(0)
 
     def _keep_items(self, response: Mapping[str, Any] | None) -> None:
-        for item in (response or {}).get("output") or ():
-            if isinstance(item, dict) and isinstance(item.get("id"), str):
+        output = [i for i in (response or {}).get("output") or () if isinstance(i, dict)]
+        for item in output:
+            if isinstance(item.get("id"), str):
                 self.items[item["id"]] = item
+        if output:
+            self.last_messages = [i for i in output if _assistant_message(i)]
 
     def _with_phase(self, body: dict[str, Any]) -> None:
         for item in body.get("input") or ():
-            if (
-                isinstance(item, dict)
-                and item.get("type", "message") == "message"
-                and item.get("role") == "assistant"
-                and "phase" not in item
-            ):
+            if _assistant_message(item) and "phase" not in item:
                 returned = self.items.get(str(item.get("id")))
                 if returned is not None and returned.get("phase") is not None:
                     item["phase"] = returned["phase"]
+        # The Agents SDK's OpenAIConversationsSession adds the turn's output to the conversation
+        # whole but for its id (agents/memory/openai_conversations_session.py add_items, items
+        # from to_input_item): an assistant message with no id there is the last answer's.
+        fresh = [i for i in body.get("items") or () if _assistant_message(i) and "id" not in i]
+        for item, returned in zip(fresh, self.last_messages, strict=False):
+            if "phase" not in item and returned.get("phase") is not None:
+                item["phase"] = returned["phase"]
 
     # ------------------------------------------------------------------ the flow
 
@@ -244,8 +251,8 @@ class FlowReplay:
             self.streamed.add(response["id"])
         if self.flow.client == "vercel-ai" and ex.ok:
             self.vercel_parses(ex, response)
-        if self.flow.client == "agents-sdk" and ex.stream and ex.ok:
-            self.agents_completed(ex)
+        if self.flow.client in S.STREAM_COMPLETED and ex.stream and ex.ok:
+            self.stream_completed(ex)
         if isinstance(body, dict) and _compaction_turn(body) and self.flow.client == "codex":
             self.compaction(ex, response)
         if parent in self.streamed and ex.stream and self.flow.client in S.CHAIN_AFTER_STREAM:
@@ -379,12 +386,22 @@ class FlowReplay:
                 expected="a Response the provider's schema parses", actual="; ".join(problems[:3]),
             )  # fmt: skip
 
-    def agents_completed(self, ex: HttpExchange) -> None:
-        """The Agents SDK's streamed turn needs `response.completed` (else it raises)."""
+    def stream_completed(self, ex: HttpExchange) -> None:
+        """The Agents SDK's streamed turn, openai-python's ``responses.stream`` and Codex's turn
+        need `response.completed` (else they raise); the Vercel AI SDK runs a streamed tool call
+        only then."""
         kinds = [e.get("type") for e in ex.events if isinstance(e, dict)]
-        ends = [k for k in kinds if k in _AGENTS_TERMINAL]
+        ends = [k for k in kinds if k in _TERMINAL]
+        if self.flow.client == "vercel-ai" and not any(
+            isinstance(e, dict)
+            and e.get("type") == "response.output_item.done"
+            and isinstance(e.get("item"), dict)
+            and e["item"].get("type") == "function_call"
+            for e in ex.events
+        ):
+            return  # without a tool call, `length` is only the finish reason it shows
         self.probe.require(
-            S.AGENTS_STREAM_COMPLETED, ends[-1:] == ["response.completed"], ex,
+            S.STREAM_COMPLETED[self.flow.client], ends[-1:] == ["response.completed"], ex,
             expected="the stream ends in response.completed",
             actual=f"its terminal events: {ends or 'none'}",
         )  # fmt: skip
@@ -486,6 +503,14 @@ def _short(script: str, limit: int = 200) -> str:
         return node
 
     return json.dumps(cut(value))
+
+
+def _assistant_message(item: Any) -> bool:
+    return (
+        isinstance(item, dict)
+        and item.get("type", "message") == "message"
+        and item.get("role") == "assistant"
+    )
 
 
 def _compaction_turn(body: Mapping[str, Any]) -> bool:

@@ -113,8 +113,9 @@ def test_every_client_and_flow_passes_against_the_mock(
     outcomes = _outcomes(doc)
     failed = {k: v.get("reason") for k, v in outcomes.items() if v["outcome"] != "pass"}
     assert code == 0, (failed, err[-2000:])
-    assert set(outcomes) == ALL_FLOWS and len(ALL_FLOWS) == 18
+    assert set(outcomes) == ALL_FLOWS and len(ALL_FLOWS) == 20
     assert outcomes["codex/compaction"]["requests"] == 3  # turn, compaction, turn
+    assert outcomes["codex/compaction-remote"]["requests"] == 3
 
 
 def test_a_gateway_refusing_what_only_codex_sends_fails_codex_alone(
@@ -134,12 +135,12 @@ def test_a_gateway_refusing_what_only_codex_sends_fails_codex_alone(
     assert code == 1, err[-2000:]
     codex = {k: v for k, v in outcomes.items() if k.startswith("codex/")}
     others = {k: v for k, v in outcomes.items() if not k.startswith("codex/")}
-    assert len(codex) == 5 and all(v["outcome"] == "fail" for v in codex.values())
+    assert len(codex) == 6 and all(v["outcome"] == "fail" for v in codex.values())
     for name, flow in codex.items():
         refused = [r for r in flow["evidence"]["last_requests"] if r["status"] == 400]
         assert refused and "Unsupported parameter: 'client_metadata'" in refused[-1]["body"], name
         assert "client_metadata" in flow["reason"], (name, flow["reason"])  # Codex's own words
     assert {k: v["outcome"] for k, v in others.items()} == dict.fromkeys(others, "pass")
-    assert gateway.refused >= 5
+    assert gateway.refused >= 6
     junit = (tmp_path / "junit.xml").read_text()
-    assert junit.count("<failure") == 5
+    assert junit.count("<failure") == 6

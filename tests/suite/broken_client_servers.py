@@ -192,7 +192,7 @@ def _phase_on_messages(items: list[Any]) -> None:
 def refuses_phase() -> ASGIApp:
     """The upstream's `phase` on output messages reaches the client; the gateway's validator
     refuses it on the assistant message the client replays (`Unknown parameter:
-    'input[3].phase'`)."""
+    'input[3].phase'`), or adds to a conversation (the Agents SDK's session: `items[0].phase`)."""
 
     def on_json(method: str, path: str, status: int, body: Any) -> tuple[int, Any]:
         if isinstance(body, dict) and isinstance(body.get("output"), list):
@@ -308,13 +308,14 @@ def output_text_without_annotations() -> ASGIApp:
     return Rewriter(mock_app(), on_json=on_json)
 
 
-def function_call_done_in_progress() -> ASGIApp:
-    """Streamed function calls whose `output_item.done` says `in_progress`, which the Vercel
-    provider's chunk schema does not match: the call is dropped as an unknown chunk."""
+def function_call_done_without_status() -> ASGIApp:
+    """Streamed function calls whose `output_item.done` has no `status`, which the Vercel
+    provider's chunk schema requires (`in_progress`, `completed` or `incomplete`): the call is
+    dropped as an unknown chunk. (A done call `in_progress` parses: the real client runs it.)"""
 
     def stay(item: Any) -> None:
         if isinstance(item, dict) and item.get("type") == "function_call":
-            item["status"] = "in_progress"
+            item.pop("status", None)
 
     def on_sse(method: str, path: str, events: Events) -> Events:
         for e in events:
@@ -329,7 +330,9 @@ def function_call_done_in_progress() -> ASGIApp:
 
 def streams_end_incomplete() -> ASGIApp:
     """Streams that end in `response.incomplete` (the server's own output limit) where OpenAI
-    completes: the Agents SDK raises on it."""
+    completes: the Agents SDK raises on it, and so do openai-python's `responses.stream`
+    (`get_final_response()`) and Codex ("Incomplete response returned"); the Vercel AI SDK's
+    finish reason is `length`, and it does not run the tool the turn called."""
 
     def on_sse(method: str, path: str, events: Events) -> Events:
         for e in events:
@@ -380,18 +383,20 @@ CLIENT_LIVE: dict[str, Broken] = {
     "refuses_namespace_tools": Broken(
         refuses_namespace_tools, "clients", _ALL_CLIENTS, _ids("codex.tools")),
     "refuses_phase": Broken(
-        refuses_phase, "clients", _ALL_CLIENTS, _ids("codex.input_items")),
+        refuses_phase, "clients", _ALL_CLIENTS, _ids("codex.input_items", "agents_sdk.input_items")),
     "loses_streamed_parent": Broken(
         loses_streamed_parent, "clients", _ALL_CLIENTS,
         _ids("openai_python.chain_after_stream", "openai_node.chain_after_stream")),
     "output_text_without_annotations": Broken(
         output_text_without_annotations, "clients", _ALL_CLIENTS,
         _ids("vercel_ai.response_parses") | {"response.schema.required"}),
-    "function_call_done_in_progress": Broken(
-        function_call_done_in_progress, "clients", _ALL_CLIENTS,
+    "function_call_done_without_status": Broken(
+        function_call_done_without_status, "clients", _ALL_CLIENTS,
         _ids("vercel_ai.stream_parses") | {"stream.output.equals_items"}),
     "streams_end_incomplete": Broken(
-        streams_end_incomplete, "clients", _ALL_CLIENTS, _ids("agents_sdk.stream_completed")),
+        streams_end_incomplete, "clients", _ALL_CLIENTS,
+        _ids("agents_sdk.stream_completed", "openai_python.stream_completed",
+             "codex.stream_completed", "vercel_ai.stream_completed")),
     "compaction_turn_as_message": Broken(
         compaction_turn_as_message, "clients", _ALL_CLIENTS, _ids("codex.compaction_one_item")),
 }  # fmt: skip

@@ -56,13 +56,31 @@ def openai_python(flow: str) -> str:
                 deltas += event.type == "response.output_text.delta"
             final = stream.get_final_response()
         _text(final.output_text, "responses.stream")
-        return f"{deltas} text deltas, status {final.status}"
+        # then chained on the streamed response at once, as the captured stream flow does
+        with client.responses.stream(
+            model=MODEL, input="And again.", previous_response_id=final.id
+        ) as again:
+            for event in again:
+                deltas += event.type == "response.output_text.delta"
+            chained = again.get_final_response()
+        _text(chained.output_text, "responses.stream chained on the streamed response")
+        return f"{deltas} text deltas, status {chained.status}, chained on {final.id}"
     if flow == "tools":
+        # the parameters of the captured function-tools flow (scripts/client_capture): the
+        # client:openai-python profile judges them, so the client runs with them here too
         first = client.responses.create(
             model=MODEL,
             input=ASK_WEATHER,
             tools=[WEATHER_TOOL],
             store=False,
+            prompt_cache_key="app-cache-1",
+            prompt_cache_retention="24h",
+            safety_identifier="user-1234",
+            service_tier="auto",
+            truncation="auto",
+            text={"verbosity": "low"},
+            reasoning={"effort": "low", "summary": "auto"},
+            include=["reasoning.encrypted_content"],
         )
         calls = [i for i in first.output if i.type == "function_call"]
         if not calls:
@@ -78,6 +96,7 @@ def openai_python(flow: str) -> str:
             input=history,
             tools=[WEATHER_TOOL],
             store=False,
+            include=["reasoning.encrypted_content"],
         )
         _text(second.output_text, "the answer after the tool output")
         return f"{len(calls)} call(s), then an answer"

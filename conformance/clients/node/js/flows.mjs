@@ -41,10 +41,36 @@ async function vercel() {
     }),
   };
   if (flow === 'generate-text') {
-    const result = await generateText({ model, tools, stopWhen: stepCountIs(4), prompt: ASK_WEATHER });
+    // the provider options of the captured reasoning flow (scripts/client_capture): the
+    // client:vercel-ai profile judges them, so the client runs with them here too
+    const providerOptions = {
+      openai: {
+        reasoningEffort: 'low', reasoningSummary: 'auto', store: false, textVerbosity: 'low',
+        serviceTier: 'auto', promptCacheKey: 'app-cache-1', safetyIdentifier: 'user-1234',
+        parallelToolCalls: false, user: 'user-1234', metadata: { app: 'capture' },
+      },
+    };
+    const result = await generateText({ model, tools, stopWhen: stepCountIs(4), prompt: ASK_WEATHER, providerOptions });
     if (!called.length) throw new FlowFailed(`the model did not call get_weather: ${result.text.slice(0, 200)}`);
     needText(result.text, 'generateText');
     return `get_weather(${called[0]}), ${result.steps.length} steps`;
+  }
+  if (flow === 'two-turns') {
+    // the captured item-references flow: a second turn on the first's messages, store: true
+    // (the provider sends the stored output as item_reference items)
+    const first = await generateText({
+      model, tools, stopWhen: stepCountIs(4), prompt: ASK_WEATHER,
+      providerOptions: { openai: { store: true, reasoningSummary: 'auto' } },
+    });
+    if (!called.length) throw new FlowFailed(`the model did not call get_weather: ${first.text.slice(0, 200)}`);
+    const second = await generateText({
+      model,
+      messages: [{ role: 'user', content: ASK_WEATHER }, ...first.response.messages,
+        { role: 'user', content: 'Thanks. And tomorrow?' }],
+      providerOptions: { openai: { store: true } },
+    });
+    needText(second.text, 'the second generateText');
+    return `get_weather(${called[0]}), then a second turn`;
   }
   if (flow === 'stream-text') {
     let failure;
@@ -88,15 +114,26 @@ async function openaiNode() {
     for await (const event of stream) if (event.type === 'response.output_text.delta') deltas++;
     const final = await stream.finalResponse();
     needText(final.output_text, 'responses.stream');
-    return `${deltas} text deltas, status ${final.status}`;
+    // then chained on the streamed response at once, as the captured stream flow does
+    const again = openai.responses.stream({ model: MODEL, input: 'And again.', previous_response_id: final.id });
+    for await (const event of again) if (event.type === 'response.output_text.delta') deltas++;
+    const next = await again.finalResponse();
+    needText(next.output_text, 'responses.stream chained on the streamed response');
+    return `${deltas} text deltas, status ${next.status}, chained on ${final.id}`;
   }
   if (flow === 'tools') {
-    const first = await openai.responses.create({ model: MODEL, input: ASK_WEATHER, tools: [weatherTool], store: false });
+    // the parameters of the captured function-tools flow (scripts/client_capture): the
+    // client:openai-node profile judges them, so the client runs with them here too
+    const first = await openai.responses.create({
+      model: MODEL, input: ASK_WEATHER, tools: [weatherTool], store: false,
+      include: ['reasoning.encrypted_content'], reasoning: { effort: 'low', summary: 'auto' },
+      prompt_cache_key: 'app-cache-1', safety_identifier: 'user-1234',
+    });
     const calls = first.output.filter((item) => item.type === 'function_call');
     if (!calls.length) throw new FlowFailed(`the model did not call get_weather: ${first.output_text.slice(0, 200)}`);
     const input = [{ role: 'user', content: ASK_WEATHER }, ...first.output];
     for (const call of calls) input.push({ type: 'function_call_output', call_id: call.call_id, output: 'Sunny, 21 C.' });
-    const second = await openai.responses.create({ model: MODEL, input, tools: [weatherTool], store: false });
+    const second = await openai.responses.create({ model: MODEL, input, tools: [weatherTool], store: false, include: ['reasoning.encrypted_content'] });
     needText(second.output_text, 'the answer after the tool output');
     return `${calls.length} call(s), then an answer`;
   }
