@@ -113,7 +113,7 @@ def parse_json(text: str | bytes) -> Any:
     on JSON nested past :data:`MAX_JSON_DEPTH`. Text with more opening brackets than the bound
     is judged for depth before it is walked anywhere: after the C parsers read it (they are
     bounded), or lexically when it is not JSON to them."""
-    if type(text) is str:
+    if isinstance(text, str):
         candidate = text.count("[") + text.count("{") > MAX_JSON_DEPTH
     else:
         candidate = text.count(b"[") + text.count(b"{") > MAX_JSON_DEPTH
