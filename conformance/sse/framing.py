@@ -22,7 +22,7 @@ from ..catalog.render import short
 from ..errors import ConformanceError
 from ..sections.s1_1_json_numbers import JSONNumberError, judge_numbers
 from ..validator import StreamValidator
-from ..validator.fastpath import FastPath, Lane
+from ..validator.fastpath import FastPath, Lane, _shallow
 from ..validator.model import MISSING
 from .decoder import Record, SSEDecoder, SSELimitError
 
@@ -456,7 +456,11 @@ class SSEStreamValidator:
             except (msgspec.DecodeError, RecursionError):
                 event = None
             else:  # past the nesting bound: the full path below reports it (sse.limit.depth)
-                if data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH and nests_past(event):
+                if (
+                    not _shallow(data)
+                    and data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH
+                    and nests_past(event)
+                ):
                     event = None
             if type(event) is dict and raw_name is not None:
                 name = _NAMES.get(raw_name) or self._name(raw_name)

@@ -40,6 +40,14 @@ __all__ = ["FULL_PATH_BRACKETS", "FastPath", "Lane", "Record", "fast_table"]
 # full path, which checks the bound exactly.
 FULL_PATH_BRACKETS = 64
 
+
+def _shallow(data: bytes) -> bool:
+    """No ``{`` after the first byte and at most one ``[``: nested two levels at most, found with
+    three ``memchr`` scans — counting the brackets of every delta cost the fast path a fifth of
+    its speed (``bytes.count`` reads every byte)."""
+    return data.find(b"{", 1) < 0 and data.find(b"[", data.find(b"[") + 1) < 0
+
+
 # Members as module globals: on Python 3.11 each `Phase.X` is a descriptor call, ≈8× a global.
 _IN_PROGRESS = Phase.IN_PROGRESS
 _CONTENT_SLOT, _SUMMARY_SLOT, _VALUE_SLOT = Slot.CONTENT, Slot.SUMMARY, Slot.VALUE
@@ -93,7 +101,10 @@ def _lane(
         nonlocal expect
         if state.events != expect:
             return MISSING  # the full path judged an event since (routes were made afresh)
-        if data.count(b"{") + data.count(b"[") > FULL_PATH_BRACKETS:
+        if (  # _shallow, inlined (a call per delta costs)
+            (data.find(b"{", 1) >= 0 or data.find(b"[", data.find(b"[") + 1) >= 0)
+            and data.count(b"{") + data.count(b"[") > FULL_PATH_BRACKETS
+        ):
             return MISSING
         try:
             typed = decode(data)
@@ -240,7 +251,10 @@ class FastPath:
                     if decode is not None:
                         payload = record[1]
                         typed: Any = False
-                        if payload.count(b"{") + payload.count(b"[") <= FULL_PATH_BRACKETS:
+                        if (  # _shallow, inlined (a call per delta costs)
+                            payload.find(b"{", 1) < 0
+                            and payload.find(b"[", payload.find(b"[") + 1) < 0
+                        ) or payload.count(b"{") + payload.count(b"[") <= FULL_PATH_BRACKETS:
                             try:
                                 typed = decode(payload)
                             except (ValueError, RecursionError):
