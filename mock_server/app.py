@@ -28,7 +28,9 @@ from mock_server.websocket import websocket_admission
 from reference_impl.engine import GenerationRequest
 from reference_impl.request.prompts import PromptRegistry
 from reference_impl.sealing import Sealer
+from reference_impl.server import ServerLimits
 from reference_impl.service.app import create_app
+from reference_impl.service.websocket import WebSocketLimits
 from reference_impl.stores.base import ResponseStore, StoreLimits
 from reference_impl.stores.options import DEFAULT_STORE_TTL, replica_for
 from reference_impl.stores.options import make_store as reference_store
@@ -74,6 +76,9 @@ class MockSettings:
     replay: ReplaySettings | None = None  # serve a cassette (mock_server/replay.py)
     replica_id: str | None = None  # enters every id: replicas sharing a store never collide
     store_limits: StoreLimits = field(default_factory=StoreLimits)  # caps (--store-max-*)
+    # Timeouts, frame size and shutdown (--head-timeout, ...; reference_impl/server.py)
+    server_limits: ServerLimits = field(default_factory=ServerLimits)
+    websocket_limits: WebSocketLimits = field(default_factory=WebSocketLimits)  # --ws-*-bytes
 
 
 def seed_sealer(seed: int) -> Sealer:
@@ -134,6 +139,7 @@ class MockServer:
             api_key=settings.api_key,
             max_body_bytes=settings.max_body_bytes,
             hints=request_hints,
+            websocket_limits=settings.websocket_limits,
             websocket_admit=lambda ws, raw, body: websocket_admission(
                 self.middleware, ws, raw, body
             ),

@@ -31,7 +31,14 @@ from mock_server.scenarios import SCENARIOS
 from mock_server.workers import check_workers, serve_workers
 from reference_impl.request.prompts import PromptFileError, PromptRegistry
 from reference_impl.server import bind, serve_socket
-from reference_impl.server_options import OneLineParser, add_bind_options, required_api_key
+from reference_impl.server_options import (
+    OneLineParser,
+    add_bind_options,
+    add_hardening_options,
+    required_api_key,
+    server_limits,
+)
+from reference_impl.service.websocket import WebSocketLimits
 from reference_impl.stores.base import DEFAULT_MAX_RESPONSES
 from reference_impl.stores.options import add_retention_options, limits_from
 
@@ -176,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="inject a fault (see above); repeatable",
     )
     _cassette_options(parser)
+    add_hardening_options(parser)
     parser.add_argument(
         "--log-level",
         default="warning",
@@ -353,6 +361,11 @@ def settings_from(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
         replay=replay,
         replica_id=args.replica_id,
         store_limits=limits_from(args),
+        # A WebSocket message is held to the HTTP body limit (issue #39)
+        server_limits=server_limits(args, args.max_body_bytes),
+        websocket_limits=WebSocketLimits(
+            connection_bytes=args.ws_connection_bytes, server_bytes=args.ws_server_bytes
+        ),
     )
 
 
@@ -408,7 +421,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"responses-mock: --store {settings.store}: {error}", file=sys.stderr)
         return 2
     quiet_dropped_connections()
-    serve_socket(server.app, sock, args.log_level)
+    serve_socket(server.app, sock, args.log_level, settings.server_limits)
     return 0
 
 

@@ -92,12 +92,16 @@ def _weight(byte: int) -> int:
 _WEIGHTS = tuple(_weight(b) for b in range(256))
 
 
-def generate(syntax: str, definition: str, rng: random.Random) -> str:
+def generate(
+    syntax: str, definition: str, rng: random.Random, *, length: tuple[int, int] | None = None
+) -> str:
     """A text ``definition`` (a grammar in ``syntax``, LLGuidance's dialect) accepts, drawn with
     ``rng``; :class:`GrammarError` when LLGuidance cannot compile it or no text is found within
-    the bounds (module docstring)."""
+    the bounds (module docstring). ``length``: the range the walk's target length is drawn
+    from, in bytes, instead of :data:`MIN_TARGET` to :data:`MAX_TARGET` (a JSON Schema string's
+    ``minLength`` / ``maxLength``; the walk still stops only where the grammar accepts)."""
     grammar = compile_grammar(syntax, definition)
-    walk = _Walk(grammar.matcher(), rng, _hints(syntax, definition))
+    walk = _Walk(grammar.matcher(), rng, _hints(syntax, definition), length)
     data = walk.run()
     try:
         return data.decode()
@@ -118,12 +122,18 @@ def accepts(syntax: str, definition: str, text: str) -> bool:
 class _Walk:
     """One draw: a matcher moved byte by byte, with what it wrote."""
 
-    def __init__(self, matcher: llguidance.LLMatcher, rng: random.Random, hints: _Hints) -> None:
+    def __init__(
+        self,
+        matcher: llguidance.LLMatcher,
+        rng: random.Random,
+        hints: _Hints,
+        length: tuple[int, int] | None = None,
+    ) -> None:
         self.matcher = matcher
         self.hints = hints
         self.rng = rng
         self.out = bytearray()
-        self.target = rng.randint(MIN_TARGET, MAX_TARGET)
+        self.target = rng.randint(*(length or (MIN_TARGET, MAX_TARGET)))
         self.expansions = 0
         self.word = rng.randint(3, 9)  # letters and digits in a row before other bytes gain
         self.deadline = time.monotonic() + DEADLINE_S

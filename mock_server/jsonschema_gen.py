@@ -24,16 +24,25 @@ Supported (drafts 4 to 2020-12 as tool schemas use them):
   other branches and another branch tried if it matches more than one), ``allOf`` (merged),
   ``not`` (checked, other branches tried).
 
-Not supported: ``pattern`` / ``patternProperties`` (regexes are not inverted; a ``pattern`` string
-gets a plain value), ``if``/``then``/``else``, ``dependentRequired`` / ``dependentSchemas``,
-``contains``, remote ``$ref``. :func:`conforms` is the small checker used for ``oneOf``/``not``;
-it knows the same keywords.
+- ``pattern``: drawn by :mod:`mock_server.grammar_gen` as a grammar-constrained model writes it,
+  the pattern read in LLGuidance's regex dialect (Rust ``regex``, the one OpenAI's strict schemas
+  run on), its ``^``/``$`` anchors taken off (JSON Schema's ``pattern`` searches; the whole
+  drawn text matching is one way to contain a match); each draw checked with ``re.search`` and
+  the length bounds, a few draws tried, then :class:`SchemaError`.
+
+Every value :func:`generate` returns is checked against its schema first (:func:`conforms`, a
+few draws tried, then :class:`SchemaError`): a value the schema refuses is never sent.
+
+Not supported: ``patternProperties``, ``if``/``then``/``else``, ``dependentRequired`` /
+``dependentSchemas``, ``contains``, remote ``$ref``. :func:`conforms` is the small checker used
+for ``oneOf``/``not`` and for the final check; it knows the same keywords.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -89,7 +98,14 @@ def generate(
     ``number`` values as integers where the bounds allow one (a client may parse them so)."""
     gen = _Gen(rng, schema if root is None else root)
     gen.given, gen.required_only, gen.whole_numbers = given, required_only, whole_numbers
-    return gen.value(schema, 0, "value")
+    for _ in range(_DRAWS):
+        value = gen.value(schema, 0, "value")
+        if conforms(value, schema, gen.root):
+            return value
+    raise SchemaError(f"no value drawn in {_DRAWS} tries satisfies the schema")
+
+
+_DRAWS = 4  # whole values drawn before giving up (each is checked against the schema)
 
 
 class _Gen:
@@ -246,6 +262,9 @@ class _Gen:
         return out
 
     def string(self, schema: Mapping[str, Any], name: str) -> str:
+        pattern = schema.get("pattern")
+        if isinstance(pattern, str):
+            return _matching(pattern, schema, self.rng)
         fmt = schema.get("format")
         text = _formatted(fmt, self.rng) if fmt else None
         if text is None:
@@ -287,6 +306,51 @@ class _Gen:
         lo, hi = _bounds(schema, integer=False)
         value = round(lo + (hi - lo) * self.rng.random(), 2)
         return min(max(value, lo), hi) if lo <= value <= hi else lo
+
+
+def _matching(pattern: str, schema: Mapping[str, Any], rng: random.Random) -> str:
+    """A string ``pattern`` finds a match in, within the length bounds (module docstring)."""
+    from mock_server.grammar_gen import GrammarError
+    from mock_server.grammar_gen import generate as generate_text
+
+    body = _unanchored(pattern)
+    lo, hi = int(schema.get("minLength", 0)), schema.get("maxLength")
+    # The walk's target: a short value, as a model writes one, within the length bounds.
+    low = max(lo, 1)
+    length = (low, max(low, min(int(hi), _PATTERN_TARGET) if hi is not None else _PATTERN_TARGET))
+    why = "no draw within the length bounds"
+    for _ in range(_DRAWS * 2):
+        try:
+            text = generate_text("regex", body, rng, length=length)
+        except GrammarError as error:
+            raise SchemaError(f"cannot draw a string for pattern {pattern!r}: {error}") from None
+        if _pattern_finds(pattern, text) and _within(len(text), lo, hi):
+            return text
+        why = f"{text!r} does not match it in Python's regex dialect or length bounds"
+    raise SchemaError(f"cannot draw a string for pattern {pattern!r}: {why}")
+
+
+_PATTERN_TARGET = 16  # the longest target length of a ``pattern`` walk (without maxLength)
+
+
+def _unanchored(pattern: str) -> str:
+    """``pattern`` without a leading ``^`` and a trailing unescaped ``$`` (LLGuidance matches
+    the whole text; a JSON Schema pattern searches), where they anchor the whole pattern."""
+    body = pattern[1:] if pattern.startswith("^") else pattern
+    if body.endswith("$"):
+        slashes = len(body[:-1]) - len(body[:-1].rstrip("\\"))
+        if slashes % 2 == 0:  # `\$` is a dollar sign, `\\$` a backslash and the end
+            body = body[:-1]
+    return body
+
+
+def _pattern_finds(pattern: str, text: str) -> bool:
+    """JSON Schema's ``pattern``: a match anywhere in ``text`` (``re`` for ECMA-262's dialect,
+    which agrees on what tool schemas use: classes, counts, ``\\d``, anchors)."""
+    try:
+        return re.search(pattern, text) is not None
+    except re.error:
+        return False
 
 
 def _pick_type(schema: Mapping[str, Any], rng: random.Random) -> str:
@@ -365,12 +429,35 @@ def _extra(schema: Mapping[str, Any]) -> Any:
 def _pointer(root: Any, ref: str) -> Mapping[str, Any]:
     if not ref.startswith("#"):
         raise SchemaError(f"only local $ref is supported, got {ref!r}")
+    if ref != "#" and not ref.startswith("#/"):
+        return _anchored(root, ref)
     node = root
     for raw in filter(None, ref[1:].split("/")):
         part = raw.replace("~1", "/").replace("~0", "~")
         node = node[int(part)] if isinstance(node, list) else node.get(part)
         if node is None:
             raise SchemaError(f"unresolvable $ref {ref!r}")
+    if node is True:
+        return {}
+    if not isinstance(node, Mapping):
+        raise SchemaError(f"$ref {ref!r} is not a schema")
+    return node
+
+
+def _anchored(root: Any, ref: str) -> Mapping[str, Any]:
+    """``#name``: the schema whose ``$anchor`` is ``name``, resolved as JSON Schema resolves it
+    (``referencing``, which ``jsonschema`` resolves with); :class:`SchemaError` where none is."""
+    from referencing import Registry, Resource
+    from referencing.exceptions import Unresolvable
+    from referencing.jsonschema import DRAFT202012
+
+    resource = Resource.from_contents(root, default_specification=DRAFT202012)
+    base = resource.id() or "urn:mock:schema"
+    try:
+        found = Registry().with_resource(base, resource).resolver(base_uri=base).lookup(ref)
+    except Unresolvable:
+        raise SchemaError(f"unresolvable $ref {ref!r}") from None
+    node = found.contents
     if node is True:
         return {}
     if not isinstance(node, Mapping):
@@ -455,17 +542,45 @@ def conforms(value: Any, schema: Any, root: Any) -> bool:
         return _object_conforms(value, schema, root)
     if isinstance(value, list):
         items = schema.get("items")
-        if isinstance(items, Mapping) and not all(conforms(v, items, root) for v in value):
+        prefix = schema.get("prefixItems")
+        if isinstance(items, list):  # draft 4's tuple form
+            prefix, items = items, schema.get("additionalItems", True)
+        prefix = prefix if isinstance(prefix, list) else []
+        if not all(conforms(v, sub, root) for v, sub in zip(value, prefix, strict=False)):
+            return False
+        rest = value[len(prefix) :]
+        if (isinstance(items, Mapping) or items is False) and not all(
+            conforms(v, items, root) for v in rest
+        ):
+            return False
+        if schema.get("uniqueItems") and any(v in value[:i] for i, v in enumerate(value)):
             return False
         return _within(len(value), schema.get("minItems", 0), schema.get("maxItems"))
     if isinstance(value, str):
+        pattern = schema.get("pattern")
+        if isinstance(pattern, str) and not _pattern_finds(pattern, value):
+            return False
         return _within(len(value), schema.get("minLength", 0), schema.get("maxLength"))
     if isinstance(value, int | float) and not isinstance(value, bool):
         step = schema.get("multipleOf")
         if step and (value / step) != int(value / step):
             return False
+        if not _exclusive(value, schema):
+            return False
         return _within(value, schema.get("minimum"), schema.get("maximum"))
     return True
+
+
+def _exclusive(value: float, schema: Mapping[str, Any]) -> bool:
+    """``exclusiveMinimum`` / ``exclusiveMaximum``: draft-6 numbers, draft-4 booleans."""
+    ex_lo, ex_hi = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
+    if ex_lo is True and value <= schema.get("minimum", -math.inf):
+        return False
+    if ex_hi is True and value >= schema.get("maximum", math.inf):
+        return False
+    if isinstance(ex_lo, int | float) and not isinstance(ex_lo, bool) and value <= ex_lo:
+        return False
+    return not (isinstance(ex_hi, int | float) and not isinstance(ex_hi, bool) and value >= ex_hi)
 
 
 def _within(value: float, low: float | None, high: float | None) -> bool:
@@ -481,7 +596,7 @@ def _object_conforms(value: dict[str, Any], schema: Mapping[str, Any], root: Any
         sub = props.get(key, extra)
         if not conforms(item, sub, root):
             return False
-    return True
+    return _within(len(value), schema.get("minProperties", 0), schema.get("maxProperties"))
 
 
 def _is_type(value: Any, kind: str) -> bool:

@@ -83,6 +83,15 @@ def _clear_attempts(settings: MockSettings) -> None:
         asyncio.run(store.close())
 
 
+def _settings() -> MockSettings:
+    # Written by this worker's parent (serve_workers), private to its user: trusted as argv is.
+    with open(os.environ[SETTINGS_ENV], "rb") as file:
+        settings = pickle.load(file)
+    if not isinstance(settings, MockSettings):
+        raise TypeError(f"${SETTINGS_ENV}: not a pickled MockSettings")
+    return settings
+
+
 def app() -> ASGIApp:
     """The ASGI app of one worker: the parent's settings, a replica number of its own, fault
     attempts counted in the shared store."""
@@ -91,11 +100,7 @@ def app() -> ASGIApp:
     from mock_server.middleware import quiet_dropped_connections
     from reference_impl.stores.options import make_store
 
-    # Written by this worker's parent (serve_workers), private to its user: trusted as argv is.
-    with open(os.environ[SETTINGS_ENV], "rb") as file:
-        settings = pickle.load(file)
-    if not isinstance(settings, MockSettings):
-        raise TypeError(f"${SETTINGS_ENV}: not a pickled MockSettings")
+    settings = _settings()
     if settings.replica_id is not None:  # --replica-id R: worker n is R.n
         claimer = make_store(settings.store, settings.store_ttl, settings.store_limits)
         settings = dataclasses.replace(
@@ -177,7 +182,7 @@ def serve_workers(
             time.sleep(0.2)
         return 0
     finally:
-        _stop(children)
+        _stop(children, settings.server_limits.drain_timeout + 5)
         reserved.close()
         os.unlink(file.name)
 
@@ -201,11 +206,13 @@ def _wait_ready(pipes: list[int], children: list[subprocess.Popen[bytes]], stop:
             os.close(fd)
 
 
-def _stop(children: list[subprocess.Popen[bytes]]) -> None:
+def _stop(children: list[subprocess.Popen[bytes]], grace: float = 10.0) -> None:
+    """SIGTERM each worker; kill one still running after ``grace`` seconds (its drain bound and
+    some)."""
     for child in children:
         if child.poll() is None:
             child.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + grace
     for child in children:
         try:
             child.wait(max(0.1, deadline - time.monotonic()))
@@ -216,7 +223,7 @@ def _stop(children: list[subprocess.Popen[bytes]]) -> None:
 
 def _worker(argv: Sequence[str] | None = None) -> int:
     """One worker process (started by :func:`serve_workers`)."""
-    import uvicorn
+    from reference_impl.server import DrainingServer, hardened_config
 
     parser = argparse.ArgumentParser(prog="mock_server.workers")
     parser.add_argument("--host", required=True)
@@ -229,8 +236,9 @@ def _worker(argv: Sequence[str] | None = None) -> int:
     asgi = app()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: None)  # uvicorn re-raises after its graceful shutdown
-    config = uvicorn.Config(asgi, log_level=args.log_level, lifespan="on")
-    server = uvicorn.Server(config)
+    limits = _settings().server_limits
+    config = hardened_config(asgi, limits, log_level=args.log_level, lifespan="on")
+    server = DrainingServer(config)
 
     async def serve() -> None:
         task = asyncio.create_task(server.serve(sockets=[sock]))

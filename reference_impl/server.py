@@ -3,20 +3,151 @@
 
 Both bind 127.0.0.1 by default: a test server is not for the network. :class:`ServerThread` picks a free port when
 given port 0 and waits until uvicorn reports it started (no sleeps), for tests and plugins.
+
+:class:`ServerLimits` hardens what uvicorn serves (issue #39; docs/limits.md): head, body and
+keep-alive timeouts (:mod:`reference_impl.guard`), WebSocket frame size and flow control
+(:mod:`reference_impl.flow`), and a bounded graceful shutdown (:class:`DrainingServer`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import signal
 import socket
 import threading
-from types import TracebackType
+from dataclasses import dataclass
+from types import FrameType, TracebackType
 from typing import Any
 
 import uvicorn
 from starlette.types import ASGIApp
 
-__all__ = ["ServerThread", "bind", "serve", "serve_socket"]
+from . import drain
+from .flow import DEFAULT_SEND_TIMEOUT, FlowSettings, FlowWebSocketProtocol
+from .guard import GuardedH11Protocol, GuardTimeouts
+
+__all__ = [
+    "DrainingServer",
+    "ServerLimits",
+    "ServerThread",
+    "bind",
+    "hardened_config",
+    "serve",
+    "serve_socket",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_DRAIN_TIMEOUT = 30.0
+_GRACE = 2.0  # seconds the responses stopped at the drain bound get to send their terminal event
+
+
+@dataclass(frozen=True, slots=True)
+class ServerLimits:
+    """The flags both servers share (docs/cli.md, docs/limits.md); seconds, 0 = no bound."""
+
+    head_timeout: float = 30.0
+    body_timeout: float = 30.0
+    keep_alive_timeout: float = 5.0
+    drain_timeout: float = DEFAULT_DRAIN_TIMEOUT
+    ws_send_timeout: float = DEFAULT_SEND_TIMEOUT
+    max_frame_bytes: int = 8 * 1024 * 1024  # a WebSocket message; HTTP's body limit
+
+
+def hardened_config(
+    app: ASGIApp, limits: ServerLimits | None = None, **options: Any
+) -> uvicorn.Config:
+    """A ``uvicorn.Config`` for ``app`` with ``limits`` (default: :class:`ServerLimits`)."""
+    limits = limits or ServerLimits()
+    options.setdefault("http", GuardedH11Protocol)
+    options.setdefault("ws", FlowWebSocketProtocol)
+    config = uvicorn.Config(
+        app,
+        timeout_keep_alive=max(1, round(limits.keep_alive_timeout)),
+        ws_max_size=limits.max_frame_bytes,
+        timeout_graceful_shutdown=int(limits.drain_timeout) if limits.drain_timeout else None,
+        **options,
+    )
+    config.guard = GuardTimeouts(  # type: ignore[attr-defined]
+        limits.head_timeout, limits.body_timeout, limits.keep_alive_timeout
+    )
+    config.flow = FlowSettings(limits.ws_send_timeout)  # type: ignore[attr-defined]
+    config.drain_timeout = limits.drain_timeout  # type: ignore[attr-defined]
+    return config
+
+
+class DrainingServer(uvicorn.Server):
+    """uvicorn's server with a bounded graceful shutdown, the same on SIGTERM and SIGINT.
+
+    At the signal it stops accepting at once (the listening sockets close: new connections are
+    refused; WebSocket connections get close 1012), lets in-flight requests finish for up to
+    ``drain_timeout`` seconds, then stops the responses still generating with a terminal event
+    (:mod:`reference_impl.drain`), cancels what is left and returns (exit 0).
+
+    A library that takes SIGTERM from the running loop (SGLang's tokenizer manager does, with
+    ``loop.add_signal_handler``, at its first request) would keep the server accepting while it
+    drains on its own terms, without a bound: the server takes both signals back every tick.
+    """
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.drain_timeout: float = getattr(config, "drain_timeout", DEFAULT_DRAIN_TIMEOUT)
+
+    async def on_tick(self, counter: int) -> bool:
+        self._keep_signals()
+        return await super().on_tick(counter)
+
+    def _keep_signals(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(sig) != self.handle_exit:
+                loop.remove_signal_handler(sig)  # another's loop handler, if any
+                signal.signal(sig, self.handle_exit)
+                log.info("took %s back for the graceful shutdown", signal.Signals(sig).name)
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        # Ctrl-C twice still forces the exit (uvicorn); SIGTERM twice does too.
+        if self.should_exit:
+            self.force_exit = True
+        super().handle_exit(sig, frame)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        for server in self.servers:
+            server.close()
+        for sock in sockets or []:
+            sock.close()
+        for connection in list(self.server_state.connections):
+            connection.shutdown()
+        await asyncio.sleep(0.1)
+        bound = self.drain_timeout if self.drain_timeout > 0 else None
+        try:
+            async with asyncio.timeout(bound):
+                await self._wait_tasks_to_complete()
+        except TimeoutError:
+            stopped = drain.expire()
+            log.warning(
+                "drain bound of %gs expired: %d response(s) stopped, %d task(s) cancelled",
+                self.drain_timeout,
+                stopped,
+                len(self.server_state.tasks),
+            )
+            try:
+                async with asyncio.timeout(_GRACE):
+                    while self.server_state.tasks and stopped:
+                        await asyncio.sleep(0.05)
+            except TimeoutError:
+                pass
+            for task in list(self.server_state.tasks):
+                task.cancel(msg="drain bound expired")
+            for connection in list(self.server_state.connections):
+                transport = getattr(connection, "transport", None)
+                if transport is not None:
+                    transport.abort()
+        if not self.force_exit:
+            await self.lifespan.shutdown()
 
 
 def serve(app: ASGIApp, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
@@ -42,31 +173,47 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve_socket(app: ASGIApp, sock: socket.socket, log_level: str = "warning") -> None:
+def serve_socket(
+    app: ASGIApp,
+    sock: socket.socket,
+    log_level: str = "warning",
+    limits: ServerLimits | None = None,
+) -> None:
     """Print ``listening on http://HOST:PORT`` and serve ``app`` on ``sock`` until SIGINT or
-    SIGTERM; a clean shutdown returns normally (exit status 0)."""
+    SIGTERM; a clean shutdown (:class:`DrainingServer`) returns normally (exit status 0)."""
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     # The socket already listens, so a parent process may connect as soon as it reads this line.
     print(f"listening on http://{shown}:{port}", flush=True)
-    config = uvicorn.Config(app, log_level=log_level, lifespan="on")
+    config = hardened_config(app, limits, log_level=log_level, lifespan="on")
     # uvicorn shuts down gracefully on SIGINT/SIGTERM and then re-raises the signal to the handler
     # that was installed before it; a no-op one there makes a clean shutdown exit 0.
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: None)
-    uvicorn.Server(config).run(sockets=[sock])
+    DrainingServer(config).run(sockets=[sock])
 
 
 class ServerThread:
     """``with ServerThread(app) as server: server.base_url`` → ``http://127.0.0.1:<port>``."""
 
     def __init__(
-        self, app: ASGIApp, host: str = "127.0.0.1", port: int = 0, **options: Any
+        self,
+        app: ASGIApp,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        limits: ServerLimits | None = None,
+        **options: Any,
     ) -> None:
+        """``limits`` given: served as the CLIs serve (:func:`hardened_config`,
+        :class:`DrainingServer`); else plain uvicorn."""
         options.setdefault("log_level", "warning")
         options.setdefault("lifespan", "on")
-        self.config = uvicorn.Config(app, host=host, port=port, **options)
-        self.server = uvicorn.Server(self.config)
+        if limits is None:
+            self.config = uvicorn.Config(app, host=host, port=port, **options)
+            self.server = uvicorn.Server(self.config)
+        else:
+            self.config = hardened_config(app, limits, host=host, port=port, **options)
+            self.server = DrainingServer(self.config)
         self._thread = threading.Thread(target=self.server.run, name="uvicorn", daemon=True)
 
     @property

@@ -11,10 +11,21 @@ out of ``ps`` and shell history); a client only ever takes ``--api-key-env``.
 from __future__ import annotations
 
 import argparse
+import math
 import os
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-__all__ = ["OneLineParser", "add_bind_options", "port_number", "required_api_key"]
+if TYPE_CHECKING:
+    from .server import ServerLimits
+
+__all__ = [
+    "OneLineParser",
+    "add_bind_options",
+    "add_hardening_options",
+    "port_number",
+    "required_api_key",
+    "server_limits",
+]
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -65,3 +76,84 @@ def required_api_key(parser: argparse.ArgumentParser, args: argparse.Namespace) 
     if not key:
         parser.error(f"--api-key-env: ${args.api_key_env} is not set")
     return key
+
+
+def _seconds(text: str) -> float:
+    """A bound in seconds: a finite number >= 0 (0: no bound)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number of seconds >= 0, got {text!r}")
+    return value
+
+
+def _positive_seconds(text: str) -> float:
+    value = _seconds(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value
+
+
+def _bytes(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of bytes >= 1, got {text!r}")
+    return int(text)
+
+
+def add_hardening_options(parser: argparse.ArgumentParser) -> None:
+    """Timeouts, WebSocket flow control and shutdown (docs/limits.md): the same names and
+    defaults on both servers."""
+    from .flow import DEFAULT_CONNECTION_BYTES, DEFAULT_SEND_TIMEOUT, DEFAULT_SERVER_BYTES
+    from .server import DEFAULT_DRAIN_TIMEOUT
+
+    group = parser.add_argument_group("timeouts, flow control and shutdown (docs/limits.md)")
+    group.add_argument(
+        "--head-timeout", type=_seconds, default=30.0, metavar="S",
+        help="seconds from a request's first byte to the end of its head, or 408 and the "
+        "connection closed; later bytes do not extend it; 0: none (default: 30)",
+    )  # fmt: skip
+    group.add_argument(
+        "--body-timeout", type=_seconds, default=30.0, metavar="S",
+        help="seconds from the end of a request's head to the end of its body, or 408 and the "
+        "connection closed (default: 30)",
+    )  # fmt: skip
+    group.add_argument(
+        "--keep-alive-timeout", type=_positive_seconds, default=5.0, metavar="S",
+        help="seconds an idle connection (a new one included) stays open (default: 5)",
+    )  # fmt: skip
+    group.add_argument(
+        "--drain-timeout", type=_seconds, default=DEFAULT_DRAIN_TIMEOUT, metavar="S",
+        help="on SIGTERM or SIGINT, seconds in-flight requests get to finish before what is "
+        f"left is stopped with a terminal event (default: {DEFAULT_DRAIN_TIMEOUT:g})",
+    )  # fmt: skip
+    group.add_argument(
+        "--ws-connection-bytes", type=_bytes, default=DEFAULT_CONNECTION_BYTES, metavar="N",
+        help="bytes of queued creates one WebSocket connection may hold before the server stops "
+        f"reading it (default: {DEFAULT_CONNECTION_BYTES:,})",
+    )  # fmt: skip
+    group.add_argument(
+        "--ws-server-bytes", type=_bytes, default=DEFAULT_SERVER_BYTES, metavar="N",
+        help="the same, for all WebSocket connections together "
+        f"(default: {DEFAULT_SERVER_BYTES:,})",
+    )  # fmt: skip
+    group.add_argument(
+        "--ws-send-timeout", type=_seconds, default=DEFAULT_SEND_TIMEOUT, metavar="S",
+        help="seconds a WebSocket client may read nothing while events or pongs wait for it, "
+        f"then it is closed (1008) (default: {DEFAULT_SEND_TIMEOUT:g})",
+    )  # fmt: skip
+
+
+def server_limits(args: argparse.Namespace, max_frame_bytes: int) -> ServerLimits:
+    """The :class:`~reference_impl.server.ServerLimits` parsed flags describe."""
+    from .server import ServerLimits
+
+    return ServerLimits(
+        head_timeout=args.head_timeout,
+        body_timeout=args.body_timeout,
+        keep_alive_timeout=args.keep_alive_timeout,
+        drain_timeout=args.drain_timeout,
+        ws_send_timeout=args.ws_send_timeout,
+        max_frame_bytes=max_frame_bytes,
+    )

@@ -1,4 +1,4 @@
-"""Re-capture the catalogue of what real clients send (tests/data/clients, docs/client-catalogue.md).
+"""Re-capture the catalogue of what real clients send (conformance/clients/captured, docs/client-catalogue.md).
 
 Each flow runs one real client against a fresh ``responses-mock --record DIR --frozen-time``;
 the cassette the mock wrote becomes the flow's fixture (tests/support/client_catalogue.py:

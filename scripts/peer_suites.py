@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -23,16 +22,11 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from benchmarks.localhost import free_port as _free_port
+
 # llm-comply skips its reasoning test unless the model name looks like a reasoning model's
 # (o1, o3, o4, gpt-5, deepseek-r); the mock serves any model name.
 MODEL = "gpt-5"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _wait_ready(url: str, deadline: float) -> bool:

@@ -42,6 +42,8 @@ import httpx2
 from benchmarks.perf.cli_args import non_negative_float, positive_int
 from benchmarks.perf.process_cpu import process_cpu
 
+from ..localhost import free_port as _free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 TTFT_TARGET = 1.2
 CPU_TARGET = 0.5
@@ -60,13 +62,6 @@ def _pct(values: list[float], q: float) -> float:
         return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def _pinned(cpu: int | None) -> dict[str, object]:

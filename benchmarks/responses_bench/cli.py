@@ -307,12 +307,13 @@ def _judgeable(config: BenchConfig) -> str | None:
         return None  # no answer: the run measures it as such
     text = raw.decode("utf-8", "replace")
     try:
-        body = json.loads(text) if text.strip() else None
+        body, is_json = (json.loads(text), True) if text.strip() else (None, False)
     except ValueError:
-        body = None
+        body, is_json = None, False
     return unjudgeable_create(
-        status, ctype or "", body, text[:2000], model=model, what="POST /responses"
-    )
+        status, ctype or "", body, text[:2000], model=model, what="POST /responses",
+        is_json=is_json,
+    )  # fmt: skip
 
 
 def _multi_plan(args: argparse.Namespace, argv: list[str], urls: list[str]) -> multirun.Plan:

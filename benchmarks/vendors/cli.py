@@ -93,6 +93,14 @@ def _parser() -> argparse.ArgumentParser:
         "reasoning, WebSocket, custom and hosted tools) after their suites",
     )
     r.add_argument(
+        "--clients",
+        action="store_true",
+        help="also judge every target on the client profiles (client:codex, client:agents-sdk, "
+        "...: the requests those clients really send), in a run of their own: asked, not "
+        "claimed, so the matrix verdict stays that of the claims; SUMMARY.md gets a Clients "
+        "table",
+    )
+    r.add_argument(
         "--skip-missing",
         action="store_true",
         help="exit 0 with a note when SGLang's CPU set-up is not in the tree",
@@ -203,6 +211,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         sglang_python=args.sglang_python,
         slice_name=args.slice,
         probe=not args.no_probe,
+        clients=args.clients,
     )
     record = run(targets, opts, _log)
     summary = write_summary(args.out, record)

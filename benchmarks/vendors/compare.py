@@ -3,8 +3,11 @@
 Every target of the current run must be in the baseline, ran, and give every check the same
 outcome (pass / fail / warn / info / skip …). The vendors are pinned and the scripted models are
 deterministic, so a difference means the suite's verdict changed — or a pin did — and either way
-someone must look (and re-publish the matrix if the change is right). The capability probes'
-verdicts are compared the same way, where the baseline has them.
+someone must look (and re-publish the matrix if the change is right). A check the baseline did
+not know that the run skips (its profile unclaimed: a check ID added since, such as the client
+profiles' `live.client.*`), or one the baseline skipped that the run no longer has, is no verdict
+of the target's and no difference. The capability probes' verdicts are compared the same way,
+where the baseline has them.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ def compare(baseline: dict[str, Any], current: dict[str, Any]) -> list[str]:
         for cid in sorted(set(old) | set(new)):
             was = old.get(cid, {}).get("outcome", "absent")
             now = new.get(cid, {}).get("outcome", "absent")
-            if was != now:
+            if was != now and {was, now} != {"absent", "skip"}:
                 differences.append(f"{name}: {cid} {was} → {now}")
         differences += _capabilities(name, before, target)
     return differences

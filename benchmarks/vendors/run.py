@@ -18,9 +18,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from conformance.clients.captured_flows import CLIENT_PROFILES as _CLIENT_PROFILES
 
 from . import capabilities, venvs
 from .catalog import SGLANG_MODELS, VENDORS, TargetSpec
@@ -52,6 +54,9 @@ class RunOptions:
     suite_args: list[str] = field(default_factory=list)  # e.g. ["-k", "case"] for a reproduction
     slice_name: str = "full"
     probe: bool = True  # probe each target's capabilities after its suite (.capabilities)
+    # judge each target on the client profiles too, in a run of its own (asked, not claimed:
+    # its matrix verdict stays that of its claims; docs/vendors/matrix-notes.md, "Clients")
+    clients: bool = False
 
 
 def judge_command() -> list[str]:
@@ -121,9 +126,58 @@ def _suite(spec: TargetSpec, launched: Launched, opts: RunOptions, log: Log) -> 
         "command": "responses-conformance run " + " ".join(flags),
         "index": str(report / "index.json"),
     }
+    if opts.clients:
+        result["clients"] = _clients(spec, launched, opts, log)
     if opts.probe:
         result.update(_probe(spec, launched, log))
     return result
+
+
+CLIENT_PROFILES = tuple(_CLIENT_PROFILES)
+
+
+def client_spec(spec: TargetSpec) -> TargetSpec:
+    """The target as the client profiles judge it: every client's profile asked, WebSocket
+    flows only where the target claims WebSocket mode."""
+    websocket = ("websocket",) if "websocket" in spec.profiles else ()
+    return replace(spec, profiles=("core", *websocket, *CLIENT_PROFILES))
+
+
+def _clients(spec: TargetSpec, launched: Launched, opts: RunOptions, log: Log) -> dict[str, Any]:
+    """The client profiles' cases (``-k clients``) against the target, into
+    ``targets/<name>/clients/``: per check its outcome, and the command that reproduces it."""
+    asked = client_spec(spec)
+    report = opts.out / "targets" / spec.name / "clients"
+    report.mkdir(parents=True, exist_ok=True)
+    toml = report / "target.toml"
+    toml.write_text(targets_toml(asked, launched))
+    args = ["run", "--targets", str(toml), "--report-dir", str(report), "-k", "clients"]
+    env = clean_env({KEY_ENV: launched.api_key} if launched.api_key else None)
+    log(f"judging {spec.name} on the client profiles")
+    started = time.monotonic()
+    with (report / "suite.log").open("w") as console:
+        done = subprocess.run(
+            [*judge_command(), *args], stdout=console, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL, env=env, cwd=opts.repo, check=False,
+        )  # fmt: skip
+    flags = f"--base-url $BASE_URL --model {launched.model} --profile {','.join(asked.profiles)}"
+    outcomes: dict[str, str] = {}
+    index = report / "index.json"
+    if index.is_file():
+        doc = json.loads(index.read_text())
+        for target in doc.get("targets", {}).values():
+            outcomes |= {
+                cid: c.get("outcome", "")
+                for cid, c in target.get("checks", {}).items()
+                if cid.startswith("live.client.")
+            }
+    return {
+        "exit_code": done.returncode,
+        "suite_s": round(time.monotonic() - started, 1),
+        "command": f"responses-conformance run {flags} -k clients",
+        "index": str(index),
+        "outcomes": outcomes,
+    }
 
 
 def _probe(spec: TargetSpec, launched: Launched, log: Log) -> dict[str, Any]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import time
 import urllib.error
@@ -20,17 +19,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
+from ..localhost import free_port
 from .errors import ServiceError
 
 __all__ = ["LOOPBACK", "Service", "ServiceError", "free_port"]
 
 LOOPBACK = "127.0.0.1"
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((LOOPBACK, 0))
-        return int(sock.getsockname()[1])
 
 
 def _answers(url: str, headers: Mapping[str, str]) -> bool:

@@ -14,6 +14,7 @@ from .attribution import why_theirs
 __all__ = [
     "capability_evidence",
     "capability_table",
+    "client_table",
     "counts",
     "exercised",
     "failing_checks",
@@ -270,6 +271,40 @@ def _evidence(target: str, cid: str, outcome: dict[str, Any], check: dict[str, A
     return lines
 
 
+def client_table(run: dict[str, Any]) -> list[str]:
+    """Per target (rows) and client (columns): whether the requests that client sends are
+    accepted and served — *accepts* when every check of its profile that the run exercised
+    passed, else the failing checks' last parts (`parameters`, `chain_after_stream`) in bold;
+    `–` when the target was not judged on the clients (docs/spec.md §9)."""
+    judged = {n: m["clients"] for n, m in run.get("targets", {}).items() if m.get("clients")}
+    if not judged:
+        return []
+    clients = sorted({cid.split(".")[2] for c in judged.values() for cid in c.get("outcomes", {})})
+    lines = [
+        "| target | " + " | ".join(f"`{c}`" for c in clients) + " |",
+        "|---|" + "---|" * len(clients),
+    ]
+    for name, result in judged.items():
+        cells = []
+        for client in clients:
+            mine = {
+                cid.rsplit(".", 1)[1]: o
+                for cid, o in result.get("outcomes", {}).items()
+                if cid.split(".")[2] == client
+            }
+            failing = sorted(part for part, o in mine.items() if o in ("fail", "xpass"))
+            if failing:
+                cells.append("**breaks**: " + ", ".join(f"`{p}`" for p in failing))
+            elif any(o == "pass" for o in mine.values()):
+                cells.append("accepts")
+            else:
+                cells.append("–")
+        lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines += [f"- `{name}`: `{r.get('command', '')}`" for name, r in judged.items()]
+    return lines
+
+
 def render_summary(index: dict[str, Any], run: dict[str, Any], *, title: str = "") -> str:
     checks = index.get("checks", {})
     judge = index.get("tool", {})
@@ -339,6 +374,20 @@ def render_summary(index: dict[str, Any], run: dict[str, Any], *, title: str = "
         "",
         *capability_evidence(index, run),
     ]
+    clients = client_table(run)
+    if clients:
+        lines += [
+            "",
+            "## Clients (asked, not claimed)",
+            "",
+            "Each target judged on the client profiles in a run of its own (`--clients`): the "
+            "requests Codex, the Agents SDK, the Vercel AI SDK, openai-python, openai-node and "
+            "LangChain really send, replayed (docs/client-catalogue.md). Not part of the "
+            "verdict above; the evidence is in `targets/<name>/clients/index.json`, and each "
+            "row's command reproduces it.",
+            "",
+            *clients,
+        ]
     lines += ["", "## What each target claims", ""]
     for name, meta in run.get("targets", {}).items():
         lines.append(f"- `{name}` ({', '.join(meta.get('profiles', []))}): {meta.get('claim', '')}")

@@ -1,12 +1,13 @@
 """One body, by its kind, to its rules: the one place a parsed JSON body's kind — a Response, an
 error body, or a state object — picks the function that judges it. The offline ``check`` (and so
-cassettes), the live suite and the proxy all call :func:`validate_body`.
+cassettes), the live suite, the proxy and the examples all call :func:`judge_body`.
 
 - :func:`body_kind` — the kind of a successful answer's body: ``response`` for a Response object
   (not the ``{id, object: "response", deleted}`` of a DELETE), a state kind for a compaction
   result, conversation, deleted conversation or item list, ``None`` for anything else. An error
   body is told by its HTTP status, or by its shape offline (:mod:`conformance.offline.recorded`);
-- :func:`validate_body` — the violations of one body of a known kind.
+- :func:`judge_body` — the violations of one body of a known kind (``"state"``: a state body
+  whose kind its ``object`` names).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ..catalog.registry import Violation
 from .objects import validate_error_body, validate_response_body
 from .state import StateKind, state_kind, validate_state_body
 
-__all__ = ["BodyKind", "body_kind", "validate_body"]
+__all__ = ["BodyKind", "body_kind", "judge_body", "validate_body"]
 
 BodyKind = Literal["response", "error"] | StateKind
 
@@ -32,9 +33,9 @@ def body_kind(body: Any) -> Literal["response"] | StateKind | None:
     return state_kind(body)
 
 
-def validate_body(
+def judge_body(
     body: Mapping[str, Any],
-    kind: BodyKind,
+    kind: BodyKind | Literal["state"],
     *,
     profiles: Iterable[str] = ("core",),
     max_output_tokens: int | None = None,
@@ -45,4 +46,8 @@ def validate_body(
         return validate_response_body(body, profiles=profiles, max_output_tokens=max_output_tokens)
     if kind == "error":
         return validate_error_body(body)
-    return validate_state_body(body, kind)
+    return validate_state_body(body, None if kind == "state" else kind)
+
+
+# The name `judge_body` had before (for callers not yet moved to it).
+validate_body = judge_body

@@ -48,6 +48,9 @@ from .framing import (
     SSE_LIMIT_EVENT_COUNT,
     SSE_LIMIT_EVENT_SIZE,
 )
+from .framing import (
+    JSON_NUMBER as SSE_DATA_JSON_NUMBER,
+)
 from .registry import Level
 
 # isort: split
@@ -290,6 +293,7 @@ __all__ = [
     "SHOULD",
     "SSE_AFTER_DONE",
     "SSE_DATA_JSON",
+    "SSE_DATA_JSON_NUMBER",
     "SSE_DONE_REQUIRED",
     "SSE_EVENT_NAME_MATCHES",
     "SSE_EVENT_NAME_PRESENT",

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+# Declared with its rule and examples in its section module (conformance.sections).
+from ..sections.s1_1_json_numbers import JSON_NUMBER as JSON_NUMBER
 from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
@@ -69,8 +71,8 @@ SSE_LIMIT_DEPTH = register(
     "sse.limit.depth",
     MUST,
     "§5",
-    "no event or body nests JSON deeper than the judge follows (about 900 levels; Python's "
-    "`json` and the openai SDK fail on such JSON too)",
+    "no event, body or WebSocket frame nests arrays and objects more than 64 levels deep (the "
+    "judge's limit, the servers' too: docs/limits.md; OpenAI's deepest recorded event nests 11)",
 )
 
 # --- event.*: one event on its own (docs/spec.md §1, §1a) ---------------------------------------------

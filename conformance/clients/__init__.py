@@ -10,6 +10,8 @@ does). The clients run as subprocesses, so a client that crashes is evidence, no
 - :mod:`.flows` — each flow's command lines, and its outcome read from what the client left;
 - :mod:`.runner` — preflight, then every flow under its deadline and budget;
 - :mod:`.results`, :mod:`.report` — per client and flow, index.json / junit.xml / report.html;
+- :mod:`.captured_flows` — the catalogue of what the clients sent (``captured/<client>/<flow>.json``,
+  docs/client-catalogue.md), which the client profiles (``run --profile client:codex``) replay;
 - ``scripts/python_flows.py``, ``node/js/flows.mjs`` — the flows as each SDK's user writes them;
   ``node/codex``, ``node/js`` — the pinned Node packages (package.json + package-lock.json).
 """

@@ -75,7 +75,7 @@ def _against_request(sample: Sample, data: Any) -> list[Violation]:
 
 
 def _judge(sample: Sample, data: Any) -> list[Violation]:
-    from ..bodies.kinds import validate_body
+    from ..bodies.kinds import judge_body
     from ..sse.framing import SSEStreamValidator
     from ..validator import StreamValidator
 
@@ -106,12 +106,8 @@ def _judge(sample: Sample, data: Any) -> list[Violation]:
         from ..websocket import judge_session
 
         return judge_session(data, profiles=sample.profiles)[1]
-    if sample.kind in ("response", "error"):
-        return validate_body(data, sample.kind, **opts)
-    if sample.kind == "state":
-        from ..bodies.state import validate_state_body
-
-        return validate_state_body(data)
+    if sample.kind in ("response", "error", "state"):
+        return judge_body(data, sample.kind, **opts)
     raise ValueError(f"a {sample.kind} sample is judged by the live suite, not here")
 
 

@@ -74,8 +74,8 @@ example(
 )
 example(
     "sse.limit.depth",
-    R(lambda: _deep(5000), "`response.completed` holds a field nested 5,000 levels deep"),
-    R(lambda: _deep(50)),
+    R(lambda: _deep(64), "`response.completed` holds a list nested 64 levels deep: 65 in all"),
+    R(lambda: _deep(63)),
     also={"stream.lifecycle.terminal_present"},
 )
 

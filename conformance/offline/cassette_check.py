@@ -32,12 +32,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cassettes import CassetteError, Exchange, read_cassette
+from cassettes import CassetteError, Exchange, cassette_files, read_cassette
 
 from ..bodies.objects import deep_equal_except_opaque
 from ..catalog import live as L
 from ..catalog.registry import Violation
-from ..sse.framing import parse_json
+from ..sse.framing import MAX_JSON_DEPTH, json_too_deep, parse_json
 from ..websocket import judge_session
 from .recorded import FileVerdict, UnreadableFile, check_bytes
 
@@ -74,6 +74,10 @@ def is_cassette_path(path: str | Path) -> bool:
 
 def check_cassette(path: str | Path, *, profiles: Iterable[str] = ("core",)) -> CassetteVerdict:
     result = CassetteVerdict()
+    deep = _too_deep_line(Path(path))
+    if deep is not None:  # the judge's own input: unreadable (exit 2), not judged
+        result.unreadable.append({"path": str(path), "error": deep})
+        return result
     try:
         exchanges = read_cassette(path)
     except CassetteError as error:
@@ -98,6 +102,29 @@ def check_cassette(path: str | Path, *, profiles: Iterable[str] = ("core",)) -> 
         verdict.violations.extend(_retrieve_context(exchange, produced))
         result.verdicts.append(verdict)
     return result
+
+
+def _too_deep_line(path: Path) -> str | None:
+    """Where an exchange file of the cassette nests JSON past the judge's bound, before any of it
+    is parsed (the bodies inside are strings, judged as bodies later)."""
+    try:
+        files = cassette_files(path) if path.is_dir() else [path]
+    except (CassetteError, OSError):
+        return None  # read_cassette says why
+    for file in files:
+        if file.suffix != ".jsonl":
+            continue
+        try:
+            with file.open("rb") as handle:
+                for number, line in enumerate(handle, 1):
+                    if json_too_deep(line):
+                        return (
+                            f"{file.name}:{number}: JSON nested too deeply: more than "
+                            f"{MAX_JSON_DEPTH} levels (the judge's limit)"
+                        )
+        except OSError:
+            return None
+    return None
 
 
 def _skip_reason(exchange: Exchange) -> str:

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from cassettes.reader import TooLarge, read_at_most
 
-from ..bodies.kinds import validate_body
+from ..bodies.kinds import judge_body
 from ..bodies.state import STATE_OBJECTS
 from ..catalog.registry import Violation, failing
 from ..errors import ConformanceError
@@ -203,7 +203,7 @@ def check_bytes(
         session, violations = judge_session(frames, profiles=profiles)
         return FileVerdict(name, kind, session.events, violations)
     body = parse_json(data.lstrip(b"\xef\xbb\xbf"))
-    violations = validate_body(body, kind, profiles=profiles)
+    violations = judge_body(body, kind, profiles=profiles)
     if against and kind == "response":
         violations += judge_custom_inputs_of_body(request, body)[0]
     return FileVerdict(name, kind, 0, violations)

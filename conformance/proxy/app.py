@@ -60,6 +60,12 @@ class ProxySettings:
     timeout: float = 300.0  # the longest wait for the upstream's next bytes
     max_events: int = 20_000
     max_body_bytes: int = 16 * 1024 * 1024
+    # Stalled clients (docs/limits.md): seconds from a request's first byte to its head's end,
+    # from there to its body's end, and of an idle connection; 0 turns head or body off.
+    head_timeout: float = 30.0
+    body_timeout: float = 30.0
+    keep_alive_timeout: float = 5.0
+    drain_timeout: float = 30.0  # SIGTERM / SIGINT: how long in-flight exchanges may finish
 
 
 class ProxyApp:
@@ -105,7 +111,7 @@ class ProxyApp:
             if not self._closing:
                 raise
             with contextlib.suppress(Exception):
-                await send({"type": "websocket.close", "code": 1001})
+                await send({"type": "websocket.close", "code": 1012})  # service restart
         except Exception as exc:  # a defect of the proxy: one line, and the socket closed
             self.ledger.console.line(f"proxy error: {describe(exc)}")
             with contextlib.suppress(Exception):

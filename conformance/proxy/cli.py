@@ -99,7 +99,36 @@ def add_subcommand(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "--max-body-bytes", type=int, metavar="N", default=16 * 1024 * 1024,
         help="bytes of one non-stream body; a larger one fails the exchange (default 16 MiB)",
     )  # fmt: skip
+    p.add_argument(
+        "--head-timeout", type=_off_or_seconds, metavar="S", default=30.0,
+        help="a request head must arrive within S seconds of its first byte, else 408 and the "
+        "connection closed; 0: no bound (default 30)",
+    )  # fmt: skip
+    p.add_argument(
+        "--body-timeout", type=_off_or_seconds, metavar="S", default=30.0,
+        help="a request body must arrive within S seconds of its head's end, else 408; "
+        "0: no bound (default 30)",
+    )  # fmt: skip
+    p.add_argument(
+        "--keep-alive-timeout", type=seconds, metavar="S", default=5.0,
+        help="an idle client connection is closed after S seconds (default 5)",
+    )  # fmt: skip
+    p.add_argument(
+        "--drain-timeout", type=_off_or_seconds, metavar="S", default=30.0,
+        help="on SIGTERM / SIGINT: in-flight HTTP exchanges may finish for S seconds, then are "
+        "cut (default 30; a second signal cuts at once)",
+    )  # fmt: skip
     p.add_argument("-q", "--quiet", action="store_true", help="no line per exchange")
+
+
+def _off_or_seconds(text: str) -> float:
+    """A duration as ``seconds`` takes it, or ``0`` (no bound)."""
+    try:
+        if float(text.strip().lower().removesuffix("s")) == 0:
+            return 0.0
+    except ValueError:
+        pass
+    return seconds(text)
 
 
 class ProxyError(ConformanceError, ValueError):
@@ -188,6 +217,10 @@ def cmd_proxy(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         timeout=args.timeout,
         max_events=args.max_events,
         max_body_bytes=args.max_body_bytes,
+        head_timeout=args.head_timeout,
+        body_timeout=args.body_timeout,
+        keep_alive_timeout=args.keep_alive_timeout,
+        drain_timeout=args.drain_timeout,
     )
     app = ProxyApp(settings, ledger, recorder=recorder)
     host, port = sock.getsockname()[:2]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import catalog as C
-from ..bodies.kinds import body_kind, validate_body
+from ..bodies.kinds import body_kind, judge_body
 from ..bodies.state import state_exercised
 from ..catalog import live as L
 from ..catalog.registry import Violation
@@ -56,6 +56,7 @@ class Verdict:
     stream_events: int | None = None  # a stream's events, when they were not kept as evidence
     evidence: dict[str, Any] | None = None  # a WebSocket session's: its last frames
     not_judged: str = ""  # the answer was no verdict (authentication refused, …): why
+    omitted: dict[str, int] = field(default_factory=dict)  # check ID -> violations not kept
 
     @property
     def events(self) -> int:
@@ -222,7 +223,7 @@ class ExchangeJudge:
         if status >= 400:
             self._exercised |= error_exercised(body)
             if isinstance(body, dict):
-                self._violations += validate_body(body, "error")
+                self._violations += judge_body(body, "error")
             else:
                 self._violations.append(
                     C.ERROR_SHAPE.violation(
@@ -248,8 +249,6 @@ class ExchangeJudge:
             )
         else:
             self._exercised |= state_exercised(body, kind)
-        self._violations += validate_body(
-            body, kind, profiles=self.profiles, max_output_tokens=limit
-        )
+        self._violations += judge_body(body, kind, profiles=self.profiles, max_output_tokens=limit)
         if kind == "response" and self._against_request():
             self._against(*judge_custom_inputs_of_body(self.info.body, body))

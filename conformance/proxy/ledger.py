@@ -81,6 +81,8 @@ class Ledger:
                     case.findings.append(Finding(v, info.group, self.exchanges, evidence))
                 else:
                     self._dropped[v.check_id] += 1
+            for check_id, count in verdict.omitted.items():  # a long session's, counted only
+                self._dropped[check_id] += count
             if failing:
                 case.outcome = "failed"
                 self.failed += 1

@@ -46,32 +46,44 @@ class ProxyServer:
             await self.shutdown(force)
 
     async def shutdown(self, force: asyncio.Event) -> None:
-        """Stop: every open exchange is ended now and recorded as cut by the proxy — but one
-        whose upstream body has already ended is whole, and is let finish (it only has to write
-        its answer and be judged)."""
+        """Stop (SIGTERM / SIGINT, docs/proxy.md): the listening socket is already closed (new
+        connections are refused); WebSocket sessions are closed now with 1012 and idle
+        connections at once; HTTP exchanges in flight may finish for ``drain_timeout`` seconds
+        (less after a second signal), then are cut. Whatever is cut is recorded as cut by the
+        proxy, not failed as the upstream's doing."""
         self.closing = True
-        self.app.close_exchanges()  # WebSocket sessions
+        self.app.close_exchanges()  # WebSocket sessions: 1012
         if self._ws is not None:
             for ws in list(self._ws[1].connections):
                 ws.shutdown()
+        for conn in list(self.connections):
+            if conn.exchange is None:  # idle, or a request still arriving: nothing to drain
+                conn.close()
+        loop = asyncio.get_running_loop()
+        waiter = asyncio.ensure_future(force.wait())
+        rest = {t for t in self.exchanges if not t.done()}
+        deadline = loop.time() + self.app.settings.drain_timeout
+        while rest and not waiter.done() and (left := deadline - loop.time()) > 0:
+            done, _ = await asyncio.wait(
+                [*rest, waiter], timeout=left, return_when=asyncio.FIRST_COMPLETED
+            )
+            rest -= done
         for task, exchange in list(self.exchanges.items()):
-            if not exchange.body_ended:
+            if not exchange.body_ended:  # the drain bound passed: cut now
                 task.cancel()
         rest = {t for t in [*self.exchanges, *self.app.tasks()] if not t.done()}
-        if rest:  # up to 3 s for them to end, less after a second signal
-            loop = asyncio.get_running_loop()
+        if rest:  # up to 3 s for the cut ones to record themselves, less after a second signal
             deadline = loop.time() + 3.0
-            waiter = asyncio.ensure_future(force.wait())
             while rest and not waiter.done() and (left := deadline - loop.time()) > 0:
                 done, _ = await asyncio.wait(
                     [*rest, waiter], timeout=left, return_when=asyncio.FIRST_COMPLETED
                 )
                 rest -= done
-            waiter.cancel()
             for task in rest:  # still open: cut now
                 task.cancel()
             if rest:
                 await asyncio.wait(rest, timeout=1.0)
+        waiter.cancel()
         for conn in list(self.connections):
             conn.close()
         self.pool.close()

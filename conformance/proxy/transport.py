@@ -68,16 +68,69 @@ class ClientConnection(asyncio.Protocol):
         self.gone = False
         self.paused = False
         self.refused = False
+        self._deadline: asyncio.TimerHandle | None = None
+        self._phase = "idle"  # idle -> head -> body -> exchange -> idle (docs/limits.md)
+
+    # ---------------------------------------------------------------- deadlines
+
+    def _arm(self, phase: str, seconds: float) -> None:
+        """Set the deadline of ``phase`` once: later bytes do not move it (a trickle does not
+        keep a stalled request alive); ``0`` seconds turns it off."""
+        self._disarm()
+        self._phase = phase
+        if seconds > 0:
+            loop = asyncio.get_running_loop()
+            self._deadline = loop.call_later(seconds, self._expired, phase, seconds)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _expired(self, phase: str, seconds: float) -> None:
+        """A stalled connection: closed, idle without a word, mid-request with a 408."""
+        self._deadline = None
+        if self.gone or self.refused or self.transport is None:
+            return
+        if phase == "idle":
+            self.close()
+            return
+        self.head, self.reader, self.body = None, None, bytearray()
+        message = f"the request {phase} was not received within {seconds:g} s"
+        self._refuse(408, f"{message}; the connection is closed", "request_timeout")
+
+    def _track(self) -> None:
+        """Move the deadline as the request progresses: head (from its first byte), body (from
+        the head's end), none while an exchange runs."""
+        if self._phase == "upgraded" or self.gone:
+            return
+        if self.exchange is not None or self.refused:
+            if self._phase != "exchange":
+                self._disarm()
+                self._phase = "exchange"
+            return
+        settings = self.server.app.settings
+        if self.head is not None:
+            if self._phase != "body":
+                self._arm("body", settings.body_timeout)
+        elif self.buffer:
+            if self._phase != "head":
+                self._arm("head", settings.head_timeout)
+        elif self._phase != "idle":
+            self._arm("idle", settings.keep_alive_timeout)
 
     # ---------------------------------------------------------------- asyncio callbacks
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]  # uvloop's is not a subclass
         self.server.connections.add(self)
+        self._arm("idle", self.server.app.settings.keep_alive_timeout)
 
     def data_received(self, data: bytes) -> None:
         if self.refused:
             return  # the rest of a request already answered with an error
+        if self._phase == "idle" and self.exchange is None:
+            self._arm("head", self.server.app.settings.head_timeout)  # from the first byte
         self.buffer += data
         if self.exchange is None:
             self._next()
@@ -86,6 +139,7 @@ class ClientConnection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.gone = True
+        self._disarm()
         self.server.connections.discard(self)
         if self.exchange is not None:
             self.exchange.client_gone()
@@ -127,6 +181,10 @@ class ClientConnection(asyncio.Protocol):
             self.close()
 
     def _next(self) -> None:
+        self._read_request()
+        self._track()
+
+    def _read_request(self) -> None:
         try:
             if self.head is None:
                 found = parse_request_head(self.buffer)
@@ -181,9 +239,13 @@ class ClientConnection(asyncio.Protocol):
             self.transport.resume_reading()
         if self.buffer:
             self._next()
+        else:
+            self._track()  # the keep-alive deadline
 
     def _upgrade(self, head: RequestHead) -> None:
         """Hand the connection to uvicorn's WebSocket protocol, with the bytes read so far."""
+        self._disarm()
+        self._phase = "upgraded"  # uvicorn's WebSocket protocol has the connection now
         config, state = self.server.websocket()
         protocol = config.ws_protocol_class(config=config, server_state=state, app_state={})
         self.server.connections.discard(self)

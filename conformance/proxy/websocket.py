@@ -30,6 +30,7 @@ from ..suite.probe import _declared
 from ..websocket import SessionValidator
 from .judge import Verdict
 from .kinds import websocket_info
+from .ledger import KEPT_FINDINGS
 
 if TYPE_CHECKING:
     from .app import ProxyApp
@@ -38,6 +39,9 @@ __all__ = ["forward_websocket"]
 
 MAX_FRAME = 64 * 1024 * 1024
 _EVIDENCE_FRAMES = 6
+# A session constant in memory, however long (docs/proxy.md): its finished responses past the
+# latest RETAINED are folded into its verdict as it goes.
+RETAINED = 16
 
 
 async def forward_websocket(app: ProxyApp, scope: MutableMapping[str, Any], receive: Receive,
@@ -92,7 +96,9 @@ async def forward_websocket(app: ProxyApp, scope: MutableMapping[str, Any], rece
         return
     ex.status = 101
     await send({"type": "websocket.accept", "subprotocol": upstream.subprotocol})
-    session = SessionValidator(profiles=profiles, coverage=True)
+    session = SessionValidator(
+        profiles=profiles, coverage=True, retain=RETAINED, kept_per_check=KEPT_FINDINGS
+    )
     frames: deque[dict[str, str]] = deque(maxlen=_EVIDENCE_FRAMES)
     tape = None
     if app.recorder is not None:
@@ -114,6 +120,7 @@ async def forward_websocket(app: ProxyApp, scope: MutableMapping[str, Any], rece
         session.close(cut=cut.by_client or app.closing)
         verdict.session_events = session.events
         verdict.violations = session.all_violations()
+        verdict.omitted = dict(session.omitted)
         verdict.exercised = _declared(session.exercised | session.stream_exercised(), profiles)
         verdict.exercised |= {L.WS_UPGRADE.id} & _declared({L.WS_UPGRADE.id}, profiles)
         verdict.exercised |= {v.check_id for v in verdict.violations}

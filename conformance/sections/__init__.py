@@ -15,6 +15,8 @@ A section module holds, for the checks of one section of docs/spec.md:
 
 Adding a check to a section touches its module, and docs/spec.md if the clause is new.
 
+- :mod:`.s1_1_json_numbers` — §1.1 framing (``sse.data.json_number``: no ``NaN`` or
+  ``Infinity`` where RFC 8259 §6 has none; the rule is the judge's JSON parser's strict fallback);
 - :mod:`.s1_7_custom_input` — §1.7 custom tools (``response.custom_tool_call.grammar``: a
   call's input against the grammar its request declared; ``live.custom_tools.grammar_refused``,
   whose rule is the suite's case);
@@ -24,7 +26,10 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 - :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.status``, ``ws.error.code``), judged
   by the session validator;
 - :mod:`.s8_7_connection_state` — §8.7 WebSocket connection state (``live.ws.*``: the rules are
-  the suite's cases, the examples misbehaving servers).
+  the suite's cases, the examples misbehaving servers);
+- :mod:`.s9_clients` — §9 client profiles (``live.client.<client>.*``): the rule that locates a
+  refusal and counts Codex's compaction items; the checks' failing examples are gateways in
+  front of the mock (tests/suite/broken_client_servers.py).
 
 Public outputs list checks sorted by ID, so a section's checks may be declared before the rest of
 their catalogue module (``REGISTRY``'s order is not shown anywhere).
@@ -33,21 +38,25 @@ their catalogue module (``REGISTRY``'s order is not shown anywhere).
 from __future__ import annotations
 
 from . import (
+    s1_1_json_numbers,
     s1_7_custom_input,
     s2_1_sequence,
     s2_3_one_response,
     s8_4_ws_errors,
     s8_7_connection_state,
+    s9_clients,
 )
 
 __all__ = ["SECTIONS", "declare_examples"]
 
 SECTIONS = (
+    s1_1_json_numbers,
     s1_7_custom_input,
     s2_1_sequence,
     s2_3_one_response,
     s8_4_ws_errors,
     s8_7_connection_state,
+    s9_clients,
 )
 
 

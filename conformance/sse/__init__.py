@@ -13,14 +13,17 @@ from .decoder import Record, SSEDecoder, SSEEvent, SSELimitError, decode_sse
 from .framing import (
     DEFAULT_MAX_EVENT_BYTES,
     DEFAULT_MAX_EVENTS,
+    MAX_JSON_DEPTH,
     JSONDepthError,
     SSEStreamValidator,
+    json_too_deep,
     parse_json,
 )
 
 __all__ = [
     "DEFAULT_MAX_EVENTS",
     "DEFAULT_MAX_EVENT_BYTES",
+    "MAX_JSON_DEPTH",
     "JSONDepthError",
     "Record",
     "SSEDecoder",
@@ -28,5 +31,6 @@ __all__ = [
     "SSELimitError",
     "SSEStreamValidator",
     "decode_sse",
+    "json_too_deep",
     "parse_json",
 ]

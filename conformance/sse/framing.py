@@ -9,24 +9,31 @@ sans-I/O like the validator, so the CLI, the live suite and the load tests all d
 
 from __future__ import annotations
 
-import json
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import msgspec
 import orjson
 
 from .. import catalog as C
 from ..catalog.registry import Check, Violation
 from ..catalog.render import short
 from ..errors import ConformanceError
-from ..validator import NO_ROUTE, StreamValidator
+from ..sections.s1_1_json_numbers import JSONNumberError, judge_numbers
+from ..validator import StreamValidator
+from ..validator.fastpath import FastPath, Lane
+from ..validator.model import MISSING
 from .decoder import Record, SSEDecoder, SSELimitError
 
 __all__ = [
     "DEFAULT_MAX_EVENTS",
     "DEFAULT_MAX_EVENT_BYTES",
+    "MAX_JSON_DEPTH",
     "JSONDepthError",
+    "JSONNumberError",
     "SSEStreamValidator",
+    "json_too_deep",
     "parse_json",
 ]
 
@@ -34,22 +41,68 @@ DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 DEFAULT_MAX_EVENTS = 1_000_000
 
 
+MAX_JSON_DEPTH = 64
+"""The judge's nesting bound on every JSON it reads (SSE data, bodies, WebSocket frames, cassettes,
+``check FILE``), the same value as the servers' (docs/limits.md), checked before parsing: arrays
+and objects nested in one another, ``[]`` 1 level, ``{"a": [1]}`` 2. The deepest document of the
+recorded corpus nests 11 levels; past 64 a client's own parsers are near their limits (orjson
+writes 254 levels, Python's recursive walkers stop near 1,000 frames)."""
+
+# A JSON string, or an unterminated one up to the end; then any innermost empty pair.
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*\\?(?:"|\Z)', re.S)
+_ONLY_BRACKETS = bytes(range(256)).translate(None, b"[]{}")
+_INNERMOST = re.compile(rb"\[\]|\{\}")
+
+
 class JSONDepthError(ConformanceError, ValueError):
-    """JSON nested deeper than the parsers go (orjson stops at 1,024 levels, ``json`` near
-    Python's recursion limit)."""
+    """JSON nested past :data:`MAX_JSON_DEPTH` (or too deeply for the parsers to go)."""
+
+
+def json_too_deep(data: str | bytes, limit: int = MAX_JSON_DEPTH) -> bool:
+    """``data`` nests arrays and objects past ``limit`` outside its strings: lexical, before
+    any parse. Text with no more opening brackets than ``limit`` is passed on two counts; else
+    the strings are cut out, every byte but a bracket dropped, and the innermost pairs removed
+    ``limit`` times (each pass is one level): a pair still left is one level too many."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    brackets = _STRING.sub(b"", raw).translate(None, _ONLY_BRACKETS)
+    if brackets.count(b"[") + brackets.count(b"{") <= limit:
+        return False
+    for _ in range(limit):
+        brackets = _INNERMOST.sub(b"", brackets)
+        if not brackets:
+            return False
+    return _INNERMOST.search(brackets) is not None
 
 
 def parse_json(text: str | bytes) -> Any:
-    """orjson, falling back to the standard library for what orjson refuses but JSON allows
-    (integers beyond 64 bits); raises ``ValueError`` on text that is not JSON, and its subclass
-    :class:`JSONDepthError` on JSON nested too deeply to parse."""
+    """JSON as RFC 8259 has it: msgspec (as fast as orjson, and integers beyond 64 bits kept
+    exact where orjson rounds them to a double), falling back to the standard library for what
+    msgspec refuses but JSON allows (a lone surrogate escape); raises ``ValueError`` on text
+    that is not JSON, its subclass :class:`JSONNumberError` on a number JSON does not have
+    (``NaN``, ``Infinity``, ``1e400``: ``sse.data.json_number``), and :class:`JSONDepthError`
+    on JSON nested past :data:`MAX_JSON_DEPTH` (found before parsing)."""
+    if json_too_deep(text):
+        raise JSONDepthError(
+            f"JSON nested too deeply: more than {MAX_JSON_DEPTH} levels (the judge's limit)"
+        )
     try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
+        return _decode(text)
+    except msgspec.DecodeError:
+        pass
+    except RecursionError:
         try:
-            return json.loads(text)
-        except RecursionError:
-            raise JSONDepthError("JSON nested too deeply to parse") from None
+            return orjson.loads(text)  # msgspec nests as deep as Python recurses, orjson 1,024
+        except orjson.JSONDecodeError:
+            pass
+    try:
+        return judge_numbers(text)
+    except RecursionError:
+        raise JSONDepthError("JSON nested too deeply to parse") from None
+
+
+_decode = msgspec.json.Decoder().decode
 
 
 class SSEStreamValidator:
@@ -73,9 +126,9 @@ class SSEStreamValidator:
 
     # Slots: a stream's judge is made per stream, and its hot paths read these fields per chunk.
     __slots__ = (
-        "_closed", "_decoder", "_events", "_first_raw", "_id_reported", "_lane", "_lane_count",
-        "_max_event_bytes", "_missing_name", "_names", "_openresponses", "_room", "_taken",
-        "_taken_bytes", "_wiring", "aborted", "done_seen", "framing", "keep_events",
+        "_closed", "_decoder", "_events", "_fast", "_first_raw", "_found", "_id_reported",
+        "_lane", "_max_event_bytes", "_missing_name", "_openresponses", "_room",
+        "_taken", "_taken_bytes", "aborted", "done_seen", "framing", "keep_events",
         "on_delta", "on_event", "profiles", "tallied", "tallied_nonempty", "tally", "validator",
     )  # fmt: skip
 
@@ -110,15 +163,11 @@ class SSEStreamValidator:
         self.tally = frozenset(tally)
         self.tallied = 0  # events of a `tally` type
         self.tallied_nonempty = 0  # of those, with a non-empty `delta`
-        validator = self.validator
-        # What `_judge` calls, bound once per stream (the validator is this stream's own).
-        self._wiring = (
-            validator.feed_fast,
-            validator.feed_full,
-            validator.route,
-            validator.routes,
-            validator.fast_types,
-        )
+        # The validator's fast path, which takes SSE records itself (`_judge`); not when the
+        # caller wants each event as a dict (`on_event`), nor with `fast=False`.
+        fast_path = self.validator.fast_path
+        self._fast: FastPath | None = fast_path if on_event is None else None
+        self._found: list[Violation] = []  # what `_judge_record` found, for `_judge`
         self._max_event_bytes = max_event_bytes
         # The lane (`feed`) takes one-event chunks itself, as `SSEDecoder.feed_records` would:
         # at most `_room` of them (`SSEDecoder.lane_room`), counted in `_taken` / `_taken_bytes`
@@ -131,19 +180,16 @@ class SSEStreamValidator:
         # from `_first_raw` on, until `events` is read.
         self._events: list[Any] = []
         self._first_raw: int | None = None
-        # (the block's head `event: <raw name>\ndata: `, its length, raw name, name, typed
-        # decoder, slot getter, output_index, item_id, slot index, target, whether the type is
-        # tallied) of the route the last chunk ended on, and the validator's event count then.
-        # None once the stream is aborted or closed.
-        self._lane: _LaneTuple | None = None
-        self._lane_count = 0
+        # (the block's head `event: <raw name>\ndata: `, its length, raw name, name, whether the
+        # type is tallied, the fast path's `Lane`) of the route the last chunk ended on
+        # (`FastPath.judge_records`); None once the stream is aborted or closed.
+        self._lane: _Lane | None = None
         self.framing: list[Violation] = []
         self.done_seen = False
         self.aborted: str | None = None  # why decoding stopped early (a judge limit)
         self._missing_name = 0
         self._id_reported = False
         self._closed = False
-        self._names = _NAMES
 
     @property
     def events(self) -> list[Any]:
@@ -176,7 +222,7 @@ class SSEStreamValidator:
         out = self.validator.exercised | {v.check_id for v in self.framing}
         if self.validator.events:
             out |= {
-                "sse.data.json", "sse.event_name.present", "sse.limit.event_size",
+                "sse.data.json", "sse.data.json_number", "sse.event_name.present", "sse.limit.event_size",
                 "sse.limit.event_count", "sse.limit.depth",
             }  # fmt: skip
             if self.validator.events > self._missing_name:
@@ -192,66 +238,41 @@ class SSEStreamValidator:
     def feed(self, chunk: bytes) -> list[Violation]:
         """Feed raw body bytes; returns the violations they reveal."""
         lane = self._lane
-        if lane is not None:  # never once the stream is aborted or closed
+        if lane is not None and self._room:  # never once the stream is aborted or closed
             # One event in the chunk (a server flushes each event), of the type the previous
-            # chunk ended on: taken without the decoder's match (`SSEDecoder.lane_room`), and
-            # when it continues that route, recorded here as `_judge` would record it, without
-            # setting up its loop. The lane holds while nothing else fed the validator.
-            head, cut, raw_name, name, decode, get, oi, item_id, index, target, tallied = lane
-            validator = self.validator
-            count = validator.events
-            if count == self._lane_count and self._room:
-                # The decoder's canonical block, tested here (a call less per delta): the chunk
-                # is one block that begins with `head`, without a CR, within the size bound.
-                # Tested with a slice, indexing and `in` (memchr): `startswith`, `endswith` and
-                # `find` parse their arguments as a tuple, which costs more than the tests.
-                # (`head` holds no CR or LF but its own, and ends in a space: the two LFs at
-                # the end lie past it.)
-                data = None
-                size = len(chunk)
-                if (
-                    type(chunk) is bytes
-                    and chunk[:cut] == head
-                    and chunk[-1] == 10
-                    and chunk[-2] == 10
-                    and size <= self._max_event_bytes
-                ):
-                    data = chunk[cut:-2]
-                    if 10 in data or 13 in data:
-                        data = None
-                    else:
-                        self._room -= 1
-                        self._taken += 1
-                        self._taken_bytes += size
-                if data is not None:
-                    try:
-                        typed_event = decode(data)
-                    except (ValueError, RecursionError):
-                        typed_event = False
-                    if (
-                        typed_event
-                        and typed_event.sequence_number == validator.next_seq
-                        and typed_event.output_index == oi
-                        and typed_event.item_id == item_id
-                        and get(typed_event) == index
-                    ):
-                        validator.next_seq = typed_event.sequence_number + 1
-                        delta = typed_event.delta
-                        target.append(delta)
-                        self._lane_count = validator.events = count + 1
-                        validator.fast_judged += 1
-                        if tallied:
-                            self.tallied += 1
-                            if delta:
-                                self.tallied_nonempty += 1
-                        if self.keep_events:
-                            if self._first_raw is None:
-                                self._first_raw = len(self._events)
-                            self._events.append(_Raw(data))
-                        if self.on_delta is not None:
-                            self.on_delta(name, delta)
-                        return []
-                    return self._judge([(raw_name, data)])  # the record `feed_records` gives
+            # chunk ended on: taken without the decoder's match (`SSEDecoder.lane_room`) and
+            # handed to the fast path's lane. The decoder's canonical block,
+            # tested here (a call less per delta): the chunk is one block that begins with
+            # `head`, without a CR, within the size bound. Tested with a slice, indexing and
+            # `in` (memchr): `startswith`, `endswith` and `find` parse their arguments as a
+            # tuple, which costs more than the tests. (`head` holds no CR or LF but its own,
+            # and ends in a space: the two LFs at the end lie past it.)
+            head, cut, raw_name, name, tallied, take = lane
+            size = len(chunk)
+            if (
+                type(chunk) is bytes
+                and chunk[:cut] == head
+                and chunk[-1] == 10
+                and chunk[-2] == 10
+                and size <= self._max_event_bytes
+            ):
+                data = chunk[cut:-2]
+                if 10 not in data and 13 not in data:
+                    self._room -= 1
+                    self._taken += 1
+                    self._taken_bytes += size
+                    delta = take(data)
+                    if delta is MISSING:
+                        return self._judge([(raw_name, data)])  # the record `feed_records` gives
+                    if tallied:
+                        self.tallied += 1
+                        if delta:
+                            self.tallied_nonempty += 1
+                    if self.keep_events:
+                        self._keep_raw(data)
+                    if self.on_delta is not None:
+                        self.on_delta(name, delta)
+                    return []
         if self.aborted is not None or self._closed:
             return []
         if self._taken:
@@ -330,154 +351,77 @@ class SSEStreamValidator:
         ]
 
     def _judge(self, records: list[Record]) -> list[Violation]:
-        # The hot loop. The common event — `event: <type>` and `data: <JSON object>` whose type
-        # is that name, before any [DONE] — is parsed and judged here; everything else goes
-        # through `_judge_one`, which applies every framing rule.
-        #
-        # A delta that continues the validator's current route (`StreamValidator.route`) is
-        # first decoded straight into a typed object, which both parses it and checks its
-        # schema (`SchemaValidator.event_decoder`); when that object continues the route, the
-        # delta is recorded as `StreamValidator.feed_fast` would record it. Anything else —
-        # bytes the typed decoder refuses, a delta off the route, and every other event — is
-        # parsed into a dict and judged the reference way. Not when the caller wants each
-        # event as a dict (`on_event`).
-        out: list[Violation] = []
-        validator = self.validator
-        fast, full, route_for, routes, fast_types = self._wiring
-        loads = orjson.loads
-        keep = self.keep_events
-        events = self._events
-        on_event = self.on_event
-        on_delta = self.on_delta
-        typed = on_event is None and bool(fast_types)
-        names = self._names
-        tally = self.tally
-        # The validator's counters, held in locals between full-path events; a typed delta adds
-        # one to both `events` and `fast_judged`, so only their difference (`lead`) is held.
-        next_seq = validator.next_seq
-        count = validator.events
-        lead = validator.fast_judged - count
-        tallied = False  # the current route's type is in `tally`
-        extra = False  # a typed delta is tallied, kept or reported (`on_delta`)
-        n_tallied = self.tallied
-        n_nonempty = self.tallied_nonempty
-        # The name and route of the previous event (a run of deltas shares them): comparing two
-        # names costs less than hashing one. Forgotten whenever the validator is called.
-        last_name: bytes | None = None
-        name = ""
-        # That route's typed decoder (None: no typed route) and the fields a delta must match.
-        decode: Any = None
-        get: Any = None
-        oi: Any = None
-        item_id: Any = None
-        index: Any = None
-        target: list[str] = []
-        done_seen = self.done_seen  # set only by `_judge_one`
+        """Judge decoded records: through the validator's fast path when it has one (it takes
+        the deltas that continue their route, typed, and hands back every other record to
+        `_judge_record`), else each by `_judge_record`."""
+        found = self._found = []
+        fast = self._fast
         self._lane = None
-        for record in records:
-            if len(record) == 2 and not done_seen:
-                raw_name, data = record
-                if raw_name is not None:
-                    if raw_name != last_name:
-                        last_name = raw_name
-                        known = names.get(raw_name)
-                        name = self._name(raw_name) if known is None else known
-                        decode = None
-                        if typed and name in fast_types:
-                            route = routes.get(name)
-                            if route is None:
-                                route = route_for(name)
-                            if route is not NO_ROUTE:
-                                oi, item_id, _key, index, _valid, target, decode, get = route
-                                tallied = name in tally
-                                extra = tallied or keep or on_delta is not None
-                    if decode is not None:
-                        try:
-                            typed_event = decode(data)
-                        except (ValueError, RecursionError):
-                            typed_event = False
-                        if (
-                            typed_event
-                            and typed_event.sequence_number == next_seq
-                            and typed_event.output_index == oi
-                            and typed_event.item_id == item_id
-                            and get(typed_event) == index
-                        ):
-                            next_seq = typed_event.sequence_number + 1
-                            target.append(typed_event.delta)
-                            count += 1
-                            if extra:  # what only some callers ask for
-                                delta = typed_event.delta
-                                if tallied:
-                                    n_tallied += 1
-                                    if delta:
-                                        n_nonempty += 1
-                                if keep:
-                                    if self._first_raw is None:
-                                        self._first_raw = len(events)
-                                    events.append(_Raw(data))
-                                if on_delta is not None:
-                                    on_delta(name, delta)
-                            continue
-                last_name = None
-                validator.next_seq = next_seq
-                validator.events = count
-                validator.fast_judged = count + lead
-                try:
-                    event = loads(data)
-                except orjson.JSONDecodeError:
-                    self.tallied, self.tallied_nonempty = n_tallied, n_nonempty
-                    out += self._judge_one(record)
-                    n_tallied, n_nonempty = self.tallied, self.tallied_nonempty
-                    next_seq = validator.next_seq
-                    count = validator.events
-                    lead = validator.fast_judged - count
-                    done_seen = self.done_seen
-                    continue
-                if type(event) is dict and raw_name is not None and event.get("type") == name:
-                    if keep:
-                        events.append(event)
-                    if on_event is not None:
-                        on_event(event)
-                    if name in tally:
-                        n_tallied += 1
-                        if event.get("delta"):
-                            n_nonempty += 1
-                    if on_delta is not None and name.endswith(".delta"):
-                        on_delta(name, event.get("delta"))
-                    if name not in fast_types or not fast(event, name):
-                        out += full(event)
-                    next_seq = validator.next_seq
-                    count = validator.events
-                    lead = validator.fast_judged - count
-                    continue
-            last_name = None
-            validator.next_seq = next_seq
-            validator.events = count
-            validator.fast_judged = count + lead
-            self.tallied, self.tallied_nonempty = n_tallied, n_nonempty
-            out += self._judge_one(record)
-            n_tallied, n_nonempty = self.tallied, self.tallied_nonempty
-            next_seq = validator.next_seq
-            count = validator.events
-            lead = validator.fast_judged - count
-            done_seen = self.done_seen
-        validator.next_seq = next_seq
-        validator.events = count
-        validator.fast_judged = count + lead
-        self.tallied, self.tallied_nonempty = n_tallied, n_nonempty
-        if decode is not None and last_name is not None:
-            # The route still holds (every full-path event forgets `last_name`): the next chunk
-            # may continue it (`feed`).
-            head = b"event: " + last_name + b"\ndata: "
-            self._lane = (
-                head, len(head), last_name, name, decode, get, oi, item_id, index, target, tallied
-            )  # fmt: skip
-            self._lane_count = count
+        if fast is None or self.done_seen:
+            for record in records:
+                self._judge_record(record)
+            return found
+        extra = self.keep_events or self.on_delta is not None or bool(self.tally)
+        lane = fast.judge_records(
+            self.validator, records, self._judge_record, self._taken_delta if extra else None
+        )
+        if lane is not None:
+            # The last record's route still holds: the next chunk may continue it (`feed`).
+            raw_name, take = lane
+            head = b"event: " + raw_name + b"\ndata: "
+            name = self._name(raw_name)
+            self._lane = (head, len(head), raw_name, name, name in self.tally, take)
             if self._taken:
                 self._settle_lane()
             self._room = self._decoder.lane_room()
-        return out
+        return found
+
+    def _taken_delta(self, record: tuple[Any, ...], delta: Any) -> None:
+        """What some callers ask of a delta the fast path took (`tally`, `keep_events`,
+        `on_delta`)."""
+        name = self._name(record[0])
+        if name in self.tally:
+            self.tallied += 1
+            if delta:
+                self.tallied_nonempty += 1
+        if self.keep_events:
+            self._keep_raw(record[1])
+        if self.on_delta is not None:
+            self.on_delta(name, delta)
+
+    def _keep_raw(self, data: bytes) -> None:
+        if self._first_raw is None:
+            self._first_raw = len(self._events)
+        self._events.append(_Raw(data))
+
+    def _judge_record(self, record: Record) -> bool:
+        """One record on the full path, into `_found`; False once ``[DONE]`` was seen (no later
+        record may take the fast path). The common event — `event: <type>` and `data: <JSON
+        object>` whose type is that name, before any [DONE] — is parsed and fed here; everything
+        else goes through `_judge_one`, which applies every framing rule."""
+        if len(record) == 2 and not self.done_seen:
+            raw_name, data = record
+            try:
+                event = None if json_too_deep(data) else _decode(data)
+            except (msgspec.DecodeError, RecursionError):
+                event = None
+            if type(event) is dict and raw_name is not None:
+                name = _NAMES.get(raw_name) or self._name(raw_name)
+                if event.get("type") == name:
+                    if self.keep_events:
+                        self._events.append(event)
+                    if self.on_event is not None:
+                        self.on_event(event)
+                    if name in self.tally:
+                        self.tallied += 1
+                        if event.get("delta"):
+                            self.tallied_nonempty += 1
+                    if self.on_delta is not None and name.endswith(".delta"):
+                        self.on_delta(name, event.get("delta"))
+                    self._found += self.validator.feed(event)
+                    return True
+        self._found += self._judge_one(record)
+        return not self.done_seen
 
     def _settle_lane(self) -> None:
         """Report the chunks the lane took to the decoder (`SSEDecoder.count_taken`)."""
@@ -487,6 +431,9 @@ class SSEStreamValidator:
     def _name(self, raw: bytes) -> str:
         """An event name as text, remembered for the next events and streams (a server uses a
         few dozen; ever new names are decoded each time, not remembered without bound)."""
+        name = _NAMES.get(raw)
+        if name is not None:
+            return name
         name = raw.decode("utf-8", "replace")
         if len(_NAMES) < 1024:
             _NAMES[raw] = name
@@ -524,6 +471,10 @@ class SSEStreamValidator:
                 v = self._framing(
                     C.SSE_LIMIT_DEPTH, index, "JSON the judge can parse", _head(data), str(exc)
                 )
+            elif isinstance(exc, JSONNumberError):
+                v = self._framing(
+                    C.SSE_DATA_JSON_NUMBER, index, "JSON numbers only", _head(data), str(exc)
+                )
             else:
                 v = self._framing(
                     C.SSE_DATA_JSON, index, "a JSON object", _head(data), message=str(exc)
@@ -556,19 +507,7 @@ class SSEStreamValidator:
         return out
 
 
-_LaneTuple = tuple[
-    bytes,
-    int,
-    bytes,
-    str,
-    Callable[[bytes], Any],
-    Callable[[Any], Any],
-    Any,
-    Any,
-    Any,
-    list[str],
-    bool,
-]
+_Lane = tuple[bytes, int, bytes, str, bool, Lane]
 
 # Event names as text, by their bytes; shared by every stream (see `SSEStreamValidator._name`).
 _NAMES: dict[bytes, str] = {}

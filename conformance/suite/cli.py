@@ -38,7 +38,10 @@ compaction (/responses/compact, then continue from the compacted window), statel
 (store: false with encrypted reasoning asked, sent back, tampered; every item type as history;
 unknown include values), custom-tools, hosted:web_search, hosted:file_search,
 hosted:code_interpreter, hosted:image_generation, hosted:mcp, hosted:tool_search, hosted:shell, hosted:apply_patch,
-hosted:computer_use_preview. --profile repeats or takes a comma list; core is always included.
+hosted:computer_use_preview; the client profiles client:codex, client:agents-sdk, client:vercel-ai,
+client:openai-python, client:openai-node, client:langchain (the requests that client really sends,
+captured from it and replayed: each refusal under the client's check). --profile repeats or takes
+a comma list; core is always included.
 
 targets file (TOML), several targets in one run:
   [defaults]                       # optional: any target key but base_url

@@ -48,6 +48,7 @@ class HttpExchange:
     status: int | None = None
     content_type: str = ""
     body: Any = None  # parsed JSON of a non-stream body, or None
+    is_json: bool = False  # the body parsed as JSON (``body`` is None for JSON ``null`` too)
     text: str = ""  # the body's first characters when it is not JSON
     events: list[Any] = field(default_factory=list)  # decoded stream events, in order
     validator: SSEStreamValidator | None = None
@@ -147,10 +148,12 @@ class TargetClient:
         json_body: Any = None,
         content: bytes | None = None,
         params: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> HttpExchange:
-        """A non-stream request; the body is parsed as JSON when it is JSON."""
+        """A non-stream request; the body is parsed as JSON when it is JSON. ``headers``: extra
+        request headers (a client profile's replay sends the client's)."""
         ex = HttpExchange(method, _with_query(path, params), _shown_body(json_body, content))
-        self._send(ex, json_body, content, params, validator=None)
+        self._send(ex, json_body, content, params, validator=None, extra=headers)
         return ex
 
     def stream(
@@ -161,13 +164,14 @@ class TargetClient:
         validator: SSEStreamValidator,
         json_body: Any = None,
         params: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> HttpExchange:
         """A request answered with SSE: the bytes go through ``validator`` as they arrive."""
         ex = HttpExchange(
             method, _with_query(path, params), _shown_body(json_body, None), stream=True
         )
         ex.validator = validator
-        self._send(ex, json_body, None, params, validator=validator)
+        self._send(ex, json_body, None, params, validator=validator, extra=headers)
         return ex
 
     # ------------------------------------------------------------------ internals
@@ -180,6 +184,7 @@ class TargetClient:
         params: Mapping[str, str] | None,
         *,
         validator: SSEStreamValidator | None,
+        extra: Mapping[str, str] | None = None,
     ) -> None:
         if self.hung:
             ex.error = (
@@ -193,6 +198,7 @@ class TargetClient:
         headers = {"Content-Type": "application/json"} if content is not None else {}
         if validator is not None:
             headers["Accept"] = "text/event-stream"
+        headers.update(extra or {})
         started = time.monotonic()
         deadline = started + self.timeout
         try:
@@ -289,6 +295,7 @@ class TargetClient:
             return
         try:
             ex.body = parse_json(bytes(data))
+            ex.is_json = True
         except ValueError:
             ex.text = bytes(data[:2000]).decode("utf-8", "replace")
 

@@ -121,11 +121,14 @@ def refusal(status: int | None, content_type: str, body: Any, text: str) -> str 
 
 
 def unjudgeable_create(
-    status: int | None, content_type: str, body: Any, text: str, *, model: str, what: str
-) -> str | None:
+    status: int | None, content_type: str, body: Any, text: str, *, model: str, what: str,
+    is_json: bool = False,
+) -> str | None:  # fmt: skip
     """Why the answer to a plain create request (``what``: e.g. ``POST /v1/responses``) shows the
     target cannot be judged, else ``None``: :func:`refusal`, a model it does not serve, no such
-    route, or a 2xx body that is not JSON (nor a stream)."""
+    route, or a 2xx body that is not JSON (nor a stream). ``is_json``: the body parsed as JSON —
+    a JSON ``null`` (``body`` None) is an answer to judge, a wrong one, not a sign of another
+    kind of server (open-responses-server answers every non-streamed create so)."""
     reason = refusal(status, content_type, body, text)
     if reason is not None:
         return reason
@@ -135,7 +138,7 @@ def unjudgeable_create(
     if status in NO_ROUTE:
         return f"not a Responses server: {what} answered HTTP {status}"
     streamed = content_type.startswith("text/event-stream")
-    if status is not None and 200 <= status < 300 and body is None and not streamed:
+    if status is not None and 200 <= status < 300 and body is None and not is_json and not streamed:
         shown = content_type.split(";", 1)[0] or "no content type"
         return f"not a Responses server: {what} answered HTTP {status} with {shown}, not JSON"
     return None

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal, NoReturn
 
 from .. import catalog as C
-from ..bodies.kinds import body_kind, validate_body
+from ..bodies.kinds import body_kind, judge_body
 from ..bodies.state import state_exercised
 from ..catalog import live as L
 from ..catalog.registry import REGISTRY, Check, Violation, with_family
@@ -73,13 +73,15 @@ def _declared(ids: set[str], profiles: frozenset[str]) -> set[str]:
 
 
 def _outside_open_responses(profile: str) -> bool:
-    return profile == "custom-tools" or profile.startswith("hosted:")
+    # A client profile replays what the client sends to OpenAI (compaction triggers, namespace
+    # tools): OpenAI's features, judged by OpenAI's events (docs/spec.md §9).
+    return profile == "custom-tools" or profile.startswith(("hosted:", "client:"))
 
 
 def judged_profiles(declared: Iterable[str], case: Iterable[str]) -> frozenset[str]:
     """The profiles a case's traffic is judged under: the target's, less `openresponses` in a case
-    that provokes a feature Open Responses does not define (custom tools, hosted tools: their
-    events are OpenAI's alone, docs/spec.md §7.10). A target declaring both could never pass
+    that provokes a feature Open Responses does not define (custom tools, hosted tools, a real
+    client's requests: their events are OpenAI's alone, docs/spec.md §7.10, §9). A target declaring both could never pass
     such a case, so its streams are judged by every other declared profile's checks only."""
     profiles = frozenset(declared)
     if "openresponses" in profiles and any(_outside_open_responses(p) for p in case):
@@ -124,6 +126,7 @@ class Probe:
         params: Mapping[str, str] | None = None,
         max_output_tokens: int | None = None,
         optional: bool = False,
+        headers: Mapping[str, str] | None = None,
     ) -> HttpExchange:
         """A non-stream request; the judge looks at the answer, whatever its status.
 
@@ -133,7 +136,12 @@ class Probe:
         FastAPI answer `{"detail": "Method Not Allowed"}` there)."""
         ex = self._guard(
             lambda: self.client.call(
-                method, path, json_body=json_body, content=content, params=params
+                method,
+                path,
+                json_body=json_body,
+                content=content,
+                params=params,
+                **_extra(headers),
             )
         )
         if optional and ex.status in NOT_OFFERED:
@@ -154,6 +162,7 @@ class Probe:
         json_body: Any = None,
         params: Mapping[str, str] | None = None,
         resume_after: int | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> HttpExchange:
         """A request answered with SSE, judged event by event as it arrives."""
         limit = json_body.get("max_output_tokens") if isinstance(json_body, dict) else None
@@ -167,7 +176,12 @@ class Probe:
         )
         ex = self._guard(
             lambda: self.client.stream(
-                method, path, validator=validator, json_body=json_body, params=params
+                method,
+                path,
+                validator=validator,
+                json_body=json_body,
+                params=params,
+                **_extra(headers),
             )
         )
         if ex.status == 200 and ex.content_type.startswith("text/event-stream"):
@@ -319,7 +333,7 @@ class Probe:
         if ex.status >= 400:
             self.record.exercised |= error_exercised(body)
             if isinstance(body, dict):
-                violations = validate_body(body, "error")
+                violations = judge_body(body, "error")
             else:
                 violations = [C.ERROR_SHAPE.violation(
                     expected="a JSON error body", actual=_head(ex.text) or "(empty)",
@@ -336,7 +350,7 @@ class Probe:
                 )
             else:  # compaction results, conversations, deleted conversations, item lists
                 self.record.exercised |= state_exercised(body, kind)
-            for v in validate_body(
+            for v in judge_body(
                 body, kind, profiles=self.profiles, max_output_tokens=max_output_tokens
             ):
                 self._find(v, ex)
@@ -360,6 +374,12 @@ class Probe:
         self.record.findings.append(
             Finding(violation, self.record.id, self.attempt, evidence_for(exchange, violation))
         )
+
+
+def _extra(headers: Mapping[str, str] | None) -> dict[str, Any]:
+    """Extra request headers as keyword arguments, none when there are none (a test's stand-in
+    client need not take them)."""
+    return {"headers": headers} if headers else {}
 
 
 def evidence_for(ex: HttpExchange | None, violation: Violation) -> dict[str, Any]:

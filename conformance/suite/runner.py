@@ -120,7 +120,7 @@ def first_request(target: Target, client: TargetClient) -> str | None:
         return None  # a transport failure: the cases judge it (live.http.status_ok)
     return unjudgeable_create(
         ex.status, ex.content_type, ex.body, ex.text, model=target.model,
-        what="POST /responses",
+        what="POST /responses", is_json=ex.is_json,
     )  # fmt: skip
 
 

@@ -77,6 +77,13 @@ ALL_PROFILES = (
     "hosted:shell",
     "hosted:apply_patch",
     "hosted:computer_use_preview",
+    # the requests real clients send, replayed (docs/client-catalogue.md)
+    "client:codex",
+    "client:agents-sdk",
+    "client:vercel-ai",
+    "client:openai-python",
+    "client:openai-node",
+    "client:langchain",
 )
 # The embedded mock serves every profile, WebSocket mode and its steering included
 # (docs/websocket.md).
@@ -219,8 +226,16 @@ def load_targets(path: str | Path, *, select: Iterable[str] = ()) -> list[Target
     """Targets from a TOML file (format in the module docstring), in file order; ``-`` reads
     standard input."""
     limit = MAX_TARGETS_FILE_BYTES
+    from ..sse.framing import MAX_JSON_DEPTH, json_too_deep
+
     try:
-        doc = tomllib.loads(read_at_most(path, limit).decode("utf-8"))
+        text = read_at_most(path, limit).decode("utf-8")
+        if json_too_deep(text):  # tomllib recurses per level: a traceback near 1,000
+            raise TargetError(
+                f"{path}: arrays or inline tables nested more than {MAX_JSON_DEPTH} levels deep "
+                "(the judge's limit)"
+            )
+        doc = tomllib.loads(text)
     except TooLarge as exc:
         raise TargetError(f"{path}: {exc} for a targets file") from None
     except OSError as exc:

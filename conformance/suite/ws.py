@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -64,8 +64,12 @@ class WsSession:
         max_events: int,
         profiles: Iterable[str] = ("core",),
         coverage: bool = False,
+        extra_headers: Mapping[str, str] | None = None,
     ) -> None:
         headers = {"User-Agent": "responses-conformance"}
+        for name, value in (extra_headers or {}).items():  # a client's own replace the suite's
+            headers = {k: v for k, v in headers.items() if k.lower() != name.lower()}
+            headers[name] = value
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         self.url = ws_url(base_url)
@@ -157,7 +161,9 @@ class WsSession:
 
 
 @contextlib.contextmanager
-def judged_session(probe: Probe) -> Iterator[WsSession]:
+def judged_session(
+    probe: Probe, extra_headers: Mapping[str, str] | None = None
+) -> Iterator[WsSession]:
     """A :class:`WsSession` to the probe's target for one case: the upgrade is ``live.ws.upgrade``;
     on exit every violation the judge found is recorded under its check ID, with the last frames
     as evidence, and every check the session put to the test is recorded as exercised."""
@@ -174,6 +180,7 @@ def judged_session(probe: Probe) -> Iterator[WsSession]:
             max_events=target.max_events,
             profiles=probe.profiles,
             coverage=True,
+            extra_headers=extra_headers,
         )
     except (OSError, InvalidHandshake, TimeoutError) as exc:
         probe.require(L.WS_UPGRADE, False, expected="a WebSocket upgrade", actual=_reason(exc))

@@ -10,15 +10,19 @@ type, its parts and their delta pieces, so memory is linear in the streamed text
 event is constant (deltas are joined once, at their ``.done``). It does no I/O and shares nothing
 with the servers it judges (the one rule of the architecture, tests/conformance/test_import_contract.py).
 
-The package, by concern (each a class over the next, the validator their union):
+One state, one table of handlers: :class:`~.state.StreamState` holds what a stream's judgement
+remembers, and each event type has one handler, a plain function ``(state, event, index)``
+(the way openai-python's ``ResponseStreamState`` keeps one accumulator and one ``handle_event``).
+The handlers live by concern:
 
 - :mod:`.core` — the façade: ``feed`` / ``close``, the handler table;
-- :mod:`.lifecycle` — sequence numbers, lifecycle and terminal events, ``error``;
+- :mod:`.lifecycle` — lifecycle and terminal events, ``error``;
 - :mod:`.items` — output items, added and done;
 - :mod:`.parts` — content parts and reasoning summary parts, their text;
 - :mod:`.values` — single-valued streams (arguments, code, diffs, shell);
 - :mod:`.comparisons` — finished items and the terminal output against what was streamed;
-- :mod:`.fastpath` — the fast path for deltas;
+- :mod:`.fastpath` — the one seam of the judge's speed work, the fast path for deltas (off with
+  ``fast=False``, the reference path);
 - :mod:`.model`, :mod:`.state`, :mod:`.tables` — what it remembers, and what it knows of the
   event families.
 """
@@ -26,9 +30,6 @@ The package, by concern (each a class over the next, the validator their union):
 from __future__ import annotations
 
 from .core import PROFILES, StreamValidator
-from .model import NO_ROUTE, FastSpec, Route
+from .fastpath import FastPath
 
-# The name the framing layer used before the split (kept for importers of the old module).
-_NO_ROUTE = NO_ROUTE
-
-__all__ = ["NO_ROUTE", "PROFILES", "FastSpec", "Route", "StreamValidator"]
+__all__ = ["PROFILES", "FastPath", "StreamValidator"]

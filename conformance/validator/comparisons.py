@@ -13,149 +13,148 @@ from .model import MISSING, Item, Part
 from .state import StreamState
 from .tables import PART_TEXT_FIELD, VALUE_STREAMS
 
-__all__ = ["ComparisonRules", "first_difference", "first_difference_text"]
+__all__ = ["check_item_content", "check_output", "first_difference", "first_difference_text"]
 
 
-class ComparisonRules(StreamState):
-    """``_check_output`` (the terminal event) and ``_check_item_content`` (``output_item.done``)."""
-
-    __slots__ = ()
-
-    def _check_output(self, response: Mapping[str, Any], index: int, *, failed: bool) -> None:
-        """SPEC §2.9: the terminal output equals the done items, in order (KB08)."""
-        output = response.get("output")
-        if not isinstance(output, list):
-            return
-        done = [it for _, it in sorted(self._items.items()) if it.done]
-        if self.resume_after is not None:
-            # A resumed stream (SPEC §2.12) lacks what came before its resume point: items
-            # finished by then are not in it at all. Only items seen finished can be compared,
-            # by their index (failed or not: positions would pair them with the missing ones).
-            for item in done:
-                if item.output_index >= len(output) or not deep_equal_except_opaque(
-                    output[item.output_index], item.done_item
-                ):
-                    self._report(
-                        C.OUTPUT_EQUALS_ITEMS,
-                        index,
-                        short(item.done_item),
-                        short(output[item.output_index])
-                        if item.output_index < len(output)
-                        else "missing",
-                        path=f"response.output[{item.output_index}]",
-                    )
-            return
-        if failed:
-            # Open items may stay unfinished on failure; the finished ones must be there as sent.
-            for pos, item in enumerate(done):
-                if pos < len(output) and not deep_equal_except_opaque(output[pos], item.done_item):
-                    self._report(
-                        C.OUTPUT_EQUALS_ITEMS,
-                        index,
-                        short(item.done_item),
-                        short(output[pos]),
-                        path=f"response.output[{pos}]",
-                    )
-            return
-        if len(output) != len(done):
-            self._report(
-                C.OUTPUT_EQUALS_ITEMS,
-                index,
-                f"{len(done)} item(s), as streamed",
-                f"{len(output)} item(s)",
-                path="response.output",
-            )
-        for pos, (have, item) in enumerate(zip(output, done, strict=False)):
-            if not deep_equal_except_opaque(have, item.done_item):
-                self._report(
+def check_output(
+    state: StreamState, response: Mapping[str, Any], index: int, *, failed: bool
+) -> None:
+    """SPEC §2.9: the terminal output equals the done items, in order (KB08)."""
+    output = response.get("output")
+    if not isinstance(output, list):
+        return
+    done = [it for _, it in sorted(state._items.items()) if it.done]
+    if state.resume_after is not None:
+        # A resumed stream (SPEC §2.12) lacks what came before its resume point: items
+        # finished by then are not in it at all. Only items seen finished can be compared,
+        # by their index (failed or not: positions would pair them with the missing ones).
+        for item in done:
+            if item.output_index >= len(output) or not deep_equal_except_opaque(
+                output[item.output_index], item.done_item
+            ):
+                state._report(
                     C.OUTPUT_EQUALS_ITEMS,
                     index,
                     short(item.done_item),
-                    short(have),
+                    short(output[item.output_index])
+                    if item.output_index < len(output)
+                    else "missing",
+                    path=f"response.output[{item.output_index}]",
+                )
+        return
+    if failed:
+        # Open items may stay unfinished on failure; the finished ones must be there as sent.
+        for pos, item in enumerate(done):
+            if pos < len(output) and not deep_equal_except_opaque(output[pos], item.done_item):
+                state._report(
+                    C.OUTPUT_EQUALS_ITEMS,
+                    index,
+                    short(item.done_item),
+                    short(output[pos]),
                     path=f"response.output[{pos}]",
-                    message=first_difference(item.done_item, have),
                 )
-
-    def _check_item_content(self, item: Item, done_item: Mapping[str, Any], index: int) -> None:
-        """SPEC §2.8: the finished item holds what its events streamed."""
-        if item.parts:
-            content = done_item.get("content")
-            if not isinstance(content, list) or len(content) != len(item.parts):
-                self._report(
-                    C.ITEM_CONTENT_MATCHES,
-                    index,
-                    f"{len(item.parts)} content part(s)",
-                    short(content),
-                    path="item.content",
-                )
-            else:
-                for ci, (part, have) in enumerate(zip(item.parts, content, strict=True)):
-                    self._compare_part(part, have, index, f"item.content[{ci}]")
-        if item.summaries:
-            summary = done_item.get("summary")
-            if not isinstance(summary, list) or len(summary) != len(item.summaries):
-                self._report(
-                    C.ITEM_CONTENT_MATCHES,
-                    index,
-                    f"{len(item.summaries)} summary part(s)",
-                    short(summary),
-                    path="item.summary",
-                )
-            else:
-                for si, (part, have) in enumerate(zip(item.summaries, summary, strict=True)):
-                    self._compare_part(part, have, index, f"item.summary[{si}]")
-        for (family, sub), (_deltas, done) in item.values.items():
-            where = VALUE_STREAMS[family][2]
-            if where is None or done[0] is None:
-                continue
-            path = tuple(sub if key is None else key for key in where)
-            found: Any = done_item
-            for key in path:
-                if isinstance(key, str) and isinstance(found, dict):
-                    found = found.get(key)
-                elif isinstance(key, int) and isinstance(found, list) and 0 <= key < len(found):
-                    found = found[key]
-                else:
-                    found = None
-            if found != done[0]:
-                self._report(
-                    C.ITEM_CONTENT_MATCHES,
-                    index,
-                    short(done[0]),
-                    short(found),
-                    path="item." + ".".join(map(str, path)),
-                    message=f"`{family}.done` streamed another value",
-                )
-
-    def _compare_part(self, part: Part, have: Any, index: int, path: str) -> None:
-        if not isinstance(have, dict):
-            self._report(
-                C.ITEM_CONTENT_MATCHES, index, f"a {part.type} part", short(have), path=path
-            )
-            return
-        if have.get("type") != part.type:
-            self._report(
-                C.ITEM_CONTENT_MATCHES, index, part.type, have.get("type"), path=path + ".type"
-            )
-            return
-        if part.type == "output_text" and have.get("annotations", []) != part.annotations:
-            self._report(
-                C.ANNOTATIONS_MATCH,
+        return
+    if len(output) != len(done):
+        state._report(
+            C.OUTPUT_EQUALS_ITEMS,
+            index,
+            f"{len(done)} item(s), as streamed",
+            f"{len(output)} item(s)",
+            path="response.output",
+        )
+    for pos, (have, item) in enumerate(zip(output, done, strict=False)):
+        if not deep_equal_except_opaque(have, item.done_item):
+            state._report(
+                C.OUTPUT_EQUALS_ITEMS,
                 index,
-                f"{len(part.annotations)} streamed annotation(s)",
-                short(have.get("annotations")),
-                path=f"{path}.annotations",
+                short(item.done_item),
+                short(have),
+                path=f"response.output[{pos}]",
+                message=first_difference(item.done_item, have),
             )
-        value = part.closed_value if part.closed_value is not None else part.done_value
-        text_field = PART_TEXT_FIELD.get(part.type, "text")
-        if value is not None and have.get(text_field) != value:
-            self._report(
+
+
+def check_item_content(
+    state: StreamState, item: Item, done_item: Mapping[str, Any], index: int
+) -> None:
+    """SPEC §2.8: the finished item holds what its events streamed."""
+    if item.parts:
+        content = done_item.get("content")
+        if not isinstance(content, list) or len(content) != len(item.parts):
+            state._report(
                 C.ITEM_CONTENT_MATCHES,
                 index,
-                short(value),
-                short(have.get(text_field)),
-                path=f"{path}.{text_field}",
+                f"{len(item.parts)} content part(s)",
+                short(content),
+                path="item.content",
             )
+        else:
+            for ci, (part, have) in enumerate(zip(item.parts, content, strict=True)):
+                _compare_part(state, part, have, index, f"item.content[{ci}]")
+    if item.summaries:
+        summary = done_item.get("summary")
+        if not isinstance(summary, list) or len(summary) != len(item.summaries):
+            state._report(
+                C.ITEM_CONTENT_MATCHES,
+                index,
+                f"{len(item.summaries)} summary part(s)",
+                short(summary),
+                path="item.summary",
+            )
+        else:
+            for si, (part, have) in enumerate(zip(item.summaries, summary, strict=True)):
+                _compare_part(state, part, have, index, f"item.summary[{si}]")
+    for (family, sub), (_deltas, done) in item.values.items():
+        where = VALUE_STREAMS[family][2]
+        if where is None or done[0] is None:
+            continue
+        path = tuple(sub if key is None else key for key in where)
+        found: Any = done_item
+        for key in path:
+            if isinstance(key, str) and isinstance(found, dict):
+                found = found.get(key)
+            elif isinstance(key, int) and isinstance(found, list) and 0 <= key < len(found):
+                found = found[key]
+            else:
+                found = None
+        if found != done[0]:
+            state._report(
+                C.ITEM_CONTENT_MATCHES,
+                index,
+                short(done[0]),
+                short(found),
+                path="item." + ".".join(map(str, path)),
+                message=f"`{family}.done` streamed another value",
+            )
+
+
+def _compare_part(state: StreamState, part: Part, have: Any, index: int, path: str) -> None:
+    if not isinstance(have, dict):
+        state._report(C.ITEM_CONTENT_MATCHES, index, f"a {part.type} part", short(have), path=path)
+        return
+    if have.get("type") != part.type:
+        state._report(
+            C.ITEM_CONTENT_MATCHES, index, part.type, have.get("type"), path=path + ".type"
+        )
+        return
+    if part.type == "output_text" and have.get("annotations", []) != part.annotations:
+        state._report(
+            C.ANNOTATIONS_MATCH,
+            index,
+            f"{len(part.annotations)} streamed annotation(s)",
+            short(have.get("annotations")),
+            path=f"{path}.annotations",
+        )
+    value = part.closed_value if part.closed_value is not None else part.done_value
+    text_field = PART_TEXT_FIELD.get(part.type, "text")
+    if value is not None and have.get(text_field) != value:
+        state._report(
+            C.ITEM_CONTENT_MATCHES,
+            index,
+            short(value),
+            short(have.get(text_field)),
+            path=f"{path}.{text_field}",
+        )
 
 
 def first_difference_text(want: str, got: str) -> str:

@@ -16,11 +16,12 @@ from ..bodies.objects import ResponseChecker
 from ..catalog.registry import Violation
 from ..schema import SCHEMAS, SchemaIssue, SchemaValidator
 from ..sections.s2_1_sequence import judge_sequence
+from . import items, lifecycle, parts, values
 from .exercised import Coverage
 from .fastpath import FastPath, fast_table
 from .lifecycle import resumed_lifecycle
-from .model import FastSpec, Item, Route
-from .state import Handler, Reporter
+from .model import FastSpec, Item
+from .state import Handler, Reporter, StreamState
 from .tables import (
     ADDED_FIRST,
     NONSTANDARD,
@@ -52,10 +53,15 @@ PROFILES = frozenset(
             "computer_use_preview",
         )
     }
+    # the client profiles (docs/spec.md §9): live only, they add no stream rule
+    | {
+        f"client:{c}"
+        for c in ("codex", "agents-sdk", "vercel-ai", "openai-python", "openai-node", "langchain")
+    }
 )
 
 
-class StreamValidator(FastPath):
+class StreamValidator(StreamState):
     """Validates one Responses event stream, event by event.
 
     ``resume_after``: the stream is ``GET …?stream=true&starting_after=N`` (SPEC §2.12): its first
@@ -63,6 +69,10 @@ class StreamValidator(FastPath):
     ``profiles``: which profile-specific checks apply (``openresponses`` adds [OR]'s requirements).
     ``max_output_tokens``: the request's limit, when the caller knows it (the echoed
     ``response.max_output_tokens`` is used otherwise).
+    ``fast``: the one switch of the judge's speed work. True (the default) puts a
+    :class:`~.fastpath.FastPath` in front of the full path (:attr:`fast_path`, also what the
+    framing layer hands SSE records to); False is the reference path, every event judged in
+    full. Both give the same verdicts (the equivalence tests are the contract).
     """
 
     __slots__ = ()
@@ -117,32 +127,23 @@ class StreamValidator(FastPath):
         self._top_logprobs: int | None = None
         self._closed = False
         self._openresponses = "openresponses" in self.profiles
-        known, self._handlers, fast_table, self._predicates = _tables(self._schemas)
-        # `fast=False`: the reference path, every event judged in full (the equivalence tests
-        # compare the two; a caller may want it to rule the fast path out).
-        self.fast = fast
-        self._fast = fast_table if fast else {}
-        self.fast_judged = 0  # events the fast path judged (dict or typed)
+        known, self._handlers, specs, raw_types, self._predicates = _tables(self._schemas)
         self._known_types = known
-        # See `_fast_pick` and `_fast_route`; kept up to date by every event the full path judges,
-        # and by close().
-        self._fast_item: Item | None = None
-        self._fast_routes: dict[str, Route] = {}
+        self.fast = fast
+        self.fast_judged = 0  # events the fast path judged (dict or typed)
+        self.fast_path = FastPath(specs, raw_types) if fast else None
 
     def feed(self, event: object) -> list[Violation]:
         """Judge one event; returns the violations it reveals (also kept in ``violations``)."""
+        fast = self.fast_path
+        if fast is None:
+            return self._feed(event)
         if type(event) is dict:
             etype = event.get("type")
-            if type(etype) is str and self.feed_fast(event, etype):
+            if type(etype) is str and etype in fast.types and fast.feed(self, event, etype):
                 return []
-        return self.feed_full(event)
-
-    def feed_full(self, event: object) -> list[Violation]:
-        """:meth:`feed` without the fast path (for a caller that tried it first)."""
         out = self._feed(event)
-        self._fast_item = self._fast_pick()
-        if self._fast_routes:
-            self._fast_routes.clear()  # the framing layer holds this dict
+        fast.forget(self)
         return out
 
     def _feed(self, event: object) -> list[Violation]:
@@ -219,7 +220,7 @@ class StreamValidator(FastPath):
             if handler is not None:
                 handler(self, event, index)
             else:
-                self._on_other(event, etype, index)
+                items.on_other(self, event, etype, index)
             if tool_rules_want(etype):
                 self._tool_rules.feed(event, etype, index)
             if self.coverage is not None:
@@ -251,8 +252,8 @@ class StreamValidator(FastPath):
         if self._closed:
             return []
         self._closed = True
-        self._fast_item = None
-        self._fast_routes.clear()
+        if self.fast_path is not None:
+            self.fast_path.close()
         start = len(self.violations)
         if self.terminal_type is None and not cancelled:
             if self.events == 0:
@@ -322,6 +323,7 @@ _Tables = tuple[
     frozenset[str],
     dict[str, Handler],
     dict[str, FastSpec],
+    dict[bytes, str],
     dict[str, Callable[[dict[str, Any]], bool]],
 ]
 _TABLES: dict[int, tuple[SchemaValidator, _Tables]] = {}
@@ -334,39 +336,39 @@ def _tables(schemas: SchemaValidator) -> _Tables:
     cached = _TABLES.get(id(schemas))
     if cached is not None and cached[0] is schemas:
         return cached[1]
-    V = StreamValidator
     handlers: dict[str, Handler] = {
-        "response.created": V._on_lifecycle,
-        "response.queued": V._on_lifecycle,
-        "response.in_progress": V._on_lifecycle,
-        "response.completed": V._on_terminal,
-        "response.incomplete": V._on_terminal,
-        "response.failed": V._on_terminal,
-        "error": V._on_error,
-        "response.output_item.added": V._on_item_added,
-        "response.output_item.done": V._on_item_done,
-        "response.content_part.added": V._on_part_added,
-        "response.content_part.done": V._on_part_done,
-        "response.reasoning_summary_part.added": V._on_summary_added,
-        "response.reasoning_summary_part.done": V._on_summary_done,
-        "response.reasoning_summary_text.delta": V._on_summary_delta,
-        "response.reasoning_summary_text.done": V._on_summary_text_done,
-        "response.output_text.annotation.added": V._on_annotation_added,
+        "response.created": lifecycle.on_lifecycle,
+        "response.queued": lifecycle.on_lifecycle,
+        "response.in_progress": lifecycle.on_lifecycle,
+        "response.completed": lifecycle.on_terminal,
+        "response.incomplete": lifecycle.on_terminal,
+        "response.failed": lifecycle.on_terminal,
+        "error": lifecycle.on_error,
+        "response.output_item.added": items.on_item_added,
+        "response.output_item.done": items.on_item_done,
+        "response.content_part.added": parts.on_part_added,
+        "response.content_part.done": parts.on_part_done,
+        "response.reasoning_summary_part.added": parts.on_summary_added,
+        "response.reasoning_summary_part.done": parts.on_summary_done,
+        "response.reasoning_summary_text.delta": parts.on_summary_delta,
+        "response.reasoning_summary_text.done": parts.on_summary_text_done,
+        "response.output_text.annotation.added": parts.on_annotation_added,
     }
     for family in PART_TEXT:
-        handlers[family + ".delta"] = V._on_part_delta
-        handlers[family + ".done"] = V._on_part_text_done
+        handlers[family + ".delta"] = parts.on_part_delta
+        handlers[family + ".done"] = parts.on_part_text_done
     for family in VALUE_STREAMS:
-        handlers[family + ".delta"] = V._on_value_delta
-        handlers[family + ".done"] = V._on_value_done
+        handlers[family + ".delta"] = values.on_value_delta
+        handlers[family + ".done"] = values.on_value_done
     for family in ADDED_FIRST:
-        handlers[family + ".added"] = V._on_value_added
+        handlers[family + ".added"] = values.on_value_added
     known = schemas.event_types()
     predicates = {}
     for etype in known:
         predicate = schemas.event_predicate(etype)
         if predicate is not None:
             predicates[etype] = predicate
-    tables = (known, handlers, fast_table(schemas), predicates)
+    specs = fast_table(schemas)
+    tables = (known, handlers, specs, {t.encode(): t for t in specs}, predicates)
     _TABLES[id(schemas)] = (schemas, tables)
     return tables

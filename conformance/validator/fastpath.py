@@ -1,11 +1,18 @@
-"""The fast path for delta events, most of any stream.
+"""The validator's one seam for speed: :class:`FastPath`, which judges delta events, most of any
+stream, without the full path — or declines, having changed nothing.
 
-:meth:`FastPath.feed_fast` either proves that a delta breaks no rule — it names the newest open
-item, continues that item's latest part or value with the next sequence number, and passes its
-schema — and records it, or changes nothing and returns False so that the full path judges it.
-Every rule still runs on every event; only the order differs (tests/conformance/validator/test_fast_path.py
-judges every mutant of every recording both ways). The framing layer
-(:class:`~conformance.SSEStreamValidator`) follows the same routes with typed decoders.
+A delta may skip the full path when it names the newest open item, continues that item's latest
+part or value with the next sequence number, and passes its schema: every rule the full path
+would apply to it then holds, so it is recorded (its text joins the part's) and counted. Anything
+else goes to the full path. Every rule still runs on every event; only the order differs.
+
+There are three ways in, all here: :meth:`FastPath.feed` (a parsed event), :meth:`FastPath.judge_records`
+(SSE records, each delta decoded straight into a typed object that both parses it and checks its
+schema, the rest handed back to the caller) and the :data:`Lane` it returns (one record at a
+time, for the framing layer's one-event chunks). ``StreamValidator(fast=False)`` has no fast path at all: the
+reference path, every event judged in full. The contract is equivalence: the two give the same
+verdicts on every mutant of every recording (tests/conformance/validator/test_fast_path.py,
+tests/conformance/sse/test_sse_lane.py).
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from typing import Any
 
 from ..schema import SchemaValidator
 from .model import MISSING, NO_ROUTE, ROUTE_KEYS, FastSpec, Item, Phase, Route, Slot
+from .state import StreamState
 from .tables import (
     ADDED_FIRST,
     CHANNELS,
@@ -24,9 +32,13 @@ from .tables import (
     VALUE_STREAMS,
     fits_for,
 )
-from .values import ValueRules
 
-__all__ = ["FastPath", "fast_table"]
+__all__ = ["FULL_PATH_BRACKETS", "FastPath", "Lane", "Record", "fast_table"]
+
+# An event with more opening brackets than the judge's nesting bound (``MAX_JSON_DEPTH`` in
+# conformance/sse/framing.py, which imports this module) may nest past it: such an event takes the
+# full path, which checks the bound exactly.
+FULL_PATH_BRACKETS = 64
 
 # Members as module globals: on Python 3.11 each `Phase.X` is a descriptor call, ≈8× a global.
 _IN_PROGRESS = Phase.IN_PROGRESS
@@ -54,102 +66,240 @@ def _without_logprobs(
     return valid
 
 
-class FastPath(ValueRules):
-    """``feed_fast`` (try one delta), ``route`` (where deltas of a type may go) and
-    ``_fast_pick`` (the item they may name, after each event the full path judged)."""
+# A decoded SSE record: (raw event name or None, data bytes), or the full (name, data, id, retry).
+Record = tuple[Any, ...]
 
-    __slots__ = ()
 
-    def _fast_pick(self) -> Item | None:
-        """The item a fast-path delta may name: the newest one, open and seen from its start, in
-        a stream where nothing about a delta's framing can be wrong but what `feed_fast`
-        checks; None when the full path must judge every event."""
+# Takes one record's data of the route a lane was made for: its delta when taken, MISSING
+# (nothing changed) when it must be judged otherwise.
+Lane = Callable[[bytes], Any]
+
+
+def _lane(
+    state: StreamState,
+    oi: Any,
+    item_id: Any,
+    index: Any,
+    target: list[str],
+    decode: Callable[[bytes], Any],
+    get: Callable[[Any], Any],
+) -> Lane:
+    """:meth:`FastPath.judge_records` for the next records of one route, one at a time, while
+    nothing else fed the validator (a closure: a load client's chunk is often one delta, and
+    it costs less than a method's lookups)."""
+    expect = state.events
+
+    def take(data: bytes) -> Any:
+        nonlocal expect
+        if state.events != expect:
+            return MISSING  # the full path judged an event since (routes were made afresh)
+        if data.count(b"{") + data.count(b"[") > FULL_PATH_BRACKETS:
+            return MISSING
+        try:
+            typed = decode(data)
+        except (ValueError, RecursionError):
+            return MISSING
         if (
-            self._phase is not _IN_PROGRESS
-            or self._error_pending
-            or self.terminal_type is not None
-            or self._closed
-            or not self._seq_started
+            typed
+            and typed.sequence_number == state.next_seq
+            and typed.output_index == oi
+            and typed.item_id == item_id
+            and get(typed) == index
         ):
-            return None
-        item = self._items.get(self._last_added)
-        if item is None or item.done or not item.known or type(item.type) is not str:
-            return None
-        return item
+            state.next_seq = typed.sequence_number + 1
+            delta = typed.delta
+            target.append(delta)
+            expect = state.events = expect + 1
+            state.fast_judged += 1
+            return delta
+        return MISSING
 
-    def feed_fast(self, event: dict[str, Any], etype: Any) -> bool:
-        """Judge a delta event that names the newest open item and continues its latest part
-        with the next sequence number, and passes its schema: record it and return True.
+    return take
+
+
+class FastPath:
+    """One stream's fast path (``StreamValidator.fast_path``): where each delta type may go
+    (its route) until the full path next judges an event, which calls :meth:`forget`."""
+
+    # It holds no reference to its validator (each method is handed the state it judges): a
+    # cycle would keep every judged stream alive until a cyclic collection
+    # (tests/conformance/validator/test_no_cycles.py).
+    __slots__ = ("_by_raw", "_item", "_raw_types", "_routes", "_specs", "types")
+
+    def __init__(self, specs: Mapping[str, FastSpec], raw_types: Mapping[bytes, str]) -> None:
+        self._specs = specs
+        self.types = specs.keys()  # the delta types it may judge: the others need not ask
+        self._raw_types = raw_types  # the types of `specs`, by their SSE event name's bytes
+        self._item: Item | None = None
+        self._routes: dict[str, Route] = {}  # by event type
+        self._by_raw: dict[bytes, Route] = {}  # the same, by the raw SSE event name
+
+    def forget(self, state: StreamState) -> None:
+        """After every event the full path judged: routes are made afresh, for deltas that name
+        the newest item, open and seen from its start, in a stream where nothing about a
+        delta's framing can be wrong but what the fast path checks (none when the full path
+        must judge every event)."""
+        item = None
+        if (
+            state._phase is _IN_PROGRESS
+            and not state._error_pending
+            and state.terminal_type is None
+            and not state._closed
+            and state._seq_started
+        ):
+            item = state._items.get(state._last_added)
+            if item is not None and (item.done or not item.known or type(item.type) is not str):
+                item = None
+        self._item = item
+        if self._routes:
+            self._routes.clear()
+        if self._by_raw:
+            self._by_raw.clear()
+
+    def close(self) -> None:
+        self._item = None
+        self._routes.clear()
+        self._by_raw.clear()
+
+    def feed(self, state: StreamState, event: dict[str, Any], etype: str) -> bool:
+        """Judge a parsed delta event that continues its route: record it and return True.
         Anything else returns False having changed nothing, for the full path to judge.
 
         Equalities come first and the schema predicate last: it checks the type of every field
         compared here (an int compares equal to a float or a bool, which it refuses), and nothing
         is recorded before it has passed."""
-        route = self._fast_routes.get(etype)
+        route = self._routes.get(etype)
         if route is None:
-            if self._fast_item is None:
+            if self._item is None or etype not in self._specs:
                 return False
-            route = self._fast_route(etype)
+            route = self._route(state, etype)
         if route is NO_ROUTE:
             return False
         seq = event.get("sequence_number")
         oi, item_id, key, index, valid, target, _decode, _get = route
         if (
-            seq != self.next_seq
+            seq != state.next_seq
             or event.get("output_index") != oi
             or event.get("item_id", MISSING) != item_id
             or event.get(key, MISSING) != index
             or not valid(event)
         ):
             return False
-        self.next_seq = seq + 1  # type: ignore[operator]  # an int: the predicate passed
+        state.next_seq = seq + 1  # type: ignore[operator]  # an int: the predicate passed
         target.append(event["delta"])
-        self.events += 1
-        self.fast_judged += 1
+        state.events += 1
+        state.fast_judged += 1
         return True
 
-    # The interface of a framing layer that judges deltas itself, from typed objects
-    # (`SSEStreamValidator`): it asks `fast_types` which event types may take a route and
-    # `route` where one goes; for an event that continues the route it appends the delta to
-    # `route.target` and advances `next_seq`, `events` and `fast_judged` as `feed_fast` would;
-    # every other event goes to `feed_fast` or `feed_full`. Routes are forgotten by every
-    # event the full path judges, so `route` (or `routes` first) is asked again after each.
+    def judge_records(
+        self,
+        state: StreamState,
+        records: list[Record],
+        rest: Callable[[Record], bool],
+        taken: Callable[[Record, Any], None] | None = None,
+    ) -> tuple[bytes, Lane] | None:
+        """Judge a run of SSE records in order: a delta that continues its route is decoded
+        into a typed object (`SchemaValidator.event_decoder`), which both parses it and checks
+        its schema, and recorded as :meth:`feed` would record it (then ``taken(record, delta)``,
+        when given); every other record — bytes the typed decoder refuses, a delta off its
+        route, every other event — goes to ``rest(record)``, the caller's full judgement, which
+        returns False once no later record may take the fast path (after ``[DONE]``).
 
-    @property
-    def fast_types(self) -> Mapping[str, FastSpec]:
-        """The delta types the fast path may judge (empty with ``fast=False``)."""
-        return self._fast
+        When the last record was taken, returns its raw event name and a :data:`Lane` for the
+        next record of that name (the framing layer's one-event chunks); else None."""
+        raw_types = self._raw_types
+        if len(records) == 1:
+            # A chunk of one event, as a server flushes them: when it is not a delta the fast
+            # path may judge, it goes to `rest` without setting up the loop.
+            record = records[0]
+            if len(record) != 2 or record[0] not in raw_types:
+                rest(record)
+                return None
+        by_raw = self._by_raw
+        seq = state.next_seq
+        run = 0  # records taken since the counters were last written back
+        last: bytes | None = None  # the raw name of the previous record, while it shares a route
+        decode: Any = None
+        oi: Any = None
+        item_id: Any = None
+        index: Any = None
+        target: list[str] = []
+        get: Any = None
+        fast = True
+        for record in records:
+            if fast and len(record) == 2:
+                raw = record[0]
+                if raw is not None:
+                    if raw != last:
+                        last = raw
+                        route = by_raw.get(raw)
+                        if route is None:
+                            name = raw_types.get(raw)
+                            route = NO_ROUTE if name is None else self._raw_route(state, raw, name)
+                        oi, item_id, _key, index, _valid, target, decode, get = route
+                    if decode is not None:
+                        payload = record[1]
+                        typed: Any = False
+                        if payload.count(b"{") + payload.count(b"[") <= FULL_PATH_BRACKETS:
+                            try:
+                                typed = decode(payload)
+                            except (ValueError, RecursionError):
+                                typed = False
+                        if (
+                            typed
+                            and typed.sequence_number == seq
+                            and typed.output_index == oi
+                            and typed.item_id == item_id
+                            and get(typed) == index
+                        ):
+                            seq = typed.sequence_number + 1
+                            target.append(typed.delta)
+                            run += 1
+                            if taken is not None:
+                                taken(record, typed.delta)
+                            continue
+            if run:
+                state.events += run
+                state.fast_judged += run
+                run = 0
+            state.next_seq = seq
+            last = None
+            if fast:
+                fast = rest(record)
+            else:
+                rest(record)
+            seq = state.next_seq
+        if run:
+            state.events += run
+            state.fast_judged += run
+            state.next_seq = seq
+        if last is None or decode is None:
+            return None
+        # The last record was taken (`rest` forgets `last`): its route may take the next chunk.
+        return last, _lane(state, oi, item_id, index, target, decode, get)
 
-    def route(self, etype: str) -> Route:
-        """Where a delta of this type may go now (`NO_ROUTE`: it must be fed)."""
-        route = self._fast_routes.get(etype)
-        return route if route is not None else self._fast_route(etype)
+    def _raw_route(self, state: StreamState, raw: bytes, name: str) -> Route:
+        """:meth:`_route` by the raw SSE event name (of a type the fast path may judge)."""
+        route = self._routes.get(name)
+        if route is None:
+            route = self._route(state, name)
+        self._by_raw[raw] = route
+        return route
 
-    @property
-    def routes(self) -> Mapping[str, Route]:
-        """The routes :meth:`route` made since the full path last judged an event, by type: a
-        hot loop looks here first, and asks :meth:`route` only for a type it lacks. One mapping
-        for the validator's life (emptied, never replaced); read it, do not change it."""
-        return self._fast_routes
-
-    def _fast_route(self, etype: str) -> Route:
+    def _route(self, state: StreamState, etype: str) -> Route:
         """Where a delta of this type may go on the fast path until the full path next judges
         an event (which forgets every route); `NO_ROUTE` when it must take the full path."""
-        item = self._fast_item
-        spec = self._fast.get(etype)
-        if (
-            spec is not None
-            and "openresponses" in self.profiles
-            and etype not in OPENRESPONSES_EVENTS
-        ):
+        item = self._item
+        spec = self._specs.get(etype)
+        if spec is not None and state._openresponses and etype not in OPENRESPONSES_EVENTS:
             spec = None  # its type is judged on the full path (docs/spec.md §7.10)
         route = NO_ROUTE
-        if self.coverage is not None:
-            self.coverage.see_type(etype)
+        if state.coverage is not None:
+            state.coverage.see_type(etype)
         if (
             spec is not None
             and item is not None
-            and not self._tool_rules.passes_delta(etype, item.id)
+            and not state._tool_rules.passes_delta(etype, item.id)
         ):
             spec = None  # the tool rules would report it: the full path judges it
         if item is not None and spec is not None:
@@ -191,7 +341,7 @@ class FastPath(ValueRules):
                     route = _new_tuple(
                         Route, (item.output_index, item_id, key, index, valid, target, decode, get)
                     )
-        self._fast_routes[etype] = route
+        self._routes[etype] = route
         return route
 
 

@@ -11,11 +11,12 @@ from .. import catalog as C
 from ..bodies.objects import openresponses_missing, top_logprobs_limit
 from ..catalog.render import short
 from ..sections.s2_3_one_response import judge_identity
-from .comparisons import ComparisonRules
+from .comparisons import check_output
 from .model import Phase
+from .state import StreamState
 from .tables import TERMINAL
 
-__all__ = ["LifecycleRules", "resumed_lifecycle"]
+__all__ = ["on_error", "on_lifecycle", "on_terminal", "require_started", "resumed_lifecycle"]
 
 # Members as module globals: on Python 3.11 each `Phase.X` is a descriptor call, ≈8× a global.
 _START, _CREATED, _QUEUED, _IN_PROGRESS, _CREATED_MISSING, _IN_PROGRESS_MISSING = (
@@ -46,152 +47,147 @@ def resumed_lifecycle(resume_after: int | None) -> tuple[Phase, frozenset[str]]:
     )
 
 
-class LifecycleRules(ComparisonRules):
-    """``_require_started`` (every event past the lifecycle), and the
-    handlers of the lifecycle, terminal and ``error`` events."""
+def require_started(state: StreamState, etype: str, index: int) -> None:
+    """Item and terminal events need `response.created` then `response.in_progress`."""
+    if state._phase is _START:
+        state._phase = _CREATED_MISSING  # report the missing start once
+        state._report(C.LIFECYCLE_CREATED_FIRST, index, "response.created", etype)
+    elif state._phase is _CREATED or state._phase is _QUEUED:
+        state._phase = _IN_PROGRESS_MISSING
+        state._report(
+            C.LIFECYCLE_IN_PROGRESS,
+            index,
+            "response.in_progress",
+            etype,
+            message="an event arrived before `response.in_progress`",
+        )
 
-    __slots__ = ()
 
-    def _require_started(self, etype: str, index: int) -> None:
-        """Item and terminal events need `response.created` then `response.in_progress`."""
-        if self._phase is _START:
-            self._phase = _CREATED_MISSING  # report the missing start once
-            self._report(C.LIFECYCLE_CREATED_FIRST, index, "response.created", etype)
-        elif self._phase is _CREATED or self._phase is _QUEUED:
-            self._phase = _IN_PROGRESS_MISSING
-            self._report(
-                C.LIFECYCLE_IN_PROGRESS,
+def on_lifecycle(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    etype: str = event["type"]
+    response = event.get("response")
+    repeated = etype in state._seen_lifecycle
+    if repeated:
+        before_resume = etype in resumed_lifecycle(state.resume_after)[1]
+        state._report(
+            C.LIFECYCLE_UNIQUE,
+            index,
+            f"no `{etype}` in a stream resumed after event #{state.resume_after}"
+            if before_resume
+            else f"one `{etype}`",
+            etype,
+        )
+    state._seen_lifecycle.add(etype)
+    if etype == "response.created":
+        if state._phase is not _START:
+            state._report(C.LIFECYCLE_CREATED_FIRST, index, "response.created first", etype)
+        elif index != 0 and state.resume_after is None:
+            state._report(
+                C.LIFECYCLE_CREATED_FIRST,
                 index,
-                "response.in_progress",
-                etype,
-                message="an event arrived before `response.in_progress`",
+                "response.created as event #0",
+                f"event #{index}",
             )
-
-    def _on_lifecycle(self, event: Mapping[str, Any], index: int) -> None:
-        etype: str = event["type"]
-        response = event.get("response")
-        repeated = etype in self._seen_lifecycle
-        if repeated:
-            before_resume = etype in resumed_lifecycle(self.resume_after)[1]
-            self._report(
+        state._phase = max(state._phase, _CREATED)
+    elif etype == "response.queued":
+        if state._phase is _START:
+            state._phase = _CREATED_MISSING
+            state._report(C.LIFECYCLE_CREATED_FIRST, index, "response.created", etype)
+        elif state._phase >= _IN_PROGRESS and not repeated:
+            state._report(
                 C.LIFECYCLE_UNIQUE,
                 index,
-                f"no `{etype}` in a stream resumed after event #{self.resume_after}"
-                if before_resume
-                else f"one `{etype}`",
+                "`response.queued` before `response.in_progress`",
                 etype,
             )
-        self._seen_lifecycle.add(etype)
-        if etype == "response.created":
-            if self._phase is not _START:
-                self._report(C.LIFECYCLE_CREATED_FIRST, index, "response.created first", etype)
-            elif index != 0 and self.resume_after is None:
-                self._report(
-                    C.LIFECYCLE_CREATED_FIRST,
-                    index,
-                    "response.created as event #0",
-                    f"event #{index}",
-                )
-            self._phase = max(self._phase, _CREATED)
-        elif etype == "response.queued":
-            if self._phase is _START:
-                self._phase = _CREATED_MISSING
-                self._report(C.LIFECYCLE_CREATED_FIRST, index, "response.created", etype)
-            elif self._phase >= _IN_PROGRESS and not repeated:
-                self._report(
-                    C.LIFECYCLE_UNIQUE,
-                    index,
-                    "`response.queued` before `response.in_progress`",
-                    etype,
-                )
-            self._phase = max(self._phase, _QUEUED)
-        else:  # in_progress
-            if self._phase is _START:
-                self._phase = _CREATED_MISSING
-                self._report(C.LIFECYCLE_CREATED_FIRST, index, "response.created", etype)
-            self._phase = _IN_PROGRESS
-        if not isinstance(response, dict):
-            return  # the schema check reported it
-        judge_identity(self, response, index)
-        self._top_logprobs = top_logprobs_limit(response)
-        if "openresponses" in self.profiles:
-            # [OR] types every lifecycle event's `response` as a `ResponseResource` (§7.10).
-            missing = openresponses_missing(response)
-            if missing:
-                self._report(
-                    C.RESPONSE_OPENRESPONSES_FIELDS,
-                    index,
-                    "every ResponseResource field",
-                    "missing: " + ", ".join(missing),
-                    path="response",
-                )
-        status = response.get("status")
-        if status not in ("in_progress", "queued"):
-            self._report(
-                C.RESPONSE_INTERIM_STATE,
+        state._phase = max(state._phase, _QUEUED)
+    else:  # in_progress
+        if state._phase is _START:
+            state._phase = _CREATED_MISSING
+            state._report(C.LIFECYCLE_CREATED_FIRST, index, "response.created", etype)
+        state._phase = _IN_PROGRESS
+    if not isinstance(response, dict):
+        return  # the schema check reported it
+    judge_identity(state, response, index)
+    state._top_logprobs = top_logprobs_limit(response)
+    if "openresponses" in state.profiles:
+        # [OR] types every lifecycle event's `response` as a `ResponseResource` (§7.10).
+        missing = openresponses_missing(response)
+        if missing:
+            state._report(
+                C.RESPONSE_OPENRESPONSES_FIELDS,
                 index,
-                "status `in_progress` or `queued`",
-                status,
-                path="response.status",
+                "every ResponseResource field",
+                "missing: " + ", ".join(missing),
+                path="response",
             )
-        if response.get("output") != []:
-            self._report(
-                C.RESPONSE_INTERIM_STATE,
-                index,
-                "output: []",
-                short(response.get("output")),
-                path="response.output",
-            )
-        if response.get("usage") is not None:
-            self._report(
-                C.RESPONSE_INTERIM_STATE,
-                index,
-                "usage: null",
-                short(response.get("usage")),
-                path="response.usage",
-            )
+    status = response.get("status")
+    if status not in ("in_progress", "queued"):
+        state._report(
+            C.RESPONSE_INTERIM_STATE,
+            index,
+            "status `in_progress` or `queued`",
+            status,
+            path="response.status",
+        )
+    if response.get("output") != []:
+        state._report(
+            C.RESPONSE_INTERIM_STATE,
+            index,
+            "output: []",
+            short(response.get("output")),
+            path="response.output",
+        )
+    if response.get("usage") is not None:
+        state._report(
+            C.RESPONSE_INTERIM_STATE,
+            index,
+            "usage: null",
+            short(response.get("usage")),
+            path="response.usage",
+        )
 
-    def _on_terminal(self, event: Mapping[str, Any], index: int) -> None:
-        etype: str = event["type"]
-        if self.terminal_type is not None:
-            return  # after_terminal already reported in feed()
-        self._require_started(etype, index)
-        self.terminal_type = etype
-        response = event.get("response")
-        if not isinstance(response, dict):
-            return
-        self.terminal = response
-        judge_identity(self, response, index)
-        want = TERMINAL[etype]
-        status = response.get("status")
-        if status != want:
-            self._report(
-                C.RESPONSE_TERMINAL_STATUS,
-                index,
-                want,
-                status,
-                path="response.status",
-                message=f"`{etype}` carries a response whose status is {status!r}",
-            )
-        failed = etype == "response.failed"
-        if not failed:
-            for item in self._items.values():
-                if not item.done:
-                    self._report(
-                        C.ITEM_CLOSED_BEFORE_TERMINAL,
-                        index,
-                        f"`output_item.done` for output_index {item.output_index}",
-                        "the item is still open",
-                        path="response.output",
-                    )
-        self._check_output(response, index, failed=failed)
-        for v in self._responses.check(response, event_index=index, path="response"):
-            self._report(
-                v.check, v.event_index, v.expected, v.actual, message=v.message, path=v.path
-            )
 
-    def _on_error(self, event: Mapping[str, Any], index: int) -> None:
-        # SPEC §2.2: `response.created` then `response.in_progress` come first, whatever follows.
-        self._require_started("error", index)
-        self._error_at = index
-        self._error_pending = True
+def on_terminal(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    etype: str = event["type"]
+    if state.terminal_type is not None:
+        return  # after_terminal already reported in feed()
+    require_started(state, etype, index)
+    state.terminal_type = etype
+    response = event.get("response")
+    if not isinstance(response, dict):
+        return
+    state.terminal = response
+    judge_identity(state, response, index)
+    want = TERMINAL[etype]
+    status = response.get("status")
+    if status != want:
+        state._report(
+            C.RESPONSE_TERMINAL_STATUS,
+            index,
+            want,
+            status,
+            path="response.status",
+            message=f"`{etype}` carries a response whose status is {status!r}",
+        )
+    failed = etype == "response.failed"
+    if not failed:
+        for item in state._items.values():
+            if not item.done:
+                state._report(
+                    C.ITEM_CLOSED_BEFORE_TERMINAL,
+                    index,
+                    f"`output_item.done` for output_index {item.output_index}",
+                    "the item is still open",
+                    path="response.output",
+                )
+    check_output(state, response, index, failed=failed)
+    for v in state._responses.check(response, event_index=index, path="response"):
+        state._report(v.check, v.event_index, v.expected, v.actual, message=v.message, path=v.path)
+
+
+def on_error(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    # SPEC §2.2: `response.created` then `response.in_progress` come first, whatever follows.
+    require_started(state, "error", index)
+    state._error_at = index
+    state._error_pending = True

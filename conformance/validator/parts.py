@@ -11,128 +11,120 @@ from .. import catalog as C
 from ..bodies.objects import logprob_findings
 from ..catalog.render import short
 from .comparisons import first_difference, first_difference_text
-from .items import ItemRules
+from .items import item_for
 from .model import CONTENT, SUMMARY, Frame, Item, Part
 from .slots import MAX_INDEX_GAP
+from .state import StreamState
 from .tables import PART_FITS, PART_TEXT, PART_TEXT_FIELD
 
-__all__ = ["PartRules"]
+__all__ = [
+    "on_annotation_added",
+    "on_part_added",
+    "on_part_delta",
+    "on_part_done",
+    "on_part_text_done",
+    "on_summary_added",
+    "on_summary_delta",
+    "on_summary_done",
+    "on_summary_text_done",
+]
 
 
-class PartRules(ItemRules):
-    """``_open`` (the open part an event names, for either kind of part) and the handlers of the
-    content-part, text, annotation and summary events."""
-
-    __slots__ = ()
-
-    def _on_part_added(self, event: Mapping[str, Any], index: int) -> None:
-        item = self._item_for(event, index)
-        part = event.get("part")
-        ci = event.get("content_index")
-        if item is None or type(ci) is not int or not isinstance(part, dict):
-            return
-        ptype = part.get("type")
-        if ci < 0:
-            self._report(
-                C.PART_INDEX_CONTIGUOUS, index, "a content_index ≥ 0", ci, path="content_index"
+def on_part_added(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    item = item_for(state, event, index)
+    part = event.get("part")
+    ci = event.get("content_index")
+    if item is None or type(ci) is not int or not isinstance(part, dict):
+        return
+    ptype = part.get("type")
+    if ci < 0:
+        state._report(
+            C.PART_INDEX_CONTIGUOUS, index, "a content_index ≥ 0", ci, path="content_index"
+        )
+        return
+    if item.known:
+        if ci != len(item.parts):
+            state._report(
+                C.PART_INDEX_CONTIGUOUS,
+                index,
+                len(item.parts),
+                ci,
+                path="content_index",
+                message="parts of an item are numbered 0, 1, … in order",
             )
-            return
-        if item.known:
-            if ci != len(item.parts):
-                self._report(
-                    C.PART_INDEX_CONTIGUOUS,
-                    index,
-                    len(item.parts),
-                    ci,
-                    path="content_index",
-                    message="parts of an item are numbered 0, 1, … in order",
-                )
-            if item.parts and not item.parts[-1].closed:
-                self._report(
-                    C.PART_CLOSED,
-                    index,
-                    f"`content_part.done` for content_index {len(item.parts) - 1} first",
-                    "a new part opened",
-                    path="content_index",
-                )
-            fits = PART_FITS.get(item.type) if isinstance(item.type, str) else None
-            if fits is not None and (not isinstance(ptype, str) or ptype not in fits):
-                self._report(
-                    C.PART_TYPE_FITS_ITEM,
-                    index,
-                    " or ".join(sorted(fits)),
-                    ptype,
-                    path="part.type",
-                    message=f"a {item.type} item",
-                )
-            text_field = PART_TEXT_FIELD.get(ptype) if isinstance(ptype, str) else None
-            if text_field is not None and part.get(text_field, "") != "":
-                self._report(
-                    C.PART_OPENS_EMPTY,
-                    index,
-                    f'part.{text_field} == ""',
-                    short(part.get(text_field)),
-                    path=f"part.{text_field}",
-                    message="a part opens empty; clients append the deltas to it",
-                )
-        # Past the guard the part is not tracked (reported above when the item is known).
-        item.parts.put(ci, Part(ptype if isinstance(ptype, str) else "?"), _closed_part)
+        if item.parts and not item.parts[-1].closed:
+            state._report(
+                C.PART_CLOSED,
+                index,
+                f"`content_part.done` for content_index {len(item.parts) - 1} first",
+                "a new part opened",
+                path="content_index",
+            )
+        fits = PART_FITS.get(item.type) if isinstance(item.type, str) else None
+        if fits is not None and (not isinstance(ptype, str) or ptype not in fits):
+            state._report(
+                C.PART_TYPE_FITS_ITEM,
+                index,
+                " or ".join(sorted(fits)),
+                ptype,
+                path="part.type",
+                message=f"a {item.type} item",
+            )
+        text_field = PART_TEXT_FIELD.get(ptype) if isinstance(ptype, str) else None
+        if text_field is not None and part.get(text_field, "") != "":
+            state._report(
+                C.PART_OPENS_EMPTY,
+                index,
+                f'part.{text_field} == ""',
+                short(part.get(text_field)),
+                path=f"part.{text_field}",
+                message="a part opens empty; clients append the deltas to it",
+            )
+    # Past the guard the part is not tracked (reported above when the item is known).
+    item.parts.put(ci, Part(ptype if isinstance(ptype, str) else "?"), _closed_part)
 
-    def _open(
-        self, item: Item, frame: Frame, event: Mapping[str, Any], index: int, kind: str | None
-    ) -> Part | None:
-        """The open part (content or summary, by ``frame``) that an event names, or None after
-        reporting why it names none. ``kind``: the part type the event writes to, if it does."""
-        i = event.get(frame.key)
-        if type(i) is not int:
-            return None
-        etype: str = event["type"]
-        parts = item.parts if frame is CONTENT else item.summaries
-        if i < 0:
-            self._report(frame.index_check, index, f"a {frame.key} ≥ 0", i, path=frame.key)
-            return None
-        if i >= len(parts):
-            if not item.known:
-                # Opened before the resume point (SPEC §2.12): its start was not seen.
-                if not parts.fits(i):
-                    self._report(
-                        frame.index_check,
-                        index,
-                        f"a {frame.key} at most {MAX_INDEX_GAP} past the parts seen",
-                        i,
-                        path=frame.key,
-                    )
-                    return None
-                fill = frame.fill
-                parts.put(
-                    i,
-                    Part(fill if kind is None else kind, partial=True),
-                    lambda: Part(fill, partial=True),
-                )
-                return parts[i]
-            if parts and not parts[-1].closed:
-                # A part is open and the event names another, never added: its index is wrong
-                # (KB09: a content_index that grows with every delta).
-                self._report(
+
+def open_part(
+    state: StreamState,
+    item: Item,
+    frame: Frame,
+    event: Mapping[str, Any],
+    index: int,
+    kind: str | None,
+) -> Part | None:
+    """The open part (content or summary, by ``frame``) that an event names, or None after
+    reporting why it names none. ``kind``: the part type the event writes to, if it does."""
+    i = event.get(frame.key)
+    if type(i) is not int:
+        return None
+    etype: str = event["type"]
+    parts = item.parts if frame is CONTENT else item.summaries
+    if i < 0:
+        state._report(frame.index_check, index, f"a {frame.key} ≥ 0", i, path=frame.key)
+        return None
+    if i >= len(parts):
+        if not item.known:
+            # Opened before the resume point (SPEC §2.12): its start was not seen.
+            if not parts.fits(i):
+                state._report(
                     frame.index_check,
                     index,
-                    len(parts) - 1,
+                    f"a {frame.key} at most {MAX_INDEX_GAP} past the parts seen",
                     i,
                     path=frame.key,
-                    message=f"the event names a {frame.noun} other than the open one",
                 )
-            else:
-                self._report(
-                    frame.added_check,
-                    index,
-                    f"`{frame.added}` for {frame.key} {i} first",
-                    etype,
-                    path=frame.key,
-                )
-            return None
-        part = parts[i]
-        if i != len(parts) - 1 and item.known:
-            self._report(
+                return None
+            fill = frame.fill
+            parts.put(
+                i,
+                Part(fill if kind is None else kind, partial=True),
+                lambda: Part(fill, partial=True),
+            )
+            return parts[i]
+        if parts and not parts[-1].closed:
+            # A part is open and the event names another, never added: its index is wrong
+            # (KB09: a content_index that grows with every delta).
+            state._report(
                 frame.index_check,
                 index,
                 len(parts) - 1,
@@ -140,289 +132,318 @@ class PartRules(ItemRules):
                 path=frame.key,
                 message=f"the event names a {frame.noun} other than the open one",
             )
-        if part.closed:
-            self._report(
-                frame.order_check,
+        else:
+            state._report(
+                frame.added_check,
                 index,
-                f"no `{etype}` after `{frame.done}`",
+                f"`{frame.added}` for {frame.key} {i} first",
                 etype,
                 path=frame.key,
             )
-            return None
-        if kind is not None and part.type != "?" and part.type != kind:
-            self._report(
-                C.PART_KIND_MATCHES,
-                index,
-                f"a part of type {kind}",
-                part.type,
-                path=frame.key,
-                message=f"`{etype}` writes to a {part.type} part",
-            )
-            return None
-        return part
+        return None
+    part = parts[i]
+    if i != len(parts) - 1 and item.known:
+        state._report(
+            frame.index_check,
+            index,
+            len(parts) - 1,
+            i,
+            path=frame.key,
+            message=f"the event names a {frame.noun} other than the open one",
+        )
+    if part.closed:
+        state._report(
+            frame.order_check,
+            index,
+            f"no `{etype}` after `{frame.done}`",
+            etype,
+            path=frame.key,
+        )
+        return None
+    if kind is not None and part.type != "?" and part.type != kind:
+        state._report(
+            C.PART_KIND_MATCHES,
+            index,
+            f"a part of type {kind}",
+            part.type,
+            path=frame.key,
+            message=f"`{etype}` writes to a {part.type} part",
+        )
+        return None
+    return part
 
-    def _text_part(
-        self, event: Mapping[str, Any], index: int, suffix: str
-    ) -> tuple[str, str, Part] | None:
-        """The event's type, its family (the type less ``suffix``) and the open content part of
-        the family's kind it writes to; None when the naming is wrong (reported)."""
-        item = self._item_for(event, index)
-        if item is None:
-            return None
-        etype: str = event["type"]
-        family = etype[: -len(suffix)]
-        part = self._open(item, CONTENT, event, index, PART_TEXT[family][1])
-        return None if part is None else (etype, family, part)
 
-    def _on_part_delta(self, event: Mapping[str, Any], index: int) -> None:
-        found = self._text_part(event, index, ".delta")
-        if found is None:
-            return
-        etype, family, part = found
-        if part.done_value is not None:
-            self._report(
-                C.PART_DELTA_AFTER_DONE,
-                index,
-                f"no delta after `{family}.done`",
-                etype,
-                path="content_index",
-            )
-            return
-        delta = event.get("delta")
-        if isinstance(delta, str):
-            part.deltas.append(delta)
-        logprobs = event.get("logprobs")
-        if logprobs and isinstance(logprobs, list):  # a non-empty list: never on the fast path
-            self._logprobs(logprobs, index)
-            part.logprobs.extend(logprobs)
+def _text_part(
+    state: StreamState, event: Mapping[str, Any], index: int, suffix: str
+) -> tuple[str, str, Part] | None:
+    """The event's type, its family (the type less ``suffix``) and the open content part of
+    the family's kind it writes to; None when the naming is wrong (reported)."""
+    item = item_for(state, event, index)
+    if item is None:
+        return None
+    etype: str = event["type"]
+    family = etype[: -len(suffix)]
+    part = open_part(state, item, CONTENT, event, index, PART_TEXT[family][1])
+    return None if part is None else (etype, family, part)
 
-    def _on_part_text_done(self, event: Mapping[str, Any], index: int) -> None:
-        found = self._text_part(event, index, ".done")
-        if found is None:
-            return
-        etype, family, part = found
-        if part.done_value is not None:
-            self._report(
-                C.PART_DONE_ONCE, index, f"one `{etype}`", "a second one", path="content_index"
-            )
-            return
-        value = event.get(PART_TEXT[family][0])
-        if not isinstance(value, str):
-            return
-        part.done_value = value
-        streamed = "".join(part.deltas)
-        part.deltas = []
-        logprobs = event.get("logprobs")
-        if logprobs and isinstance(logprobs, list):
-            self._logprobs(logprobs, index)
-            if logprobs != part.logprobs and not part.partial:
-                self._report(
-                    C.LOGPROBS_DELTAS_EQUAL_DONE,
-                    index,
-                    f"{len(logprobs)} token(s), as `{etype}` lists them",
-                    f"{len(part.logprobs)} token(s) streamed",
-                    path="logprobs",
-                    message=first_difference(logprobs, part.logprobs),
-                )
-        part.logprobs = []
-        if streamed != value and not part.partial:
-            self._report(
-                C.DELTAS_EQUAL_DONE,
-                index,
-                short(value),
-                short(streamed),
-                path=PART_TEXT[family][0],
-                message=first_difference_text(value, streamed),
-            )
 
-    def _logprobs(self, logprobs: list[Any], index: int) -> None:
-        """Each logprob ≤ 0, at most `top_logprobs` alternatives (docs/spec.md §7.8)."""
-        for check, expected, actual, path, message in logprob_findings(
-            logprobs, self._top_logprobs, "logprobs"
-        ):
-            self._report(check, index, expected, actual, path=path, message=message)
+def on_part_delta(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    found = _text_part(state, event, index, ".delta")
+    if found is None:
+        return
+    etype, family, part = found
+    if part.done_value is not None:
+        state._report(
+            C.PART_DELTA_AFTER_DONE,
+            index,
+            f"no delta after `{family}.done`",
+            etype,
+            path="content_index",
+        )
+        return
+    delta = event.get("delta")
+    if isinstance(delta, str):
+        part.deltas.append(delta)
+    logprobs = event.get("logprobs")
+    if logprobs and isinstance(logprobs, list):  # a non-empty list: never on the fast path
+        judge_logprobs(state, logprobs, index)
+        part.logprobs.extend(logprobs)
 
-    def _on_annotation_added(self, event: Mapping[str, Any], index: int) -> None:
-        """An annotation belongs to the open `output_text` part it names (SPEC §2.6) and is the
-        next element of that part's `annotations` (SPEC §2.8)."""
-        item = self._item_for(event, index)
-        if item is None:
-            return
-        part = self._open(item, CONTENT, event, index, "output_text")
-        if part is None:
-            return
-        ai = event.get("annotation_index")
-        if type(ai) is int and ai != len(part.annotations):
-            self._report(
-                C.ANNOTATIONS_MATCH,
-                index,
-                len(part.annotations),
-                ai,
-                path="annotation_index",
-                message="annotations are numbered 0, 1, … in the order they are streamed",
-            )
-        part.annotations.append(event.get("annotation"))
 
-    def _on_part_done(self, event: Mapping[str, Any], index: int) -> None:
-        item = self._item_for(event, index)
-        if item is None:
-            return
-        part = self._open(item, CONTENT, event, index, None)
-        ci = event.get("content_index")
-        got = event.get("part")
-        if part is None or not isinstance(got, dict):
-            return
-        if part.done_value is None and isinstance(part.type, str) and part.type in PART_TEXT_FIELD:
-            self._report(
-                C.PART_DONE_BEFORE_PART_DONE,
+def on_part_text_done(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    found = _text_part(state, event, index, ".done")
+    if found is None:
+        return
+    etype, family, part = found
+    if part.done_value is not None:
+        state._report(
+            C.PART_DONE_ONCE, index, f"one `{etype}`", "a second one", path="content_index"
+        )
+        return
+    value = event.get(PART_TEXT[family][0])
+    if not isinstance(value, str):
+        return
+    part.done_value = value
+    streamed = "".join(part.deltas)
+    part.deltas = []
+    logprobs = event.get("logprobs")
+    if logprobs and isinstance(logprobs, list):
+        judge_logprobs(state, logprobs, index)
+        if logprobs != part.logprobs and not part.partial:
+            state._report(
+                C.LOGPROBS_DELTAS_EQUAL_DONE,
                 index,
-                f"`{done_event_for(part.type)}` before `content_part.done`",
-                "response.content_part.done",
-                path="content_index",
+                f"{len(logprobs)} token(s), as `{etype}` lists them",
+                f"{len(part.logprobs)} token(s) streamed",
+                path="logprobs",
+                message=first_difference(logprobs, part.logprobs),
             )
-        part.closed = True
-        if got.get("type") != part.type and part.type != "?":
-            self._report(
-                C.PART_TYPE_STABLE,
-                index,
-                f"part.type {part.type} (as added)",
-                got.get("type"),
-                path="part.type",
-            )
-        if part.type == "output_text" and got.get("annotations", []) != part.annotations:
-            self._report(
-                C.ANNOTATIONS_MATCH,
-                index,
-                f"{len(part.annotations)} streamed annotation(s)",
-                short(got.get("annotations")),
-                path="part.annotations",
-                message=f"content_index {ci}",
-            )
-        text_field = PART_TEXT_FIELD.get(part.type)
-        if text_field is not None:
-            value = got.get(text_field)
-            part.closed_value = value if isinstance(value, str) else None
-            if part.done_value is not None and value != part.done_value:
-                self._report(
-                    C.DONE_EQUALS_PART,
-                    index,
-                    short(part.done_value),
-                    short(value),
-                    path=f"part.{text_field}",
-                    message=f"content_index {ci}",
-                )
+    part.logprobs = []
+    if streamed != value and not part.partial:
+        state._report(
+            C.DELTAS_EQUAL_DONE,
+            index,
+            short(value),
+            short(streamed),
+            path=PART_TEXT[family][0],
+            message=first_difference_text(value, streamed),
+        )
 
-    def _on_summary_added(self, event: Mapping[str, Any], index: int) -> None:
-        item = self._item_for(event, index)
-        si = event.get("summary_index")
-        if item is None or type(si) is not int:
-            return
-        if si < 0:
-            self._report(C.SUMMARY_INDEX, index, "a summary_index ≥ 0", si, path="summary_index")
-            return
-        if item.known:
-            if si != len(item.summaries):
-                self._report(C.SUMMARY_INDEX, index, len(item.summaries), si, path="summary_index")
-            if item.summaries and not item.summaries[-1].closed:
-                self._report(
-                    C.SUMMARY_CLOSED_BEFORE_NEXT,
-                    index,
-                    f"`reasoning_summary_part.done` for summary_index {len(item.summaries) - 1}",
-                    "a new summary part opened",
-                    path="summary_index",
-                )
-            part = event.get("part")
-            if isinstance(part, dict) and part.get("text", "") != "":
-                self._report(
-                    C.SUMMARY_OPENS_EMPTY,
-                    index,
-                    'part.text == ""',
-                    short(part.get("text")),
-                    path="part.text",
-                    message="a summary part opens empty",
-                )
-        # Past the guard the part is not tracked (reported above when the item is known).
-        item.summaries.put(si, Part("summary_text"), _closed_summary)
 
-    def _on_summary_delta(self, event: Mapping[str, Any], index: int) -> None:
-        item = self._item_for(event, index)
-        if item is None:
-            return
-        part = self._open(item, SUMMARY, event, index, None)
-        if part is None:
-            return
-        if part.done_value is not None:
-            self._report(
-                C.SUMMARY_DELTA_AFTER_DONE,
-                index,
-                "no delta after `reasoning_summary_text.done`",
-                event["type"],
-                path="summary_index",
-            )
-            return
-        delta = event.get("delta")
-        if isinstance(delta, str):
-            part.deltas.append(delta)
+def judge_logprobs(state: StreamState, logprobs: list[Any], index: int) -> None:
+    """Each logprob ≤ 0, at most `top_logprobs` alternatives (docs/spec.md §7.8)."""
+    for check, expected, actual, path, message in logprob_findings(
+        logprobs, state._top_logprobs, "logprobs"
+    ):
+        state._report(check, index, expected, actual, path=path, message=message)
 
-    def _on_summary_text_done(self, event: Mapping[str, Any], index: int) -> None:
-        item = self._item_for(event, index)
-        if item is None:
-            return
-        part = self._open(item, SUMMARY, event, index, None)
-        if part is None:
-            return
-        if part.done_value is not None:
-            self._report(
-                C.SUMMARY_DONE_ONCE,
-                index,
-                "one `reasoning_summary_text.done`",
-                "a second one",
-                path="summary_index",
-            )
-            return
-        value = event.get("text")
-        if not isinstance(value, str):
-            return
-        part.done_value = value
-        streamed = "".join(part.deltas)
-        part.deltas = []
-        if streamed != value and not part.partial:
-            self._report(
-                C.DELTAS_EQUAL_DONE,
-                index,
-                short(value),
-                short(streamed),
-                path="text",
-                message=first_difference_text(value, streamed),
-            )
 
-    def _on_summary_done(self, event: Mapping[str, Any], index: int) -> None:
-        item = self._item_for(event, index)
-        if item is None:
-            return
-        part = self._open(item, SUMMARY, event, index, None)
-        if part is None:
-            return
-        if part.done_value is None:
-            self._report(
-                C.SUMMARY_DONE_BEFORE_PART_DONE,
-                index,
-                "`reasoning_summary_text.done` before `reasoning_summary_part.done`",
-                event["type"],
-                path="summary_index",
-            )
-        part.closed = True
-        got = event.get("part")
-        value = got.get("text") if isinstance(got, dict) else None
+def on_annotation_added(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    """An annotation belongs to the open `output_text` part it names (SPEC §2.6) and is the
+    next element of that part's `annotations` (SPEC §2.8)."""
+    item = item_for(state, event, index)
+    if item is None:
+        return
+    part = open_part(state, item, CONTENT, event, index, "output_text")
+    if part is None:
+        return
+    ai = event.get("annotation_index")
+    if type(ai) is int and ai != len(part.annotations):
+        state._report(
+            C.ANNOTATIONS_MATCH,
+            index,
+            len(part.annotations),
+            ai,
+            path="annotation_index",
+            message="annotations are numbered 0, 1, … in the order they are streamed",
+        )
+    part.annotations.append(event.get("annotation"))
+
+
+def on_part_done(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    item = item_for(state, event, index)
+    if item is None:
+        return
+    part = open_part(state, item, CONTENT, event, index, None)
+    ci = event.get("content_index")
+    got = event.get("part")
+    if part is None or not isinstance(got, dict):
+        return
+    if part.done_value is None and isinstance(part.type, str) and part.type in PART_TEXT_FIELD:
+        state._report(
+            C.PART_DONE_BEFORE_PART_DONE,
+            index,
+            f"`{done_event_for(part.type)}` before `content_part.done`",
+            "response.content_part.done",
+            path="content_index",
+        )
+    part.closed = True
+    if got.get("type") != part.type and part.type != "?":
+        state._report(
+            C.PART_TYPE_STABLE,
+            index,
+            f"part.type {part.type} (as added)",
+            got.get("type"),
+            path="part.type",
+        )
+    if part.type == "output_text" and got.get("annotations", []) != part.annotations:
+        state._report(
+            C.ANNOTATIONS_MATCH,
+            index,
+            f"{len(part.annotations)} streamed annotation(s)",
+            short(got.get("annotations")),
+            path="part.annotations",
+            message=f"content_index {ci}",
+        )
+    text_field = PART_TEXT_FIELD.get(part.type)
+    if text_field is not None:
+        value = got.get(text_field)
         part.closed_value = value if isinstance(value, str) else None
         if part.done_value is not None and value != part.done_value:
-            self._report(
+            state._report(
                 C.DONE_EQUALS_PART,
                 index,
                 short(part.done_value),
                 short(value),
-                path="part.text",
+                path=f"part.{text_field}",
+                message=f"content_index {ci}",
             )
+
+
+def on_summary_added(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    item = item_for(state, event, index)
+    si = event.get("summary_index")
+    if item is None or type(si) is not int:
+        return
+    if si < 0:
+        state._report(C.SUMMARY_INDEX, index, "a summary_index ≥ 0", si, path="summary_index")
+        return
+    if item.known:
+        if si != len(item.summaries):
+            state._report(C.SUMMARY_INDEX, index, len(item.summaries), si, path="summary_index")
+        if item.summaries and not item.summaries[-1].closed:
+            state._report(
+                C.SUMMARY_CLOSED_BEFORE_NEXT,
+                index,
+                f"`reasoning_summary_part.done` for summary_index {len(item.summaries) - 1}",
+                "a new summary part opened",
+                path="summary_index",
+            )
+        part = event.get("part")
+        if isinstance(part, dict) and part.get("text", "") != "":
+            state._report(
+                C.SUMMARY_OPENS_EMPTY,
+                index,
+                'part.text == ""',
+                short(part.get("text")),
+                path="part.text",
+                message="a summary part opens empty",
+            )
+    # Past the guard the part is not tracked (reported above when the item is known).
+    item.summaries.put(si, Part("summary_text"), _closed_summary)
+
+
+def on_summary_delta(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    item = item_for(state, event, index)
+    if item is None:
+        return
+    part = open_part(state, item, SUMMARY, event, index, None)
+    if part is None:
+        return
+    if part.done_value is not None:
+        state._report(
+            C.SUMMARY_DELTA_AFTER_DONE,
+            index,
+            "no delta after `reasoning_summary_text.done`",
+            event["type"],
+            path="summary_index",
+        )
+        return
+    delta = event.get("delta")
+    if isinstance(delta, str):
+        part.deltas.append(delta)
+
+
+def on_summary_text_done(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    item = item_for(state, event, index)
+    if item is None:
+        return
+    part = open_part(state, item, SUMMARY, event, index, None)
+    if part is None:
+        return
+    if part.done_value is not None:
+        state._report(
+            C.SUMMARY_DONE_ONCE,
+            index,
+            "one `reasoning_summary_text.done`",
+            "a second one",
+            path="summary_index",
+        )
+        return
+    value = event.get("text")
+    if not isinstance(value, str):
+        return
+    part.done_value = value
+    streamed = "".join(part.deltas)
+    part.deltas = []
+    if streamed != value and not part.partial:
+        state._report(
+            C.DELTAS_EQUAL_DONE,
+            index,
+            short(value),
+            short(streamed),
+            path="text",
+            message=first_difference_text(value, streamed),
+        )
+
+
+def on_summary_done(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    item = item_for(state, event, index)
+    if item is None:
+        return
+    part = open_part(state, item, SUMMARY, event, index, None)
+    if part is None:
+        return
+    if part.done_value is None:
+        state._report(
+            C.SUMMARY_DONE_BEFORE_PART_DONE,
+            index,
+            "`reasoning_summary_text.done` before `reasoning_summary_part.done`",
+            event["type"],
+            path="summary_index",
+        )
+    part.closed = True
+    got = event.get("part")
+    value = got.get("text") if isinstance(got, dict) else None
+    part.closed_value = value if isinstance(value, str) else None
+    if part.done_value is not None and value != part.done_value:
+        state._report(
+            C.DONE_EQUALS_PART,
+            index,
+            short(part.done_value),
+            short(value),
+            path="part.text",
+        )
 
 
 def done_event_for(part_type: str) -> str:

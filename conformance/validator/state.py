@@ -1,22 +1,26 @@
 """The state every rule of the stream validator reads and writes, and how a rule reports.
 
 :class:`StreamState` declares the fields that :class:`~conformance.validator.StreamValidator`
-initialises; each concern (lifecycle, items, parts, values, comparisons, the fast path) is a class
-over it in its own module, and the validator is their union. The concerns call each other only
-through the methods named in their docstrings.
+initialises; each concern (lifecycle, items, parts, values, comparisons) is a module of plain
+functions over it, its event handlers ``(state, event, index)`` named in the validator's one
+handler table (``core._tables``), and the concerns call each other only through the functions
+in their ``__all__``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..bodies.objects import ResponseChecker
 from ..catalog.registry import Check, Violation
 from ..schema import SchemaValidator
 from .exercised import Coverage
-from .model import FastSpec, Item, Phase, Route
+from .model import Item, Phase
 from .tool_rules import ToolRules
+
+if TYPE_CHECKING:
+    from .fastpath import FastPath
 
 __all__ = ["Handler", "Reporter", "StreamState"]
 
@@ -29,9 +33,6 @@ class StreamState:
         "_created_at",
         "_error_at",
         "_error_pending",
-        "_fast",
-        "_fast_item",
-        "_fast_routes",
         "_handlers",
         "_incomplete_item",
         "_item_ids",
@@ -54,6 +55,7 @@ class StreamState:
         "events",
         "fast",
         "fast_judged",
+        "fast_path",
         "next_seq",
         "profiles",
         "response_id",
@@ -73,6 +75,7 @@ class StreamState:
     next_seq: int | None  # the sequence_number the next event must carry (None: not known yet)
     fast: bool  # False: every event judged in full (the reference path)
     fast_judged: int  # events the fast path judged
+    fast_path: FastPath | None  # the one seam of the speed work (None: `fast=False`)
     coverage: Coverage | None  # what the rules were applied to, when asked (`exercised`)
     _schemas: SchemaValidator
     _responses: ResponseChecker
@@ -95,9 +98,6 @@ class StreamState:
     _predicates: dict[str, Callable[[dict[str, Any]], bool]]  # the schema's, by event type
     _openresponses: bool  # "openresponses" in profiles
     _handlers: dict[str, Handler]
-    _fast: dict[str, FastSpec]
-    _fast_item: Item | None
-    _fast_routes: dict[str, Route]
     _report: Reporter  # where the rules report (a slot: no bound method, no cycle)
 
 
@@ -134,5 +134,5 @@ class Reporter:
         )
 
 
-# An event handler: (validator, event, event index).
-Handler = Callable[[Any, Mapping[str, Any], int], None]
+# An event handler: (the stream's state, event, event index).
+Handler = Callable[[StreamState, Mapping[str, Any], int], None]

@@ -10,139 +10,137 @@ from typing import Any
 from .. import catalog as C
 from ..catalog.render import short
 from .comparisons import first_difference_text
+from .items import item_for
 from .model import Item
-from .parts import PartRules
+from .state import StreamState
 from .tables import ADDED_FIRST, CHANNELS, VALUE_STREAMS
 
-__all__ = ["ValueRules"]
+__all__ = ["on_value_added", "on_value_delta", "on_value_done"]
 
 
-class ValueRules(PartRules):
-    """The handlers of the value-stream events (`<family>.added`, `.delta`, `.done`)."""
+def _value_slot(
+    state: StreamState, event: Mapping[str, Any], index: int
+) -> tuple[Item, str, tuple[list[str], list[str | None]]] | None:
+    item = item_for(state, event, index)
+    if item is None:
+        return None
+    etype: str = event["type"]
+    family = etype.rsplit(".", 1)[0]
+    sub = event.get("command_index", 0)
+    key = (family, sub if type(sub) is int else 0)
+    if family in ADDED_FIRST and key not in item.opened and item.known:
+        item.opened.add(key)  # report the missing `.added` once
+        state._report(
+            C.ARGS_ADDED_FIRST,
+            index,
+            f"`{family}.added` first",
+            etype,
+            path="command_index",
+        )
+    slot = item.values.get(key)
+    if slot is None:
+        slot = ([], [None])
+        item.values[key] = slot
+    return item, family, slot
 
-    __slots__ = ()
 
-    def _value_slot(
-        self, event: Mapping[str, Any], index: int
-    ) -> tuple[Item, str, tuple[list[str], list[str | None]]] | None:
-        item = self._item_for(event, index)
-        if item is None:
-            return None
-        etype: str = event["type"]
-        family = etype.rsplit(".", 1)[0]
-        sub = event.get("command_index", 0)
-        key = (family, sub if type(sub) is int else 0)
-        if family in ADDED_FIRST and key not in item.opened and item.known:
-            item.opened.add(key)  # report the missing `.added` once
-            self._report(
-                C.ARGS_ADDED_FIRST,
-                index,
-                f"`{family}.added` first",
-                etype,
-                path="command_index",
-            )
-        slot = item.values.get(key)
-        if slot is None:
-            slot = ([], [None])
-            item.values[key] = slot
-        return item, family, slot
+def on_value_added(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    item = item_for(state, event, index)
+    if item is None:
+        return
+    etype: str = event["type"]
+    family = etype.rsplit(".", 1)[0]
+    sub = event.get("command_index", 0)
+    key = (family, sub if type(sub) is int else 0)
+    if key in item.opened or key in item.values:
+        state._report(
+            C.ARGS_ADDED_FIRST,
+            index,
+            f"one `{etype}`, before the deltas",
+            "a second one" if key in item.opened else "after its deltas",
+            path="command_index",
+        )
+    item.opened.add(key)
+    item.values.setdefault(key, ([], [None]))
 
-    def _on_value_added(self, event: Mapping[str, Any], index: int) -> None:
-        item = self._item_for(event, index)
-        if item is None:
-            return
-        etype: str = event["type"]
-        family = etype.rsplit(".", 1)[0]
-        sub = event.get("command_index", 0)
-        key = (family, sub if type(sub) is int else 0)
-        if key in item.opened or key in item.values:
-            self._report(
-                C.ARGS_ADDED_FIRST,
-                index,
-                f"one `{etype}`, before the deltas",
-                "a second one" if key in item.opened else "after its deltas",
-                path="command_index",
-            )
-        item.opened.add(key)
-        item.values.setdefault(key, ([], [None]))
 
-    def _on_value_delta(self, event: Mapping[str, Any], index: int) -> None:
-        found = self._value_slot(event, index)
-        if found is None:
-            return
-        _item, family, (deltas, done) = found
-        if done[0] is not None:
-            self._report(C.ARGS_ORDER, index, f"no delta after `{family}.done`", event["type"])
-            return
-        delta = event.get("delta")
-        if isinstance(delta, str):
-            deltas.append(delta)
-        elif isinstance(delta, dict) and family in CHANNELS:
-            for channel in CHANNELS[family]:
-                piece = delta.get(channel)
-                if isinstance(piece, str):
-                    deltas.append(f"{channel}\x00{piece}")
+def on_value_delta(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    found = _value_slot(state, event, index)
+    if found is None:
+        return
+    _item, family, (deltas, done) = found
+    if done[0] is not None:
+        state._report(C.ARGS_ORDER, index, f"no delta after `{family}.done`", event["type"])
+        return
+    delta = event.get("delta")
+    if isinstance(delta, str):
+        deltas.append(delta)
+    elif isinstance(delta, dict) and family in CHANNELS:
+        for channel in CHANNELS[family]:
+            piece = delta.get(channel)
+            if isinstance(piece, str):
+                deltas.append(f"{channel}\x00{piece}")
 
-    def _on_value_done(self, event: Mapping[str, Any], index: int) -> None:
-        found = self._value_slot(event, index)
-        if found is None:
-            return
-        item, family, (deltas, done) = found
-        if done[0] is not None:
-            self._report(C.ARGS_ORDER, index, f"one `{family}.done`", "a second one")
-            return
-        if family in CHANNELS:
-            self._channels_done(event, index, family, item, deltas, done)
-            return
-        value = event.get(VALUE_STREAMS[family][0])
-        if not isinstance(value, str):
-            done[0] = ""
-            return
-        done[0] = value
-        if not item.known:
-            return
-        streamed = "".join(deltas)
-        deltas.clear()
-        if streamed != value:
-            self._report(
+
+def on_value_done(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    found = _value_slot(state, event, index)
+    if found is None:
+        return
+    item, family, (deltas, done) = found
+    if done[0] is not None:
+        state._report(C.ARGS_ORDER, index, f"one `{family}.done`", "a second one")
+        return
+    if family in CHANNELS:
+        _channels_done(state, event, index, family, item, deltas, done)
+        return
+    value = event.get(VALUE_STREAMS[family][0])
+    if not isinstance(value, str):
+        done[0] = ""
+        return
+    done[0] = value
+    if not item.known:
+        return
+    streamed = "".join(deltas)
+    deltas.clear()
+    if streamed != value:
+        state._report(
+            C.DELTAS_EQUAL_DONE,
+            index,
+            short(value),
+            short(streamed),
+            path=VALUE_STREAMS[family][0],
+            message=first_difference_text(value, streamed),
+        )
+
+
+def _channels_done(
+    state: StreamState,
+    event: Mapping[str, Any],
+    index: int,
+    family: str,
+    item: Item,
+    deltas: list[str],
+    done: list[str | None],
+) -> None:
+    """Shell output (SPEC §2.8 by [SDK]'s shapes): each channel's deltas, joined, equal the
+    channel's text across the `.done` event's `output` entries."""
+    output = event.get(VALUE_STREAMS[family][0])
+    done[0] = ""
+    if not isinstance(output, list) or not item.known:
+        return
+    for channel in CHANNELS[family]:
+        want = "".join(
+            o[channel] for o in output if isinstance(o, dict) and isinstance(o.get(channel), str)
+        )
+        tag = channel + "\x00"
+        streamed = "".join(d[len(tag) :] for d in deltas if d.startswith(tag))
+        if streamed != want:
+            state._report(
                 C.DELTAS_EQUAL_DONE,
                 index,
-                short(value),
+                short(want),
                 short(streamed),
-                path=VALUE_STREAMS[family][0],
-                message=first_difference_text(value, streamed),
+                path=f"output[].{channel}",
+                message=first_difference_text(want, streamed),
             )
-
-    def _channels_done(
-        self,
-        event: Mapping[str, Any],
-        index: int,
-        family: str,
-        item: Item,
-        deltas: list[str],
-        done: list[str | None],
-    ) -> None:
-        """Shell output (SPEC §2.8 by [SDK]'s shapes): each channel's deltas, joined, equal the
-        channel's text across the `.done` event's `output` entries."""
-        output = event.get(VALUE_STREAMS[family][0])
-        done[0] = ""
-        if not isinstance(output, list) or not item.known:
-            return
-        for channel in CHANNELS[family]:
-            want = "".join(
-                o[channel]
-                for o in output
-                if isinstance(o, dict) and isinstance(o.get(channel), str)
-            )
-            tag = channel + "\x00"
-            streamed = "".join(d[len(tag) :] for d in deltas if d.startswith(tag))
-            if streamed != want:
-                self._report(
-                    C.DELTAS_EQUAL_DONE,
-                    index,
-                    short(want),
-                    short(streamed),
-                    path=f"output[].{channel}",
-                    message=first_difference_text(want, streamed),
-                )
-        deltas.clear()
+    deltas.clear()

@@ -44,6 +44,7 @@ class LaneResponse:
     validator: StreamValidator
     response_id: Any = None
     first_frame: int = 0
+    items: list[Any] = field(default_factory=list)  # its output items' ids (a folding session)
 
     @property
     def finished(self) -> bool:

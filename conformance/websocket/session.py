@@ -20,7 +20,7 @@ and steering events in :mod:`.shapes`.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -28,7 +28,7 @@ from .. import catalog as C
 from ..catalog.registry import Check, Violation
 from ..sections.s1_7_custom_input import declares_grammar, judge_custom_inputs
 from ..sections.s8_4_ws_errors import judge_error_fields
-from ..sse.framing import parse_json
+from ..sse.framing import JSONDepthError, parse_json
 from ..validator import PROFILES, StreamValidator
 from .lanes import (
     STEER_EVENTS,
@@ -50,11 +50,32 @@ __all__ = ["STREAM_ID", "LaneResponse", "SessionValidator"]
 class SessionValidator:
     """Judges one WebSocket session, frame by frame (see the module docstring)."""
 
-    def __init__(self, *, profiles: Iterable[str] = ("core",), coverage: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        profiles: Iterable[str] = ("core",),
+        coverage: bool = False,
+        retain: int | None = None,
+        kept_per_check: int = 20,
+    ) -> None:
         """``coverage``: each response's validator records the stream checks its events
-        exercised (``StreamValidator(coverage=True)``; the live suite asks for it)."""
+        exercised (``StreamValidator(coverage=True)``; the live suite asks for it).
+
+        ``retain``: a long session constant in memory (the proxy's): past the ``retain`` latest
+        responses, one that is not its lane's latest is folded as the session goes — its validator closed, its
+        verdicts and exercised checks added to the session's, its ids forgotten (a later event
+        naming it is judged as naming an unknown response) — and each check keeps the evidence
+        of its first ``kept_per_check`` violations, counting the rest in :attr:`omitted`.
+        None: every response is kept to the end (the offline judge)."""
         self._profiles = frozenset(profiles) & PROFILES | {"core"}
         self._coverage = coverage
+        self._retain = retain
+        self._kept_per_check = kept_per_check
+        self.omitted: Counter[str] = Counter()  # check ID -> violations counted, not kept
+        self._kept: Counter[str] = Counter()
+        self._folded: list[Violation] = []  # the folded responses' stream violations
+        self._folded_exercised: set[str] = set()
+        self.folded = 0  # responses folded
         self.violations: list[Violation] = []
         self.responses: list[LaneResponse] = []
         self.frames = 0
@@ -83,8 +104,9 @@ class SessionValidator:
         if isinstance(frame, str):
             try:
                 event = parse_json(frame)
-            except ValueError:
-                self._owed_errors.append(Request(index, None, {}, "not JSON"))
+            except ValueError as exc:
+                why = "JSON nested too deeply" if isinstance(exc, JSONDepthError) else "not JSON"
+                self._owed_errors.append(Request(index, None, {}, why))
                 return []
         if not isinstance(event, dict):
             self._owed_errors.append(Request(index, None, {}, "not a JSON object"))
@@ -160,6 +182,9 @@ class SessionValidator:
         if isinstance(frame, str):
             try:
                 event = parse_json(frame)
+            except JSONDepthError as exc:
+                self._report(C.SSE_LIMIT_DEPTH, index, "JSON the judge can parse", str(exc))
+                return self.violations[start:]
             except ValueError as exc:
                 self._report(C.WS_FRAME_JSON, index, "one JSON object", f"not JSON ({exc})")
                 return self.violations[start:]
@@ -209,7 +234,10 @@ class SessionValidator:
                 target.response_id = rid
                 self._by_id.setdefault(rid, target)
         if etype == "response.output_item.added" and isinstance(event.get("item"), dict):
-            self._items[event["item"].get("id")] = target
+            item_id = event["item"].get("id")
+            self._items[item_id] = target
+            if self._retain is not None:
+                target.items.append(item_id)
         elif etype == "response.output_item.done" and isinstance(event.get("item"), dict):
             self._against_request(target, event["item"], index)
 
@@ -344,7 +372,44 @@ class SessionValidator:
                 steer.settled = True
         lane.current = response
         self.responses.append(response)
+        if self._retain is not None and len(self.responses) > 2 * self._retain:
+            self._fold()
         return response
+
+    def _fold(self) -> None:
+        """Fold the finished responses older than the ``retain`` latest (see ``__init__``)."""
+        assert self._retain is not None
+        old, recent = self.responses[: -self._retain], self.responses[-self._retain :]
+        current = {id(lane.current) for lane in self._lanes.values()}
+        keep: list[LaneResponse] = []
+        for response in old:
+            if id(response) in current:  # its lane's latest: events may still come
+                keep.append(response)
+                continue
+            # Finished, or superseded on its lane long ago (2 × retain responses): what it
+            # lacks now it lacks at the session's end, a cut session's too.
+            response.validator.close()
+            self._folded += self._capped(response.validator.violations)
+            if self._coverage:
+                self._folded_exercised |= response.validator.exercised
+            self.folded += 1
+            if self._by_id.get(response.response_id) is response:
+                del self._by_id[response.response_id]
+            for item_id in response.items:
+                if self._items.get(item_id) is response:
+                    del self._items[item_id]
+        self.responses = keep + recent
+
+    def _capped(self, violations: Iterable[Violation]) -> list[Violation]:
+        """The violations a folding session keeps: each check's first ``kept_per_check``."""
+        out = []
+        for v in violations:
+            if self._kept[v.check_id] < self._kept_per_check:
+                self._kept[v.check_id] += 1
+                out.append(v)
+            else:
+                self.omitted[v.check_id] += 1
+        return out
 
     def _successor_due(self, current: LaneResponse) -> bool:
         """An accepted steer of ``current`` may start a successor response on its own."""
@@ -514,12 +579,16 @@ class SessionValidator:
         return self.violations[start:] + self.stream_violations()
 
     def stream_violations(self) -> list[Violation]:
-        """Every response's stream-check violations, in the order the responses opened."""
-        return [v for r in self.responses for v in r.validator.violations]
+        """Every response's stream-check violations, in the order the responses opened (those
+        of folded responses first, as kept)."""
+        live = [v for r in self.responses for v in r.validator.violations]
+        if self._retain is None:
+            return live
+        return self._folded + live
 
     def stream_exercised(self) -> set[str]:
         """The stream checks the responses' events exercised (needs ``coverage=True``)."""
-        out: set[str] = set()
+        out: set[str] = set(self._folded_exercised)
         for response in self.responses:
             out |= response.validator.exercised
         return out
@@ -555,6 +624,11 @@ class SessionValidator:
         message: str = "",
         path: str = "",
     ) -> None:
+        if self._retain is not None:
+            if self._kept[check.id] >= self._kept_per_check:
+                self.omitted[check.id] += 1
+                return
+            self._kept[check.id] += 1
         self.violations.append(
             check.violation(
                 expected=expected, actual=actual, event_index=index, message=message, path=path

@@ -201,16 +201,20 @@ def _unresolved_reference(root: Any, node: Any, context: tuple[str, ...]) -> str
 
 
 def _resolves(root: Any, ref: str) -> bool:
-    """Whether the JSON Pointer fragment ``ref`` (``#``, ``#/$defs/X``) names a value of ``root``."""
-    target = root
-    for token in ref[1:].split("/")[1:] if ref != "#" else ():
-        token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(target, dict) and token in target:
-            target = target[token]
-        elif isinstance(target, list) and token.isdigit() and int(token) < len(target):
-            target = target[int(token)]
-        else:
-            return False
+    """Whether the local reference ``ref`` (``#``, ``#/$defs/X``, an ``$anchor``'s ``#name``)
+    names a schema in ``root``, as JSON Schema resolves it (the ``referencing`` library that
+    ``jsonschema`` resolves with: ``#nope`` is an anchor no schema declares, not the root)."""
+    from referencing import Registry, Resource
+    from referencing.exceptions import Unresolvable
+    from referencing.jsonschema import DRAFT202012
+
+    resource = Resource.from_contents(root, default_specification=DRAFT202012)
+    base = resource.id() or "urn:responses:tool-schema"
+    resolver = Registry().with_resource(base, resource).resolver(base_uri=base)
+    try:
+        resolver.lookup(ref)
+    except Unresolvable:
+        return False
     return True
 
 

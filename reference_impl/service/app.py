@@ -17,6 +17,7 @@ from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from ..engine import Engine
+from ..flow import ServerBudget
 from ..ids import IdFactory, RandomIds
 from ..request.prompts import PromptRegistry
 from ..sealing import Sealer
@@ -113,8 +114,12 @@ def create_app(
         Route("/v1/models/{model_id:path}", ep(service.model), methods=["GET"]),
     ]
 
+    ws_budget = ServerBudget((websocket_limits or WebSocketLimits()).server_bytes)
+
     async def websocket_mode(ws: WebSocket) -> None:
-        await serve_websocket(service, ws, limits=websocket_limits, admit=websocket_admit)
+        await serve_websocket(
+            service, ws, limits=websocket_limits, admit=websocket_admit, budget=ws_budget
+        )
 
     routes.append(WebSocketRoute("/v1/responses", websocket_mode))
     app = _ResponsesApp(
@@ -124,4 +129,5 @@ def create_app(
     )
     app.create = create
     app.state.service = service
+    app.state.websocket_budget = ws_budget  # what its WebSocket clients hold (flow.py)
     return app

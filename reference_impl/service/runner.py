@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 import anyio
 
+from .. import drain
 from ..assembler.stream import Event, ResponseAssembler
 from ..engine import Chunk, Engine, EngineError, GenerationRequest, ReadyChunks
 from ..stores.base import ResponseStore
@@ -52,7 +53,20 @@ async def drive(
     Pushing batches (instead of yielding them) keeps a stream's per-event path short: the
     engine's iterator, the assembler, ``emit``. An exception out of ``emit`` or ``finished``
     (the client went away) propagates; only the engine's own errors become a failed response.
+    A response still generating when a shutdown's drain bound expires fails with code
+    ``server_shutting_down`` (:mod:`reference_impl.drain`).
     """
+    with drain.generating():
+        await _drive(engine, request, asm, emit, finished)
+
+
+async def _drive(
+    engine: Engine,
+    request: GenerationRequest,
+    asm: ResponseAssembler,
+    emit: Emit | None,
+    finished: Callable[[], Awaitable[None]] | None,
+) -> None:
     stream: AsyncIterator[Chunk] | None = None
     ready: Iterator[Chunk] | None = None  # engine.ReadyChunks: no await per chunk
     try:
@@ -72,6 +86,13 @@ async def drive(
                 events = asm.fail(_NO_FINAL_CHUNK)
             except EngineError as exc:
                 events = asm.fail(exc.message, exc.code)
+            except asyncio.CancelledError as cancel:
+                if not drain.expired(cancel):
+                    raise
+                task = asyncio.current_task()
+                if task is not None:
+                    task.uncancel()
+                events = asm.fail(drain.SHUTDOWN_MESSAGE, drain.SHUTDOWN_CODE)
             except Exception:
                 log.exception("engine failed while generating %s", asm.response_id)
                 events = asm.fail("The server had an error while processing your request.")

@@ -10,6 +10,11 @@ docs/websocket.md.
   ``max_active`` responses at once per connection (more wait their turn), at most ``max_lanes``
   named lanes (``websocket_stream_limit_reached``) and ``max_queued`` waiting creates
   (``websocket_queue_limit_reached``).
+- Flow control (:mod:`reference_impl.flow`): the creates a connection holds (queued or being
+  answered) count against ``connection_bytes`` and the server's ``server_bytes``; at either
+  bound no further frame is read from the connection until a response ends (TCP pushes back on
+  the client). ``_Connection.budget`` is the connection's account: the connection cache's bytes
+  (``ConnectionCache.nbytes``) count there too.
 - Refused, each with an ``error`` event (``ResponseWsError``) and the connection kept:
   ``background: true``, a bad ``stream_id`` (``invalid_stream_id``), a frame that is not a JSON
   object (``invalid_json``), an unknown ``type`` (``unknown_event_type``), a binary frame, and
@@ -41,6 +46,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..engine import EngineHints
 from ..errors import APIError, invalid_request
+from ..flow import DEFAULT_CONNECTION_BYTES, DEFAULT_SERVER_BYTES, ConnectionBudget, ServerBudget
 from ..json_limits import JSONTooDeep, loads_bounded, too_deep_error
 from ..request.field_errors import check_type
 from ..request.validation import validate_create_body
@@ -67,6 +73,8 @@ class WebSocketLimits:
     max_lanes: int = 32
     max_active: int = 16
     max_queued: int = 256
+    connection_bytes: int = DEFAULT_CONNECTION_BYTES  # flow control (reference_impl/flow.py)
+    server_bytes: int = DEFAULT_SERVER_BYTES  # one app's connections together
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +171,7 @@ class _Sink:
 @dataclass(slots=True)
 class _Lane:
     sid: str | None
-    queue: asyncio.Queue[tuple[bytes, dict[str, Any], Callable[[str], str]]] = field(
+    queue: asyncio.Queue[tuple[bytes, dict[str, Any], Callable[[str], str], int]] = field(
         default_factory=asyncio.Queue
     )
     task: asyncio.Task[None] | None = None
@@ -176,8 +184,10 @@ class _Connection:
         ws: WebSocket,
         limits: WebSocketLimits,
         admit: Admit | None,
+        budget: ConnectionBudget,
     ) -> None:
         self.service = service
+        self.budget = budget  # bytes held for this client (reference_impl/flow.py)
         self.ws = ws
         self.limits = limits
         self.admit = admit
@@ -185,7 +195,8 @@ class _Connection:
         self.active = asyncio.Semaphore(limits.max_active)
         self.queued = 0
         self.responses: dict[str, _Tracked] = {}  # by id, for steering
-        # Each lane's most recent response, continued without the store (ws_state.py).
+        # Each lane's most recent response, continued without the store (ws_state.py); its
+        # bytes count against the connection's flow-control bound (_cache_changed).
         self.cache = ConnectionCache()
         # Accepted steers waiting for the client's continuation: parent id -> (lane, steers)
         self.held: dict[str, tuple[str | None, list[QueuedSteer]]] = {}
@@ -214,11 +225,14 @@ class _Connection:
                     task.cancel()
             tasks = [lane.task for lane in self.lanes.values() if lane.task is not None]
             await asyncio.gather(receiver, dropped, *tasks, return_exceptions=True)
+            self.lanes.clear()
+            self.budget.close()
         if self._dropped.is_set():
             raise _Dropped
 
     async def _receive(self) -> None:
         while True:
+            await self.budget.room()  # at the bound: the frame waits in the socket (flow.py)
             message = await self.ws.receive()
             if message["type"] == "websocket.disconnect":
                 return
@@ -301,7 +315,9 @@ class _Connection:
         self.queued += 1
         # Ids drawn in arrival order: the same requests, the same responses (module docstring).
         new_id = self.service.ids.scope(body)
-        lane.queue.put_nowait((raw, body, new_id))
+        size = 2 * len(raw)  # the frame's text and its parsed body, until the response ends
+        self.budget.charge(size)
+        lane.queue.put_nowait((raw, body, new_id, size))
 
     def _refusal(self, event: Mapping[str, Any], sid: str | None) -> APIError | None:
         if event.get("background") is True:
@@ -329,11 +345,11 @@ class _Connection:
 
     async def _lane(self, lane: _Lane) -> None:
         while True:
-            raw, body, new_id = await lane.queue.get()
+            raw, body, new_id, size = await lane.queue.get()
             async with self.active:
                 self.queued -= 1
+                job: _Job | None = (raw, body, new_id, ())
                 try:
-                    job: _Job | None = (raw, body, new_id, ())
                     while job is not None:  # a steered response's successors follow it
                         job = await self._serve(lane.sid, *job)
                 except _Dropped:
@@ -347,6 +363,11 @@ class _Connection:
                         await self.send_error(_internal_error(), lane.sid)
                     except (WebSocketDisconnect, OSError, RuntimeError):
                         return
+                finally:
+                    # Nothing of it stays referenced while the lane waits for the next create.
+                    job = None
+                    del raw, body
+                    self.budget.release(size)
 
     async def _serve(
         self,
@@ -378,7 +399,7 @@ class _Connection:
                 hints=admission.hints,
                 local=self.cache.lookup,
                 generate=generate is not False,
-                keep=lambda response, items: self.cache.ended(sid, response, items),
+                keep=lambda response, items: self._cache_ended(sid, response, items),
             )
         except APIError as error:
             await self._refuse(error, sid, body, steers)
@@ -395,6 +416,20 @@ class _Connection:
                 tracked.status = "failed"  # cut short (a dropped connection): steer no more
         return await self._settle(tracked)
 
+    def _cache_ended(
+        self, sid: str | None, response: Mapping[str, Any], items: Sequence[Mapping[str, Any]]
+    ) -> None:
+        self.cache.ended(sid, response, items)
+        self._cache_changed()
+
+    def _cache_changed(self) -> None:
+        """Count the cache's bytes against the connection's bound; past half of it, forget the
+        oldest cached responses (the cache is recent state, not a store: ws_state.py)."""
+        self.budget.keep(self.cache.nbytes())
+        if self.budget.kept_over():
+            self.cache.shed(self.budget.kept_over())
+            self.budget.keep(self.cache.nbytes())
+
     async def _refuse(
         self,
         error: APIError,
@@ -404,6 +439,7 @@ class _Connection:
     ) -> None:
         """A create refused: an ``error`` event, or for a successor each steer failed."""
         self.cache.refused(sid, body.get("previous_response_id"))  # a 4xx evicts its parent
+        self._cache_changed()
         if not steers:
             await self.send_error(error, sid)
             return
@@ -516,15 +552,19 @@ async def serve_websocket(
     *,
     limits: WebSocketLimits | None = None,
     admit: Admit | None = None,
+    budget: ServerBudget | None = None,
 ) -> None:
-    """Serve one WebSocket connection until the client closes it."""
+    """Serve one WebSocket connection until the client closes it; ``budget`` is the server's
+    (shared by its connections; default: this connection's own)."""
     try:
         service.authorize(ws)
     except APIError as error:
         await _deny(ws, error)
         return
     await ws.accept()
-    conn = _Connection(service, ws, limits or WebSocketLimits(), admit)
+    limits = limits or WebSocketLimits()
+    account = ConnectionBudget(budget or ServerBudget(limits.server_bytes), limits.connection_bytes)
+    conn = _Connection(service, ws, limits, admit, account)
     try:
         await conn.run()
     except _Dropped:

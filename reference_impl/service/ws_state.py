@@ -73,6 +73,7 @@ class ConnectionCache:
         kept = dict(response)
         kept_items = [dict(item) for item in items]
         size = len(orjson.dumps(kept)) + len(orjson.dumps(kept_items))
+        self._by_lane.pop(lane, None)  # the most recent last: shed() forgets the oldest first
         self._by_lane[lane] = CachedResponse(kept, kept_items, size)
 
     def refused(self, lane: str | None, previous_response_id: object) -> None:
@@ -81,6 +82,13 @@ class ConnectionCache:
         entry = self._by_lane.get(lane)
         if entry is not None and entry.response.get("id") == previous_response_id:
             del self._by_lane[lane]
+
+    def shed(self, nbytes: int) -> None:
+        """Forget the oldest entries until ``nbytes`` bytes are freed (or none is left): the
+        connection is past its memory bound (reference_impl/flow.py)."""
+        while nbytes > 0 and self._by_lane:
+            oldest = next(iter(self._by_lane))
+            nbytes -= self._by_lane.pop(oldest).nbytes
 
     def nbytes(self) -> int:
         """The cached responses' size in bytes (their JSON), for the connection's memory bound."""

@@ -13,7 +13,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..server_options import OneLineParser, add_bind_options, required_api_key
+from ..server_options import (
+    OneLineParser,
+    add_bind_options,
+    add_hardening_options,
+    required_api_key,
+    server_limits,
+)
 from ..stores.options import (
     DEFAULT_STORE_TTL,
     add_retention_options,
@@ -109,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not constrain decoding for tool_choice required / named",
     )
+    add_hardening_options(parser)
     parser.add_argument(
         "--log-level",
         default="warning",
@@ -223,7 +230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"responses-reference: {error}", file=sys.stderr)
         return 2
     try:
-        _serve(engine, store, api_key, sock, args.log_level, sealer, prompts, replica)
+        _serve(engine, store, api_key, sock, args.log_level, sealer, prompts, replica, args)
     finally:
         import asyncio
 
@@ -240,16 +247,32 @@ def _serve(
     sealer: Any = None,
     prompts: Any = None,
     replica: str | None = None,
+    args: argparse.Namespace | None = None,
 ) -> None:
     from ..ids import ReplicaIds
-    from ..server import serve_socket
+    from ..server import ServerLimits, serve_socket
     from ..service.app import create_app
+    from ..service.websocket import WebSocketLimits
     from ..uvicorn_logs import quiet_rejected_input
 
     ids = None if replica is None else ReplicaIds(replica)
-    app = create_app(engine, store=store, api_key=api_key, sealer=sealer, prompts=prompts, ids=ids)
+    limits, ws_limits = ServerLimits(), WebSocketLimits()
+    if args is not None:
+        limits = server_limits(args, limits.max_frame_bytes)  # HTTP's body limit, 8 MiB
+        ws_limits = WebSocketLimits(
+            connection_bytes=args.ws_connection_bytes, server_bytes=args.ws_server_bytes
+        )
+    app = create_app(
+        engine,
+        store=store,
+        api_key=api_key,
+        sealer=sealer,
+        prompts=prompts,
+        ids=ids,
+        websocket_limits=ws_limits,
+    )
     quiet_rejected_input()
-    serve_socket(app, sock, level)
+    serve_socket(app, sock, level, limits)
 
 
 if __name__ == "__main__":

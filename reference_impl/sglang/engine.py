@@ -36,11 +36,15 @@ responses-conformance[sglang]``).
 
 from __future__ import annotations
 
+import copy
 import json
+import queue
 import uuid
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
+
+import anyio
 
 from ..engine import (
     Chunk,
@@ -462,25 +466,73 @@ def _call_id() -> str:
     return f"call_{uuid.uuid4().hex[:24]}"
 
 
+PROMPT_THREADS = 4  # prompts rendered and tokenized at once; more wait their turn
+T = TypeVar("T")
+
+
 class SGLangEngine:
-    """The Engine over a :class:`Backend` (in-process ``sglang.Engine`` or remote ``/generate``)."""
+    """The Engine over a :class:`Backend` (in-process ``sglang.Engine`` or remote ``/generate``).
+
+    The chat template and the tokenizer run in worker threads, at most ``prompt_threads`` at
+    once, never on the event loop: one 7.9 MB input (under the 8 MiB body limit) took 8 s to
+    render and tokenize there, and stopped every other request of the server meanwhile (issue
+    #39). Each thread borrows a tokenizer of its own (copies made as needed, at most
+    ``prompt_threads``): a Hugging Face fast tokenizer used by two threads at once raises
+    ``RuntimeError: Already borrowed`` (huggingface/tokenizers#537, vllm-project/vllm#40949)."""
 
     def __init__(
-        self, backend: Backend, config: SGLangConfig, *, tokenizer: Any | None = None
+        self,
+        backend: Backend,
+        config: SGLangConfig,
+        *,
+        tokenizer: Any | None = None,
+        prompt_threads: int = PROMPT_THREADS,
     ) -> None:
         self.backend = backend
         self.config = config
         self.prompts = PromptBuilder(config, tokenizer)
+        self._prompt_threads = anyio.CapacityLimiter(prompt_threads)
+        self._spare: queue.SimpleQueue[PromptBuilder] = queue.SimpleQueue()
+        self._spare.put(self.prompts)
+        # Copies are made from one no thread encodes with (a tokenizer in use may not be copied);
+        # a tokenizer that cannot be copied is shared, one thread at a time.
+        self._pristine: Any | None
+        try:
+            self._pristine = copy.deepcopy(self.prompts.tokenizer)
+        except Exception:
+            self._pristine = None
+
+    def _borrowed(
+        self, method: Callable[[PromptBuilder, GenerationRequest], T]
+    ) -> Callable[[GenerationRequest], T]:
+        """``method`` run on a prompt builder no other thread is using (a worker thread's)."""
+
+        def run(request: GenerationRequest) -> T:
+            try:
+                builder = self._spare.get(block=self._pristine is None)
+            except queue.Empty:
+                builder = copy.copy(self.prompts)
+                builder.tokenizer = copy.deepcopy(self._pristine)
+            try:
+                return method(builder, request)
+            finally:
+                self._spare.put(builder)
+
+        return run
 
     def model_ids(self) -> Sequence[str]:
         return [self.config.model_name]
 
     async def count_input_tokens(self, request: GenerationRequest) -> int:
-        ids, _tools = self.prompts.input_ids(request)
+        ids, _tools = await anyio.to_thread.run_sync(
+            self._borrowed(PromptBuilder.input_ids), request, limiter=self._prompt_threads
+        )
         return len(ids)
 
     async def generate(self, request: GenerationRequest) -> AsyncIterator[Chunk]:
-        prompt = self.prompts.build(request)
+        prompt = await anyio.to_thread.run_sync(
+            self._borrowed(PromptBuilder.build), request, limiter=self._prompt_threads
+        )
         parser = OutputParser(
             self.config.reasoning_parser,
             self.config.tool_call_parser if prompt.tools else None,

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -22,6 +21,8 @@ from typing import Any
 
 import pytest
 from child_memory import listening_child
+
+from benchmarks.localhost import free_port as free_port
 
 BIN = Path(sys.executable).parent
 
@@ -95,12 +96,6 @@ def run_bench(report_dir: Path, *args: str, timeout: float = 60.0, quiet: bool =
         env=quiet_env(),
     )
     return BenchRun(proc.returncode, proc.stdout + proc.stderr, report_dir)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 # ---------------------------------------------------------------- a server that sends given bytes

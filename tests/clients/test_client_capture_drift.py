@@ -1,4 +1,4 @@
-"""Drift: the real clients, re-captured now, still send what tests/data/clients records.
+"""Drift: the real clients, re-captured now, still send what conformance/clients/captured records.
 
 Runs every client (scripts/capture_clients.py --check): a client update that changes its requests
 fails here with the diff. Needs node/npm, the registry once (npm ci in scripts/client_capture) and

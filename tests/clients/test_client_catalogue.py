@@ -1,4 +1,4 @@
-"""The catalogue of what real clients send (tests/data/clients, docs/client-catalogue.md): cheap
+"""The catalogue of what real clients send (conformance/clients/captured, docs/client-catalogue.md): cheap
 checks that need no client installed (the drift check, which runs the clients, is
 test_client_capture_drift.py, on demand: ``tox -e clients``).
 

@@ -105,3 +105,42 @@ def test_an_sglang_server_without_its_model_path_exits_2(
         server.server_close()
     err = capsys.readouterr().err
     assert "did not say its model path" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("module", ["reference_impl.sglang.cli", "mock_server.cli"])
+@pytest.mark.parametrize(
+    "flag", ["--head-timeout", "--body-timeout", "--keep-alive-timeout", "--drain-timeout",
+             "--ws-send-timeout", "--ws-connection-bytes", "--ws-server-bytes"],
+)  # fmt: skip
+def test_a_bad_bound_is_one_line_and_exit_2(module: str, flag: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", module, "--sglang-url", "http://127.0.0.1:9", flag, "-1"]
+        if module.startswith("reference")
+        else [sys.executable, "-m", module, flag, "-1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and flag in done.stderr, done.stderr
+
+
+def test_the_bounds_reach_the_server_limits() -> None:
+    from reference_impl.server_options import server_limits
+
+    args, _ = build_parser().parse_known_args(
+        [
+            "--sglang-url",
+            "u",
+            "--head-timeout",
+            "2",
+            "--drain-timeout",
+            "7",
+            "--ws-send-timeout",
+            "3",
+        ]
+    )
+    limits = server_limits(args, 1234)
+    assert (limits.head_timeout, limits.body_timeout, limits.drain_timeout) == (2, 30, 7)
+    assert (limits.ws_send_timeout, limits.max_frame_bytes) == (3, 1234)
+    assert (args.ws_connection_bytes, args.ws_server_bytes) == (64 * 1024 * 1024, 512 * 1024 * 1024)

@@ -1,8 +1,8 @@
 """Fields real clients send that the protocol layer used to refuse or drop, found by capturing the
-clients against the mock (tests/data/clients, docs/client-catalogue.md):
+clients against the mock (conformance/clients/captured, docs/client-catalogue.md):
 
 - ``safety_identifier`` on ``POST /v1/responses/compact`` and ``POST /v1/conversations`` (openai
-  3.63's ``responses.compact`` and ``conversations.create`` take it: tests/data/clients/
+  3.63's ``responses.compact`` and ``conversations.create`` take it: conformance/clients/captured/
   openai-python/compact.json, conversations.json); the compacted response echoes it and
   ``service_tier`` (the SDK's ``CompactedResponse`` has both);
 - ``phase`` on a replayed assistant message (the SDK's ``EasyInputMessage.phase``: "preserve and

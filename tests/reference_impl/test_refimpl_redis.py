@@ -17,18 +17,11 @@ from replicas import redis_replicas
 
 redis = pytest.importorskip("redis", reason="pip install 'responses-conformance[redis]'")
 
+from benchmarks.localhost import free_port as _free_port  # noqa: E402
 from reference_impl.stores.base import ResponseStore  # noqa: E402
 from reference_impl.stores.redis import RedisStore  # noqa: E402
 
 LONG = {"model": "mock-long-text", "input": "Tell me a long story.", "background": True}
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="module")

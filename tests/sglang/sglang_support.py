@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+
+from benchmarks.localhost import free_port as free_port
 
 HERE = Path(__file__).resolve().parent
 STUBS = HERE / "cpu_stubs"
@@ -68,12 +69,6 @@ def cpu_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(STUBS), env.get("PYTHONPATH", "")) if p)
     env.update(extra or {})
     return env
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class PortTaken(RuntimeError):

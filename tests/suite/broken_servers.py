@@ -1051,3 +1051,8 @@ LIVE: dict[str, Broken] = {b.factory.__name__: b for b in BROKEN.values()} | _CH
 from broken_ws_servers import WS_LIVE  # noqa: E402
 
 LIVE |= WS_LIVE
+
+# The client profiles' gateways (one per defect class of a real client's requests)
+from broken_client_servers import CLIENT_LIVE  # noqa: E402
+
+LIVE |= CLIENT_LIVE

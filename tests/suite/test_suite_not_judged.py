@@ -253,3 +253,12 @@ def test_a_server_error_in_a_retried_case_fails(tmp_path: Path) -> None:
     entry = next(iter(run.index["targets"].values()))
     case = entry["cases"][0]
     assert case["attempt_log"][0]["violations"] == ["live.http.status_ok"]
+
+
+def test_a_json_null_answer_is_judged_not_taken_for_another_server() -> None:
+    # open-responses-server answers a non-streamed create with 200 and the JSON value null: a
+    # wrong answer to judge (its cases fail), not "not a Responses server" (vendor matrix, ors-*).
+    assert unjudgeable_create(200, "application/json", None, "", model="m", what="POST",
+                              is_json=True) is None  # fmt: skip
+    # near miss: a 2xx body that did not parse is still no Responses server
+    assert unjudgeable_create(200, "text/plain", None, "hello", model="m", what="POST") is not None

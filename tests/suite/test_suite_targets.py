@@ -183,3 +183,17 @@ expected_failures = {{ "live.store.false_not_retrievable" = "KB26, known" }}
     assert run.index["targets"]["kb26"]["exit_code"] == 0
     assert run.code == 1
     assert "remove it from the list" in run.stdout
+
+
+@pytest.mark.parametrize(("depth", "past"), [(65, True), (64, False), (3000, True)])
+def test_toml_nested_past_the_bound(tmp_path: Path, depth: int, past: bool) -> None:
+    """The judge's own input: a targets file nesting arrays past 64 levels is one line, not
+    tomllib's RecursionError (a traceback at 3,000 levels before)."""
+    nested = "[" * depth + "1" + "]" * depth
+    path = _toml(tmp_path, f'[targets.a]\nbase_url = "http://h/v1"\nmodel = "m"\nx = {nested}\n')
+    if past:
+        with pytest.raises(TargetError, match="more than 64 levels"):
+            load_targets(path)
+    else:
+        with pytest.raises(TargetError, match="unknown"):  # read, then its extra key refused
+            load_targets(path)

@@ -1,4 +1,4 @@
-"""The catalogue of what real clients send (tests/data/clients, docs/client-catalogue.md).
+"""The catalogue of what real clients send (conformance/clients/captured, docs/client-catalogue.md).
 
 A *capture* is a cassette the mock recorded (``responses-mock --record``, docs/cassettes.md)
 while one client ran one flow. :func:`catalogue_entry` turns it into the fixture kept in the repo:
@@ -30,7 +30,7 @@ from typing import Any
 
 from cassettes import Exchange, Redactor
 
-FIXTURES = Path(__file__).resolve().parents[1] / "data" / "clients"
+FIXTURES = Path(__file__).resolve().parents[2] / "conformance" / "clients" / "captured"
 FORMAT = "client-catalogue/1"
 
 # Headers that describe the transport or the machine, not what the client asks of the server.

@@ -118,6 +118,17 @@ def test_compare_reports_every_changed_verdict_and_unknown_targets() -> None:
     ]  # fmt: skip
 
 
+def test_a_new_check_the_target_skips_is_no_difference() -> None:
+    # A check ID added since the baseline, in a profile the target does not claim: no verdict.
+    grown = copy.deepcopy(INDEX)
+    checks = grown["targets"]["vendor-x"]["checks"]
+    checks["live.client.codex.parameters"] = {"outcome": "skip", "level": "MUST", "violations": 0}
+    assert compare(INDEX, grown) == []
+    checks["live.client.codex.parameters"]["outcome"] = "pass"  # judged: a verdict
+    assert compare(INDEX, grown) == ["vendor-x: live.client.codex.parameters absent → pass"]
+    assert compare(grown, INDEX) == ["vendor-x: live.client.codex.parameters pass → absent"]
+
+
 def test_summary_lists_every_kind_and_the_inherited_failures() -> None:
     index = copy.deepcopy(INDEX)
     checks = index["targets"]["vendor-x"]["checks"]

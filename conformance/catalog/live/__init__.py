@@ -107,6 +107,10 @@ from .tools import (
     TOOLS_ALLOWED,
 )
 
+# isort: split
+# The client profiles' checks (docs/spec.md §9), declared with their rule in their section.
+from ...sections import s9_clients as _clients  # noqa: F401
+
 __all__ = [
     "BACKGROUND_CANCEL",
     "BACKGROUND_LIFECYCLE",

@@ -97,6 +97,20 @@ def _spec_href(meta: dict[str, Any], text: str) -> str:
 _EMPTY_BODY = re.compile(r"^(HTTP \d{3})(?::\s*(?:''|\"\"|b'')?|\s+(?:''|\"\"|b''))$")
 
 
+def _label(outcome: object, *, upper: bool = True) -> str:
+    """An outcome's label, as HTML: a known one's name, an unknown one escaped."""
+    text = str(outcome)
+    known = _LABEL.get(text)
+    return known if known is not None else escape(text.upper() if upper else text)
+
+
+def _seconds(value: object) -> str:
+    """A duration as ``1.5 s`` (a value that is no number, escaped as it is)."""
+    if isinstance(value, int | float):
+        return f"{value:.1f} s"
+    return escape(str(value))
+
+
 def _said(text: object) -> str:
     """Evidence text as a person reads it: ``HTTP 200 ''`` (an empty body shown as a Python
     literal) becomes ``HTTP 200 with an empty body``, so it cannot read as "expected HTTP 200,
@@ -148,7 +162,7 @@ def _summary(index: dict[str, Any]) -> list[str]:
                   if c.get("outcome") in ("fail", "warn")]  # fmt: skip
         by_level = {"must": failed.count("MUST"), "should": failed.count("SHOULD")}
         counts = "".join(
-            f"<td>{by_level[k] if k in by_level else summary.get(k, 0)}</td>"
+            f"<td>{escape(str(by_level[k] if k in by_level else summary.get(k, 0)))}</td>"
             for k in (
                 "exercised",
                 "pass",
@@ -164,7 +178,7 @@ def _summary(index: dict[str, Any]) -> list[str]:
             f"<tr><td><b>{escape(name)}</b></td><td>{escape(str(info.get('base_url', '')))}</td>"
             f"<td>{escape(str(info.get('model', '')))}</td>"
             f"<td>{escape(', '.join(info.get('profiles', [])))}</td><td>{verdict}</td>{counts}"
-            f"<td>{len(t.get('cases', []))}</td><td>{t.get('duration_s', 0):.1f} s</td></tr>"
+            f"<td>{len(t.get('cases', []))}</td><td>{_seconds(t.get('duration_s', 0))}</td></tr>"
         )
     rows.append("</table>")
     return rows
@@ -188,7 +202,7 @@ def _matrix(index: dict[str, Any]) -> list[str]:
             for name in names:
                 entry = targets[name].get("checks", {}).get(check_id)
                 outcome = entry.get("outcome", "na") if entry else "na"
-                label = _LABEL.get(outcome, outcome.upper())
+                label = _label(outcome)
                 if entry and (entry.get("evidence") or entry.get("reason")):
                     label = f'<a href="#{_anchor(name, check_id)}">{label}</a>'
                 cells.append(f'<td class="cell {escape(outcome)}">{label}</td>')
@@ -226,7 +240,7 @@ def _failing(index: dict[str, Any]) -> list[str]:
                 case += f' <span class="lvl">+{len(cases) - 1} more</span>'
             rows.append(
                 f'<tr><td>{escape(name)}</td><td class="cell {escape(outcome)}">'
-                f'<a href="#{_anchor(name, check_id)}">{_LABEL[outcome]}</a></td>'
+                f'<a href="#{_anchor(name, check_id)}">{_label(outcome)}</a></td>'
                 f'<td class="id">{escape(check_id)}</td>'
                 f'<td class="lvl">{escape(catalog.get(check_id, {}).get("level", ""))}</td>'
                 f'<td class="id">{case}</td><td>{escape(actual)}</td></tr>'
@@ -241,7 +255,9 @@ def _failing(index: dict[str, Any]) -> list[str]:
 
 
 def _evidence(ev: dict[str, Any]) -> list[str]:
-    out = [f"<p><b>case</b> {escape(str(ev.get('case')))} (attempt {ev.get('attempt')})"]
+    out = [
+        f"<p><b>case</b> {escape(str(ev.get('case')))} (attempt {escape(str(ev.get('attempt')))})"
+    ]
     where = []
     if ev.get("event_index") is not None:
         where.append(f"event #{ev['event_index']}")
@@ -309,7 +325,7 @@ def _details(index: dict[str, Any]) -> list[str]:
             outcome = entry.get("outcome", "")
             out.append(f'<div class="evidence" id="{_anchor(name, cid)}">')
             out.append(
-                f'<h3><span class="{escape(outcome)}">&nbsp;{_LABEL.get(outcome, outcome)}&nbsp;</span> '
+                f'<h3><span class="{escape(outcome)}">&nbsp;{_label(outcome, upper=False)}&nbsp;</span> '
                 f"{escape(cid)} <span class='lvl'>{escape(meta.get('level', ''))} · "
                 f"{_spec_link(meta)}</span></h3>"
             )
@@ -329,7 +345,7 @@ def _details(index: dict[str, Any]) -> list[str]:
                     out += _evidence(ev)
                 out.append("</details>")
             if entry.get("evidence_omitted"):
-                out.append(f"<p>(+{entry['evidence_omitted']} more violations)</p>")
+                out.append(f"<p>(+{escape(str(entry['evidence_omitted']))} more violations)</p>")
             out.append("</div>")
         if quiet:
             out.append(
@@ -341,7 +357,7 @@ def _details(index: dict[str, Any]) -> list[str]:
                 outcome = entry.get("outcome", "")
                 out.append(
                     f'<tr id="{_anchor(name, cid)}"><td class="cell {escape(outcome)}">'
-                    f'{_LABEL.get(outcome, outcome)}</td><td class="id">{escape(cid)}</td>'
+                    f'{_label(outcome, upper=False)}</td><td class="id">{escape(cid)}</td>'
                     f'<td class="lvl">{escape(meta.get("level", ""))} · {_spec_link(meta)}</td>'
                     f"<td>{escape(str(entry.get('reason', '')))}</td></tr>"
                 )
@@ -376,7 +392,7 @@ def _by_outcome(index: dict[str, Any]) -> list[str]:
                 text = f'<a href="#{_anchor(name, cid)}">{text}</a>'
             title = escape(f"{meta.get('level', '')}: {meta.get('requirement', '')}")
             chips.append(f'<span class="chip {escape(outcome)}" title="{title}">{text}</span>')
-        label = _LABEL.get(outcome, outcome.upper())
+        label = _label(outcome)
         rows.append(
             f'<tr><td class="cell {escape(outcome)}">{label}<br>{len(ids)}</td>'
             f'<td class="ids">{" ".join(chips)}</td></tr>'

@@ -3,10 +3,37 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-__all__ = ["render_junit"]
+__all__ = ["render_junit", "xml_text"]
+
+# What XML 1.0 forbids in a document (§2.2 Char): C0 controls but TAB, LF and CR, lone
+# surrogates, U+FFFE and U+FFFF. ElementTree writes them as they are, which no parser reads.
+_ILLEGAL_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _replace(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"#x{code:02X}" if code <= 0xFF else f"#x{code:04X}"
+
+
+def xml_text(value: object) -> str:
+    """``value`` as text XML can hold: each character XML 1.0 forbids written ``#xNN`` (ESC is
+    ``#x1B``, NUL ``#x00``), as pytest's ``bin_xml_escape`` writes it in its junit.xml."""
+    return _ILLEGAL_XML.sub(_replace, str(value))
+
+
+def _well_formed(root: ET.Element) -> None:
+    """Every text, tail and attribute of the tree through :func:`xml_text`."""
+    for el in root.iter():
+        if el.text:
+            el.text = xml_text(el.text)
+        if el.tail:
+            el.tail = xml_text(el.tail)
+        for key, value in el.attrib.items():
+            el.set(key, xml_text(value))
 
 
 def _evidence_text(entry: dict[str, Any]) -> str:
@@ -146,5 +173,6 @@ def render_junit(index: dict[str, Any]) -> str:
                 totals[key] += int(suite.get(key, "0"))
     for key, value in totals.items():
         root.set(key, str(value))
+    _well_formed(root)
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

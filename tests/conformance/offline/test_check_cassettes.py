@@ -161,7 +161,11 @@ _HEAD = '{"type":"request","format":"responses-cassette/1","seq":1,"method":"GET
         ("deep.yaml", "interactions: " + "[" * 20_000 + "]" * 20_000, "nested too deeply"),
         ("date.yaml", "a: !!timestamp 2001-13-99\n", "month must be in 1..12"),
         ("big.jsonl", _HEAD + '{"type":"end","t":' + "9" * 5000 + "}\n", "big.jsonl:2: not JSON"),
-        ("deep.jsonl", _HEAD + "[" * 100_000 + "]" * 100_000 + "\n", "deep.jsonl:2: not JSON"),
+        (
+            "deep.jsonl",
+            _HEAD + "[" * 100_000 + "]" * 100_000 + "\n",
+            "deep.jsonl:2: JSON nested too deeply",
+        ),
     ],
 )
 def test_a_garbage_cassette_is_unreadable_not_a_traceback(
@@ -170,3 +174,20 @@ def test_a_garbage_cassette_is_unreadable_not_a_traceback(
     (tmp_path / name).write_text(text)
     code, _, err = _run(capsys, "check", str(tmp_path / name))
     assert code == 2 and message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("depth", "code"), [(64, 2), (63, 0)])
+def test_a_cassette_nested_past_the_bound_is_unreadable(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, depth: int, code: int
+) -> None:
+    """The judge's own input: an exchange file whose line nests past 64 levels is refused before
+    it is parsed (exit 2, one line); 64 levels is read (the header line is 1, its extra field
+    ``depth`` more)."""
+    folder = _cassette(tmp_path / "c", [("POST", "/v1/responses", 200, SSE, _stream())])
+    (path,) = folder.glob("*.jsonl")
+    head, rest = path.read_bytes().split(b"\n", 1)
+    deep = b"[" * depth + b"]" * depth
+    path.write_bytes(head[:-1] + b',"x":' + deep + b"}\n" + rest)
+    got, out, err = _run(capsys, "check", str(folder))
+    assert got == code, out + err
+    assert ("more than 64 levels" in err) is (code == 2), err

@@ -16,14 +16,28 @@ from conformance.examples import EXAMPLES, Sample
 from conformance.examples.live import LIVE_SERVERS
 from conformance.sections import SECTIONS
 from conformance.sections.s1_7_custom_input import judge_custom_inputs_of_stream
+from conformance.sse.framing import SSEStreamValidator
 from conformance.validator import StreamValidator
 from conformance.websocket import SessionValidator
 
+
+def _nested(value: Any) -> list[Check]:
+    """The checks a section keeps in a table (client → part → check)."""
+    if isinstance(value, dict):
+        return [c for v in value.values() for c in _nested(v)]
+    if isinstance(value, tuple):
+        return [c for v in value for c in _nested(v)]
+    return [value] if isinstance(value, Check) else []
+
+
 _CHECKS = [
-    (section.__name__.rsplit(".", 1)[1], value)
+    (section.__name__.rsplit(".", 1)[1], check)
     for section in SECTIONS
-    for value in vars(section).values()
-    if isinstance(value, Check)
+    for check in dict.fromkeys(
+        c
+        for value in vars(section).values()
+        for c in ([value] if isinstance(value, Check) else _nested(value))
+    )
 ]
 
 
@@ -61,6 +75,12 @@ def test_a_sections_check_has_its_clause_examples_and_rule_in_one_place(
         assert LIVE_SERVERS[check.id] == example.failing.build()
         assert example.passing.build() == "mock"
         return
+    if kind == "sse":  # a framing rule (§1.1): the SSE layer in front of the validator judges it
+        bad_sse, good_sse = _sse(example.failing), _sse(example.passing)
+        assert check.id in {v.check_id for v in bad_sse.violations}
+        assert check.id not in {v.check_id for v in good_sse.violations}
+        assert check.id in bad_sse.exercised and check.id in good_sse.exercised
+        return
     assert kind == "stream"
     if example.failing.request is not None:
         _judged_against_its_request(check, example.failing, example.passing)
@@ -72,6 +92,13 @@ def test_a_sections_check_has_its_clause_examples_and_rule_in_one_place(
     assert failing.coverage is not None and passing.coverage is not None
     assert check.id in failing.coverage.applied and check.id in passing.coverage.applied
     assert check.id in passing.exercised
+
+
+def _sse(sample: Sample) -> SSEStreamValidator:
+    validator = SSEStreamValidator(profiles=sample.profiles, coverage=True)
+    validator.feed(sample.build())
+    validator.close()
+    return validator
 
 
 def _session(sample: Sample) -> SessionValidator:

@@ -1,10 +1,11 @@
-"""JSON nested about as deep as parsers go never crashes the judge.
+"""Deep JSON never crashes the judge, and past its nesting bound it is a verdict.
 
-orjson parses 1,024 levels, but Python code that follows a value that deep — a comparison, a
-``repr`` for a report, a recursive schema — outruns the interpreter's stack near 1,000 levels and
-raises RecursionError. A value nested like that is judged as far as the judge can follow it and
-reported under ``sse.limit.depth``; deeper JSON, which no parser here reads, is reported the same
-way instead of as "not JSON". Either way: a verdict, never a traceback.
+The judge reads no JSON nested more than ``MAX_JSON_DEPTH`` (64) levels, the servers' bound too
+(docs/limits.md): such an event, body or frame is reported under ``sse.limit.depth`` before it is
+parsed, in any place and on the typed path and the dict path alike; 64 levels is judged as usual.
+A value built deeper in Python (not parsed) that outruns the interpreter's stack in a comparison
+or a rendering is judged as far as the judge can follow it and reported the same way. Either way:
+a verdict, never a traceback.
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ from mutations import load_recordings
 
 from conformance import SSEStreamValidator
 from conformance.bodies.objects import validate_error_body, validate_response_body
-from conformance.sse.framing import parse_json
+from conformance.sse.framing import MAX_JSON_DEPTH, JSONDepthError, json_too_deep, parse_json
+from conformance.validator.fastpath import FULL_PATH_BRACKETS
 
-# Within orjson's 1,024 levels (so the judge gets a value to follow), and far beyond them.
-DEPTHS = (990, 3000)
+# Just past the bound (the event 65 levels deep), about as deep as parsers go, and beyond them.
+DEPTHS = (64, 990, 3000)
+NEAR_MISS = 60  # 64 levels in the deepest place (a terminal output item's field): within the bound
 
 
 def _nested(depth: int) -> list[Any]:
@@ -99,24 +102,46 @@ def test_deep_values_in_a_stream_get_a_verdict(place: str, depth: int) -> None:
         verdicts.append([(v.check_id, v.event_index) for v in judge.violations])
     assert verdicts[0] == verdicts[1]
     found = {check for check, _ in verdicts[0]}
-    if depth > 1024 or place == "item-and-output-equal":
-        assert "sse.limit.depth" in found  # the judge could not follow the value: said so
-    elif place == "delta-unknown-field":
-        assert not found  # an unknown field of any depth is no defect
+    assert "sse.limit.depth" in found  # past the judge's bound: said so, before parsing
+
+
+@pytest.mark.parametrize("place", sorted(PLACES))
+def test_values_at_the_bound_are_judged(place: str) -> None:
+    recording = next(r for r in load_recordings() if r.name == "azure-text.1")
+    events = copy.deepcopy(list(recording.events))
+    PLACES[place](events, _nested(NEAR_MISS))
+    body = _sse(events)
+    verdicts = []
+    for keep in (False, True):
+        judge = SSEStreamValidator(keep_events=keep)
+        judge.feed(body)
+        judge.close()
+        verdicts.append([(v.check_id, v.event_index) for v in judge.violations])
+    assert verdicts[0] == verdicts[1]
+    found = {check for check, _ in verdicts[0]}
+    assert "sse.limit.depth" not in found
+    if place in ("delta-unknown-field", "item-and-output-equal"):
+        assert not found  # an unknown field, the same on both sides, within the bound: no defect
     else:
-        assert found  # a defect the judge could follow (a wrong type, an extra field)
+        assert found  # a defect the judge follows (a wrong type, an extra field)
+
+
+def test_depth_is_lexical() -> None:
+    """Brackets inside strings do not count; 64 levels is within, 65 past, either bracket."""
+    assert json_too_deep(b"[" * 65 + b"]" * 65) and not json_too_deep(b"[" * 64 + b"]" * 64)
+    assert json_too_deep('{"a":' * 65 + "1" + "}" * 65)
+    assert not json_too_deep('{"a":' * 64 + "1" + "}" * 64)
+    assert not json_too_deep(json.dumps({"s": "[" * 500 + '\\"{' * 100}))
+    assert not json_too_deep(b"[" + b"[1]," * 1000 + b"1]")  # wide, 2 deep
+    assert FULL_PATH_BRACKETS == MAX_JSON_DEPTH
+    with pytest.raises(JSONDepthError, match="64"):
+        parse_json(b"[" * 65 + b"]" * 65)
+    assert parse_json(b"[" * 64 + b"]" * 64)
 
 
 @pytest.mark.parametrize("depth", DEPTHS)
 def test_deep_bodies_get_a_verdict(depth: int) -> None:
-    deep = _nested(depth)
-    text = _sse([{"type": "x", "v": deep}])  # any serialisation of the value will do
-    payload = text.split(b"data: ", 1)[1].strip()
-    try:
-        value = parse_json(payload)["v"]
-    except ValueError:
-        assert depth > 1024  # too deep to parse: the CLI reports the file unreadable (below)
-        return
+    value = _nested(depth)  # built, not parsed: the checks follow it as far as they can
     response = {"object": "response", "id": "resp_1", "metadata": {"k": value}}
     assert validate_response_body(response)
     assert validate_error_body({"error": {"message": value, "type": "x", "code": None}})

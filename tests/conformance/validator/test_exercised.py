@@ -12,6 +12,10 @@ import pytest
 from conformance.bodies.state import state_exercised
 from conformance.examples import EXAMPLES, Sample
 from conformance.examples import build as B
+from conformance.sections.s1_7_custom_input import (
+    judge_custom_inputs_of_body,
+    judge_custom_inputs_of_stream,
+)
 from conformance.sse.framing import SSEStreamValidator
 from conformance.validator import StreamValidator
 from conformance.validator.exercised import error_exercised, response_exercised
@@ -20,6 +24,20 @@ from conformance.websocket import judge_session
 
 def exercised(sample: Sample) -> set[str]:
     data: Any = sample.build()
+    if sample.request is not None:  # a rule that judges an answer against its request
+        judge = (
+            judge_custom_inputs_of_stream
+            if sample.kind == "stream"
+            else judge_custom_inputs_of_body
+        )
+        _, judged = judge(sample.request, data)
+        return _stream_or_body(sample, data) | (
+            {"response.custom_tool_call.grammar"} if judged else set()
+        )
+    return _stream_or_body(sample, data)
+
+
+def _stream_or_body(sample: Sample, data: Any) -> set[str]:
     opts: dict[str, Any] = {"profiles": sample.profiles, "resume_after": sample.resume_after}
     if sample.kind == "sse":
         sse = SSEStreamValidator(coverage=True, **opts)

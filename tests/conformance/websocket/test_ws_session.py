@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -151,3 +152,51 @@ def test_a_session_cut_by_the_client_excuses_only_what_was_in_flight() -> None:
     session = _feed([_create(), *_serve(broken)])
     session.close(cut=True)
     assert "stream.sequence.contiguous" in {v.check.id for v in session.all_violations()}
+
+
+@pytest.mark.parametrize(("depth", "past"), [(64, True), (63, False)])
+def test_frame_past_the_nesting_bound(depth: int, past: bool) -> None:
+    """A server frame nested past the judge's 64 levels is ``sse.limit.depth``, before parsing
+    (the event is 1 level, its extra field ``depth`` more); 64 levels is judged as usual. A client
+    frame past it is owed an error, as a frame that is not JSON is (the servers answer 400)."""
+    deep = '{"type": "response.created", "x": ' + "[" * depth + "]" * depth + "}"
+    session = SessionValidator()
+    session.server(deep)
+    session.close()
+    ids = {v.check.id for v in session.all_violations()}
+    assert ("sse.limit.depth" in ids) is past, ids
+    client = SessionValidator()
+    client.client('{"type": "response.create", "input": ' + "[" * depth + "]" * depth + "}")
+    client.close()
+    rejected = {v.check.id for v in client.all_violations()}
+    assert ("ws.request.rejected" in rejected) is past, rejected
+
+
+def _long_session(session: SessionValidator, n: int, *, broken: bool) -> None:
+    for i in range(n):
+        session.client({"type": "response.create", "model": "m", "input": "hi"})
+        events = _events(f"resp_{i:06d}")
+        if broken:  # each response breaks one rule: its terminal event is missing
+            events = [*events[:-1], {**events[-1], "type": "response.in_progress"}]
+        for event in events:
+            session.server(json.dumps(event))
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_folding_session_keeps_its_verdicts_in_bounded_state(broken: bool) -> None:
+    """``retain`` (the proxy's, docs/proxy.md): past the latest responses, finished ones are
+    folded into the session's verdicts as it goes. The verdicts are the same check IDs as a
+    session that keeps everything; each check keeps ``kept_per_check`` violations and counts
+    the rest; the responses held stay bounded however long the session."""
+    whole, folding = SessionValidator(), SessionValidator(retain=4, kept_per_check=5)
+    _long_session(whole, 300, broken=broken)
+    _long_session(folding, 300, broken=broken)
+    assert len(folding.responses) <= 9 and len(folding._by_id) <= 9
+    assert len(folding._items) <= 9 and folding.folded > 280
+    whole.close(), folding.close()
+    kept = Counter(v.check_id for v in folding.all_violations())
+    total = Counter(v.check_id for v in whole.all_violations())
+    assert set(kept) == set(total)
+    assert all(n <= 5 + 2 * 9 for n in kept.values()), kept  # the cap, and those held (2 each)
+    assert kept + folding.omitted == total
+    assert bool(total) is broken

@@ -1,0 +1,133 @@
+"""A long WebSocket session through ``responses-conformance proxy``, with the proxy's memory as it
+goes (issue #39 item 3: one session of 23,400 responses grew the proxy linearly, about 11 KB per
+response, until its end).
+
+    python -m benchmarks.perf.proxy_session [--responses 20000] [--samples 10]
+        [--code DIR] [--json out.json]
+
+One client opens one WebSocket to the proxy, in front of ``responses-mock`` (no latency), and sends
+``--responses`` creates one after the other, each read to its ``response.completed``. The proxy's
+RSS is sampled ``--samples`` times along the way. Figures: RSS at the first sample and the last,
+growth per 1,000 responses over the second half (flat: near 0), responses per second.
+``--code DIR`` runs the proxy (and the mock) of another checkout, for the figures before a change.
+Loopback only; bounded by the session's length.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import psutil
+from websockets.sync.client import connect
+
+from benchmarks.perf.cli_args import positive_int
+
+__all__ = ["main"]
+
+MIB = 1024 * 1024
+
+
+def _run_module(code: Path, module: str, *args: str) -> list[str]:
+    launch = (
+        f"import runpy, sys; sys.path.insert(0, {str(code)!r}); "
+        f"sys.argv[0] = {module!r}; runpy.run_module({module!r}, run_name='__main__')"
+    )
+    return [sys.executable, "-c", launch, *args]
+
+
+def _first_line(process: subprocess.Popen[bytes], timeout: float = 60) -> str:
+    assert process.stdout is not None
+    deadline, line = time.monotonic() + timeout, b""
+    while not line.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0 or process.poll() is not None:
+            raise SystemExit(f"did not start: {process.args!r}")
+        ready, _, _ = select.select([process.stdout], [], [], left)
+        if ready:
+            byte = os.read(process.stdout.fileno(), 1)
+            if byte:
+                line += byte
+    return line.decode().strip()
+
+
+def session(code: Path, responses: int, samples: int) -> dict[str, Any]:
+    mock = subprocess.Popen(
+        _run_module(code, "mock_server.cli", "--port", "0"),
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    proxy = None
+    try:
+        text = _first_line(mock)
+        upstream = text.removeprefix("listening on ") + "/v1"
+        proxy = subprocess.Popen(
+            _run_module(code, "conformance.cli", "proxy", "--upstream", upstream, "--port", "0",
+                        "--profile", "core,websocket", "-q"),
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        base = _first_line(proxy).split()[1]
+        url = base.replace("http://", "ws://", 1) + "/responses"
+        rss: list[tuple[int, float]] = []
+        process = psutil.Process(proxy.pid)
+        every = max(1, responses // samples)
+        create = json.dumps({"type": "response.create", "model": "mock", "input": "Hi"})
+        started = time.monotonic()
+        with connect(url, open_timeout=30, max_size=None) as ws:
+            for n in range(1, responses + 1):
+                ws.send(create)
+                while '"response.completed"' not in (frame := str(ws.recv(timeout=60))):
+                    if '"type":"error"' in frame.replace(" ", ""):
+                        raise SystemExit(f"an error event: {frame[:200]}")
+                if n % every == 0 or n == 1:
+                    rss.append((n, process.memory_info().rss / MIB))
+        took = time.monotonic() - started
+    finally:
+        for p in (proxy, mock):
+            if p is not None and p.poll() is None:
+                p.send_signal(signal.SIGINT)
+                try:
+                    p.wait(30)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+    half = [r for r in rss if r[0] >= responses // 2]
+    growth = (half[-1][1] - half[0][1]) / max(1, half[-1][0] - half[0][0]) * 1000
+    return {
+        "responses": responses,
+        "rss_mib": [[n, round(m, 1)] for n, m in rss],
+        "rss_first_mib": round(rss[0][1], 1),
+        "rss_last_mib": round(rss[-1][1], 1),
+        "growth_mib_per_1000_responses_second_half": round(growth, 2),
+        "responses_per_second": round(responses / took, 1),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.perf.proxy_session",
+                                     description=(__doc__ or "").split("\n\n")[0])  # fmt: skip
+    parser.add_argument("--responses", type=positive_int, default=20_000,
+                        help="creates in the one session (default 20000)")  # fmt: skip
+    parser.add_argument("--samples", type=positive_int, default=10,
+                        help="RSS samples along the session (default 10)")  # fmt: skip
+    parser.add_argument("--code", type=Path, default=Path(__file__).resolve().parents[2],
+                        help="the checkout whose proxy and mock run (default: this one)")  # fmt: skip
+    parser.add_argument("--json", type=Path, default=None, help="write the figures here too")
+    args = parser.parse_args(argv)
+    result = session(args.code.resolve(), args.responses, args.samples)
+    text = json.dumps(result, indent=2)
+    print(text)
+    if args.json is not None:
+        args.json.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

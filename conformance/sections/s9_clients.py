@@ -1,0 +1,540 @@
+"""§9 Client profiles (docs/spec.md#s9): ``live.client.<client>.*``.
+
+A target that declares ``client:codex`` (``client:agents-sdk``, ``client:vercel-ai``,
+``client:openai-python``, ``client:openai-node``, ``client:langchain``) is judged on the requests
+that client really sends: the flows of the catalogue (:mod:`conformance.clients.captured_flows`), captured from
+the client, replayed against the target (:mod:`conformance.suite.replay`). Per client:
+
+- ``parameters`` / ``input_items`` / ``tools`` — a refusal (4xx) of a request the client sends,
+  located at a request parameter (``prompt_cache_retention``, ``text.verbosity``), at an input
+  item or a field of one (``input[3].phase``, an ``item_reference``), or at a tool declaration;
+  the location is what the error names (``param``, or a field of the request quoted in its
+  message), else the first part of the request whose removal makes it accepted;
+- ``requests`` — every other way a request the client sends is not served: a refusal that
+  names nothing of the request and that no removal explains, a 5xx, a missing route;
+- ``chain_after_stream`` (clients that chain a streamed parent) — a ``previous_response_id`` on
+  a response that was streamed is accepted at once, and again on each streamed link;
+- ``compaction_one_item`` (Codex) — a compaction turn (a ``compaction_trigger`` input item)
+  yields exactly one ``compaction`` output item;
+- ``response_parses`` / ``stream_parses`` (the Vercel AI SDK) — what its provider's zod schemas
+  require of a Response and of each streamed event it knows;
+- ``stream_completed`` (the Agents SDK) — a streamed turn ends in ``response.completed``.
+
+The rule here is sans-I/O: :func:`locate` finds what a refusal names, :func:`removals` lists the
+variants of a request to try when it names nothing, :func:`check_for` maps a location to the
+client's check, :func:`compaction_items` counts what Codex counts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from ..catalog.registry import Check, Level, register
+
+__all__ = [
+    "ACCEPTANCE",
+    "AGENTS_STREAM_COMPLETED",
+    "CHAIN_AFTER_STREAM",
+    "CLIENT_CHECKS",
+    "CODEX_COMPACTION_ONE_ITEM",
+    "NAMES",
+    "VERCEL_RESPONSE_PARSES",
+    "VERCEL_STREAM_PARSES",
+    "check_for",
+    "compaction_items",
+    "declare_examples",
+    "locate",
+    "removals",
+    "vercel_chunk_problem",
+    "vercel_response_problems",
+]
+
+# client (the catalogue's folder) → how the requirement names it, and its check ID part.
+NAMES: dict[str, tuple[str, str]] = {
+    "codex": ("Codex", "codex"),
+    "agents-sdk": ("the OpenAI Agents SDK", "agents_sdk"),
+    "vercel-ai": ("the Vercel AI SDK", "vercel_ai"),
+    "openai-python": ("openai-python", "openai_python"),
+    "openai-node": ("openai-node", "openai_node"),
+    "langchain": ("LangChain (langchain-openai)", "langchain"),
+}
+_PARTS = {
+    "parameters": (
+        "every request parameter {who} sends is accepted (a 4xx naming one, such as "
+        "`prompt_cache_retention` or `text.verbosity`, fails here)"
+    ),
+    "input_items": (
+        "every input item {who} replays, and every field of one, is accepted (a 4xx naming one, "
+        "such as `input[3].phase` or an `item_reference`, fails here)"
+    ),
+    "tools": "every tool declaration {who} sends is accepted",
+    "requests": (
+        "every request {who} sends is served as sent (streamed or not, over HTTP or WebSocket): "
+        "2xx, and a refusal no part of the request explains fails here"
+    ),
+}
+
+# client → part → check; registered in this order.
+ACCEPTANCE: dict[str, dict[str, Check]] = {}
+for _client, (_who, _key) in NAMES.items():
+    ACCEPTANCE[_client] = {
+        part: register(
+            f"live.client.{_key}.{part}",
+            Level.MUST,
+            "§9, §9.1 [CLIENT]",
+            requirement.format(who=_who),
+            profile=f"client:{_client}",
+        )
+        for part, requirement in _PARTS.items()
+    }
+
+CHAIN_AFTER_STREAM: dict[str, Check] = {
+    client: register(
+        f"live.client.{NAMES[client][1]}.chain_after_stream",
+        Level.MUST,
+        "§9.2 [CLIENT]; dotnet/extensions#7704, lmstudio#1188",
+        f"a `previous_response_id` {NAMES[client][0]} sends on a response that was streamed is "
+        "accepted as soon as the stream ended, and on each streamed link of a chain",
+        profile=f"client:{client}",
+    )
+    for client in ("openai-python", "openai-node")
+}
+
+CODEX_COMPACTION_ONE_ITEM = register(
+    "live.client.codex.compaction_one_item",
+    Level.MUST,
+    "§9.3 [CLIENT] codex-rs/core/src/compact_remote_v2.rs",
+    "a Codex compaction turn (a `compaction_trigger` input item) streams exactly one "
+    '`compaction` output item (else Codex stops: "remote compaction v2 expected exactly one '
+    'compaction output item")',
+    profile="client:codex",
+)
+
+_VERCEL_SOURCE = "vercel/ai packages/openai/src/responses/openai-responses-api.ts"
+VERCEL_RESPONSE_PARSES = register(
+    "live.client.vercel_ai.response_parses",
+    Level.MUST,
+    f"§9.3 [CLIENT] {_VERCEL_SOURCE} (openaiResponsesResponseSchema)",
+    "a non-streamed Response the Vercel AI SDK reads parses with its provider's schema: every "
+    "output item of a type it knows, with the fields it requires (a message's `output_text` "
+    "parts with an `annotations` array, a `function_call`'s `id`, a `reasoning` item's "
+    "`summary`), numeric `usage` tokens (else generateText fails: AI_TypeValidationError)",
+    profile="client:vercel-ai",
+)
+VERCEL_STREAM_PARSES = register(
+    "live.client.vercel_ai.stream_parses",
+    Level.MUST,
+    f"§9.3 [CLIENT] {_VERCEL_SOURCE} (openaiResponsesChunkSchema)",
+    "every streamed event the Vercel AI SDK knows matches its provider's chunk schema "
+    "(`response.created` with `id`, `created_at`, `model`; an item's `id` on "
+    "`output_item.added` / `.done`, a done `function_call` `completed`; a terminal response's "
+    "numeric `usage` tokens): one that does not falls to its unknown-chunk fallback and is "
+    "dropped (the tool call, the usage, the finish reason lost)",
+    profile="client:vercel-ai",
+)
+
+AGENTS_STREAM_COMPLETED = register(
+    "live.client.agents_sdk.stream_completed",
+    Level.MUST,
+    "§9.3 [CLIENT] openai-agents 0.24 agents/run_internal/run_loop.py",
+    "a turn the OpenAI Agents SDK streams ends in `response.completed`: `response.incomplete`, "
+    "`response.failed` or an `error` event raises ModelBehaviorError "
+    '(response_terminal_failure_error), and a stream without one raises "Model did not '
+    'produce a final response!"',
+    profile="client:agents-sdk",
+)
+
+CLIENT_CHECKS: dict[str, tuple[Check, ...]] = {
+    client: (
+        *parts.values(),
+        *([CHAIN_AFTER_STREAM[client]] if client in CHAIN_AFTER_STREAM else []),
+        *([CODEX_COMPACTION_ONE_ITEM] if client == "codex" else []),
+        *([VERCEL_RESPONSE_PARSES, VERCEL_STREAM_PARSES] if client == "vercel-ai" else []),
+        *([AGENTS_STREAM_COMPLETED] if client == "agents-sdk" else []),
+    )
+    for client, parts in ACCEPTANCE.items()
+}
+
+# Never removed to locate a refusal: without them there is no request of the client's.
+_KEPT = frozenset({"model", "input", "stream", "type", "items"})
+# Field names too common to count when an error's prose merely contains them.
+_PROSE = re.compile(
+    r"(?:parameter|argument|field|key|property|supplied|unsupported|unknown|unrecognized|not supported|"
+    r"not allowed|extra)\W{0,4}$",
+    re.IGNORECASE,
+)
+
+
+def check_for(client: str, location: str | None) -> Check:
+    """The client's acceptance check for a refusal located at ``location``."""
+    parts = ACCEPTANCE[client]
+    if location is None:
+        return parts["requests"]
+    head = location.split(".", 1)[0].split("[", 1)[0]
+    if head in ("input", "items"):
+        return parts["input_items"]
+    if head in ("tools", "tool_choice"):
+        return parts["tools"]
+    return parts["parameters"]
+
+
+def _paths(body: Mapping[str, Any]) -> list[str]:
+    """The parts of a request an error may name, most specific first within each."""
+    out: list[str] = []
+    for key, value in body.items():
+        if key in ("input", "items", "tools") and isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, dict):
+                    out += [f"{key}[{i}].{k}" for k in item]
+                out.append(f"{key}[{i}]")
+        elif isinstance(value, dict):
+            out += [f"{key}.{k}" for k in value]
+        if key not in _KEPT:
+            out.append(key)
+    return out
+
+
+def _error_text(answer: Any, text: str) -> tuple[str | None, str]:
+    """(the error's ``param``, its prose) of a refusal, whatever its shape."""
+    param = None
+    prose = text
+    if isinstance(answer, dict):
+        error = answer.get("error")
+        if isinstance(error, dict):
+            if isinstance(error.get("param"), str):
+                param = error["param"]
+            prose = " ".join(str(error.get(k) or "") for k in ("message", "code"))
+        elif isinstance(answer.get("detail"), str | list):
+            prose = str(answer["detail"])
+        elif isinstance(error, str):
+            prose = error
+    return param, prose
+
+
+def _named(prose: str, name: str) -> bool:
+    """``name`` (a field of the request) is what ``prose`` refers to: quoted, after a word
+    such as "parameter", or distinctive enough (a dotted path, an underscore) to be no
+    accident."""
+    for m in re.finditer(rf"(?<![\w.\[]){re.escape(name)}(?![\w\[])", prose):
+        before = prose[: m.start()]
+        quoted = before[-1:] in ("'", '"', "`")
+        if quoted or "_" in name or "." in name or "[" in name or _PROSE.search(before):
+            return True
+    return False
+
+
+def locate(body: Any, answer: Any, text: str) -> str | None:
+    """The part of ``body`` a refusal names (``input[3].phase``, ``prompt_cache_retention``,
+    ``text.verbosity``), or None."""
+    if not isinstance(body, dict):
+        return None
+    paths = _paths(body)
+    param, prose = _error_text(answer, text)
+    if param:
+        normal = param.replace("'", "").strip()
+        for path in paths:
+            if normal == path or normal.startswith((path + ".", path + "[")):
+                return path
+        leaf = normal.rsplit(".", 1)[-1]
+        for path in paths:
+            if path.rsplit(".", 1)[-1] == leaf:
+                return path
+    for path in paths:  # a whole path quoted in the message: "Unknown parameter: 'input[3].phase'"
+        if ("[" in path or "." in path) and _named(prose, path):
+            return path
+    for path in paths:  # a field's own name: "Unsupported parameter: prompt_cache_retention"
+        leaf = path.rsplit(".", 1)[-1]
+        if "[" not in leaf and _named(prose, leaf):
+            return path
+    return None
+
+
+def removals(body: Mapping[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Variants of ``body`` with one part removed, as (the part, the variant): each top-level
+    parameter, each field of a nested one, each field of the input items (from every item that
+    has it), the tools. A refusal that names nothing is located at the first removal the
+    target accepts."""
+    for key, value in body.items():
+        if key in _KEPT:
+            continue
+        if isinstance(value, dict) and len(value) > 1:
+            for sub in value:
+                yield f"{key}.{sub}", {**body, key: {k: v for k, v in value.items() if k != sub}}
+        if key == "tools":
+            yield key, {k: v for k, v in body.items() if k not in ("tools", "tool_choice")}
+        elif key != "tool_choice":
+            yield key, {k: v for k, v in body.items() if k != key}
+    for list_key in ("input", "items"):
+        items = body.get(list_key)
+        if not isinstance(items, list):
+            continue
+        fields: dict[str, int] = {}
+        for i, item in enumerate(items):
+            if isinstance(item, dict):
+                for k in item:
+                    if k not in (
+                        "type",
+                        "role",
+                        "content",
+                        "call_id",
+                        "output",
+                        "arguments",
+                        "name",
+                    ):
+                        fields.setdefault(k, i)
+        for k, first in fields.items():
+            stripped = [
+                {f: v for f, v in item.items() if f != k} if isinstance(item, dict) else item
+                for item in items
+            ]
+            yield f"{list_key}[{first}].{k}", {**body, list_key: stripped}
+
+
+def compaction_items(events: list[dict[str, Any]], response: Mapping[str, Any] | None) -> int:
+    """How many ``compaction`` output items Codex counts: one per ``response.output_item.done``
+    of type compaction on a stream (codex-rs compact_remote_v2.rs, collect_compaction_output),
+    else in the Response's ``output``."""
+    if events:
+        return sum(
+            1
+            for e in events
+            if e.get("type") == "response.output_item.done"
+            and isinstance(e.get("item"), dict)
+            and e["item"].get("type") == "compaction"
+        )
+    output = (response or {}).get("output")
+    return (
+        sum(1 for i in output if isinstance(i, dict) and i.get("type") == "compaction")
+        if (isinstance(output, list))
+        else 0
+    )
+
+
+# --- the Vercel provider's parser (its zod schemas, as rules over the JSON) -----------------------
+
+_STR, _NUM, _LIST = "string", "number", "array"
+
+
+def _is(value: Any, kind: str) -> bool:
+    if kind == _STR:
+        return isinstance(value, str)
+    if kind == _NUM:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, list)
+
+
+def _missing(obj: Mapping[str, Any], fields: Mapping[str, str], where: str) -> list[str]:
+    return [
+        f"{where}.{name} is not a {kind} ({obj.get(name)!r})"
+        for name, kind in fields.items()
+        if not _is(obj.get(name), kind)
+    ]
+
+
+def _usage(usage: Any, where: str, *, required: bool) -> list[str]:
+    if usage is None and not required:
+        return []
+    if not isinstance(usage, dict):
+        return [f"{where} is not an object ({usage!r})"]
+    return _missing(usage, {"input_tokens": _NUM, "output_tokens": _NUM}, where)
+
+
+# Output item types openaiResponsesResponseSchema knows, and the fields each requires.
+_RESPONSE_ITEMS: dict[str, dict[str, str]] = {
+    "message": {"id": _STR, "content": _LIST},
+    "web_search_call": {"id": _STR, "status": _STR},
+    "file_search_call": {"id": _STR, "queries": _LIST},
+    "code_interpreter_call": {"id": _STR, "container_id": _STR},
+    "image_generation_call": {"id": _STR, "result": _STR},
+    "local_shell_call": {"id": _STR, "call_id": _STR},
+    "function_call": {"id": _STR, "call_id": _STR, "name": _STR, "arguments": _STR},
+    "computer_call": {"id": _STR},
+    "reasoning": {"id": _STR, "summary": _LIST},
+    "mcp_call": {"id": _STR, "status": _STR, "arguments": _STR, "name": _STR, "server_label": _STR},
+    "mcp_list_tools": {"id": _STR, "server_label": _STR, "tools": _LIST},
+    "mcp_approval_request": {"id": _STR, "server_label": _STR, "name": _STR, "arguments": _STR},
+    "apply_patch_call": {"id": _STR, "call_id": _STR, "status": _STR},
+    "shell_call": {"id": _STR, "call_id": _STR, "status": _STR},
+}
+
+
+def vercel_response_problems(response: Mapping[str, Any]) -> list[str]:
+    """Why the Vercel provider's response schema rejects ``response`` (empty when it parses)."""
+    problems: list[str] = []
+    output = response.get("output")
+    for i, item in enumerate(output if isinstance(output, list) else []):
+        where = f"output[{i}]"
+        kind = item.get("type") if isinstance(item, dict) else None
+        if not isinstance(item, dict) or kind not in _RESPONSE_ITEMS:
+            problems.append(f"{where}.type {kind!r} is not one the provider knows")
+            continue
+        problems += _missing(item, _RESPONSE_ITEMS[kind], where)
+        if kind == "message":
+            if item.get("role") != "assistant":
+                problems.append(f"{where}.role is not 'assistant'")
+            for j, part in enumerate(item.get("content") or []):
+                at = f"{where}.content[{j}]"
+                if not isinstance(part, dict) or part.get("type") != "output_text":
+                    problems.append(f"{at}.type is not 'output_text'")
+                else:
+                    problems += _missing(part, {"text": _STR, "annotations": _LIST}, at)
+        if kind == "reasoning":
+            for j, part in enumerate(item.get("summary") or []):
+                if not isinstance(part, dict) or part.get("type") != "summary_text":
+                    problems.append(f"{where}.summary[{j}].type is not 'summary_text'")
+    return problems + _usage(response.get("usage"), "usage", required=False)
+
+
+_ADDED_ITEMS: dict[str, dict[str, str]] = {
+    "message": {"id": _STR},
+    "reasoning": {"id": _STR},
+    "function_call": {"id": _STR, "call_id": _STR, "name": _STR, "arguments": _STR},
+}
+
+
+def vercel_chunk_problem(event: Mapping[str, Any]) -> str | None:
+    """Why the Vercel provider's chunk schema would not match ``event`` (a type it knows whose
+    fields it lacks; None when it matches, or the type is one it does not know)."""
+    kind = event.get("type")
+    if kind == "response.created":
+        response = event.get("response")
+        if not isinstance(response, dict):
+            return "response.created has no response object"
+        found = _missing(response, {"id": _STR, "created_at": _NUM, "model": _STR}, "response")
+        return "; ".join(found) or None
+    if kind in ("response.completed", "response.incomplete"):
+        response = event.get("response")
+        usage = response.get("usage") if isinstance(response, dict) else None
+        return "; ".join(_usage(usage, f"{kind} response.usage", required=True)) or None
+    if kind in ("response.output_item.added", "response.output_item.done"):
+        item = event.get("item")
+        if not isinstance(item, dict) or item.get("type") not in _ADDED_ITEMS:
+            return None  # the other item types have entries of their own, not judged here
+        found = _missing(item, _ADDED_ITEMS[item["type"]], "item")
+        if (
+            kind == "response.output_item.done"
+            and item["type"] == "function_call"
+            and item.get("status") != "completed"
+        ):
+            found.append(
+                f"a done function_call's status is {item.get('status')!r}, not 'completed'"
+            )
+        return "; ".join(found) or None
+    if kind == "response.output_text.delta":
+        found = _missing(event, {"item_id": _STR, "delta": _STR}, "event")
+        return "; ".join(found) or None
+    return None
+
+
+def declare_examples() -> None:
+    """The failing example of each check is a gateway in front of the mock that has one defect
+    (tests/suite/broken_client_servers.py), the near miss the mock itself."""
+    from ..examples.live import live
+
+    for client, note in _SERVERS.items():
+        for part, (server, what) in note.items():
+            live(ACCEPTANCE[client][part].id, server, what)
+    for check in CHAIN_AFTER_STREAM.values():
+        live(
+            check.id,
+            "loses_streamed_parent",
+            "a server that answers `previous_response_not_found` to a chain on a response it "
+            "streamed less than a second ago (Azure, LM Studio)",
+        )
+    live(
+        VERCEL_RESPONSE_PARSES.id,
+        "output_text_without_annotations",
+        "a server whose non-streamed messages' `output_text` parts carry no `annotations`",
+    )
+    live(
+        VERCEL_STREAM_PARSES.id,
+        "function_call_done_in_progress",
+        "a server whose streamed function calls say `in_progress` in `output_item.done`",
+    )
+    live(
+        AGENTS_STREAM_COMPLETED.id,
+        "streams_end_incomplete",
+        "a server that ends its streams with `response.incomplete` (its own output limit) where "
+        "OpenAI completes",
+    )
+    live(
+        CODEX_COMPACTION_ONE_ITEM.id,
+        "compaction_turn_as_message",
+        "a server that answers a compaction turn with a `message` instead of a `compaction` "
+        "item (codex-lb #998, kiro2cc-proxy #38)",
+    )
+
+
+_REFUSES_PARAMS = (
+    "refuses_client_parameters",
+    'a gateway that answers `400 {"detail": "Unsupported parameter: X"}` to any of '
+    "`prompt_cache_retention`, `prompt_cache_key`, `safety_identifier`, `client_metadata`, "
+    "`text.verbosity`, `truncation`, `service_tier` (CLIProxyAPI #897, #1028, #2466)",
+)
+_REFUSES_STREAMING = (
+    "refuses_streaming",
+    'a gateway that answers `400 {"detail": "Streaming is not supported"}` to every '
+    "streamed request",
+)
+_REFUSES_ITEM_STATUS = (
+    "refuses_input_item_status",
+    "a server that refuses `status` on an input item (`Unknown parameter: 'input[1].status'`)",
+)
+_REFUSES_STRICT = (
+    "refuses_strict_tools",
+    "a server that refuses a function tool declared with `strict` (`Unknown parameter: "
+    "'tools[0].strict'`)",
+)
+_SERVERS: dict[str, dict[str, tuple[str, str]]] = {
+    "codex": {
+        "parameters": _REFUSES_PARAMS,
+        "input_items": (
+            "refuses_phase",
+            "a gateway that passes on the upstream's `phase` on output messages and refuses it "
+            "on the assistant message Codex replays (`Unknown parameter: 'input[3].phase'`)",
+        ),
+        "tools": (
+            "refuses_namespace_tools",
+            "a server that refuses `namespace` tools (`Invalid value: 'namespace'`)",
+        ),
+        "requests": _REFUSES_STREAMING,
+    },
+    "agents-sdk": {
+        "parameters": _REFUSES_PARAMS,
+        "input_items": _REFUSES_ITEM_STATUS,
+        "tools": _REFUSES_STRICT,
+        "requests": _REFUSES_STREAMING,
+    },
+    "vercel-ai": {
+        "parameters": _REFUSES_PARAMS,
+        "input_items": (
+            "refuses_item_reference",
+            "a server that refuses `item_reference` input items",
+        ),
+        "tools": _REFUSES_STRICT,
+        "requests": _REFUSES_STREAMING,
+    },
+    "openai-python": {
+        "parameters": _REFUSES_PARAMS,
+        "input_items": _REFUSES_ITEM_STATUS,
+        "tools": _REFUSES_STRICT,
+        "requests": _REFUSES_STREAMING,
+    },
+    "openai-node": {
+        "parameters": _REFUSES_PARAMS,
+        "input_items": _REFUSES_ITEM_STATUS,
+        "tools": _REFUSES_STRICT,
+        "requests": _REFUSES_STREAMING,
+    },
+    "langchain": {
+        "parameters": (
+            "refuses_reasoning_parameter",
+            "a server that refuses `reasoning` (`Unsupported parameter: reasoning`)",
+        ),
+        "input_items": _REFUSES_ITEM_STATUS,
+        "tools": _REFUSES_STRICT,
+        "requests": _REFUSES_STREAMING,
+    },
+}

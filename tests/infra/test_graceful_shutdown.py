@@ -1,0 +1,138 @@
+"""Graceful shutdown of both servers (issue #39 item 7), on SIGTERM and SIGINT alike: at the signal
+new connections are refused and WebSocket connections closed with 1012; in-flight streams get
+``--drain-timeout`` seconds, then end with a terminal event (``response.failed``, code
+``server_shutting_down``); the process exits 0 within the bound.
+
+The reference's case: SGLang's tokenizer manager takes SIGTERM from the running loop at its first
+request (``loop.add_signal_handler``); the server must take it back, else it keeps accepting while
+SGLang drains without a bound (67 s and 4,468 more requests under load). A stand-in engine does
+what SGLang does, so this runs without SGLang."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import orjson
+import pytest
+import websockets.sync.client as wsc
+from websockets.exceptions import ConnectionClosed
+
+ROOT = Path(__file__).resolve().parents[2]
+DRAIN = 2.0
+
+# The reference's serving path (serve_socket) over an engine that, like SGLang, installs its own
+# SIGTERM handler on the loop when it first generates, and streams until stopped.
+_REFERENCE = """
+import asyncio, signal, sys
+from reference_impl.engine import TextDelta
+from reference_impl.server import ServerLimits, bind, serve_socket
+from reference_impl.service.app import create_app
+
+class SGLangLike:
+    def model_ids(self):
+        return ["m"]
+
+    async def count_input_tokens(self, request):
+        return 1
+
+    async def generate(self, request):
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, lambda: None)  # SGLang: drain on its own terms
+        while True:
+            await asyncio.sleep(0.05)
+            yield TextDelta("x")
+
+sock = bind("127.0.0.1", 0)
+serve_socket(create_app(SGLangLike()), sock, "warning", ServerLimits(drain_timeout=float(sys.argv[1])))
+"""
+
+
+def _start(kind: str) -> tuple[subprocess.Popen[str], int]:
+    if kind == "mock":
+        argv = [sys.executable, "-m", "mock_server.cli", "--port", "0", "--duration", "60",
+                "--drain-timeout", str(DRAIN)]  # fmt: skip
+    else:
+        argv = [sys.executable, "-c", _REFERENCE, str(DRAIN)]
+    proc = subprocess.Popen(
+        argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert line.startswith("listening on http://"), line + proc.stderr.read()  # type: ignore[union-attr]
+    return proc, int(line.rsplit(":", 1)[1])
+
+
+@pytest.fixture(params=["mock", "reference"])
+def running(request: pytest.FixtureRequest) -> Iterator[tuple[subprocess.Popen[str], int]]:
+    proc, port = _start(request.param)
+    try:
+        yield proc, port
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+
+
+def _refused(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return False
+    except (ConnectionRefusedError, ConnectionResetError):  # reset: caught while it closed
+        return True
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
+def test_shutdown_refuses_at_once_drains_within_the_bound_and_exits_0(
+    running: tuple[subprocess.Popen[str], int], sig: signal.Signals
+) -> None:
+    proc, port = running
+    base = f"http://127.0.0.1:{port}/v1"
+    lines: list[str] = []
+    streaming = threading.Event()
+
+    def stream() -> None:
+        with (
+            httpx.Client(timeout=30) as http,
+            http.stream("POST", base + "/responses",
+                        json={"model": "m", "input": "tell a long story", "stream": True}) as got,
+        ):  # fmt: skip
+            for line in got.iter_lines():
+                lines.append(line)
+                if "output_text.delta" in line:
+                    streaming.set()
+
+    reader = threading.Thread(target=stream)
+    reader.start()
+    assert streaming.wait(20)
+    ws = wsc.connect(f"ws://127.0.0.1:{port}/v1/responses")
+    try:
+        # The first request of the reference's engine has taken SIGTERM by now, as SGLang's does.
+        time.sleep(0.3)
+        proc.send_signal(sig)
+        signalled = time.monotonic()
+        refused = False
+        while time.monotonic() - signalled < 1.0 and not refused:
+            refused = _refused(port)
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=5)
+    finally:
+        ws.close()
+    code = proc.wait(timeout=DRAIN + 8)
+    exited = time.monotonic() - signalled
+    reader.join(5)
+    assert refused, "a new connection was accepted after the signal"
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012
+    assert code == 0
+    assert exited < DRAIN + 4, f"exited {exited:.1f}s after the signal"
+    events = [orjson.loads(line[6:]) for line in lines if line.startswith("data: {")]
+    assert events[-1]["type"] == "response.failed", events[-3:]
+    error = next(e for e in events if e["type"] == "error")
+    assert error["error"]["code"] == "server_shutting_down"

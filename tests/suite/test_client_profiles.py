@@ -1,0 +1,58 @@
+"""The client profiles from a user's seat (docs/spec.md §9, issue #33's acceptance):
+
+- the embedded mock passes every client profile: every flow of the catalogue replayed (Codex's
+  WebSocket flow with its prewarm and its store: false chains on the socket), every client
+  check passed;
+- each defect class, as a gateway in front of the mock (broken_client_servers.py), fails
+  exactly the checks of the clients that send the request it breaks, and no other check it
+  does not list;
+- the catalogue the judge replays is the one the tests and the capture script read.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import broken_servers  # noqa: F401  (first: broken_client_servers takes its Broken from it)
+import pytest
+from broken_client_servers import CLIENT_LIVE
+from client_catalogue import FIXTURES
+from suite_support import run_suite, serve
+
+import conformance.clients.captured_flows
+from conformance.clients.captured_flows import CLIENT_PROFILES
+from conformance.sections.s9_clients import CLIENT_CHECKS
+
+ALL_CLIENTS = ",".join(CLIENT_PROFILES)
+
+
+def test_the_mock_passes_every_client_profile(tmp_path: Path) -> None:
+    run = run_suite("--profile", f"{ALL_CLIENTS},websocket", "-k", "clients",
+                    report_dir=tmp_path)  # fmt: skip
+    assert run.code == 0, run.stdout[-3000:]
+    outcomes = run.outcomes()
+    for checks in CLIENT_CHECKS.values():
+        for check in checks:
+            assert outcomes[check.id] == "pass", (check.id, run.stdout[-3000:])
+    cases = run.index["targets"]["mock"]["cases"]
+    assert len(cases) == 29
+    assert [c["id"] for c in cases if c.get("outcome") != "passed"] == []
+
+
+@pytest.mark.parametrize("server", sorted(CLIENT_LIVE))
+def test_each_defect_class_fails_the_checks_of_the_clients_it_breaks(
+    server: str, tmp_path: Path
+) -> None:
+    broken = CLIENT_LIVE[server]
+    with serve(broken.factory()) as url:
+        run = run_suite("--base-url", url, "--model", "mock", "--profile", broken.profiles,
+                        "-k", broken.keyword, "--timeout", broken.timeout, "--strict",
+                        report_dir=tmp_path)  # fmt: skip
+    assert run.code == 1
+    assert run.failing() == broken.expected, run.stdout[-3000:]
+
+
+def test_the_judge_replays_the_catalogue_the_tests_read() -> None:
+    packaged = Path(conformance.clients.captured_flows.__file__).parent / "captured"
+    assert packaged == FIXTURES
+    assert sorted(p.name for p in packaged.iterdir()) == sorted(CLIENT_PROFILES.values())
