@@ -22,7 +22,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from benchmarks.localhost import free_port as _free_port
+from benchmarks.perf.localhost import free_port as _free_port
 
 # llm-comply skips its reasoning test unless the model name looks like a reasoning model's
 # (o1, o3, o4, gpt-5, deepseek-r); the mock serves any model name.

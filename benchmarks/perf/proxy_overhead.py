@@ -42,7 +42,7 @@ import httpx2
 from benchmarks.perf.cli_args import non_negative_float, positive_int
 from benchmarks.perf.process_cpu import process_cpu
 
-from ..localhost import free_port as _free_port
+from .localhost import free_port as _free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 TTFT_TARGET = 1.2

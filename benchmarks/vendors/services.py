@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
-from ..localhost import free_port
+from ..perf.localhost import free_port
 from .errors import ServiceError
 
 __all__ = ["LOOPBACK", "Service", "ServiceError", "free_port"]

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from child_memory import listening_child
 
-from benchmarks.localhost import free_port as free_port
+from benchmarks.perf.localhost import free_port as free_port
 
 BIN = Path(sys.executable).parent
 

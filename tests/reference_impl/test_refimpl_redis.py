@@ -17,7 +17,7 @@ from replicas import redis_replicas
 
 redis = pytest.importorskip("redis", reason="pip install 'responses-conformance[redis]'")
 
-from benchmarks.localhost import free_port as _free_port  # noqa: E402
+from benchmarks.perf.localhost import free_port as _free_port  # noqa: E402
 from reference_impl.stores.base import ResponseStore  # noqa: E402
 from reference_impl.stores.redis import RedisStore  # noqa: E402
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx2
 
-from benchmarks.localhost import free_port as free_port
+from benchmarks.perf.localhost import free_port as free_port
 
 HERE = Path(__file__).resolve().parent
 STUBS = HERE / "cpu_stubs"
