@@ -28,7 +28,8 @@ The package, by layer, read top-down (a layer imports only the layers below it):
 - body rules: :mod:`conformance.bodies` — a Response, an error body, the state objects, and the
   one dispatch from a body's kind to its rules;
 - schema and catalogue: :mod:`conformance.schema` — the OpenAPI schemas (relaxations, lowering,
-  predicates, typed decoders, interpreter); :mod:`conformance.catalog` — the check registry
+  predicates, typed decoders, interpreter) and the custom-tool grammar reader
+  (:mod:`~conformance.schema.grammar`, LLGuidance's dialect); :mod:`conformance.catalog` — the check registry
   (:mod:`~conformance.catalog.registry`), every check as a named constant, the live checks
   (:mod:`~conformance.catalog.live`), and how a value is rendered in a report
   (:mod:`~conformance.catalog.render`);

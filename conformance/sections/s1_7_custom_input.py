@@ -3,7 +3,7 @@
 
 A ``custom_tool_call`` to a tool that the request declared with a ``grammar`` format carries input
 in that grammar's language, as LLGuidance reads it (OpenAI constrains the model with it; the
-judge's reader, :mod:`conformance.grammar`). Only a judge that sees the request and its answer
+judge's reader, :mod:`conformance.schema.grammar`). Only a judge that sees the request and its answer
 together can tell: the live suite (each create it sends), the proxy (each exchange it forwards)
 and ``check`` on a cassette (each recorded exchange) — not ``check FILE``, which has the answer
 alone. Judged are the finished items — a non-stream Response's ``output``, a stream's
@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ..catalog.registry import Level, Violation, register
-from ..grammar import JudgeGrammar, NotJudged, read_grammar
+from ..schema.grammar import JudgeGrammar, NotJudged, read_grammar
 
 __all__ = [
     "CUSTOM_GRAMMAR_REFUSED",

@@ -1,4 +1,4 @@
-"""The judge's reader of custom-tool grammars (conformance/grammar.py): LLGuidance's Lark and
+"""The judge's reader of custom-tool grammars (conformance/schema/grammar.py): LLGuidance's Lark and
 regex dialects, as OpenAI reads them — not Python's ``lark`` / ``re`` (docs/custom-tools.md).
 
 The judged side reads grammars with its own module over the same library
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.grammar import MAX_INPUT_BYTES, JudgeGrammar, NotJudged, read_grammar
+from conformance.schema.grammar import MAX_INPUT_BYTES, JudgeGrammar, NotJudged, read_grammar
 from conformance.suite.grammars import APPLY_PATCH, MATH_EXP
 
 GRAMMARS = Path(__file__).resolve().parents[1] / "data" / "grammars"

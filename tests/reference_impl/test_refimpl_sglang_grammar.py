@@ -13,7 +13,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from conformance.grammar import JudgeGrammar, read_grammar
+from conformance.schema.grammar import JudgeGrammar, read_grammar
 from conformance.suite.grammars import MATH_EXP
 from reference_impl.engine import (
     CustomTool,

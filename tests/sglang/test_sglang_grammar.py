@@ -4,7 +4,7 @@ of its ``/generate`` (docs/custom-tools.md, "The reference with SGLang").
 
 A server of its own (the session's native servers run SGLang's default backend, as the vendor
 matrix judges them), on the scripted tool-calling model. Every answer is checked with the judge's
-own grammar reader (conformance/grammar.py). A scripted model loops inside an open-ended grammar
+own grammar reader (conformance/schema/grammar.py). A scripted model loops inside an open-ended grammar
 (Codex's ``apply_patch``) until the token cap cuts it: the input is then a prefix of the
 language and the response ``incomplete`` — why the reference does not claim ``custom-tools`` on
 these models.
@@ -33,7 +33,7 @@ from sglang_support import (
     spawn,
 )
 
-from conformance.grammar import JudgeGrammar, read_grammar
+from conformance.schema.grammar import JudgeGrammar, read_grammar
 from conformance.suite.grammars import APPLY_PATCH, MATH_EXP
 
 

@@ -1,6 +1,6 @@
 """Custom tools ([OAPI] ``CustomToolParam``): a call forced with ``tool_choice: {type: custom}``,
 free-text input, input that a ``grammar`` format (Lark or regex) accepts — judged as LLGuidance
-reads the grammar, the dialect OpenAI's grammars run on (:mod:`conformance.grammar`) — a grammar
+reads the grammar, the dialect OpenAI's grammars run on (:mod:`conformance.schema.grammar`) — a grammar
 LLGuidance cannot compile refused, and a ``custom_tool_call`` → ``custom_tool_call_output`` round
 trip.
 
@@ -21,7 +21,7 @@ import pytest
 
 from ... import catalog as C
 from ...catalog import live as L
-from ...grammar import JudgeGrammar, NotJudged, read_grammar
+from ...schema.grammar import JudgeGrammar, NotJudged, read_grammar
 from .. import answers as A
 from ..grammars import APPLY_PATCH, MATH_EXP
 from ..probe import Probe
@@ -111,7 +111,7 @@ def _custom_calls(
 
 def grammar_problem(syntax: str, definition: str, text: str) -> str:
     """Why ``text`` is not in the grammar's language as LLGuidance reads it ("" when it is);
-    :class:`~conformance.grammar.NotJudged` when the judge cannot say."""
+    :class:`~conformance.schema.grammar.NotJudged` when the judge cannot say."""
     grammar = read_grammar(syntax, definition)
     if not isinstance(grammar, JudgeGrammar):
         raise NotJudged(f"LLGuidance cannot compile the grammar: {grammar}")
