@@ -26,6 +26,7 @@ __all__ = [
     "header_secrets",
     "redact_exchange",
     "redact_headers",
+    "redact_request",
     "splice",
 ]
 
@@ -122,16 +123,25 @@ def learn(redactor: Redactor, exchange: Exchange, extra: Iterable[str | None] = 
             redactor.add(unquote_plus(value))
 
 
-def redact_exchange(exchange: Exchange, redactor: Redactor) -> Exchange:
-    """The exchange with every secret gone (``redactor`` learns the exchange's own first)."""
+def redact_request(exchange: Exchange, redactor: Redactor) -> Exchange:
+    """The exchange's request and response head with every secret gone (``redactor`` learns the
+    exchange's own first): what a recorder writes before the body streams
+    (:mod:`cassettes.streaming` does the rest)."""
     learn(redactor, exchange)
     exchange.target = _redact_target(exchange.target, redactor)
     exchange.request_headers = redact_headers(exchange.request_headers, redactor)
     exchange.response_headers = redact_headers(exchange.response_headers, redactor)
+    if redactor.active:
+        exchange.request_body = _redact_body(exchange.request_body, redactor)
+    return exchange
+
+
+def redact_exchange(exchange: Exchange, redactor: Redactor) -> Exchange:
+    """The exchange with every secret gone (``redactor`` learns the exchange's own first)."""
+    redact_request(exchange, redactor)
     if not redactor.active:
         return exchange
     exchange.outcome = redactor.text(exchange.outcome)
-    exchange.request_body = _redact_body(exchange.request_body, redactor)
     if exchange.chunks:
         texts = _redact_texts([c.data for c in exchange.chunks], redactor)
         if texts is not None:
