@@ -26,7 +26,6 @@ other pieces arrive more than a window away (far beyond any event of a real stre
 
 from __future__ import annotations
 
-import re
 import threading
 
 from cassettes.model import Chunk, Frame
@@ -37,12 +36,10 @@ __all__ = ["HOLD", "STEP", "WINDOW", "BodyStream", "FrameStream", "lookahead"]
 
 WINDOW = 64 * 1024
 """The least text (characters) kept on each side of a cut."""
-STEP = 64 * 1024
+STEP = 256 * 1024
 """How much more text (bytes) a window takes before it is redacted again."""
-HOLD = 4 * 1024 * 1024
+HOLD = 1024 * 1024
 """A window grows past this (bytes) only by a chunk: then it is cut wherever the lookahead allows."""
-
-_EVENT_END = re.compile(r"\r\n\r\n|\n\n|\r\r")
 
 
 def lookahead(redactor: Redactor) -> int:
@@ -96,16 +93,21 @@ class BodyStream:
         # JSON replacements: each event's (or the document's) data re-serialized; one that begins
         # in the context was decided when that text left, so it is not made again
         edits = [e for e in _json_edits(joined, redactor) if e[0] >= len(ctx)]
-        ends = _ends(texts)
+        edited = splice(texts, edits) if edits else texts
+        spans = self._spans(edited)
         if final:
             cut = len(self.pending)
         else:
-            found = self._cut(joined, texts, ends, edits, ahead)
-            if found is None:
-                self._next_pass = self.pending_bytes + STEP
+            found = self._cut(joined, texts, edits, edited, spans, ahead)
+            if found is None:  # wait for more: twice as much (the work stays linear)
+                self._next_pass = 2 * self.pending_bytes
                 return []
-            cut, edits = found
-        redacted = self._apply(texts, edits)
+            cut, forced = found
+            if forced:  # the JSON replacement across the cut left out: that event by form only
+                edits = [e for e in edits if not e[0] < forced < e[1]]
+                edited = splice(texts, edits) if edits else texts
+                spans = self._spans(edited)
+        redacted = splice(edited, [(a, b, REDACTED) for a, b in spans]) if spans else edited
         out = []
         for (t, data, text), new in zip(self.pending[:cut], redacted[1 : cut + 1], strict=True):
             out.append(Chunk(t, data if new == text else new.encode("utf-8", "surrogateescape")))
@@ -117,14 +119,9 @@ class BodyStream:
         self.emitted = True
         return out
 
-    def _apply(self, texts: list[str], edits: list[tuple[int, int, str]]) -> list[str]:
-        """``texts`` (context first) with the JSON edits, then every form found in the result
-        (a form that begins in the context is replaced from the context's end)."""
-        edited = splice(texts, edits) if edits else texts
-        spans = self._spans(edited)
-        return splice(edited, [(a, b, REDACTED) for a, b in spans]) if spans else edited
-
     def _spans(self, texts: list[str]) -> list[tuple[int, int]]:
+        """Every form found in ``texts`` joined (a form that begins in the context is replaced
+        from the context's end: its share before was written already)."""
         skip = len(texts[0])
         return [(max(a, skip), b) for a, b in self.redactor.spans("".join(texts)) if b > skip]
 
@@ -132,41 +129,54 @@ class BodyStream:
         self,
         joined: str,
         texts: list[str],
-        ends: list[int],
         edits: list[tuple[int, int, str]],
+        edited: list[str],
+        spans: list[tuple[int, int]],
         ahead: int,
-    ) -> tuple[int, list[tuple[int, int, str]]] | None:
-        """How many pending chunks may leave now (and the edits to make): the most whose end has
-        ``ahead`` characters after it, no replacement across it and, if possible, no event left
-        open across it; None to wait for more. Past :data:`HOLD`, a cut is made anyway, the JSON
-        replacement across it left out (that event is redacted by form only)."""
+    ) -> tuple[int, int] | None:
+        """How many pending chunks may leave now, and 0 (or, for a forced cut, where it is): the
+        most whose end has ``ahead`` characters after it, no replacement across it and, if
+        possible, no event left open across it; None to wait for more. When the open event began
+        before this window (it cannot be re-serialized whole any more), or the body is a JSON
+        document past :data:`HOLD`, no event boundary is waited for; past :data:`HOLD` a cut is
+        made anyway, the JSON replacement across it left out."""
+        ctx = len(texts[0])
         limit = len(joined) - ahead
-        boundary = [m.end() for m in _EVENT_END.finditer(joined)]
-        open_from = boundary[-1] if boundary else 0  # where the last, unfinished event begins
-        edited = splice(texts, edits) if edits else texts
-        edited_ends = _ends(edited)
-        spans = self._spans(edited)
+        ends, edited_ends = _ends(texts), _ends(edited)
+        open_from = _last_event_end(joined)  # where the last, unfinished event begins
         fallback = None
         for i in range(len(self.pending) - 1, -1, -1):
             end = ends[i + 1]
-            if end > limit or end <= len(texts[0]):
+            if end > limit or end <= ctx:
                 continue
             if any(a < end < b for a, b, _ in edits):
                 continue
             if any(a < edited_ends[i + 1] < b for a, b in spans):
                 continue
             if end <= open_from:
-                return i + 1, edits
+                return i + 1, 0
             fallback = fallback if fallback is not None else i + 1
-        if fallback is not None and (self.document or self.pending_bytes > HOLD):
-            return fallback, edits  # no event boundary to wait for (a document, a huge event)
+        if fallback is not None and (
+            self.document or open_from <= ctx or self.pending_bytes > HOLD
+        ):
+            return fallback, 0
         if self.pending_bytes <= HOLD:
             return None
         for i in range(len(self.pending) - 1, -1, -1):
             end = ends[i + 1]
-            if len(texts[0]) < end <= limit:
-                return i + 1, [e for e in edits if not e[0] < end < e[1]]
+            if ctx < end <= limit:
+                return i + 1, end
         return None
+
+
+def _last_event_end(text: str) -> int:
+    """Where the last blank line that ends an SSE event in ``text`` ends (0: none)."""
+    best = 0
+    for mark in ("\n\n", "\r\n\r\n", "\r\r"):
+        pos = text.rfind(mark)
+        if pos >= 0:
+            best = max(best, pos + len(mark))
+    return best
 
 
 def _ends(texts: list[str]) -> list[int]:
