@@ -188,6 +188,7 @@ class ExchangeRecorder:
         self._body: BodyStream | None = None
         self._frames: FrameStream | None = None
         self._failed: OSError | None = None
+        self._halted = ""  # why the rest of the body was not kept
 
     def _now(self) -> float:
         return max(0.0, self.writer.clock() - self.start)
@@ -244,6 +245,10 @@ class ExchangeRecorder:
                 self.exchange.outcome = " ".join(outcome.split())[:500]
             self.exchange.end_t = self._now()
             self._guard(self._end)
+            if self._halted:
+                self._halted, halted = "", self._halted
+                self.exchange.outcome = halted
+                self._guard(self._end)
             if self._failed is not None:
                 raise self._failed
             assert self._aside is not None
@@ -253,14 +258,20 @@ class ExchangeRecorder:
     # ------------------------------------------------------------------ the file
 
     def _guard(self, write: Callable[[], None]) -> None:
-        """Write, or after a failure (the first one kept for :meth:`finish`) nothing more."""
-        if self._failed is not None:
+        """Write, or after a failure nothing more: a file that cannot be written (the error is
+        kept for :meth:`finish`), or a body the redactor cannot take (JSON nested past Python's
+        recursion limit): then what it held is dropped unwritten, the rest is not kept, and
+        the exchange ends ``error: ...`` saying so."""
+        if self._failed is not None or self._halted:
             return
         try:
             write()
         except OSError as error:
             self._failed = error
             self._discard()
+        except (RecursionError, ValueError, MemoryError) as error:
+            self._halted = f"error: not recorded past here: {type(error).__name__}"
+            self._body = self._frames = None
 
     def _discard(self) -> None:
         if self._file is not None:
@@ -276,7 +287,13 @@ class ExchangeRecorder:
             exchange = self.exchange
             with self.writer._redact_lock:
                 redactor = self.writer._redactor_now()
-                redact_request(exchange, redactor)
+                try:
+                    redact_request(exchange, redactor)
+                except (RecursionError, ValueError, MemoryError) as error:
+                    # a body the redactor cannot take (JSON nested past the recursion limit)
+                    exchange.request_body = b""
+                    exchange.outcome = f"error: request body not recorded: {type(error).__name__}"
+                    redact_request(exchange, redactor)
             name = f".{exchange_filename(exchange)}.{os.getpid()}.{id(self)}.tmp"
             self._aside = self.writer.directory / name
             self._file = self._aside.open("wb", buffering=_BUFFER)

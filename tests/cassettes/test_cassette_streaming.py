@@ -216,3 +216,20 @@ def test_frames_stream_and_a_key_split_across_frames_is_found(
     assert len(exchange.frames) == 400 and all(isinstance(f, Frame) for f in exchange.frames)
     assert [f.data.decode() for f in exchange.frames[:200]] == sent[:200]
     assert KEY[:6] not in exchange.frames[200].data.decode() and not _leaks(path.read_text())
+
+
+def test_json_nested_past_the_recursion_limit_ends_the_recording_not_the_recorder(
+    tmp_path: Path,
+) -> None:
+    """A hostile body the redactor cannot walk: nothing of it is written unredacted; the file
+    is whole and says what was not kept (before: the error escaped ``finish``)."""
+    deep = b"[" * 100_000 + b"]" * 100_000
+    writer = CassetteWriter(tmp_path / "c", secrets=[KEY])
+    rec = writer.begin("POST", "/v1/responses", body=deep)
+    rec.response(200, [("content-type", "text/event-stream")])
+    rec.chunk(b"event: x\ndata: " + deep + b"\n\n")
+    rec.chunk(b'event: y\ndata: {"b":1}\n\n')
+    path = rec.finish()
+    (exchange,) = read_cassette(path)
+    assert exchange.request_body == b"" and exchange.body == b""
+    assert exchange.outcome == "error: not recorded past here: RecursionError"
