@@ -16,8 +16,9 @@ redacted as one value, as before; past that, and for any single SSE event larger
 the text is redacted by form (every form of every secret and every 8-character piece of one,
 also across chunks), not by JSON value.
 
-The bound, stated: memory per exchange is at most about ``2 * lookahead + STEP`` characters of
-body (``HOLD`` for a JSON document), whatever its size. What the whole-exchange redaction found
+The bound, stated: memory per exchange is a window of body text, usually about
+``2 * lookahead + STEP`` characters (some 400 KiB) and never more than :data:`HOLD` (1 MiB) plus
+one chunk, whatever the body's size. What the whole-exchange redaction found
 and this does not: a piece shorter than 8 characters of a secret split across JSON strings whose
 other pieces arrive more than a window away (far beyond any event of a real stream).
 
