@@ -11,18 +11,20 @@ Writing, as the traffic happens (a proxy, ``responses-mock --record``)::
     from cassettes import CassetteWriter
 
     writer = CassetteWriter(directory, secrets=[api_key])   # credential headers are always redacted
-    writer.add_secret(another)  # hunted in every exchange finished from now on
+    writer.add_secret(another)  # hunted in everything written from now on
     rec = writer.begin(method, target, request_headers, request_body)   # target: path + query
     rec.response(status, response_headers)
     rec.chunk(data)             # each body chunk as it arrives (time taken now)
     rec.frame(text, "server")   # WebSocket: each message, "client" or "server"
     rec.finish()                # or finish("disconnected") / finish("error: ..."); writes the file
 
-Nothing is written before ``finish``: the whole exchange is redacted first (every form of every
-secret, also split across chunks or SSE deltas: :mod:`cassettes.secrets`), then written atomically,
-never over another exchange's file (several writers, even processes, may share a folder). ``begin``,
-``response``, ``chunk`` and ``frame`` only append in memory; ``finish`` redacts and writes (blocking
-file I/O: from async code, call it in a thread, ``await anyio.to_thread.run_sync(rec.finish)``, as
+The file is written as the exchange passes, aside (hidden) until ``finish`` links it into place,
+so a recorder's memory does not grow with the body: every secret is redacted before its bytes are
+written, in a bounded window that still finds one split across chunks or SSE deltas
+(:mod:`cassettes.streaming`, :mod:`cassettes.secrets`), never over another exchange's file (several
+writers, even processes, may share a folder). ``response`` only keeps the head; ``chunk`` and
+``frame`` write (buffered, blocking file I/O, a small piece at a time); ``finish`` writes the end
+and links the file (from async code, ``await anyio.to_thread.run_sync(rec.finish)``, as
 ``mock_server/record.py`` does). One writer is safe to share between threads.
 
 Reading: ``read_cassette(path)`` -> ``list[Exchange]`` in recorded order, from a folder of exchange

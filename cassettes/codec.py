@@ -23,7 +23,17 @@ from typing import Any
 from cassettes.errors import CassetteError
 from cassettes.model import FORMAT, Chunk, Exchange, Frame, Headers
 
-__all__ = ["CassetteError", "decode_exchange", "encode_exchange", "exchange_filename"]
+__all__ = [
+    "CassetteError",
+    "chunk_line",
+    "decode_exchange",
+    "encode_exchange",
+    "end_line",
+    "exchange_filename",
+    "frame_line",
+    "request_line",
+    "response_line",
+]
 
 
 def _bytes_field(key: str, data: bytes) -> dict[str, str]:
@@ -41,8 +51,8 @@ def _line(record: dict[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
-def encode_exchange(exchange: Exchange) -> str:
-    """The exchange as the text of its file."""
+def request_line(exchange: Exchange) -> str:
+    """The exchange's first line: the request record."""
     head: dict[str, Any] = {"type": "request", "format": FORMAT, "seq": exchange.seq}
     if exchange.at is not None:
         head["at"] = round(exchange.at, 6)
@@ -56,26 +66,44 @@ def encode_exchange(exchange: Exchange) -> str:
     head |= _bytes_field("body", exchange.request_body)
     if exchange.source:
         head["source"] = exchange.source
-    lines = [_line(head)]
+    return _line(head)
+
+
+def response_line(exchange: Exchange) -> str:
+    """The response-head record (an exchange with a ``status``)."""
+    return _line(
+        {
+            "type": "response",
+            "t": _t(exchange.response_t),
+            "status": exchange.status,
+            "headers": [list(p) for p in exchange.response_headers],
+        }
+    )
+
+
+def chunk_line(chunk: Chunk) -> str:
+    return _line({"type": "chunk", "t": _t(chunk.t)} | _bytes_field("data", chunk.data))
+
+
+def frame_line(frame: Frame) -> str:
+    record: dict[str, Any] = {"type": "frame", "t": _t(frame.t), "from": frame.sender}
+    if frame.opcode != "text":
+        record["opcode"] = frame.opcode
+    return _line(record | _bytes_field("data", frame.data))
+
+
+def end_line(end_t: float, outcome: str) -> str:
+    return _line({"type": "end", "t": _t(end_t), "outcome": outcome})
+
+
+def encode_exchange(exchange: Exchange) -> str:
+    """The exchange as the text of its file."""
+    lines = [request_line(exchange)]
     if exchange.status is not None:
-        lines.append(
-            _line(
-                {
-                    "type": "response",
-                    "t": _t(exchange.response_t),
-                    "status": exchange.status,
-                    "headers": [list(p) for p in exchange.response_headers],
-                }
-            )
-        )
-    for chunk in exchange.chunks:
-        lines.append(_line({"type": "chunk", "t": _t(chunk.t)} | _bytes_field("data", chunk.data)))
-    for frame in exchange.frames:
-        record: dict[str, Any] = {"type": "frame", "t": _t(frame.t), "from": frame.sender}
-        if frame.opcode != "text":
-            record["opcode"] = frame.opcode
-        lines.append(_line(record | _bytes_field("data", frame.data)))
-    lines.append(_line({"type": "end", "t": _t(exchange.end_t), "outcome": exchange.outcome}))
+        lines.append(response_line(exchange))
+    lines += [chunk_line(chunk) for chunk in exchange.chunks]
+    lines += [frame_line(frame) for frame in exchange.frames]
+    lines.append(end_line(exchange.end_t, exchange.outcome))
     return "".join(lines)
 
 

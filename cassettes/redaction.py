@@ -116,6 +116,12 @@ class Redactor:
         """Whether any secret is known (else every method returns its input)."""
         return bool(self._forms)
 
+    @property
+    def longest(self) -> int:
+        """The length of the longest text this redactor replaces whole (0 with no secret): a
+        stream redacted piece by piece keeps at least this much text on each side of a cut."""
+        return len(self._forms[0]) if self._forms else 0
+
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Where :meth:`text` would redact ``text``: sorted, merged ``(begin, end)`` spans."""
         return self._spans(text) if self._forms else []

@@ -26,6 +26,7 @@ __all__ = [
     "header_secrets",
     "redact_exchange",
     "redact_headers",
+    "redact_request",
     "splice",
 ]
 
@@ -122,16 +123,25 @@ def learn(redactor: Redactor, exchange: Exchange, extra: Iterable[str | None] = 
             redactor.add(unquote_plus(value))
 
 
-def redact_exchange(exchange: Exchange, redactor: Redactor) -> Exchange:
-    """The exchange with every secret gone (``redactor`` learns the exchange's own first)."""
+def redact_request(exchange: Exchange, redactor: Redactor) -> Exchange:
+    """The exchange's request and response head with every secret gone (``redactor`` learns the
+    exchange's own first): what a recorder writes before the body streams
+    (:mod:`cassettes.streaming` does the rest)."""
     learn(redactor, exchange)
     exchange.target = _redact_target(exchange.target, redactor)
     exchange.request_headers = redact_headers(exchange.request_headers, redactor)
     exchange.response_headers = redact_headers(exchange.response_headers, redactor)
+    if redactor.active:
+        exchange.request_body = _redact_body(exchange.request_body, redactor)
+    return exchange
+
+
+def redact_exchange(exchange: Exchange, redactor: Redactor) -> Exchange:
+    """The exchange with every secret gone (``redactor`` learns the exchange's own first)."""
+    redact_request(exchange, redactor)
     if not redactor.active:
         return exchange
     exchange.outcome = redactor.text(exchange.outcome)
-    exchange.request_body = _redact_body(exchange.request_body, redactor)
     if exchange.chunks:
         texts = _redact_texts([c.data for c in exchange.chunks], redactor)
         if texts is not None:
@@ -177,6 +187,20 @@ def _redact_texts(pieces: list[bytes], redactor: Redactor) -> list[bytes] | None
     return [t.encode("utf-8", errors="surrogateescape") for t in texts]
 
 
+def event_ends(text: str) -> list[int]:
+    """Where each blank line that ends an SSE event begins in ``text`` (``\n\n``, ``\r\n\r\n``
+    or ``\r\r``, as :data:`_EVENT_END` finds them; without a ``\r``, by plain search: the
+    recorder calls this on every window of a stream)."""
+    if "\r" in text:
+        return [m.start() for m in _EVENT_END.finditer(text)]
+    out = []
+    pos = text.find("\n\n")
+    while pos >= 0:
+        out.append(pos)
+        pos = text.find("\n\n", pos + 2)
+    return out
+
+
 def _json_edits(text: str, redactor: Redactor) -> list[tuple[int, int, str]]:
     """Replacements of the JSON values in ``text`` (a JSON document, or the ``data:`` of each SSE
     event) whose strings hide a secret only when read together (split across deltas)."""
@@ -192,7 +216,7 @@ def _json_edits(text: str, redactor: Redactor) -> list[tuple[int, int, str]]:
     spans: list[tuple[int, int]] = []
     values: list[Any] = []
     pos = 0
-    for end in [*(m.start() for m in _EVENT_END.finditer(text)), len(text)]:
+    for end in [*event_ends(text), len(text)]:
         block = text[pos:end]
         for line in re.finditer(r"^data: ?(.*)$", block, re.MULTILINE):
             data = line.group(1).rstrip("\r")

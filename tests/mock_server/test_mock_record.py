@@ -97,3 +97,26 @@ def test_a_garbage_replay_cassette_exits_2_before_serving(
         main(["--replay", str(tmp_path / name), "--port", "0"])
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and message in err and "Traceback" not in err
+
+
+def test_a_large_stream_is_recorded_as_it_flows_byte_exact(tmp_path: Path) -> None:
+    """Issue #39 item 3: the recorder writes as the stream flows (cassettes/streaming.py); a
+    stream of about 1.6 MB reads back byte for byte, its key nowhere in the file."""
+    import httpx2
+
+    from mock_server.engine import Chunking
+
+    folder = tmp_path / "cassette"
+    settings = MockSettings(
+        frozen_time=FROZEN_TIME, record=str(folder), api_key=CANARY_KEY, chunking=Chunking(400, 400)
+    )
+    body = {"model": "mock-max-output-tokens", "input": "Hi", "stream": True,
+            "max_output_tokens": 60_000}  # fmt: skip
+    headers = {"Authorization": f"Bearer {CANARY_KEY}"}
+    with LoopbackMock(settings) as mock, httpx2.Client(base_url=mock.base_url, timeout=60) as http:
+        seen = http.post("/responses", json=body, headers=headers).content
+    (exchange,) = read_cassette(folder)
+    assert len(seen) > 1_000_000 and exchange.body == seen and exchange.outcome == "complete"
+    assert len(exchange.chunks) > 10
+    text = "".join(p.read_text() for p in folder.iterdir())
+    assert not [f for f in secret_forms(CANARY_KEY) if f in text]

@@ -77,3 +77,44 @@ def test_record_into_an_unwritable_place_cannot_start(tmp_path: Path) -> None:
         done.stderr.startswith("responses-conformance proxy: --record")
         and done.stderr.count("\n") == 1
     )
+
+
+LONG = {"model": "mock-max-output-tokens", "input": "Hi", "stream": True,
+        "max_output_tokens": 60_000}  # fmt: skip
+
+
+def test_a_large_stream_is_recorded_byte_exact_and_a_cut_one_leaves_a_loadable_cassette(
+    tmp_path: Path,
+) -> None:
+    """Issue #39 item 3: the recording streams to disk (cassettes/streaming.py); a stream of
+    about 1.6 MB reads back byte for byte, and a client that leaves mid-stream leaves a whole
+    file saying so."""
+    from cassettes import read_cassette
+    from mock_server.engine import Chunking, Latency
+
+    tape = tmp_path / "cassette"
+    headers = {"Authorization": f"Bearer {KEY}"}
+    settings = MockSettings(  # each stream takes 2 s: the client leaves while it flows
+        frozen_time=1_700_000_000, chunking=Chunking(400, 400), latency=Latency(duration=2.0)
+    )
+    with (
+        LoopbackMock(settings) as mock,
+        proxy(mock.base_url, "--record", str(tape), "-q") as run,
+        httpx2.Client(base_url=run.base_url, headers=headers, timeout=60) as http,
+    ):
+        whole = http.post("/responses", json=LONG).content
+        with http.stream("POST", "/responses", json=LONG) as cut:
+            taken = 0
+            for block in cut.iter_raw(16 * 1024):
+                taken += len(block)
+                if taken > 200_000:
+                    break  # the client leaves mid-stream
+    assert run.code == 0, run.stdout + run.stderr
+    assert len(whole) > 1_000_000
+    assert not [p for p in tape.iterdir() if p.name.startswith(".")]
+    full, left = read_cassette(tape)
+    assert full.body == whole and full.outcome == "complete"
+    assert left.outcome == "disconnected" and 200_000 <= len(left.body) < len(whole)
+    assert left.body.startswith(b"event: response.created\n")
+    for path in tape.iterdir():
+        assert KEY not in path.read_text()
