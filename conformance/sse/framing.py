@@ -22,7 +22,7 @@ from ..catalog.render import short
 from ..errors import ConformanceError
 from ..sections.s1_1_json_numbers import JSONNumberError, judge_numbers
 from ..validator import StreamValidator
-from ..validator.fastpath import FastPath, Lane, _shallow
+from ..validator.fastpath import FastPath, Lane
 from ..validator.model import MISSING
 from .decoder import Record, SSEDecoder, SSELimitError
 
@@ -56,6 +56,12 @@ _INNERMOST = re.compile(rb"\[\]|\{\}")
 
 class JSONDepthError(ConformanceError, ValueError):
     """JSON nested past :data:`MAX_JSON_DEPTH` (or too deeply for the parsers to go)."""
+
+
+def _shallow(data: bytes) -> bool:
+    """No ``{`` after the first byte and at most one ``[``: nested two levels at most, found with
+    three ``memchr`` scans, where counting the brackets reads every byte."""
+    return data.find(b"{", 1) < 0 and data.find(b"[", data.find(b"[") + 1) < 0
 
 
 def json_too_deep(data: str | bytes, limit: int = MAX_JSON_DEPTH) -> bool:
