@@ -64,6 +64,10 @@ def _shallow(data: bytes) -> bool:
     return data.find(b"{", 1) < 0 and data.find(b"[", data.find(b"[") + 1) < 0
 
 
+# JSON nested past the bound has that many opening brackets and as many closing ones at least.
+_SHORTEST_TOO_DEEP = 2 * MAX_JSON_DEPTH + 1
+
+
 def json_too_deep(data: str | bytes, limit: int = MAX_JSON_DEPTH) -> bool:
     """``data`` nests arrays and objects past ``limit`` outside its strings. Text with no more
     opening brackets than ``limit`` (the count bounds the depth) is passed at once; else JSON
@@ -462,9 +466,12 @@ class SSEStreamValidator:
             except (msgspec.DecodeError, RecursionError):
                 event = None
             else:  # past the nesting bound: the full path below reports it (sse.limit.depth)
+                # (the opening brackets counted with one `translate`, where two counts read
+                # every byte twice)
                 if (
-                    not _shallow(data)
-                    and data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH
+                    len(data) > _SHORTEST_TOO_DEEP
+                    and not _shallow(data)
+                    and len(data) - len(data.translate(None, b"[{")) > MAX_JSON_DEPTH
                     and nests_past(event)
                 ):
                     event = None
