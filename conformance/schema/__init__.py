@@ -57,7 +57,11 @@ decoder itself while it parses; every other property is decoded as JSON and test
 generated code for its schema, as the predicate would test it. So the
 decoder gives an object exactly when the predicate would pass the parsed event; anything else
 (invalid, or JSON it parses differently, such as invalid UTF-8 in a string) raises or gives False,
-and the caller takes the ``dict`` path, which is the reference.
+and the caller takes the ``dict`` path, which is the reference. A *closed* decoder
+(``closed=True``, the fast path's) also refuses any key outside the schema's properties, the
+caller's ``also`` and the strings it tolerates (``obfuscation``), at every level: what it gives nests
+only as deep as the schema's types, so its caller need not look for JSON nested past the judge's
+bound.
 
 The empty result is one shared, immutable list (the success path allocates nothing); do not mutate a
 result — copy it with ``list(...)`` first.

@@ -18,15 +18,17 @@ from .predicates import _indent, _PredicateGen
 class _CodeGen(_PredicateGen):
     """The predicates, and the typed decoders written into the same namespace."""
 
-    def _struct_type(self, node: _Node, depth: int, *, containers: bool = True) -> Any:
+    def _struct_type(
+        self, node: _Node, depth: int, *, containers: bool = True, closed: bool = False
+    ) -> Any:
         """The type a typed decoder checks a value with while it parses, when that check is
         exactly the schema's; None otherwise (then the value is tested by generated code).
 
         Covered: integer (a JSON integer: msgspec, like the predicate, refuses ``true`` and
         ``3.0``), number (an integer or a float, never a boolean), string, boolean, a string
         constant, any of them nullable; an array of a covered type; an object whose properties
-        all are of covered types (unknown keys skipped, as everywhere). ``containers`` False:
-        scalars only."""
+        all are of covered types (unknown keys skipped, as everywhere; refused when ``closed``).
+        ``containers`` False: scalars only. A covered type nests at most 8 levels."""
         while node.is_bare_ref() and node.ref is not None and depth < 8:
             node, depth = self.lw.node(node.ref), depth + 1
         if node.types is None or len(node.types) != 1 or depth >= 8:
@@ -41,7 +43,7 @@ class _CodeGen(_PredicateGen):
             if node.items is None:
                 kind = list
             else:
-                inner = self._struct_type(node.items, depth + 1)
+                inner = self._struct_type(node.items, depth + 1, closed=closed)
                 kind = None if inner is None else list[inner]  # type: ignore[valid-type]
         elif json_type == "object":
             if (
@@ -52,13 +54,15 @@ class _CodeGen(_PredicateGen):
                 return None
             fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
             for key, sub in node.props.items():
-                inner = self._struct_type(sub, depth + 1)
+                inner = self._struct_type(sub, depth + 1, closed=closed)
                 if inner is None:
                     return None
                 # An absent optional property is never read: any default does.
                 fields.append((key, inner) if key in node.required else (key, inner, None))
             fields.sort(key=len)
-            kind = msgspec.defstruct(f"Typed{self._name('S')}", fields, gc=False)
+            kind = msgspec.defstruct(
+                f"Typed{self._name('S')}", fields, gc=False, forbid_unknown_fields=closed
+            )
         elif dataclasses.replace(node, const=None).constrains_value():
             return None
         elif node.const is not None:
@@ -70,14 +74,28 @@ class _CodeGen(_PredicateGen):
         return kind
 
     def decoder(
-        self, node: _Node, also: Iterable[str], missing: object, empty: Iterable[str] = ()
+        self,
+        node: _Node,
+        also: Iterable[str],
+        missing: object,
+        empty: Iterable[str] = (),
+        *,
+        closed: bool = False,
+        tolerate: Iterable[str] = (),
     ) -> Callable[[bytes], Any] | None:
         """A typed decoder for an object schema (see "Typed decoding" above), or None when the
         schema has a shape it does not cover (a union, ``allOf``, a map, object bounds, a key that
         is no identifier). ``also``: further properties to read, absent ones as ``missing``.
         ``empty``: array properties the decoder refuses unless empty (or absent, or null where
         the schema allows it), so that the caller need not test them; None when one is not an
-        array property the decoder checks itself."""
+        array property the decoder checks itself.
+
+        ``closed``: the decoder also refuses (raises ``ValueError``) an object with a key that is
+        none of the schema's properties, ``also`` or ``tolerate`` (string properties outside the
+        schema, such as ``obfuscation``), at every level; then every property but those in
+        ``also`` has a type the decoder checks, which nests at most 8 levels, or there is no
+        decoder (None). What it gives is as shallow as that, but for the values of ``also``: a
+        caller that compares those with values it knows bounds them too."""
         while node.is_bare_ref() and node.ref is not None:
             node = self.lw.node(node.ref)
         if (
@@ -102,6 +120,8 @@ class _CodeGen(_PredicateGen):
         if not empty <= node.props.keys():
             return None
         keys += [k for k in dict.fromkeys(also) if k not in keys]
+        extra = [k for k in dict.fromkeys(tolerate) if k not in keys] if closed else []
+        keys += extra
         if any(not k.isidentifier() or keyword.iskeyword(k) for k in keys):
             return None
         fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
@@ -113,12 +133,14 @@ class _CodeGen(_PredicateGen):
             kind: Any = Any
             if sub is not None:
                 # What the caller reads (`also`) stays as JSON parses it: no struct for an object.
-                kind = self._struct_type(sub, 0, containers=key not in also)
+                kind = self._struct_type(sub, 0, containers=key not in also, closed=closed)
                 if key in empty:
                     kind = _empty_array(kind)
                     if kind is None:
                         return None
                 if kind is None:
+                    if closed and key not in also:
+                        return None  # a value the decoder does not check may nest deep
                     kind = Any
                     inner = self._emit(sub, "v1", 1)
                     if inner:
@@ -128,11 +150,15 @@ class _CodeGen(_PredicateGen):
                             checks += [f"v1 = v0.{key}", f"if v1 is not {absent}:", *_indent(inner)]
             elif key in empty:
                 return None
+            elif key in extra:
+                kind = str
             # An absent optional property reads as `missing`; the decoder never checks a default.
             fields.append((key, kind) if key in node.required else (key, kind, missing))
         # Required fields first: a struct's fields with defaults must come last.
         fields.sort(key=len)
-        struct = msgspec.defstruct(f"Typed{self._n}", fields, gc=False)
+        struct = msgspec.defstruct(
+            f"Typed{self._n}", fields, gc=False, forbid_unknown_fields=closed
+        )
         decode: Callable[[bytes], Any] = msgspec.json.Decoder(struct).decode
         if not checks:
             return decode

@@ -52,10 +52,11 @@ class SchemaValidator:
         )
         self._document = document
         self._compiled: _Compiled | None = None
-        # (event type, also, id(missing), empty) -> (decoder, missing): `missing` kept alive for
-        # its id
+        # (event type, also, id(missing), empty, closed, tolerate) -> (decoder, missing):
+        # `missing` kept alive for its id
         self._decoders: dict[
-            tuple[str, tuple[str, ...], int, tuple[str, ...]], tuple[Any, object]
+            tuple[str, tuple[str, ...], int, tuple[str, ...], bool, tuple[str, ...]],
+            tuple[Any, object],
         ] = {}
         # event type -> predicate; compiles on the first lookup, then is replaced by a plain dict.
         self._predicates: dict[str, _Predicate] = _CompileOnMiss(self)
@@ -105,6 +106,8 @@ class SchemaValidator:
         also: Iterable[str] = (),
         missing: object = None,
         empty: Iterable[str] = (),
+        closed: bool = False,
+        tolerate: Iterable[str] = (),
     ) -> Callable[[bytes], Any] | None:
         """A typed decoder for events of ``event_type``, for hot loops (see "Typed decoding").
 
@@ -120,6 +123,10 @@ class SchemaValidator:
         ``empty``: array properties (``logprobs``) for which the decoder also refuses anything but
         an empty array (or null, or absence, where the schema allows them), so a hot loop need not
         test them; None when one is not such a property.
+        ``closed``: the decoder also refuses (raises ``ValueError``) keys that are none of the
+        schema's properties, ``also`` or ``tolerate`` (strings, such as ``obfuscation``), and
+        exists only where every property outside ``also`` has a type it checks: what it gives
+        nests a few levels at most, but for the values of ``also`` (the caller's to compare).
         """
         compiled = self._compile()
         members = compiled.events.get(event_type)
@@ -127,13 +134,16 @@ class SchemaValidator:
             return None
         also = tuple(also)
         empty = tuple(sorted(set(empty)))
-        key = (event_type, also, id(missing), empty)
+        tolerate = tuple(sorted(set(tolerate))) if closed else ()
+        key = (event_type, also, id(missing), empty, closed, tolerate)
         cached = self._decoders.get(key)
         if cached is None:
             with _CODEGEN_LOCK:  # the code generator numbers what it writes into one namespace
                 cached = self._decoders.get(key)
                 if cached is None:
-                    decoder = compiled.codegen.decoder(members[0], also, missing, empty)
+                    decoder = compiled.codegen.decoder(
+                        members[0], also, missing, empty, closed=closed, tolerate=tolerate
+                    )
                     cached = self._decoders[key] = (decoder, missing)
         return cached[0]
 

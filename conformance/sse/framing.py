@@ -22,7 +22,7 @@ from ..catalog.render import short
 from ..errors import ConformanceError
 from ..sections.s1_1_json_numbers import JSONNumberError, judge_numbers
 from ..validator import StreamValidator
-from ..validator.fastpath import FastPath, Lane, _shallow
+from ..validator.fastpath import FastPath, Lane
 from ..validator.model import MISSING
 from .decoder import Record, SSEDecoder, SSELimitError
 
@@ -56,6 +56,16 @@ _INNERMOST = re.compile(rb"\[\]|\{\}")
 
 class JSONDepthError(ConformanceError, ValueError):
     """JSON nested past :data:`MAX_JSON_DEPTH` (or too deeply for the parsers to go)."""
+
+
+def _shallow(data: bytes) -> bool:
+    """No ``{`` after the first byte and at most one ``[``: nested two levels at most, found with
+    three ``memchr`` scans, where counting the brackets reads every byte."""
+    return data.find(b"{", 1) < 0 and data.find(b"[", data.find(b"[") + 1) < 0
+
+
+# JSON nested past the bound has that many opening brackets and as many closing ones at least.
+_SHORTEST_TOO_DEEP = 2 * MAX_JSON_DEPTH + 1
 
 
 def json_too_deep(data: str | bytes, limit: int = MAX_JSON_DEPTH) -> bool:
@@ -456,9 +466,12 @@ class SSEStreamValidator:
             except (msgspec.DecodeError, RecursionError):
                 event = None
             else:  # past the nesting bound: the full path below reports it (sse.limit.depth)
+                # (the opening brackets counted with one `translate`, where two counts read
+                # every byte twice)
                 if (
-                    not _shallow(data)
-                    and data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH
+                    len(data) > _SHORTEST_TOO_DEEP
+                    and not _shallow(data)
+                    and len(data) - len(data.translate(None, b"[{")) > MAX_JSON_DEPTH
                     and nests_past(event)
                 ):
                     event = None

@@ -48,10 +48,41 @@ def _agree(etype: str, event: Any) -> None:
             typed = None
         wanted = predicate(event) and not event.get("logprobs")
         assert bool(typed) == wanted, (etype, event)
+    # Closed (the fast path's): also refuses any key outside the schema, `_ALSO` and `obfuscation`
+    # (read as a string), so that what it gives nests only as deep as the schema's types.
+    # With `logprobs` refused unless empty, as the fast path has it: nested keys are refused too
+    # (test_closed_decoders_refuse_unknown_keys_at_every_level).
+    known = _properties(etype) | set(_ALSO)
+    empty = ["logprobs"] if "logprobs" in known else []
+    closed = SCHEMAS.event_decoder(etype, also=_ALSO, missing=_MISSING, empty=empty, **_CLOSED)
+    assert closed is not None
+    try:
+        typed = closed(data)
+    except ValueError:
+        typed = None
+    tolerated = "obfuscation" in known or type(event.get("obfuscation", "")) is str
+    wanted = (
+        predicate(event)
+        and not (empty and event.get("logprobs"))
+        and event.keys() <= known | {"obfuscation"}
+        and tolerated
+    )
+    assert bool(typed) == wanted, (etype, event)
     if decoded:
         for key in _ALSO:
             assert getattr(decoded, key) == event.get(key, _MISSING), key
             assert type(getattr(decoded, key)) is type(event.get(key, _MISSING)), key
+
+
+_CLOSED: dict[str, Any] = {"closed": True, "tolerate": ["obfuscation"]}
+
+
+def _properties(etype: str) -> set[str]:
+    compiled = SCHEMAS._compile()
+    (node,) = compiled.events[etype]
+    while node.is_bare_ref() and node.ref is not None:
+        node = compiled.lowerer.node(node.ref)
+    return set(node.props)
 
 
 def _samples() -> dict[str, list[dict[str, Any]]]:
@@ -78,6 +109,30 @@ def test_every_delta_type_has_a_typed_decoder() -> None:
     # Guard: were the decoder to give up on a shape, the judge would silently lose its speed.
     for etype in _DELTA_TYPES:
         assert SCHEMAS.event_decoder(etype, also=_ALSO, missing=_MISSING) is not None, etype
+        assert SCHEMAS.event_decoder(etype, also=_ALSO, missing=_MISSING, **_CLOSED), etype
+
+
+def test_closed_decoders_refuse_unknown_keys_at_every_level() -> None:
+    etype = "response.output_text.delta"
+    event = {
+        "type": etype, "sequence_number": 3, "output_index": 0, "item_id": "msg_1",
+        "content_index": 0, "delta": "hi", "logprobs": [],
+    }  # fmt: skip
+    closed = SCHEMAS.event_decoder(etype, also=_ALSO, missing=_MISSING, **_CLOSED)
+    opened = SCHEMAS.event_decoder(etype, also=_ALSO, missing=_MISSING)
+    assert closed is not None and opened is not None
+    assert closed(json.dumps({**event, "obfuscation": "xyz"}).encode())
+    unknown = {**event, "x": [[[1]]]}
+    assert opened(json.dumps(unknown).encode())  # the open decoder skips what it does not know
+    with pytest.raises(ValueError):
+        closed(json.dumps(unknown).encode())
+    with pytest.raises(ValueError):
+        closed(json.dumps({**event, "obfuscation": ["x"]}).encode())
+    # Nested objects too: a logprob with a key its schema lacks.
+    rich = {**event, "logprobs": [{**_LOGPROBS[1], "x": [[1]]}]}
+    assert opened(json.dumps(rich).encode())
+    with pytest.raises(ValueError):
+        closed(json.dumps(rich).encode())
 
 
 @pytest.mark.parametrize("etype", _DELTA_TYPES)
