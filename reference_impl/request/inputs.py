@@ -167,7 +167,7 @@ def _item(item: Any, where: str, new_id: IdSource) -> dict[str, Any]:
         # (reasoning, assistant messages) whenever `store` is on.
         return {"type": "item_reference", "id": _required_str(item, "id", where)}
     # Every other type of the schema is kept as sent (its shape checked above), with an id;
-    # to_messages turns what an engine can use into turns.
+    # to_messages (messages.py) turns what an engine can use into turns.
     stored = dict(item)
     stored["id"] = item_id or new_id(ITEM_ID_PREFIXES.get(kind, "item"))
     for key, default in STORED_DEFAULTS.get(kind, {}).items():
