@@ -89,7 +89,7 @@ class SessionValidator:
         # The ws.* checks this session put to the test (a live run reports the others as not
         # exercised); the stream checks' are each response's validator's.
         self.exercised: set[str] = set()
-        self._steering = Steering(self._report, self.exercised)
+        self._steering = Steering()
 
     # ------------------------------------------------------------------ client side
 
@@ -198,7 +198,7 @@ class SessionValidator:
             self._report(C.WS_EVENT_ROUTED, index, "a string `stream_id`", sid, path="stream_id")
             return self.violations[start:]
         if etype in STEER_EVENTS:
-            self._steering.answer(event, etype, sid, index, self._by_id)
+            self._steering.answer(self, event, etype, sid, index)
         elif etype == "error":
             self._on_error(event, sid, index)
         else:

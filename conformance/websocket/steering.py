@@ -3,8 +3,9 @@
 
 The rules are the ``ws.steer.*`` checks of :mod:`conformance.catalog` (sources in
 docs/websocket.md). One :class:`Steering` belongs to one
-:class:`~conformance.websocket.session.SessionValidator`: it reports through the session's
-``_report`` (so a folding session's caps apply) and adds to the session's ``exercised`` set.
+:class:`~conformance.websocket.session.SessionValidator`, which hands itself to each judging
+call: the rules report through its ``_report`` (so a folding session's caps apply) and add to
+its ``exercised`` set.
 It also answers the session's two questions about steering: may a response start its successor
 on its own (:meth:`Steering.successor_due`), and which steers a new response settles
 (:meth:`Steering.settle`).
@@ -16,32 +17,29 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from .. import catalog as C
-from ..catalog.registry import Check
+from ..sections.s2_1_sequence import _Report
 from .lanes import LaneResponse, Steer
 from .shapes import steer_issues
 
 
-class Report(Protocol):
-    """The session's way to record one violation (``SessionValidator._report``)."""
+class SteeringState(Protocol):
+    """What the steering rules read and write of the session validator (passed on each call,
+    never kept: a steering record holding the session would put every session in a reference
+    cycle, as ``conformance.validator.state.Reporter`` explains for the stream validator)."""
 
-    def __call__(
-        self,
-        check: Check,
-        index: int | None,
-        expected: Any,
-        actual: Any,
-        *,
-        message: str = "",
-        path: str = "",
-    ) -> None: ...
+    exercised: set[str]
+
+    @property
+    def _report(self) -> _Report: ...
+
+    @property
+    def _by_id(self) -> Mapping[Any, LaneResponse]: ...
 
 
 class Steering:
     """The steers of one session and the judging of the server's answers to them."""
 
-    def __init__(self, report: Report, exercised: set[str]) -> None:
-        self._report = report
-        self._exercised = exercised  # the session's own set, added to in place
+    def __init__(self) -> None:
         self.steers: list[Steer] = []
 
     def sent(self, index: int, target: str, live: bool) -> None:
@@ -63,21 +61,24 @@ class Steering:
 
     def answer(
         self,
+        session: SteeringState,
         event: Mapping[str, Any],
         etype: str,
         sid: str | None,
         index: int,
-        by_id: Mapping[Any, LaneResponse],
     ) -> None:
         """Judge one ``response.steer.*`` event the server sent on lane ``sid``."""
-        self._exercised.update((C.WS_STEER_SHAPE.id, C.WS_STEER_KNOWN.id))
+        session.exercised.update((C.WS_STEER_SHAPE.id, C.WS_STEER_KNOWN.id))
         if etype != "response.steer.pending":  # accepted or refused: was the target live?
-            self._exercised.add(C.WS_STEER_LIVE.id)
+            session.exercised.add(C.WS_STEER_LIVE.id)
         else:
-            self._exercised.add(C.WS_STEER_PENDING_AFTER_TERMINAL.id)
+            session.exercised.add(C.WS_STEER_PENDING_AFTER_TERMINAL.id)
         steer = event.get("steer")
         target = steer.get("previous_response_id") if isinstance(steer, Mapping) else None
-        if not self._shape(event, etype, index):
+        issues = steer_issues(event, etype)
+        for issue in issues:
+            session._report(C.WS_STEER_SHAPE, index, issue.expected, issue.actual, path=issue.path)
+        if issues:
             return
         waiting = [s for s in self.steers if s.target == target and not s.settled]
         if etype == "response.steer.pending":
@@ -87,7 +88,7 @@ class Steering:
                 [s for s in waiting if s.accepted] if etype == "response.steer.failed" else []
             )
         if not waiting:
-            self._report(
+            session._report(
                 C.WS_STEER_KNOWN,
                 index,
                 f"a `response.steer` for {target} awaiting this answer",
@@ -95,13 +96,13 @@ class Steering:
             )
             return
         record = waiting[0]
-        response = by_id.get(target)
+        response = session._by_id.get(target)
         if response is not None and response.lane is not None and sid != response.lane:
-            self._report(C.WS_STREAM_ID_ECHOED, index, response.lane, sid, path="stream_id")
+            session._report(C.WS_STREAM_ID_ECHOED, index, response.lane, sid, path="stream_id")
         if etype == "response.steer.accepted":
             record.accepted = True
             if not record.live:
-                self._report(
+                session._report(
                     C.WS_STEER_LIVE,
                     index,
                     "response.steer.failed (response_not_found / response_already_completed)",
@@ -110,7 +111,7 @@ class Steering:
         elif etype == "response.steer.pending":
             record.settled = True
             if response is None or response.validator.terminal_type != "response.completed":
-                self._report(
+                session._report(
                     C.WS_STEER_PENDING_AFTER_TERMINAL,
                     index,
                     f"after {target}'s response.completed",
@@ -118,9 +119,3 @@ class Steering:
                 )
         else:
             record.settled = True
-
-    def _shape(self, event: Mapping[str, Any], etype: str, index: int) -> bool:
-        issues = steer_issues(event, etype)
-        for issue in issues:
-            self._report(C.WS_STEER_SHAPE, index, issue.expected, issue.actual, path=issue.path)
-        return not issues
