@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from asgi_body import drain, replayed
+from asgi_body import drain
 
 from mock_server.app import MockServer, MockSettings
+from mock_server.middleware import replayed
 from reference_impl.server import ServerThread
 
 CLIENT = Path(__file__).resolve().parent / "codex"

@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from asgi_body import drain, json_answer, replayed
+from asgi_body import drain, json_answer
 
 from conformance.cli import main
 from conformance.clients.catalog import CLIENTS
 from mock_server.app import MockServer
+from mock_server.middleware import replayed
 from reference_impl.server import ServerThread
 
 pytestmark = pytest.mark.on_demand

@@ -12,9 +12,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from asgi_body import drain, json_answer, replayed
+from asgi_body import drain, json_answer
 from broken_servers import Broken
 from suite_support import ASGIApp, Receive, Rewriter, Scope, Send, mock_app
+
+from mock_server.middleware import replayed
 
 # (method, path, body) -> (status, answer) to refuse with, or None to pass the request on
 Refusal = Callable[[str, str, Any], tuple[int, Any] | None]

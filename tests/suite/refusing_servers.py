@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from asgi_body import drain, json_answer, replayed
+from asgi_body import drain, json_answer
 from suite_support import ASGIApp, Receive, Scope, Send, mock_app
+
+from mock_server.middleware import replayed
 
 
 def wrong_key_everywhere() -> ASGIApp:

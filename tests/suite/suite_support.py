@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from asgi_body import drain, replayed
+from asgi_body import drain
 
 from mock_server.app import MockServer, MockSettings
+from mock_server.middleware import replayed
 from reference_impl.server import ServerThread
 
 Scope = MutableMapping[str, Any]

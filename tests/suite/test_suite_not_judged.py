@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from asgi_body import drain, json_answer, replayed
+from asgi_body import drain, json_answer
 from refusing_servers import UNKNOWN_MODEL, refusing_model, wrong_key_everywhere
 from suite_support import Receive, Scope, Send, mock_app, run_suite, serve
 
 from conformance.suite.judgeable import model_unknown, refusal, unjudgeable_create
+from mock_server.middleware import replayed
 
 
 @contextmanager

@@ -1,6 +1,7 @@
 """What the tests' wrapping ASGI servers (a gateway that refuses, a proxy that rewrites) do to a
-request before the app behind them sees it: read its body whole (:func:`drain`), answer it with
-JSON themselves (:func:`json_answer`), or hand the app the body they read (:func:`replayed`)."""
+request before the app behind them sees it: read its body whole (:func:`drain`), or answer it
+with JSON themselves (:func:`json_answer`). Handing the app the body they read is the mock's own
+``mock_server.middleware.replayed``."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 from starlette.types import Message, Receive, Send
 
-__all__ = ["drain", "json_answer", "replayed"]
+__all__ = ["drain", "json_answer"]
 
 
 async def drain(receive: Receive) -> bytes:
@@ -20,21 +21,6 @@ async def drain(receive: Receive) -> bytes:
         body += message.get("body", b"")
         more = message.get("more_body", False)
     return body
-
-
-def replayed(body: bytes, receive: Receive) -> Receive:
-    """A ``receive`` for the app behind: ``body`` (already drained) first, as one message, then
-    whatever ``receive`` gives (a disconnect)."""
-    delivered = False
-
-    async def replay() -> Message:
-        nonlocal delivered
-        if not delivered:
-            delivered = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
 
 
 async def json_answer(send: Send, status: int, value: Any) -> None:
