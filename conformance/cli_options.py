@@ -10,6 +10,8 @@ tests/cli/test_cli_family_help.py checks that both spell and describe the shared
 - ``--timeout`` is a whole-request deadline (the stream included); ``--read-timeout`` the longest
   silence (connecting, or waiting for the next bytes).
 - ``--format text|json``; ``-`` for standard input where files are read.
+- ``--base-url``, ``--model``, ``--name``, ``--api-key-env``: the target of the commands that
+  drive a server (``run``, ``clients``); ``--report-dir`` where they write their reports.
 """
 
 from __future__ import annotations
@@ -28,7 +30,10 @@ __all__ = [
     "TIMEOUT_HELP",
     "BaseURLError",
     "add_format",
+    "add_report_dir",
+    "add_target",
     "base_url",
+    "comma_list",
     "event_number",
     "port_number",
     "seconds",
@@ -130,3 +135,24 @@ def seconds(text: str) -> float:
 
 def add_format(parser: Any) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text", help=FORMAT_HELP)
+
+
+def add_target(parser: Any) -> None:
+    """The flags that name a target: ``--base-url``, ``--model``, ``--name``, ``--api-key-env``."""
+    parser.add_argument("--base-url", metavar="URL", help=BASE_URL_HELP)
+    parser.add_argument(
+        "--model", metavar="NAME", help="the model to ask (required with --base-url)"
+    )
+    parser.add_argument("--name", metavar="NAME", help="the target's name in reports")
+    parser.add_argument("--api-key-env", metavar="VAR", default=None, help=API_KEY_ENV_HELP)
+
+
+def add_report_dir(parser: Any) -> None:
+    parser.add_argument(
+        "--report-dir", metavar="DIR", help="write index.json, junit.xml, report.html"
+    )
+
+
+def comma_list(values: list[str] | None) -> list[str]:
+    """A repeatable ``--flag A,B`` flag's values, one name each (``["a,b", "c"]`` → a, b, c)."""
+    return [part.strip() for value in values or () for part in value.split(",") if part.strip()]

@@ -17,7 +17,7 @@ The package, by part:
 - what it answers (sans-I/O): :mod:`.engine` (``MockEngine``, timing, chunking), :mod:`.scenarios`
   (plans of output segments), :mod:`.agent_script` (scripted agent turns), :mod:`.instructions`
   (the simple requests it understands), :mod:`.prose`, :mod:`.tokenizer`, :mod:`.jsonschema_gen`
-  and :mod:`.grammar_gen` (valid JSON / grammar text), :mod:`.hosted` (hosted-tool fakes),
+  (with its checker :mod:`.jsonschema_check`) and :mod:`.grammar_gen` (valid JSON / grammar text), :mod:`.hosted` (hosted-tool fakes),
   :mod:`.digest` (the request digest and seeded RNG), :mod:`.ids` (deterministic ids);
 - the server: :mod:`.app` (``MockServer``: the reference app around the engine, the seed's
   sealer), :mod:`.middleware` (request log, attempts, HTTP faults), :mod:`.faults` (the fault

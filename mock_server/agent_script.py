@@ -98,7 +98,7 @@ from mock_server.scenarios import Plan, Segment
 from mock_server.tokenizer import tokenize
 from reference_impl.engine import CustomTool, FunctionTool, GenerationRequest, Message
 from reference_impl.json_limits import JSONTooDeep, loads_bounded
-from reference_impl.request.inputs import to_messages
+from reference_impl.request.messages import to_messages
 
 __all__ = [
     "MAX_SCRIPT_BYTES",

@@ -35,7 +35,9 @@ from reference_impl.server_options import (
     OneLineParser,
     add_bind_options,
     add_hardening_options,
+    add_log_level,
     required_api_key,
+    seconds,
     server_limits,
 )
 from reference_impl.service.websocket import WebSocketLimits
@@ -158,14 +160,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_store_options(parser)
     timing = parser.add_argument_group("timing and chunking (seeded; all 0 by default)")
-    timing.add_argument("--ttft", type=_seconds, default=0.0, help="seconds to the first token")
-    timing.add_argument("--inter-token", type=_seconds, default=0.0, help="seconds between deltas")
+    timing.add_argument("--ttft", type=seconds, default=0.0, help="seconds to the first token")
+    timing.add_argument("--inter-token", type=seconds, default=0.0, help="seconds between deltas")
     timing.add_argument(
-        "--jitter", type=_seconds, default=0.0, help="up to this many seconds added to each delay"
+        "--jitter", type=seconds, default=0.0, help="up to this many seconds added to each delay"
     )
     timing.add_argument(
         "--duration",
-        type=_seconds,
+        type=seconds,
         metavar="SECONDS",
         help="every response takes this long, however many tokens it has (load tests): the "
         "deltas are spread evenly over it, the first after --ttft if given; excludes "
@@ -184,12 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _cassette_options(parser)
     add_hardening_options(parser)
-    parser.add_argument(
-        "--log-level",
-        default="warning",
-        choices=["critical", "error", "warning", "info", "debug"],
-        help="uvicorn log level (default: warning)",
-    )
+    add_log_level(parser, what="uvicorn log level")
     return parser
 
 
@@ -265,19 +262,6 @@ def _add_store_options(parser: argparse.ArgumentParser) -> None:
         "background runs and fault-attempt counts through the store: needs --store sqlite:PATH "
         "or redis://… when N > 1 (default: 1; mock_server/workers.py)",
     )
-
-
-def _seconds(text: str) -> float:
-    """A delay: a finite number of seconds >= 0. ``float`` takes nan and inf, and both passed
-    the engine's ``< 0`` test (every comparison with nan is False): a nan or inf delay hung or
-    crashed every stream instead of refusing to start."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number of seconds >= 0, got {text!r}")
-    return value
 
 
 def _instant(text: str) -> float:

@@ -40,7 +40,7 @@ from mock_server.agent_script import AgentScript, ScriptError
 from mock_server.agent_script import parse as parse_script
 from mock_server.digest import request_digest, rng_of
 from mock_server.grammar_gen import GrammarError
-from mock_server.jsonschema_gen import SchemaError
+from mock_server.jsonschema_check import SchemaError
 from mock_server.scenarios import SCENARIOS, Plan, Segment, build_plan
 from mock_server.tokenizer import count_request_tokens, count_tokens, tokenize
 from reference_impl.engine import (

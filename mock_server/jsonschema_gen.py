@@ -30,24 +30,27 @@ Supported (drafts 4 to 2020-12 as tool schemas use them):
   drawn text matching is one way to contain a match); each draw checked with ``re.search`` and
   the length bounds, a few draws tried, then :class:`SchemaError`.
 
-Every value :func:`generate` returns is checked against its schema first (:func:`conforms`, a
-few draws tried, then :class:`SchemaError`): a value the schema refuses is never sent.
+Every value :func:`generate` returns is checked against its schema first (``conforms``, a
+few draws tried, then ``SchemaError``): a value the schema refuses is never sent.
 
 Not supported: ``patternProperties``, ``if``/``then``/``else``, ``dependentRequired`` /
-``dependentSchemas``, ``contains``, remote ``$ref``. :func:`conforms` is the small checker used
-for ``oneOf``/``not`` and for the final check; it knows the same keywords.
+``dependentSchemas``, ``contains``, remote ``$ref``. :func:`~mock_server.jsonschema_check.conforms`
+(in :mod:`mock_server.jsonschema_check`, with :class:`~mock_server.jsonschema_check.SchemaError`
+and ``$ref`` resolution) is the small checker used for ``oneOf``/``not`` and for the final check;
+it knows the same keywords.
 """
 
 from __future__ import annotations
 
 import math
 import random
-import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["NOT_GIVEN", "SchemaError", "conforms", "generate"]
+from mock_server.jsonschema_check import SchemaError, conforms, pattern_finds, pointer, within
+
+__all__ = ["NOT_GIVEN", "generate"]
 
 MAX_DEPTH = 6
 _WORDS = (
@@ -69,10 +72,6 @@ _NAMED: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("name", ("Ada", "Grace", "Alan", "Edsger")),
     ("query", ("weather today", "opening hours", "latest news")),
 )
-
-
-class SchemaError(ValueError):
-    """The schema admits no value the generator can make."""
 
 
 NOT_GIVEN: Any = object()
@@ -156,7 +155,7 @@ class _Gen:
     def resolve(self, schema: Mapping[str, Any]) -> Mapping[str, Any]:
         seen = 0
         while "$ref" in schema:
-            target = _pointer(self.root, schema["$ref"])
+            target = pointer(self.root, schema["$ref"])
             siblings = {k: v for k, v in schema.items() if k != "$ref"}
             schema = {**target, **siblings} if siblings else target
             seen += 1
@@ -324,7 +323,7 @@ def _matching(pattern: str, schema: Mapping[str, Any], rng: random.Random) -> st
             text = generate_text("regex", body, rng, length=length)
         except GrammarError as error:
             raise SchemaError(f"cannot draw a string for pattern {pattern!r}: {error}") from None
-        if _pattern_finds(pattern, text) and _within(len(text), lo, hi):
+        if pattern_finds(pattern, text) and within(len(text), lo, hi):
             return text
         why = f"{text!r} does not match it in Python's regex dialect or length bounds"
     raise SchemaError(f"cannot draw a string for pattern {pattern!r}: {why}")
@@ -342,15 +341,6 @@ def _unanchored(pattern: str) -> str:
         if slashes % 2 == 0:  # `\$` is a dollar sign, `\\$` a backslash and the end
             body = body[:-1]
     return body
-
-
-def _pattern_finds(pattern: str, text: str) -> bool:
-    """JSON Schema's ``pattern``: a match anywhere in ``text`` (``re`` for ECMA-262's dialect,
-    which agrees on what tool schemas use: classes, counts, ``\\d``, anchors)."""
-    try:
-        return re.search(pattern, text) is not None
-    except re.error:
-        return False
 
 
 def _pick_type(schema: Mapping[str, Any], rng: random.Random) -> str:
@@ -426,45 +416,6 @@ def _extra(schema: Mapping[str, Any]) -> Any:
     return {} if extra is True or extra is False else extra
 
 
-def _pointer(root: Any, ref: str) -> Mapping[str, Any]:
-    if not ref.startswith("#"):
-        raise SchemaError(f"only local $ref is supported, got {ref!r}")
-    if ref != "#" and not ref.startswith("#/"):
-        return _anchored(root, ref)
-    node = root
-    for raw in filter(None, ref[1:].split("/")):
-        part = raw.replace("~1", "/").replace("~0", "~")
-        node = node[int(part)] if isinstance(node, list) else node.get(part)
-        if node is None:
-            raise SchemaError(f"unresolvable $ref {ref!r}")
-    if node is True:
-        return {}
-    if not isinstance(node, Mapping):
-        raise SchemaError(f"$ref {ref!r} is not a schema")
-    return node
-
-
-def _anchored(root: Any, ref: str) -> Mapping[str, Any]:
-    """``#name``: the schema whose ``$anchor`` is ``name``, resolved as JSON Schema resolves it
-    (``referencing``, which ``jsonschema`` resolves with); :class:`SchemaError` where none is."""
-    from referencing import Registry, Resource
-    from referencing.exceptions import Unresolvable
-    from referencing.jsonschema import DRAFT202012
-
-    resource = Resource.from_contents(root, default_specification=DRAFT202012)
-    base = resource.id() or "urn:mock:schema"
-    try:
-        found = Registry().with_resource(base, resource).resolver(base_uri=base).lookup(ref)
-    except Unresolvable:
-        raise SchemaError(f"unresolvable $ref {ref!r}") from None
-    node = found.contents
-    if node is True:
-        return {}
-    if not isinstance(node, Mapping):
-        raise SchemaError(f"$ref {ref!r} is not a schema")
-    return node
-
-
 def _merge(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
     """Both schemas at once, for the keywords the generator reads."""
     out = dict(a)
@@ -505,115 +456,3 @@ def _merge_all(schema: Mapping[str, Any], gen: _Gen) -> dict[str, Any]:
             sub = _merge_all(sub, gen)
         merged = _merge(merged, sub)
     return merged
-
-
-def conforms(value: Any, schema: Any, root: Any) -> bool:
-    """Whether ``value`` is valid for ``schema`` (the generator's keywords; formats unchecked)."""
-    if schema is True or schema == {}:
-        return True
-    if schema is False or not isinstance(schema, Mapping):
-        return False
-    if "$ref" in schema:
-        try:
-            target = _pointer(root, schema["$ref"])
-        except SchemaError:
-            return False
-        if not conforms(value, target, root):
-            return False
-    checks = (
-        ("const", lambda c: value == c),
-        ("enum", lambda e: value in e),
-        ("allOf", lambda subs: all(conforms(value, s, root) for s in subs)),
-        ("anyOf", lambda subs: any(conforms(value, s, root) for s in subs)),
-        ("oneOf", lambda subs: sum(conforms(value, s, root) for s in subs) == 1),
-        ("not", lambda sub: not conforms(value, sub, root)),
-    )
-    for key, check in checks:
-        if key in schema and not check(schema[key]):
-            return False
-    kind = schema.get("type")
-    if kind is not None:
-        kinds = kind if isinstance(kind, list) else [kind]
-        if schema.get("nullable") and value is None:
-            return True
-        if not any(_is_type(value, k) for k in kinds):
-            return False
-    if isinstance(value, dict):
-        return _object_conforms(value, schema, root)
-    if isinstance(value, list):
-        items = schema.get("items")
-        prefix = schema.get("prefixItems")
-        if isinstance(items, list):  # draft 4's tuple form
-            prefix, items = items, schema.get("additionalItems", True)
-        prefix = prefix if isinstance(prefix, list) else []
-        if not all(conforms(v, sub, root) for v, sub in zip(value, prefix, strict=False)):
-            return False
-        rest = value[len(prefix) :]
-        if (isinstance(items, Mapping) or items is False) and not all(
-            conforms(v, items, root) for v in rest
-        ):
-            return False
-        if schema.get("uniqueItems") and any(v in value[:i] for i, v in enumerate(value)):
-            return False
-        return _within(len(value), schema.get("minItems", 0), schema.get("maxItems"))
-    if isinstance(value, str):
-        pattern = schema.get("pattern")
-        if isinstance(pattern, str) and not _pattern_finds(pattern, value):
-            return False
-        return _within(len(value), schema.get("minLength", 0), schema.get("maxLength"))
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        step = schema.get("multipleOf")
-        if step and (value / step) != int(value / step):
-            return False
-        if not _exclusive(value, schema):
-            return False
-        return _within(value, schema.get("minimum"), schema.get("maximum"))
-    return True
-
-
-def _exclusive(value: float, schema: Mapping[str, Any]) -> bool:
-    """``exclusiveMinimum`` / ``exclusiveMaximum``: draft-6 numbers, draft-4 booleans."""
-    ex_lo, ex_hi = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
-    if ex_lo is True and value <= schema.get("minimum", -math.inf):
-        return False
-    if ex_hi is True and value >= schema.get("maximum", math.inf):
-        return False
-    if isinstance(ex_lo, int | float) and not isinstance(ex_lo, bool) and value <= ex_lo:
-        return False
-    return not (isinstance(ex_hi, int | float) and not isinstance(ex_hi, bool) and value >= ex_hi)
-
-
-def _within(value: float, low: float | None, high: float | None) -> bool:
-    return (low is None or value >= low) and (high is None or value <= high)
-
-
-def _object_conforms(value: dict[str, Any], schema: Mapping[str, Any], root: Any) -> bool:
-    props: Mapping[str, Any] = schema.get("properties") or {}
-    if any(k not in value for k in schema.get("required", ())):
-        return False
-    extra = schema.get("additionalProperties", True)
-    for key, item in value.items():
-        sub = props.get(key, extra)
-        if not conforms(item, sub, root):
-            return False
-    return _within(len(value), schema.get("minProperties", 0), schema.get("maxProperties"))
-
-
-def _is_type(value: Any, kind: str) -> bool:
-    if kind == "null":
-        return value is None
-    if kind == "boolean":
-        return isinstance(value, bool)
-    if kind == "integer":
-        return (isinstance(value, int) and not isinstance(value, bool)) or (
-            isinstance(value, float) and value.is_integer()
-        )
-    if kind == "number":
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    if kind == "string":
-        return isinstance(value, str)
-    if kind == "array":
-        return isinstance(value, list)
-    if kind == "object":
-        return isinstance(value, dict)
-    return True

@@ -55,6 +55,7 @@ __all__ = [
     "RequestLog",
     "TruncatedBody",
     "quiet_dropped_connections",
+    "replayed",
     "request_hints",
 ]
 
@@ -204,18 +205,7 @@ class MockMiddleware:
         body, size = await _read_body(receive, headers.get("content-length"), self.max_body_bytes)
         if size > self.max_body_bytes:
             # OpenAI's 413, as the reference app words it; the rest of the body is never read.
-            with self._lock:
-                self.requests.append(
-                    RecordedRequest(
-                        scope["method"],
-                        scope["path"],
-                        scope.get("query_string", b"").decode("latin-1"),
-                        headers,
-                        body,
-                        0,
-                        body_size=size,
-                    )
-                )
+            self._log(scope, headers, body, 0, body_size=size)
             message = f"Request body too large: the limit is {self.max_body_bytes} bytes."
             error = {"message": message, "type": "invalid_request_error", "param": None}
             await _send_json(send, 413, {"error": {**error, "code": "request_too_large"}})
@@ -248,18 +238,7 @@ class MockMiddleware:
         with self._lock:
             attempt = self.attempts.next(fingerprint)
         injection = plan.injection(attempt, self.seed.to_bytes(8, "big", signed=True) + fingerprint)
-        with self._lock:
-            self.requests.append(
-                RecordedRequest(
-                    scope["method"],
-                    scope["path"],
-                    scope.get("query_string", b"").decode("latin-1"),
-                    headers,
-                    body,
-                    attempt,
-                    injection,
-                )
-            )
+        self._log(scope, headers, body, attempt, injection)
         if injection.slow:
             await anyio.sleep(injection.slow)
         if injection.status is not None:
@@ -272,7 +251,7 @@ class MockMiddleware:
             "injection": injection,
             "body_bytes": size,
         }
-        replay = _replay(body, receive)
+        replay = replayed(body, receive)
         if injection.drop_after is None:
             await self.app(scope, replay, send)
             return
@@ -287,6 +266,31 @@ class MockMiddleware:
             raise
         if cutter.cut:
             raise DroppedConnection("connection dropped by mock fault")
+
+    def _log(
+        self,
+        scope: Scope,
+        headers: Mapping[str, str],
+        body: bytes,
+        attempt: int,
+        injection: Injection | None = None,
+        *,
+        body_size: int = -1,
+    ) -> None:
+        """Add the request to :attr:`requests` (its log)."""
+        query = scope.get("query_string", b"").decode("latin-1")
+        recorded = RecordedRequest(
+            scope["method"],
+            scope["path"],
+            query,
+            headers,
+            body,
+            attempt,
+            injection if injection is not None else Injection(),
+            body_size=body_size,
+        )
+        with self._lock:
+            self.requests.append(recorded)
 
     def _plan_for(self, headers: Mapping[str, str]) -> FaultPlan:
         text = headers.get(FAULT_HEADER)
@@ -384,7 +388,7 @@ async def _read_body(receive: Receive, declared: str | None, limit: int) -> tupl
     return b"".join(chunks), size
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
+def replayed(body: bytes, receive: Receive) -> Receive:
     """The body once, then the real ``receive`` (so the app still sees ``http.disconnect``)."""
     sent = False
 

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import anyio
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cassettes import REDACTED, CassetteError, Exchange, read_cassette
-from mock_server.middleware import DroppedConnection
+from mock_server.middleware import DroppedConnection, replayed
 from mock_server.replay_match import DEFAULT_IGNORE, KEY_PARTS, Matcher, Miss, request_key
 from reference_impl.json_limits import JSONTooDeep, check_depth
 
@@ -126,7 +126,7 @@ class ReplayApp:
         found = self.matcher.match(scope["method"], scope["path"], query, body)
         if isinstance(found, Miss):
             if self.settings.mode == "fallback":
-                await self.fallback(scope, _once(body, receive), send)
+                await self.fallback(scope, replayed(body, receive), send)
                 return
             target = scope["path"] + (f"?{query}" if query else "")
             await _send_error(send, 400, found.message(scope["method"], target))
@@ -235,19 +235,6 @@ async def _body(receive: Receive) -> bytes:
         if not message.get("more_body", False):
             break
     return b"".join(chunks)
-
-
-def _once(body: bytes, receive: Receive) -> Receive:
-    sent = False
-
-    async def again() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return again
 
 
 def _error_body(message: str, code: str = NO_MATCH_CODE) -> dict[str, Any]:

@@ -58,7 +58,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from mock_server import instructions
-from mock_server.jsonschema_gen import NOT_GIVEN, conforms, generate
+from mock_server.jsonschema_check import conforms
+from mock_server.jsonschema_gen import NOT_GIVEN, generate
 from reference_impl.engine import CustomTool, FunctionTool, Message
 
 __all__ = ["Kind", "arguments", "kind_of", "wanted", "wanted_hosted"]

@@ -158,20 +158,10 @@ class _SyncStream(httpx2.SyncByteStream):
 
     def __iter__(self) -> Iterator[bytes]:
         while not self.done:
-            item = self.messages.get()
-            if isinstance(item, _Failed):
-                self.done = True
-                raise _broken(item.error) from item.error
-            if item is _END:
-                self.done = True
-                raise httpx2.RemoteProtocolError("the app ended before finishing the response")
-            assert isinstance(item, MutableMapping)
-            if item.get("type") != "http.response.body":
-                continue
-            if item.get("body"):
-                yield item["body"]
-            if not item.get("more_body", False):
-                self.done = True
+            self.done = True  # unless the message says more follows (a failure ends it too)
+            body, self.done = _body(self.messages.get())
+            if body:
+                yield body
 
     def close(self) -> None:
         if not self.future.done():
@@ -180,6 +170,20 @@ class _SyncStream(httpx2.SyncByteStream):
                 self.future.result(timeout=10)
             except (concurrent.futures.TimeoutError, Exception):
                 self.future.cancel()
+
+
+def _body(item: object) -> tuple[bytes, bool]:
+    """One message of the app's queue as the response stream reads it: the body bytes it carries
+    (none for any other message) and whether the body is complete; the app's failure, or its end
+    before the body's, raises as httpx2 would."""
+    if isinstance(item, _Failed):
+        raise _broken(item.error) from item.error
+    if item is _END:
+        raise httpx2.RemoteProtocolError("the app ended before finishing the response")
+    assert isinstance(item, MutableMapping)
+    if item.get("type") != "http.response.body":
+        return b"", False
+    return item.get("body") or b"", not item.get("more_body", False)
 
 
 class AsyncInProcessTransport(httpx2.AsyncBaseTransport):
@@ -210,20 +214,10 @@ class _AsyncStream(httpx2.AsyncByteStream):
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         while not self.done:
-            item = await self.messages.get()
-            if isinstance(item, _Failed):
-                self.done = True
-                raise _broken(item.error) from item.error
-            if item is _END:
-                self.done = True
-                raise httpx2.RemoteProtocolError("the app ended before finishing the response")
-            assert isinstance(item, MutableMapping)
-            if item.get("type") != "http.response.body":
-                continue
-            if item.get("body"):
-                yield item["body"]
-            if not item.get("more_body", False):
-                self.done = True
+            self.done = True  # unless the message says more follows (a failure ends it too)
+            body, self.done = _body(await self.messages.get())
+            if body:
+                yield body
 
     async def aclose(self) -> None:
         if not self.task.done():

@@ -22,8 +22,10 @@ __all__ = [
     "OneLineParser",
     "add_bind_options",
     "add_hardening_options",
+    "add_log_level",
     "port_number",
     "required_api_key",
+    "seconds",
     "server_limits",
 ]
 
@@ -78,8 +80,10 @@ def required_api_key(parser: argparse.ArgumentParser, args: argparse.Namespace) 
     return key
 
 
-def _seconds(text: str) -> float:
-    """A bound in seconds: a finite number >= 0 (0: no bound)."""
+def seconds(text: str) -> float:
+    """An argparse ``type``: a bound or delay in seconds, a finite number >= 0. ``float`` takes
+    nan and inf, and both pass a ``< 0`` test (every comparison with nan is False): a nan or inf
+    delay hung or crashed every stream instead of refusing to start."""
     try:
         value = float(text)
     except ValueError:
@@ -90,7 +94,7 @@ def _seconds(text: str) -> float:
 
 
 def _positive_seconds(text: str) -> float:
-    value = _seconds(text)
+    value = seconds(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
     return value
@@ -102,6 +106,16 @@ def _bytes(text: str) -> int:
     return int(text)
 
 
+def add_log_level(parser: argparse.ArgumentParser, *, what: str) -> None:
+    """``--log-level``: ``what`` the level is of, e.g. "uvicorn log level"."""
+    parser.add_argument(
+        "--log-level",
+        default="warning",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help=f"{what} (default: warning)",
+    )
+
+
 def add_hardening_options(parser: argparse.ArgumentParser) -> None:
     """Timeouts, WebSocket flow control and shutdown (docs/limits.md): the same names and
     defaults on both servers."""
@@ -110,12 +124,12 @@ def add_hardening_options(parser: argparse.ArgumentParser) -> None:
 
     group = parser.add_argument_group("timeouts, flow control and shutdown (docs/limits.md)")
     group.add_argument(
-        "--head-timeout", type=_seconds, default=30.0, metavar="S",
+        "--head-timeout", type=seconds, default=30.0, metavar="S",
         help="seconds from a request's first byte to the end of its head, or 408 and the "
         "connection closed; later bytes do not extend it; 0: none (default: 30)",
     )  # fmt: skip
     group.add_argument(
-        "--body-timeout", type=_seconds, default=30.0, metavar="S",
+        "--body-timeout", type=seconds, default=30.0, metavar="S",
         help="seconds from the end of a request's head to the end of its body, or 408 and the "
         "connection closed (default: 30)",
     )  # fmt: skip
@@ -124,7 +138,7 @@ def add_hardening_options(parser: argparse.ArgumentParser) -> None:
         help="seconds an idle connection (a new one included) stays open (default: 5)",
     )  # fmt: skip
     group.add_argument(
-        "--drain-timeout", type=_seconds, default=DEFAULT_DRAIN_TIMEOUT, metavar="S",
+        "--drain-timeout", type=seconds, default=DEFAULT_DRAIN_TIMEOUT, metavar="S",
         help="on SIGTERM or SIGINT, seconds in-flight requests get to finish before what is "
         f"left is stopped with a terminal event (default: {DEFAULT_DRAIN_TIMEOUT:g})",
     )  # fmt: skip
@@ -139,7 +153,7 @@ def add_hardening_options(parser: argparse.ArgumentParser) -> None:
         f"(default: {DEFAULT_SERVER_BYTES:,})",
     )  # fmt: skip
     group.add_argument(
-        "--ws-send-timeout", type=_seconds, default=DEFAULT_SEND_TIMEOUT, metavar="S",
+        "--ws-send-timeout", type=seconds, default=DEFAULT_SEND_TIMEOUT, metavar="S",
         help="seconds a WebSocket client may read nothing while events or pongs wait for it, "
         f"then it is closed (1008) (default: {DEFAULT_SEND_TIMEOUT:g})",
     )  # fmt: skip

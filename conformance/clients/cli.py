@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import TextIO
 
 from ..cli_options import (
-    API_KEY_ENV_HELP,
-    BASE_URL_HELP,
     TIMEOUT_HELP,
     BaseURLError,
     add_format,
+    add_report_dir,
+    add_target,
     base_url,
+    comma_list,
     seconds,
 )
 from ..exit_codes import EXIT_BROKEN
@@ -71,10 +72,7 @@ def add_subcommand(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         description=_DESCRIPTION, epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )  # fmt: skip
-    p.add_argument("--base-url", metavar="URL", help=BASE_URL_HELP)
-    p.add_argument("--model", metavar="NAME", help="the model to ask (required with --base-url)")
-    p.add_argument("--name", metavar="NAME", help="the target's name in reports")
-    p.add_argument("--api-key-env", metavar="VAR", default=None, help=API_KEY_ENV_HELP)
+    add_target(p)
     p.add_argument(
         "--client", action="append", metavar="C[,C...]", default=None,
         help=f"clients to run (repeatable, or a comma list; default all): {', '.join(CLIENTS)}",
@@ -112,7 +110,7 @@ def add_subcommand(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "same server, and print and report the agreement table: profile verdict x harness "
         "verdict per client (a disagreement is a missing or wrong check of the profile)",
     )  # fmt: skip
-    p.add_argument("--report-dir", metavar="DIR", help="write index.json, junit.xml, report.html")
+    add_report_dir(p)
     add_format(p)
 
 
@@ -120,17 +118,10 @@ def add_subcommand(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 def resolved_target(target: Target) -> Iterator[Target]:
     """The target with its base URL: the embedded mock started once, so that the harness and
     the profiles (--with-profiles) judge the same server."""
-    if not target.embedded:
-        yield target
-        return
-    from ..suite.embedded import EmbeddedMock
+    from ..suite.embedded import served
 
-    with EmbeddedMock() as mock:
-        yield replace(target.with_base_url(mock.base_url), embedded=False)
-
-
-def _names(values: list[str] | None) -> list[str]:
-    return [p.strip() for v in values or () for p in v.split(",") if p.strip()]
+    with served(target) as resolved:
+        yield replace(resolved, embedded=False)
 
 
 def cmd_clients(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -146,12 +137,12 @@ def cmd_clients(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .runner import run_clients
 
     name = "responses-conformance clients"
-    chosen = _names(args.client) or list(CLIENTS)
+    chosen = comma_list(args.client) or list(CLIENTS)
     unknown = [c for c in chosen if c not in CLIENTS]
     if unknown:
         err.write(f"{name}: unknown client(s) {', '.join(unknown)}; known: {', '.join(CLIENTS)}\n")
         return EXIT_BROKEN
-    flows = _names(args.flow)
+    flows = comma_list(args.flow)
     known = {f.name for c in chosen for f in CLIENTS[c].flows}
     known |= {f"{c}/{f.name}" for c in chosen for f in CLIENTS[c].flows}
     if [f for f in flows if f not in known]:

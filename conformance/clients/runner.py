@@ -10,13 +10,13 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Sequence
+from contextlib import suppress
 from pathlib import Path
 
 from cassettes.redaction import Redactor
 
-from ..suite.embedded import EmbeddedMock, EmbeddedMockError
+from ..suite.embedded import EmbeddedMockError, served
 from ..suite.runner import _client, first_request, preflight
 from ..suite.targets import Target
 from .catalog import CLIENTS, ClientSpec, FlowSpec
@@ -44,7 +44,7 @@ def run_clients(
     started = time.monotonic()
     result = HarnessResult(target)
     try:
-        with _base_url(target) as resolved:
+        with served(target) as resolved:
             result.target = resolved
             reason = preflight(resolved)
             if reason is None:
@@ -72,15 +72,6 @@ def run_clients(
     finally:
         result.duration = time.monotonic() - started
     return result
-
-
-@contextmanager
-def _base_url(target: Target) -> Iterator[Target]:
-    if not target.embedded:
-        yield target
-        return
-    with EmbeddedMock() as mock:
-        yield target.with_base_url(mock.base_url)
 
 
 def _run_client(

@@ -9,62 +9,76 @@ exercised).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ..catalog.registry import Check, Violation
-from .s1_7_custom_input import (
-    CUSTOM_INPUT_GRAMMAR,
-    declares_grammar,
-    judge_custom_inputs,
-    judge_custom_inputs_of_body,
-    judge_custom_inputs_of_stream,
-)
-from .s4_7_include import (
-    ENCRYPTED_INCLUDED,
-    asks_encrypted_reasoning,
-    judge_included,
-    judge_included_of_body,
-    judge_included_of_stream,
-)
+from .s1_7_custom_input import CUSTOM_INPUT_GRAMMAR, declares_grammar, judge_custom_inputs
+from .s4_7_include import ENCRYPTED_INCLUDED, asks_encrypted_reasoning, judge_included
 
 __all__ = [
     "judge_body_against_request",
     "judge_item_against_request",
     "judge_stream_against_request",
     "judged_against_request",
+    "judged_in_body",
+    "judged_in_stream",
 ]
 
 _Judged = tuple[list[Violation], set[str]]
-_Judge = Callable[[Any, Any], tuple[list[Violation], bool]]
+_Item = tuple[int | None, str, Mapping[str, Any]]  # (event index, path, item)
+
+
+class ItemsJudge(Protocol):
+    """A section's rule over an answer's finished items (``judge_custom_inputs``,
+    ``judge_included``): the violations, and whether it judged any item."""
+
+    def __call__(
+        self, request: Any, items: Iterable[_Item], *, response_cut: bool = False
+    ) -> tuple[list[Violation], bool]: ...
 
 
 @dataclass(frozen=True, slots=True)
 class _Rule:
     asks: Callable[[Any], bool]
-    stream: _Judge  # (request, events)
-    body: _Judge  # (request, body)
-    items: _Judge  # (request, [(event index, path, item)])
+    judge: ItemsJudge
     check: Check
 
 
 _RULES = (
-    _Rule(
-        declares_grammar,
-        judge_custom_inputs_of_stream,
-        judge_custom_inputs_of_body,
-        judge_custom_inputs,
-        CUSTOM_INPUT_GRAMMAR,
-    ),
-    _Rule(
-        asks_encrypted_reasoning,
-        judge_included_of_stream,
-        judge_included_of_body,
-        judge_included,
-        ENCRYPTED_INCLUDED,
-    ),
+    _Rule(declares_grammar, judge_custom_inputs, CUSTOM_INPUT_GRAMMAR),
+    _Rule(asks_encrypted_reasoning, judge_included, ENCRYPTED_INCLUDED),
 )
+
+
+def judged_in_body(judge: ItemsJudge, request: Any, body: Any) -> tuple[list[Violation], bool]:
+    """``judge`` on a non-stream (or retrieved) Response's output items."""
+    if not isinstance(body, Mapping) or not isinstance(body.get("output"), list):
+        return [], False
+    items = [
+        (None, f"output[{i}]", item)
+        for i, item in enumerate(body["output"])
+        if isinstance(item, Mapping)
+    ]
+    return judge(request, items, response_cut=body.get("status") == "incomplete")
+
+
+def judged_in_stream(
+    judge: ItemsJudge, request: Any, events: Iterable[Any]
+) -> tuple[list[Violation], bool]:
+    """``judge`` on a stream's finished items (``response.output_item.done``)."""
+    events = list(events)
+    cut = any(isinstance(e, Mapping) and e.get("type") == "response.incomplete" for e in events)
+    return judge(request, _done_items(events), response_cut=cut)
+
+
+def _done_items(events: list[Any]) -> Iterator[_Item]:
+    for index, event in enumerate(events):
+        if isinstance(event, Mapping) and event.get("type") == "response.output_item.done":
+            item = event.get("item")
+            if isinstance(item, Mapping):
+                yield index, "item", item
 
 
 def judged_against_request(request: Any) -> bool:
@@ -78,8 +92,12 @@ def _run(request: Any, which: str, data: Any) -> _Judged:
     applied: set[str] = set()
     for rule in _RULES:
         if rule.asks(request):
-            judge: _Judge = getattr(rule, which)
-            found, judged = judge(request, data)
+            if which == "stream":
+                found, judged = judged_in_stream(rule.judge, request, data)
+            elif which == "body":
+                found, judged = judged_in_body(rule.judge, request, data)
+            else:
+                found, judged = rule.judge(request, data)
             violations += found
             if judged:
                 applied.add(rule.check.id)

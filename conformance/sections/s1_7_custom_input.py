@@ -18,7 +18,7 @@ example a server of tests/suite/broken_servers.py.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..catalog.registry import Level, Violation, register
@@ -30,8 +30,6 @@ __all__ = [
     "declare_examples",
     "declares_grammar",
     "judge_custom_inputs",
-    "judge_custom_inputs_of_body",
-    "judge_custom_inputs_of_stream",
 ]
 
 CUSTOM_INPUT_GRAMMAR = register(
@@ -91,7 +89,7 @@ def _grammars(request: Any) -> dict[_Key, tuple[str, str]]:
 
 def declares_grammar(request: Any) -> bool:
     """Whether the request declares a custom tool with a grammar (a cheap test before a stream's
-    events are decoded for :func:`judge_custom_inputs_of_stream`)."""
+    events are decoded for :func:`judge_custom_inputs`)."""
     return bool(_grammars(request))
 
 
@@ -138,35 +136,6 @@ def judge_custom_inputs(
                 )
             )
     return violations, judged
-
-
-def judge_custom_inputs_of_body(request: Any, body: Any) -> tuple[list[Violation], bool]:
-    """A non-stream Response (or a retrieved one) against the request that created it."""
-    if not isinstance(body, Mapping) or not isinstance(body.get("output"), list):
-        return [], False
-    items = [
-        (None, f"output[{i}]", item)
-        for i, item in enumerate(body["output"])
-        if isinstance(item, Mapping)
-    ]
-    return judge_custom_inputs(request, items, response_cut=body.get("status") == "incomplete")
-
-
-def judge_custom_inputs_of_stream(
-    request: Any, events: Iterable[Any]
-) -> tuple[list[Violation], bool]:
-    """A stream's finished items (``response.output_item.done``) against its request."""
-    events = list(events)
-    cut = any(isinstance(e, Mapping) and e.get("type") == "response.incomplete" for e in events)
-    return judge_custom_inputs(request, _done_items(events), response_cut=cut)
-
-
-def _done_items(events: list[Any]) -> Iterator[_Item]:
-    for index, event in enumerate(events):
-        if isinstance(event, Mapping) and event.get("type") == "response.output_item.done":
-            item = event.get("item")
-            if isinstance(item, Mapping):
-                yield index, "item", item
 
 
 def _head(text: str, limit: int = 120) -> str:

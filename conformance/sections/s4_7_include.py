@@ -13,7 +13,7 @@ tell: the live suite, the proxy and ``check`` on a cassette. An item still ``in_
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..catalog.registry import Level, Violation, register
@@ -23,8 +23,6 @@ __all__ = [
     "asks_encrypted_reasoning",
     "declare_examples",
     "judge_included",
-    "judge_included_of_body",
-    "judge_included_of_stream",
 ]
 
 ENCRYPTED_INCLUDED = register(
@@ -83,33 +81,6 @@ def judge_included(
             )
         )
     return violations, judged
-
-
-def judge_included_of_body(request: Any, body: Any) -> tuple[list[Violation], bool]:
-    """A non-stream Response against the request that created it."""
-    if not isinstance(body, Mapping) or not isinstance(body.get("output"), list):
-        return [], False
-    items = [
-        (None, f"output[{i}]", item)
-        for i, item in enumerate(body["output"])
-        if isinstance(item, Mapping)
-    ]
-    return judge_included(request, items, response_cut=body.get("status") == "incomplete")
-
-
-def judge_included_of_stream(request: Any, events: Iterable[Any]) -> tuple[list[Violation], bool]:
-    """A stream's finished items (``response.output_item.done``) against its request."""
-    events = list(events)
-    cut = any(isinstance(e, Mapping) and e.get("type") == "response.incomplete" for e in events)
-    return judge_included(request, _done_items(events), response_cut=cut)
-
-
-def _done_items(events: list[Any]) -> Iterator[_Item]:
-    for index, event in enumerate(events):
-        if isinstance(event, Mapping) and event.get("type") == "response.output_item.done":
-            item = event.get("item")
-            if isinstance(item, Mapping):
-                yield index, "item", item
 
 
 def declare_examples() -> None:

@@ -7,12 +7,13 @@ import argparse
 from typing import TextIO
 
 from ..cli_options import (
-    API_KEY_ENV_HELP,
-    BASE_URL_HELP,
     TIMEOUT_HELP,
     BaseURLError,
     add_format,
+    add_report_dir,
+    add_target,
     base_url,
+    comma_list,
     seconds,
 )
 from ..exit_codes import EXIT_BROKEN, EXIT_OK, EXIT_VIOLATIONS
@@ -96,12 +97,7 @@ def add_subcommands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )  # fmt: skip
     where = run.add_argument_group("target (flags; or --targets FILE)")
-    where.add_argument("--base-url", metavar="URL", help=BASE_URL_HELP)
-    where.add_argument(
-        "--model", metavar="NAME", help="the model to ask (required with --base-url)"
-    )
-    where.add_argument("--name", metavar="NAME", help="the target's name in reports")
-    where.add_argument("--api-key-env", metavar="VAR", default=None, help=API_KEY_ENV_HELP)
+    add_target(where)
     where.add_argument(
         "--profile", action="append", metavar="P[,P...]", default=None,
         help="profiles the target declares (default: core; all for the embedded mock)",
@@ -144,7 +140,7 @@ def add_subcommands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     how.add_argument(
         "-k", dest="keyword", metavar="EXPR", help="run only cases matching (pytest -k)"
     )
-    how.add_argument("--report-dir", metavar="DIR", help="write index.json, junit.xml, report.html")
+    add_report_dir(how)
     how.add_argument("-v", "--verbose", action="store_true", help="list skipped checks too")
     add_format(how)
 
@@ -172,9 +168,7 @@ def _positive(text: str) -> int:
 
 
 def _profiles(values: list[str] | None) -> list[str] | None:
-    if not values:
-        return None
-    return [p.strip() for v in values for p in v.split(",") if p.strip()]
+    return comma_list(values) if values else None
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -16,13 +16,18 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from ..errors import ConformanceError
 
-__all__ = ["EmbeddedMock", "EmbeddedMockError", "find_mock_command"]
+if TYPE_CHECKING:
+    from .targets import Target
+
+__all__ = ["EmbeddedMock", "EmbeddedMockError", "find_mock_command", "served"]
 
 _LISTENING = re.compile(r"listening on (http://\S+)")
 # A background response must still be running when the suite cancels it (SPEC §2.13): a
@@ -130,3 +135,14 @@ class EmbeddedMock:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+@contextmanager
+def served(target: Target) -> Iterator[Target]:
+    """``target`` with its base URL: as given, or, for the embedded mock, the URL of a mock
+    started for the block and stopped after it (the target still says it is the embedded one)."""
+    if not target.embedded:
+        yield target
+        return
+    with EmbeddedMock() as mock:
+        yield target.with_base_url(mock.base_url)

@@ -19,7 +19,7 @@ import httpx2
 import pytest
 
 from .console import Console
-from .embedded import EmbeddedMock, EmbeddedMockError
+from .embedded import EmbeddedMockError, served
 from .http import TargetClient, TargetHung, is_loopback
 from .judgeable import unjudgeable_create
 from .plugin import SuitePlugin
@@ -48,7 +48,7 @@ def run_target(
     started = time.monotonic()
     result = TargetResult(target, strict)
     try:
-        with _base_url(target) as resolved:
+        with served(target) as resolved:
             result.target = resolved
             console.target_start(resolved)
             reason = preflight(resolved)
@@ -70,15 +70,6 @@ def run_target(
     finally:
         result.duration = time.monotonic() - started
     return result
-
-
-@contextmanager
-def _base_url(target: Target) -> Iterator[Target]:
-    if not target.embedded:
-        yield target
-        return
-    with EmbeddedMock() as mock:
-        yield target.with_base_url(mock.base_url)
 
 
 def preflight(target: Target) -> str | None:

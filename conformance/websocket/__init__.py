@@ -7,6 +7,7 @@ checks judge the session around them (docs/websocket.md).
 - :mod:`.lanes` — its bookkeeping: requests owed an answer, lanes, responses
   (:class:`LaneResponse`), steering submissions;
 - :mod:`.shapes` — the shapes of ``error`` and steering events;
+- :mod:`.steering` — the client's steers and the ``ws.steer.*`` judging of the server's answers;
 - :mod:`.record` — recorded sessions (JSON Lines of frames): :func:`parse_session`,
   :func:`judge_session`.
 """

@@ -15,7 +15,7 @@ against the ``response.create`` it answers where a rule needs both
 (``response.custom_tool_call.grammar``: a custom tool's input against the request's grammar).
 
 Its records (requests, lanes, responses, steers) are in :mod:`.lanes`; the shapes of ``error``
-and steering events in :mod:`.shapes`.
+and steering events in :mod:`.shapes`; the steering rules (``ws.steer.*``) in :mod:`.steering`.
 """
 
 from __future__ import annotations
@@ -36,12 +36,12 @@ from .lanes import (
     Lane,
     LaneResponse,
     Request,
-    Steer,
     answers,
     kind,
     response_id,
 )
-from .shapes import error_issues, steer_issues
+from .shapes import error_issues
+from .steering import Steering
 
 # LaneResponse and STREAM_ID live in .lanes; they are still importable from here.
 __all__ = ["STREAM_ID", "LaneResponse", "SessionValidator"]
@@ -84,12 +84,12 @@ class SessionValidator:
         self._owed_errors: deque[Request] = deque()  # rejectable events with no lane
         self._by_id: dict[Any, LaneResponse] = {}
         self._items: dict[Any, LaneResponse] = {}  # output item id -> its response
-        self._steers: list[Steer] = []
         self._closed = False
         self._creates = 0
         # The ws.* checks this session put to the test (a live run reports the others as not
         # exercised); the stream checks' are each response's validator's.
         self.exercised: set[str] = set()
+        self._steering = Steering()
 
     # ------------------------------------------------------------------ client side
 
@@ -142,7 +142,7 @@ class SessionValidator:
             self._owed_errors.append(Request(index, None, event, "no `previous_response_id`"))
             return
         running = self._by_id.get(target)
-        self._steers.append(Steer(index, target, running is not None and not running.finished))
+        self._steering.sent(index, target, running is not None and not running.finished)
 
     # ------------------------------------------------------------------ server side
 
@@ -198,7 +198,7 @@ class SessionValidator:
             self._report(C.WS_EVENT_ROUTED, index, "a string `stream_id`", sid, path="stream_id")
             return self.violations[start:]
         if etype in STEER_EVENTS:
-            self._on_steer_event(event, etype, sid, index)
+            self._steering.answer(self, event, etype, sid, index)
         elif etype == "error":
             self._on_error(event, sid, index)
         else:
@@ -299,7 +299,7 @@ class SessionValidator:
         elif (
             current is not None
             and not lane.pending
-            and not self._successor_due(current)
+            and not self._steering.successor_due(current)
             and (etype != "response.created" or rid in (None, current.response_id))
         ):
             # More events after the terminal one: the stream checks name it, as over SSE.
@@ -317,7 +317,7 @@ class SessionValidator:
                     f"a response (the request at frame #{request.index} has {request.rejectable})",
                 )
             return self._open(lane, sid, request, index)
-        if current is not None and self._successor_due(current):
+        if current is not None and self._steering.successor_due(current):
             return self._open(lane, sid, None, index)
         self._report(
             C.WS_EVENT_ROUTED,
@@ -365,9 +365,7 @@ class SessionValidator:
             if request is None and lane.current
             else (None if request is None else request.body.get("previous_response_id"))
         )
-        for steer in self._steers:
-            if steer.accepted and steer.target == parent:
-                steer.settled = True
+        self._steering.settle(parent)
         lane.current = response
         self.responses.append(response)
         if self._retain is not None and len(self.responses) > 2 * self._retain:
@@ -408,12 +406,6 @@ class SessionValidator:
             else:
                 self.omitted[v.check_id] += 1
         return out
-
-    def _successor_due(self, current: LaneResponse) -> bool:
-        """An accepted steer of ``current`` may start a successor response on its own."""
-        return any(
-            s.accepted and not s.settled and s.target == current.response_id for s in self._steers
-        )
 
     def _echo(self, response: LaneResponse, sid: str | None, index: int) -> None:
         if response.lane is not None:
@@ -474,66 +466,6 @@ class SessionValidator:
         self.exercised.add(C.WS_ERROR_SHAPE.id)
         for issue in error_issues(event):
             self._report(C.WS_ERROR_SHAPE, index, issue.expected, issue.actual, path=issue.path)
-
-    # ------------------------------------------------------------------ steering
-
-    def _on_steer_event(
-        self, event: Mapping[str, Any], etype: str, sid: str | None, index: int
-    ) -> None:
-        self.exercised.update((C.WS_STEER_SHAPE.id, C.WS_STEER_KNOWN.id))
-        if etype != "response.steer.pending":  # accepted or refused: was the target live?
-            self.exercised.add(C.WS_STEER_LIVE.id)
-        else:
-            self.exercised.add(C.WS_STEER_PENDING_AFTER_TERMINAL.id)
-        steer = event.get("steer")
-        target = steer.get("previous_response_id") if isinstance(steer, Mapping) else None
-        if not self._steer_shape(event, etype, index):
-            return
-        waiting = [s for s in self._steers if s.target == target and not s.settled]
-        if etype == "response.steer.pending":
-            waiting = [s for s in waiting if s.accepted]
-        else:
-            waiting = [s for s in waiting if not s.accepted] or (
-                [s for s in waiting if s.accepted] if etype == "response.steer.failed" else []
-            )
-        if not waiting:
-            self._report(
-                C.WS_STEER_KNOWN,
-                index,
-                f"a `response.steer` for {target} awaiting this answer",
-                f"{etype} with none",
-            )
-            return
-        record = waiting[0]
-        response = self._by_id.get(target)
-        if response is not None and response.lane is not None and sid != response.lane:
-            self._report(C.WS_STREAM_ID_ECHOED, index, response.lane, sid, path="stream_id")
-        if etype == "response.steer.accepted":
-            record.accepted = True
-            if not record.live:
-                self._report(
-                    C.WS_STEER_LIVE,
-                    index,
-                    "response.steer.failed (response_not_found / response_already_completed)",
-                    f"response.steer.accepted for {target}, not running when it was steered",
-                )
-        elif etype == "response.steer.pending":
-            record.settled = True
-            if response is None or response.validator.terminal_type != "response.completed":
-                self._report(
-                    C.WS_STEER_PENDING_AFTER_TERMINAL,
-                    index,
-                    f"after {target}'s response.completed",
-                    "before it" if response is not None else "for a response never seen",
-                )
-        else:
-            record.settled = True
-
-    def _steer_shape(self, event: Mapping[str, Any], etype: str, index: int) -> bool:
-        issues = steer_issues(event, etype)
-        for issue in issues:
-            self._report(C.WS_STEER_SHAPE, index, issue.expected, issue.actual, path=issue.path)
-        return not issues
 
     # ------------------------------------------------------------------ end
 

@@ -9,7 +9,8 @@ out: every check with OpenAI's 400s, and the input's normalization (sans-I/O).
   regex dialects), cached by text;
 * :mod:`.item_shapes` — the shape of every input item type, field by field;
 * :mod:`.field_errors` — the 400s every check shares (wrong type, value outside its enum);
-* :mod:`.inputs` — ``input`` → stored input items → engine messages, and the
+* :mod:`.inputs` — ``input`` → stored input items → the conversation a response sees;
+* :mod:`.messages` — those items → engine messages, and the
   :class:`~reference_impl.engine.GenerationRequest` of a validated body;
 * :mod:`.prompts` — ``prompt`` templates rendered into a body (``--prompts FILE``).
 """

@@ -33,11 +33,11 @@ from ..json_limits import JSONTooDeep, loads_bounded, too_deep_error
 from ..request.inputs import (
     check_call_outputs,
     conversation_items,
-    generation_request,
     normalize_input,
     resolve_references,
     unseal_items,
 )
+from ..request.messages import generation_request
 from ..request.prompts import PromptRegistry
 from ..request.validation import INPUT_TOKENS_PARAMS, validate_create_body
 from ..sealing import Sealer

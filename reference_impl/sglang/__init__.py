@@ -2,7 +2,9 @@
 
 * :mod:`.cli` — the ``responses-reference`` command;
 * :mod:`.engine` — :class:`~reference_impl.sglang.engine.SGLangEngine`, the
-  :class:`~reference_impl.engine.Engine` protocol on SGLang (prompt, parsers, chunks);
+  :class:`~reference_impl.engine.Engine` protocol on SGLang (prompt, sampling parameters, usage);
+* :mod:`.output` — :class:`~reference_impl.sglang.output.OutputParser`: SGLang's text deltas to
+  engine chunks through SGLang's own reasoning and tool-call parsers;
 * :mod:`.backends` — where it sends token ids: an ``sglang.Engine`` in this process, or a running
   SGLang server over HTTP.
 

@@ -17,6 +17,7 @@ from ..server_options import (
     OneLineParser,
     add_bind_options,
     add_hardening_options,
+    add_log_level,
     required_api_key,
     server_limits,
 )
@@ -116,12 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="do not constrain decoding for tool_choice required / named",
     )
     add_hardening_options(parser)
-    parser.add_argument(
-        "--log-level",
-        default="warning",
-        choices=["critical", "error", "warning", "info", "debug"],
-        help="log level of this server (default: warning)",
-    )
+    add_log_level(parser, what="log level of this server")
     return parser
 
 

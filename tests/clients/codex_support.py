@@ -26,8 +26,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from asgi_body import drain
 
 from mock_server.app import MockServer, MockSettings
+from mock_server.middleware import replayed
 from reference_impl.server import ServerThread
 
 CLIENT = Path(__file__).resolve().parent / "codex"
@@ -69,24 +71,11 @@ class RecordingMock:
         if scope["type"] != "http":
             await self.server.app(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        more = True
-        while more:
-            message = await receive()
-            chunks.append(message.get("body", b""))
-            more = message.get("more_body", False)
+        body = await drain(receive)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        exchange = TeedExchange(scope["method"], scope["path"], headers, b"".join(chunks))
+        exchange = TeedExchange(scope["method"], scope["path"], headers, body)
         with self._lock:
             self.exchanges.append(exchange)
-        delivered = False
-
-        async def replay() -> Any:
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return {"type": "http.request", "body": exchange.request_body, "more_body": False}
-            return await receive()
 
         async def tee(message: Any) -> None:
             if message["type"] == "http.response.start":
@@ -99,7 +88,7 @@ class RecordingMock:
                 exchange.response_body.extend(message.get("body", b""))
             await send(message)
 
-        await self.server.app(scope, replay, tee)
+        await self.server.app(scope, replayed(body, receive), tee)
 
     def __enter__(self) -> RecordingMock:
         self._thread.start()

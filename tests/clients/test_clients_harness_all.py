@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from asgi_body import drain, json_answer
 
 from conformance.cli import main
 from conformance.clients.catalog import CLIENTS
 from mock_server.app import MockServer
+from mock_server.middleware import replayed
 from reference_impl.server import ServerThread
 
 pytestmark = pytest.mark.on_demand
@@ -42,36 +44,16 @@ class RefusingGateway:
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.mock.app(scope, receive, send)
             return
-        chunks, more = [], True
-        while more:
-            message = await receive()
-            chunks.append(message.get("body", b""))
-            more = message.get("more_body", False)
-        body = b"".join(chunks)
+        body = await drain(receive)
         try:
             parsed = json.loads(body) if body else None
         except ValueError:
             parsed = None
         if isinstance(parsed, dict) and "client_metadata" in parsed:
             self.refused += 1
-            data = json.dumps(REFUSAL).encode()
-            headers = [
-                (b"content-type", b"application/json"),
-                (b"content-length", b"%d" % len(data)),
-            ]
-            await send({"type": "http.response.start", "status": 400, "headers": headers})
-            await send({"type": "http.response.body", "body": data})
+            await json_answer(send, 400, REFUSAL)
             return
-        sent = False
-
-        async def replay() -> Any:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.mock.app(scope, replay, send)
+        await self.mock.app(scope, replayed(body, receive), send)
 
 
 @pytest.fixture(scope="module")

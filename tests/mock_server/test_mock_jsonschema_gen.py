@@ -9,7 +9,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mock_server.jsonschema_gen import SchemaError, conforms, generate
+from mock_server.jsonschema_check import SchemaError, conforms
+from mock_server.jsonschema_gen import generate
 
 CORPUS = Path(__file__).parents[1] / "data" / "openai-recorded"
 

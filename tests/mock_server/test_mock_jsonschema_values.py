@@ -13,7 +13,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mock_server.jsonschema_gen import SchemaError, conforms, generate
+from mock_server.jsonschema_check import SchemaError, conforms
+from mock_server.jsonschema_gen import generate
 from reference_impl.request.tool_validation import _resolves, _unresolved_reference
 
 

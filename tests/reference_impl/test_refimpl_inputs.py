@@ -9,13 +9,8 @@ import pytest
 
 from reference_impl.engine import EngineHints, Message
 from reference_impl.errors import APIError
-from reference_impl.request.inputs import (
-    check_call_outputs,
-    conversation_items,
-    generation_request,
-    normalize_input,
-    to_messages,
-)
+from reference_impl.request.inputs import check_call_outputs, conversation_items, normalize_input
+from reference_impl.request.messages import generation_request, to_messages
 
 
 def ids() -> Any:

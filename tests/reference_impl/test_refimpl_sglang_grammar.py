@@ -23,7 +23,8 @@ from reference_impl.engine import (
     ToolCallDelta,
 )
 from reference_impl.service.app import create_app
-from reference_impl.sglang.engine import OutputParser, PromptBuilder, SGLangConfig, SGLangEngine
+from reference_impl.sglang.engine import PromptBuilder, SGLangConfig, SGLangEngine
+from reference_impl.sglang.output import OutputParser
 
 pytestmark = pytest.mark.anyio
 

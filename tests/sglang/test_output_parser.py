@@ -20,7 +20,7 @@ pytest.importorskip("sglang", reason="SGLang is not installed (tox -e sglang ins
 from scripted_models import TIME_CALL, WEATHER_CALLS
 
 from reference_impl.engine import ToolCallDelta
-from reference_impl.sglang.engine import OutputParser
+from reference_impl.sglang.output import OutputParser
 
 
 def _tool(name: str, properties: dict[str, Any]) -> dict[str, Any]:

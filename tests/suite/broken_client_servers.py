@@ -12,8 +12,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from asgi_body import drain, json_answer
 from broken_servers import Broken
 from suite_support import ASGIApp, Receive, Rewriter, Scope, Send, mock_app
+
+from mock_server.middleware import replayed
 
 # (method, path, body) -> (status, answer) to refuse with, or None to pass the request on
 Refusal = Callable[[str, str, Any], tuple[int, Any] | None]
@@ -31,35 +34,16 @@ class Refuser:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        data = b""
-        more = True
-        while more:
-            message = await receive()
-            data += message.get("body", b"")
-            more = message.get("more_body", False)
+        data = await drain(receive)
         try:
             body = json.loads(data) if data else None
         except ValueError:
             body = None
         refused = self.refuse(scope["method"], scope["path"], body)
         if refused is not None:
-            status, answer = refused
-            payload = json.dumps(answer).encode()
-            headers = [(b"content-type", b"application/json"),
-                       (b"content-length", str(len(payload)).encode())]  # fmt: skip
-            await send({"type": "http.response.start", "status": status, "headers": headers})
-            await send({"type": "http.response.body", "body": payload})
+            await json_answer(send, *refused)
             return
-        delivered = False
-
-        async def replay() -> dict[str, Any]:
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return {"type": "http.request", "body": data, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replayed(data, receive), send)
 
 
 def _openai_error(message: str, param: str, code: str = "unknown_parameter") -> dict[str, Any]:

@@ -6,23 +6,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from suite_support import ASGIApp, Message, Receive, Scope, Send, mock_app
+from asgi_body import drain, json_answer
+from suite_support import ASGIApp, Receive, Scope, Send, mock_app
 
-
-async def json_answer(send: Send, status: int, value: Any) -> None:
-    data = json.dumps(value).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(data))]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": data, "more_body": False})
-
-
-async def drain(receive: Receive) -> bytes:
-    body, more = b"", True
-    while more:
-        message: Message = await receive()
-        body += message.get("body", b"")
-        more = message.get("more_body", False)
-    return body
+from mock_server.middleware import replayed
 
 
 def wrong_key_everywhere() -> ASGIApp:
@@ -75,15 +62,6 @@ def refusing_model(vendor: str) -> ASGIApp:
         if model is not None and model != "mock":
             await json_answer(send, status, answer)
             return
-        delivered = False
-
-        async def replay() -> Message:
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await inner(scope, replay, send)
+        await inner(scope, replayed(body, receive), send)
 
     return app

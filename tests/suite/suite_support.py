@@ -18,7 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from asgi_body import drain
+
 from mock_server.app import MockServer, MockSettings
+from mock_server.middleware import replayed
 from reference_impl.server import ServerThread
 
 Scope = MutableMapping[str, Any]
@@ -57,12 +60,7 @@ class Rewriter:
             await self.app(scope, receive, send)
             return
         method, path = scope["method"], scope["path"]
-        body = b""
-        more = True
-        while more:
-            message = await receive()
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
+        body = await drain(receive)
         if self.on_request is not None and body:
             try:
                 parsed = json.loads(body)
@@ -70,15 +68,6 @@ class Rewriter:
                 parsed = None
             if parsed is not None:
                 body = json.dumps(self.on_request(method, path, parsed)).encode()
-        delivered = False
-
-        async def replay() -> Message:
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
         start: Message = {}
         chunks: list[bytes] = []
 
@@ -88,7 +77,7 @@ class Rewriter:
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
 
-        await self.app(scope, replay, capture)
+        await self.app(scope, replayed(body, receive), capture)
         await self._answer(method, path, start, b"".join(chunks), send)
 
     async def _answer(

@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from refusing_servers import UNKNOWN_MODEL, drain, json_answer, refusing_model, wrong_key_everywhere
-from suite_support import Message, Receive, Scope, Send, mock_app, run_suite, serve
+from asgi_body import drain, json_answer
+from refusing_servers import UNKNOWN_MODEL, refusing_model, wrong_key_everywhere
+from suite_support import Receive, Scope, Send, mock_app, run_suite, serve
 
 from conformance.suite.judgeable import model_unknown, refusal, unjudgeable_create
+from mock_server.middleware import replayed
 
 
 @contextmanager
@@ -179,16 +181,7 @@ class _ChainLoser:
                     "type": "invalid_request_error", "param": "previous_response_id",
                     "code": "previous_response_not_found"}})  # fmt: skip
                 return
-        delivered = False
-
-        async def replay() -> Message:
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.inner(scope, replay, send)
+        await self.inner(scope, replayed(body, receive), send)
 
 
 def test_repeat_catches_a_chain_lost_one_time_in_three(tmp_path: Path) -> None:
@@ -233,16 +226,7 @@ def test_a_server_error_in_a_retried_case_fails(tmp_path: Path) -> None:
                                                     "type": "server_error", "param": None,
                                                     "code": None}})  # fmt: skip
             return
-        delivered = False
-
-        async def replay() -> Message:
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await inner(scope, replay, send)
+        await inner(scope, replayed(body, receive), send)
 
     with serve(app) as url:
         run = run_suite("--base-url", url, "--model", "mock", "--profile", "stateful,tools",

@@ -16,10 +16,10 @@ from conformance.cli import main
 from conformance.examples.build import custom_tool_body, custom_tool_stream, sse
 from conformance.proxy.judge import ExchangeJudge
 from conformance.proxy.kinds import classify
+from conformance.sections.against_request import judged_in_body, judged_in_stream
 from conformance.sections.s1_7_custom_input import (
     CUSTOM_INPUT_GRAMMAR,
-    judge_custom_inputs_of_body,
-    judge_custom_inputs_of_stream,
+    judge_custom_inputs,
 )
 from conformance.suite.grammars import APPLY_PATCH
 
@@ -43,15 +43,17 @@ def _ids(result: tuple[list[Any], bool]) -> tuple[list[str], bool]:
 
 def test_body_and_stream() -> None:
     request = _request(_tool())
-    assert _ids(judge_custom_inputs_of_body(request, custom_tool_body("apply_patch", PATCH))) == (
+    assert _ids(
+        judged_in_body(judge_custom_inputs, request, custom_tool_body("apply_patch", PATCH))
+    ) == (
         [],
         True,
     )
-    bad = judge_custom_inputs_of_body(request, custom_tool_body("apply_patch", NOT_A_PATCH))
+    bad = judged_in_body(judge_custom_inputs, request, custom_tool_body("apply_patch", NOT_A_PATCH))
     assert _ids(bad) == ([ID], True)
     assert bad[0][0].path == "output[0].input" and "refuses byte 0" in bad[0][0].actual
-    (found,), judged = judge_custom_inputs_of_stream(
-        request, custom_tool_stream("apply_patch", NOT_A_PATCH)
+    (found,), judged = judged_in_stream(
+        judge_custom_inputs, request, custom_tool_stream("apply_patch", NOT_A_PATCH)
     )
     assert judged and found.check_id == ID and found.event_index == 5 and found.path == "item.input"
 
@@ -68,31 +70,34 @@ def test_body_and_stream() -> None:
 )
 def test_nothing_to_judge(request_tools: list[dict[str, Any]], why: str) -> None:
     body = custom_tool_body("apply_patch", NOT_A_PATCH)
-    assert _ids(judge_custom_inputs_of_body(_request(*request_tools), body)) == ([], False), why
-    assert _ids(judge_custom_inputs_of_body(None, body)) == ([], False)
+    assert _ids(judged_in_body(judge_custom_inputs, _request(*request_tools), body)) == (
+        [],
+        False,
+    ), why
+    assert _ids(judged_in_body(judge_custom_inputs, None, body)) == ([], False)
 
 
 def test_a_cut_call_is_not_judged() -> None:
     request = _request(_tool())
     body = custom_tool_body("apply_patch", "*** Begin Patch\n")
     body["output"][0]["status"] = "incomplete"
-    assert _ids(judge_custom_inputs_of_body(request, body)) == ([], False)
+    assert _ids(judged_in_body(judge_custom_inputs, request, body)) == ([], False)
     del body["output"][0]["status"]
-    assert _ids(judge_custom_inputs_of_body(request, body)) == ([ID], True)
+    assert _ids(judged_in_body(judge_custom_inputs, request, body)) == ([ID], True)
     body["status"] = "incomplete"  # no item status: the response's cut may have cut it
-    assert _ids(judge_custom_inputs_of_body(request, body)) == ([], False)
+    assert _ids(judged_in_body(judge_custom_inputs, request, body)) == ([], False)
 
 
 def test_namespaced_and_deferred_tools() -> None:
     namespace = {"type": "namespace", "name": "files", "tools": [_tool()]}
     body = custom_tool_body("apply_patch", NOT_A_PATCH)
     body["output"][0]["namespace"] = "files"
-    assert _ids(judge_custom_inputs_of_body(_request(namespace), body)) == ([ID], True)
+    assert _ids(judged_in_body(judge_custom_inputs, _request(namespace), body)) == ([ID], True)
     # a deferred top-level tool's call carries its own name as namespace (docs/spec.md §1.7)
     body["output"][0]["namespace"] = "apply_patch"
-    assert _ids(judge_custom_inputs_of_body(_request(_tool()), body)) == ([ID], True)
+    assert _ids(judged_in_body(judge_custom_inputs, _request(_tool()), body)) == ([ID], True)
     body["output"][0]["namespace"] = "elsewhere"
-    assert _ids(judge_custom_inputs_of_body(_request(_tool()), body)) == ([], False)
+    assert _ids(judged_in_body(judge_custom_inputs, _request(_tool()), body)) == ([], False)
 
 
 def _cassette(folder: Path, request: dict[str, Any], answer: bytes, content_type: str) -> Path:

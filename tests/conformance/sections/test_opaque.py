@@ -17,11 +17,11 @@ from conformance.cli import main
 from conformance.examples.build import at, find, reasoning_stream, sse
 from conformance.proxy.judge import ExchangeJudge
 from conformance.proxy.kinds import classify
+from conformance.sections.against_request import judged_in_body, judged_in_stream
 from conformance.sections.s2_9_opaque import OPAQUE_CONSISTENT
 from conformance.sections.s4_7_include import (
     ENCRYPTED_INCLUDED,
-    judge_included_of_body,
-    judge_included_of_stream,
+    judge_included,
 )
 from conformance.validator import StreamValidator
 
@@ -95,20 +95,20 @@ def test_included_in_a_stream_and_a_body(value: Any, fails: bool) -> None:
     events = _stream(value, value)
     body = events[-1]["response"]
     want = ([INCLUDED] if fails else [], True)
-    assert _ids(judge_included_of_stream(ASKS, events)) == want
-    assert _ids(judge_included_of_body(ASKS, body)) == want
+    assert _ids(judged_in_stream(judge_included, ASKS, events)) == want
+    assert _ids(judged_in_body(judge_included, ASKS, body)) == want
 
 
 @pytest.mark.parametrize("include", [None, [], ["message.output_text.logprobs"]])
 def test_not_asked_for(include: list[str] | None) -> None:
     events = _stream(None, None)
-    assert _ids(judge_included_of_stream(_request(include), events)) == ([], False)
+    assert _ids(judged_in_stream(judge_included, _request(include), events)) == ([], False)
 
 
 def test_a_cut_reasoning_item_is_not_judged() -> None:
     events = _stream(None, None)
     at(events, find(events, "response.output_item.done"), "item.status", "incomplete")
-    assert _ids(judge_included_of_stream(ASKS, events)) == ([], False)
+    assert _ids(judged_in_stream(judge_included, ASKS, events)) == ([], False)
 
 
 def _cassette(folder: Path, request: dict[str, Any], answer: bytes, content_type: str) -> Path:
