@@ -1,7 +1,7 @@
 """The rules that judge an answer against the request it was given to, in one place for every
 judge that has the request (the suite, the proxy, ``check`` on a cassette, the WebSocket session
 validator, the examples): a custom tool's input against its grammar (§1.7) and the reasoning
-state a request's ``include`` asked for (§4.7).
+state a request's ``include`` asked for (§4.7) and the logprobs it asked for (§7.8).
 
 Each function returns the violations and the IDs of the checks it evaluated (what marks them
 exercised).
@@ -27,6 +27,13 @@ from .s4_7_include import (
     judge_included,
     judge_included_of_body,
     judge_included_of_stream,
+)
+from .s7_8_logprobs import (
+    LOGPROBS_DELIVERED,
+    asks_logprobs,
+    judge_logprobs_of_body,
+    judge_logprobs_of_items,
+    judge_logprobs_of_stream,
 )
 
 __all__ = [
@@ -63,6 +70,13 @@ _RULES = (
         judge_included_of_body,
         judge_included,
         ENCRYPTED_INCLUDED,
+    ),
+    _Rule(
+        asks_logprobs,
+        judge_logprobs_of_stream,
+        judge_logprobs_of_body,
+        judge_logprobs_of_items,
+        LOGPROBS_DELIVERED,
     ),
 )
 
