@@ -4,8 +4,8 @@ A request whose ``include`` lists ``message.output_text.logprobs`` asked for the
 probabilities of the text it gets back ([OAPI] ``Includable``: "Include logprobs with assistant
 messages"). vLLM's own validators hold a server to it: its streaming test
 (``tests/entrypoints/openai/responses/test_simple.py``, ``test_streaming_logprobs``) asserts that
-every ``response.output_text.delta`` of such a request carries a non-empty ``logprobs`` list, and
-its non-streamed test that the ``output_text`` part does. A server that accepts the request and
+every ``response.output_text.delta`` of such a request carries a non-empty ``logprobs`` list
+("logprobs list should not be empty"). A server that accepts the request and
 sends text with ``logprobs: []`` (or none) silently ignored what was asked; one that cannot
 deliver them may refuse the request with a 400 instead (§7.8: SGLang 0.5.23 in streaming mode),
 which leaves the check not exercised.
