@@ -146,7 +146,9 @@ def judge_logprobs_of_stream(request: Any, events: Iterable[Any]) -> tuple[list[
         if not isinstance(event, Mapping):
             continue
         etype = event.get("type")
-        field = _TEXT_FIELD.get(etype) if isinstance(etype, str) else None
+        if not isinstance(etype, str):
+            continue
+        field = _TEXT_FIELD.get(etype)
         if field is None or not event.get(field):
             continue
         judged = True
