@@ -22,20 +22,20 @@ __all__ = [
     "first_difference_text",
 ]
 
-# Item types whose `output_item.done` the terminal output may stand in for (docs/spec.md §2.9,
+# The item type whose `output_item.done` the terminal output may stand in for (docs/spec.md §2.9,
 # issue #32): with several MCP servers, OpenAI sends `output_item.done` only for the last
 # `mcp_list_tools` (held-back real traffic); each listing is in the terminal output, at its
 # `output_index`. No client builds anything from a listing's done event (Codex's history, the
 # Vercel provider's tool calls come from other items), and the openai SDK's accumulator
 # accepts an unfinished item that the terminal output holds (`_responses.py`, 3.63).
-_CLOSED_BY_TERMINAL = frozenset({"mcp_list_tools"})
+_LISTING = "mcp_list_tools"
 
 
 def closed_by_terminal(item: Item, output: Any) -> bool:
     """Whether an item that never got its `output_item.done` is closed by the terminal output:
-    an item of a type in :data:`_CLOSED_BY_TERMINAL` whose id and type the terminal output holds
+    an ``mcp_list_tools`` item (whatever type a stream gave it, compared by equality) whose id and type the terminal output holds
     at the item's `output_index` (paired by index, never by type alone)."""
-    if item.done or item.type not in _CLOSED_BY_TERMINAL or not isinstance(output, list):
+    if item.done or item.type != _LISTING or not isinstance(output, list):
         return False
     if not 0 <= item.output_index < len(output):
         return False
