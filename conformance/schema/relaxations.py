@@ -267,7 +267,8 @@ RELAXATIONS: Final[tuple[Relaxation, ...]] = (
 # docs/spec.md §3.4: under the `openresponses` profile an event is judged by [OR]'s own schema
 # where it is looser than [OAPI]'s. Not forced by a recording: by [OR]'s schema (llm-comply
 # 0.5.0's bundled `specs/openresponses.json`, `ResponseOutputTextDeltaStreamingEvent`,
-# `ResponseOutputTextDoneStreamingEvent`: `logprobs` is not in `required`).
+# `ResponseOutputTextDoneStreamingEvent`: `logprobs` is not in `required`; the profile requires
+# what every version of [OR] requires, as for `user`).
 OPENRESPONSES_RELAXATIONS: Final[tuple[Relaxation, ...]] = (
     Relaxation(
         "output_text delta logprobs optional (Open Responses)",
