@@ -4,6 +4,9 @@ evidence."""
 
 from __future__ import annotations
 
+# response.logprobs.delivered (docs/spec.md §7.8) is declared with its rule and examples in its
+# section module (conformance.sections).
+from ..sections.s7_8_logprobs import LOGPROBS_DELIVERED as LOGPROBS_DELIVERED
 from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO

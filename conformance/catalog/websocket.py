@@ -75,9 +75,11 @@ WS_REQUEST_REJECTED = register(
 WS_ERROR_SHAPE = register(
     "ws.error.shape",
     MUST,
-    "§8.4 [OAPI] ResponseWsError, ErrorPayload",
+    "§8.4 [OAPI] ResponseWsError, ErrorPayload; [OR] WebSocketErrorEvent",
     "an `error` event is `{type: error, error: {type, code, message, param}, status?, "
-    "sequence_number?, stream_id?}` (`code`, `param` may be null; `status` an HTTP status)",
+    "sequence_number?, stream_id?}` (`code`, `param` may be null; `status` an HTTP status); "
+    "under `openresponses` a refusal is [OR]'s `{type: error, status, error: {code, message, "
+    "type?, param?}}`",
     profile="websocket",
 )
 WS_STEER_SHAPE = register(

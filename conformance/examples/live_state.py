@@ -29,6 +29,8 @@ for _id, _server, _note in (
      "a server whose `/responses/compact` answers without a compaction item"),
     ("live.compaction.continue", "compaction_input_dropped",
      "a server that drops compaction items (and the history they hold) from `input`"),
+    ("live.compaction.model_required", "compact_default_model",
+     "a server whose `/responses/compact` compacts with a default model when `model` is missing"),
     ("live.stateless.encrypted_present", "encrypted_dropped",
      "a server that never returns `encrypted_content`, whatever `include` asks"),
     ("live.stateless.encrypted_absent", "encrypted_always",

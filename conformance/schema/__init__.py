@@ -76,10 +76,12 @@ from __future__ import annotations
 
 from .interpreter import _Checker as _Checker  # for the agreement test (tests/conformance/schema/)
 from .issues import IssueKind, SchemaIssue
-from .relaxations import RELAXATIONS, Relaxation, load_document
-from .validator import SCHEMAS, SchemaValidator
+from .relaxations import OPENRESPONSES_RELAXATIONS, RELAXATIONS, Relaxation, load_document
+from .validator import OPENRESPONSES_SCHEMAS, SCHEMAS, SchemaValidator
 
 __all__ = [
+    "OPENRESPONSES_RELAXATIONS",
+    "OPENRESPONSES_SCHEMAS",
     "RELAXATIONS",
     "SCHEMAS",
     "IssueKind",

@@ -13,7 +13,7 @@ import orjson
 
 from .jsontypes import _REF_PREFIX
 
-__all__ = ["RELAXATIONS", "Relaxation", "load_document"]
+__all__ = ["OPENRESPONSES_RELAXATIONS", "RELAXATIONS", "Relaxation", "load_document"]
 
 
 _RESOURCE: Final = "schema/openapi-subset.json"
@@ -260,5 +260,26 @@ RELAXATIONS: Final[tuple[Relaxation, ...]] = (
         "../openai-recorded-2/bodies/pai.test_openai_responses."
         "test_openai_responses_model_web_search_tool_stream.1.json",
         _web_search_api_source,
+    ),
+)
+
+
+# docs/spec.md §3.4: under the `openresponses` profile an event is judged by [OR]'s own schema
+# where it is looser than [OAPI]'s. Not forced by a recording: by [OR]'s schema (llm-comply
+# 0.5.0's bundled `specs/openresponses.json`, `ResponseOutputTextDeltaStreamingEvent`,
+# `ResponseOutputTextDoneStreamingEvent`: `logprobs` is not in `required`; the profile requires
+# what every version of [OR] requires, as for `user`).
+OPENRESPONSES_RELAXATIONS: Final[tuple[Relaxation, ...]] = (
+    Relaxation(
+        "output_text delta logprobs optional (Open Responses)",
+        "SPEC §3.4 [OR]",
+        "",
+        _optional("ResponseTextDeltaEvent", keys=("logprobs",)),
+    ),
+    Relaxation(
+        "output_text done logprobs optional (Open Responses)",
+        "SPEC §3.4 [OR]",
+        "",
+        _optional("ResponseTextDoneEvent", keys=("logprobs",)),
     ),
 )

@@ -12,9 +12,9 @@ from .decoders import _CodeGen
 from .interpreter import _Checker, _Predicate
 from .issues import _NO_ISSUES, SchemaIssue
 from .lowering import _Lowerer, _Node
-from .relaxations import RELAXATIONS, Relaxation, load_document
+from .relaxations import OPENRESPONSES_RELAXATIONS, RELAXATIONS, Relaxation, load_document
 
-__all__ = ["SCHEMAS", "SchemaValidator"]
+__all__ = ["OPENRESPONSES_SCHEMAS", "SCHEMAS", "SchemaValidator"]
 
 
 _EVENT_UNION: Final = "ResponseStreamEvent"
@@ -222,3 +222,6 @@ def _first_of(predicates: list[_Predicate]) -> _Predicate:
 
 SCHEMAS: Final = SchemaValidator()
 """The default validator: the packaged subset with every relaxation of :data:`RELAXATIONS`."""
+OPENRESPONSES_SCHEMAS: Final = SchemaValidator(relaxations=RELAXATIONS + OPENRESPONSES_RELAXATIONS)
+"""The validator of the ``openresponses`` profile: :data:`SCHEMAS` and, where [OR]'s own schema is
+looser than [OAPI]'s, [OR]'s (:data:`OPENRESPONSES_RELAXATIONS`; docs/spec.md §3.4)."""

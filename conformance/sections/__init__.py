@@ -27,6 +27,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   non-empty in an item's ``output_item.done`` and in the terminal output alike);
 - :mod:`.s4_7_include` — §4.7 include (``response.reasoning.encrypted_content_included``: the
   blob a request's ``include`` asked for, on every finished reasoning item);
+- :mod:`.s7_8_logprobs` — §7.8 logprobs (``response.logprobs.delivered``: the log
+  probabilities a request's ``include`` asked for, on its text deltas, done events and parts);
 - :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.status``, ``ws.error.code``), judged
   by the session validator;
 - :mod:`.s8_7_connection_state` — §8.7 WebSocket connection state (``live.ws.*``: the rules are
@@ -35,7 +37,7 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   refusal and counts Codex's compaction items; the checks' failing examples are gateways in
   front of the mock (tests/suite/broken_client_servers.py).
 
-:mod:`.against_request` runs the rules that judge an answer against its request (§1.7, §4.7)
+:mod:`.against_request` runs the rules that judge an answer against its request (§1.7, §4.7, §7.8)
 for every judge that has the request.
 
 Public outputs list checks sorted by ID, so a section's checks may be declared before the rest of
@@ -51,6 +53,7 @@ from . import (
     s2_3_one_response,
     s2_9_opaque,
     s4_7_include,
+    s7_8_logprobs,
     s8_4_ws_errors,
     s8_7_connection_state,
     s9_clients,
@@ -65,6 +68,7 @@ SECTIONS = (
     s2_3_one_response,
     s2_9_opaque,
     s4_7_include,
+    s7_8_logprobs,
     s8_4_ws_errors,
     s8_7_connection_state,
     s9_clients,

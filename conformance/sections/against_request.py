@@ -1,7 +1,7 @@
 """The rules that judge an answer against the request it was given to, in one place for every
 judge that has the request (the suite, the proxy, ``check`` on a cassette, the WebSocket session
-validator, the examples): a custom tool's input against its grammar (§1.7) and the reasoning
-state a request's ``include`` asked for (§4.7).
+validator, the examples): a custom tool's input against its grammar (§1.7), the reasoning
+state a request's ``include`` asked for (§4.7) and the log probabilities it asked for (§7.8).
 
 Each function returns the violations and the IDs of the checks it evaluated (what marks them
 exercised).
@@ -16,6 +16,12 @@ from typing import Any, Protocol
 from ..catalog.registry import Check, Violation
 from .s1_7_custom_input import CUSTOM_INPUT_GRAMMAR, declares_grammar, judge_custom_inputs
 from .s4_7_include import ENCRYPTED_INCLUDED, asks_encrypted_reasoning, judge_included
+from .s7_8_logprobs import (
+    LOGPROBS_DELIVERED,
+    asks_logprobs,
+    judge_logprobs_of_items,
+    judge_logprobs_of_stream,
+)
 
 __all__ = [
     "judge_body_against_request",
@@ -39,16 +45,23 @@ class ItemsJudge(Protocol):
     ) -> tuple[list[Violation], bool]: ...
 
 
+StreamJudge = Callable[[Any, list[Any]], tuple[list[Violation], bool]]
+
+
 @dataclass(frozen=True, slots=True)
 class _Rule:
     asks: Callable[[Any], bool]
     judge: ItemsJudge
     check: Check
+    # A rule that reads more of a stream than its finished items (the deltas' own fields);
+    # None: the stream is judged by its finished items (``judged_in_stream``).
+    stream: StreamJudge | None = None
 
 
 _RULES = (
     _Rule(declares_grammar, judge_custom_inputs, CUSTOM_INPUT_GRAMMAR),
     _Rule(asks_encrypted_reasoning, judge_included, ENCRYPTED_INCLUDED),
+    _Rule(asks_logprobs, judge_logprobs_of_items, LOGPROBS_DELIVERED, judge_logprobs_of_stream),
 )
 
 
@@ -92,7 +105,9 @@ def _run(request: Any, which: str, data: Any) -> _Judged:
     applied: set[str] = set()
     for rule in _RULES:
         if rule.asks(request):
-            if which == "stream":
+            if which == "stream" and rule.stream is not None:
+                found, judged = rule.stream(request, data)
+            elif which == "stream":
                 found, judged = judged_in_stream(rule.judge, request, data)
             elif which == "body":
                 found, judged = judged_in_body(rule.judge, request, data)

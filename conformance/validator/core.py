@@ -14,7 +14,7 @@ from typing import Any
 from .. import catalog as C
 from ..bodies.objects import ResponseChecker
 from ..catalog.registry import Violation
-from ..schema import SCHEMAS, SchemaIssue, SchemaValidator
+from ..schema import OPENRESPONSES_SCHEMAS, SCHEMAS, SchemaIssue, SchemaValidator
 from ..sections.s2_1_sequence import judge_sequence
 from . import items, lifecycle, parts, values
 from .exercised import Coverage
@@ -92,7 +92,10 @@ class StreamValidator(StreamState):
         if unknown:
             raise ValueError(f"unknown profile(s): {', '.join(sorted(unknown))}")
         self.resume_after = resume_after
-        self._schemas = schemas if schemas is not None else SCHEMAS
+        if schemas is None:
+            # [OR]'s own schema where it is looser than [OAPI]'s (docs/spec.md §3.4).
+            schemas = OPENRESPONSES_SCHEMAS if "openresponses" in self.profiles else SCHEMAS
+        self._schemas = schemas
         self._responses = ResponseChecker(
             profiles=self.profiles, max_output_tokens=max_output_tokens
         )

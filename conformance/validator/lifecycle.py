@@ -11,7 +11,7 @@ from .. import catalog as C
 from ..bodies.objects import openresponses_missing, top_logprobs_limit
 from ..catalog.render import short
 from ..sections.s2_3_one_response import judge_identity
-from .comparisons import check_output
+from .comparisons import check_output, closed_by_terminal
 from .model import Phase
 from .state import StreamState
 from .tables import TERMINAL
@@ -172,8 +172,9 @@ def on_terminal(state: StreamState, event: Mapping[str, Any], index: int) -> Non
         )
     failed = etype == "response.failed"
     if not failed:
+        output = response.get("output")
         for item in state._items.values():
-            if not item.done:
+            if not item.done and not closed_by_terminal(item, output):
                 state._report(
                     C.ITEM_CLOSED_BEFORE_TERMINAL,
                     index,

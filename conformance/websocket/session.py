@@ -464,7 +464,7 @@ class SessionValidator:
 
     def _error_shape(self, event: Mapping[str, Any], index: int) -> None:
         self.exercised.add(C.WS_ERROR_SHAPE.id)
-        for issue in error_issues(event):
+        for issue in error_issues(event, openresponses="openresponses" in self._profiles):
             self._report(C.WS_ERROR_SHAPE, index, issue.expected, issue.actual, path=issue.path)
 
     # ------------------------------------------------------------------ end

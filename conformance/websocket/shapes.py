@@ -21,11 +21,14 @@ class ShapeIssue(NamedTuple):
     path: str
 
 
-def error_issues(event: Mapping[str, Any]) -> list[ShapeIssue]:
-    """What makes an ``error`` event not a ``ResponseWsError``."""
+def error_issues(event: Mapping[str, Any], *, openresponses: bool = False) -> list[ShapeIssue]:
+    """What makes an ``error`` event not a ``ResponseWsError`` — or, under the ``openresponses``
+    profile, a refusal (no ``sequence_number``) not [OR]'s ``WebSocketErrorEvent``."""
     error = event.get("error")
     if not isinstance(error, Mapping):
         return [ShapeIssue("an `error` object", kind(error), "error")]
+    if openresponses and "sequence_number" not in event:
+        return _openresponses_refusal_issues(event, error)
     out: list[ShapeIssue] = []
     for key in ("type", "message"):
         if not isinstance(error.get(key), str):
@@ -41,6 +44,30 @@ def error_issues(event: Mapping[str, Any]) -> list[ShapeIssue]:
     seq = event.get("sequence_number")
     if seq is not None and type(seq) is not int:
         out.append(ShapeIssue("an integer", kind(seq), "sequence_number"))
+    return out
+
+
+def _openresponses_refusal_issues(
+    event: Mapping[str, Any], error: Mapping[str, Any]
+) -> list[ShapeIssue]:
+    """[OR] ``WebSocketErrorEvent`` (added 2026-04-24; llm-comply 0.5.0's bundled
+    ``specs/openresponses.json``): ``status`` an integer, ``error.code`` and ``error.message``
+    strings, all required; ``error.type`` and ``error.param`` optional (``param`` a string or
+    null). docs/spec.md §8.4."""
+    out: list[ShapeIssue] = []
+    status = event.get("status")
+    if not (type(status) is int and 100 <= status <= 599):
+        out.append(ShapeIssue("an HTTP status ([OR] requires it)", kind(status), "status"))
+    for key in ("code", "message"):
+        if not isinstance(error.get(key), str):
+            out.append(
+                ShapeIssue("a string ([OR] requires it)", kind(error.get(key)), f"error.{key}")
+            )
+    if "type" in error and not isinstance(error["type"], str):
+        out.append(ShapeIssue("a string", kind(error["type"]), "error.type"))
+    param = error.get("param")
+    if param is not None and not isinstance(param, str):
+        out.append(ShapeIssue("a string or null", kind(param), "error.param"))
     return out
 
 

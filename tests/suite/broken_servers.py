@@ -8,6 +8,7 @@ row is a SHOULD (then only ``--strict`` fails the run).
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -914,6 +915,45 @@ def previous_response_ignored() -> ASGIApp:
     return _responses(restore, inner=Rewriter(mock_app(), on_request=on_request))
 
 
+def image_input_refused() -> ASGIApp:
+    """An `input_image` part is refused with a 400 (a text-only server: what Open Responses'
+    `image-input` test catches); every other request is served."""
+
+    inner = mock_app()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http" or scope.get("method") != "POST":
+            await inner(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        more = True
+        while more:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        if b'"input_image"' not in body:
+            sent = False
+
+            async def replay() -> Any:
+                nonlocal sent
+                if not sent:
+                    sent = True
+                    return {"type": "http.request", "body": body, "more_body": False}
+                return await receive()
+
+            await inner(scope, replay, send)
+            return
+        error = {"message": "Image input is not supported by this model.",
+                 "type": "invalid_request_error", "param": "input", "code": None}  # fmt: skip
+        payload = json.dumps({"error": error}).encode()
+        await send({"type": "http.response.start", "status": 400,
+                    "headers": [(b"content-type", b"application/json")]})  # fmt: skip
+        await send({"type": "http.response.body", "body": payload})
+
+    return app
+
+
 _CHECKS: dict[str, Broken] = {
     "cancel_ends_failed": Broken(cancel_ends_failed, "cancel_running", "core,stateful",
                                  frozenset({"live.background.cancel"}), near_miss=running_mock),
@@ -997,6 +1037,9 @@ _CHECKS: dict[str, Broken] = {
                                   "core,structured", frozenset({"live.structured.json_schema"})),
     "reasoning_items_dropped": Broken(reasoning_items_dropped, "reasoning", "core,reasoning",
                                       frozenset({"live.reasoning.items"})),
+    "image_input_refused": Broken(image_input_refused, "image_input_data_url",
+                                  "core,openresponses",
+                                  frozenset({"live.openresponses.image_input"})),
     "allowed_tools_ignored": Broken(allowed_tools_ignored, "allowed_tools", "core,tools",
                                     frozenset({"live.tools.allowed_tools"})),
     "custom_choice_ignored": Broken(custom_choice_ignored, "custom_tool_freeform",

@@ -208,6 +208,17 @@ def compaction_input_dropped() -> ASGIApp:
     return _requests_only(edit)
 
 
+def compact_default_model() -> ASGIApp:
+    """`/responses/compact` without `model` compacts with a default model instead of a 400."""
+
+    def edit(method: str, path: str, body: Any) -> Any:
+        if path.endswith("/responses/compact") and isinstance(body, dict):
+            body.setdefault("model", "mock")
+        return body
+
+    return _requests_only(edit)
+
+
 # --- stateless reasoning, include ------------------------------------------------------------
 
 
@@ -303,6 +314,8 @@ BROKEN_STATE: dict[str, BrokenState] = {
     "live.compaction.compact": BrokenState(compact_without_item, "test_compact", "compaction"),
     "live.compaction.continue": BrokenState(
         compaction_input_dropped, "compacted_window", "compaction"),
+    "live.compaction.model_required": BrokenState(
+        compact_default_model, "compact_without_model", "compaction"),
     "live.stateless.encrypted_present": BrokenState(
         encrypted_dropped, "when_asked", "stateless-reasoning"),
     "live.stateless.encrypted_absent": BrokenState(

@@ -391,6 +391,24 @@ COMPACTION_CONTINUE = register(
     "compacted history (it recalls a code word given before the compaction)",
     profile="compaction",
 )
+COMPACTION_MODEL_REQUIRED = register(
+    "live.compaction.model_required",
+    MUST,
+    "§4.6 [OR] CompactResponseMethodPublicBody (`model` required); llm-comply 0.5.0 "
+    "`compact-missing-model`",
+    "`POST /responses/compact` without `model` is refused with a 4xx, not compacted with a "
+    "default model",
+    profile="compaction",
+)
+OPENRESPONSES_IMAGE_INPUT = register(
+    "live.openresponses.image_input",
+    MUST,
+    "§3.4 [OR] InputImageContentParamAutoParam (`image_url` a data URL); llm-comply 0.5.0 "
+    "`image-input`",
+    "a create whose user message holds an `input_image` with a base64 data URL is accepted and "
+    "answered (200, a completed Response with output)",
+    profile="openresponses",
+)
 STATELESS_ENCRYPTED_PRESENT = register(
     "live.stateless.encrypted_present",
     MUST,

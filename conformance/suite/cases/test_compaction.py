@@ -72,3 +72,18 @@ def test_continue_from_the_compacted_window(probe: Probe) -> None:
         check=L.COMPACTION_CONTINUE, exchange=ex,
         expected=f"the code word {word!r} from the compacted history", actual=text[:200],
     )  # fmt: skip
+
+
+@pytest.mark.checks(L.COMPACTION_MODEL_REQUIRED.id)
+def test_compact_without_model(probe: Probe) -> None:
+    # [OR] CompactResponseMethodPublicBody requires `model`; llm-comply's `compact-missing-model`
+    # sends exactly this (docs/spec.md §4.6). A default model would compact with a model the
+    # client never chose.
+    body = {"input": _history("OSPREY-102")}
+    ex = probe.send("POST", "/responses/compact", json_body=body)
+    status = ex.status
+    probe.check(
+        L.COMPACTION_MODEL_REQUIRED, status is not None and 400 <= status < 500 and status != 429,
+        ex, expected="a 4xx error (`model` is required)",
+        actual=f"HTTP {status}" if status is not None else ex.error,
+    )  # fmt: skip

@@ -344,6 +344,47 @@ def _rule_value_whole_in_done(original: Sequence[Event], mutant: Sequence[Event]
     return False
 
 
+# Rule "a listing the terminal output closes". docs/spec.md §2.9 (issue #32): with several MCP
+# servers OpenAI sends `output_item.done` only for the last `mcp_list_tools`; the terminal output
+# closes a listing left without one when it holds an item of that id and type at the listing's
+# `output_index`. Dropping such a listing's `output_item.done`, when the terminal output holds it
+# there, leaves exactly that stream. Any other item type's `output_item.done` is not covered.
+def _listing_done(event: Event) -> bool:
+    item = event.get("item")
+    return (
+        event.get("type") == "response.output_item.done"
+        and isinstance(item, dict)
+        and item.get("type") == "mcp_list_tools"
+    )
+
+
+def _terminal_holds(events: Sequence[Event], event: Event) -> bool:
+    item, index = event["item"], event.get("output_index")
+    for terminal in events:
+        if terminal.get("type") not in ("response.completed", "response.incomplete"):
+            continue
+        output = (terminal.get("response") or {}).get("output")
+        if isinstance(output, list) and isinstance(index, int) and 0 <= index < len(output):
+            final = output[index]
+            return isinstance(final, dict) and (final.get("id"), final.get("type")) == (
+                item.get("id"),
+                item.get("type"),
+            )
+    return False
+
+
+def _rule_listing_closed_by_terminal(original: Sequence[Event], mutant: Sequence[Event]) -> bool:
+    if len(mutant) != len(original) - 1 or not _numbered_like(original, mutant):
+        return False
+    stripped = [_strip(e) for e in mutant]
+    for k, event in enumerate(original):
+        if not _listing_done(event) or not _terminal_holds(original, event):
+            continue
+        if [_strip(e) for e in (*original[:k], *original[k + 1 :])] == stripped:
+            return True
+    return False
+
+
 EQUIVALENCE_RULES: dict[str, Callable[[Sequence[Event], Sequence[Event]], bool]] = {
     "opaque field": _rule_opaque_field,
     "usage detail within bounds": _rule_usage_detail_within_bounds,
@@ -351,6 +392,7 @@ EQUIVALENCE_RULES: dict[str, Callable[[Sequence[Event], Sequence[Event]], bool]]
     "annotation among its part's deltas": _rule_annotation_position,
     "error event before response.failed": _rule_error_restated,
     "a value whole in its .done": _rule_value_whole_in_done,
+    "a listing the terminal output closes": _rule_listing_closed_by_terminal,
 }
 
 
