@@ -311,52 +311,62 @@ class BodyReader:
         self.done = True
 
     def _chunked(self, data: bytes) -> bytes:
-        parts = self._parts = []
-        clean = self.at_boundary
-        tail = self._tail
+        self._parts = parts = []
+        tail, was = self._tail, self._in_chunk  # where the read began (``clean``, on a fault)
+        first = data[:1]
+        across = (first == b"\r" or first == b"\n") and (tail + data[:3]).find(b"\r\n\r\n") >= 0
+        i = data.find(b"\r\n\r\n")
+        try:
+            if i < 0 and not across:  # the body cannot end in this read: the common case
+                self._moved = False
+                self._parser.feed_data(data)
+                if self._moved:
+                    self._idle = 0
+                else:
+                    self._step_idle(len(data))
+            else:
+                self._pieces(data, tail, i)
+        except (httptools.HttpParserError, FramingError) as exc:
+            clean = not was and tail.endswith(b"\r\n")
+            error = exc if isinstance(exc, FramingError) else FramingError(
+                f"a malformed chunked body: {exc}", BODY_CHUNKED
+            )  # fmt: skip
+            error.partial, error.clean = b"".join(parts), clean
+            self._broken = clean
+            raise error from None
+        self._tail = data[-3:] if len(data) >= 3 else (tail + data)[-3:]
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def _pieces(self, data: bytes, tail: bytes, i: int) -> None:
+        """A read the body may end in: fed up to each CRLF CRLF, until the body has ended."""
         ends = []
         if (j := (tail + data[:3]).find(b"\r\n\r\n")) >= 0:  # one across the last read
             ends.append(j + 4 - len(tail))
-        i = data.find(b"\r\n\r\n")
         while i >= 0:
             ends.append(i + 4)
             i = data.find(b"\r\n\r\n", i + 1)
         feed = self._parser.feed_data
-        try:
-            if not ends:  # the body cannot end in this read
-                self._step(feed, data)
+        view, at = memoryview(data), 0
+        for end in [*sorted(set(ends)), len(data)]:
+            if end <= at:
+                continue
+            self._moved = False
+            feed(view[at:end])
+            if self._moved:
+                self._idle = 0
             else:
-                view, at = memoryview(data), 0
-                for end in sorted(set(ends)):
-                    self._step(feed, view[at:end])
-                    at = end
-                    if self.done:
-                        self.rest = data[end:]
-                        break
-                else:
-                    if at < len(data):
-                        self._step(feed, view[at:])
-        except httptools.HttpParserError as exc:
-            error = FramingError(f"a malformed chunked body: {exc}", BODY_CHUNKED)
-            error.partial, error.clean = b"".join(parts), clean
-            self._broken = clean
-            raise error from None
-        except FramingError as error:
-            error.partial, error.clean = b"".join(parts), clean
-            self._broken = clean
-            raise
-        self._tail = data[-3:] if len(data) >= 3 else (tail + data)[-3:]
-        return parts[0] if len(parts) == 1 else b"".join(parts)
+                self._step_idle(end - at)
+            at = end
+            if self.done:
+                self.rest = data[end:]
+                return
 
-    def _step(self, feed: Any, piece: Any) -> None:
-        self._moved = False
-        feed(piece)
-        if self._moved:
-            self._idle = 0
-        else:
-            self._idle += len(piece)
-            if self._idle > MAX_LINE:
-                raise FramingError(f"a chunk line or trailer over {MAX_LINE} bytes")
+    def _step_idle(self, size: int) -> None:
+        """Bytes that began, ended or carried no chunk: a size line's, an extension's or the
+        trailers' — bounded, as a line is (llhttp keeps none of them)."""
+        self._idle += size
+        if self._idle > MAX_LINE:
+            raise FramingError(f"a chunk line or trailer over {MAX_LINE} bytes")
 
 
 def error_bytes(status: int, message: str, code: str, *, close: bool = False) -> bytes:
