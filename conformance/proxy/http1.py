@@ -311,7 +311,8 @@ class BodyReader:
         self.done = True
 
     def _chunked(self, data: bytes) -> bytes:
-        self._parts = parts = []
+        parts: list[bytes] = []
+        self._parts = parts
         tail, was = self._tail, self._in_chunk  # where the read began (``clean``, on a fault)
         first = data[:1]
         across = (first == b"\r" or first == b"\n") and (tail + data[:3]).find(b"\r\n\r\n") >= 0

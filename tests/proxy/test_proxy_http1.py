@@ -284,3 +284,27 @@ def test_a_request_framing_violation_is_refused_and_never_forwarded(tmp_path: Pa
             assert "(http." in message, (name, message)
         assert not forwarded.is_set()
     assert "Traceback" not in run.stderr
+
+
+def test_the_suites_plain_connection_judges_the_same_framing() -> None:
+    """The live suite's ``core/http11_framing`` reads a create's answer with the same parser
+    (conformance/suite/raw_http.py): each broken answer fails its check there too, and a clean
+    one is judged by all three."""
+    from conformance.suite.raw_http import raw_exchange
+
+    answers = {**ANSWERS, "clean": (STREAM_HEAD + _chunk(EVENT) + b"0\r\n\r\n", None)}
+    sent: list[bytes] = []
+
+    def handler(conn: socket.socket) -> None:
+        request = read_request(conn)
+        sent.append(request)
+        conn.sendall(answers[request.split(b" ")[1].rsplit(b"/", 1)[1].decode()][0])
+
+    with raw_upstream(handler) as upstream:
+        for name, (_, check) in answers.items():
+            answer = raw_exchange(upstream, f"/{name}", {"stream": True}, api_key="k", timeout=WAIT)
+            assert answer.error is None, (name, answer.error)
+            assert [v.check_id for v in answer.violations] == ([check] if check else []), name
+            assert check is None or check in answer.applied
+        assert answer.applied == {HEAD_SYNTAX, BODY_LENGTH, BODY_CHUNKED}
+    assert all(b"\r\nauthorization: Bearer k" in r for r in sent)
