@@ -172,9 +172,7 @@ def _head(buffer: bytes | bytearray, *, request: bool) -> tuple[_Head, Any, int,
             else HEAD_SYNTAX
         )
         raise FramingError(reason, check) from None
-    if (
-        not head.done
-    ):  # llhttp ends a head only at CRLF CRLF; this cannot happen, but is not assumed
+    if not head.done:  # llhttp ends a head only at CRLF CRLF: not expected, but not assumed
         raise FramingError("the head does not end at its blank line", HEAD_SYNTAX)
     version = parser.get_http_version()
     if version not in ("1.1", "1.0"):
@@ -214,8 +212,9 @@ def body_framing(headers: Headers, *, request: bool, status: int = 0, head: bool
     one ``Content-Length`` of digits, and never with ``Transfer-Encoding``."""
     if not request and (head or status in (204, 304) or 100 <= status < 200):
         return "none", 0
-    coding = _get(headers, b"transfer-encoding")
-    if coding is not None:
+    fields = [v for k, v in headers if k.lower() == b"transfer-encoding"]
+    if fields:  # several fields are one list (RFC 9110 §5.3)
+        coding = b", ".join(fields)
         codings = [c for c in (t.strip().lower() for t in coding.split(b",")) if c]
         if codings.count(b"chunked") > 1:  # RFC 9112 §6.1: chunked at most once
             raise FramingError(f"chunked applied twice: {coding[:40]!r}", BODY_LENGTH)

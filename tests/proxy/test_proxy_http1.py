@@ -71,6 +71,7 @@ BAD_LENGTHS = {
     "two-values": b"content-length: 2, 2\r\n",
     "hex": b"content-length: 0x2\r\n",
     "chunked-twice": b"transfer-encoding: chunked, chunked\r\n",
+    "chunked-in-two-fields": b"transfer-encoding: chunked\r\ntransfer-encoding: chunked\r\n",
 }
 
 
