@@ -25,7 +25,7 @@ from starlette.types import ASGIApp
 
 from . import drain
 from .flow import DEFAULT_SEND_TIMEOUT, FlowSettings, FlowWebSocketProtocol
-from .guard import GuardedH11Protocol, GuardTimeouts
+from .guard import GuardedHttpProtocol, GuardTimeouts
 
 __all__ = [
     "DrainingServer",
@@ -60,7 +60,7 @@ def hardened_config(
 ) -> uvicorn.Config:
     """A ``uvicorn.Config`` for ``app`` with ``limits`` (default: :class:`ServerLimits`)."""
     limits = limits or ServerLimits()
-    options.setdefault("http", GuardedH11Protocol)
+    options.setdefault("http", GuardedHttpProtocol)  # llhttp, h11 without httptools
     options.setdefault("ws", FlowWebSocketProtocol)
     config = uvicorn.Config(
         app,

@@ -9,7 +9,8 @@ The format (one :class:`Example` per registered ID):
   violation on it at all;
 - a :class:`Sample` is what the judge is given: ``kind`` ``stream`` (event objects, as JSON Lines),
   ``sse`` (raw bytes), ``response`` (a non-stream body), ``error`` (an error body), ``state`` (a
-  compaction result, conversation, deleted conversation or item list), or ``live``
+  compaction result, conversation, deleted conversation or item list), ``http`` (an answer's
+  raw HTTP/1.1 bytes, as the proxy reads them), or ``live``
   (a misbehaving server, described in ``note``: the live suite is run against it by the tests,
   ``tests/suite/broken_servers.py`` names each server after the check it breaks), with the
   options the judge is run with (profiles, ``resume_after``, ``max_output_tokens``).
@@ -108,6 +109,10 @@ def _judge(sample: Sample, data: Any) -> list[Violation]:
         return judge_session(data, profiles=sample.profiles)[1]
     if sample.kind in ("response", "error", "state"):
         return judge_body(data, sample.kind, **opts)
+    if sample.kind == "http":  # an answer's raw HTTP/1.1 bytes, as the proxy reads them
+        from ..sections.s4_8_http_framing import judge_answer
+
+        return judge_answer(data)[0]
     raise ValueError(f"a {sample.kind} sample is judged by the live suite, not here")
 
 
@@ -125,6 +130,8 @@ def render(sample: Sample, limit: int = 12000) -> str:
         text = bytes(data).decode("utf-8", "replace")
     elif sample.kind == "stream":
         text = "\n".join(json.dumps(e, ensure_ascii=False) for e in data)
+    elif sample.kind == "http":  # one line per line, control bytes escaped
+        text = "\n".join(ascii(line + b"\n")[2:-1] for line in bytes(data).split(b"\n") if line)
     elif sample.kind == "session":
         text = "\n".join(
             json.dumps(

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 __all__ = ["EXAMPLES", "Example", "Kind", "Sample", "example"]
 
-Kind = Literal["stream", "sse", "response", "error", "state", "live", "session"]
+Kind = Literal["stream", "sse", "response", "error", "state", "live", "session", "http"]
 
 
 @dataclass(frozen=True, slots=True)

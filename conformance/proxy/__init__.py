@@ -10,8 +10,9 @@ reports grouped by request kind.
 - :mod:`.ledger` — :class:`Ledger`: verdicts folded into the suite's results, lines and reports;
 - :mod:`.app` — :class:`ProxyApp`: what to do with one request — forward it, judge the answer;
 - :mod:`.server` — :class:`ProxyServer`: the listening socket, client connections, the shutdown;
-- :mod:`.transport` — the asyncio protocols that relay the upstream's bytes to the client as they
-  arrive and hand them to the judge (:class:`RelayedExchange`: one exchange in flight);
+- :mod:`.transport` — :class:`ClientConnection`: one client connection, its requests and deadlines;
+- :mod:`.exchange` — :class:`RelayedExchange`: one exchange in flight, the upstream's bytes relayed to
+  the client as they arrive and handed to the judge;
 - :mod:`.pool` — :class:`UpstreamPool`: keep-alive connections to the upstream;
 - :mod:`.http1` — HTTP/1.1 heads and body framings, sans I/O;
 - :mod:`.websocket` — WebSocket mode forwarded and judged frame by frame;

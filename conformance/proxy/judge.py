@@ -24,7 +24,7 @@ from .. import catalog as C
 from ..bodies.kinds import body_kind, judge_body
 from ..bodies.state import state_exercised
 from ..catalog import live as L
-from ..catalog.registry import Violation
+from ..catalog.registry import REGISTRY, Violation
 from ..sections.against_request import (
     judge_body_against_request,
     judge_stream_against_request,
@@ -132,6 +132,17 @@ class ExchangeJudge:
             self.fail(f"body larger than {self.max_body_bytes} bytes")
             return False
         return True
+
+    def exercise(self, *check_ids: str) -> None:
+        """Rules the transport applied to the answer's bytes (its HTTP/1.1 framing, §4.8)."""
+        self._exercised.update(check_ids)
+
+    def framing(self, check_id: str, reason: str) -> None:
+        """The answer's bytes broke a framing rule (§4.8): the upstream's violation, reported
+        beside the exchange's failure (the proxy refused to relay them as if fine)."""
+        check = REGISTRY[check_id]
+        self._exercised.add(check.id)
+        self._violations.append(check.violation(expected=check.requirement, actual=reason))
 
     def fail(self, error: str, *, timed_out: bool = False) -> None:
         """The exchange broke: no answer, a reset, a cap."""

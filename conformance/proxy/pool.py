@@ -2,7 +2,7 @@
 
 :meth:`UpstreamConnection.send` writes one request and waits for the answer's head (interim
 ``1xx`` answers skipped); after that every byte read goes straight to the exchange's ``sink``
-(:class:`~conformance.proxy.transport.RelayedExchange`): no buffering, no copy.
+(:class:`~conformance.proxy.exchange.RelayedExchange`): no buffering, no copy.
 """
 
 from __future__ import annotations

@@ -10,8 +10,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .app import ProxyApp
+from .exchange import RelayedExchange
 from .pool import UpstreamPool
-from .transport import ClientConnection, RelayedExchange
+from .transport import ClientConnection
 
 __all__ = ["ProxyServer"]
 

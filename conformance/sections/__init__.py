@@ -27,6 +27,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   non-empty in an item's ``output_item.done`` and in the terminal output alike);
 - :mod:`.s4_7_include` — §4.7 include (``response.reasoning.encrypted_content_included``: the
   blob a request's ``include`` asked for, on every finished reasoning item);
+- :mod:`.s4_8_http_framing` — §4.8 HTTP/1.1 framing (``http.head.syntax``,
+  ``http.body.length``, ``http.body.chunked``: the rule is the proxy's llhttp parser);
 - :mod:`.s7_8_logprobs` — §7.8 logprobs (``response.logprobs.delivered``: the log
   probabilities a request's ``include`` asked for, on its text deltas, done events and parts);
 - :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.status``, ``ws.error.code``), judged
@@ -53,6 +55,7 @@ from . import (
     s2_3_one_response,
     s2_9_opaque,
     s4_7_include,
+    s4_8_http_framing,
     s7_8_logprobs,
     s8_4_ws_errors,
     s8_7_connection_state,
@@ -68,6 +71,7 @@ SECTIONS = (
     s2_3_one_response,
     s2_9_opaque,
     s4_7_include,
+    s4_8_http_framing,
     s7_8_logprobs,
     s8_4_ws_errors,
     s8_7_connection_state,

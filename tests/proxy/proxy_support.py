@@ -1,5 +1,5 @@
 """Running ``responses-conformance proxy`` as a user does: a fresh interpreter, a free port, the
-reports read back after SIGINT."""
+reports read back after SIGINT; and hand-written upstreams on raw sockets (:func:`raw_upstream`)."""
 
 from __future__ import annotations
 
@@ -7,16 +7,20 @@ import json
 import os
 import select
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).parents[2]
+WAIT = 30.0
+Handler = Callable[[socket.socket], None]
 SUITE = ROOT / "tests" / "suite"
 if str(SUITE) not in sys.path:  # broken_servers, suite_support
     sys.path.insert(0, str(SUITE))
@@ -94,3 +98,54 @@ def proxy(
         run.code = process.returncode
         run.stdout = "".join(run.lines) + out
         run.stderr = err
+
+
+@contextmanager
+def raw_upstream(handler: Handler) -> Iterator[str]:
+    """A loopback server that runs ``handler`` on each connection, in a thread."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    stop = threading.Event()
+
+    def serve() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=_run, args=(handler, conn), daemon=True).start()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        stop.set()
+        listener.close()
+        thread.join(5)
+
+
+def _run(handler: Handler, conn: socket.socket) -> None:
+    with conn, suppress(OSError):
+        handler(conn)
+
+
+def read_request(conn: socket.socket) -> bytes:
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    while len(body) < length:
+        body += conn.recv(65536)
+    return head

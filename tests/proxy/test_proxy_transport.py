@@ -10,71 +10,15 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import httpx2
 import pytest
-from proxy_support import proxy
+from proxy_support import WAIT, proxy, raw_upstream
+from proxy_support import read_request as _read_request
 
 from mock_server.app import MockSettings
 from mock_server.testing import LoopbackMock
-
-Handler = Callable[[socket.socket], None]
-WAIT = 30.0
-
-
-@contextmanager
-def raw_upstream(handler: Handler) -> Iterator[str]:
-    """A loopback server that runs ``handler`` on each connection, in a thread."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-    stop = threading.Event()
-
-    def serve() -> None:
-        listener.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            threading.Thread(target=_run, args=(handler, conn), daemon=True).start()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        stop.set()
-        listener.close()
-        thread.join(5)
-
-
-def _run(handler: Handler, conn: socket.socket) -> None:
-    with conn, suppress(OSError):
-        handler(conn)
-
-
-def _read_request(conn: socket.socket) -> bytes:
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = conn.recv(65536)
-        if not chunk:
-            return data
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    length = 0
-    for line in head.split(b"\r\n")[1:]:
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length":
-            length = int(value)
-    while len(body) < length:
-        body += conn.recv(65536)
-    return head
-
 
 CORPUS = Path(__file__).parents[1] / "data" / "openai-recorded" / "streams"
 
@@ -298,7 +242,7 @@ def test_a_client_gone_after_the_body_ended_does_not_excuse_the_stream() -> None
     connection is dropped)."""
     from types import SimpleNamespace
 
-    from conformance.proxy.transport import RelayedExchange
+    from conformance.proxy.exchange import RelayedExchange
 
     for ended in (True, False):
         aborted: list[bool] = []

@@ -44,6 +44,18 @@ def server(engine: ScriptedEngine) -> Iterator[ServerThread]:
         yield running
 
 
+@pytest.fixture(params=["httptools", "h11"])
+def http_server(request: pytest.FixtureRequest, engine: ScriptedEngine) -> Iterator[ServerThread]:
+    """The server over each guarded HTTP protocol: llhttp's (the default) and h11's (the
+    fallback without httptools)."""
+    from reference_impl.guard import GuardedH11Protocol, GuardedHttpToolsProtocol
+
+    protocol = GuardedHttpToolsProtocol if request.param == "httptools" else GuardedH11Protocol
+    app = create_app(engine, websocket_limits=WebSocketLimits(connection_bytes=1024 * 1024))
+    with ServerThread(app, limits=SHORT, http=protocol) as running:
+        yield running
+
+
 def _connect(server: ServerThread, rcvbuf: int | None = None) -> socket.socket:
     sock = socket.socket()
     if rcvbuf is not None:  # a client that reads nothing: keep what the kernel takes for it small
@@ -73,8 +85,8 @@ def _closed_within(sock: socket.socket, seconds: float) -> tuple[bool, bytes]:
 # ---------------------------------------------------------------------------- stalled requests
 
 
-def test_half_heads_trickled_are_closed_with_408(server: ServerThread) -> None:
-    socks = [_connect(server) for _ in range(40)]
+def test_half_heads_trickled_are_closed_with_408(http_server: ServerThread) -> None:
+    socks = [_connect(http_server) for _ in range(40)]
     try:
         for sock in socks:
             sock.sendall(b"POST /v1/responses HTTP/1.1\r\nhost: x\r\n")
@@ -103,8 +115,8 @@ def test_half_heads_trickled_are_closed_with_408(server: ServerThread) -> None:
         b"transfer-encoding: chunked\r\n\r\n1\r\n{\r\n",  # a chunked body that never ends
     ],
 )
-def test_a_stalled_body_is_closed_with_408(server: ServerThread, head: bytes) -> None:
-    with _connect(server) as sock:
+def test_a_stalled_body_is_closed_with_408(http_server: ServerThread, head: bytes) -> None:
+    with _connect(http_server) as sock:
         sock.sendall(
             b"POST /v1/responses HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n" + head
         )
@@ -116,15 +128,18 @@ def test_a_stalled_body_is_closed_with_408(server: ServerThread, head: bytes) ->
     assert received.startswith(b"HTTP/1.1 408 ")
 
 
-def test_an_idle_connection_is_closed_after_the_keep_alive_timeout(server: ServerThread) -> None:
-    with _connect(server) as sock:  # sends nothing at all
+def test_an_idle_connection_is_closed_after_the_keep_alive_timeout(
+    http_server: ServerThread,
+) -> None:
+    with _connect(http_server) as sock:  # sends nothing at all
         closed, received = _closed_within(sock, 4.0)
     assert closed and received == b""
 
 
 def test_requests_within_the_bounds_are_served(
-    server: ServerThread, engine: ScriptedEngine
+    http_server: ServerThread, engine: ScriptedEngine
 ) -> None:
+    server = http_server
     gate = threading.Event()
     engine.push([WaitFor(gate), *text_script("slow ", "answer")])
     threading.Timer(1.5, gate.set).start()  # a stream longer than every timeout
@@ -134,6 +149,23 @@ def test_requests_within_the_bounds_are_served(
         assert b"response.completed" in got.content
         again = http.post("/v1/responses", json={"model": "m", "input": "hi"})  # kept alive
         assert again.status_code == 200
+
+
+def test_pipelined_requests_are_each_answered(http_server: ServerThread) -> None:
+    """Two requests in one write, the second's head read while the first is answered: both
+    answered on the kept connection, neither timed out."""
+    body = b'{"model": "m", "input": "hi"}'
+    one = (b"POST /v1/responses HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+           b"content-length: %d\r\n\r\n%s" % (len(body), body))  # fmt: skip
+    with _connect(http_server) as sock:
+        sock.sendall(one + one)
+        sock.settimeout(5.0)
+        received = b""
+        while received.count(b"HTTP/1.1 200 ") < 2:
+            chunk = sock.recv(65536)
+            assert chunk, received
+            received += chunk
+    assert b" 408 " not in received
 
 
 # ---------------------------------------------------------------------------- WebSocket flow

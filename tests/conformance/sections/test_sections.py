@@ -16,6 +16,7 @@ from conformance.examples import EXAMPLES, Sample
 from conformance.examples.live import LIVE_SERVERS
 from conformance.sections import SECTIONS
 from conformance.sections.against_request import judge_stream_against_request
+from conformance.sections.s4_8_http_framing import judge_answer
 from conformance.sse.framing import SSEStreamValidator
 from conformance.validator import StreamValidator
 from conformance.websocket import SessionValidator
@@ -80,6 +81,12 @@ def test_a_sections_check_has_its_clause_examples_and_rule_in_one_place(
         assert check.id in {v.check_id for v in bad_sse.violations}
         assert check.id not in {v.check_id for v in good_sse.violations}
         assert check.id in bad_sse.exercised and check.id in good_sse.exercised
+        return
+    if kind == "http":  # a framing rule (§4.8): the proxy's parser judges the answer's bytes
+        bad, bad_applied = judge_answer(example.failing.build())
+        good, good_applied = judge_answer(example.passing.build())
+        assert check.id in {v.check_id for v in bad} and check.id in bad_applied
+        assert good == [] and check.id in good_applied
         return
     assert kind == "stream"
     if example.failing.request is not None:

@@ -50,6 +50,10 @@ def _stream_or_body(sample: Sample, data: Any) -> set[str]:
         return response_exercised(data, profiles=sample.profiles)
     if sample.kind == "state":
         return state_exercised(data)
+    if sample.kind == "http":
+        from conformance.sections.s4_8_http_framing import judge_answer
+
+        return judge_answer(data)[1]
     if sample.kind == "session":
         session, _ = judge_session(data, profiles=sample.profiles, coverage=True)
         return session.exercised | session.stream_exercised()
