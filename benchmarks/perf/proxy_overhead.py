@@ -41,6 +41,7 @@ import httpx2
 
 from benchmarks.perf.cli_args import non_negative_float, positive_int
 from benchmarks.perf.process_cpu import process_cpu
+from benchmarks.responses_bench.histogram import quantile
 
 from .localhost import free_port as _free_port
 
@@ -58,10 +59,9 @@ class Sample:
 
 
 def _pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+    """The bench's percentile (nearest rank, :func:`quantile`) of ``q`` in [0, 1]; NaN for none."""
+    value = quantile(values, q * 100)
+    return float("nan") if value is None else value
 
 
 def _pinned(cpu: int | None) -> dict[str, object]:
