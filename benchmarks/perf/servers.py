@@ -97,6 +97,7 @@ def start_server(
     timeout: float = 30,
     env: Mapping[str, str] | None = None,
     drain: bool = False,
+    cwd: Path | None = None,
 ) -> Server:
     """Start ``argv`` and wait for its ``listening on http://HOST:PORT`` line (the one way the
     benchmarks and the tests start a server and know it listens: never a sleep, never a guessed
@@ -109,6 +110,7 @@ def start_server(
         stdout=subprocess.PIPE,
         stderr=stderr,
         env=None if env is None else dict(env),
+        cwd=cwd,
         preexec_fn=_child_setup(cpu),
     )
     assert process.stdout is not None
