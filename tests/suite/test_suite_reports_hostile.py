@@ -107,6 +107,14 @@ def test_the_clients_report_escapes_every_value() -> None:
     hostile = _poison(index, SCRIPT, numbers=True)
     page = clients_html(hostile)
     assert "<script" not in page and "&lt;script&gt;" in page
+    # markup, quotes, a bare `&` and control characters: the benign page's tags and no more
+    page = clients_html(_poison(index, HOSTILE, numbers=True))
+    benign = _Page(clients_html(_poison(index, "plain", numbers=True)))
+    parsed = _Page(page)
+    assert parsed.tags <= benign.tags and parsed.attributes <= benign.attributes
+    assert not _NOT_HTML.search(page)
+    assert not re.search(r"&(?![a-z]+;|#[0-9]+;|#x[0-9a-f]+;)", page, re.I)
+    assert any(SHOWN in text for text in parsed.values)
     for target in hostile["targets"].values():  # the branches of a run that ran, too
         target["status"] = "ran"
         target.setdefault("clients", {})

@@ -22,7 +22,7 @@ from markupsafe import Markup
 from ...catalog.docs import doc_file
 from .junit import attempt_lines, hex_code
 
-__all__ = ["render_html"]
+__all__ = ["autoescaping_environment", "render_html"]
 
 _LABEL = {
     "pass": "PASS", "fail": "FAIL", "warn": "WARN", "info": "INFO", "skip": "SKIP",
@@ -53,16 +53,22 @@ def _visible(value: object) -> object:
     return _NOT_HTML.sub(hex_code, str(value))
 
 
-# Autoescaping for every template whatever its name; a missing variable is an error, not "".
-_ENV = jinja2.Environment(
-    loader=jinja2.PackageLoader("conformance.suite.reporting", "templates"),
-    autoescape=True,
-    undefined=jinja2.StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    keep_trailing_newline=True,
-    finalize=_visible,
-)
+def autoescaping_environment(package: str) -> jinja2.Environment:
+    """The Jinja2 environment of the judge's HTML reports, their templates in ``package``'s
+    ``templates/``: autoescaping for every template whatever its name, every value through
+    :func:`_visible`, a missing variable an error (not ""), one output line per template line."""
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader(package, "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        finalize=_visible,
+    )
+
+
+_ENV = autoescaping_environment("conformance.suite.reporting")
 
 
 def _doc_href(anchor: str) -> str | None:

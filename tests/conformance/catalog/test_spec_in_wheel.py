@@ -100,9 +100,10 @@ def test_explain_from_an_installed_wheel_prints_the_clause(wheel: Path, tmp_path
 
 
 def test_the_wheel_carries_the_report_templates(wheel: Path) -> None:
-    templates = ROOT / "conformance" / "suite" / "reporting" / "templates"
+    # the suite's report.html and the clients harness's
     with zipfile.ZipFile(wheel) as zf:
-        paths = sorted(templates.glob("*.j2"))
+        paths = sorted((ROOT / "conformance").glob("**/templates/*.j2"))
+        assert {p.parent.parent.name for p in paths} == {"reporting", "clients"}
         assert paths, "no templates found"
         for path in paths:
             name = path.relative_to(ROOT).as_posix()
