@@ -1,7 +1,8 @@
 """The geventhttpclient internals benchmarks/responses_bench/exchange.py reads (issue #40 item 5:
 a dependency's private internals only with a pinned version and a test): ``_body_buffer``,
-``_sock``, ``feed``, ``message_complete`` and ``release`` of the response object, here on a real
-geventhttpclient response against a loopback server that sends a chunked body in two steps.
+``_sock``, ``feed``, ``message_complete`` and ``release`` of the response object behind a
+``UserAgent.urlopen`` answer's ``_response`` (locust's FastHttpSession is a UserAgent), here on a
+real geventhttpclient response against a loopback server that sends a chunked body in two steps.
 
 ``_chunks`` must hand over the first chunk while the second has not been sent (the server waits
 for the test's word): that is what stamps each event with its own arrival time. A
@@ -60,16 +61,19 @@ def server() -> Iterator[tuple[subprocess.Popen[str], int]]:
 
 @pytest.fixture
 def opened() -> Iterator[Callable[[int], Any]]:
-    """Opens the request on the server's port; every client is closed after the test."""
-    clients: list[Any] = []
+    """Opens the request on the server's port as locust's FastHttpSession does (its client is a
+    geventhttpclient ``UserAgent``; exchange.py reads the ``_response`` of what ``urlopen``
+    returns); every agent is closed after the test."""
+    agents: list[Any] = []
 
     def open_(port: int) -> Any:
-        clients.append(geventhttpclient.HTTPClient("127.0.0.1", port, network_timeout=10))
-        return clients[-1].request("POST", "/v1/responses", body=b"{}", headers={"a": "b"})
+        agents.append(geventhttpclient.UserAgent(network_timeout=10))
+        url = f"http://127.0.0.1:{port}/v1/responses"
+        return agents[-1].urlopen(url, method="POST", payload=b"{}", headers={"a": "b"})
 
     yield open_
-    for client in clients:
-        client.close()
+    for agent in agents:
+        agent.close()
 
 
 def _say(process: subprocess.Popen[str], word: str) -> None:
@@ -82,7 +86,7 @@ def test_each_chunk_is_handed_over_as_it_arrives(
     server: tuple[subprocess.Popen[str], int], opened: Callable[[int], Any]
 ) -> None:
     process, port = server
-    raw = opened(port)
+    raw = opened(port)._response
     chunks = _chunks(raw, None)
     assert next(chunks) == b"first"  # the second is not sent yet: no read waits for it
     assert not raw.message_complete
@@ -96,7 +100,7 @@ def test_a_malformed_chunk_is_geventhttpclients_public_parse_error(
     server: tuple[subprocess.Popen[str], int], opened: Callable[[int], Any]
 ) -> None:
     process, port = server
-    raw = opened(port)
+    raw = opened(port)._response
     chunks = _chunks(raw, None)
     assert next(chunks) == b"first"
     _say(process, "cut")
@@ -111,10 +115,7 @@ def test_an_error_bodys_received_part_is_read_from_the_buffer(
     server: tuple[subprocess.Popen[str], int], opened: Callable[[int], Any]
 ) -> None:
     process, port = server
-
-    class Answered:  # what locust's FastResponse holds: the geventhttpclient response
-        _response = opened(port)
-
-    assert _buffered(Answered()) == b"first"
+    answered = opened(port)  # what an HTTP error carries as its `response`
+    assert _buffered(answered) == b"first"
     _say(process, "go")
-    Answered._response.release()
+    answered.release()
