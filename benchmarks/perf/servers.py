@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from benchmarks.perf.errors import RunError
 from benchmarks.perf.process_cpu import process_cpu, tree_cpu
@@ -98,21 +99,28 @@ def start_server(
     env: Mapping[str, str] | None = None,
     drain: bool = False,
     cwd: Path | None = None,
+    log: Path | None = None,
 ) -> Server:
     """Start ``argv`` and wait for its ``listening on http://HOST:PORT`` line (the one way the
     benchmarks and the tests start a server and know it listens: never a sleep, never a guessed
     port). Lines before it are skipped. ``drain``: the server's stderr joins its stdout, and
     after that line a thread reads both to their end (a chatty server never blocks on a full
-    pipe); otherwise stderr is dropped (``quiet``) or inherited."""
-    stderr = subprocess.STDOUT if drain else subprocess.DEVNULL if quiet else None
-    process = subprocess.Popen(
-        list(argv),
-        stdout=subprocess.PIPE,
-        stderr=stderr,
-        env=None if env is None else dict(env),
-        cwd=cwd,
-        preexec_fn=_child_setup(cpu),
-    )
+    pipe); otherwise stderr is dropped (``quiet``) or inherited. ``log``: stderr goes to that file
+    instead."""
+    stderr: int | IO[bytes] | None = subprocess.DEVNULL if quiet else None
+    if drain:
+        stderr = subprocess.STDOUT
+    with contextlib.ExitStack() as files:  # a log file: the child keeps its own copy
+        if log is not None:
+            stderr = files.enter_context(log.open("wb"))
+        process = subprocess.Popen(
+            list(argv),
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            env=None if env is None else dict(env),
+            cwd=cwd,
+            preexec_fn=_child_setup(cpu),
+        )
     assert process.stdout is not None
     deadline = time.monotonic() + timeout
     seen = b""
