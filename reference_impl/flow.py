@@ -28,10 +28,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from uvicorn._types import ASGIReceiveEvent
+# uvicorn's websockets-sansio protocol, subclassed for its internals (queue, read_paused, conn,
+# handle_ping, stop_keepalive): pyproject.toml pins uvicorn to the range
+# tests/reference_impl/test_refimpl_limits.py passes on (0.35 and 0.44 fail it).
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+if TYPE_CHECKING:
+    from uvicorn._types import ASGIReceiveEvent
 
 __all__ = [
     "DEFAULT_CONNECTION_BYTES",

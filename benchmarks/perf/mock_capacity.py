@@ -59,6 +59,7 @@ from benchmarks.perf.cli_args import (
 from benchmarks.perf.errors import RunError
 from benchmarks.perf.servers import Server, ServerTree, start_server
 from benchmarks.perf.stream_client import capture, request_bytes
+from benchmarks.responses_bench.histogram import quantile
 
 __all__ = ["Level", "main", "sweep"]
 
@@ -96,15 +97,9 @@ class Level:
     def client_cores(self) -> float:
         return self.client_cpu_seconds / max(self.wall_seconds, 1e-9)
 
-    def quantile(self, values: list[float], q: float) -> float | None:
-        if not values:
-            return None
-        ordered = sorted(values)
-        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
     @property
     def keeps_pace(self) -> bool:
-        p99 = self.quantile(self.stretch, 0.99)
+        p99 = quantile(self.stretch, 99)
         return self.failed == 0 and p99 is not None and p99 <= KEEPS_PACE_STRETCH
 
     def summary(self) -> dict[str, Any]:
@@ -113,10 +108,10 @@ class Level:
             events_per_s=self.events_per_s,
             server_cores=self.server_cores,
             client_cores=self.client_cores,
-            ttft_p50_ms=self.quantile(self.ttft_ms, 0.5),
-            ttft_p99_ms=self.quantile(self.ttft_ms, 0.99),
-            stretch_p50=self.quantile(self.stretch, 0.5),
-            stretch_p99=self.quantile(self.stretch, 0.99),
+            ttft_p50_ms=quantile(self.ttft_ms, 50),
+            ttft_p99_ms=quantile(self.ttft_ms, 99),
+            stretch_p50=quantile(self.stretch, 50),
+            stretch_p99=quantile(self.stretch, 99),
             keeps_pace=self.keeps_pace,
         )
         return row
@@ -327,12 +322,11 @@ def _x(value: float | None) -> str:
 
 
 def _row(level: Level) -> str:
-    q = level.quantile
     failures = ", ".join(f"{why} {n}" for why, n in sorted(level.failures.items()))
     return (
         f"{level.concurrency:>7,} {level.ok:>8,} {level.failed:>7,} {level.events_per_s:>10,.0f} "
-        f"{level.server_cores:>6.2f} {level.client_cores:>6.2f} {_ms(q(level.ttft_ms, 0.5)):>7} {_ms(q(level.ttft_ms, 0.99)):>7} "
-        f"{_x(q(level.stretch, 0.5)):>6} {_x(q(level.stretch, 0.99)):>6}  "
+        f"{level.server_cores:>6.2f} {level.client_cores:>6.2f} {_ms(quantile(level.ttft_ms, 50)):>7} {_ms(quantile(level.ttft_ms, 99)):>7} "
+        f"{_x(quantile(level.stretch, 50)):>6} {_x(quantile(level.stretch, 99)):>6}  "
         f"{'yes' if level.keeps_pace else 'no'}{'  (' + failures + ')' if failures else ''}"
     )  # fmt: skip
 

@@ -29,20 +29,20 @@ import asyncio
 import json
 import os
 import select
-import socket
 import statistics
 import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx2
 
 from benchmarks.perf.cli_args import non_negative_float, positive_int
 from benchmarks.perf.process_cpu import process_cpu
-
-from .localhost import free_port as _free_port
+from benchmarks.perf.servers import start_server
+from benchmarks.responses_bench.histogram import quantile
 
 ROOT = Path(__file__).resolve().parents[2]
 TTFT_TARGET = 1.2
@@ -58,26 +58,15 @@ class Sample:
 
 
 def _pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+    """The bench's percentile (nearest rank, :func:`quantile`) of ``q`` in [0, 1]; NaN for none."""
+    value = quantile(values, q * 100)
+    return float("nan") if value is None else value
 
 
 def _pinned(cpu: int | None) -> dict[str, object]:
     if cpu is None or not hasattr(os, "sched_setaffinity"):
         return {}
     return {"preexec_fn": lambda: os.sched_setaffinity(0, {cpu})}
-
-
-def _wait_port(port: int, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise RuntimeError(f"nothing listens on {port}")
 
 
 def _launch(args: list[str], root: Path, cpu: int | None, ready: str) -> tuple[subprocess.Popen[str], str]:  # fmt: skip
@@ -116,21 +105,19 @@ def _floor(upstream: str, cpu: int | None) -> subprocess.Popen[str]:
     return floor
 
 
-def _start(args: argparse.Namespace, cpus: list[int]) -> list[subprocess.Popen[str]]:
+def _start(args: argparse.Namespace, cpus: list[int]) -> list[subprocess.Popen[Any]]:
     mock_cpu = cpus[0] if cpus else None
     proxy_cpu = cpus[1] if len(cpus) > 1 else mock_cpu
-    port = _free_port()
-    mock = subprocess.Popen(
-        [sys.executable, "-m", "mock_server.cli", "--port", str(port), "--frozen-time",
+    mock = start_server(
+        "mock",
+        [sys.executable, "-m", "mock_server.cli", "--port", "0", "--frozen-time",
          "--ttft", str(args.ttft), "--inter-token", str(args.inter_token),
          "--log-level", "warning"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True,
-        **_pinned(mock_cpu),  # type: ignore[call-overload]
+        mock_cpu, timeout=60, cwd=ROOT,
     )  # fmt: skip
-    _wait_port(port)
-    upstream = f"http://127.0.0.1:{port}/v1"
-    mock.args = upstream  # the base URLs, for the rounds
-    started = [mock]
+    upstream = f"{mock.origin}/v1"
+    mock.process.args = upstream  # the base URLs, for the rounds
+    started: list[subprocess.Popen[Any]] = [mock.process]
     try:
         started.append(_proxy(upstream, proxy_cpu, ROOT))
         if args.baseline_root is not None:
@@ -143,7 +130,7 @@ def _start(args: argparse.Namespace, cpus: list[int]) -> list[subprocess.Popen[s
     return started
 
 
-def _stop(processes: list[subprocess.Popen[str]]) -> None:
+def _stop(processes: list[subprocess.Popen[Any]]) -> None:
     for process in reversed(processes):
         process.terminate()
         try:

@@ -1,19 +1,24 @@
-"""Server processes for the perf benchmarks: start one from its command line, pinned to a CPU,
-wait for its ``listening on http://HOST:PORT`` line, read its CPU time, stop it."""
+"""Server processes for the perf benchmarks and the tests: start one from its command line, pinned
+to a CPU, wait for its ``listening on http://HOST:PORT`` line, read its CPU time, stop it.
+Neutral: it imports neither the judge nor the judged (tests/support/child_memory.py is built on
+it)."""
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
 import os
+import re
 import select
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from benchmarks.perf.errors import RunError
 from benchmarks.perf.process_cpu import process_cpu, tree_cpu
@@ -27,6 +32,7 @@ class Server:
     process: subprocess.Popen[bytes]
     host: str
     port: int
+    drain: threading.Thread | None = None  # reads its output to the end (start_server's drain)
 
     @property
     def pid(self) -> int:
@@ -50,6 +56,8 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        if self.drain is not None:
+            self.drain.join(timeout=5)
         if self.process.stdout is not None:
             self.process.stdout.close()
 
@@ -59,7 +67,7 @@ class ServerTree(Server):
 
     @classmethod
     def of(cls, server: Server) -> ServerTree:
-        return cls(server.name, server.process, server.host, server.port)
+        return cls(server.name, server.process, server.host, server.port, server.drain)
 
     def cpu_seconds(self) -> float:
         return tree_cpu(self.pid)
@@ -78,36 +86,68 @@ def _child_setup(cpu: int | None) -> Callable[[], None]:
     return setup
 
 
+_LISTENING = re.compile(r"listening on http://(\S+)")
+
+
 def start_server(
-    name: str, argv: Sequence[str], cpu: int | None, *, quiet: bool = True, timeout: float = 30
+    name: str,
+    argv: Sequence[str],
+    cpu: int | None,
+    *,
+    quiet: bool = True,
+    timeout: float = 30,
+    env: Mapping[str, str] | None = None,
+    drain: bool = False,
+    cwd: Path | None = None,
+    log: Path | None = None,
 ) -> Server:
-    """Start ``argv`` and wait for its ``listening on http://HOST:PORT`` line."""
-    process = subprocess.Popen(
-        list(argv),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL if quiet else None,
-        preexec_fn=_child_setup(cpu),
-    )
+    """Start ``argv`` and wait for its ``listening on http://HOST:PORT`` line (the one way the
+    benchmarks and the tests start a server and know it listens: never a sleep, never a guessed
+    port). Lines before it are skipped. ``drain``: the server's stderr joins its stdout, and
+    after that line a thread reads both to their end (a chatty server never blocks on a full
+    pipe); otherwise stderr is dropped (``quiet``) or inherited. ``log``: stderr goes to that file
+    instead."""
+    stderr: int | IO[bytes] | None = subprocess.DEVNULL if quiet else None
+    if drain:
+        stderr = subprocess.STDOUT
+    with contextlib.ExitStack() as files:  # a log file: the child keeps its own copy
+        if log is not None:
+            stderr = files.enter_context(log.open("wb"))
+        process = subprocess.Popen(
+            list(argv),
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            env=None if env is None else dict(env),
+            cwd=cwd,
+            preexec_fn=_child_setup(cpu),
+        )
     assert process.stdout is not None
     deadline = time.monotonic() + timeout
-    line = b""
-    while not line.endswith(b"\n"):
-        left = deadline - time.monotonic()
-        if left <= 0 or process.poll() is not None:
-            _abandon(process)
-            raise RunError(f"{name} server did not start: {' '.join(argv)}")
-        ready, _, _ = select.select([process.stdout], [], [], left)
-        if ready:
-            byte = os.read(process.stdout.fileno(), 1)  # unbuffered: select() sees the rest
-            if not byte:
-                continue
-            line += byte
-    text = line.decode().strip()
-    if not text.startswith("listening on http://"):
-        _abandon(process)
-        raise RunError(f"{name} server printed {text!r} instead of its address")
-    host, _, port = text.removeprefix("listening on http://").rpartition(":")
-    return Server(name, process, host.strip("[]"), int(port))
+    seen = b""
+    while True:
+        line = b""
+        while not line.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0 or process.poll() is not None:
+                _abandon(process)
+                said = seen.decode(errors="replace").strip()[-500:]
+                raise RunError(f"{name} server did not start: {' '.join(argv)}: {said}")
+            ready, _, _ = select.select([process.stdout], [], [], left)
+            if ready:
+                byte = os.read(process.stdout.fileno(), 1)  # unbuffered: select() sees the rest
+                if not byte:
+                    continue
+                line += byte
+        seen += line
+        match = _LISTENING.search(line.decode(errors="replace"))
+        if match:
+            break
+    host, _, port = match[1].rpartition(":")
+    server = Server(name, process, host.strip("[]"), int(port))
+    if drain:
+        server.drain = threading.Thread(target=process.stdout.read, daemon=True)
+        server.drain.start()
+    return server
 
 
 def start_mock(options: Sequence[str]) -> Server:

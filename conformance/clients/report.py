@@ -14,8 +14,8 @@
 from __future__ import annotations
 
 import datetime as dt
-import html
 import json
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from xml.etree import ElementTree as ET
 
 from cassettes.redaction import Redactor
 
+from ..suite.reporting.html import autoescaping_environment
 from .results import HarnessResult
 
 __all__ = ["FORMAT", "build_index", "set_profile_verdict", "write_reports"]
@@ -99,16 +100,39 @@ def render_junit(index: dict[str, Any]) -> str:
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
-_CSS = (
-    "body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse}"
-    "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px}"
-    ".pass{background:#c8f0c8}.fail{background:#f6c2c2}.unavailable,.not_judged{background:#eee}"
-    "pre{white-space:pre-wrap;background:#f6f6f6;padding:6px;font-size:12px}"
-)
+_ENV = autoescaping_environment("conformance.clients")
+
+
+@dataclass(slots=True)
+class _Version:
+    target: str
+    client: str
+    version: str
+    source: str
+    harness: str
+    profile: str
+
+
+@dataclass(slots=True)
+class _Agreement:
+    target: str
+    client: str
+    profile: str
+    harness: str
+    cls: str
+    agrees: str
+    failing: str
+
+
+@dataclass(slots=True)
+class _Detail:
+    title: str
+    reason: str
+    evidence: str | None = None
 
 
 def render_html(index: dict[str, Any]) -> str:
-    esc = html.escape
+    """report.html (templates/report.html.j2, autoescaped: every value is text)."""
     names = list(index["targets"])
     rows: dict[tuple[str, str], dict[str, str]] = {}
     for tname, target in index["targets"].items():
@@ -117,71 +141,56 @@ def render_html(index: dict[str, Any]) -> str:
                 rows.setdefault((cname, "(install)"), {})[tname] = "unavailable"
             for fname, flow in client["flows"].items():
                 rows.setdefault((cname, fname), {})[tname] = flow["outcome"]
-    head = "".join(f"<th>{esc(n)}</th>" for n in names)
-    body = []
-    for (cname, fname), cells in rows.items():
-        tds = "".join(
-            f'<td class="{esc(cells.get(n, ""))}">{esc(cells.get(n, "-"))}</td>' for n in names
-        )
-        body.append(f"<tr><td>{esc(cname)}</td><td>{esc(fname)}</td>{tds}</tr>")
     details = []
     for tname, target in index["targets"].items():
         if target["status"] != "ran":
-            details.append(f"<h3>{esc(tname)}: {esc(target['status'])}</h3>"
-                           f"<p>{esc(str(target['reason']))}</p>")  # fmt: skip
+            details.append(_Detail(f"{tname}: {target['status']}", str(target["reason"])))
             continue
         for cname, client in target["clients"].items():
             if client["status"] != "ran":
-                details.append(f"<h3>{esc(tname)} / {esc(cname)}: unavailable</h3>"
-                               f"<p>{esc(str(client['reason']))}</p>")  # fmt: skip
+                details.append(_Detail(f"{tname} / {cname}: unavailable", str(client["reason"])))
             for fname, flow in client["flows"].items():
                 if flow["outcome"] == "pass":
                     continue
                 evidence = json.dumps(flow.get("evidence", {}), indent=2, ensure_ascii=False)
                 details.append(
-                    f"<h3>{esc(tname)} / {esc(cname)} / {esc(fname)}: fail</h3>"
-                    f"<p>{esc(str(flow.get('reason')))}</p><pre>{esc(evidence)}</pre>"
+                    _Detail(f"{tname} / {cname} / {fname}: fail", str(flow.get("reason")), evidence)
                 )
-    versions = "".join(
-        f"<li>{esc(t)} / {esc(c)}: {esc(cl['version'])} ({esc(cl['source'])}) — harness "
-        f"{esc(cl['harness'])}, profile {esc(str(cl['profile']))}</li>"
+    versions = [
+        _Version(t, c, cl["version"], cl["source"], cl["harness"], str(cl["profile"]))
         for t, target in index["targets"].items()
         for c, cl in target.get("clients", {}).items()
-    )
-    return (
-        "<!doctype html><html><head><meta charset='utf-8'><title>responses-conformance clients"
-        f"</title><style>{_CSS}</style></head><body><h1>Real clients</h1>"
-        f"<table><tr><th>client</th><th>flow</th>{head}</tr>{''.join(body)}</table>"
-        f"<ul>{versions}</ul>{_agreement_html(index)}{''.join(details)}</body></html>\n"
+    ]
+    return _ENV.get_template("report.html.j2").render(
+        names=names,
+        rows=[(c, f, [cells.get(n) for n in names]) for (c, f), cells in rows.items()],
+        versions=versions,
+        agreement=_agreement(index),
+        details=details,
     )
 
 
-def _agreement_html(index: dict[str, Any]) -> str:
+def _agreement(index: dict[str, Any]) -> list[_Agreement]:
     """The agreement table (``clients --with-profiles``): per target and client, the
     ``client:X`` profile's verdict beside the harness's."""
-    esc = html.escape
     rows = []
     for tname, target in index["targets"].items():
         table = target.get("agreement")
         if table is None:
             continue
         for cname, row in table["clients"].items():
-            agrees = {True: "yes", False: "NO", None: "-"}[row["agrees"]]
-            cls = {True: "pass", False: "fail", None: "not_judged"}[row["agrees"]]
-            failing = ", ".join(row["profile_failing"])
             rows.append(
-                f"<tr><td>{esc(tname)}</td><td>{esc(cname)}</td>"
-                f'<td class="{esc(row["profile"])}">{esc(row["profile"])}</td>'
-                f'<td class="{esc(row["harness"])}">{esc(row["harness"])}</td>'
-                f'<td class="{cls}">{agrees}</td><td>{esc(failing)}</td></tr>'
+                _Agreement(
+                    target=tname,
+                    client=cname,
+                    profile=row["profile"],
+                    harness=row["harness"],
+                    cls={True: "pass", False: "fail", None: "not_judged"}[row["agrees"]],
+                    agrees={True: "yes", False: "NO", None: "-"}[row["agrees"]],
+                    failing=", ".join(row["profile_failing"]),
+                )
             )
-    if not rows:
-        return ""
-    return (
-        "<h2>Profile verdict × harness verdict</h2><table><tr><th>target</th><th>client</th>"
-        "<th>client:X profile</th><th>harness</th><th>agree</th><th>profile's failing checks"
-        f"</th></tr>{''.join(rows)}</table>"
-    )
+    return rows
 
 
 def write_reports(index: dict[str, Any], report_dir: str | Path, redactor: Redactor) -> list[Path]:

@@ -8,6 +8,7 @@ import openai
 import pytest
 from refimpl_support import ScriptedEngine, ServeFn, sdk_client
 
+from benchmarks.perf.localhost import free_port
 from reference_impl.engine import Engine
 from reference_impl.server import ServerThread
 from reference_impl.service.app import create_app
@@ -49,7 +50,6 @@ def client(server: ServerThread) -> Iterator[openai.OpenAI]:
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A throwaway redis-server on a free loopback port (skips where none is installed)."""
     import shutil
-    import socket
     import subprocess
     import time
 
@@ -57,9 +57,7 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     binary = shutil.which("redis-server")
     if binary is None:
         pytest.skip("redis-server is not installed (apt-get install -y redis-server)")
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
+    port = free_port()
     workdir = tmp_path_factory.mktemp("redis-server")
     server = subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",

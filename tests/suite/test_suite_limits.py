@@ -4,7 +4,6 @@ one-line reason."""
 from __future__ import annotations
 
 import json
-import socket
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -15,6 +14,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from suite_support import run_suite, serve
+
+from benchmarks.perf.localhost import free_port
 
 
 async def _models(request: Request) -> Response:
@@ -89,10 +90,7 @@ def test_endless_stream_is_cut_by_the_event_cap(tmp_path: Path) -> None:
 
 
 def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
+    return free_port()  # nothing listens on it
 
 
 def test_unreachable_target_exits_2_with_one_line(tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ import copy
 import io
 import json
 import shutil
-import socket
 from collections.abc import Iterator
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 from broken_servers import kb26_store_false_retrievable
 from suite_support import ROOT, run_suite, serve
 
+from benchmarks.perf.localhost import free_port
 from conformance import catalog as C
 from conformance.catalog import live as L
 from conformance.cli import main
@@ -508,10 +508,7 @@ def test_what_the_producers_write_is_well_formed(tmp_path: Path, kind: str) -> N
 
 
 def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
+    return free_port()  # nothing listens on it
 
 
 def test_a_run_writes_a_well_formed_index(tmp_path: Path) -> None:

@@ -4,19 +4,17 @@ child, never as wall time). Readiness is the child's ``listening on`` line, neve
 from __future__ import annotations
 
 import os
-import re
-import selectors
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.perf.errors import RunError
+from benchmarks.perf.servers import start_server
+
 BIN = Path(sys.executable).parent
-_LISTENING = re.compile(rb"listening on (http://\S+)")
 
 
 @dataclass
@@ -43,41 +41,17 @@ def _status_kib(pid: int, field: str) -> int:
 @contextmanager
 def listening_child(argv: Sequence[str], timeout: float = 30.0) -> Iterator[Child]:
     """Run ``argv`` (a console script in this venv's bin, or a full command) until it prints
-    ``listening on URL``; terminate it afterwards."""
+    ``listening on URL`` (benchmarks.perf.servers.start_server, the one starter); its output is
+    drained; it is terminated afterwards."""
     command = [str(BIN / argv[0]) if (BIN / argv[0]).exists() else argv[0], *argv[1:]]
     env = dict(os.environ)
     env.pop("OPENAI_API_KEY", None)
     env["PYTHONUNBUFFERED"] = "1"
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
-    drain: threading.Thread | None = None
     try:
-        assert proc.stdout is not None
-        selector = selectors.DefaultSelector()
-        selector.register(proc.stdout, selectors.EVENT_READ)
-        deadline = time.monotonic() + timeout
-        seen = b""
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or proc.poll() is not None:
-                raise RuntimeError(f"{argv[0]} did not start: {seen.decode(errors='replace')}")
-            if selector.select(left):
-                line = proc.stdout.readline()
-                seen += line
-                match = _LISTENING.search(line)
-                if match:
-                    break
-        selector.close()
-        drain = threading.Thread(target=proc.stdout.read, daemon=True)
-        drain.start()
-        yield Child(proc, match.group(1).decode())
+        server = start_server(argv[0], command, None, timeout=timeout, env=env, drain=True)
+    except RunError as exc:
+        raise RuntimeError(str(exc)) from None
+    try:
+        yield Child(server.process, server.origin)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if drain is not None:
-            drain.join(timeout=5)
-        if proc.stdout is not None:
-            proc.stdout.close()
+        server.stop()

@@ -11,17 +11,36 @@ from benchmarks.vendors.catalog import BANNED, LOCKS, SGLANG_MODELS, SLICES, TAR
 from conformance.suite.targets import ALL_PROFILES
 
 
+def _requirements(lock: str) -> list[tuple[str, list[str]]]:
+    """A lock's requirements, ``(name==version, [its sha256 hashes])`` each: lines joined where
+    they end in a backslash (pip's continuation), comments and blank lines left out."""
+    text = re.sub(r"\\\n", " ", (LOCKS / lock).read_text())
+    out = []
+    for line in text.splitlines():
+        line = line.split(" #", 1)[0].strip()
+        if not line or line.startswith("#"):
+            continue
+        pin, *options = line.split()
+        hashes = [o.removeprefix("--hash=sha256:") for o in options if o.startswith("--hash=")]
+        assert len(hashes) == len(options), f"{lock}: {line[:80]}"  # nothing but hashes
+        out.append((pin, hashes))
+    return out
+
+
 def test_every_third_party_vendor_is_pinned_exactly_with_a_hash_and_a_lock() -> None:
     for vendor in VENDORS.values():
         assert re.fullmatch(r"\d+(\.\d+)+", vendor.version), vendor
         if vendor.lock:
             assert re.fullmatch(r"[0-9a-f]{64}", vendor.wheel_sha256), vendor
-            lines = (LOCKS / vendor.lock).read_text().splitlines()
-            pins = [line for line in lines if line and not line.startswith("#")]
-            assert all("==" in line for line in pins), vendor.lock
-            own = f"{vendor.distribution}=={vendor.version}"
-            # a constraints file pins the vendor too; an exact lock leaves the checked wheel out
-            assert (own in pins) == (vendor.install == "constraints"), vendor.lock
+            requirements = _requirements(vendor.lock)
+            # pip's hash-checking mode (venvs.py installs with --require-hashes): every
+            # requirement pinned with == and at least one sha256 of its files
+            for pin, hashes in requirements:
+                assert re.fullmatch(r"[A-Za-z0-9._-]+==[^=\s]+", pin), (vendor.lock, pin)
+                assert hashes and all(re.fullmatch(r"[0-9a-f]{64}", h) for h in hashes), pin
+            # the vendor's own wheel is left out: it is installed from the checked file
+            names = {pin.partition("==")[0].lower().replace("_", "-") for pin, _ in requirements}
+            assert vendor.distribution not in names, vendor.lock
 
 
 def test_no_banned_release_is_pinned_anywhere() -> None:
@@ -29,9 +48,9 @@ def test_no_banned_release_is_pinned_anywhere() -> None:
     for vendor in VENDORS.values():
         assert (vendor.distribution, vendor.version) not in BANNED
         if vendor.lock:
-            for line in (LOCKS / vendor.lock).read_text().splitlines():
-                name, _, version = line.partition("==")
-                assert (name.strip().lower(), version.strip()) not in BANNED, line
+            for pin, _ in _requirements(vendor.lock):
+                name, _, version = pin.partition("==")
+                assert (name.lower(), version) not in BANNED, pin
 
 
 def test_targets_declare_known_profiles_and_the_ci_slice_has_sglang_and_a_bridge() -> None:

@@ -20,7 +20,7 @@ import threading
 import time
 from pathlib import Path
 
-from benchmarks.perf.errors import ParseError, PeerUnavailable
+from benchmarks.perf.errors import ParseError, PeerUnavailable, RunError
 from benchmarks.perf.peers import offline, venvs
 from benchmarks.perf.peers.table import rows
 from benchmarks.perf.peers.tools import TOOLS, Cell, Tool
@@ -28,6 +28,7 @@ from benchmarks.perf.peers.truth import Cell as Result
 from benchmarks.perf.peers.truth import compare, truth_of
 from benchmarks.perf.peers.wire import LoopbackCapture, exchanges
 from benchmarks.perf.process_cpu import TreeCPU
+from benchmarks.perf.servers import start_server
 
 
 def _csv_ints(text: str) -> list[int]:
@@ -96,19 +97,11 @@ def start_mock(args: argparse.Namespace, log: Path) -> tuple[subprocess.Popen[by
         "--port", "0", "--frozen-time",
         "--ttft", f"{args.ttft:g}", "--inter-token", f"{args.inter_token:g}",
     ]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log.open("wb"))
-    assert proc.stdout is not None
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline().decode(errors="replace")
-        if not line:
-            break
-        if "listening on http://" in line:
-            port = int(line.rsplit(":", 1)[1].strip().split("/")[0])
-            threading.Thread(target=proc.stdout.read, daemon=True).start()
-            return proc, port
-    proc.kill()
-    raise SystemExit(f"peers: responses-mock did not start (see {log})")
+    try:
+        mock = start_server("responses-mock", cmd, None, timeout=60, drain=True, log=log)
+    except RunError:
+        raise SystemExit(f"peers: responses-mock did not start (see {log})") from None
+    return mock.process, mock.port
 
 
 def run_cell(

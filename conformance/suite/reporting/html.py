@@ -2,20 +2,27 @@
 
 Autobahn-style: a summary per target, then the matrix of checks (rows, grouped by their first two
 ID segments) × targets (columns), each cell an outcome that links to its evidence below.
+
+The markup is a Jinja2 template (``templates/report.html.j2``) rendered with autoescaping on:
+this module only picks and shapes the values (plain text, never markup), so no value an index
+holds — a target's name, a count, an attempt, an unknown outcome — can reach the page unescaped
+(issue #40: three values once did, written by hand).
 """
 
 from __future__ import annotations
 
 import re
-from html import escape
+from dataclasses import dataclass, field
 from itertools import groupby
-from pathlib import Path
 from typing import Any
 
-from ...catalog.docs import doc_file
-from .junit import attempt_lines
+import jinja2
+from markupsafe import Markup
 
-__all__ = ["render_html"]
+from ...catalog.docs import doc_file
+from .junit import attempt_lines, hex_code
+
+__all__ = ["autoescaping_environment", "render_html"]
 
 _LABEL = {
     "pass": "PASS", "fail": "FAIL", "warn": "WARN", "info": "INFO", "skip": "SKIP",
@@ -32,83 +39,88 @@ _LEGEND = {
     "xpass": "listed as an expected failure but passed (fails the run)",
 }
 
-_CSS = """
-body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px; color: #1f2328; }
-h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 18px; margin: 28px 0 8px; }
-.meta { color: #59636e; margin-bottom: 16px; }
-table { border-collapse: collapse; }
-th, td { border: 1px solid #d1d9e0; padding: 4px 8px; text-align: left; vertical-align: top; }
-th { background: #f6f8fa; }
-.matrix td.cell { text-align: center; font-weight: 600; font-size: 12px; width: 110px; }
-.matrix td.id { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; }
-.matrix tr.group td { background: #eef1f4; font-weight: 600; font-size: 12px; }
-.lvl { font-size: 11px; color: #59636e; }
-a { color: inherit; text-decoration: none; } a:hover { text-decoration: underline; }
-a.spec { text-decoration: underline dotted; }
-.pass { background: #d4edda; color: #1e5e2f; } .fail { background: #f8c9cc; color: #8a1020; }
-.warn { background: #fff0c2; color: #7a5200; } .info { background: #dcecfb; color: #1d4f86; }
-.skip { background: #f0f1f3; color: #6e7781; }
-.not_exercised { background: #fbfbfb; color: #8c959f; border-style: dashed; } .xfail { background: #e6dcf7; color: #4b2a85; }
-.xpass { background: #ffd8b5; color: #8a3b00; } .na { background: #fafafa; color: #aaa; }
-.verdict-ok { color: #1e5e2f; font-weight: 700; } .verdict-bad { color: #8a1020; font-weight: 700; }
-.evidence { border: 1px solid #d1d9e0; border-radius: 6px; margin: 8px 0; padding: 8px 12px; }
-.evidence h3 { font-size: 14px; margin: 0 0 4px; }
-pre { background: #f6f8fa; padding: 6px 8px; overflow-x: auto; white-space: pre-wrap;
-      word-break: break-all; font-size: 12px; margin: 4px 0; }
-.legend span { display: inline-block; padding: 2px 8px; margin: 0 6px 4px 0; border-radius: 4px; font-size: 12px; }
-.chips td.ids { line-height: 1.9; }
-.chip { display: inline-block; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 11px;
-        padding: 0 5px; margin: 0 3px 0 0; border-radius: 3px; white-space: nowrap; }
-details.quiet { margin: 8px 0; } details.quiet summary { cursor: pointer; color: #59636e; }
-details.quiet table td { font-size: 12px; padding: 2px 6px; }
-"""
+# What HTML reads as a parse error in text (WHATWG HTML, "control-character-in-input-stream",
+# "noncharacter-in-input-stream", "surrogate-in-input-stream"): C0 controls but whitespace, DEL,
+# C1, lone surrogates, U+FFFE and U+FFFF. Each is written ``#xNN``, as junit.xml writes them.
+_NOT_HTML = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 
-def _spec_file(doc: str) -> Path | None:
-    """The file an anchor names, where this install has it: only the two documents a clause
-    cites (docs/spec.md, docs/known-bugs.md; conformance.catalog.registry.clause_anchors), from the
-    wheel's packaged copy or the checkout (conformance.catalog.docs). An index is input: an anchor
-    naming anything else (README.md, ../../etc/passwd, /etc/passwd) gets no link."""
-    return doc_file(doc)
+def _visible(value: object) -> object:
+    """Every value the template writes, before it is escaped: its characters HTML refuses
+    written ``#xNN`` (markup the template made itself, a macro's, left as it is)."""
+    if isinstance(value, Markup):
+        return value
+    return _NOT_HTML.sub(hex_code, str(value))
 
 
-def _spec_link(meta: dict[str, Any]) -> str:
-    """The check's clause, linked to its anchor in docs/spec.md."""
-    clause, anchor = str(meta.get("clause", "")), str(meta.get("anchor", ""))
-    if not anchor:
-        return escape(clause)
+def autoescaping_environment(package: str) -> jinja2.Environment:
+    """The Jinja2 environment of the judge's HTML reports, their templates in ``package``'s
+    ``templates/``: autoescaping for every template whatever its name, every value through
+    :func:`_visible`, a missing variable an error (not ""), one output line per template line."""
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader(package, "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        finalize=_visible,
+    )
+
+
+_ENV = autoescaping_environment("conformance.suite.reporting")
+
+
+def _doc_href(anchor: str) -> str | None:
+    """The ``file://`` URI (with its fragment) of the document an anchor names, where this
+    install has it: only the two documents a clause cites (docs/spec.md, docs/known-bugs.md;
+    conformance.catalog.registry.clause_anchors), from the wheel's packaged copy or the checkout
+    (conformance.catalog.docs). An index is input: an anchor naming anything else (README.md,
+    ../../etc/passwd, /etc/passwd) gets no link."""
     doc, _, fragment = anchor.partition("#")
-    path = _spec_file(doc)
-    if path is None:
-        return f"{escape(clause)} ({escape(anchor)})"
-    href = f"{path.as_uri()}#{fragment}"
-    return f'<a class="spec" href="{escape(href)}" title="{escape(anchor)}">{escape(clause)}</a>'
+    path = doc_file(doc)
+    return None if path is None else f"{path.as_uri()}#{fragment}"
 
 
-def _spec_href(meta: dict[str, Any], text: str) -> str:
-    """``text`` (already escaped) linked to the check's anchor in docs/spec.md, where it is."""
-    doc, _, fragment = str(meta.get("anchor", "")).partition("#")
-    path = _spec_file(doc)
-    if path is None:
-        return text
-    return f'<a href="{escape(path.as_uri())}#{escape(fragment)}">{text}</a>'
+class _Hrefs(dict[str, "str | None"]):
+    """:func:`_doc_href` per anchor, once per page (a check's anchor recurs in every view)."""
+
+    def __missing__(self, anchor: str) -> str | None:
+        self[anchor] = href = _doc_href(anchor)
+        return href
+
+
+_MACROS = _ENV.get_template("_macros.html.j2").module
+
+
+def _spec_link(meta: dict[str, Any]) -> Markup:
+    """The check's clause, linked to its anchor in docs/spec.md (the template's macro)."""
+    anchor = str(meta.get("anchor", ""))
+    clause = str(meta.get("clause", ""))
+    return Markup(_MACROS.spec_link(clause, anchor, _doc_href(anchor)))  # type: ignore[attr-defined]
+
+
+def _spec_href(meta: dict[str, Any], text: str) -> Markup:
+    """``text`` linked to the check's anchor in docs/spec.md, where it is."""
+    href = _doc_href(str(meta.get("anchor", "")))
+    return Markup(_MACROS.spec_href(href, text))  # type: ignore[attr-defined]
 
 
 _EMPTY_BODY = re.compile(r"^(HTTP \d{3})(?::\s*(?:''|\"\"|b'')?|\s+(?:''|\"\"|b''))$")
 
 
 def _label(outcome: object, *, upper: bool = True) -> str:
-    """An outcome's label, as HTML: a known one's name, an unknown one escaped."""
+    """An outcome's label: a known one's name, an unknown one as it is (upper-cased)."""
     text = str(outcome)
     known = _LABEL.get(text)
-    return known if known is not None else escape(text.upper() if upper else text)
+    return known if known is not None else (text.upper() if upper else text)
 
 
 def _seconds(value: object) -> str:
-    """A duration as ``1.5 s`` (a value that is no number, escaped as it is)."""
+    """A duration as ``1.5 s`` (a value that is no number, as it is)."""
     if isinstance(value, int | float):
         return f"{value:.1f} s"
-    return escape(str(value))
+    return str(value)
 
 
 def _said(text: object) -> str:
@@ -134,92 +146,189 @@ def _anchor(target: str, check_id: str) -> str:
     return "d-" + "".join(c if c.isalnum() else "-" for c in f"{target}-{check_id}")
 
 
-def _summary(index: dict[str, Any]) -> list[str]:
-    rows = [
-        "<table><tr><th>target</th><th>base URL</th><th>model</th><th>profiles</th>"
-        "<th>verdict</th><th>exercised</th><th>pass</th><th>MUST fail</th><th>SHOULD fail</th>"
-        "<th>not exercised</th><th>skip</th>"
-        "<th>xfail</th><th>xpass</th><th>cases</th><th>time</th></tr>"
-    ]
+# ---------------------------------------------------------------- what the template shows
+
+
+@dataclass(slots=True)
+class _Folded:
+    """Raw bytes behind a one-line summary: the page stays a page; a click shows them."""
+
+    label: str
+    size: int
+    preview: str
+    text: str
+
+    @classmethod
+    def of(cls, label: str, text: str) -> _Folded:
+        first = text.strip().splitlines()[0] if text.strip() else ""
+        preview = first if len(first) <= 100 else first[:99] + "…"
+        return cls(label, len(text), preview, text)
+
+
+@dataclass(slots=True)
+class _Evidence:
+    case: str
+    attempt: str
+    where: str
+    expected: str
+    actual: str
+    message: str
+    request: str  # "METHOD PATH", or "" for none
+    request_body: _Folded | None
+    response: str  # "HTTP 200 text/event-stream, 12 events", or "" for none
+    response_body: _Folded | None
+    events: list[_Folded]
+
+
+def _evidence(ev: dict[str, Any]) -> _Evidence:
+    where = []
+    if ev.get("event_index") is not None:
+        where.append(f"event #{ev['event_index']}")
+    if ev.get("path"):
+        where.append(f"at {ev['path']}")
+    request, request_body = ev.get("request"), None
+    line = ""
+    if request:
+        line = f"{request.get('method')} {request.get('path')}"
+        if request.get("body"):
+            request_body = _Folded.of("request body", str(request["body"]))
+    response, response_body = ev.get("response"), None
+    said = ""
+    if response:
+        said = f"HTTP {response.get('status')} {response.get('content_type', '')}"
+        if response.get("events") is not None:
+            said += f", {response['events']} events"
+        if response.get("error"):
+            said += f", {response['error']}"
+        if response.get("body"):
+            response_body = _Folded.of("response body", str(response["body"]))
+    return _Evidence(
+        case=str(ev.get("case")),
+        attempt=str(ev.get("attempt")),
+        where=(" — " + ", ".join(where)) if where else "",
+        expected=_said(ev.get("expected")),
+        actual=_said(ev.get("actual")),
+        message=str(ev["message"]) if ev.get("message") else "",
+        request=line,
+        request_body=request_body,
+        response=said,
+        response_body=response_body,
+        events=[
+            _Folded.of(f"event #{event.get('index')}", str(event.get("event")))
+            for event in ev.get("events", [])
+        ],
+    )
+
+
+@dataclass(slots=True)
+class _Verdict:
+    kind: str  # "status" (did not run), "unjudged", "ok", "bad"
+    label: str = ""
+    text: str = ""
+
+
+@dataclass(slots=True)
+class _SummaryRow:
+    name: str
+    base_url: str
+    model: str
+    profiles: str
+    verdict: _Verdict
+    counts: list[str]
+    cases: int
+    time: str
+
+
+def _summary(index: dict[str, Any]) -> list[_SummaryRow]:
+    rows = []
     for name, t in index.get("targets", {}).items():
         info, summary = t.get("target", {}), t.get("summary", {})
         code = t.get("exit_code", 2)
         unjudged = [c for c in t.get("cases", []) if c.get("not_judged")]
         if t.get("status") != "ran":
-            verdict = f'<span class="verdict-bad">{escape(t.get("status", "?"))}</span>: '
-            verdict += escape(str(t.get("reason", "")))
+            verdict = _Verdict("status", str(t.get("status", "?")), str(t.get("reason", "")))
         elif unjudged:
-            verdict = (
-                f'<span class="verdict-bad">COULD NOT JUDGE</span> {len(unjudged)} case(s): '
-                + escape(str(unjudged[0]["not_judged"]))
-            )
-        elif code == 0:
-            verdict = '<span class="verdict-ok">PASSED</span>'
+            verdict = _Verdict("unjudged", str(len(unjudged)), str(unjudged[0]["not_judged"]))
         else:
-            verdict = '<span class="verdict-bad">FAILED</span>'
+            verdict = _Verdict("ok" if code == 0 else "bad")
         # failing checks by level (a SHOULD fails as `warn`, or as `fail` under --strict)
         failed = [c.get("level") for c in t.get("checks", {}).values()
                   if c.get("outcome") in ("fail", "warn")]  # fmt: skip
         by_level = {"must": failed.count("MUST"), "should": failed.count("SHOULD")}
-        counts = "".join(
-            f"<td>{escape(str(by_level[k] if k in by_level else summary.get(k, 0)))}</td>"
-            for k in (
-                "exercised",
-                "pass",
-                "must",
-                "should",
-                "not_exercised",
-                "skip",
-                "xfail",
-                "xpass",
+        keys = ("exercised", "pass", "must", "should", "not_exercised", "skip", "xfail", "xpass")
+        rows.append(
+            _SummaryRow(
+                name=str(name),
+                base_url=str(info.get("base_url", "")),
+                model=str(info.get("model", "")),
+                profiles=", ".join(info.get("profiles", [])),
+                verdict=verdict,
+                counts=[str(by_level[k] if k in by_level else summary.get(k, 0)) for k in keys],
+                cases=len(t.get("cases", [])),
+                time=_seconds(t.get("duration_s", 0)),
             )
         )
-        rows.append(
-            f"<tr><td><b>{escape(name)}</b></td><td>{escape(str(info.get('base_url', '')))}</td>"
-            f"<td>{escape(str(info.get('model', '')))}</td>"
-            f"<td>{escape(', '.join(info.get('profiles', [])))}</td><td>{verdict}</td>{counts}"
-            f"<td>{len(t.get('cases', []))}</td><td>{_seconds(t.get('duration_s', 0))}</td></tr>"
-        )
-    rows.append("</table>")
     return rows
 
 
-def _matrix(index: dict[str, Any]) -> list[str]:
+@dataclass(slots=True)
+class _Cell:
+    outcome: str
+    label: str
+    anchor: str  # "" for no link
+
+
+@dataclass(slots=True)
+class _MatrixRow:
+    check_id: str
+    href: str | None
+    title: str
+    level: str
+    cells: list[_Cell]
+
+
+def _matrix(index: dict[str, Any], hrefs: _Hrefs) -> list[tuple[str, list[_MatrixRow]]]:
     targets = index.get("targets", {})
-    names = list(targets)
-    head = "".join(f"<th>{escape(n)}</th>" for n in names)
-    rows = [f'<table class="matrix"><tr><th>check</th><th>level</th>{head}</tr>']
     catalog = index.get("checks", {})
 
     def group(check_id: str) -> str:
         return ".".join(check_id.split(".")[:2])
 
+    groups = []
     for grp, ids in groupby(sorted(catalog), key=group):
-        rows.append(f'<tr class="group"><td colspan="{len(names) + 2}">{escape(grp)}</td></tr>')
+        rows = []
         for check_id in ids:
             meta = catalog[check_id]
             cells = []
-            for name in names:
+            for name in targets:
                 entry = targets[name].get("checks", {}).get(check_id)
-                outcome = entry.get("outcome", "na") if entry else "na"
-                label = _label(outcome)
-                if entry and (entry.get("evidence") or entry.get("reason")):
-                    label = f'<a href="#{_anchor(name, check_id)}">{label}</a>'
-                cells.append(f'<td class="cell {escape(outcome)}">{label}</td>')
-            title = escape(
-                f"{meta.get('requirement', '')} ({meta.get('clause', '')}: {meta.get('anchor', '')})"
-            )
-            rows.append(
-                f'<tr><td class="id" title="{title}">{_spec_href(meta, escape(check_id))}</td>'
-                f'<td class="lvl">{escape(meta.get("level", ""))}</td>{"".join(cells)}</tr>'
-            )
-    rows.append("</table>")
-    return rows
+                outcome = str(entry.get("outcome", "na") if entry else "na")
+                linked = entry and (entry.get("evidence") or entry.get("reason"))
+                anchor = _anchor(name, check_id) if linked else ""
+                cells.append(_Cell(outcome, _label(outcome), anchor))
+            title = f"{meta.get('requirement', '')} ({meta.get('clause', '')}: {meta.get('anchor', '')})"
+            href = hrefs[str(meta.get("anchor", ""))]
+            rows.append(_MatrixRow(check_id, href, title, str(meta.get("level", "")), cells))
+        groups.append((grp, rows))
+    return groups
 
 
-def _failing(index: dict[str, Any]) -> list[str]:
+@dataclass(slots=True)
+class _Finding:
+    target: str
+    outcome: str
+    label: str
+    anchor: str
+    check_id: str
+    level: str
+    case: str  # "" for none
+    more: int
+    actual: str
+
+
+def _failing(index: dict[str, Any]) -> list[_Finding]:
     """Every failing (or expected-failing) outcome first, one row each, linked to its evidence."""
-    rows: list[str] = []
+    rows: list[_Finding] = []
     catalog = index.get("checks", {})
     for name, target in index.get("targets", {}).items():
         for check_id, entry in target.get("checks", {}).items():
@@ -235,150 +344,135 @@ def _failing(index: dict[str, Any]) -> list[str]:
                 actual = str(entry.get("reason", ""))
             actual = actual if len(actual) <= 140 else actual[:139] + "…"
             cases = _cases(entry)
-            case = escape(cases[0]) if cases else "—"
-            if len(cases) > 1:
-                case += f' <span class="lvl">+{len(cases) - 1} more</span>'
             rows.append(
-                f'<tr><td>{escape(name)}</td><td class="cell {escape(outcome)}">'
-                f'<a href="#{_anchor(name, check_id)}">{_label(outcome)}</a></td>'
-                f'<td class="id">{escape(check_id)}</td>'
-                f'<td class="lvl">{escape(catalog.get(check_id, {}).get("level", ""))}</td>'
-                f'<td class="id">{case}</td><td>{escape(actual)}</td></tr>'
+                _Finding(
+                    target=str(name),
+                    outcome=outcome,
+                    label=_label(outcome),
+                    anchor=_anchor(name, check_id),
+                    check_id=str(check_id),
+                    level=str(catalog.get(check_id, {}).get("level", "")),
+                    case=cases[0] if cases else "",
+                    more=len(cases) - 1,
+                    actual=actual,
+                )
             )
-    if not rows:
-        return ["<h2>Findings</h2>", "<p>No check failed on any target.</p>"]
-    head = (
-        '<table class="matrix"><tr><th>target</th><th>outcome</th><th>check</th><th>level</th>'
-        "<th>failing case</th><th>first evidence</th></tr>"
-    )
-    return ["<h2>Findings</h2>", head, *rows, "</table>"]
+    return rows
 
 
-def _evidence(ev: dict[str, Any]) -> list[str]:
-    out = [
-        f"<p><b>case</b> {escape(str(ev.get('case')))} (attempt {escape(str(ev.get('attempt')))})"
-    ]
-    where = []
-    if ev.get("event_index") is not None:
-        where.append(f"event #{ev['event_index']}")
-    if ev.get("path"):
-        where.append(f"at {ev['path']}")
-    out.append((" — " + ", ".join(escape(w) for w in where)) if where else "")
-    out.append("</p>")
-    out.append(f"<div><b>expected</b> <code>{escape(_said(ev.get('expected')))}</code></div>")
-    out.append(f"<div><b>got</b> <code>{escape(_said(ev.get('actual')))}</code></div>")
-    if ev.get("message"):
-        out.append(f"<div><b>note</b> {escape(str(ev['message']))}</div>")
-    request = ev.get("request")
-    if request:
-        out.append(
-            f"<div><b>request</b> {escape(str(request.get('method')))} "
-            f"{escape(str(request.get('path')))}</div>"
-        )
-        if request.get("body"):
-            out.append(_folded("request body", str(request["body"])))
-    response = ev.get("response")
-    if response:
-        line = f"HTTP {response.get('status')} {response.get('content_type', '')}"
-        if response.get("events") is not None:
-            line += f", {response['events']} events"
-        if response.get("error"):
-            line += f", {response['error']}"
-        out.append(f"<div><b>response</b> {escape(line)}</div>")
-        if response.get("body"):
-            out.append(_folded("response body", str(response["body"])))
-    for event in ev.get("events", []):
-        out.append(_folded(f"event #{event.get('index')}", str(event.get("event"))))
-    return out
+@dataclass(slots=True)
+class _Entry:
+    """A check with evidence or a reason, in a target's details."""
+
+    check_id: str
+    clause: str
+    anchor_doc: str  # the catalogue's anchor (docs/spec.md#s2-1)
+    href: str | None
+    outcome: str
+    label: str
+    anchor: str
+    level: str
+    requirement: str
+    reason: str
+    evidence: list[_Evidence]
+    more_cases: str  # the cases of the evidence after the first, ", "-joined
+    omitted: str  # "" for none
 
 
-def _folded(label: str, text: str) -> str:
-    """Raw bytes behind a one-line summary: the page stays a page; a click shows them."""
-    first = text.strip().splitlines()[0] if text.strip() else ""
-    preview = first if len(first) <= 100 else first[:99] + "…"
-    return (
-        f'<details class="quiet"><summary><b>{escape(label)}</b> ({len(text)} chars) '
-        f"<code>{escape(preview)}</code></summary><pre>{escape(text)}</pre></details>"
-    )
+@dataclass(slots=True)
+class _Quiet:
+    """A check skipped or not exercised, in the collapsed table."""
+
+    check_id: str
+    clause: str
+    anchor_doc: str  # the catalogue's anchor (docs/spec.md#s2-1)
+    href: str | None
+    outcome: str
+    label: str
+    anchor: str
+    level: str
+    reason: str
 
 
-def _details(index: dict[str, Any]) -> list[str]:
+@dataclass(slots=True)
+class _Details:
+    name: str
+    entries: list[_Entry] = field(default_factory=list)
+    quiet: list[_Quiet] = field(default_factory=list)
+
+
+def _details(index: dict[str, Any], hrefs: _Hrefs) -> list[_Details]:
     """Evidence per target: a box per check with evidence or a reason; the checks that were
     skipped or not exercised in one collapsed table (a heading only where something follows)."""
-    out: list[str] = []
+    out: list[_Details] = []
     catalog = index.get("checks", {})
     for name, target in index.get("targets", {}).items():
-        entries = [
-            (cid, e) for cid, e in target.get("checks", {}).items()
-            if e.get("evidence")
-            or (e.get("reason") and e.get("outcome") not in ("skip", "not_exercised"))
-        ]  # fmt: skip
-        quiet = [
-            (cid, e) for cid, e in target.get("checks", {}).items()
-            if e.get("outcome") in ("not_exercised", "skip") and not e.get("evidence")
-        ]  # fmt: skip
-        if not entries and not quiet:
-            continue
-        out.append(f"<h2>Details: {escape(name)}</h2>")
-        for cid, entry in entries:
+        details = _Details(str(name))
+        for cid, e in target.get("checks", {}).items():
             meta = catalog.get(cid, {})
-            outcome = entry.get("outcome", "")
-            out.append(f'<div class="evidence" id="{_anchor(name, cid)}">')
-            out.append(
-                f'<h3><span class="{escape(outcome)}">&nbsp;{_label(outcome, upper=False)}&nbsp;</span> '
-                f"{escape(cid)} <span class='lvl'>{escape(meta.get('level', ''))} · "
-                f"{_spec_link(meta)}</span></h3>"
-            )
-            out.append(f"<div>{escape(meta.get('requirement', ''))}</div>")
-            if entry.get("reason"):
-                out.append(f"<div><i>{escape(str(entry['reason']))}</i></div>")
-            evidence = entry.get("evidence", [])
-            for ev in evidence[:1]:
-                out += _evidence(ev)
-            if len(evidence) > 1:
-                out.append(
-                    f'<details class="quiet"><summary>{len(evidence) - 1} more '
-                    f"example(s): {escape(', '.join(_cases({'evidence': evidence[1:]})))}"
-                    "</summary>"
+            anchor = str(meta.get("anchor", ""))
+            clause = str(meta.get("clause", ""))
+            outcome = e.get("outcome", "")
+            quiet = outcome in ("skip", "not_exercised")
+            if e.get("evidence") or (e.get("reason") and not quiet):
+                evidence = e.get("evidence", [])
+                details.entries.append(
+                    _Entry(
+                        check_id=str(cid),
+                        clause=clause,
+                        anchor_doc=anchor,
+                        href=hrefs[anchor],
+                        outcome=str(outcome),
+                        label=_label(outcome, upper=False),
+                        anchor=_anchor(name, cid),
+                        level=str(meta.get("level", "")),
+                        requirement=str(meta.get("requirement", "")),
+                        reason=str(e["reason"]) if e.get("reason") else "",
+                        evidence=[_evidence(ev) for ev in evidence],
+                        more_cases=", ".join(_cases({"evidence": evidence[1:]})),
+                        omitted=str(e["evidence_omitted"]) if e.get("evidence_omitted") else "",
+                    )
                 )
-                for ev in evidence[1:]:
-                    out += _evidence(ev)
-                out.append("</details>")
-            if entry.get("evidence_omitted"):
-                out.append(f"<p>(+{escape(str(entry['evidence_omitted']))} more violations)</p>")
-            out.append("</div>")
-        if quiet:
-            out.append(
-                f'<details class="quiet"><summary>{len(quiet)} checks skipped or not exercised '
-                "(why, per check)</summary><table>"
-            )
-            for cid, entry in quiet:
-                meta = catalog.get(cid, {})
-                outcome = entry.get("outcome", "")
-                out.append(
-                    f'<tr id="{_anchor(name, cid)}"><td class="cell {escape(outcome)}">'
-                    f'{_label(outcome, upper=False)}</td><td class="id">{escape(cid)}</td>'
-                    f'<td class="lvl">{escape(meta.get("level", ""))} · {_spec_link(meta)}</td>'
-                    f"<td>{escape(str(entry.get('reason', '')))}</td></tr>"
+            if quiet and not e.get("evidence"):
+                details.quiet.append(
+                    _Quiet(
+                        check_id=str(cid),
+                        clause=clause,
+                        anchor_doc=anchor,
+                        href=hrefs[anchor],
+                        outcome=str(outcome),
+                        label=_label(outcome, upper=False),
+                        anchor=_anchor(name, cid),
+                        level=str(meta.get("level", "")),
+                        reason=str(e.get("reason", "")),
+                    )
                 )
-            out.append("</table></details>")
+        if details.entries or details.quiet:
+            out.append(details)
     return out
 
 
 _ORDER = ("fail", "xpass", "warn", "xfail", "info", "pass", "not_exercised", "skip")
 
 
-def _by_outcome(index: dict[str, Any]) -> list[str]:
+@dataclass(slots=True)
+class _Chip:
+    check_id: str
+    anchor: str  # "" for no link
+    title: str
+
+
+def _by_outcome(index: dict[str, Any]) -> list[tuple[str, str, list[_Chip]]]:
     """One target: its checks as chips, a row per outcome (the matrix of a single column would
-    be a page of a row per check)."""
+    be a page of a row per check): (outcome, label, chips) per row."""
     ((name, target),) = index["targets"].items()
     catalog = index.get("checks", {})
     checks = target.get("checks", {})
     groups: dict[str, list[str]] = {}
     for cid in sorted(catalog):
         entry = checks.get(cid)
-        groups.setdefault(entry.get("outcome", "na") if entry else "na", []).append(cid)
-    rows = ['<table class="chips">']
+        groups.setdefault(str(entry.get("outcome", "na") if entry else "na"), []).append(cid)
+    rows = []
     for outcome in (*_ORDER, *(o for o in groups if o not in _ORDER)):
         ids = groups.get(outcome)
         if not ids:
@@ -387,21 +481,22 @@ def _by_outcome(index: dict[str, Any]) -> list[str]:
         for cid in ids:
             meta = catalog[cid]
             entry = checks.get(cid) or {}
-            text = escape(cid)
-            if entry.get("evidence") or entry.get("reason"):
-                text = f'<a href="#{_anchor(name, cid)}">{text}</a>'
-            title = escape(f"{meta.get('level', '')}: {meta.get('requirement', '')}")
-            chips.append(f'<span class="chip {escape(outcome)}" title="{title}">{text}</span>')
-        label = _label(outcome)
-        rows.append(
-            f'<tr><td class="cell {escape(outcome)}">{label}<br>{len(ids)}</td>'
-            f'<td class="ids">{" ".join(chips)}</td></tr>'
-        )
-    rows.append("</table>")
+            linked = entry.get("evidence") or entry.get("reason")
+            title = f"{meta.get('level', '')}: {meta.get('requirement', '')}"
+            chips.append(_Chip(cid, _anchor(name, cid) if linked else "", title))
+        rows.append((outcome, _label(outcome), chips))
     return rows
 
 
-def _attempts(index: dict[str, Any]) -> list[str]:
+@dataclass(slots=True)
+class _Attempts:
+    target: str
+    case: str
+    outcome: str
+    lines: list[str]
+
+
+def _attempts(index: dict[str, Any]) -> list[_Attempts]:
     """The cases that took several attempts or runs, or could not be judged: each attempt's
     result (a retry is for the model's content; what an attempt found stays a finding)."""
     rows = []
@@ -412,45 +507,29 @@ def _attempts(index: dict[str, Any]) -> list[str]:
                 lines.insert(0, f"could not judge: {case['not_judged']}")
             if lines:
                 rows.append(
-                    f"<tr><td>{escape(name)}</td><td>{escape(str(case.get('id')))}</td>"
-                    f"<td>{escape(str(case.get('outcome')))}</td>"
-                    f"<td>{'<br>'.join(escape(line) for line in lines)}</td></tr>"
+                    _Attempts(str(name), str(case.get("id")), str(case.get("outcome")), lines)
                 )
-    if not rows:
-        return []
-    return [
-        "<h2>Attempts</h2>",
-        "<table><tr><th>target</th><th>case</th><th>outcome</th><th>attempts</th></tr>",
-        *rows,
-        "</table>",
-    ]
+    return rows
 
 
 def render_html(index: dict[str, Any]) -> str:
-    legend = "".join(
-        f'<span class="{k}">{_LABEL[k]}</span>{escape(v)} &nbsp; ' for k, v in _LEGEND.items()
-    )
-    strict = " · --strict" if index.get("strict") else ""
     tool = index.get("tool", {})
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        "<title>Responses API conformance</title>",
-        f"<style>{_CSS}</style></head><body>",
-        "<h1>Responses API conformance</h1>",
-        f'<div class="meta">{escape(str(index.get("generated_at", "")))} · '
-        f"{escape(str(tool.get('name', '')))} {escape(str(tool.get('version', '')))}{strict} · "
-        f"{len(index.get('checks', {}))} checks × {len(index.get('targets', {}))} targets</div>",
-        *_summary(index),
-        f'<p class="legend">{legend}</p>',
-        *_failing(index),
-        *(
-            ["<h2>Matrix: every check by outcome</h2>", *_by_outcome(index)]
-            if len(index.get("targets", {})) == 1
-            else ["<h2>Matrix</h2>", *_matrix(index)]
-        ),
-        *_details(index),
-        *_attempts(index),
-        "</body></html>",
-    ]
-    return "\n".join(parts) + "\n"
+    single = len(index.get("targets", {})) == 1
+    hrefs = _Hrefs()
+    return _ENV.get_template("report.html.j2").render(
+        generated_at=str(index.get("generated_at", "")),
+        tool_name=str(tool.get("name", "")),
+        tool_version=str(tool.get("version", "")),
+        strict=bool(index.get("strict")),
+        n_checks=len(index.get("checks", {})),
+        n_targets=len(index.get("targets", {})),
+        summary=_summary(index),
+        legend=[(k, _LABEL[k], v) for k, v in _LEGEND.items()],
+        findings=_failing(index),
+        chips=_by_outcome(index) if single else [],
+        matrix=[] if single else _matrix(index, hrefs),
+        names=[] if single else [str(n) for n in index.get("targets", {})],
+        single=single,
+        details=_details(index, hrefs),
+        attempts=_attempts(index),
+    )

@@ -7,14 +7,15 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-__all__ = ["render_junit", "xml_text"]
+__all__ = ["hex_code", "render_junit", "xml_text"]
 
 # What XML 1.0 forbids in a document (§2.2 Char): C0 controls but TAB, LF and CR, lone
 # surrogates, U+FFFE and U+FFFF. ElementTree writes them as they are, which no parser reads.
 _ILLEGAL_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def _replace(match: re.Match[str]) -> str:
+def hex_code(match: re.Match[str]) -> str:
+    """The character ``match`` found, written ``#xNN`` (``#xNNNN`` past U+00FF)."""
     code = ord(match.group())
     return f"#x{code:02X}" if code <= 0xFF else f"#x{code:04X}"
 
@@ -22,7 +23,7 @@ def _replace(match: re.Match[str]) -> str:
 def xml_text(value: object) -> str:
     """``value`` as text XML can hold: each character XML 1.0 forbids written ``#xNN`` (ESC is
     ``#x1B``, NUL ``#x00``), as pytest's ``bin_xml_escape`` writes it in its junit.xml."""
-    return _ILLEGAL_XML.sub(_replace, str(value))
+    return _ILLEGAL_XML.sub(hex_code, str(value))
 
 
 def _well_formed(root: ET.Element) -> None:

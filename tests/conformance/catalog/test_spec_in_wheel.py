@@ -88,6 +88,26 @@ def test_explain_from_an_installed_wheel_prints_the_clause(wheel: Path, tmp_path
     assert "docs/spec.md#s2-1:" in done.stdout
     assert "**§2.1 Sequence numbers.** `sequence_number` counts 0, 1, 2," in done.stdout
     assert "not found" not in done.stdout
+    # report.html comes from the packaged templates (conformance/suite/reporting/templates)
+    index, out = ROOT / "docs" / "vendors" / "sglang-0.5.23" / "index.json", tmp_path / "merged"
+    cli = [str(venv / "bin" / "responses-conformance"), "report", "--report-dir", str(out),
+           str(index)]  # fmt: skip
+    done = subprocess.run(cli, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120,
+                          check=False)  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    page = (out / "report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "<h2>Findings</h2>" in page
+
+
+def test_the_wheel_carries_the_report_templates(wheel: Path) -> None:
+    # the suite's report.html and the clients harness's
+    with zipfile.ZipFile(wheel) as zf:
+        paths = sorted((ROOT / "conformance").glob("**/templates/*.j2"))
+        assert {p.parent.parent.name for p in paths} == {"reporting", "clients"}
+        assert paths, "no templates found"
+        for path in paths:
+            name = path.relative_to(ROOT).as_posix()
+            assert zf.read(name) == path.read_bytes()
 
 
 def test_the_wheel_carries_the_client_catalogue(wheel: Path) -> None:
