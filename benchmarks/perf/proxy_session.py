@@ -17,11 +17,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import select
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,50 +28,28 @@ import psutil
 from websockets.sync.client import connect
 
 from benchmarks.perf.cli_args import positive_int
+from benchmarks.perf.servers import first_line, module_command
 
 __all__ = ["main"]
 
 MIB = 1024 * 1024
 
 
-def _run_module(code: Path, module: str, *args: str) -> list[str]:
-    launch = (
-        f"import runpy, sys; sys.path.insert(0, {str(code)!r}); "
-        f"sys.argv[0] = {module!r}; runpy.run_module({module!r}, run_name='__main__')"
-    )
-    return [sys.executable, "-c", launch, *args]
-
-
-def _first_line(process: subprocess.Popen[bytes], timeout: float = 60) -> str:
-    assert process.stdout is not None
-    deadline, line = time.monotonic() + timeout, b""
-    while not line.endswith(b"\n"):
-        left = deadline - time.monotonic()
-        if left <= 0 or process.poll() is not None:
-            raise SystemExit(f"did not start: {process.args!r}")
-        ready, _, _ = select.select([process.stdout], [], [], left)
-        if ready:
-            byte = os.read(process.stdout.fileno(), 1)
-            if byte:
-                line += byte
-    return line.decode().strip()
-
-
 def session(code: Path, responses: int, samples: int) -> dict[str, Any]:
     mock = subprocess.Popen(
-        _run_module(code, "mock_server.cli", "--port", "0"),
+        module_command(code, "mock_server.cli", "--port", "0"),
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     proxy = None
     try:
-        text = _first_line(mock)
+        text = first_line(mock)
         upstream = text.removeprefix("listening on ") + "/v1"
         proxy = subprocess.Popen(
-            _run_module(code, "conformance.cli", "proxy", "--upstream", upstream, "--port", "0",
+            module_command(code, "conformance.cli", "proxy", "--upstream", upstream, "--port", "0",
                         "--profile", "core,websocket", "-q"),
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         )  # fmt: skip
-        base = _first_line(proxy).split()[1]
+        base = first_line(proxy).split()[1]
         url = base.replace("http://", "ws://", 1) + "/responses"
         rss: list[tuple[int, float]] = []
         process = psutil.Process(proxy.pid)

@@ -21,11 +21,8 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
-import select
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -37,35 +34,13 @@ from urllib.parse import urlsplit
 import psutil
 
 from benchmarks.perf.cli_args import positive_int
+from benchmarks.perf.servers import first_line, module_command
 
 __all__ = ["main"]
 
 MIB = 1024 * 1024
 TOKENS_PER_MB = 37_000  # the mock's max-output-tokens stream, --chunk 400: about 27 bytes a token
 KEY = "sk-bench-recording-0123456789abcdef"
-
-
-def _run_module(code: Path, module: str, *args: str) -> list[str]:
-    launch = (
-        f"import runpy, sys; sys.path.insert(0, {str(code)!r}); "
-        f"sys.argv[0] = {module!r}; runpy.run_module({module!r}, run_name='__main__')"
-    )
-    return [sys.executable, "-c", launch, *args]
-
-
-def _first_line(process: subprocess.Popen[bytes], timeout: float = 60) -> str:
-    assert process.stdout is not None
-    deadline, line = time.monotonic() + timeout, b""
-    while not line.endswith(b"\n"):
-        left = deadline - time.monotonic()
-        if left <= 0 or process.poll() is not None:
-            raise SystemExit(f"did not start: {process.args!r}")
-        ready, _, _ = select.select([process.stdout], [], [], left)
-        if ready:
-            byte = os.read(process.stdout.fileno(), 1)
-            if byte:
-                line += byte
-    return line.decode().strip()
 
 
 def _stop(process: subprocess.Popen[bytes] | None) -> None:
@@ -98,10 +73,10 @@ def run(code: Path, upstream: str, streams: int, mb: int, record: Path | None) -
     args = ["proxy", "--upstream", upstream, "--port", "0", "-q"]
     if record is not None:
         args += ["--record", str(record)]
-    proxy = subprocess.Popen(_run_module(code, "conformance.cli", *args),
+    proxy = subprocess.Popen(module_command(code, "conformance.cli", *args),
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
     try:
-        base = _first_line(proxy).split()[1]
+        base = first_line(proxy).split()[1]
         process = psutil.Process(proxy.pid)
         time.sleep(0.5)
         before = process.memory_info().rss
@@ -151,10 +126,10 @@ def run(code: Path, upstream: str, streams: int, mb: int, record: Path | None) -
 
 
 def measure(code: Path, streams: int, mb: int) -> dict[str, Any]:
-    mock = subprocess.Popen(_run_module(code, "mock_server.cli", "--port", "0", "--chunk", "400"),
+    mock = subprocess.Popen(module_command(code, "mock_server.cli", "--port", "0", "--chunk", "400"),
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
     try:
-        upstream = _first_line(mock).removeprefix("listening on ") + "/v1"
+        upstream = first_line(mock).removeprefix("listening on ") + "/v1"
         plain = run(code, upstream, streams, mb, None)
         with tempfile.TemporaryDirectory(prefix="recording-memory-") as folder:
             recorded = run(code, upstream, streams, mb, Path(folder))

@@ -23,7 +23,7 @@ from typing import IO
 from benchmarks.perf.errors import RunError
 from benchmarks.perf.process_cpu import process_cpu, tree_cpu
 
-__all__ = ["Server", "ServerTree", "start_mock", "start_server"]
+__all__ = ["Server", "ServerTree", "first_line", "module_command", "start_mock", "start_server"]
 
 
 @dataclass
@@ -71,6 +71,33 @@ class ServerTree(Server):
 
     def cpu_seconds(self) -> float:
         return tree_cpu(self.pid)
+
+
+def module_command(code: Path, module: str, *args: str) -> list[str]:
+    """The command that runs ``python -m module args`` on the code under ``code`` (a checkout or
+    an exported tree: the before-and-after benchmarks run two versions side by side)."""
+    launch = (
+        f"import runpy, sys; sys.path.insert(0, {str(code)!r}); "
+        f"sys.argv[0] = {module!r}; runpy.run_module({module!r}, run_name='__main__')"
+    )
+    return [sys.executable, "-c", launch, *args]
+
+
+def first_line(process: subprocess.Popen[bytes], timeout: float = 60) -> str:
+    """The first line ``process`` writes to its stdout (its address), byte by byte so nothing
+    after it is read; ``SystemExit`` if it exits or says nothing within ``timeout``."""
+    assert process.stdout is not None
+    deadline, line = time.monotonic() + timeout, b""
+    while not line.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0 or process.poll() is not None:
+            raise SystemExit(f"did not start: {process.args!r}")
+        ready, _, _ = select.select([process.stdout], [], [], left)
+        if ready:
+            byte = os.read(process.stdout.fileno(), 1)
+            if byte:
+                line += byte
+    return line.decode().strip()
 
 
 def _child_setup(cpu: int | None) -> Callable[[], None]:
