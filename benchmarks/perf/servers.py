@@ -2,12 +2,13 @@
 to a CPU, wait for its ``listening on http://HOST:PORT`` line (or another ready line), read its CPU
 time, stop it; or, for a server that says nothing, poll its URL until it answers (``wait_http``).
 Neutral: it imports neither the judge nor the judged (tests/support/child_memory.py is built on
-it)."""
+it), and psutil only to read CPU time (scripts and envs without the bench extra start servers too)."""
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import http.client
 import os
 import re
 import select
@@ -24,7 +25,6 @@ from pathlib import Path
 from typing import IO, Any
 
 from benchmarks.perf.errors import RunError
-from benchmarks.perf.process_cpu import process_cpu, tree_cpu
 
 __all__ = [
     "Server",
@@ -57,6 +57,8 @@ class Server:
 
     def cpu_seconds(self) -> float:
         """User + system CPU seconds of the server process so far."""
+        from benchmarks.perf.process_cpu import process_cpu  # psutil: the bench extra's
+
         return sum(process_cpu(self.pid))
 
     def stop(self) -> None:
@@ -81,6 +83,8 @@ class ServerTree(Server):
         return cls(server.name, server.process, server.host, server.port, server.drain)
 
     def cpu_seconds(self) -> float:
+        from benchmarks.perf.process_cpu import tree_cpu
+
         return tree_cpu(self.pid)
 
 
@@ -199,19 +203,22 @@ def wait_http(
     every: float = 0.5,
     timeout: float = 5,
     give_up: Callable[[], bool] | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> bool:
-    """Poll ``GET url`` until it answers 200 (for a server that prints nothing when it listens);
-    False once ``deadline`` (``time.monotonic()``) passes, ``process`` exits or ``give_up()`` says
-    so: the caller says why. ``every``: seconds between tries; ``timeout``: each try's."""
+    """Poll ``GET url`` (with ``headers``) until it answers 200 (for a server that prints nothing
+    when it listens); False once ``deadline`` (``time.monotonic()``) passes, ``process`` exits or
+    ``give_up()`` says so: the caller says why. ``every``: seconds between tries; ``timeout``:
+    each try's."""
+    request = urllib.request.Request(url, headers=dict(headers or {}))
     while True:
         if (process is not None and process.poll() is not None) or (give_up and give_up()):
             return False
         try:
-            with urllib.request.urlopen(url, timeout=timeout) as answer:
+            with urllib.request.urlopen(request, timeout=timeout) as answer:
                 if answer.status == 200:
                     return True
-        except (urllib.error.URLError, OSError):
-            pass
+        except (urllib.error.URLError, OSError, http.client.HTTPException):
+            pass  # not listening yet, or not speaking HTTP yet
         if time.monotonic() > deadline:
             return False
         time.sleep(every)  # polling readiness, not waiting blind

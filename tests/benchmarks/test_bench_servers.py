@@ -57,7 +57,8 @@ def test_a_child_that_never_says_it_is_ready_is_an_error() -> None:
 def answering() -> Iterator[str]:
     class Ok(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            self.send_response(200 if self.path == "/ready" else 503)
+            keyed = self.path == "/keyed" and self.headers["Authorization"] == "Bearer k"
+            self.send_response(200 if self.path == "/ready" or keyed else 503)
             self.end_headers()
 
         def log_message(self, *args: object) -> None:
@@ -78,6 +79,10 @@ def test_wait_http_until_it_answers_200(answering: str) -> None:
     started = time.monotonic()
     assert not wait_http(f"{answering}/other", time.monotonic() + 0.3, every=0.05)
     assert time.monotonic() - started >= 0.3
+    assert not wait_http(f"{answering}/keyed", time.monotonic() + 0.2, every=0.05)
+    assert wait_http(
+        f"{answering}/keyed", time.monotonic() + 10, headers={"Authorization": "Bearer k"}
+    )
 
 
 def test_wait_http_gives_up_when_the_process_exits_or_give_up_says(answering: str) -> None:
@@ -87,3 +92,12 @@ def test_wait_http_gives_up_when_the_process_exits_or_give_up_says(answering: st
     assert not wait_http(f"{answering}/ready", started + 30, process=done)
     assert not wait_http(f"{answering}/ready", started + 30, give_up=lambda: True)
     assert time.monotonic() - started < 5
+
+
+def test_starting_needs_no_psutil() -> None:
+    """The vendors and peer-suites envs install no bench extra (psutil) and start servers here."""
+    code = (
+        "import sys; sys.modules['psutil'] = None; "
+        "import benchmarks.perf.servers, benchmarks.vendors.services"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
