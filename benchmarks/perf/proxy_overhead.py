@@ -41,7 +41,7 @@ import httpx2
 
 from benchmarks.perf.cli_args import non_negative_float, positive_int
 from benchmarks.perf.process_cpu import process_cpu
-from benchmarks.perf.servers import start_server
+from benchmarks.perf.servers import PROXY_READY, start_server
 from benchmarks.responses_bench.histogram import quantile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,7 +63,6 @@ def _pct(values: list[float], q: float) -> float:
     return float("nan") if value is None else value
 
 
-_PROXY_READY = re.compile(r"^proxy: http://(?P<host>\[[^\]]*\]|[^\s:/\[]+):(?P<port>\d+)/v1")
 _FLOOR_READY = re.compile(r"^floor: (?P<port>\d+)")  # it binds 127.0.0.1
 
 
@@ -72,7 +71,7 @@ def _proxy(upstream: str, cpu: int | None, root: Path) -> subprocess.Popen[bytes
         "proxy",
         [sys.executable, "-m", "conformance.cli", "proxy", "--upstream", upstream, "--port", "0",
          "--quiet"],
-        cpu, timeout=60, cwd=root, ready=_PROXY_READY,
+        cpu, timeout=60, cwd=root, ready=PROXY_READY,
     )  # fmt: skip
     proxy.process.args = f"{proxy.origin}/v1"  # its base URL, for the rounds
     return proxy.process

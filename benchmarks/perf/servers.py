@@ -27,6 +27,7 @@ from typing import IO, Any
 from benchmarks.perf.errors import RunError
 
 __all__ = [
+    "PROXY_READY",
     "Server",
     "ServerTree",
     "first_line",
@@ -130,6 +131,8 @@ def _child_setup(cpu: int | None) -> Callable[[], None]:
 
 # groups host (bracketed when IPv6) and port, as every ready pattern has (host: 127.0.0.1 if none)
 _LISTENING = re.compile(r"listening on http://(?P<host>\[[^\]]*\]|[^\s:/\[]+):(?P<port>\d+)")
+# what ``responses-conformance proxy`` prints once it listens: ``proxy: http://HOST:PORT/v1 -> …``
+PROXY_READY = re.compile(r"^proxy: http://(?P<host>\[[^\]]*\]|[^\s:/\[]+):(?P<port>\d+)/v1")
 
 
 def start_server(
