@@ -18,25 +18,14 @@ import shutil
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 from benchmarks.perf.localhost import free_port as _free_port
+from benchmarks.perf.servers import wait_http
 
 # llm-comply skips its reasoning test unless the model name looks like a reasoning model's
 # (o1, o3, o4, gpt-5, deepseek-r); the mock serves any model name.
 MODEL = "gpt-5"
-
-
-def _wait_ready(url: str, deadline: float) -> bool:
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url + "/models", timeout=1) as answer:
-                return bool(answer.status == 200)
-        except (urllib.error.URLError, OSError):
-            time.sleep(0.1)
-    return False
 
 
 def _mock_command(port: int) -> list[str]:
@@ -67,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         _mock_command(port), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        if not _wait_ready(url, time.monotonic() + 30):
+        if not wait_http(f"{url}/models", time.monotonic() + 30, every=0.1, timeout=1):
             print(f"peer-suites: the mock did not answer on {url} within 30 s")
             return 2
         base = [comply, "-u", url, "-k", "unused", "-m", MODEL]

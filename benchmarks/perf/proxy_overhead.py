@@ -28,7 +28,7 @@ import argparse
 import asyncio
 import json
 import os
-import select
+import re
 import statistics
 import subprocess
 import sys
@@ -41,7 +41,7 @@ import httpx2
 
 from benchmarks.perf.cli_args import non_negative_float, positive_int
 from benchmarks.perf.process_cpu import process_cpu
-from benchmarks.perf.servers import start_server
+from benchmarks.perf.servers import PROXY_READY, start_server
 from benchmarks.responses_bench.histogram import quantile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,46 +63,30 @@ def _pct(values: list[float], q: float) -> float:
     return float("nan") if value is None else value
 
 
-def _pinned(cpu: int | None) -> dict[str, object]:
-    if cpu is None or not hasattr(os, "sched_setaffinity"):
-        return {}
-    return {"preexec_fn": lambda: os.sched_setaffinity(0, {cpu})}
+_FLOOR_READY = re.compile(r"^floor: (?P<port>\d+)")  # it binds 127.0.0.1
 
 
-def _launch(args: list[str], root: Path, cpu: int | None, ready: str) -> tuple[subprocess.Popen[str], str]:  # fmt: skip
-    """``python -m ARGS`` in ``root``, pinned to ``cpu``; its first line once it starts with
-    ``ready`` (what it prints when it listens)."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", *args], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, **_pinned(cpu),  # type: ignore[call-overload]
+def _proxy(upstream: str, cpu: int | None, root: Path) -> subprocess.Popen[bytes]:
+    proxy = start_server(
+        "proxy",
+        [sys.executable, "-m", "conformance.cli", "proxy", "--upstream", upstream, "--port", "0",
+         "--quiet"],
+        cpu, timeout=60, cwd=root, ready=PROXY_READY,
     )  # fmt: skip
-    assert process.stdout is not None
-    up, _, _ = select.select([process.stdout], [], [], 60)
-    line = process.stdout.readline() if up else ""
-    if not line.startswith(ready):
-        process.kill()
-        process.communicate()
-        raise RuntimeError(f"{args[0]} did not start: {line!r}")
-    return process, line
+    proxy.process.args = f"{proxy.origin}/v1"  # its base URL, for the rounds
+    return proxy.process
 
 
-def _proxy(upstream: str, cpu: int | None, root: Path) -> subprocess.Popen[str]:
-    proxy, line = _launch(
-        ["conformance.cli", "proxy", "--upstream", upstream, "--port", "0", "--quiet"],
-        root, cpu, "proxy: ",
-    )  # fmt: skip
-    proxy.args = line.split()[1]  # its base URL, for the rounds
-    return proxy
-
-
-def _floor(upstream: str, cpu: int | None) -> subprocess.Popen[str]:
+def _floor(upstream: str, cpu: int | None) -> subprocess.Popen[bytes]:
     """``benchmarks.perf.forward_floor`` in front of the mock: a relay that parses nothing."""
     hostport = upstream.split("://", 1)[1].split("/", 1)[0]
-    floor, line = _launch(
-        ["benchmarks.perf.forward_floor", "--upstream", hostport], ROOT, cpu, "floor: "
-    )
-    floor.args = f"http://127.0.0.1:{line.split()[1]}/v1"
-    return floor
+    floor = start_server(
+        "floor",
+        [sys.executable, "-m", "benchmarks.perf.forward_floor", "--upstream", hostport],
+        cpu, timeout=60, cwd=ROOT, ready=_FLOOR_READY,
+    )  # fmt: skip
+    floor.process.args = f"{floor.origin}/v1"
+    return floor.process
 
 
 def _start(args: argparse.Namespace, cpus: list[int]) -> list[subprocess.Popen[Any]]:

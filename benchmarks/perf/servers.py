@@ -1,12 +1,14 @@
 """Server processes for the perf benchmarks and the tests: start one from its command line, pinned
-to a CPU, wait for its ``listening on http://HOST:PORT`` line, read its CPU time, stop it.
+to a CPU, wait for its ``listening on http://HOST:PORT`` line (or another ready line), read its CPU
+time, stop it; or, for a server that says nothing, poll its URL until it answers (``wait_http``).
 Neutral: it imports neither the judge nor the judged (tests/support/child_memory.py is built on
-it)."""
+it), and psutil only to read CPU time (scripts and envs without the bench extra start servers too)."""
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import http.client
 import os
 import re
 import select
@@ -15,15 +17,25 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from benchmarks.perf.errors import RunError
-from benchmarks.perf.process_cpu import process_cpu, tree_cpu
 
-__all__ = ["Server", "ServerTree", "first_line", "module_command", "start_mock", "start_server"]
+__all__ = [
+    "PROXY_READY",
+    "Server",
+    "ServerTree",
+    "first_line",
+    "module_command",
+    "start_mock",
+    "start_server",
+    "wait_http",
+]
 
 
 @dataclass
@@ -46,6 +58,8 @@ class Server:
 
     def cpu_seconds(self) -> float:
         """User + system CPU seconds of the server process so far."""
+        from benchmarks.perf.process_cpu import process_cpu  # psutil: the bench extra's
+
         return sum(process_cpu(self.pid))
 
     def stop(self) -> None:
@@ -70,6 +84,8 @@ class ServerTree(Server):
         return cls(server.name, server.process, server.host, server.port, server.drain)
 
     def cpu_seconds(self) -> float:
+        from benchmarks.perf.process_cpu import tree_cpu
+
         return tree_cpu(self.pid)
 
 
@@ -113,7 +129,10 @@ def _child_setup(cpu: int | None) -> Callable[[], None]:
     return setup
 
 
-_LISTENING = re.compile(r"listening on http://(\S+)")
+# groups host (bracketed when IPv6) and port, as every ready pattern has (host: 127.0.0.1 if none)
+_LISTENING = re.compile(r"listening on http://(?P<host>\[[^\]]*\]|[^\s:/\[]+):(?P<port>\d+)")
+# what ``responses-conformance proxy`` prints once it listens: ``proxy: http://HOST:PORT/v1 -> …``
+PROXY_READY = re.compile(r"^proxy: http://(?P<host>\[[^\]]*\]|[^\s:/\[]+):(?P<port>\d+)/v1")
 
 
 def start_server(
@@ -127,10 +146,12 @@ def start_server(
     drain: bool = False,
     cwd: Path | None = None,
     log: Path | None = None,
+    ready: re.Pattern[str] = _LISTENING,
 ) -> Server:
     """Start ``argv`` and wait for its ``listening on http://HOST:PORT`` line (the one way the
     benchmarks and the tests start a server and know it listens: never a sleep, never a guessed
-    port). Lines before it are skipped. ``drain``: the server's stderr joins its stdout, and
+    port). Lines before it are skipped. ``ready``: another line to wait for, with groups ``port``
+    and, unless it is 127.0.0.1, ``host``. ``drain``: the server's stderr joins its stdout, and
     after that line a thread reads both to their end (a chatty server never blocks on a full
     pipe); otherwise stderr is dropped (``quiet``) or inherited. ``log``: stderr goes to that file
     instead."""
@@ -159,22 +180,51 @@ def start_server(
                 _abandon(process)
                 said = seen.decode(errors="replace").strip()[-500:]
                 raise RunError(f"{name} server did not start: {' '.join(argv)}: {said}")
-            ready, _, _ = select.select([process.stdout], [], [], left)
-            if ready:
+            readable, _, _ = select.select([process.stdout], [], [], left)
+            if readable:
                 byte = os.read(process.stdout.fileno(), 1)  # unbuffered: select() sees the rest
                 if not byte:
                     continue
                 line += byte
         seen += line
-        match = _LISTENING.search(line.decode(errors="replace"))
+        match = ready.search(line.decode(errors="replace"))
         if match:
             break
-    host, _, port = match[1].rpartition(":")
-    server = Server(name, process, host.strip("[]"), int(port))
+    host = match.groupdict().get("host") or "127.0.0.1"
+    server = Server(name, process, host.strip("[]"), int(match["port"]))
     if drain:
         server.drain = threading.Thread(target=process.stdout.read, daemon=True)
         server.drain.start()
     return server
+
+
+def wait_http(
+    url: str,
+    deadline: float,
+    *,
+    process: subprocess.Popen[Any] | None = None,
+    every: float = 0.5,
+    timeout: float = 5,
+    give_up: Callable[[], bool] | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> bool:
+    """Poll ``GET url`` (with ``headers``) until it answers 200 (for a server that prints nothing
+    when it listens); False once ``deadline`` (``time.monotonic()``) passes, ``process`` exits or
+    ``give_up()`` says so: the caller says why. ``every``: seconds between tries; ``timeout``:
+    each try's."""
+    request = urllib.request.Request(url, headers=dict(headers or {}))
+    while True:
+        if (process is not None and process.poll() is not None) or (give_up and give_up()):
+            return False
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as answer:
+                if answer.status == 200:
+                    return True
+        except (urllib.error.URLError, OSError, http.client.HTTPException):
+            pass  # not listening yet, or not speaking HTTP yet
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(every)  # polling readiness, not waiting blind
 
 
 def start_mock(options: Sequence[str]) -> Server:

@@ -45,11 +45,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.error import URLError
-from urllib.request import urlopen
 
 from benchmarks.perf.cli_args import positive_float, positive_int, positive_ints
 from benchmarks.perf.localhost import free_port
+from benchmarks.perf.servers import wait_http
 
 ROOT = Path(__file__).resolve().parents[2]
 CPU_FLAGS = (
@@ -70,17 +69,8 @@ class Server:
     log: Path
 
     def wait(self, path: str, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.popen.poll() is not None:
-                break
-            try:
-                with urlopen(self.base_url + path, timeout=5) as response:
-                    if response.status == 200:
-                        return
-            except (URLError, OSError):
-                pass
-            time.sleep(0.5)  # polling readiness
+        if wait_http(self.base_url + path, time.monotonic() + timeout, process=self.popen):
+            return
         tail = self.log.read_text(errors="replace").splitlines()[-30:]
         raise RuntimeError(f"{self.name} did not start:\n" + "\n".join(tail))
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import select
 import signal
 import subprocess
 import sys
@@ -35,6 +34,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..perf.errors import RunError
+from ..perf.servers import PROXY_READY, start_server
 from .catalog import TARGETS
 from .run import judge_command, targets_toml
 from .stack import KEY_ENV, Launched, clean_env
@@ -53,27 +54,24 @@ def failing(index: dict[str, Any], name: str | None = None) -> set[str]:
     return {cid for cid, c in entry["checks"].items() if c["outcome"] in FAILING}
 
 
-def _start_proxy(upstream: str, profiles: tuple[str, ...], reports: Path) -> tuple[subprocess.Popen[str], str]:  # fmt: skip
+def _start_proxy(upstream: str, profiles: tuple[str, ...], reports: Path, log: Path) -> tuple[subprocess.Popen[bytes], str]:  # fmt: skip
+    """The proxy, once it says it listens (within 60 s), and its base URL; its stderr in ``log``."""
     command = [*judge_command(), "proxy", "--upstream", upstream, "--port", "0", "--quiet",
                "--profile", ",".join(profiles), "--report-dir", str(reports)]  # fmt: skip
-    proxy = subprocess.Popen(
-        command, cwd=REPO, env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
-    assert proxy.stdout is not None
-    ready, _, _ = select.select([proxy.stdout], [], [], 60)
-    line = proxy.stdout.readline() if ready else ""
-    if not line.startswith("proxy: "):
-        proxy.kill()
-        raise RuntimeError(f"the proxy did not start: {line.strip() or proxy.stderr.read()}")  # type: ignore[union-attr]
-    return proxy, line.split()[1]
+    try:
+        proxy = start_server("the proxy", command, None, timeout=60, env=clean_env(), cwd=REPO,
+                             log=log, ready=PROXY_READY)  # fmt: skip
+    except RunError as exc:
+        raise RuntimeError(f"{exc} (its stderr: {log})") from None
+    return proxy.process, f"{proxy.origin}/v1"
 
 
 def run(name: str, base_url: str, out: Path, key: str) -> int:
     spec = TARGETS[name]
     out.mkdir(parents=True, exist_ok=True)
     proxy_reports, suite_reports = out / "proxy", out / "suite"
-    proxy, proxy_url = _start_proxy(base_url.rstrip("/"), spec.profiles, proxy_reports)
+    proxy_log = out / "proxy.log"
+    proxy, proxy_url = _start_proxy(base_url.rstrip("/"), spec.profiles, proxy_reports, proxy_log)
     started = time.monotonic()
     try:
         model = _model(name)
@@ -89,12 +87,13 @@ def run(name: str, base_url: str, out: Path, key: str) -> int:
     finally:
         proxy.send_signal(signal.SIGINT)
         try:
-            proxy_out, proxy_err = proxy.communicate(timeout=60)
+            proxy_out, _ = proxy.communicate(timeout=60)
         except subprocess.TimeoutExpired:
             proxy.kill()
-            proxy_out, proxy_err = proxy.communicate()
+            proxy_out, _ = proxy.communicate()
     wall = time.monotonic() - started
-    (out / "proxy.log").write_text(proxy_out + proxy_err)
+    with proxy_log.open("ab") as log:  # its stderr is there already; then what it printed
+        log.write(proxy_out)
     matrix = failing(json.loads(MATRIX.read_text()), name)
     through = failing(json.loads((suite_reports / "index.json").read_text()))
     index = json.loads((proxy_reports / "index.json").read_text())

@@ -13,27 +13,17 @@ import os
 import signal
 import subprocess
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
 from ..perf.localhost import free_port
+from ..perf.servers import wait_http
 from .errors import ServiceError
 
 __all__ = ["LOOPBACK", "Service", "ServiceError", "free_port"]
 
 LOOPBACK = "127.0.0.1"
-
-
-def _answers(url: str, headers: Mapping[str, str]) -> bool:
-    request = urllib.request.Request(url, headers=dict(headers))
-    try:
-        with urllib.request.urlopen(request, timeout=3) as response:
-            return bool(response.status == 200)
-    except (urllib.error.URLError, OSError, TimeoutError):
-        return False
 
 
 class Service:
@@ -76,16 +66,15 @@ class Service:
                 start_new_session=True,
             )
         deadline = started + self.startup_timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise ServiceError(
-                    f"{self.name} exited with {self.proc.returncode} before it was ready:\n"
-                    + self.tail()
-                )
-            if _answers(self.ready_url, self.ready_headers):
-                self.startup_s = time.monotonic() - started
-                return self
-            time.sleep(0.5)
+        if wait_http(self.ready_url, deadline, process=self.proc, timeout=3,
+                     headers=self.ready_headers):  # fmt: skip
+            self.startup_s = time.monotonic() - started
+            return self
+        if self.proc.poll() is not None:
+            raise ServiceError(
+                f"{self.name} exited with {self.proc.returncode} before it was ready:\n"
+                + self.tail()
+            )
         self.stop()
         raise ServiceError(
             f"{self.name} not ready at {self.ready_url} within {self.startup_timeout:g} s:\n"

@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx2
-
 from benchmarks.perf.localhost import free_port as free_port
+from benchmarks.perf.servers import wait_http
 
 HERE = Path(__file__).resolve().parent
 STUBS = HERE / "cpu_stubs"
@@ -85,22 +84,13 @@ class Process:
     base_url: str
 
     def wait_ready(self, path: str, deadline: float) -> None:
-        with httpx2.Client(base_url=self.base_url, timeout=5) as client:
-            while True:
-                if self.popen.poll() is not None:
-                    raise RuntimeError(
-                        f"{self.name} exited ({self.popen.returncode}):\n{self.tail()}"
-                    )
-                if self.port_taken():
-                    raise PortTaken(f"{self.name}: its port was taken:\n{self.tail()}")
-                try:
-                    if client.get(path).status_code == 200:
-                        return
-                except httpx2.HTTPError:
-                    pass
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"{self.name} not ready in time:\n{self.tail()}")
-                time.sleep(0.5)  # polling readiness, not waiting blind
+        if wait_http(self.base_url + path, deadline, process=self.popen, give_up=self.port_taken):
+            return
+        if self.popen.poll() is not None:
+            raise RuntimeError(f"{self.name} exited ({self.popen.returncode}):\n{self.tail()}")
+        if self.port_taken():
+            raise PortTaken(f"{self.name}: its port was taken:\n{self.tail()}")
+        raise RuntimeError(f"{self.name} not ready in time:\n{self.tail()}")
 
     def port_taken(self) -> bool:
         """Whether the server failed to bind its port. A port is chosen free (`free_port`) but
