@@ -5,20 +5,27 @@ port out of range, a CPU this process may not run on) is refused while the comma
 parsed: each helper raises :class:`argparse.ArgumentTypeError`, so argparse prints the usage and
 one line naming the flag (``error: argument --rounds: expected an integer >= 1, got '0'``) and
 exits 2, before any server starts or any corpus is read. The same way in every benchmark.
+:func:`add_code_and_json` and :func:`emit` are the ``--code`` / ``--json`` pair of the
+before-and-after memory benchmarks (run on another checkout; the figures printed and written).
 A port is ``conformance.cli_options.port_number``, the type every CLI of the project takes.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
 
 from benchmarks.responses_bench.units import parse_seconds
 
 __all__ = [
+    "add_code_and_json",
     "allowed_cpu",
+    "emit",
     "non_negative_float",
     "non_negative_int",
     "positive_float",
@@ -118,3 +125,20 @@ def allowed_cpu(text: str) -> int:
                 f"CPU {text!r} is not one this process may run on (allowed: {_ranges(allowed)})"
             )
     return cpu
+
+
+def add_code_and_json(parser: argparse.ArgumentParser) -> None:
+    """``--code DIR`` (the checkout whose servers run: main's code exported for the "before") and
+    ``--json FILE`` (the figures written there too)."""
+    parser.add_argument("--code", type=Path, default=Path(__file__).resolve().parents[2],
+                        help="the checkout whose proxy and mock run (default: this one)")  # fmt: skip
+    parser.add_argument("--json", type=Path, default=None, help="write the figures here too")
+
+
+def emit(result: Any, path: Path | None) -> int:
+    """Print ``result`` as indented JSON, write it to ``path`` too when given; exit code 0."""
+    text = json.dumps(result, indent=2)
+    print(text)
+    if path is not None:
+        path.write_text(text + "\n")
+    return 0

@@ -27,7 +27,7 @@ from typing import Any
 import psutil
 from websockets.sync.client import connect
 
-from benchmarks.perf.cli_args import positive_int
+from benchmarks.perf.cli_args import add_code_and_json, emit, positive_int
 from benchmarks.perf.servers import first_line, module_command
 
 __all__ = ["main"]
@@ -92,16 +92,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="creates in the one session (default 20000)")  # fmt: skip
     parser.add_argument("--samples", type=positive_int, default=10,
                         help="RSS samples along the session (default 10)")  # fmt: skip
-    parser.add_argument("--code", type=Path, default=Path(__file__).resolve().parents[2],
-                        help="the checkout whose proxy and mock run (default: this one)")  # fmt: skip
-    parser.add_argument("--json", type=Path, default=None, help="write the figures here too")
+    add_code_and_json(parser)
     args = parser.parse_args(argv)
-    result = session(args.code.resolve(), args.responses, args.samples)
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.json is not None:
-        args.json.write_text(text + "\n")
-    return 0
+    return emit(session(args.code.resolve(), args.responses, args.samples), args.json)
 
 
 if __name__ == "__main__":

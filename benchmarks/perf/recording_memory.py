@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 
 import psutil
 
-from benchmarks.perf.cli_args import positive_int
+from benchmarks.perf.cli_args import add_code_and_json, emit, positive_int
 from benchmarks.perf.servers import first_line, module_command
 
 __all__ = ["main"]
@@ -152,16 +152,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="concurrent streams (default 4)")  # fmt: skip
     parser.add_argument("--mb", type=positive_int, default=50,
                         help="about this many MB per stream (default 50)")  # fmt: skip
-    parser.add_argument("--code", type=Path, default=Path(__file__).resolve().parents[2],
-                        help="the checkout whose proxy and mock run (default: this one)")  # fmt: skip
-    parser.add_argument("--json", type=Path, default=None, help="write the figures here too")
+    add_code_and_json(parser)
     args = parser.parse_args(argv)
-    result = measure(args.code.resolve(), args.streams, args.mb)
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.json is not None:
-        args.json.write_text(text + "\n")
-    return 0
+    return emit(measure(args.code.resolve(), args.streams, args.mb), args.json)
 
 
 if __name__ == "__main__":
