@@ -133,6 +133,18 @@ def _run(handler: Handler, conn: socket.socket) -> None:
         handler(conn)
 
 
+def exchange_raw(base_url: str, raw: bytes) -> bytes:
+    """Send ``raw`` bytes to the server at ``base_url`` on a new connection and read everything
+    it answers until it closes."""
+    host, port = base_url.split("//")[1].split("/")[0].split(":")
+    answer = b""
+    with socket.create_connection((host, int(port)), timeout=WAIT) as conn:
+        conn.sendall(raw)
+        while chunk := conn.recv(65536):
+            answer += chunk
+    return answer
+
+
 def read_request(conn: socket.socket) -> bytes:
     data = b""
     while b"\r\n\r\n" not in data:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from proxy_support import WAIT, proxy, raw_upstream, read_request
+from proxy_support import WAIT, exchange_raw, proxy, raw_upstream, read_request
 
 from conformance.proxy.http1 import (
     BODY_CHUNKED,
@@ -272,13 +272,8 @@ def test_a_request_framing_violation_is_refused_and_never_forwarded(tmp_path: Pa
         conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}")
 
     with raw_upstream(handler) as upstream, proxy(upstream, report_dir=tmp_path) as run:
-        host, port = run.base_url.split("//")[1].split("/")[0].split(":")
         for name, raw in REQUESTS.items():
-            with socket.create_connection((host, int(port)), timeout=WAIT) as conn:
-                conn.sendall(raw)
-                answer = b""
-                while chunk := conn.recv(65536):
-                    answer += chunk
+            answer = exchange_raw(run.base_url, raw)
             head, _, body = answer.partition(b"\r\n\r\n")
             assert head.startswith(b"HTTP/1.1 400 "), (name, answer[:200])
             message = json.loads(body)["error"]["message"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from proxy_support import WAIT, proxy, raw_upstream
+from proxy_support import WAIT, exchange_raw, proxy, raw_upstream
 from proxy_support import read_request as _read_request
 
 from mock_server.app import MockSettings
@@ -138,12 +138,7 @@ def test_a_client_that_disconnects_mid_stream(tmp_path: Path, event_loop_kind: s
 )
 def test_bad_bytes_from_the_client(raw: bytes, status: int, tmp_path: Path) -> None:
     with LoopbackMock(MockSettings()) as mock, proxy(mock.base_url, report_dir=tmp_path) as run:
-        host, port = run.base_url.split("//")[1].split("/")[0].split(":")
-        with socket.create_connection((host, int(port)), timeout=WAIT) as conn:
-            conn.sendall(raw)
-            answer = b""
-            while chunk := conn.recv(65536):
-                answer += chunk
+        answer = exchange_raw(run.base_url, raw)
         head, _, body = answer.partition(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 %d " % status), answer[:200]
         assert set(json.loads(body)["error"]) == {"message", "type", "param", "code"}
@@ -186,14 +181,10 @@ def test_keep_alive_and_an_http10_client(tmp_path: Path, event_loop_kind: str) -
         assert {r.content.count(b"\n\n") for r in proxied} == {
             r.content.count(b"\n\n") for r in direct
         }
-        host, port = run.base_url.split("//")[1].split("/")[0].split(":")
         data = json.dumps(body).encode()
-        with socket.create_connection((host, int(port)), timeout=WAIT) as conn:
-            conn.sendall(b"POST /v1/responses HTTP/1.0\r\ncontent-type: application/json\r\n"
-                         b"content-length: %d\r\n\r\n%s" % (len(data), data))  # fmt: skip
-            answer = b""
-            while chunk := conn.recv(65536):
-                answer += chunk
+        answer = exchange_raw(run.base_url, b"POST /v1/responses HTTP/1.0\r\ncontent-type: "
+                              b"application/json\r\ncontent-length: %d\r\n\r\n%s"
+                              % (len(data), data))  # fmt: skip
         head, _, stream = answer.partition(b"\r\n\r\n")
         assert b"transfer-encoding" not in head.lower()
         assert stream.startswith(b"event: response.created") and b"response.completed" in stream
