@@ -46,6 +46,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..engine import EngineHints
 from ..errors import APIError, invalid_request
+from ..failures import failures
 from ..flow import DEFAULT_CONNECTION_BYTES, DEFAULT_SERVER_BYTES, ConnectionBudget, ServerBudget
 from ..json_limits import JSONTooDeep, loads_bounded, too_deep_error
 from ..request.field_errors import check_type
@@ -203,6 +204,10 @@ class _Connection:
         self._steer_seq = 0
         self._send_lock = anyio.Lock()
         self._dropped = asyncio.Event()
+        # A lane found the client gone. The receiver may not see the disconnect itself: at the
+        # connection's bound it waits for room that only the lanes' jobs free (issue #39: each
+        # never-reading client that left kept its queued creates, ~80 MiB, for good).
+        self._gone = asyncio.Event()
 
     async def send(self, data: bytes) -> None:
         async with self._send_lock:
@@ -217,14 +222,15 @@ class _Connection:
     async def run(self) -> None:
         receiver = asyncio.ensure_future(self._receive())
         dropped = asyncio.ensure_future(self._dropped.wait())
+        gone = asyncio.ensure_future(self._gone.wait())
         try:
-            await asyncio.wait({receiver, dropped}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({receiver, dropped, gone}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            for task in (receiver, dropped, *(lane.task for lane in self.lanes.values())):
+            for task in (receiver, dropped, gone, *(lane.task for lane in self.lanes.values())):
                 if task is not None:
                     task.cancel()
             tasks = [lane.task for lane in self.lanes.values() if lane.task is not None]
-            await asyncio.gather(receiver, dropped, *tasks, return_exceptions=True)
+            await asyncio.gather(receiver, dropped, gone, *tasks, return_exceptions=True)
             self.lanes.clear()
             self.budget.close()
         if self._dropped.is_set():
@@ -356,12 +362,14 @@ class _Connection:
                     self._dropped.set()
                     return
                 except (WebSocketDisconnect, OSError, RuntimeError):
-                    return  # the client went away (starlette raises RuntimeError after close)
+                    self._gone.set()  # the client went away (starlette: RuntimeError after close)
+                    return
                 except Exception:  # one response failed: say so, log it once, serve the next
-                    log.exception("WebSocket lane %r: a response failed", lane.sid)
+                    failures.exception(log, "WebSocket lane %r: a response failed", lane.sid)
                     try:
                         await self.send_error(_internal_error(), lane.sid)
                     except (WebSocketDisconnect, OSError, RuntimeError):
+                        self._gone.set()
                         return
                 finally:
                     # Nothing of it stays referenced while the lane waits for the next create.
@@ -405,7 +413,7 @@ class _Connection:
             await self._refuse(error, sid, body, steers)
             return None
         except Exception:
-            log.exception("unhandled error preparing a WebSocket response")
+            failures.exception(log, "unhandled error preparing a WebSocket response")
             await self._refuse(_internal_error(), sid, body, steers)
             return None
         sink = _Sink(self, sid, admission.drop_after, tracked)

@@ -281,6 +281,36 @@ def test_a_client_that_reads_no_events_is_closed_and_its_bytes_released(
         assert budget.used == 0
 
 
+def test_a_client_that_leaves_with_creates_queued_on_one_lane_releases_them(
+    engine: ScriptedEngine,
+) -> None:
+    """Issue #39: a never-reading client that left with creates queued behind a stalled one on
+    its default lane kept them, ~80 MiB a client at the default bounds, for good: the lane ended
+    on the client's absence, nothing else released the queue, and the receiver, at the
+    connection's bound, waited for room forever instead of seeing the disconnect."""
+    big = "y" * (512 * 1024)
+    for _ in range(8):
+        engine.push(text_script(*([big] * 8)))
+    app = create_app(engine, websocket_limits=WebSocketLimits(connection_bytes=1024 * 1024))
+    padding = "x" * (128 * 1024)
+    budget: ServerBudget = app.state.websocket_budget
+    with ServerThread(app, limits=SHORT) as server:
+        with _connect(server, rcvbuf=4096) as sock:
+            _ws_handshake(sock)
+            for _ in range(8):  # one lane: each waits behind the first, whose events go unread
+                create = {"type": "response.create", "model": "m", "input": padding}
+                sock.sendall(_frame(0x1, orjson.dumps(create)))
+            deadline = time.monotonic() + 5
+            while budget.used < 1024 * 1024 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert budget.used >= 1024 * 1024  # at the bound, reading no further
+        # the client left (its unread events reset the socket)
+        deadline = time.monotonic() + 5
+        while budget.used and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert budget.used == 0
+
+
 def test_a_frame_past_the_body_limit_closes_with_1009(server: ServerThread) -> None:
     with wsc.connect(f"ws://127.0.0.1:{server.port}/v1/responses", max_size=None) as ws:
         ws.send("x" * (SHORT.max_frame_bytes + 1))
