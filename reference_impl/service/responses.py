@@ -28,6 +28,7 @@ from starlette.responses import Response
 from ..assembler.stream import Event, ResponseAssembler
 from ..engine import Engine, EngineError, EngineHints, GenerationRequest
 from ..errors import APIError, invalid_request, not_found
+from ..failures import failures
 from ..ids import IdFactory
 from ..json_limits import JSONTooDeep, loads_bounded, too_deep_error
 from ..request.inputs import (
@@ -109,7 +110,9 @@ class ResponsesService:
             except APIError as exc:
                 return error_response(exc)
             except Exception:
-                log.exception("unhandled error on %s %s", request.method, request.url.path)
+                failures.exception(
+                    log, "unhandled error on %s %s", request.method, request.url.path
+                )
                 return error_response(
                     APIError(
                         500,

@@ -22,6 +22,7 @@ import anyio
 from .. import drain
 from ..assembler.stream import Event, ResponseAssembler
 from ..engine import Chunk, Engine, EngineError, GenerationRequest, ReadyChunks
+from ..failures import failures
 from ..stores.base import ResponseStore
 
 __all__ = ["TERMINAL_EVENTS", "TERMINAL_STATUSES", "BackgroundRunner", "drive"]
@@ -94,7 +95,7 @@ async def _drive(
                     task.uncancel()
                 events = asm.fail(drain.SHUTDOWN_MESSAGE, drain.SHUTDOWN_CODE)
             except Exception:
-                log.exception("engine failed while generating %s", asm.response_id)
+                failures.exception(log, "engine failed while generating %s", asm.response_id)
                 events = asm.fail("The server had an error while processing your request.")
             done = asm.finished
             if done and finished is not None:
@@ -192,7 +193,7 @@ class BackgroundRunner:
                 await self._store.put(asm.cancel())
             raise
         except Exception:
-            log.exception("background response %s failed", response_id)
+            failures.exception(log, "background response %s failed", response_id)
             with anyio.CancelScope(shield=True):
                 events = asm.fail("The server had an error while processing your request.")
                 await self._store.append_events(response_id, events)

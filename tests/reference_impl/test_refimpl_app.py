@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -19,6 +20,7 @@ from refimpl_support import (
 
 from conformance.schema import SCHEMAS
 from reference_impl.engine import EngineHints, Final, TextDelta, ToolCallDelta
+from reference_impl.failures import FailureLog, failures
 from reference_impl.service.app import create_app
 from reference_impl.stores.memory import MemoryStore
 
@@ -445,3 +447,47 @@ async def test_broken_engines_end_the_stream_with_error_and_failed(how: str) -> 
         assert "secret" not in events[-2]["error"]["message"]  # no internals leak
         plain = await c.post("/v1/responses", json={"model": "m", "input": "x"})
         assert_error(plain, 500, None, "server_error")
+
+
+async def test_an_engine_failing_every_request_logs_one_traceback_then_one_line_each(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An engine that cannot work (here: a module it imports lazily is missing) fails every
+    request the same way: the first failure's traceback is logged, each repeat is one line."""
+
+    class Unimportable(ScriptedEngine):
+        def generate(self, request: Any) -> AsyncIterator[Any]:
+            raise ModuleNotFoundError("No module named 'sgl_kernel'")
+
+    failures.forget()
+    caplog.set_level(logging.ERROR, logger="reference_impl")
+    async with make_client(Unimportable()) as c:
+        for stream in (False, True, False, True, False):
+            body = {"model": "m", "input": "x", "stream": stream}
+            answer = await c.post("/v1/responses", json=body)
+            if not stream:
+                assert_error(answer, 500, None, "server_error")
+    records = [r for r in caplog.records if "sgl_kernel" in r.getMessage() or r.exc_info]
+    assert len(records) == 5
+    assert [r.exc_info is not None for r in records] == [True, False, False, False, False]
+    assert "the same failure 5 times" in records[-1].getMessage()
+    assert all("\n" not in r.getMessage() for r in records[1:])
+
+
+def test_the_failure_table_is_bounded_and_tells_failures_apart() -> None:
+    log = logging.getLogger("test.failures")
+    table = FailureLog(max_signatures=3)
+    lines: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = lines.append  # type: ignore[method-assign]
+    log.addHandler(handler)
+    try:
+        for i in [0, 0, 1, 2, 3, 0]:  # 0 seen twice, then pushed out by 1, 2, 3
+            try:
+                raise ValueError(f"failure {i}")
+            except ValueError:
+                table.exception(log, "request %d", i)
+    finally:
+        log.removeHandler(handler)
+    assert [r.exc_info is not None for r in lines] == [True, False, True, True, True, True]
+    assert len(table._seen) == 3
