@@ -58,7 +58,15 @@ from ..engine import (
     ToolCallDelta,
 )
 from .output import OutputParser, sglang_tools
-from .prompt_limits import check_has_input, classified, output_room, template_error
+from .prompt_limits import (
+    INPUT_RESERVE,
+    check_has_input,
+    classified,
+    longest_token,
+    output_room,
+    refuse_before_tokenizing,
+    template_error,
+)
 
 __all__ = ["Backend", "PromptBuilder", "SGLangConfig", "SGLangEngine"]
 
@@ -127,6 +135,7 @@ class PromptBuilder:
             tokenizer = AutoTokenizer.from_pretrained(config.tokenizer_path or config.model_path)
         self.tokenizer = tokenizer
         self.context_length = config.context_length or _context_length(config.model_path)
+        self.longest_token = longest_token(tokenizer)  # shared by the copies: one vocabulary
 
     def visible_tools(self, request: GenerationRequest) -> list[FunctionTool]:
         choice = request.tool_choice
@@ -172,13 +181,24 @@ class PromptBuilder:
             raise template_error(error) from error
         return str(text), tools
 
-    def input_ids(self, request: GenerationRequest) -> tuple[list[int], list[dict[str, Any]]]:
+    def input_ids(
+        self, request: GenerationRequest, *, bounded: bool = False
+    ) -> tuple[list[int], list[dict[str, Any]]]:
+        """The prompt's token ids and the tools shown; ``bounded``: refused as
+        ``context_length_exceeded`` when certainly too long, before tokenizing it whole
+        (prompt_limits.py)."""
         text, tools = self.render(request)
-        ids = self.tokenizer.encode(text, add_special_tokens=False)
-        return list(ids), tools
+        if bounded:
+            refuse_before_tokenizing(
+                text, self.context_length - INPUT_RESERVE, self.longest_token, self._encode
+            )
+        return list(self._encode(text)), tools
+
+    def _encode(self, text: str) -> Any:
+        return self.tokenizer.encode(text, add_special_tokens=False)
 
     def build(self, request: GenerationRequest) -> Prompt:
-        ids, tools = self.input_ids(request)
+        ids, tools = self.input_ids(request, bounded=True)
         room = output_room(self.context_length, len(ids))
         limit = request.max_output_tokens
         params: dict[str, Any] = {

@@ -122,6 +122,58 @@ def test_the_context_boundary_is_exact(client: httpx.Client, backend: FakeBacken
         }
 
 
+class CountingTokenizer(CharTokenizer):
+    """Counts the characters it is asked to encode; ``vocab`` is what ``get_vocab`` shows (none:
+    the method is absent, as on tokenizers that cannot list theirs)."""
+
+    def __init__(self, vocab: dict[str, int] | None = None, word_tokens: bool = False) -> None:
+        self.encoded: list[int] = []
+        self.word_tokens = word_tokens
+        if vocab is not None:
+            self.get_vocab = lambda: vocab
+
+    def encode(self, text: str, add_special_tokens: bool = False) -> list[int]:
+        self.encoded.append(len(text))
+        if self.word_tokens:  # one token a word, however long
+            return [len(word) % 256 for word in text.split()]
+        return super().encode(text)
+
+
+def _post_with(tokenizer: CountingTokenizer, text: str) -> tuple[httpx.Response, FakeBackend]:
+    backend = FakeBackend()
+    config = SGLangConfig(model_path="fake", context_length=CONTEXT)
+    engine = SGLangEngine(backend, config, tokenizer=tokenizer)  # type: ignore[arg-type]
+    with ServerThread(create_app(engine)) as server:
+        got = httpx.post(server.base_url + "/v1/responses", json={"model": "f", "input": text})
+    return got, backend
+
+
+@pytest.mark.parametrize("vocab", [None, {"x": 1, "xx": 2, "<assistant>": 3}])
+def test_a_long_input_is_refused_without_tokenizing_it_whole(vocab: dict[str, int] | None) -> None:
+    """Issue #39: a 4 MiB input kept the reference's tokenizer busy for seconds and its memory
+    for good, only to be refused as too long. Refused now by its length over the longest token
+    (a vocabulary to read) or by a prefix's count (none), never tokenized whole."""
+    tokenizer = CountingTokenizer(vocab)
+    text = "word " * 200_000  # 1 MB
+    got, backend = _post_with(tokenizer, text)
+    assert got.status_code == 400, got.text
+    assert got.json()["error"]["code"] == "context_length_exceeded"
+    assert not backend.seen
+    assert max(tokenizer.encoded, default=0) < 10 * CONTEXT  # a prefix at most, not the 1 MB
+
+
+def test_a_long_input_of_few_tokens_is_still_counted_whole_and_served() -> None:
+    """The near miss: a text far longer than the probe whose tokens are long (one a word) has
+    fewer tokens than the context; neither shortcut may refuse it."""
+    word = "w" * 97
+    tokenizer = CountingTokenizer({word: 1, "<assistant>": 2}, word_tokens=True)
+    text = " ".join([word] * (CONTEXT - INPUT_RESERVE - 10))  # ~18 kB, over 5 probes long
+    got, backend = _post_with(tokenizer, text)
+    assert got.status_code == 200, got.text
+    assert backend.seen[-1]["input"] == CONTEXT - INPUT_RESERVE - 10
+    assert max(tokenizer.encoded) > len(text)  # counted whole after the prefix
+
+
 @pytest.mark.parametrize(
     "sglang_text",
     [
