@@ -1,20 +1,25 @@
-"""The probes of issue #39 against ``responses-mock`` on loopback, with memory figures: what a
-careless or hostile client costs the server.
+"""The probes of issue #39 against ``responses-mock`` (or ``responses-reference``) on loopback,
+with memory figures: what a careless or hostile client costs the server.
 
     python -m benchmarks.perf.hardening [--probe never-reading|ping-flood|stalled]...
         [--creates 255] [--create-mib 4] [--flood-seconds 20] [--stalled 1250] [--wait 40]
-        [--code DIR] [--json out.json] [-- MOCK FLAGS...]
+        [--clients 1] [--server mock|reference] [--python PY] [--code DIR] [--json out.json]
+        [-- SERVER FLAGS...]
 
 - ``never-reading``: one WebSocket client sends ``--creates`` creates of ``--create-mib`` MiB
   and reads nothing, for at most ``--flood-seconds``; then it leaves. Figures: the server's RSS
-  before, at its peak, and 5 s after the client left.
+  before, at its peak, and 5 s after the client left. ``--clients N``: N such clients one after
+  the other against the same server, a figure each (what the server keeps after each).
 - ``ping-flood``: one client sends pings for ``--flood-seconds`` and reads nothing (so the
   pongs pile up). Figures: RSS before and at the peak, and whether the server dropped it.
 - ``stalled``: ``--stalled`` connections each send half a request head and then one byte every
   2 s. Figure: how many the server has closed after ``--wait`` seconds.
 
-``--code DIR`` runs the mock of another checkout (e.g. the main branch, for the figures before a
-change); the flags after ``--`` go to the mock. tox -e hardening runs every probe at these full
+``--code DIR`` runs the server of another checkout (e.g. the main branch, for the figures before a
+change); the flags after ``--`` go to the server. ``--server reference`` runs
+``reference_impl.sglang.cli`` under ``--python`` (an interpreter with SGLang, e.g. the ``sglang``
+tox env's), given its engine by those flags: ``-- --sglang-url http://127.0.0.1:30000`` for a
+running SGLang server (the reference tokenizes in its own process either way). tox -e hardening runs every probe at these full
 sizes; the CI slice (small counts, short timeouts) is tests/reference_impl/test_refimpl_limits.py.
 Loopback only; every probe is bounded in time.
 """
@@ -45,16 +50,19 @@ MIB = 1024 * 1024
 PROBES = ("never-reading", "ping-flood", "stalled")
 
 
-def _mock(code: Path, flags: Sequence[str]) -> Server:
+SERVERS = {"mock": "mock_server.cli", "reference": "reference_impl.sglang.cli"}
+
+
+def _server(kind: str, python: str, code: Path, flags: Sequence[str]) -> Server:
     launch = (
         f"import runpy, sys; sys.path.insert(0, {str(code)!r}); "
-        "runpy.run_module('mock_server.cli', run_name='__main__')"
+        f"runpy.run_module({SERVERS[kind]!r}, run_name='__main__')"
     )
-    argv = [sys.executable, "-c", launch, "--port", "0", *flags]
-    try:
-        return start_server("mock", argv, None)
+    argv = [python, "-c", launch, "--port", "0", *flags]
+    try:  # the reference loads a tokenizer (and, in process, a model) first
+        return start_server(kind, argv, None, timeout=30 if kind == "mock" else 600)
     except RunError as exc:
-        raise SystemExit(f"the mock did not start: {exc}") from None
+        raise SystemExit(f"the {kind} did not start: {exc}") from None
 
 
 def _rss(pid: int) -> float:
@@ -234,24 +242,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--flood-seconds", type=positive_float, default=20.0)
     parser.add_argument("--stalled", type=positive_int, default=1250)
     parser.add_argument("--wait", type=positive_float, default=40.0)
+    parser.add_argument(
+        "--clients",
+        type=positive_int,
+        default=1,
+        help="never-reading clients one after the other (default 1)",
+    )
+    parser.add_argument("--server", choices=sorted(SERVERS), default="mock")
+    parser.add_argument(
+        "--python",
+        default=sys.executable,
+        help="the interpreter the server runs under (default: this one)",
+    )
     parser.add_argument("--code", type=Path, default=Path(__file__).resolve().parents[2],
-                        help="the checkout whose mock runs (default: this one)")  # fmt: skip
+                        help="the checkout whose server runs (default: this one)")  # fmt: skip
     parser.add_argument("--json", type=Path, help="write the figures here too")
     args = parser.parse_args(args_list)
     results = []
     for probe in args.probe or PROBES:
-        server = _mock(args.code, flags)  # a fresh server per probe: figures do not mix
+        # a fresh server per probe: figures do not mix
+        server = _server(args.server, args.python, args.code, flags)
         try:
             if probe == "never-reading":
-                result = never_reading(server, args.creates, args.create_mib, args.flood_seconds)
+                found = [
+                    {"client": n + 1, **never_reading(server, args.creates, args.create_mib,
+                                                       args.flood_seconds)}
+                    for n in range(args.clients)
+                ]  # fmt: skip
             elif probe == "ping-flood":
-                result = ping_flood(server, args.flood_seconds)
+                found = [ping_flood(server, args.flood_seconds)]
             else:
-                result = stalled(server, args.stalled, args.wait)
+                found = [stalled(server, args.stalled, args.wait)]
         finally:
             server.stop()
-        print(json.dumps(result), flush=True)
-        results.append(result)
+        for result in found:
+            print(json.dumps({"server": args.server, **result}), flush=True)
+        results.extend(found)
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0
