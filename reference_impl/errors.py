@@ -48,6 +48,15 @@ def invalid_request(message: str, param: str | None = None, code: str | None = N
     return APIError(400, message, param=param, code=code)
 
 
+SERVER_ERROR_MESSAGE = "The server had an error while processing your request."
+"""OpenAI's text for a 500 (SPEC §4 Errors); nothing of the failure itself reaches the client."""
+
+
+def internal_error() -> APIError:
+    """A 500 ``server_error`` in OpenAI's words, for a failure the server did not expect."""
+    return APIError(500, SERVER_ERROR_MESSAGE, type="server_error", code="server_error")
+
+
 def not_found(response_id: str) -> APIError:
     # The exact text OpenAI sends (SPEC §4 Errors).
     return APIError(404, f"Response with id '{response_id}' not found.", param=None, code=None)

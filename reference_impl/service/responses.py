@@ -27,7 +27,7 @@ from starlette.responses import Response
 
 from ..assembler.stream import Event, ResponseAssembler
 from ..engine import Engine, EngineError, EngineHints, GenerationRequest
-from ..errors import APIError, invalid_request, not_found
+from ..errors import APIError, internal_error, invalid_request, not_found
 from ..failures import failures
 from ..ids import IdFactory
 from ..json_limits import JSONTooDeep, loads_bounded, too_deep_error
@@ -113,14 +113,7 @@ class ResponsesService:
                 failures.exception(
                     log, "unhandled error on %s %s", request.method, request.url.path
                 )
-                return error_response(
-                    APIError(
-                        500,
-                        "The server had an error while processing your request.",
-                        type="server_error",
-                        code="server_error",
-                    )
-                )
+                return error_response(internal_error())
 
         return handle
 

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..errors import APIError
+from ..errors import APIError, internal_error
 
 if TYPE_CHECKING:
     from .responses import ResponsesService
@@ -113,11 +113,4 @@ async def http_error(request: Request, exc: Exception) -> Response:
 
 
 async def server_error(request: Request, exc: Exception) -> Response:
-    return error_response(
-        APIError(
-            500,
-            "The server had an error while processing your request.",
-            type="server_error",
-            code="server_error",
-        )
-    )
+    return error_response(internal_error())

@@ -22,6 +22,7 @@ import anyio
 from .. import drain
 from ..assembler.stream import Event, ResponseAssembler
 from ..engine import Chunk, Engine, EngineError, GenerationRequest, ReadyChunks
+from ..errors import SERVER_ERROR_MESSAGE
 from ..failures import failures
 from ..stores.base import ResponseStore
 
@@ -96,7 +97,7 @@ async def _drive(
                 events = asm.fail(drain.SHUTDOWN_MESSAGE, drain.SHUTDOWN_CODE)
             except Exception:
                 failures.exception(log, "engine failed while generating %s", asm.response_id)
-                events = asm.fail("The server had an error while processing your request.")
+                events = asm.fail(SERVER_ERROR_MESSAGE)
             done = asm.finished
             if done and finished is not None:
                 await finished()
@@ -195,7 +196,7 @@ class BackgroundRunner:
         except Exception:
             failures.exception(log, "background response %s failed", response_id)
             with anyio.CancelScope(shield=True):
-                events = asm.fail("The server had an error while processing your request.")
+                events = asm.fail(SERVER_ERROR_MESSAGE)
                 await self._store.append_events(response_id, events)
                 await self._store.put(asm.response)
 

@@ -45,7 +45,7 @@ from starlette.responses import Response
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..engine import EngineHints
-from ..errors import APIError, invalid_request
+from ..errors import APIError, internal_error, invalid_request
 from ..failures import failures
 from ..flow import DEFAULT_CONNECTION_BYTES, DEFAULT_SERVER_BYTES, ConnectionBudget, ServerBudget
 from ..json_limits import JSONTooDeep, loads_bounded, too_deep_error
@@ -204,10 +204,7 @@ class _Connection:
         self._steer_seq = 0
         self._send_lock = anyio.Lock()
         self._dropped = asyncio.Event()
-        # A lane found the client gone. The receiver may not see the disconnect itself: at the
-        # connection's bound it waits for room that only the lanes' jobs free (issue #39: each
-        # never-reading client that left kept its queued creates, ~80 MiB, for good).
-        self._gone = asyncio.Event()
+        self._gone = asyncio.Event()  # a lane met the client gone (see run)
 
     async def send(self, data: bytes) -> None:
         async with self._send_lock:
@@ -220,6 +217,9 @@ class _Connection:
         await self.send(orjson.dumps(event))
 
     async def run(self) -> None:
+        """Serve until the client leaves. A lane that meets the client gone ends it too: the
+        receiver, at the connection's bound, waits for room only the lanes' jobs free and never
+        sees the disconnect (issue #39: each such client kept its queued creates for good)."""
         receiver = asyncio.ensure_future(self._receive())
         dropped = asyncio.ensure_future(self._dropped.wait())
         gone = asyncio.ensure_future(self._gone.wait())
@@ -367,7 +367,7 @@ class _Connection:
                 except Exception:  # one response failed: say so, log it once, serve the next
                     failures.exception(log, "WebSocket lane %r: a response failed", lane.sid)
                     try:
-                        await self.send_error(_internal_error(), lane.sid)
+                        await self.send_error(internal_error(), lane.sid)
                     except (WebSocketDisconnect, OSError, RuntimeError):
                         self._gone.set()
                         return
@@ -414,7 +414,7 @@ class _Connection:
             return None
         except Exception:
             failures.exception(log, "unhandled error preparing a WebSocket response")
-            await self._refuse(_internal_error(), sid, body, steers)
+            await self._refuse(internal_error(), sid, body, steers)
             return None
         sink = _Sink(self, sid, admission.drop_after, tracked)
         try:
@@ -595,12 +595,3 @@ async def _deny(ws: WebSocket, error: APIError) -> None:
 def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:59] + "…"
-
-
-def _internal_error() -> APIError:
-    return APIError(
-        500,
-        "The server had an error while processing your request.",
-        type="server_error",
-        code="server_error",
-    )
