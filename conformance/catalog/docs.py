@@ -2,31 +2,34 @@
 
 A clause cites docs/spec.md by section and docs/known-bugs.md by row
 (:func:`conformance.catalog.registry.clause_anchors`). docs/ is their one source: a checkout reads
-it there; a wheel carries a copy made at build time (setup.py, ``conformance/_docs/``), so
-``explain`` and the HTML report of a wheel installed anywhere cite text the user has.
+it there; a wheel carries a copy made at build time (setup.py, ``conformance/_docs/``, read with
+:mod:`importlib.resources`), so ``explain`` and the HTML report of a wheel installed anywhere cite
+text the user has (tests/conformance/catalog/test_spec_in_wheel.py: the copy equals docs/).
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from .registry import KNOWN_BUGS_DOC, SPEC_DOC
 
-__all__ = ["CITED_DOCS", "anchor_text", "doc_file"]
+__all__ = ["CITED_DOCS", "anchor_text", "doc_file", "sections"]
 
 CITED_DOCS = (SPEC_DOC, KNOWN_BUGS_DOC)
 
-_PACKAGED = Path(__file__).resolve().parents[1] / "_docs"  # conformance/_docs in a wheel
+_PACKAGED: Traversable = files("conformance") / "_docs"  # conformance/_docs in a wheel
 _REPO = Path(__file__).resolve().parents[2]  # the checkout, where docs/ is
 _ANCHOR = re.compile(r'<a id="([^"]+)"></a>')
 
 
-def doc_file(doc: str) -> Path | None:
-    """The file of one cited document (``docs/spec.md``), the wheel's copy first, then the
-    checkout's; None for any other name (an anchor read from an index is input) or where neither
-    has it."""
+def doc_file(doc: str) -> Traversable | None:
+    """The file of one cited document (``docs/spec.md``), the wheel's packaged copy first, then
+    the checkout's; None for any other name (an anchor read from an index is input) or where
+    neither has it."""
     if doc not in CITED_DOCS:
         return None
     for path in (_PACKAGED / Path(doc).name, _REPO / doc):
@@ -38,16 +41,19 @@ def doc_file(doc: str) -> Path | None:
     return None
 
 
-@functools.cache
-def _sections(doc: str) -> dict[str, str]:
-    """Each anchor of ``doc`` with its text: from the anchor to the next anchor, or, for a table
-    row (docs/known-bugs.md), the row."""
+def sections(doc: str) -> dict[str, str]:
+    """Each anchor of ``doc`` with its text, in the document's order: from the anchor to the next
+    anchor, or, for a table row (docs/known-bugs.md), the row; empty where ``doc`` is not at
+    hand."""
     path = doc_file(doc)
-    if path is None:
-        return {}
+    return {} if path is None else _parse(path.read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=4)
+def _parse(text: str) -> dict[str, str]:
     out: dict[str, list[str]] = {}
     current: list[str] | None = None
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         found = _ANCHOR.search(line)
         if found is not None:
             rest = _ANCHOR.sub("", line).strip()
@@ -66,5 +72,5 @@ def anchor_text(anchor: str) -> str | None:
     """The text an anchor (``docs/spec.md#s2-1``) points at, or None where the document or the
     anchor is missing."""
     doc, _, fragment = anchor.partition("#")
-    text = _sections(doc).get(fragment)
+    text = sections(doc).get(fragment)
     return text or None

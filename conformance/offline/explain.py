@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from ..catalog.docs import anchor_text
+from ..catalog.docs import anchor_text, doc_file
 from ..catalog.registry import REGISTRY, Check, refinements
 
 __all__ = ["explain", "explain_dict"]
@@ -48,16 +48,29 @@ def _head(check: Check) -> str:
     return "\n".join(lines) + "\n"
 
 
+# How much of one cited section ``explain`` prints: the longest (§1.7) runs to 58 lines; the
+# rest is one pointer away.
+_CLAUSE_LINES = 16
+
+
 def _clause_text(check: Check) -> str:
-    """The text of every section and known-bugs row the clause cites; a line saying so where the
-    document is not at hand."""
+    """The text of every section and known-bugs row the clause cites, each at most
+    ``_CLAUSE_LINES`` lines with a pointer to the whole; a line saying so where the document is
+    not at hand."""
     out = []
     for anchor in check.anchors:
         text = anchor_text(anchor)
         if text is None:
             out.append(f"\n{anchor}: not found (docs/ is not beside this install)\n")
-        else:
-            out.append(f"\n{anchor}:\n{_indent(text)}\n")
+            continue
+        lines = text.splitlines()
+        if len(lines) > _CLAUSE_LINES:
+            doc, _, fragment = anchor.partition("#")
+            more = len(lines) - _CLAUSE_LINES
+            lines = [*lines[:_CLAUSE_LINES], f"… {more} more lines: the whole section is "
+                     f"#{fragment} of {doc_file(doc)}"]  # fmt: skip
+        body = "\n".join(lines)
+        out.append(f"\n{anchor}:\n{_indent(body)}\n")
     return "".join(out)
 
 

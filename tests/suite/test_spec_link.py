@@ -1,6 +1,7 @@
-"""The HTML report links a check's clause to docs/spec.md or docs/known-bugs.md only: an index
-is input (``report`` merges files from anywhere), and its ``anchor`` naming any other file
-(README.md, /etc/passwd, ../../etc/passwd) made a ``file://`` link to that file itself."""
+"""The HTML report links a check's clause to its text on the page, for a section of docs/spec.md
+or a row of docs/known-bugs.md only: an index is input (``report`` merges files from anywhere),
+and its ``anchor`` naming any other file (README.md, /etc/passwd, ../../etc/passwd) once made a
+``file://`` link to that file itself."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conformance.catalog import docs as cited_docs
+from conformance.suite.reporting.clauses import Clauses
 from conformance.suite.reporting.html import _spec_href, _spec_link
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,16 +30,22 @@ def _meta(anchor: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(
-    ("anchor", "doc"),
-    [("docs/spec.md#s2-1", "spec.md"), ("docs/known-bugs.md#kb13", "known-bugs.md")],
+    ("anchor", "page_id"),
+    [
+        ("docs/spec.md#s2-1", "clause-spec-s2-1"),
+        ("docs/known-bugs.md#kb13", "clause-known-bugs-kb13"),
+    ],
 )
-def test_the_spec_and_the_known_bugs_are_linked(anchor: str, doc: str) -> None:
-    fragment = anchor.partition("#")[2]
-    uri = (ROOT / "docs" / doc).as_uri()
-    assert _spec_link(_meta(anchor)) == (
-        f'<a class="spec" href="{uri}#{fragment}" title="{anchor}">§2.1 [REC]</a>'
+def test_the_spec_and_the_known_bugs_are_linked(anchor: str, page_id: str) -> None:
+    clauses = Clauses()
+    assert _spec_link(_meta(anchor), clauses) == (
+        f'<a class="spec" href="#{page_id}" title="{anchor}">§2.1 [REC]</a>'
     )
-    assert _spec_href(_meta(anchor), "x") == f'<a href="{uri}#{fragment}">x</a>'
+    assert _spec_href(_meta(anchor), "x", clauses) == f'<a href="#{page_id}">x</a>'
+    # the page carries the text the link points at
+    (cited,) = clauses.cited()
+    assert (cited.id, cited.anchor) == (page_id, anchor)
+    assert cited.text == cited_docs.anchor_text(anchor)
 
 
 @pytest.mark.parametrize(
@@ -54,15 +62,20 @@ def test_the_spec_and_the_known_bugs_are_linked(anchor: str, doc: str) -> None:
         str(ROOT / "docs" / "spec.md") + "#s2-1",
         "docs/spec.md/#s2-1",
         "DOCS/SPEC.MD#s2-1",
+        "docs/spec.md#s99-1",
+        "docs/spec.md#",
+        "docs/spec.md",
     ],
 )
 def test_any_other_file_is_not_linked(anchor: str) -> None:
     from html import escape
 
-    assert _spec_link(_meta(anchor)) == f"§2.1 [REC] ({escape(anchor)})"
-    assert _spec_href(_meta(anchor), "x") == "x"
+    clauses = Clauses()
+    assert _spec_link(_meta(anchor), clauses) == f"§2.1 [REC] ({escape(anchor)})"
+    assert _spec_href(_meta(anchor), "x", clauses) == "x"
+    assert clauses.cited() == []
 
 
 def test_no_anchor_is_the_clause_alone() -> None:
-    assert _spec_link(_meta("")) == "§2.1 [REC]"
-    assert _spec_href(_meta(""), "x") == "x"
+    assert _spec_link(_meta(""), Clauses()) == "§2.1 [REC]"
+    assert _spec_href(_meta(""), "x", Clauses()) == "x"

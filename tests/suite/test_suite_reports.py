@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from markupsafe import escape
 
 from cassettes.redaction import REDACTED, Redactor
 from conformance import catalog as C
@@ -102,8 +104,8 @@ def test_skip_reason_names_the_case_that_ran_over_one_skipped_elsewhere() -> Non
 
 
 def test_index_junit_html(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The report links clauses to docs/spec.md: the wheel's packaged copy or the checkout's
-    # (conformance.catalog.docs); point it at this checkout's docs.
+    # The report carries the clauses it cites, read from the wheel's packaged copy or the
+    # checkout's docs/ (conformance.catalog.docs); point it at this checkout's docs.
     import conformance.catalog.docs as cited_docs
 
     monkeypatch.setattr(cited_docs, "_PACKAGED", Path(__file__).resolve().parent / "absent")
@@ -120,8 +122,14 @@ def test_index_junit_html(monkeypatch: pytest.MonkeyPatch) -> None:
     html = render_html(index)
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
     assert 'id="d-t-live-store-false-not-retrievable"' in html
-    # the clause links to its anchor in docs/spec.md
-    assert 'spec.md#s4-1"' in html and "§4.1 (store); KB26" in html
+    # the clause links to its text, which the page carries: a report opened from a CI artifact,
+    # without the repository or the install that wrote it, links nothing outside itself
+    assert 'href="#clause-spec-s4-1"' in html and "§4.1 (store); KB26" in html
+    assert '<div class="clause" id="clause-spec-s4-1"><h3>docs/spec.md#s4-1</h3><pre>' in html
+    assert escape(cited_docs.anchor_text("docs/spec.md#s4-1") or "?") in html
+    hrefs = re.findall(r'href="([^"]*)"', html)
+    ids = set(re.findall(r'\bid="([^"]*)"', html))
+    assert hrefs and all(h.startswith("#") and h[1:] in ids for h in hrefs), hrefs
     # the summary counts failing checks per level
     assert "<th>MUST fail</th><th>SHOULD fail</th>" in html
     pass_count = index["targets"]["t"]["summary"]["pass"]

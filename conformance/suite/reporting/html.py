@@ -1,7 +1,9 @@
 """The HTML report: one self-contained page (no scripts, no external assets) from a JSON index.
 
 Autobahn-style: a summary per target, then the matrix of checks (rows, grouped by their first two
-ID segments) × targets (columns), each cell an outcome that links to its evidence below.
+ID segments) × targets (columns), each cell an outcome that links to its evidence below; a check's
+clause links to its text, which the page carries at its end (:mod:`.clauses`), so a report opened
+without the repository or the install that wrote it still shows what each check cites.
 
 The markup is a Jinja2 template (``templates/report.html.j2``) rendered with autoescaping on:
 this module only picks and shapes the values (plain text, never markup), so no value an index
@@ -19,7 +21,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from ...catalog.docs import doc_file
+from .clauses import Clauses
 from .junit import attempt_lines, hex_code
 
 __all__ = ["autoescaping_environment", "render_html"]
@@ -71,38 +73,19 @@ def autoescaping_environment(package: str) -> jinja2.Environment:
 _ENV = autoescaping_environment("conformance.suite.reporting")
 
 
-def _doc_href(anchor: str) -> str | None:
-    """The ``file://`` URI (with its fragment) of the document an anchor names, where this
-    install has it: only the two documents a clause cites (docs/spec.md, docs/known-bugs.md;
-    conformance.catalog.registry.clause_anchors), from the wheel's packaged copy or the checkout
-    (conformance.catalog.docs). An index is input: an anchor naming anything else (README.md,
-    ../../etc/passwd, /etc/passwd) gets no link."""
-    doc, _, fragment = anchor.partition("#")
-    path = doc_file(doc)
-    return None if path is None else f"{path.as_uri()}#{fragment}"
-
-
-class _Hrefs(dict[str, "str | None"]):
-    """:func:`_doc_href` per anchor, once per page (a check's anchor recurs in every view)."""
-
-    def __missing__(self, anchor: str) -> str | None:
-        self[anchor] = href = _doc_href(anchor)
-        return href
-
-
 _MACROS = _ENV.get_template("_macros.html.j2").module
 
 
-def _spec_link(meta: dict[str, Any]) -> Markup:
-    """The check's clause, linked to its anchor in docs/spec.md (the template's macro)."""
+def _spec_link(meta: dict[str, Any], clauses: Clauses) -> Markup:
+    """The check's clause, linked to its text on the page (the template's macro)."""
     anchor = str(meta.get("anchor", ""))
     clause = str(meta.get("clause", ""))
-    return Markup(_MACROS.spec_link(clause, anchor, _doc_href(anchor)))  # type: ignore[attr-defined]
+    return Markup(_MACROS.spec_link(clause, anchor, clauses[anchor]))  # type: ignore[attr-defined]
 
 
-def _spec_href(meta: dict[str, Any], text: str) -> Markup:
-    """``text`` linked to the check's anchor in docs/spec.md, where it is."""
-    href = _doc_href(str(meta.get("anchor", "")))
+def _spec_href(meta: dict[str, Any], text: str, clauses: Clauses) -> Markup:
+    """``text`` linked to the check's clause on the page, where the documents have it."""
+    href = clauses[str(meta.get("anchor", ""))]
     return Markup(_MACROS.spec_href(href, text))  # type: ignore[attr-defined]
 
 
@@ -287,7 +270,7 @@ class _MatrixRow:
     cells: list[_Cell]
 
 
-def _matrix(index: dict[str, Any], hrefs: _Hrefs) -> list[tuple[str, list[_MatrixRow]]]:
+def _matrix(index: dict[str, Any], hrefs: Clauses) -> list[tuple[str, list[_MatrixRow]]]:
     targets = index.get("targets", {})
     catalog = index.get("checks", {})
 
@@ -401,7 +384,7 @@ class _Details:
     quiet: list[_Quiet] = field(default_factory=list)
 
 
-def _details(index: dict[str, Any], hrefs: _Hrefs) -> list[_Details]:
+def _details(index: dict[str, Any], hrefs: Clauses) -> list[_Details]:
     """Evidence per target: a box per check with evidence or a reason; the checks that were
     skipped or not exercised in one collapsed table (a heading only where something follows)."""
     out: list[_Details] = []
@@ -515,7 +498,9 @@ def _attempts(index: dict[str, Any]) -> list[_Attempts]:
 def render_html(index: dict[str, Any]) -> str:
     tool = index.get("tool", {})
     single = len(index.get("targets", {})) == 1
-    hrefs = _Hrefs()
+    hrefs = Clauses()  # filled by the views that link a clause, then listed at the end
+    matrix = [] if single else _matrix(index, hrefs)
+    details = _details(index, hrefs)
     return _ENV.get_template("report.html.j2").render(
         generated_at=str(index.get("generated_at", "")),
         tool_name=str(tool.get("name", "")),
@@ -527,9 +512,10 @@ def render_html(index: dict[str, Any]) -> str:
         legend=[(k, _LABEL[k], v) for k, v in _LEGEND.items()],
         findings=_failing(index),
         chips=_by_outcome(index) if single else [],
-        matrix=[] if single else _matrix(index, hrefs),
+        matrix=matrix,
         names=[] if single else [str(n) for n in index.get("targets", {})],
         single=single,
-        details=_details(index, hrefs),
+        details=details,
         attempts=_attempts(index),
+        clauses=hrefs.cited(),
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 import conformance.cli  # noqa: F401  (the full registry, live checks included)
+from conformance.catalog.docs import anchor_text
 from conformance.catalog.registry import REGISTRY, refinements
 from conformance.examples import EXAMPLES, Example, failing_ids, judge, render
 
@@ -81,6 +82,9 @@ def test_explain_every_check(check_id: str, capsys: pytest.CaptureFixture[str]) 
     assert out.startswith(check_id + "\n")
     for text in (check.requirement, check.level.value, check.clause):
         assert text in out
+    for link in check.anchors:  # the text of every clause it cites (the first lines of a long one)
+        section = anchor_text(link)
+        assert section is not None and f"\n{link}:\n    {section.splitlines()[0]}\n" in out
     if check_id in EXAMPLES:
         assert "failing example" in out and "passing near miss" in out
 

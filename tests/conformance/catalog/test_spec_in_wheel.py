@@ -1,11 +1,14 @@
 """The spec travels with the package: a wheel built from this checkout carries docs/spec.md and
 docs/known-bugs.md (setup.py copies them to ``conformance/_docs/``), byte for byte, and
 ``responses-conformance explain`` run from another folder, with that wheel installed in a fresh
-venv, prints the text of the clause a check cites."""
+venv, prints the text of the clause a check cites; the report it writes carries the clauses it
+links."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -14,6 +17,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
+import conformance.cli  # noqa: F401  (the full registry)
+from conformance.catalog.registry import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[3]
 _SOURCES = ("conformance", "mock_server", "reference_impl", "benchmarks", "cassettes")
@@ -89,7 +95,14 @@ def test_explain_from_an_installed_wheel_prints_the_clause(wheel: Path, tmp_path
     assert "**§2.1 Sequence numbers.** `sequence_number` counts 0, 1, 2," in done.stdout
     assert "not found" not in done.stdout
     # report.html comes from the packaged templates (conformance/suite/reporting/templates)
-    index, out = ROOT / "docs" / "vendors" / "sglang-0.5.23" / "index.json", tmp_path / "merged"
+    # a vendor's published index, its catalogue anchored as this version writes it (that index
+    # predates the `anchor` field, and a clause without one is shown as text)
+    index, out = tmp_path / "index.json", tmp_path / "merged"
+    published = json.loads((ROOT / "docs/vendors/sglang-0.5.23/index.json").read_text())
+    for check_id, meta in published["checks"].items():
+        if check_id in REGISTRY:
+            meta.update(clause=REGISTRY[check_id].clause, anchor=REGISTRY[check_id].anchor)
+    index.write_text(json.dumps(published))
     cli = [str(venv / "bin" / "responses-conformance"), "report", "--report-dir", str(out),
            str(index)]  # fmt: skip
     done = subprocess.run(cli, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120,
@@ -97,6 +110,10 @@ def test_explain_from_an_installed_wheel_prints_the_clause(wheel: Path, tmp_path
     assert done.returncode in (0, 1), done.stderr
     page = (out / "report.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and "<h2>Findings</h2>" in page
+    # its clauses are on the page, from the packaged spec: every link lands on the page itself
+    assert '<div class="clause" id="clause-spec-s2-1"><h3>docs/spec.md#s2-1</h3>' in page
+    hrefs, ids = re.findall(r'href="([^"]*)"', page), set(re.findall(r'\bid="([^"]*)"', page))
+    assert hrefs and all(h.startswith("#") and h[1:] in ids for h in hrefs)
 
 
 def test_the_wheel_carries_the_report_templates(wheel: Path) -> None:
