@@ -139,6 +139,32 @@ def _suite(spec: TargetSpec, launched: Launched, opts: RunOptions, log: Log) -> 
     return result
 
 
+def harness_clients(index: Path) -> dict[str, Any]:
+    """Per client of a harness report (``clients --report-dir``'s index.json): its verdict, and
+    per failed flow the client's own error and what the judge made of the flow's exchanges
+    (``wire``: how many there were and how many broke a rule). A failure over exchanges that broke
+    no rule is the answer's content (a scripted model's limits), not the server's protocol."""
+    clients: dict[str, Any] = {}
+    for target in json.loads(index.read_text()).get("targets", {}).values():
+        for name, client in target.get("clients", {}).items():
+            failed = {
+                flow: entry
+                for flow, entry in client.get("flows", {}).items()
+                if entry.get("outcome") != "pass"
+            }
+            clients[name] = {
+                "verdict": client.get("harness", ""),
+                "reason": client.get("reason"),
+                "failures": {flow: entry.get("reason", "") for flow, entry in failed.items()},
+                "wire": {
+                    flow: entry["protocol"]
+                    for flow, entry in failed.items()
+                    if isinstance(entry.get("protocol"), dict)
+                },
+            }
+    return clients
+
+
 def _harness(spec: TargetSpec, launched: Launched, opts: RunOptions, log: Log) -> dict[str, Any]:
     """The real clients (``responses-conformance clients``) against the target, into
     ``targets/<name>/harness/``: per client whether it works, and each failed flow with the
@@ -159,21 +185,8 @@ def _harness(spec: TargetSpec, launched: Launched, opts: RunOptions, log: Log) -
             [*judge_command(), *args], stdout=console, stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL, env=env, cwd=opts.repo, check=False,
         )  # fmt: skip
-    clients: dict[str, Any] = {}
     index = report / "index.json"
-    if index.is_file():
-        for target in json.loads(index.read_text()).get("targets", {}).values():
-            for name, client in target.get("clients", {}).items():
-                failures = {
-                    flow: entry.get("reason", "")
-                    for flow, entry in client.get("flows", {}).items()
-                    if entry.get("outcome") != "pass"
-                }
-                clients[name] = {
-                    "verdict": client.get("harness", ""),
-                    "reason": client.get("reason"),
-                    "failures": failures,
-                }
+    clients = harness_clients(index) if index.is_file() else {}
     shown = " ".join(flags).replace(suite_base_url(spec, launched), "$BASE_URL")
     return {
         "exit_code": done.returncode,

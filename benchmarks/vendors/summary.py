@@ -300,8 +300,9 @@ def harness_table(run: dict[str, Any]) -> list[str]:
             elif found.get("verdict") == "pass":
                 cells.append("works")
             elif found.get("verdict") == "fail":
+                wire = found.get("wire", {})
                 failed = [
-                    f"**{flow}**: {_cut(str(why), 90)}"
+                    f"**{flow}**: {_cut(str(why), 90)}{_wire(wire.get(flow))}"
                     for flow, why in sorted(found.get("failures", {}).items())
                 ]
                 cells.append("fails: " + "; ".join(failed))
@@ -310,6 +311,17 @@ def harness_table(run: dict[str, Any]) -> list[str]:
         cells = [c.replace("|", "\\|").replace("\n", " ") for c in cells]
         lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
     return lines
+
+
+def _wire(protocol: Any) -> str:
+    """What the judge made of a failed flow's exchanges: none broke a rule (the failure is in
+    the answers' content: with the scripted models, the model's limits), or how many did."""
+    if not isinstance(protocol, dict) or not protocol.get("exchanges"):
+        return ""
+    failing, exchanges = protocol.get("failing", 0), protocol["exchanges"]
+    if not failing:
+        return f" (wire clean: {exchanges} exchange(s), no rule broken)"
+    return f" (**wire: {failing} of {exchanges} exchange(s) broke a rule**)"
 
 
 def _cut(text: str, limit: int) -> str:
@@ -441,8 +453,12 @@ def render_summary(index: dict[str, Any], run: dict[str, Any], *, title: str = "
             "",
             "Each target run with the real clients (`--harness`: `responses-conformance "
             "clients`, docs/cli.md): whether Codex, the Agents SDK, the Vercel AI SDK and the "
-            "openai SDKs work against it, each failed flow with the client's own error. Not part "
-            "of the verdict above; the evidence is in `targets/<name>/harness/index.json`.",
+            "openai SDKs work against it, each failed flow with the client's own error and what "
+            "the judge made of the flow's exchanges: *wire clean* when none broke a rule (the "
+            "failure is in the answers' content; with the scripted models of this matrix that is "
+            "the model's limits: a 4,096-token context, no recall, no free-form JSON), else how "
+            "many did. Not part of the verdict above; the evidence is in "
+            "`targets/<name>/harness/index.json`.",
             "",
             *harness,
         ]

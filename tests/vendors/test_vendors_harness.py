@@ -6,6 +6,7 @@ this Python: nothing installed); every client in the re-published matrix
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ def test_the_mock_target_works_with_openai_python(tmp_path: Path) -> None:
         found = _harness(TARGETS["mock"], launched, opts, lambda line: None)
     assert found["exit_code"] == 0, (tmp_path / "targets/mock/harness/harness.log").read_text()
     assert found["clients"] == {"openai-python": {"verdict": "pass", "reason": None,
-                                                  "failures": {}}}  # fmt: skip
+                                                  "failures": {}, "wire": {}}}  # fmt: skip
     assert found["command"].startswith("responses-conformance clients --base-url $BASE_URL")
     lines = harness_table({"targets": {"mock": {"harness": found}}})
     assert lines[2] == "| `mock` | – | – | – | works | – |"
@@ -78,3 +79,38 @@ def test_run_takes_harness() -> None:
 
     assert _parser().parse_args(["run", "--harness"]).harness is True
     assert _parser().parse_args(["run"]).harness is False
+
+
+def test_a_failed_flow_says_whether_the_judge_found_the_wire_clean() -> None:
+    """A scripted model that cannot call a tool fails the client over conforming exchanges (the
+    answer's content); a server that breaks the protocol fails it over broken ones. The table
+    tells them apart from what the harness judged of each flow's exchanges."""
+    found = {"clients": {
+        "agents-sdk": {"verdict": "fail", "reason": None,
+                       "failures": {"runner-tools": "exit 3: the agent never ran get_weather"},
+                       "wire": {"runner-tools": {"exchanges": 1, "failing": 0}}},
+        "codex": {"verdict": "fail", "reason": None,
+                  "failures": {"greeting": "exit 1: stream disconnected"},
+                  "wire": {"greeting": {"exchanges": 3, "failing": 2}}},
+    }}  # fmt: skip
+    row = harness_table({"targets": {"t": {"harness": found}}})[2]
+    assert (
+        "**greeting**: exit 1: stream disconnected (**wire: 2 of 3 exchange(s) broke a rule**)"
+        in row
+    )
+    assert "(wire clean: 1 exchange(s), no rule broken)" in row
+
+
+def test_harness_clients_reads_the_flows_wire_figures(tmp_path: Path) -> None:
+    from benchmarks.vendors.run import harness_clients
+
+    index = tmp_path / "index.json"
+    index.write_text(json.dumps({"targets": {"t": {"clients": {"codex": {
+        "harness": "fail", "reason": None, "flows": {
+            "greeting": {"outcome": "fail", "reason": "exit 1: x",
+                         "protocol": {"exchanges": 2, "failing": 1}},
+            "resume": {"outcome": "pass", "protocol": {"exchanges": 2, "failing": 0}},
+        }}}}}}))  # fmt: skip
+    assert harness_clients(index) == {"codex": {
+        "verdict": "fail", "reason": None, "failures": {"greeting": "exit 1: x"},
+        "wire": {"greeting": {"exchanges": 2, "failing": 1}}}}  # fmt: skip
