@@ -300,11 +300,10 @@ class ReadyChunks:
 class EngineError(Exception):
     """The engine failed; ``code`` is an OpenAI error code such as ``server_error``."""
 
-    def __init__(self, message: str, code: str = "server_error", param: str | None = None) -> None:
+    def __init__(self, message: str, code: str = "server_error") -> None:
         super().__init__(message)
         self.code = code
         self.message = message
-        self.param = param  # the request field a refusal names, where one does
 
 
 @runtime_checkable

@@ -214,10 +214,6 @@ class ResponsesService:
         if hints is None:  # the transport brought none of its own (WebSocket mode's admit may)
             hints = self.hints(request) if self.hints is not None else EngineHints()
         gen = generation_request(body, engine_items, hints)
-        refusal = getattr(self.engine, "refusal", None)  # optional: what it cannot serve at all
-        refused = refusal(gen) if refusal is not None else None
-        if refused is not None:
-            raise APIError(400, refused.message, param=refused.param, code=refused.code)
         return _Prepared(gen, items, new_id, new_items, engine_items)
 
     # --- POST /v1/responses -----------------------------------------------------------------

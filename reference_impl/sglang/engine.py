@@ -72,7 +72,6 @@ __all__ = ["Backend", "PromptBuilder", "SGLangConfig", "SGLangEngine"]
 
 # Parsers that need the model's special tokens in the text (harmony markers like <|channel|>).
 _NEEDS_SPECIAL_TOKENS = frozenset({"gpt-oss"})
-LOGPROBS_INCLUDE = "message.output_text.logprobs"
 
 
 @dataclass(frozen=True, slots=True)
@@ -411,20 +410,6 @@ class SGLangEngine:
 
     def model_ids(self) -> Sequence[str]:
         return [self.config.model_name]
-
-    def refusal(self, request: GenerationRequest) -> EngineError | None:
-        """What this engine refuses before any response starts (the service answers it as a
-        400, streamed or not): logprobs. SGLang returns per-token logprobs (``return_logprob``),
-        but nothing here maps them onto the text deltas the reasoning and tool parsers cut its
-        output into: refused, as docs/spec.md §7.8 allows, not answered without them."""
-        if LOGPROBS_INCLUDE in (request.body.get("include") or ()):
-            return EngineError(
-                f"This server does not return log probabilities: remove {LOGPROBS_INCLUDE!r} "
-                "from 'include'.",
-                code="invalid_request",
-                param="include",
-            )
-        return None
 
     async def count_input_tokens(self, request: GenerationRequest) -> int:
         ids, _tools = await anyio.to_thread.run_sync(
