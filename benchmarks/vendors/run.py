@@ -201,10 +201,13 @@ CLIENT_PROFILES = tuple(_CLIENT_PROFILES)
 
 
 def client_spec(spec: TargetSpec) -> TargetSpec:
-    """The target as the client profiles judge it: every client's profile asked, WebSocket
-    flows only where the target claims WebSocket mode."""
-    websocket = ("websocket",) if "websocket" in spec.profiles else ()
-    return replace(spec, profiles=("core", *websocket, *CLIENT_PROFILES))
+    """The target as the client profiles judge it: every client's profile asked, its WebSocket
+    flows included whether or not the target claims WebSocket mode — the clients use it
+    (openai-python's ``connect``, openai-node's ``ResponsesWS``, Codex), the harness runs those
+    flows against every target, and ``clients --with-profiles`` judges both with ``websocket``
+    (conformance/clients/agreement.py): asked only where claimed, the profile accepted what the
+    real client failed on (7 of the 19 disagreements of the 2026-12-06 matrix)."""
+    return replace(spec, profiles=("core", "websocket", *CLIENT_PROFILES))
 
 
 def _clients(spec: TargetSpec, launched: Launched, opts: RunOptions, log: Log) -> dict[str, Any]:
