@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from ..sections import s3_2_usage as _usage
+
 # response.reasoning.encrypted_content_included (docs/spec.md §4.7) is declared with its rule and
 # examples in its section module (conformance.sections).
 from ..sections.s4_7_include import ENCRYPTED_INCLUDED as ENCRYPTED_INCLUDED
@@ -55,58 +57,16 @@ RESPONSE_OPENRESPONSES_FIELDS = register(
     profile="openresponses",
 )
 
-# --- usage.* (docs/spec.md §3 Decision: usage accounting) ---------------------------------------------
-USAGE_PRESENT = register(
-    "usage.present",
-    MUST,
-    "§3.2",
-    "`usage` is present on a `completed` or `incomplete` response",
-)
-USAGE_DETAILS = register(
-    "usage.details_present",
-    MUST,
-    "§3.2",
-    "`usage` has `input_tokens_details.cached_tokens` and `output_tokens_details.reasoning_tokens`",
-)
-USAGE_INTEGERS = register(
-    "usage.integers",
-    MUST,
-    "§3.2",
-    "every usage count is an integer ≥ 0",
-)
-USAGE_TOTAL = register(
-    "usage.total",
-    MUST,
-    "§3.2",
-    "`total_tokens = input_tokens + output_tokens`",
-)
-USAGE_CACHED_LE_INPUT = register(
-    "usage.cached_le_input",
-    MUST,
-    "§3.2",
-    "`cached_tokens ≤ input_tokens`",
-)
-USAGE_REASONING_LE_OUTPUT = register(
-    "usage.reasoning_le_output",
-    MUST,
-    "§3.2",
-    "`reasoning_tokens ≤ output_tokens`",
-)
-USAGE_OUTPUT_NONZERO = register(
-    "usage.output_nonzero",
-    MUST,
-    "§3.2, §7.2",
-    "`output_tokens ≥ 1` when the output shows generated tokens: message text (but in a "
-    "content-filter stop), reasoning (but in a `max_output_tokens` cut-off), a call the model "
-    "issued (but an unmetered batch of parallel function calls)",
-)
-USAGE_MAX_OUTPUT = register(
-    "usage.max_output_tokens",
-    MUST,
-    "§3.2, §7.3",
-    "`output_tokens ≤ max_output_tokens` when it is set, for one generation (`reasoning.mode` "
-    "`standard` or absent; `pro` runs several)",
-)
+# --- usage.* (docs/spec.md §3.2 usage accounting) ----------------------------------------------------
+# Declared with their rule and examples in their section module (conformance.sections).
+USAGE_PRESENT = _usage.USAGE_PRESENT
+USAGE_DETAILS = _usage.USAGE_DETAILS
+USAGE_INTEGERS = _usage.USAGE_INTEGERS
+USAGE_TOTAL = _usage.USAGE_TOTAL
+USAGE_CACHED_LE_INPUT = _usage.USAGE_CACHED_LE_INPUT
+USAGE_REASONING_LE_OUTPUT = _usage.USAGE_REASONING_LE_OUTPUT
+USAGE_OUTPUT_NONZERO = _usage.USAGE_OUTPUT_NONZERO
+USAGE_MAX_OUTPUT = _usage.USAGE_MAX_OUTPUT
 
 # --- error.* (docs/spec.md §4 Errors) -----------------------------------------------------------------
 ERROR_SHAPE = register(

@@ -1,4 +1,5 @@
-"""Examples of the Response and error body checks (``response.*``, ``usage.*``, ``error.*``)."""
+"""Examples of the Response and error body checks (``response.*``, ``error.*``; ``usage.*``'s
+are in conformance/sections/s3_2_usage.py)."""
 
 from __future__ import annotations
 
@@ -73,38 +74,7 @@ example(
     B(done, profiles=OR),
 )
 
-# --- usage.* -------------------------------------------------------------------------------------
-example("usage.present", B(edit("usage", None), "a completed response with `usage: null`"), B(done))
-example(
-    "usage.details_present",
-    B(drop_key("usage.output_tokens_details"), "KB12"),
-    B(done),
-    also={"response.schema.required"},
-)
-example(
-    "usage.integers", B(edit("usage.input_tokens", 5.5)), B(done), also={"response.schema.type"}
-)
-example("usage.total", B(edit("usage.total_tokens", 8)), B(done))
-example(
-    "usage.cached_le_input",
-    B(edit("usage", usage(5, 2, cached=6))),
-    B(edit("usage", usage(5, 2, cached=5))),
-)
-example(
-    "usage.reasoning_le_output",
-    B(edit("usage", usage(5, 2, reasoning=3))),
-    B(edit("usage", usage(5, 2, reasoning=2))),
-)
-example(
-    "usage.output_nonzero",
-    B(edit("usage", usage(0, 0)), "usage all zero on a response with text (KB11)"),
-    B(edit("usage", usage(5, 1))),
-)
-example(
-    "usage.max_output_tokens",
-    B(edit("usage", usage(5, 17), max_output_tokens=16), "17 output tokens, the limit 16"),
-    B(edit("usage", usage(5, 16), max_output_tokens=16)),
-)
+# usage.* (docs/spec.md §3.2): conformance/sections/s3_2_usage.py, beside their rule.
 
 # --- error.* -------------------------------------------------------------------------------------
 example(

@@ -254,11 +254,14 @@ class ExchangeJudge:
         limit = self.info.max_output_tokens
         if kind == "response":
             self._exercised |= _declared(
-                response_exercised(body, profiles=self.profiles, max_output_tokens=limit),
-                self.profiles,
+                response_exercised(body, profiles=self.profiles), self.profiles
             )
         else:
             self._exercised |= state_exercised(body, kind)
-        self._violations += judge_body(body, kind, profiles=self.profiles, max_output_tokens=limit)
+        applied: set[str] = set()  # what the section rules marked (conformance.sections)
+        self._violations += judge_body(
+            body, kind, profiles=self.profiles, max_output_tokens=limit, applied=applied
+        )
+        self._exercised |= _declared(applied, self.profiles)
         if kind == "response" and self._against_request():
             self._against(*judge_body_against_request(self.info.body, body))

@@ -342,17 +342,20 @@ class Probe:
         elif (kind := body_kind(body)) is not None:
             if kind == "response":
                 self.record.exercised |= _declared(
-                    response_exercised(
-                        body, profiles=self.profiles, max_output_tokens=max_output_tokens
-                    ),
-                    self.profiles,
+                    response_exercised(body, profiles=self.profiles), self.profiles
                 )
             else:  # compaction results, conversations, deleted conversations, item lists
                 self.record.exercised |= state_exercised(body, kind)
+            applied: set[str] = set()  # what the section rules marked (conformance.sections)
             for v in judge_body(
-                body, kind, profiles=self.profiles, max_output_tokens=max_output_tokens
+                body,
+                kind,
+                profiles=self.profiles,
+                max_output_tokens=max_output_tokens,
+                applied=applied,
             ):
                 self._find(v, ex)
+            self.record.exercised |= _declared(applied, self.profiles)
 
     def _against_request(self, request: Any, ex: HttpExchange) -> None:
         """The answer to a create judged against the request itself: a custom tool's input

@@ -96,18 +96,16 @@ class StreamValidator(StreamState):
             # [OR]'s own schema where it is looser than [OAPI]'s (docs/spec.md §3.4).
             schemas = OPENRESPONSES_SCHEMAS if "openresponses" in self.profiles else SCHEMAS
         self._schemas = schemas
+        # What the rules were applied to (`exercised`), when the caller asks: the live suite.
+        self.coverage = Coverage(resume_after is not None, self.profiles) if coverage else None
         self._responses = ResponseChecker(
-            profiles=self.profiles, max_output_tokens=max_output_tokens
+            profiles=self.profiles,
+            max_output_tokens=max_output_tokens,
+            applied=None if self.coverage is None else self.coverage.applied,
         )
         self.violations: list[Violation] = []
         self._report = Reporter(self.violations, self.profiles)
         self._tool_rules = ToolRules(self._report)
-        # What the rules were applied to (`exercised`), when the caller asks: the live suite.
-        self.coverage = (
-            Coverage(resume_after is not None, self.profiles, max_output_tokens)
-            if coverage
-            else None
-        )
         self.events = 0
         self.terminal: Mapping[str, Any] | None = None  # the terminal event's response
         self.terminal_type: str | None = None

@@ -6,7 +6,9 @@ usage object. :class:`Coverage` is filled by the stream validator, one call per 
 its full path (never per fast-path delta: a delta's rules are applied at its ``.done``, which takes
 the full path), and :meth:`Coverage.exercised` names the stream checks its events gave work to.
 :func:`response_exercised` and :func:`error_exercised` do the same for one Response object or
-error body. Every check that reported a violation was evaluated too: callers add those.
+error body. The checks of a section module (conformance.sections) are not inferred here: their
+rule marks them in ``applied`` where it evaluates them. Every check that reported a violation was
+evaluated too: callers add those.
 """
 
 from __future__ import annotations
@@ -77,7 +79,6 @@ class Coverage:
 
     resumed: bool = False
     profiles: frozenset[str] = frozenset({"core"})
-    max_output_tokens: int | None = None
     events: int = 0
     types: set[str] = field(default_factory=set)
     lifecycle: int = 0  # lifecycle events seen
@@ -111,7 +112,6 @@ class Coverage:
                     self.responses = response_exercised(
                         response,
                         profiles=self.profiles,
-                        max_output_tokens=self.max_output_tokens,
                         body=False,
                     )
         elif etype == "response.output_item.added":
@@ -250,11 +250,11 @@ def response_exercised(
     response: Mapping[str, Any],
     *,
     profiles: Iterable[str] = ("core",),
-    max_output_tokens: int | None = None,
     body: bool = True,
 ) -> set[str]:
-    """The ``response.*`` and ``usage.*`` checks one Response object gives work to: a non-stream
-    ``body`` (its schema too), or a streamed terminal response (whose schema is its event's)."""
+    """The ``response.*`` checks one Response object gives work to: a non-stream ``body`` (its
+    schema too), or a streamed terminal response (whose schema is its event's). The ``usage.*``
+    checks are marked by their rule (conformance.sections.s3_2_usage) where it evaluates."""
     out = {"response.incomplete_details", "response.failed.error"}
     if body:
         out |= {
@@ -289,24 +289,6 @@ def response_exercised(
             isinstance(e, dict) and isinstance(e.get("top_logprobs"), list) for e in logprobs
         ):
             out.add("response.logprobs.top_count")
-    if status in ("completed", "incomplete"):
-        out.add("usage.present")
-    usage = response.get("usage")
-    if isinstance(usage, dict):
-        out |= {
-            "usage.details_present", "usage.integers", "usage.total", "usage.cached_le_input",
-            "usage.reasoning_le_output",
-        }  # fmt: skip
-        if items:
-            out.add("usage.output_nonzero")
-        limit = max_output_tokens
-        if limit is None:
-            echoed = response.get("max_output_tokens")
-            limit = echoed if type(echoed) is int else None
-        reasoning = response.get("reasoning")
-        mode = reasoning.get("mode") if isinstance(reasoning, dict) else None
-        if limit is not None and mode in (None, "standard"):  # one generation (§7.3)
-            out.add("usage.max_output_tokens")
     return out
 
 

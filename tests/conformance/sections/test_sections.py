@@ -10,8 +10,9 @@ import pytest
 from mutations import load_recordings
 
 import conformance.cli  # noqa: F401  (the full registry)
+from conformance.bodies.kinds import judge_body
 from conformance.catalog.docs import anchor_text
-from conformance.catalog.registry import REGISTRY, Check
+from conformance.catalog.registry import REGISTRY, Check, Violation
 from conformance.examples import EXAMPLES, Sample
 from conformance.examples.live import LIVE_SERVERS
 from conformance.sections import SECTIONS
@@ -88,6 +89,12 @@ def test_a_sections_check_has_its_clause_examples_and_rule_in_one_place(
         assert check.id in {v.check_id for v in bad} and check.id in bad_applied
         assert good == [] and check.id in good_applied
         return
+    if kind in ("response", "state", "error"):  # a body rule (§3, §4): the body judge marks it
+        bad, bad_applied = _body(example.failing)
+        good, good_applied = _body(example.passing)
+        assert check.id in {v.check_id for v in bad} and check.id in bad_applied
+        assert check.id not in {v.check_id for v in good} and check.id in good_applied
+        return
     assert kind == "stream"
     if example.failing.request is not None:
         _judged_against_its_request(check, example.failing, example.passing)
@@ -99,6 +106,12 @@ def test_a_sections_check_has_its_clause_examples_and_rule_in_one_place(
     assert failing.coverage is not None and passing.coverage is not None
     assert check.id in failing.coverage.applied and check.id in passing.coverage.applied
     assert check.id in passing.exercised
+
+
+def _body(sample: Sample) -> tuple[list[Violation], set[str]]:
+    applied: set[str] = set()
+    found = judge_body(sample.build(), sample.kind, profiles=sample.profiles, applied=applied)
+    return found, applied
 
 
 def _sse(sample: Sample) -> SSEStreamValidator:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from conformance.bodies.kinds import judge_body
 from conformance.bodies.state import state_exercised
 from conformance.examples import EXAMPLES, Sample
 from conformance.examples import build as B
@@ -46,10 +47,14 @@ def _stream_or_body(sample: Sample, data: Any) -> set[str]:
             validator.feed(event)
         validator.close()
         return validator.exercised
-    if sample.kind == "response":
-        return response_exercised(data, profiles=sample.profiles)
-    if sample.kind == "state":
-        return state_exercised(data)
+    if sample.kind in ("response", "state"):
+        # The section rules (conformance.sections) mark what they evaluated as they judge.
+        applied: set[str] = set()
+        if sample.kind == "response":
+            judge_body(data, "response", profiles=sample.profiles, applied=applied)
+            return response_exercised(data, profiles=sample.profiles) | applied
+        judge_body(data, "state", applied=applied)
+        return state_exercised(data) | applied
     if sample.kind == "http":
         from conformance.sections.s4_8_http_framing import judge_answer
 
