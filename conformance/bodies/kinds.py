@@ -49,7 +49,7 @@ def judge_body(
             body, profiles=profiles, max_output_tokens=max_output_tokens, applied=applied
         )
     if kind == "error":
-        return validate_error_body(body)
+        return validate_error_body(body, applied=applied)
     return validate_state_body(body, None if kind == "state" else kind, applied=applied)
 
 

@@ -1,4 +1,5 @@
-"""Checks on whole objects: a Response (streamed terminal or non-stream body) and an error body.
+"""Checks on whole objects: a Response (streamed terminal or non-stream body) and an error body
+(whose rule is :mod:`conformance.sections.s4_4_errors`'s).
 
 :class:`ResponseChecker` holds the rules of SPEC §3 that concern one Response object — status and
 its companions (`incomplete_details`, `error`), the usage-accounting decision (whose rule is
@@ -16,6 +17,7 @@ from ..catalog.registry import Check, Violation
 from ..catalog.render import short
 from ..schema import SCHEMAS, SchemaValidator
 from ..sections.s3_2_usage import judge_usage
+from ..sections.s4_4_errors import judge_error_body
 
 __all__ = [
     "OPAQUE_FIELDS",
@@ -328,42 +330,15 @@ def _too_deep() -> Violation:
 
 
 def validate_error_body(
-    body: Mapping[str, Any], *, schemas: SchemaValidator | None = None
+    body: Mapping[str, Any],
+    *,
+    schemas: SchemaValidator | None = None,
+    applied: set[str] | None = None,
 ) -> list[Violation]:
-    """An error body: ``{"error": {message, type, param, code}}`` with ``code`` string or null."""
+    """An error body: ``{"error": {message, type, param, code}}`` with ``code`` string or null
+    (the rule is :mod:`conformance.sections.s4_4_errors`'s; it marks what it evaluated in
+    ``applied``, when given)."""
     try:
-        return _validate_error_body(body, schemas)
+        return judge_error_body(body, schemas or SCHEMAS, applied)
     except RecursionError:
         return [_too_deep()]
-
-
-def _validate_error_body(
-    body: Mapping[str, Any], schemas: SchemaValidator | None
-) -> list[Violation]:
-    out: list[Violation] = []
-    error = body.get("error")
-    if not isinstance(error, dict):
-        return [
-            C.ERROR_SHAPE.violation(expected="an `error` object", actual=short(error), path="error")
-        ]
-    code = error.get("code", None)
-    if code is not None and not isinstance(code, str):
-        out.append(
-            C.ERROR_CODE_TYPE.violation(
-                expected="a string or null",
-                actual=repr(code),
-                path="error.code",
-                message="the HTTP status belongs in the status line, not in `code`"
-                if isinstance(code, int)
-                else "",
-            )
-        )
-    for issue in (schemas or SCHEMAS).validate_error_body(dict(body)):
-        if issue.path == "error.code" and issue.kind == "type":
-            continue  # reported above under its own ID
-        if issue.kind == "enum":
-            continue  # open enums (SPEC §1a)
-        out.append(
-            C.ERROR_SHAPE.violation(expected=issue.expected, actual=issue.actual, path=issue.path)
-        )
-    return out

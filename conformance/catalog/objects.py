@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from ..sections import s3_2_usage as _usage
+from ..sections import s4_4_errors as _errors
 
 # response.reasoning.encrypted_content_included (docs/spec.md §4.7) is declared with its rule and
 # examples in its section module (conformance.sections).
@@ -68,16 +69,7 @@ USAGE_REASONING_LE_OUTPUT = _usage.USAGE_REASONING_LE_OUTPUT
 USAGE_OUTPUT_NONZERO = _usage.USAGE_OUTPUT_NONZERO
 USAGE_MAX_OUTPUT = _usage.USAGE_MAX_OUTPUT
 
-# --- error.* (docs/spec.md §4 Errors) -----------------------------------------------------------------
-ERROR_SHAPE = register(
-    "error.shape",
-    MUST,
-    "§4.4 [OAPI] ErrorResponse",
-    'an error body is `{"error": {"message", "type", "param", "code"}}` (`param`, `code` may be null)',
-)
-ERROR_CODE_TYPE = register(
-    "error.code.type",
-    MUST,
-    "§4.4; KB21",
-    "`error.code` is a string or null, never the HTTP status number",
-)
+# --- error.* (docs/spec.md §4.4 Errors) ---------------------------------------------------------------
+# Declared with their rule and examples in their section module (conformance.sections).
+ERROR_SHAPE = _errors.ERROR_SHAPE
+ERROR_CODE_TYPE = _errors.ERROR_CODE_TYPE

@@ -1,12 +1,12 @@
-"""Examples of the Response and error body checks (``response.*``, ``error.*``; ``usage.*``'s
-are in conformance/sections/s3_2_usage.py)."""
+"""Examples of the Response body checks (``response.*``; ``usage.*``'s and ``error.*``'s are in
+their section modules, conformance/sections/s3_2_usage.py and s4_4_errors.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from .build import Event, _call, _message, error_body, response, set_in, usage
+from .build import Event, _call, _message, response, set_in, usage
 from .registry import Sample, example
 
 OR = ("core", "openresponses")
@@ -14,10 +14,6 @@ OR = ("core", "openresponses")
 
 def B(build: Callable[[], Any], note: str = "", **opts: Any) -> Sample:
     return Sample("response", build, note, **opts)
-
-
-def E(build: Callable[[], Any], note: str = "") -> Sample:
-    return Sample("error", build, note)
 
 
 def done(**fields: Any) -> Event:
@@ -76,17 +72,7 @@ example(
 
 # usage.* (docs/spec.md §3.2): conformance/sections/s3_2_usage.py, beside their rule.
 
-# --- error.* -------------------------------------------------------------------------------------
-example(
-    "error.shape",
-    E(lambda: {"detail": "Method Not Allowed"}, "FastAPI's own error body"),
-    E(error_body),
-)
-example(
-    "error.code.type",
-    E(lambda: error_body(code=400), "the HTTP status as `code` (KB21)"),
-    E(lambda: error_body(code=None)),
-)
+# error.* (docs/spec.md §4.4): conformance/sections/s4_4_errors.py.
 
 
 # --- judge-truth: rules clients enforce (docs/spec.md §7.7, §7.8) --------------------------------

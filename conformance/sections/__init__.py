@@ -27,6 +27,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   non-empty in an item's ``output_item.done`` and in the terminal output alike);
 - :mod:`.s3_2_usage` — §3.2 usage accounting (``usage.*``: the rule judges one Response's
   ``usage``, streamed terminal, non-stream body or compaction result);
+- :mod:`.s4_4_errors` — §4.4 errors (``error.shape``, ``error.code.type``: the rule judges one
+  error body);
 - :mod:`.s4_7_include` — §4.7 include (``response.reasoning.encrypted_content_included``: the
   blob a request's ``include`` asked for, on every finished reasoning item);
 - :mod:`.s4_8_http_framing` — §4.8 HTTP/1.1 framing (``http.head.syntax``,
@@ -57,6 +59,7 @@ from . import (
     s2_3_one_response,
     s2_9_opaque,
     s3_2_usage,
+    s4_4_errors,
     s4_7_include,
     s4_8_http_framing,
     s7_8_logprobs,
@@ -74,6 +77,7 @@ SECTIONS = (
     s2_3_one_response,
     s2_9_opaque,
     s3_2_usage,
+    s4_4_errors,
     s4_7_include,
     s4_8_http_framing,
     s7_8_logprobs,

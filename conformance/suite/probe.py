@@ -32,7 +32,7 @@ from ..sections.against_request import (
     judged_against_request,
 )
 from ..sse.framing import SSEStreamValidator
-from ..validator.exercised import error_exercised, response_exercised
+from ..validator.exercised import response_exercised
 from .http import HttpExchange, TargetClient, TargetHung
 from .judgeable import refusal
 from .results import CaseResult, Finding
@@ -330,10 +330,11 @@ class Probe:
             return
         body = ex.body
         if ex.status >= 400:
-            self.record.exercised |= error_exercised(body)
             if isinstance(body, dict):
-                violations = judge_body(body, "error")
-            else:
+                applied: set[str] = set()  # what the rule evaluated (conformance.sections)
+                violations = judge_body(body, "error", applied=applied)
+                self.record.exercised |= applied
+            else:  # error.shape's finding without a body to judge
                 violations = [C.ERROR_SHAPE.violation(
                     expected="a JSON error body", actual=_head(ex.text) or "(empty)",
                 )]  # fmt: skip
@@ -346,7 +347,7 @@ class Probe:
                 )
             else:  # compaction results, conversations, deleted conversations, item lists
                 self.record.exercised |= state_exercised(body, kind)
-            applied: set[str] = set()  # what the section rules marked (conformance.sections)
+            applied = set()  # what the section rules marked (conformance.sections)
             for v in judge_body(
                 body,
                 kind,

@@ -5,8 +5,7 @@ annotation rule on annotations, the shell-command rule on shell commands, usage 
 usage object. :class:`Coverage` is filled by the stream validator, one call per event it judges on
 its full path (never per fast-path delta: a delta's rules are applied at its ``.done``, which takes
 the full path), and :meth:`Coverage.exercised` names the stream checks its events gave work to.
-:func:`response_exercised` and :func:`error_exercised` do the same for one Response object or
-error body. The checks of a section module (conformance.sections) are not inferred here: their
+:func:`response_exercised` does the same for one Response object. The checks of a section module (conformance.sections) are not inferred here: their
 rule marks them in ``applied`` where it evaluates them. Every check that reported a violation was
 evaluated too: callers add those.
 """
@@ -19,7 +18,7 @@ from typing import Any
 
 from ..catalog.registry import with_family
 
-__all__ = ["Coverage", "error_exercised", "response_exercised"]
+__all__ = ["Coverage", "response_exercised"]
 
 _LIFECYCLE = frozenset(
     {
@@ -289,13 +288,4 @@ def response_exercised(
             isinstance(e, dict) and isinstance(e.get("top_logprobs"), list) for e in logprobs
         ):
             out.add("response.logprobs.top_count")
-    return out
-
-
-def error_exercised(body: Any) -> set[str]:
-    """The ``error.*`` checks one error body gives work to."""
-    out = {"error.shape"}
-    error = body.get("error") if isinstance(body, dict) else None
-    if isinstance(error, dict) and "code" in error:
-        out.add("error.code.type")
     return out
