@@ -17,6 +17,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 
 - :mod:`.s1_1_json_numbers` — §1.1 framing (``sse.data.json_number``: no ``NaN`` or
   ``Infinity`` where RFC 8259 §6 has none; the rule is the judge's JSON parser's strict fallback);
+- :mod:`.s1_2_error_event` — §1.2 the error event (``stream.error.followed_by_failed``: the
+  next event after an ``error`` is ``response.failed``);
 - :mod:`.s1_7_custom_input` — §1.7 custom tools (``response.custom_tool_call.grammar``: a
   call's input against the grammar its request declared; ``live.custom_tools.grammar_refused``,
   whose rule is the suite's case);
@@ -54,6 +56,7 @@ from __future__ import annotations
 
 from . import (
     s1_1_json_numbers,
+    s1_2_error_event,
     s1_7_custom_input,
     s2_1_sequence,
     s2_3_one_response,
@@ -72,6 +75,7 @@ __all__ = ["SECTIONS", "declare_examples"]
 
 SECTIONS = (
     s1_1_json_numbers,
+    s1_2_error_event,
     s1_7_custom_input,
     s2_1_sequence,
     s2_3_one_response,

@@ -15,6 +15,7 @@ from .. import catalog as C
 from ..bodies.objects import ResponseChecker
 from ..catalog.registry import Violation
 from ..schema import OPENRESPONSES_SCHEMAS, SCHEMAS, SchemaIssue, SchemaValidator
+from ..sections.s1_2_error_event import judge_after_error, judge_error_unanswered
 from ..sections.s2_1_sequence import judge_sequence
 from . import items, lifecycle, parts, values
 from .exercised import Coverage
@@ -166,18 +167,8 @@ class StreamValidator(StreamState):
             self.next_seq = seq + 1  # the next number, as `judge_sequence` would take it
         else:
             judge_sequence(self, event, index)
-        if self._error_pending:
-            self._error_pending = False
-            if etype != "response.failed":
-                # SPEC §1: an `error` is followed by `response.failed`; a second `error`, or more
-                # output, leaves the first one unanswered.
-                self._report(
-                    C.ERROR_FOLLOWED_BY_FAILED,
-                    index,
-                    "response.failed",
-                    etype,
-                    message=f"`error` at event #{self._error_at}",
-                )
+        if self._error_pending:  # §1.2: the event after an `error` (conformance.sections)
+            judge_after_error(self, etype, index)
         if self.terminal_type is not None and (
             etype in self._predicates or etype in self._known_types or etype in NONSTANDARD
         ):
@@ -274,14 +265,7 @@ class StreamValidator(StreamState):
                 "`response.completed`, `response.incomplete` or `response.failed`",
                 actual,
             )
-            if self._error_at is not None:
-                self._report(
-                    C.ERROR_FOLLOWED_BY_FAILED,
-                    None,
-                    "`response.failed` after the `error`",
-                    "no `response.failed`",
-                    message=f"`error` at event #{self._error_at}",
-                )
+            judge_error_unanswered(self)
         return self.violations[start:]
 
     def skip(self) -> int:

@@ -164,8 +164,6 @@ class Coverage:
             out |= {"stream.lifecycle.unique", "stream.response.interim_state"}
         if self.terminal is not None:
             out |= {"stream.lifecycle.after_terminal", "stream.response.terminal_status"}
-        if "error" in types:
-            out.add("stream.error.followed_by_failed")
         inner = {
             t for t in types if t.startswith(_FAMILIES) or t.startswith("response.content_part.")
         }

@@ -10,6 +10,7 @@ from typing import Any
 from .. import catalog as C
 from ..bodies.objects import openresponses_missing, top_logprobs_limit
 from ..catalog.render import short
+from ..sections.s1_2_error_event import note_error
 from ..sections.s2_3_one_response import judge_identity
 from .comparisons import check_output, closed_by_terminal
 from .model import Phase
@@ -190,5 +191,4 @@ def on_terminal(state: StreamState, event: Mapping[str, Any], index: int) -> Non
 def on_error(state: StreamState, event: Mapping[str, Any], index: int) -> None:
     # SPEC §2.2: `response.created` then `response.in_progress` come first, whatever follows.
     require_started(state, "error", index)
-    state._error_at = index
-    state._error_pending = True
+    note_error(state, index)

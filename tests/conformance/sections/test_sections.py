@@ -152,6 +152,7 @@ def _exercised(events: list[dict[str, Any]]) -> set[str]:
 _SEQUENCE = {"stream.sequence.present", "stream.sequence.start", "stream.sequence.contiguous"}
 _IDENTITY = {"stream.response.id_stable", "stream.response.created_at_stable"}
 _OPAQUE = "stream.output.opaque_consistent"
+_ERROR = "stream.error.followed_by_failed"
 
 
 def _carries_opaque(events: list[dict[str, Any]]) -> bool:
@@ -171,7 +172,7 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
         for _, c in _CHECKS
         if EXAMPLES[c.id].failing.kind == "stream" and EXAMPLES[c.id].failing.request is None
     }
-    assert stream_checks == _SEQUENCE | _IDENTITY | {_OPAQUE}
+    assert stream_checks == _SEQUENCE | _IDENTITY | {_OPAQUE, _ERROR}
     for recording in load_recordings():
         assert _exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
         one = _exercised(recording.events[:1])
@@ -180,7 +181,10 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
             assert _exercised(recording.events[:2]) >= _IDENTITY, recording.name
         # the opaque rule: applied exactly where an item carries an opaque value (25 items)
         assert (_OPAQUE in _exercised(recording.events)) == _carries_opaque(recording.events)
-    assert not (_SEQUENCE | _IDENTITY | {_OPAQUE}) & _exercised([])
+        # the error rule: applied where the stream holds an `error` event, as the table said
+        has_error = any(e.get("type") == "error" for e in recording.events)
+        assert (_ERROR in _exercised(recording.events)) == has_error, recording.name
+    assert not (_SEQUENCE | _IDENTITY | {_OPAQUE, _ERROR}) & _exercised([])
 
 
 def test_a_stream_of_untyped_events_applied_the_sequence_rule() -> None:
