@@ -2,9 +2,10 @@
 (whose rule is :mod:`conformance.sections.s4_4_errors`'s).
 
 :class:`ResponseChecker` holds the rules of SPEC §3 that concern one Response object — status and
-its companions (`incomplete_details`, `error`), the usage-accounting decision (whose rule is
-:mod:`conformance.sections.s3_2_usage`'s), items that end `incomplete`, part types — shared by
-the stream validator (on the terminal event) and by the offline check of non-stream bodies. Schema conformance is :mod:`conformance.schema`'s job.
+its companions (`incomplete_details`, `error`) and the usage-accounting decision (whose rules
+are :mod:`conformance.sections.s3_1_response`'s and :mod:`conformance.sections.s3_2_usage`'s),
+items that end `incomplete`, part types — shared by the stream validator (on the terminal event)
+and by the offline check of non-stream bodies. Schema conformance is :mod:`conformance.schema`'s job.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from .. import catalog as C
 from ..catalog.registry import Check, Violation
 from ..catalog.render import short
 from ..schema import SCHEMAS, SchemaValidator
+from ..sections.s3_1_response import judge_response_schema, judge_status
 from ..sections.s3_2_usage import judge_usage
 from ..sections.s4_4_errors import judge_error_body
 
@@ -71,12 +73,6 @@ OPENRESPONSES_FIELDS = (
     "prompt_cache_key",
 )
 
-_SCHEMA_RESPONSE_CHECKS: dict[str, Check] = {
-    "required": C.RESPONSE_SCHEMA_REQUIRED,
-    "type": C.RESPONSE_SCHEMA_TYPE,
-    "value": C.RESPONSE_SCHEMA_VALUE,
-    "enum": C.RESPONSE_SCHEMA_ENUM,
-}
 _PART_FITS = {
     "message": frozenset({"output_text", "refusal"}),
     "reasoning": frozenset({"reasoning_text"}),
@@ -188,40 +184,7 @@ class ResponseChecker:
             )
 
         status = response.get("status")
-        details = response.get("incomplete_details")
-        if status == "incomplete":
-            reason = details.get("reason") if isinstance(details, dict) else None
-            if not isinstance(reason, str) or not reason:
-                report(
-                    C.RESPONSE_INCOMPLETE_DETAILS,
-                    "incomplete_details.reason set",
-                    short(details),
-                    "incomplete_details",
-                )
-        elif details is not None and status is not None:
-            report(
-                C.RESPONSE_INCOMPLETE_DETAILS,
-                "incomplete_details: null",
-                short(details),
-                "incomplete_details",
-                message=f"status is {status!r}",
-            )
-        error = response.get("error")
-        if status == "failed":
-            if not (
-                isinstance(error, dict)
-                and isinstance(error.get("message"), str)
-                and "code" in error
-            ):
-                report(C.RESPONSE_FAILED_ERROR, "error: {code, message}", short(error), "error")
-        elif error is not None and status is not None:
-            report(
-                C.RESPONSE_FAILED_ERROR,
-                "error: null",
-                short(error),
-                "error",
-                message=f"status is {status!r}",
-            )
+        judge_status(response, report, self.applied)
 
         output = response.get("output")
         items = output if isinstance(output, list) else []
@@ -306,12 +269,7 @@ def validate_response_body(
     profiles = frozenset(profiles)
     out: list[Violation] = []
     try:
-        for issue in (schemas or SCHEMAS).validate_response(dict(body)):
-            out.append(
-                _SCHEMA_RESPONSE_CHECKS[issue.kind].violation(
-                    expected=issue.expected, actual=issue.actual, path=issue.path
-                )
-            )
+        out += judge_response_schema(body, schemas or SCHEMAS, applied)
         checker = ResponseChecker(
             profiles=profiles, max_output_tokens=max_output_tokens, applied=applied
         )

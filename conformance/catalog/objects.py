@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from ..sections import s3_1_response as _response
 from ..sections import s3_2_usage as _usage
 from ..sections import s4_4_errors as _errors
 
@@ -14,42 +15,13 @@ from .registry import Level, register
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 
 # --- response.* (docs/spec.md §3) ---------------------------------------------------------------------
-RESPONSE_SCHEMA_REQUIRED = register(
-    "response.schema.required",
-    MUST,
-    "§3.1 [OAPI] Response",
-    "a Response object carries every field OpenAI's schema requires (with §1a's relaxations)",
-)
-RESPONSE_SCHEMA_TYPE = register(
-    "response.schema.type",
-    MUST,
-    "§3.1 [OAPI] Response",
-    "every field of a Response object has the type OpenAI's schema gives it",
-)
-RESPONSE_SCHEMA_VALUE = register(
-    "response.schema.value",
-    MUST,
-    "§3.1, §7.5 [OAPI] Response",
-    "constant and discriminator fields of a Response object have the values OpenAI's schema gives",
-)
-RESPONSE_SCHEMA_ENUM = register(
-    "response.schema.enum",
-    INFO,
-    "§1a (enumerations are open)",
-    "enumerated fields of a Response object use a value OpenAI's schema lists",
-)
-RESPONSE_INCOMPLETE_DETAILS = register(
-    "response.incomplete_details",
-    MUST,
-    "§3.1",
-    "`status: incomplete` comes with `incomplete_details.reason`; other statuses have `incomplete_details: null`",
-)
-RESPONSE_FAILED_ERROR = register(
-    "response.failed.error",
-    MUST,
-    "§1.2, §3.1",
-    "`status: failed` comes with `error: {code, message}`; other statuses have `error: null`",
-)
+# Declared with their rules and examples in their section module (conformance.sections).
+RESPONSE_SCHEMA_REQUIRED = _response.RESPONSE_SCHEMA_REQUIRED
+RESPONSE_SCHEMA_TYPE = _response.RESPONSE_SCHEMA_TYPE
+RESPONSE_SCHEMA_VALUE = _response.RESPONSE_SCHEMA_VALUE
+RESPONSE_SCHEMA_ENUM = _response.RESPONSE_SCHEMA_ENUM
+RESPONSE_INCOMPLETE_DETAILS = _response.RESPONSE_INCOMPLETE_DETAILS
+RESPONSE_FAILED_ERROR = _response.RESPONSE_FAILED_ERROR
 RESPONSE_OPENRESPONSES_FIELDS = register(
     "response.openresponses.required_fields",
     MUST,

@@ -1,69 +1,21 @@
-"""Examples of the Response body checks (``response.*``; ``usage.*``'s and ``error.*``'s are in
-their section modules, conformance/sections/s3_2_usage.py and s4_4_errors.py)."""
+"""Examples of the Response body checks not yet in a section module (conformance.sections:
+§3.1's ``response.*``, §3.2's ``usage.*`` and §4.4's ``error.*`` are there)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from .build import Event, _call, _message, response, set_in, usage
-from .registry import Sample, example
+from .body_samples import B, done, drop_key
+from .build import Event, _call, response, usage
+from .registry import example
 
 OR = ("core", "openresponses")
 
 
-def B(build: Callable[[], Any], note: str = "", **opts: Any) -> Sample:
-    return Sample("response", build, note, **opts)
-
-
-def done(**fields: Any) -> Event:
-    """A completed non-stream Response holding one message."""
-    return response("completed", [_message("Hello")], **fields)
-
-
-def edit(path: str, value: Any, **fields: Any) -> Callable[[], Event]:
-    def build() -> Event:
-        body = done(**fields)
-        set_in(body, path, value)
-        return body
-
-    return build
-
-
-def drop_key(path: str) -> Callable[[], Event]:
-    def build() -> Event:
-        body = done()
-        *head, last = path.split(".")
-        obj: Any = body
-        for key in head:
-            obj = obj[key]
-        del obj[last]
-        return body
-
-    return build
-
-
-def _incomplete(**fields: Any) -> Event:
-    body = response("incomplete", [_message("Hel", "incomplete")], **fields)
-    body["incomplete_details"] = {"reason": "max_output_tokens"}
-    return body
-
-
 # --- response.* ----------------------------------------------------------------------------------
-example("response.schema.required", B(drop_key("tools")), B(done))
-example("response.schema.type", B(edit("parallel_tool_calls", "yes")), B(done))
-example("response.schema.value", B(edit("object", "chat.completion")), B(done))
-example("response.schema.enum", B(edit("service_tier", "turbo")), B(done))
-example(
-    "response.incomplete_details",
-    B(lambda: {**_incomplete(), "incomplete_details": None}, "`incomplete` without a reason"),
-    B(_incomplete),
-)
-example(
-    "response.failed.error",
-    B(lambda: response("failed", usage=None), "`failed` with `error: null`"),
-    B(lambda: response("failed", usage=None, error={"code": "server_error", "message": "x"})),
-)
+# response.schema.*, response.incomplete_details, response.failed.error (docs/spec.md §3.1):
+# conformance/sections/s3_1_response.py.
 example(
     "response.openresponses.required_fields",
     B(drop_key("safety_identifier"), "no `safety_identifier`", profiles=OR),

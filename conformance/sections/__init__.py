@@ -27,6 +27,9 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   ``created_at_stable``);
 - :mod:`.s2_9_opaque` — §2.9 the output's opaque fields (``stream.output.opaque_consistent``:
   non-empty in an item's ``output_item.done`` and in the terminal output alike);
+- :mod:`.s3_1_response` — §3.1 fields and statuses (``response.schema.*``,
+  ``response.incomplete_details``, ``response.failed.error``: a body's schema, a Response's
+  status companions);
 - :mod:`.s3_2_usage` — §3.2 usage accounting (``usage.*``: the rule judges one Response's
   ``usage``, streamed terminal, non-stream body or compaction result);
 - :mod:`.s4_4_errors` — §4.4 errors (``error.shape``, ``error.code.type``: the rule judges one
@@ -61,6 +64,7 @@ from . import (
     s2_1_sequence,
     s2_3_one_response,
     s2_9_opaque,
+    s3_1_response,
     s3_2_usage,
     s4_4_errors,
     s4_7_include,
@@ -80,6 +84,7 @@ SECTIONS = (
     s2_1_sequence,
     s2_3_one_response,
     s2_9_opaque,
+    s3_1_response,
     s3_2_usage,
     s4_4_errors,
     s4_7_include,

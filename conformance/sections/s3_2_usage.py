@@ -282,27 +282,9 @@ def _one_generation(response: Mapping[str, Any]) -> bool:
 def declare_examples() -> None:
     """The failing example and the passing near miss of each check (conformance.examples): a
     completed non-stream Response holding one message, one field changed."""
-    from ..examples.build import Event, _message, response, set_in, usage
-    from ..examples.registry import Sample, example
-
-    def done(**fields: Any) -> Event:
-        return response("completed", [_message("Hello")], **fields)
-
-    def edit(path: str, value: Any, **fields: Any) -> Callable[[], Event]:
-        def build() -> Event:
-            body = done(**fields)
-            set_in(body, path, value)
-            return body
-
-        return build
-
-    def without_details() -> Event:
-        body = done()
-        del body["usage"]["output_tokens_details"]
-        return body
-
-    def B(build: Callable[[], Any], note: str = "") -> Sample:
-        return Sample("response", build, note)
+    from ..examples.body_samples import B, done, drop_key, edit
+    from ..examples.build import usage
+    from ..examples.registry import example
 
     example(
         USAGE_PRESENT.id,
@@ -310,7 +292,10 @@ def declare_examples() -> None:
         B(done),
     )
     example(
-        USAGE_DETAILS.id, B(without_details, "KB12"), B(done), also={"response.schema.required"}
+        USAGE_DETAILS.id,
+        B(drop_key("usage.output_tokens_details"), "KB12"),
+        B(done),
+        also={"response.schema.required"},
     )
     example(
         USAGE_INTEGERS.id,

@@ -108,11 +108,7 @@ class Coverage:
                 self.terminal = etype
                 response = event.get("response")
                 if isinstance(response, dict):
-                    self.responses = response_exercised(
-                        response,
-                        profiles=self.profiles,
-                        body=False,
-                    )
+                    self.responses = response_exercised(response, profiles=self.profiles)
         elif etype == "response.output_item.added":
             self.items_added += 1
             item = event.get("item")
@@ -247,17 +243,11 @@ def response_exercised(
     response: Mapping[str, Any],
     *,
     profiles: Iterable[str] = ("core",),
-    body: bool = True,
 ) -> set[str]:
-    """The ``response.*`` checks one Response object gives work to: a non-stream ``body`` (its
-    schema too), or a streamed terminal response (whose schema is its event's). The ``usage.*``
-    checks are marked by their rule (conformance.sections.s3_2_usage) where it evaluates."""
-    out = {"response.incomplete_details", "response.failed.error"}
-    if body:
-        out |= {
-            "response.schema.required", "response.schema.type", "response.schema.value",
-            "response.schema.enum",
-        }  # fmt: skip
+    """The checks one Response object gives work to, a non-stream body or a streamed terminal
+    response, but for those of a section module (conformance.sections: §3.1's schema and status
+    companions, §3.2's usage), whose rules mark themselves where they evaluate."""
+    out: set[str] = set()
     if "openresponses" in set(profiles):
         out.add("response.openresponses.required_fields")
     status = response.get("status")
