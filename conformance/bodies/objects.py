@@ -20,6 +20,7 @@ from ..schema import SCHEMAS, SchemaValidator
 from ..sections.s3_1_response import judge_response_schema, judge_status
 from ..sections.s3_2_usage import judge_usage
 from ..sections.s4_4_errors import judge_error_body
+from ..sections.s7_7_item_status import judge_item_status
 
 __all__ = [
     "OPAQUE_FIELDS",
@@ -77,13 +78,6 @@ _PART_FITS = {
     "message": frozenset({"output_text", "refusal"}),
     "reasoning": frozenset({"reasoning_text"}),
 }
-
-
-# Items a client acts on once the response is `completed`: OpenAI sends them `completed` there
-# (docs/spec.md §7.7). Hosted-tool items keep statuses of their own in real traffic
-# (Azure: `web_search_call` "searching", `image_generation_call` "generating"; OpenAI:
-# `shell_call_output` "in_progress"), so they are not listed.
-_FINISHED_WITH_RESPONSE = frozenset({"message", "function_call", "custom_tool_call"})
 
 
 def openresponses_missing(response: Mapping[str, Any]) -> list[str]:
@@ -202,22 +196,7 @@ class ResponseChecker:
                     f"item {pos} of {len(items)}, response status {status!r}",
                     f"output[{pos}].status",
                 )
-            if (
-                status == "completed"
-                and isinstance(itype, str)
-                and itype in _FINISHED_WITH_RESPONSE
-            ):
-                istatus = item.get("status", "completed")
-                caller = item.get("caller")
-                by_program = isinstance(caller, dict) and caller.get("type") == "program"
-                if istatus not in ("completed", "incomplete") and not by_program:
-                    report(
-                        C.ITEM_STATUS_COMPLETED,
-                        "completed",
-                        short(istatus),
-                        f"output[{pos}].status",
-                        f"a {itype} item in a completed response",
-                    )
+            judge_item_status(status, pos, item, report, self.applied)
             fits = _PART_FITS.get(itype) if isinstance(itype, str) else None
             content = item.get("content")
             if fits is not None and isinstance(content, list):

@@ -1,13 +1,13 @@
 """Examples of the Response body checks not yet in a section module (conformance.sections:
-§3.1's ``response.*``, §3.2's ``usage.*`` and §4.4's ``error.*`` are there)."""
+§3.1's ``response.*``, §3.2's ``usage.*``, §4.4's ``error.*`` and §7.7's
+``response.item.status_completed`` are there)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from .body_samples import B, done, drop_key
-from .build import Event, _call, response, usage
+from .build import Event
 from .registry import example
 
 OR = ("core", "openresponses")
@@ -27,15 +27,7 @@ example(
 # error.* (docs/spec.md §4.4): conformance/sections/s4_4_errors.py.
 
 
-# --- judge-truth: rules clients enforce (docs/spec.md §7.7, §7.8) --------------------------------
-
-
-def _call_done(status: str, **call: Any) -> Callable[[], Event]:
-    def build() -> Event:
-        item = {**_call('{"city":"Paris"}', status), **call}
-        return response("completed", [item], usage=usage(5, 7))
-
-    return build
+# --- judge-truth: rules clients enforce (docs/spec.md §7.8) ---------------------------------------
 
 
 def _logprobs(logprob: float, alternatives: int, top: int) -> Callable[[], Event]:
@@ -49,14 +41,7 @@ def _logprobs(logprob: float, alternatives: int, top: int) -> Callable[[], Event
     return build
 
 
-example(
-    "response.item.status_completed",
-    B(_call_done("in_progress"), "a function call left `in_progress` in a completed response"),
-    B(
-        _call_done("in_progress", caller={"type": "program", "caller_id": "cm_example"}),
-        "a program issued the call",
-    ),
-)
+# response.item.status_completed (docs/spec.md §7.7): conformance/sections/s7_7_item_status.py.
 example(
     "response.logprobs.nonpositive",
     B(_logprobs(0.5, 0, 0), "a token with `logprob: 0.5`"),

@@ -38,6 +38,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   blob a request's ``include`` asked for, on every finished reasoning item);
 - :mod:`.s4_8_http_framing` — §4.8 HTTP/1.1 framing (``http.head.syntax``,
   ``http.body.length``, ``http.body.chunked``: the rule is the proxy's llhttp parser);
+- :mod:`.s7_7_item_status` — §7.7 item statuses in a completed response
+  (``response.item.status_completed``: one output item of a Response seen whole);
 - :mod:`.s7_8_logprobs` — §7.8 logprobs (``response.logprobs.delivered``: the log
   probabilities a request's ``include`` asked for, on its text deltas, done events and parts);
 - :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.status``, ``ws.error.code``), judged
@@ -69,6 +71,7 @@ from . import (
     s4_4_errors,
     s4_7_include,
     s4_8_http_framing,
+    s7_7_item_status,
     s7_8_logprobs,
     s8_4_ws_errors,
     s8_7_connection_state,
@@ -89,6 +92,7 @@ SECTIONS = (
     s4_4_errors,
     s4_7_include,
     s4_8_http_framing,
+    s7_7_item_status,
     s7_8_logprobs,
     s8_4_ws_errors,
     s8_7_connection_state,

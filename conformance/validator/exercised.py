@@ -30,8 +30,6 @@ _LIFECYCLE = frozenset(
         "response.failed",
     }
 )
-# The items `response.item.status_completed` judges (conformance.bodies.objects, docs/spec.md §7.7).
-_FINISHED_WITH_RESPONSE = frozenset({"message", "function_call", "custom_tool_call"})
 _INTERIM = frozenset({"response.created", "response.queued", "response.in_progress"})
 _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
 _PART_TEXT = ("response.output_text.", "response.refusal.", "response.reasoning_text.")
@@ -250,17 +248,12 @@ def response_exercised(
     out: set[str] = set()
     if "openresponses" in set(profiles):
         out.add("response.openresponses.required_fields")
-    status = response.get("status")
     output = response.get("output")
     items = [i for i in output if isinstance(i, dict)] if isinstance(output, list) else []
     if any(i.get("status") == "incomplete" for i in items):
         out.add("stream.item.incomplete_last")
     if any(isinstance(i.get("content"), list) and i["content"] for i in items):
         out.add("stream.part.type_fits_item")
-    if status == "completed" and any(
-        isinstance(i.get("type"), str) and i["type"] in _FINISHED_WITH_RESPONSE for i in items
-    ):
-        out.add("response.item.status_completed")
     logprobs = [
         entry
         for i in items
