@@ -19,6 +19,7 @@ from ..catalog.render import short
 from ..schema import SCHEMAS, SchemaValidator
 from ..sections.s3_1_response import judge_response_schema, judge_status
 from ..sections.s3_2_usage import judge_usage
+from ..sections.s3_4_openresponses import judge_openresponses_fields
 from ..sections.s4_4_errors import judge_error_body
 from ..sections.s7_7_item_status import judge_item_status
 
@@ -27,7 +28,6 @@ __all__ = [
     "ResponseChecker",
     "deep_equal_except_opaque",
     "logprob_findings",
-    "openresponses_missing",
     "top_logprobs_limit",
     "validate_error_body",
     "validate_response_body",
@@ -36,53 +36,11 @@ __all__ = [
 # SPEC §2.9: fields OpenAI itself changes between `output_item.done` and the terminal output.
 OPAQUE_FIELDS = frozenset({"encrypted_content", "fingerprint"})
 
-# SPEC §3.4 [OR] ResponseResource required fields (the `openresponses` profile): those every
-# version of [OR] requires. `user` is not one: the schema Open Responses' own compliance tool
-# validates with (src/generated/kubb/zod/responseResourceSchema.ts) has no `user` at all; only
-# the later ResponseResource.json lists it.
-OPENRESPONSES_FIELDS = (
-    "id",
-    "object",
-    "created_at",
-    "completed_at",
-    "status",
-    "incomplete_details",
-    "model",
-    "previous_response_id",
-    "instructions",
-    "output",
-    "error",
-    "tools",
-    "tool_choice",
-    "truncation",
-    "parallel_tool_calls",
-    "text",
-    "top_p",
-    "presence_penalty",
-    "frequency_penalty",
-    "top_logprobs",
-    "temperature",
-    "reasoning",
-    "usage",
-    "max_output_tokens",
-    "max_tool_calls",
-    "store",
-    "background",
-    "service_tier",
-    "metadata",
-    "safety_identifier",
-    "prompt_cache_key",
-)
 
 _PART_FITS = {
     "message": frozenset({"output_text", "refusal"}),
     "reasoning": frozenset({"reasoning_text"}),
 }
-
-
-def openresponses_missing(response: Mapping[str, Any]) -> list[str]:
-    """The [OR] `ResponseResource` fields a Response object lacks (SPEC §3.4)."""
-    return [k for k in OPENRESPONSES_FIELDS if k not in response]
 
 
 def top_logprobs_limit(response: Mapping[str, Any]) -> int | None:
@@ -224,14 +182,7 @@ class ResponseChecker:
         )
 
         if "openresponses" in self.profiles:
-            missing = openresponses_missing(response)
-            if missing:
-                report(
-                    C.RESPONSE_OPENRESPONSES_FIELDS,
-                    "every ResponseResource field",
-                    "missing: " + ", ".join(missing),
-                    "",
-                )
+            judge_openresponses_fields(response, report, self.applied)
         return out
 
 

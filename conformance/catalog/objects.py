@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from ..sections import s3_1_response as _response
 from ..sections import s3_2_usage as _usage
+from ..sections import s3_4_openresponses as _openresponses
 from ..sections import s4_4_errors as _errors
 
 # response.reasoning.encrypted_content_included (docs/spec.md §4.7) is declared with its rule and
 # examples in its section module (conformance.sections).
 from ..sections.s4_7_include import ENCRYPTED_INCLUDED as ENCRYPTED_INCLUDED
-from .registry import Level, register
+from .registry import Level
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 
@@ -22,13 +23,8 @@ RESPONSE_SCHEMA_VALUE = _response.RESPONSE_SCHEMA_VALUE
 RESPONSE_SCHEMA_ENUM = _response.RESPONSE_SCHEMA_ENUM
 RESPONSE_INCOMPLETE_DETAILS = _response.RESPONSE_INCOMPLETE_DETAILS
 RESPONSE_FAILED_ERROR = _response.RESPONSE_FAILED_ERROR
-RESPONSE_OPENRESPONSES_FIELDS = register(
-    "response.openresponses.required_fields",
-    MUST,
-    "§3.4 [OR] ResponseResource",
-    "Open Responses: the Response carries every field `ResponseResource` requires",
-    profile="openresponses",
-)
+# --- response.openresponses.required_fields (docs/spec.md §3.4): its section module --------------
+RESPONSE_OPENRESPONSES_FIELDS = _openresponses.RESPONSE_OPENRESPONSES_FIELDS
 
 # --- usage.* (docs/spec.md §3.2 usage accounting) ----------------------------------------------------
 # Declared with their rule and examples in their section module (conformance.sections).

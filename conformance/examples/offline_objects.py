@@ -1,26 +1,17 @@
 """Examples of the Response body checks not yet in a section module (conformance.sections:
-§3.1's ``response.*``, §3.2's ``usage.*``, §4.4's ``error.*`` and §7.7's
+§3.1's and §3.4's ``response.*``, §3.2's ``usage.*``, §4.4's ``error.*`` and §7.7's
 ``response.item.status_completed`` are there)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from .body_samples import B, done, drop_key
+from .body_samples import B, done
 from .build import Event
 from .registry import example
 
-OR = ("core", "openresponses")
-
-
-# --- response.* ----------------------------------------------------------------------------------
-# response.schema.*, response.incomplete_details, response.failed.error (docs/spec.md §3.1):
-# conformance/sections/s3_1_response.py.
-example(
-    "response.openresponses.required_fields",
-    B(drop_key("safety_identifier"), "no `safety_identifier`", profiles=OR),
-    B(done, profiles=OR),
-)
+# response.schema.*, response.incomplete_details, response.failed.error (docs/spec.md §3.1) and
+# response.openresponses.required_fields (§3.4): their section modules (conformance.sections).
 
 # usage.* (docs/spec.md §3.2): conformance/sections/s3_2_usage.py, beside their rule.
 

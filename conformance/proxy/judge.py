@@ -254,9 +254,7 @@ class ExchangeJudge:
             return
         limit = self.info.max_output_tokens
         if kind == "response":
-            self._exercised |= _declared(
-                response_exercised(body, profiles=self.profiles), self.profiles
-            )
+            self._exercised |= _declared(response_exercised(body), self.profiles)
         else:
             self._exercised |= state_exercised(body, kind)
         applied = set()  # what the section rules marked (conformance.sections)

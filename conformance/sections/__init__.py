@@ -32,6 +32,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   status companions);
 - :mod:`.s3_2_usage` — §3.2 usage accounting (``usage.*``: the rule judges one Response's
   ``usage``, streamed terminal, non-stream body or compaction result);
+- :mod:`.s3_4_openresponses` — §3.4 Open Responses (``response.openresponses.required_fields``:
+  every Response object under the profile, lifecycle events' included);
 - :mod:`.s4_4_errors` — §4.4 errors (``error.shape``, ``error.code.type``: the rule judges one
   error body);
 - :mod:`.s4_7_include` — §4.7 include (``response.reasoning.encrypted_content_included``: the
@@ -68,6 +70,7 @@ from . import (
     s2_9_opaque,
     s3_1_response,
     s3_2_usage,
+    s3_4_openresponses,
     s4_4_errors,
     s4_7_include,
     s4_8_http_framing,
@@ -89,6 +92,7 @@ SECTIONS = (
     s2_9_opaque,
     s3_1_response,
     s3_2_usage,
+    s3_4_openresponses,
     s4_4_errors,
     s4_7_include,
     s4_8_http_framing,

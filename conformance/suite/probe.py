@@ -342,9 +342,7 @@ class Probe:
                 self._find(v, ex)
         elif (kind := body_kind(body)) is not None:
             if kind == "response":
-                self.record.exercised |= _declared(
-                    response_exercised(body, profiles=self.profiles), self.profiles
-                )
+                self.record.exercised |= _declared(response_exercised(body), self.profiles)
             else:  # compaction results, conversations, deleted conversations, item lists
                 self.record.exercised |= state_exercised(body, kind)
             applied = set()  # what the section rules marked (conformance.sections)

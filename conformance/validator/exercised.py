@@ -12,7 +12,7 @@ evaluated too: callers add those.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,7 +106,7 @@ class Coverage:
                 self.terminal = etype
                 response = event.get("response")
                 if isinstance(response, dict):
-                    self.responses = response_exercised(response, profiles=self.profiles)
+                    self.responses = response_exercised(response)
         elif etype == "response.output_item.added":
             self.items_added += 1
             item = event.get("item")
@@ -225,8 +225,6 @@ class Coverage:
             out.add("stream.logprobs.deltas_equal_done")
         if "openresponses" in self.profiles:
             out.add("event.type.openresponses")
-            if types & _INTERIM:
-                out.add("response.openresponses.required_fields")
         out |= self.responses
         return with_family(out)
 
@@ -237,17 +235,12 @@ def _has_annotations(content: Any) -> bool:
     return any(isinstance(p, dict) and p.get("annotations") for p in content)
 
 
-def response_exercised(
-    response: Mapping[str, Any],
-    *,
-    profiles: Iterable[str] = ("core",),
-) -> set[str]:
+def response_exercised(response: Mapping[str, Any]) -> set[str]:
     """The checks one Response object gives work to, a non-stream body or a streamed terminal
     response, but for those of a section module (conformance.sections: §3.1's schema and status
-    companions, §3.2's usage), whose rules mark themselves where they evaluate."""
+    companions, §3.2's usage, §3.4's Open Responses fields, §7.7's item statuses), whose rules
+    mark themselves where they evaluate."""
     out: set[str] = set()
-    if "openresponses" in set(profiles):
-        out.add("response.openresponses.required_fields")
     output = response.get("output")
     items = [i for i in output if isinstance(i, dict)] if isinstance(output, list) else []
     if any(i.get("status") == "incomplete" for i in items):

@@ -52,7 +52,7 @@ def _stream_or_body(sample: Sample, data: Any) -> set[str]:
         applied: set[str] = set()
         if sample.kind == "response":
             judge_body(data, "response", profiles=sample.profiles, applied=applied)
-            return response_exercised(data, profiles=sample.profiles) | applied
+            return response_exercised(data) | applied
         judge_body(data, "state", applied=applied)
         return state_exercised(data) | applied
     if sample.kind == "http":
