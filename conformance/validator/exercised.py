@@ -5,9 +5,9 @@ annotation rule on annotations, the shell-command rule on shell commands, usage 
 usage object. :class:`Coverage` is filled by the stream validator, one call per event it judges on
 its full path (never per fast-path delta: a delta's rules are applied at its ``.done``, which takes
 the full path), and :meth:`Coverage.exercised` names the stream checks its events gave work to.
-:func:`response_exercised` does the same for one Response object. The checks of a section module (conformance.sections) are not inferred here: their
-rule marks them in ``applied`` where it evaluates them. Every check that reported a violation was
-evaluated too: callers add those.
+:func:`response_exercised` does the same for one Response object. The checks of a section
+module (conformance.sections) are not inferred here: their rule marks them in ``applied`` where it
+evaluates them. Every check that reported a violation was evaluated too: callers add those.
 """
 
 from __future__ import annotations
