@@ -39,14 +39,18 @@ def judge_body(
     *,
     profiles: Iterable[str] = ("core",),
     max_output_tokens: int | None = None,
+    applied: set[str] | None = None,
 ) -> list[Violation]:
     """Every violation of ``body``, judged as a ``kind`` body (``profiles`` and
-    ``max_output_tokens`` matter to a Response only)."""
+    ``max_output_tokens`` matter to a Response only); the rules that mark what they evaluated
+    (conformance.sections) mark it in ``applied``, when given."""
     if kind == "response":
-        return validate_response_body(body, profiles=profiles, max_output_tokens=max_output_tokens)
+        return validate_response_body(
+            body, profiles=profiles, max_output_tokens=max_output_tokens, applied=applied
+        )
     if kind == "error":
-        return validate_error_body(body)
-    return validate_state_body(body, None if kind == "state" else kind)
+        return validate_error_body(body, applied=applied)
+    return validate_state_body(body, None if kind == "state" else kind, applied=applied)
 
 
 # The name `judge_body` had before (for callers not yet moved to it).

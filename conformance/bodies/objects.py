@@ -1,27 +1,33 @@
-"""Checks on whole objects: a Response (streamed terminal or non-stream body) and an error body.
+"""Checks on whole objects: a Response (streamed terminal or non-stream body) and an error body
+(whose rule is :mod:`conformance.sections.s4_4_errors`'s).
 
 :class:`ResponseChecker` holds the rules of SPEC §3 that concern one Response object — status and
-its companions (`incomplete_details`, `error`), the usage-accounting decision, items that end
-`incomplete`, part types — shared by the stream validator (on the terminal event) and by the
-offline check of non-stream bodies. Schema conformance is :mod:`conformance.schema`'s job.
+its companions (`incomplete_details`, `error`) and the usage-accounting decision (whose rules
+are :mod:`conformance.sections.s3_1_response`'s and :mod:`conformance.sections.s3_2_usage`'s),
+items that end `incomplete`, part types — shared by the stream validator (on the terminal event)
+and by the offline check of non-stream bodies. Schema conformance is :mod:`conformance.schema`'s job.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, TypeGuard
+from typing import Any
 
 from .. import catalog as C
 from ..catalog.registry import Check, Violation
 from ..catalog.render import short
 from ..schema import SCHEMAS, SchemaValidator
+from ..sections.s3_1_response import judge_response_schema, judge_status
+from ..sections.s3_2_usage import judge_usage
+from ..sections.s3_4_openresponses import judge_openresponses_fields
+from ..sections.s4_4_errors import judge_error_body
+from ..sections.s7_7_item_status import judge_item_status
 
 __all__ = [
     "OPAQUE_FIELDS",
     "ResponseChecker",
     "deep_equal_except_opaque",
     "logprob_findings",
-    "openresponses_missing",
     "top_logprobs_limit",
     "validate_error_body",
     "validate_response_body",
@@ -30,66 +36,11 @@ __all__ = [
 # SPEC §2.9: fields OpenAI itself changes between `output_item.done` and the terminal output.
 OPAQUE_FIELDS = frozenset({"encrypted_content", "fingerprint"})
 
-# SPEC §3.4 [OR] ResponseResource required fields (the `openresponses` profile): those every
-# version of [OR] requires. `user` is not one: the schema Open Responses' own compliance tool
-# validates with (src/generated/kubb/zod/responseResourceSchema.ts) has no `user` at all; only
-# the later ResponseResource.json lists it.
-OPENRESPONSES_FIELDS = (
-    "id",
-    "object",
-    "created_at",
-    "completed_at",
-    "status",
-    "incomplete_details",
-    "model",
-    "previous_response_id",
-    "instructions",
-    "output",
-    "error",
-    "tools",
-    "tool_choice",
-    "truncation",
-    "parallel_tool_calls",
-    "text",
-    "top_p",
-    "presence_penalty",
-    "frequency_penalty",
-    "top_logprobs",
-    "temperature",
-    "reasoning",
-    "usage",
-    "max_output_tokens",
-    "max_tool_calls",
-    "store",
-    "background",
-    "service_tier",
-    "metadata",
-    "safety_identifier",
-    "prompt_cache_key",
-)
 
-_SCHEMA_RESPONSE_CHECKS: dict[str, Check] = {
-    "required": C.RESPONSE_SCHEMA_REQUIRED,
-    "type": C.RESPONSE_SCHEMA_TYPE,
-    "value": C.RESPONSE_SCHEMA_VALUE,
-    "enum": C.RESPONSE_SCHEMA_ENUM,
-}
 _PART_FITS = {
     "message": frozenset({"output_text", "refusal"}),
     "reasoning": frozenset({"reasoning_text"}),
 }
-
-
-# Items a client acts on once the response is `completed`: OpenAI sends them `completed` there
-# (docs/spec.md §7.7). Hosted-tool items keep statuses of their own in real traffic
-# (Azure: `web_search_call` "searching", `image_generation_call` "generating"; OpenAI:
-# `shell_call_output` "in_progress"), so they are not listed.
-_FINISHED_WITH_RESPONSE = frozenset({"message", "function_call", "custom_tool_call"})
-
-
-def openresponses_missing(response: Mapping[str, Any]) -> list[str]:
-    """The [OR] `ResponseResource` fields a Response object lacks (SPEC §3.4)."""
-    return [k for k in OPENRESPONSES_FIELDS if k not in response]
 
 
 def top_logprobs_limit(response: Mapping[str, Any]) -> int | None:
@@ -149,18 +100,21 @@ def deep_equal_except_opaque(a: Any, b: Any) -> bool:
     return False
 
 
-def _is_count(value: Any) -> TypeGuard[int]:
-    return type(value) is int and value >= 0
-
-
 class ResponseChecker:
     """The per-Response rules of SPEC §3 (status companions, usage accounting, item status)."""
 
     def __init__(
-        self, *, profiles: Iterable[str] = ("core",), max_output_tokens: int | None = None
+        self,
+        *,
+        profiles: Iterable[str] = ("core",),
+        max_output_tokens: int | None = None,
+        applied: set[str] | None = None,
     ) -> None:
         self.profiles = frozenset(profiles)
         self.max_output_tokens = max_output_tokens
+        # Where the section rules called from here mark the checks they evaluated (the stream
+        # validator's coverage, a suite's or proxy's record); None: nobody asked.
+        self.applied = applied
 
     def check(
         self, response: Mapping[str, Any], *, event_index: int | None = None, path: str = ""
@@ -182,40 +136,7 @@ class ResponseChecker:
             )
 
         status = response.get("status")
-        details = response.get("incomplete_details")
-        if status == "incomplete":
-            reason = details.get("reason") if isinstance(details, dict) else None
-            if not isinstance(reason, str) or not reason:
-                report(
-                    C.RESPONSE_INCOMPLETE_DETAILS,
-                    "incomplete_details.reason set",
-                    short(details),
-                    "incomplete_details",
-                )
-        elif details is not None and status is not None:
-            report(
-                C.RESPONSE_INCOMPLETE_DETAILS,
-                "incomplete_details: null",
-                short(details),
-                "incomplete_details",
-                message=f"status is {status!r}",
-            )
-        error = response.get("error")
-        if status == "failed":
-            if not (
-                isinstance(error, dict)
-                and isinstance(error.get("message"), str)
-                and "code" in error
-            ):
-                report(C.RESPONSE_FAILED_ERROR, "error: {code, message}", short(error), "error")
-        elif error is not None and status is not None:
-            report(
-                C.RESPONSE_FAILED_ERROR,
-                "error: null",
-                short(error),
-                "error",
-                message=f"status is {status!r}",
-            )
+        judge_status(response, report, self.applied)
 
         output = response.get("output")
         items = output if isinstance(output, list) else []
@@ -233,22 +154,7 @@ class ResponseChecker:
                     f"item {pos} of {len(items)}, response status {status!r}",
                     f"output[{pos}].status",
                 )
-            if (
-                status == "completed"
-                and isinstance(itype, str)
-                and itype in _FINISHED_WITH_RESPONSE
-            ):
-                istatus = item.get("status", "completed")
-                caller = item.get("caller")
-                by_program = isinstance(caller, dict) and caller.get("type") == "program"
-                if istatus not in ("completed", "incomplete") and not by_program:
-                    report(
-                        C.ITEM_STATUS_COMPLETED,
-                        "completed",
-                        short(istatus),
-                        f"output[{pos}].status",
-                        f"a {itype} item in a completed response",
-                    )
+            judge_item_status(status, pos, item, report, self.applied)
             fits = _PART_FITS.get(itype) if isinstance(itype, str) else None
             content = item.get("content")
             if fits is not None and isinstance(content, list):
@@ -266,179 +172,18 @@ class ResponseChecker:
                         for finding in logprob_findings(part.get("logprobs"), top, where):
                             report(*finding)
 
-        self._check_usage(response, status, items, report)
+        judge_usage(
+            response,
+            status,
+            items,
+            report,
+            max_output_tokens=self.max_output_tokens,
+            applied=self.applied,
+        )
 
         if "openresponses" in self.profiles:
-            missing = openresponses_missing(response)
-            if missing:
-                report(
-                    C.RESPONSE_OPENRESPONSES_FIELDS,
-                    "every ResponseResource field",
-                    "missing: " + ", ".join(missing),
-                    "",
-                )
+            judge_openresponses_fields(response, report, self.applied)
         return out
-
-    def _check_usage(
-        self, response: Mapping[str, Any], status: Any, items: list[Any], report: Any
-    ) -> None:
-        usage = response.get("usage")
-        if status in ("completed", "incomplete") and not isinstance(usage, dict):
-            report(
-                C.USAGE_PRESENT, "a usage object", short(usage), "usage", f"status is {status!r}"
-            )
-            return
-        if not isinstance(usage, dict):
-            return
-        inp, outp, total = (
-            usage.get("input_tokens"),
-            usage.get("output_tokens"),
-            usage.get("total_tokens"),
-        )
-        in_details = usage.get("input_tokens_details")
-        out_details = usage.get("output_tokens_details")
-        cached = in_details.get("cached_tokens") if isinstance(in_details, dict) else None
-        reasoning = out_details.get("reasoning_tokens") if isinstance(out_details, dict) else None
-        if cached is None or reasoning is None:
-            missing = []
-            if cached is None:
-                missing.append("input_tokens_details.cached_tokens")
-            if reasoning is None:
-                missing.append("output_tokens_details.reasoning_tokens")
-            report(
-                C.USAGE_DETAILS,
-                "both *_details objects with their counts",
-                "missing: " + ", ".join(missing),
-                "usage",
-            )
-        counts = {
-            "input_tokens": inp,
-            "output_tokens": outp,
-            "total_tokens": total,
-            "input_tokens_details.cached_tokens": cached,
-            "output_tokens_details.reasoning_tokens": reasoning,
-        }
-        bad = {k: v for k, v in counts.items() if v is not None and not _is_count(v)}
-        for key in ("input_tokens", "output_tokens", "total_tokens"):
-            if counts[key] is None:
-                bad[key] = None
-        for key, value in bad.items():
-            report(C.USAGE_INTEGERS, "an integer ≥ 0", short(value), f"usage.{key}")
-        if _is_count(inp) and _is_count(outp) and _is_count(total) and total != inp + outp:
-            report(C.USAGE_TOTAL, f"{inp} + {outp} = {inp + outp}", total, "usage.total_tokens")
-        if _is_count(cached) and _is_count(inp) and cached > inp:
-            report(
-                C.USAGE_CACHED_LE_INPUT,
-                f"≤ {inp}",
-                cached,
-                "usage.input_tokens_details.cached_tokens",
-            )
-        if _is_count(reasoning) and _is_count(outp) and reasoning > outp:
-            report(
-                C.USAGE_REASONING_LE_OUTPUT,
-                f"≤ {outp}",
-                reasoning,
-                "usage.output_tokens_details.reasoning_tokens",
-            )
-        if _is_count(outp) and outp == 0:
-            evidence = _generated_output(items, response, metered=total != 0)
-            if evidence:
-                report(
-                    C.USAGE_OUTPUT_NONZERO,
-                    "output_tokens ≥ 1",
-                    0,
-                    "usage.output_tokens",
-                    f"the model generated {evidence}",
-                )
-        echoed = response.get("max_output_tokens")
-        limit = echoed if type(echoed) is int else self.max_output_tokens
-        if limit is not None and _is_count(outp) and outp > limit and _one_generation(response):
-            report(
-                C.USAGE_MAX_OUTPUT, f"≤ max_output_tokens ({limit})", outp, "usage.output_tokens"
-            )
-
-
-# Output items the model writes, besides messages and reasoning: the calls it issues (their
-# arguments, queries, commands, patches and code are generated tokens). Results the server or the
-# client produces (`*_output`, `mcp_list_tools`, `compaction`) are not evidence.
-_MODEL_ISSUED = frozenset({"mcp_approval_request", "program"})
-
-
-def _incomplete_reason(response: Mapping[str, Any]) -> Any:
-    details = response.get("incomplete_details")
-    if response.get("status") != "incomplete" or not isinstance(details, dict):
-        return None
-    return details.get("reason")
-
-
-def _generated_output(items: list[Any], response: Mapping[str, Any], *, metered: bool) -> str:
-    """What in ``output`` proves the model generated tokens that `output_tokens: 0` denies
-    (docs/spec.md §7.2), or "" if nothing does.
-
-    - A message with text or a refusal — unless the response ended `incomplete` for
-      `content_filter`: the filter withholds the accounting, and OpenAI (Azure) reports usage
-      all zero with the refusal text it put in the message ([REC2] ``mirascope…test_refusal.
-      azure-openai_responses_gpt_4o_mini.*``); nor when it was cut by `max_output_tokens` and
-      the usage is all zero, input included: that cut withheld the accounting the same way
-      (held-back real traffic, issue #32: text streamed, usage all zero). Input counted and
-      output 0 beside the cut text is still a miss.
-    - A reasoning item, even without summary text (reasoning tokens are output tokens:
-      `max_output_tokens` counts them) — unless the response was cut off by `max_output_tokens`:
-      OpenAI reports `output_tokens: 0` for reasoning interrupted by the cut-off ([REC2]
-      ``mirascope…test_max_tokens.openai_gpt_5_mini.*``, input counted, output 0).
-    - A call the model issued — a function call and every other `*_call` item (shell, patch,
-      search, MCP, …). A call issued by a program (``caller.type: "program"``), not by the model,
-      proves nothing ([REC] ``programmatic-tool-calling.2``: usage all zero). Nor does a batch of
-      parallel function calls that is the whole output when the usage is all zero, input
-      included — OpenAI did not meter that turn at all ([REC2]
-      ``pai…test_openai_responses_model_retry.0``: two parallel `get_location` calls, gpt-4o,
-      2025-03); a single call, or calls beside other output, with usage zero is still a miss.
-
-    What OpenAI's traffic never shows — and a server that does is miscounting (KB11) — is
-    `output_tokens: 0` with message text outside a content filter, with reasoning in a response
-    that was not cut off, or with a model-issued call other than an unmetered parallel batch.
-    """
-    reason = _incomplete_reason(response)
-    if not metered and _parallel_calls_only(items, response):
-        return ""
-    for item in items:
-        if not isinstance(item, dict):
-            continue
-        itype = item.get("type")
-        if itype == "message":
-            if reason == "content_filter" or (reason == "max_output_tokens" and not metered):
-                continue
-            for part in item.get("content") or ():
-                if isinstance(part, dict) and (part.get("text") or part.get("refusal")):
-                    return "message text"
-        elif itype == "reasoning":
-            if reason != "max_output_tokens":
-                return "a reasoning item"
-        elif isinstance(itype, str) and (itype.endswith("_call") or itype in _MODEL_ISSUED):
-            caller = item.get("caller")
-            if isinstance(caller, dict) and caller.get("type") == "program":
-                continue
-            return f"a {itype} item"
-    return ""
-
-
-def _parallel_calls_only(items: list[Any], response: Mapping[str, Any]) -> bool:
-    """The output is two or more function calls and nothing else, made in parallel."""
-    return (
-        response.get("parallel_tool_calls") is True
-        and len(items) >= 2
-        and all(isinstance(it, dict) and it.get("type") == "function_call" for it in items)
-    )
-
-
-def _one_generation(response: Mapping[str, Any]) -> bool:
-    """`max_output_tokens` bounds one generation; a reasoning mode other than `standard`
-    (OpenAI's `pro`) runs several and reports all their tokens, beyond the bound
-    (docs/spec.md §7.3; [REC2] ``pai…test_reasoning_flags_match_the_api_gpt-5.6-*.3``:
-    `max_output_tokens: 16`, `output_tokens` 48 and 82, `status: completed`)."""
-    reasoning = response.get("reasoning")
-    mode = reasoning.get("mode") if isinstance(reasoning, dict) else None
-    return mode in (None, "standard")
 
 
 def validate_response_body(
@@ -447,18 +192,17 @@ def validate_response_body(
     profiles: Iterable[str] = ("core",),
     schemas: SchemaValidator | None = None,
     max_output_tokens: int | None = None,
+    applied: set[str] | None = None,
 ) -> list[Violation]:
-    """A non-stream Response object: schema, then the per-Response rules."""
+    """A non-stream Response object: schema, then the per-Response rules (the section rules
+    among them mark the checks they evaluated in ``applied``, when given)."""
     profiles = frozenset(profiles)
     out: list[Violation] = []
     try:
-        for issue in (schemas or SCHEMAS).validate_response(dict(body)):
-            out.append(
-                _SCHEMA_RESPONSE_CHECKS[issue.kind].violation(
-                    expected=issue.expected, actual=issue.actual, path=issue.path
-                )
-            )
-        checker = ResponseChecker(profiles=profiles, max_output_tokens=max_output_tokens)
+        out += judge_response_schema(body, schemas or SCHEMAS, applied)
+        checker = ResponseChecker(
+            profiles=profiles, max_output_tokens=max_output_tokens, applied=applied
+        )
         out.extend(checker.check(body))
     except RecursionError:
         out.append(_too_deep())
@@ -474,42 +218,15 @@ def _too_deep() -> Violation:
 
 
 def validate_error_body(
-    body: Mapping[str, Any], *, schemas: SchemaValidator | None = None
+    body: Mapping[str, Any],
+    *,
+    schemas: SchemaValidator | None = None,
+    applied: set[str] | None = None,
 ) -> list[Violation]:
-    """An error body: ``{"error": {message, type, param, code}}`` with ``code`` string or null."""
+    """An error body: ``{"error": {message, type, param, code}}`` with ``code`` string or null
+    (the rule is :mod:`conformance.sections.s4_4_errors`'s; it marks what it evaluated in
+    ``applied``, when given)."""
     try:
-        return _validate_error_body(body, schemas)
+        return judge_error_body(body, schemas or SCHEMAS, applied)
     except RecursionError:
         return [_too_deep()]
-
-
-def _validate_error_body(
-    body: Mapping[str, Any], schemas: SchemaValidator | None
-) -> list[Violation]:
-    out: list[Violation] = []
-    error = body.get("error")
-    if not isinstance(error, dict):
-        return [
-            C.ERROR_SHAPE.violation(expected="an `error` object", actual=short(error), path="error")
-        ]
-    code = error.get("code", None)
-    if code is not None and not isinstance(code, str):
-        out.append(
-            C.ERROR_CODE_TYPE.violation(
-                expected="a string or null",
-                actual=repr(code),
-                path="error.code",
-                message="the HTTP status belongs in the status line, not in `code`"
-                if isinstance(code, int)
-                else "",
-            )
-        )
-    for issue in (schemas or SCHEMAS).validate_error_body(dict(body)):
-        if issue.path == "error.code" and issue.kind == "type":
-            continue  # reported above under its own ID
-        if issue.kind == "enum":
-            continue  # open enums (SPEC §1a)
-        out.append(
-            C.ERROR_SHAPE.violation(expected=issue.expected, actual=issue.actual, path=issue.path)
-        )
-    return out

@@ -25,7 +25,8 @@ from .. import catalog as C
 from ..catalog.registry import Check, Violation
 from ..catalog.render import short as _short
 from ..schema import SCHEMAS, SchemaIssue, SchemaValidator
-from .objects import ResponseChecker, _too_deep
+from ..sections.s3_2_usage import judge_usage
+from .objects import _too_deep
 
 __all__ = [
     "STATE_OBJECTS",
@@ -78,10 +79,6 @@ _SCHEMA_NAMES: Mapping[StateKind, tuple[str, ...]] = {
 _METADATA_PAIRS, _METADATA_KEY, _METADATA_VALUE = 16, 64, 512
 
 
-_USAGE: tuple[Check, ...] = (C.USAGE_PRESENT, C.USAGE_DETAILS, C.USAGE_INTEGERS, C.USAGE_TOTAL)
-_USAGE += (C.USAGE_CACHED_LE_INPUT, C.USAGE_REASONING_LE_OUTPUT)
-
-
 def state_kind(body: Mapping[str, Any]) -> StateKind | None:
     """The kind of a state body, from its ``object`` field (None: not a state body)."""
     obj = body.get("object")
@@ -93,21 +90,25 @@ def validate_state_body(
     kind: StateKind | None = None,
     *,
     schemas: SchemaValidator | None = None,
+    applied: set[str] | None = None,
 ) -> list[Violation]:
-    """Judge one state body (``kind`` defaults to :func:`state_kind`'s answer)."""
+    """Judge one state body (``kind`` defaults to :func:`state_kind`'s answer); the usage rule
+    marks what it evaluated in ``applied``, when given."""
     kind = kind or state_kind(body)
     if kind is None:
         raise ValueError(f"not a state object: object={_short(body.get('object'))}")
     try:
-        return _validate(dict(body), kind, schemas or SCHEMAS)
+        return _validate(dict(body), kind, schemas or SCHEMAS, applied)
     except RecursionError:
         return [_too_deep()]
 
 
-def _validate(body: dict[str, Any], kind: StateKind, schemas: SchemaValidator) -> list[Violation]:
+def _validate(
+    body: dict[str, Any], kind: StateKind, schemas: SchemaValidator, applied: set[str] | None
+) -> list[Violation]:
     out = _schema(body, kind, schemas)
     if kind == "compaction":
-        out.extend(_compaction(body))
+        out.extend(_compaction(body, applied))
     elif kind == "conversation":
         out.extend(_conversation(body))
     elif kind == "conversation_deleted":
@@ -141,7 +142,7 @@ def _schema(body: dict[str, Any], kind: StateKind, schemas: SchemaValidator) -> 
     return out
 
 
-def _compaction(body: dict[str, Any]) -> list[Violation]:
+def _compaction(body: dict[str, Any], applied: set[str] | None) -> list[Violation]:
     out: list[Violation] = []
     output = body.get("output")
     items = output if isinstance(output, list) else []
@@ -176,7 +177,7 @@ def _compaction(body: dict[str, Any]) -> list[Violation]:
     # The usage rules a finished Response gets (SPEC §3 usage accounting), under the same IDs —
     # but for usage.output_nonzero: the messages of a compaction's output are the retained
     # window (the history sent in), not text this call generated, so they prove nothing.
-    ResponseChecker()._check_usage(body, "completed", [], report)
+    judge_usage(body, "completed", [], report, applied=applied)
     return out
 
 
@@ -249,7 +250,8 @@ def _item_list(body: dict[str, Any]) -> list[Violation]:
 def state_exercised(body: Mapping[str, Any], kind: StateKind | None = None) -> set[str]:
     """The checks one state body gives work to (a pass is provoked): its schema checks always;
     the compaction item rules when ``output`` is a list (a compaction result without one is the
-    finding) and the usage rules on a usage object; ``metadata`` when present; a list's bounds on
+    finding; its usage rules mark themselves, :mod:`conformance.sections.s3_2_usage`);
+    ``metadata`` when present; a list's bounds on
     a non-empty page and id uniqueness on one of two or more items."""
     kind = kind or state_kind(body)
     if kind is None:
@@ -261,9 +263,6 @@ def state_exercised(body: Mapping[str, Any], kind: StateKind | None = None) -> s
             out.add(C.COMPACTION_ITEM_PRESENT.id)
             if any(isinstance(i, dict) and i.get("type") == "compaction" for i in body["output"]):
                 out.add(C.COMPACTION_ITEM_CONTENT.id)
-        if isinstance(body.get("usage"), dict):
-            out |= {c.id for c in _USAGE if c is not C.USAGE_PRESENT}
-        out.add(C.USAGE_PRESENT.id)
     elif kind == "conversation":
         out.add(C.CONVERSATION_ID_PREFIX.id)
         if "metadata" in body:

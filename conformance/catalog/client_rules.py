@@ -4,20 +4,14 @@ evidence."""
 
 from __future__ import annotations
 
-# response.logprobs.delivered (docs/spec.md §7.8) is declared with its rule and examples in its
-# section module (conformance.sections).
+# response.item.status_completed (docs/spec.md §7.7) and response.logprobs.delivered (§7.8) are
+# declared with their rules and examples in their section modules (conformance.sections).
+from ..sections.s7_7_item_status import ITEM_STATUS_COMPLETED as ITEM_STATUS_COMPLETED
 from ..sections.s7_8_logprobs import LOGPROBS_DELIVERED as LOGPROBS_DELIVERED
 from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 
-ITEM_STATUS_COMPLETED = register(
-    "response.item.status_completed",
-    MUST,
-    "§3.1, §7.7 [OR][SDK]",
-    "in a `completed` response every message, function call and custom tool call is `completed` "
-    "(a call a program issued may stay `in_progress`; hosted-tool items may keep their own status)",
-)
 LOGPROBS_NONPOSITIVE = register(
     "response.logprobs.nonpositive",
     MUST,

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
-# stream.sequence.* (docs/spec.md §2.1) and stream.response.{id,created_at}_stable (§2.3) are
-# declared with their rules and examples in their section modules (conformance.sections).
+# stream.sequence.* (docs/spec.md §2.1), stream.response.{id,created_at}_stable (§2.3) and
+# stream.error.followed_by_failed (§1.2) are declared with their rules and examples in their
+# section modules (conformance.sections).
+from ..sections.s1_2_error_event import ERROR_FOLLOWED_BY_FAILED as ERROR_FOLLOWED_BY_FAILED
 from ..sections.s2_1_sequence import SEQ_CONTIGUOUS as SEQ_CONTIGUOUS
 from ..sections.s2_1_sequence import SEQ_PRESENT as SEQ_PRESENT
 from ..sections.s2_1_sequence import SEQ_START as SEQ_START
@@ -58,12 +60,7 @@ RESPONSE_TERMINAL_STATUS = register(
     "§2.2, §3.1",
     "the terminal event's `response.status` matches the event (`completed`, `incomplete`, `failed`)",
 )
-ERROR_FOLLOWED_BY_FAILED = register(
-    "stream.error.followed_by_failed",
-    MUST,
-    "§1.2, decision",
-    "an `error` event is followed by exactly one `response.failed`",
-)
+# stream.error.followed_by_failed (docs/spec.md §1.2): conformance/sections/s1_2_error_event.py
 
 # --- stream.item.* (docs/spec.md §2.4–§2.10) ----------------------------------------------------------
 ITEM_ADDED_BEFORE_USE = register(

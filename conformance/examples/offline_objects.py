@@ -1,133 +1,24 @@
-"""Examples of the Response and error body checks (``response.*``, ``usage.*``, ``error.*``)."""
+"""Examples of the Response body checks not yet in a section module (conformance.sections:
+§3.1's and §3.4's ``response.*``, §3.2's ``usage.*``, §4.4's ``error.*`` and §7.7's
+``response.item.status_completed`` are there)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-from .build import Event, _call, _message, error_body, response, set_in, usage
-from .registry import Sample, example
+from .body_samples import B, done
+from .build import Event
+from .registry import example
 
-OR = ("core", "openresponses")
+# response.schema.*, response.incomplete_details, response.failed.error (docs/spec.md §3.1) and
+# response.openresponses.required_fields (§3.4): their section modules (conformance.sections).
 
+# usage.* (docs/spec.md §3.2): conformance/sections/s3_2_usage.py, beside their rule.
 
-def B(build: Callable[[], Any], note: str = "", **opts: Any) -> Sample:
-    return Sample("response", build, note, **opts)
-
-
-def E(build: Callable[[], Any], note: str = "") -> Sample:
-    return Sample("error", build, note)
+# error.* (docs/spec.md §4.4): conformance/sections/s4_4_errors.py.
 
 
-def done(**fields: Any) -> Event:
-    """A completed non-stream Response holding one message."""
-    return response("completed", [_message("Hello")], **fields)
-
-
-def edit(path: str, value: Any, **fields: Any) -> Callable[[], Event]:
-    def build() -> Event:
-        body = done(**fields)
-        set_in(body, path, value)
-        return body
-
-    return build
-
-
-def drop_key(path: str) -> Callable[[], Event]:
-    def build() -> Event:
-        body = done()
-        *head, last = path.split(".")
-        obj: Any = body
-        for key in head:
-            obj = obj[key]
-        del obj[last]
-        return body
-
-    return build
-
-
-def _incomplete(**fields: Any) -> Event:
-    body = response("incomplete", [_message("Hel", "incomplete")], **fields)
-    body["incomplete_details"] = {"reason": "max_output_tokens"}
-    return body
-
-
-# --- response.* ----------------------------------------------------------------------------------
-example("response.schema.required", B(drop_key("tools")), B(done))
-example("response.schema.type", B(edit("parallel_tool_calls", "yes")), B(done))
-example("response.schema.value", B(edit("object", "chat.completion")), B(done))
-example("response.schema.enum", B(edit("service_tier", "turbo")), B(done))
-example(
-    "response.incomplete_details",
-    B(lambda: {**_incomplete(), "incomplete_details": None}, "`incomplete` without a reason"),
-    B(_incomplete),
-)
-example(
-    "response.failed.error",
-    B(lambda: response("failed", usage=None), "`failed` with `error: null`"),
-    B(lambda: response("failed", usage=None, error={"code": "server_error", "message": "x"})),
-)
-example(
-    "response.openresponses.required_fields",
-    B(drop_key("safety_identifier"), "no `safety_identifier`", profiles=OR),
-    B(done, profiles=OR),
-)
-
-# --- usage.* -------------------------------------------------------------------------------------
-example("usage.present", B(edit("usage", None), "a completed response with `usage: null`"), B(done))
-example(
-    "usage.details_present",
-    B(drop_key("usage.output_tokens_details"), "KB12"),
-    B(done),
-    also={"response.schema.required"},
-)
-example(
-    "usage.integers", B(edit("usage.input_tokens", 5.5)), B(done), also={"response.schema.type"}
-)
-example("usage.total", B(edit("usage.total_tokens", 8)), B(done))
-example(
-    "usage.cached_le_input",
-    B(edit("usage", usage(5, 2, cached=6))),
-    B(edit("usage", usage(5, 2, cached=5))),
-)
-example(
-    "usage.reasoning_le_output",
-    B(edit("usage", usage(5, 2, reasoning=3))),
-    B(edit("usage", usage(5, 2, reasoning=2))),
-)
-example(
-    "usage.output_nonzero",
-    B(edit("usage", usage(0, 0)), "usage all zero on a response with text (KB11)"),
-    B(edit("usage", usage(5, 1))),
-)
-example(
-    "usage.max_output_tokens",
-    B(edit("usage", usage(5, 17), max_output_tokens=16), "17 output tokens, the limit 16"),
-    B(edit("usage", usage(5, 16), max_output_tokens=16)),
-)
-
-# --- error.* -------------------------------------------------------------------------------------
-example(
-    "error.shape",
-    E(lambda: {"detail": "Method Not Allowed"}, "FastAPI's own error body"),
-    E(error_body),
-)
-example(
-    "error.code.type",
-    E(lambda: error_body(code=400), "the HTTP status as `code` (KB21)"),
-    E(lambda: error_body(code=None)),
-)
-
-
-# --- judge-truth: rules clients enforce (docs/spec.md §7.7, §7.8) --------------------------------
-
-
-def _call_done(status: str, **call: Any) -> Callable[[], Event]:
-    def build() -> Event:
-        item = {**_call('{"city":"Paris"}', status), **call}
-        return response("completed", [item], usage=usage(5, 7))
-
-    return build
+# --- judge-truth: rules clients enforce (docs/spec.md §7.8) ---------------------------------------
 
 
 def _logprobs(logprob: float, alternatives: int, top: int) -> Callable[[], Event]:
@@ -141,14 +32,7 @@ def _logprobs(logprob: float, alternatives: int, top: int) -> Callable[[], Event
     return build
 
 
-example(
-    "response.item.status_completed",
-    B(_call_done("in_progress"), "a function call left `in_progress` in a completed response"),
-    B(
-        _call_done("in_progress", caller={"type": "program", "caller_id": "cm_example"}),
-        "a program issued the call",
-    ),
-)
+# response.item.status_completed (docs/spec.md §7.7): conformance/sections/s7_7_item_status.py.
 example(
     "response.logprobs.nonpositive",
     B(_logprobs(0.5, 0, 0), "a token with `logprob: 0.5`"),

@@ -10,7 +10,6 @@ from .build import (
     at,
     call_stream,
     drop,
-    failed_stream,
     find,
     insert,
     reasoning_stream,
@@ -108,15 +107,7 @@ example(
     S(lambda: at(text_stream(), "response.completed", "response.status", "in_progress")),
     S(text_stream),
 )
-example(
-    "stream.error.followed_by_failed",
-    S(
-        lambda: at(failed_stream(), "response.failed", "type", "response.completed"),
-        "`error`, then `response.completed`",
-    ),
-    S(failed_stream),
-    also={"stream.response.terminal_status"},
-)
+# stream.error.followed_by_failed (docs/spec.md §1.2): conformance/sections/s1_2_error_event.py.
 
 # --- stream.item.*, stream.output_index.* --------------------------------------------------------
 example(

@@ -34,7 +34,7 @@ from ..sse.framing import SSEStreamValidator, parse_json
 from ..suite.http import HttpExchange
 from ..suite.judgeable import model_unknown, refusal
 from ..suite.probe import _declared, judged_profiles
-from ..validator.exercised import error_exercised, response_exercised
+from ..validator.exercised import response_exercised
 from .kinds import RequestInfo
 
 __all__ = ["ExchangeJudge", "Verdict"]
@@ -231,10 +231,11 @@ class ExchangeJudge:
             self._refused = refused
             return
         if status >= 400:
-            self._exercised |= error_exercised(body)
             if isinstance(body, dict):
-                self._violations += judge_body(body, "error")
-            else:
+                applied: set[str] = set()  # what the rule evaluated (conformance.sections)
+                self._violations += judge_body(body, "error", applied=applied)
+                self._exercised |= applied
+            else:  # error.shape's finding without a body to judge
                 self._violations.append(
                     C.ERROR_SHAPE.violation(
                         expected="a JSON error body", actual=ex.text[:200] or "(empty)"
@@ -253,12 +254,13 @@ class ExchangeJudge:
             return
         limit = self.info.max_output_tokens
         if kind == "response":
-            self._exercised |= _declared(
-                response_exercised(body, profiles=self.profiles, max_output_tokens=limit),
-                self.profiles,
-            )
+            self._exercised |= _declared(response_exercised(body), self.profiles)
         else:
             self._exercised |= state_exercised(body, kind)
-        self._violations += judge_body(body, kind, profiles=self.profiles, max_output_tokens=limit)
+        applied = set()  # what the section rules marked (conformance.sections)
+        self._violations += judge_body(
+            body, kind, profiles=self.profiles, max_output_tokens=limit, applied=applied
+        )
+        self._exercised |= _declared(applied, self.profiles)
         if kind == "response" and self._against_request():
             self._against(*judge_body_against_request(self.info.body, body))

@@ -17,6 +17,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 
 - :mod:`.s1_1_json_numbers` — §1.1 framing (``sse.data.json_number``: no ``NaN`` or
   ``Infinity`` where RFC 8259 §6 has none; the rule is the judge's JSON parser's strict fallback);
+- :mod:`.s1_2_error_event` — §1.2 the error event (``stream.error.followed_by_failed``: the
+  next event after an ``error`` is ``response.failed``);
 - :mod:`.s1_7_custom_input` — §1.7 custom tools (``response.custom_tool_call.grammar``: a
   call's input against the grammar its request declared; ``live.custom_tools.grammar_refused``,
   whose rule is the suite's case);
@@ -25,10 +27,21 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   ``created_at_stable``);
 - :mod:`.s2_9_opaque` — §2.9 the output's opaque fields (``stream.output.opaque_consistent``:
   non-empty in an item's ``output_item.done`` and in the terminal output alike);
+- :mod:`.s3_1_response` — §3.1 fields and statuses (``response.schema.*``,
+  ``response.incomplete_details``, ``response.failed.error``: a body's schema, a Response's
+  status companions);
+- :mod:`.s3_2_usage` — §3.2 usage accounting (``usage.*``: the rule judges one Response's
+  ``usage``, streamed terminal, non-stream body or compaction result);
+- :mod:`.s3_4_openresponses` — §3.4 Open Responses (``response.openresponses.required_fields``:
+  every Response object under the profile, lifecycle events' included);
+- :mod:`.s4_4_errors` — §4.4 errors (``error.shape``, ``error.code.type``: the rule judges one
+  error body);
 - :mod:`.s4_7_include` — §4.7 include (``response.reasoning.encrypted_content_included``: the
   blob a request's ``include`` asked for, on every finished reasoning item);
 - :mod:`.s4_8_http_framing` — §4.8 HTTP/1.1 framing (``http.head.syntax``,
   ``http.body.length``, ``http.body.chunked``: the rule is the proxy's llhttp parser);
+- :mod:`.s7_7_item_status` — §7.7 item statuses in a completed response
+  (``response.item.status_completed``: one output item of a Response seen whole);
 - :mod:`.s7_8_logprobs` — §7.8 logprobs (``response.logprobs.delivered``: the log
   probabilities a request's ``include`` asked for, on its text deltas, done events and parts);
 - :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.status``, ``ws.error.code``), judged
@@ -50,12 +63,18 @@ from __future__ import annotations
 
 from . import (
     s1_1_json_numbers,
+    s1_2_error_event,
     s1_7_custom_input,
     s2_1_sequence,
     s2_3_one_response,
     s2_9_opaque,
+    s3_1_response,
+    s3_2_usage,
+    s3_4_openresponses,
+    s4_4_errors,
     s4_7_include,
     s4_8_http_framing,
+    s7_7_item_status,
     s7_8_logprobs,
     s8_4_ws_errors,
     s8_7_connection_state,
@@ -66,12 +85,18 @@ __all__ = ["SECTIONS", "declare_examples"]
 
 SECTIONS = (
     s1_1_json_numbers,
+    s1_2_error_event,
     s1_7_custom_input,
     s2_1_sequence,
     s2_3_one_response,
     s2_9_opaque,
+    s3_1_response,
+    s3_2_usage,
+    s3_4_openresponses,
+    s4_4_errors,
     s4_7_include,
     s4_8_http_framing,
+    s7_7_item_status,
     s7_8_logprobs,
     s8_4_ws_errors,
     s8_7_connection_state,

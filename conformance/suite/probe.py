@@ -32,7 +32,7 @@ from ..sections.against_request import (
     judged_against_request,
 )
 from ..sse.framing import SSEStreamValidator
-from ..validator.exercised import error_exercised, response_exercised
+from ..validator.exercised import response_exercised
 from .http import HttpExchange, TargetClient, TargetHung
 from .judgeable import refusal
 from .results import CaseResult, Finding
@@ -330,10 +330,11 @@ class Probe:
             return
         body = ex.body
         if ex.status >= 400:
-            self.record.exercised |= error_exercised(body)
             if isinstance(body, dict):
-                violations = judge_body(body, "error")
-            else:
+                applied: set[str] = set()  # what the rule evaluated (conformance.sections)
+                violations = judge_body(body, "error", applied=applied)
+                self.record.exercised |= applied
+            else:  # error.shape's finding without a body to judge
                 violations = [C.ERROR_SHAPE.violation(
                     expected="a JSON error body", actual=_head(ex.text) or "(empty)",
                 )]  # fmt: skip
@@ -341,18 +342,19 @@ class Probe:
                 self._find(v, ex)
         elif (kind := body_kind(body)) is not None:
             if kind == "response":
-                self.record.exercised |= _declared(
-                    response_exercised(
-                        body, profiles=self.profiles, max_output_tokens=max_output_tokens
-                    ),
-                    self.profiles,
-                )
+                self.record.exercised |= _declared(response_exercised(body), self.profiles)
             else:  # compaction results, conversations, deleted conversations, item lists
                 self.record.exercised |= state_exercised(body, kind)
+            applied = set()  # what the section rules marked (conformance.sections)
             for v in judge_body(
-                body, kind, profiles=self.profiles, max_output_tokens=max_output_tokens
+                body,
+                kind,
+                profiles=self.profiles,
+                max_output_tokens=max_output_tokens,
+                applied=applied,
             ):
                 self._find(v, ex)
+            self.record.exercised |= _declared(applied, self.profiles)
 
     def _against_request(self, request: Any, ex: HttpExchange) -> None:
         """The answer to a create judged against the request itself: a custom tool's input

@@ -15,6 +15,7 @@ from .. import catalog as C
 from ..bodies.objects import ResponseChecker
 from ..catalog.registry import Violation
 from ..schema import OPENRESPONSES_SCHEMAS, SCHEMAS, SchemaIssue, SchemaValidator
+from ..sections.s1_2_error_event import judge_after_error, judge_error_unanswered
 from ..sections.s2_1_sequence import judge_sequence
 from . import items, lifecycle, parts, values
 from .exercised import Coverage
@@ -96,18 +97,16 @@ class StreamValidator(StreamState):
             # [OR]'s own schema where it is looser than [OAPI]'s (docs/spec.md §3.4).
             schemas = OPENRESPONSES_SCHEMAS if "openresponses" in self.profiles else SCHEMAS
         self._schemas = schemas
+        # What the rules were applied to (`exercised`), when the caller asks: the live suite.
+        self.coverage = Coverage(resume_after is not None, self.profiles) if coverage else None
         self._responses = ResponseChecker(
-            profiles=self.profiles, max_output_tokens=max_output_tokens
+            profiles=self.profiles,
+            max_output_tokens=max_output_tokens,
+            applied=None if self.coverage is None else self.coverage.applied,
         )
         self.violations: list[Violation] = []
         self._report = Reporter(self.violations, self.profiles)
         self._tool_rules = ToolRules(self._report)
-        # What the rules were applied to (`exercised`), when the caller asks: the live suite.
-        self.coverage = (
-            Coverage(resume_after is not None, self.profiles, max_output_tokens)
-            if coverage
-            else None
-        )
         self.events = 0
         self.terminal: Mapping[str, Any] | None = None  # the terminal event's response
         self.terminal_type: str | None = None
@@ -168,18 +167,8 @@ class StreamValidator(StreamState):
             self.next_seq = seq + 1  # the next number, as `judge_sequence` would take it
         else:
             judge_sequence(self, event, index)
-        if self._error_pending:
-            self._error_pending = False
-            if etype != "response.failed":
-                # SPEC §1: an `error` is followed by `response.failed`; a second `error`, or more
-                # output, leaves the first one unanswered.
-                self._report(
-                    C.ERROR_FOLLOWED_BY_FAILED,
-                    index,
-                    "response.failed",
-                    etype,
-                    message=f"`error` at event #{self._error_at}",
-                )
+        if self._error_pending:  # §1.2: the event after an `error` (conformance.sections)
+            judge_after_error(self, etype, index)
         if self.terminal_type is not None and (
             etype in self._predicates or etype in self._known_types or etype in NONSTANDARD
         ):
@@ -276,14 +265,7 @@ class StreamValidator(StreamState):
                 "`response.completed`, `response.incomplete` or `response.failed`",
                 actual,
             )
-            if self._error_at is not None:
-                self._report(
-                    C.ERROR_FOLLOWED_BY_FAILED,
-                    None,
-                    "`response.failed` after the `error`",
-                    "no `response.failed`",
-                    message=f"`error` at event #{self._error_at}",
-                )
+            judge_error_unanswered(self)
         return self.violations[start:]
 
     def skip(self) -> int:

@@ -5,19 +5,20 @@ annotation rule on annotations, the shell-command rule on shell commands, usage 
 usage object. :class:`Coverage` is filled by the stream validator, one call per event it judges on
 its full path (never per fast-path delta: a delta's rules are applied at its ``.done``, which takes
 the full path), and :meth:`Coverage.exercised` names the stream checks its events gave work to.
-:func:`response_exercised` and :func:`error_exercised` do the same for one Response object or
-error body. Every check that reported a violation was evaluated too: callers add those.
+:func:`response_exercised` does the same for one Response object. The checks of a section
+module (conformance.sections) are not inferred here: their rule marks them in ``applied`` where it
+evaluates them. Every check that reported a violation was evaluated too: callers add those.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog.registry import with_family
 
-__all__ = ["Coverage", "error_exercised", "response_exercised"]
+__all__ = ["Coverage", "response_exercised"]
 
 _LIFECYCLE = frozenset(
     {
@@ -29,8 +30,6 @@ _LIFECYCLE = frozenset(
         "response.failed",
     }
 )
-# The items `response.item.status_completed` judges (conformance.bodies.objects, docs/spec.md §7.7).
-_FINISHED_WITH_RESPONSE = frozenset({"message", "function_call", "custom_tool_call"})
 _INTERIM = frozenset({"response.created", "response.queued", "response.in_progress"})
 _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
 _PART_TEXT = ("response.output_text.", "response.refusal.", "response.reasoning_text.")
@@ -77,7 +76,6 @@ class Coverage:
 
     resumed: bool = False
     profiles: frozenset[str] = frozenset({"core"})
-    max_output_tokens: int | None = None
     events: int = 0
     types: set[str] = field(default_factory=set)
     lifecycle: int = 0  # lifecycle events seen
@@ -108,12 +106,7 @@ class Coverage:
                 self.terminal = etype
                 response = event.get("response")
                 if isinstance(response, dict):
-                    self.responses = response_exercised(
-                        response,
-                        profiles=self.profiles,
-                        max_output_tokens=self.max_output_tokens,
-                        body=False,
-                    )
+                    self.responses = response_exercised(response)
         elif etype == "response.output_item.added":
             self.items_added += 1
             item = event.get("item")
@@ -165,8 +158,6 @@ class Coverage:
             out |= {"stream.lifecycle.unique", "stream.response.interim_state"}
         if self.terminal is not None:
             out |= {"stream.lifecycle.after_terminal", "stream.response.terminal_status"}
-        if "error" in types:
-            out.add("stream.error.followed_by_failed")
         inner = {
             t for t in types if t.startswith(_FAMILIES) or t.startswith("response.content_part.")
         }
@@ -234,8 +225,6 @@ class Coverage:
             out.add("stream.logprobs.deltas_equal_done")
         if "openresponses" in self.profiles:
             out.add("event.type.openresponses")
-            if types & _INTERIM:
-                out.add("response.openresponses.required_fields")
         out |= self.responses
         return with_family(out)
 
@@ -246,34 +235,18 @@ def _has_annotations(content: Any) -> bool:
     return any(isinstance(p, dict) and p.get("annotations") for p in content)
 
 
-def response_exercised(
-    response: Mapping[str, Any],
-    *,
-    profiles: Iterable[str] = ("core",),
-    max_output_tokens: int | None = None,
-    body: bool = True,
-) -> set[str]:
-    """The ``response.*`` and ``usage.*`` checks one Response object gives work to: a non-stream
-    ``body`` (its schema too), or a streamed terminal response (whose schema is its event's)."""
-    out = {"response.incomplete_details", "response.failed.error"}
-    if body:
-        out |= {
-            "response.schema.required", "response.schema.type", "response.schema.value",
-            "response.schema.enum",
-        }  # fmt: skip
-    if "openresponses" in set(profiles):
-        out.add("response.openresponses.required_fields")
-    status = response.get("status")
+def response_exercised(response: Mapping[str, Any]) -> set[str]:
+    """The checks one Response object gives work to, a non-stream body or a streamed terminal
+    response, but for those of a section module (conformance.sections: §3.1's schema and status
+    companions, §3.2's usage, §3.4's Open Responses fields, §7.7's item statuses), whose rules
+    mark themselves where they evaluate."""
+    out: set[str] = set()
     output = response.get("output")
     items = [i for i in output if isinstance(i, dict)] if isinstance(output, list) else []
     if any(i.get("status") == "incomplete" for i in items):
         out.add("stream.item.incomplete_last")
     if any(isinstance(i.get("content"), list) and i["content"] for i in items):
         out.add("stream.part.type_fits_item")
-    if status == "completed" and any(
-        isinstance(i.get("type"), str) and i["type"] in _FINISHED_WITH_RESPONSE for i in items
-    ):
-        out.add("response.item.status_completed")
     logprobs = [
         entry
         for i in items
@@ -289,31 +262,4 @@ def response_exercised(
             isinstance(e, dict) and isinstance(e.get("top_logprobs"), list) for e in logprobs
         ):
             out.add("response.logprobs.top_count")
-    if status in ("completed", "incomplete"):
-        out.add("usage.present")
-    usage = response.get("usage")
-    if isinstance(usage, dict):
-        out |= {
-            "usage.details_present", "usage.integers", "usage.total", "usage.cached_le_input",
-            "usage.reasoning_le_output",
-        }  # fmt: skip
-        if items:
-            out.add("usage.output_nonzero")
-        limit = max_output_tokens
-        if limit is None:
-            echoed = response.get("max_output_tokens")
-            limit = echoed if type(echoed) is int else None
-        reasoning = response.get("reasoning")
-        mode = reasoning.get("mode") if isinstance(reasoning, dict) else None
-        if limit is not None and mode in (None, "standard"):  # one generation (§7.3)
-            out.add("usage.max_output_tokens")
-    return out
-
-
-def error_exercised(body: Any) -> set[str]:
-    """The ``error.*`` checks one error body gives work to."""
-    out = {"error.shape"}
-    error = body.get("error") if isinstance(body, dict) else None
-    if isinstance(error, dict) and "code" in error:
-        out.add("error.code.type")
     return out

@@ -8,9 +8,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import catalog as C
-from ..bodies.objects import openresponses_missing, top_logprobs_limit
+from ..bodies.objects import top_logprobs_limit
+from ..catalog.registry import Check
 from ..catalog.render import short
+from ..sections.s1_2_error_event import note_error
 from ..sections.s2_3_one_response import judge_identity
+from ..sections.s3_4_openresponses import judge_openresponses_fields
 from .comparisons import check_output, closed_by_terminal
 from .model import Phase
 from .state import StreamState
@@ -112,15 +115,11 @@ def on_lifecycle(state: StreamState, event: Mapping[str, Any], index: int) -> No
     state._top_logprobs = top_logprobs_limit(response)
     if "openresponses" in state.profiles:
         # [OR] types every lifecycle event's `response` as a `ResponseResource` (§7.10).
-        missing = openresponses_missing(response)
-        if missing:
-            state._report(
-                C.RESPONSE_OPENRESPONSES_FIELDS,
-                index,
-                "every ResponseResource field",
-                "missing: " + ", ".join(missing),
-                path="response",
-            )
+        def report(check: Check, expected: Any, actual: Any, _path: str) -> None:
+            state._report(check, index, expected, actual, path="response")
+
+        coverage = state.coverage
+        judge_openresponses_fields(response, report, None if coverage is None else coverage.applied)
     status = response.get("status")
     if status not in ("in_progress", "queued"):
         state._report(
@@ -190,5 +189,4 @@ def on_terminal(state: StreamState, event: Mapping[str, Any], index: int) -> Non
 def on_error(state: StreamState, event: Mapping[str, Any], index: int) -> None:
     # SPEC §2.2: `response.created` then `response.in_progress` come first, whatever follows.
     require_started(state, "error", index)
-    state._error_at = index
-    state._error_pending = True
+    note_error(state, index)

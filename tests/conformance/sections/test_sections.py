@@ -10,8 +10,9 @@ import pytest
 from mutations import load_recordings
 
 import conformance.cli  # noqa: F401  (the full registry)
+from conformance.bodies.kinds import judge_body
 from conformance.catalog.docs import anchor_text
-from conformance.catalog.registry import REGISTRY, Check
+from conformance.catalog.registry import REGISTRY, Check, Violation
 from conformance.examples import EXAMPLES, Sample
 from conformance.examples.live import LIVE_SERVERS
 from conformance.sections import SECTIONS
@@ -88,6 +89,12 @@ def test_a_sections_check_has_its_clause_examples_and_rule_in_one_place(
         assert check.id in {v.check_id for v in bad} and check.id in bad_applied
         assert good == [] and check.id in good_applied
         return
+    if kind in ("response", "state", "error"):  # a body rule (§3, §4): the body judge marks it
+        bad, bad_applied = _body(example.failing)
+        good, good_applied = _body(example.passing)
+        assert check.id in {v.check_id for v in bad} and check.id in bad_applied
+        assert check.id not in {v.check_id for v in good} and check.id in good_applied
+        return
     assert kind == "stream"
     if example.failing.request is not None:
         _judged_against_its_request(check, example.failing, example.passing)
@@ -99,6 +106,12 @@ def test_a_sections_check_has_its_clause_examples_and_rule_in_one_place(
     assert failing.coverage is not None and passing.coverage is not None
     assert check.id in failing.coverage.applied and check.id in passing.coverage.applied
     assert check.id in passing.exercised
+
+
+def _body(sample: Sample) -> tuple[list[Violation], set[str]]:
+    applied: set[str] = set()
+    found = judge_body(sample.build(), sample.kind, profiles=sample.profiles, applied=applied)
+    return found, applied
 
 
 def _sse(sample: Sample) -> SSEStreamValidator:
@@ -139,6 +152,7 @@ def _exercised(events: list[dict[str, Any]]) -> set[str]:
 _SEQUENCE = {"stream.sequence.present", "stream.sequence.start", "stream.sequence.contiguous"}
 _IDENTITY = {"stream.response.id_stable", "stream.response.created_at_stable"}
 _OPAQUE = "stream.output.opaque_consistent"
+_ERROR = "stream.error.followed_by_failed"
 
 
 def _carries_opaque(events: list[dict[str, Any]]) -> bool:
@@ -158,7 +172,7 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
         for _, c in _CHECKS
         if EXAMPLES[c.id].failing.kind == "stream" and EXAMPLES[c.id].failing.request is None
     }
-    assert stream_checks == _SEQUENCE | _IDENTITY | {_OPAQUE}
+    assert stream_checks == _SEQUENCE | _IDENTITY | {_OPAQUE, _ERROR}
     for recording in load_recordings():
         assert _exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
         one = _exercised(recording.events[:1])
@@ -167,7 +181,10 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
             assert _exercised(recording.events[:2]) >= _IDENTITY, recording.name
         # the opaque rule: applied exactly where an item carries an opaque value (25 items)
         assert (_OPAQUE in _exercised(recording.events)) == _carries_opaque(recording.events)
-    assert not (_SEQUENCE | _IDENTITY | {_OPAQUE}) & _exercised([])
+        # the error rule: applied where the stream holds an `error` event, as the table said
+        has_error = any(e.get("type") == "error" for e in recording.events)
+        assert (_ERROR in _exercised(recording.events)) == has_error, recording.name
+    assert not (_SEQUENCE | _IDENTITY | {_OPAQUE, _ERROR}) & _exercised([])
 
 
 def test_a_stream_of_untyped_events_applied_the_sequence_rule() -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from conformance.bodies.kinds import judge_body
 from conformance.bodies.state import state_exercised
 from conformance.examples import EXAMPLES, Sample
 from conformance.examples import build as B
@@ -18,7 +19,7 @@ from conformance.sections.against_request import (
 )
 from conformance.sse.framing import SSEStreamValidator
 from conformance.validator import StreamValidator
-from conformance.validator.exercised import error_exercised, response_exercised
+from conformance.validator.exercised import response_exercised
 from conformance.websocket import judge_session
 
 
@@ -46,10 +47,14 @@ def _stream_or_body(sample: Sample, data: Any) -> set[str]:
             validator.feed(event)
         validator.close()
         return validator.exercised
-    if sample.kind == "response":
-        return response_exercised(data, profiles=sample.profiles)
-    if sample.kind == "state":
-        return state_exercised(data)
+    if sample.kind in ("response", "state"):
+        # The section rules (conformance.sections) mark what they evaluated as they judge.
+        applied: set[str] = set()
+        if sample.kind == "response":
+            judge_body(data, "response", profiles=sample.profiles, applied=applied)
+            return response_exercised(data) | applied
+        judge_body(data, "state", applied=applied)
+        return state_exercised(data) | applied
     if sample.kind == "http":
         from conformance.sections.s4_8_http_framing import judge_answer
 
@@ -57,7 +62,9 @@ def _stream_or_body(sample: Sample, data: Any) -> set[str]:
     if sample.kind == "session":
         session, _ = judge_session(data, profiles=sample.profiles, coverage=True)
         return session.exercised | session.stream_exercised()
-    return error_exercised(data)
+    applied = set()
+    judge_body(data, "error", applied=applied)  # the rule marks what it evaluated
+    return applied
 
 
 STREAMS = sorted(c for c, e in EXAMPLES.items() if e.passing.kind != "live")
