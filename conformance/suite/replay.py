@@ -427,7 +427,8 @@ class FlowReplay:
     def websocket(self, exchange: Mapping[str, Any]) -> None:
         from .ws import WsClosed, judged_session
 
-        with judged_session(self.probe, self.headers(exchange)) as session:
+        requests = S.ACCEPTANCE[self.flow.client]["requests"]
+        with judged_session(self.probe, self.headers(exchange), upgrade_is=requests) as session:
             for frame in exchange.get("client_frames") or ():
                 if not isinstance(frame, dict):
                     continue

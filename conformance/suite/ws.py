@@ -21,7 +21,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from .. import warm_up
 from ..catalog import live as L
-from ..catalog.registry import Violation
+from ..catalog.registry import Check, Violation
 from ..errors import ConformanceError
 from ..websocket import SessionValidator
 from .probe import CaseAborted, Probe, _declared
@@ -162,11 +162,16 @@ class WsSession:
 
 @contextlib.contextmanager
 def judged_session(
-    probe: Probe, extra_headers: Mapping[str, str] | None = None
+    probe: Probe,
+    extra_headers: Mapping[str, str] | None = None,
+    *,
+    upgrade_is: Check | None = None,
 ) -> Iterator[WsSession]:
     """A :class:`WsSession` to the probe's target for one case: the upgrade is ``live.ws.upgrade``;
     on exit every violation the judge found is recorded under its check ID, with the last frames
-    as evidence, and every check the session put to the test is recorded as exercised."""
+    as evidence, and every check the session put to the test is recorded as exercised.
+    ``upgrade_is``: a check a refused upgrade fails too (a client's flow: the upgrade is a
+    request that client sends, ``live.client.<client>.requests``)."""
     target = probe.target
     assert target.base_url is not None
     # The client judges each frame as it reads it: schemas compiled on the first one would put it
@@ -183,6 +188,8 @@ def judged_session(
             extra_headers=extra_headers,
         )
     except (OSError, InvalidHandshake, TimeoutError) as exc:
+        if upgrade_is is not None:
+            probe.check(upgrade_is, False, expected="a WebSocket upgrade", actual=_reason(exc))
         probe.require(L.WS_UPGRADE, False, expected="a WebSocket upgrade", actual=_reason(exc))
         raise AssertionError("unreachable") from None  # probe.require raised
     probe.check(L.WS_UPGRADE, True)

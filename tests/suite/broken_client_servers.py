@@ -46,6 +46,26 @@ class Refuser:
         await self.app(scope, replayed(data, receive), send)
 
 
+class WebSocketRefuser:
+    """Refuses every WebSocket upgrade (403) in front of ``app``; HTTP passes on: a server that
+    does not serve WebSocket mode, which openai-python's ``connect``, openai-node's ``ResponsesWS``
+    and Codex's WebSocket transport use."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            await receive()  # websocket.connect
+            await send({"type": "websocket.close", "code": 1008})  # before accept: HTTP 403
+            return
+        await self.app(scope, receive, send)
+
+
+def refuses_websocket() -> ASGIApp:
+    return WebSocketRefuser(mock_app())
+
+
 def _openai_error(message: str, param: str, code: str = "unknown_parameter") -> dict[str, Any]:
     return {"error": {"message": message, "type": "invalid_request_error", "param": param,
                       "code": code}}  # fmt: skip

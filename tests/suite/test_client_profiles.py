@@ -15,7 +15,7 @@ from pathlib import Path
 
 import broken_servers  # noqa: F401  (first: broken_client_servers takes its Broken from it)
 import pytest
-from broken_client_servers import CLIENT_LIVE
+from broken_client_servers import CLIENT_LIVE, refuses_websocket
 from client_catalogue import FIXTURES
 from suite_support import run_suite, serve
 
@@ -50,6 +50,25 @@ def test_each_defect_class_fails_the_checks_of_the_clients_it_breaks(
                         report_dir=tmp_path)  # fmt: skip
     assert run.code == 1
     assert run.failing() == broken.expected, run.stdout[-3000:]
+
+
+def test_a_refused_websocket_upgrade_breaks_the_clients_that_use_websocket_mode(
+    tmp_path: Path,
+) -> None:
+    """The upgrade is a request the client sends: refused, it fails the client's ``requests``
+    (the vendor matrix had openai-node "accepting" servers that refuse its ResponsesWS with a 403,
+    the refusal counted only under ``live.ws.upgrade``). The near miss, the mock, passes them
+    (test_the_mock_passes_every_client_profile)."""
+    with serve(refuses_websocket()) as url:
+        run = run_suite("--base-url", url, "--model", "mock", "--profile",
+                        "core,websocket,client:codex,client:openai-python,client:openai-node",
+                        "-k", "flow and (connect or websocket)", "--timeout", "10",
+                        report_dir=tmp_path)  # fmt: skip
+    assert run.code == 1
+    assert run.failing() == {
+        "live.ws.upgrade", "live.client.codex.requests", "live.client.openai_python.requests",
+        "live.client.openai_node.requests",
+    }, run.stdout[-3000:]  # fmt: skip
 
 
 def test_the_judge_replays_the_catalogue_the_tests_read() -> None:
