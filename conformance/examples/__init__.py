@@ -36,7 +36,6 @@ from . import (  # noqa: F401  (declare the examples)
     live,
     live_state,
     offline_framing,
-    offline_objects,
     offline_refinements,
     offline_state,
 )
