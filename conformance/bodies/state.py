@@ -2,8 +2,8 @@
 deleted conversations and item lists.
 
 - ``response.compaction`` — the body of ``POST /v1/responses/compact`` ([OAPI] ``CompactResource``):
-  schema, a ``compaction`` item in ``output`` with a non-empty ``encrypted_content``, and the
-  usage rules of SPEC §3 (the ``usage.*`` checks a Response gets);
+  its rule is :mod:`conformance.sections.s4_6_compaction`'s (schema, a ``compaction`` item with
+  a non-empty ``encrypted_content``, the usage rules of SPEC §3);
 - ``conversation`` — ``POST/GET /v1/conversations[/{id}]`` ([OAPI] ``ConversationResource``):
   schema, ``metadata`` as OpenAI bounds it, the ``conv_`` prefix (INFO);
 - ``conversation.deleted`` — ``DELETE /v1/conversations/{id}`` (``DeletedConversationResource``):
@@ -25,7 +25,7 @@ from .. import catalog as C
 from ..catalog.registry import Check, Violation
 from ..catalog.render import short as _short
 from ..schema import SCHEMAS, SchemaIssue, SchemaValidator
-from ..sections.s3_2_usage import judge_usage
+from ..sections.s4_6_compaction import judge_compaction
 from .objects import _too_deep
 
 __all__ = [
@@ -46,13 +46,8 @@ STATE_OBJECTS: Mapping[str, StateKind] = {
 }
 """The ``object`` value of each state body → its kind."""
 
+# The compaction result's checks are its section module's (conformance.sections.s4_6_compaction).
 _SCHEMA_CHECKS: Mapping[str, Mapping[str, Check | None]] = {
-    "compaction": {
-        "required": C.COMPACTION_SCHEMA_REQUIRED,
-        "type": C.COMPACTION_SCHEMA_TYPE,
-        "value": C.COMPACTION_SCHEMA_VALUE,
-        "enum": C.COMPACTION_SCHEMA_ENUM,
-    },
     # A conversation has no enumerated field but its `object` constant, which is `value`; a wrong
     # constant cannot reach here (the kind is told by it), so value issues are not reported.
     "conversation": {
@@ -69,7 +64,6 @@ _SCHEMA_CHECKS: Mapping[str, Mapping[str, Check | None]] = {
     },
 }
 _SCHEMA_NAMES: Mapping[StateKind, tuple[str, ...]] = {
-    "compaction": ("CompactResource",),
     "conversation": ("ConversationResource",),
     "conversation_deleted": ("DeletedConversationResource",),
     # Both lists are `{object: list, data, has_more, first_id, last_id}`; only the item unions
@@ -92,8 +86,8 @@ def validate_state_body(
     schemas: SchemaValidator | None = None,
     applied: set[str] | None = None,
 ) -> list[Violation]:
-    """Judge one state body (``kind`` defaults to :func:`state_kind`'s answer); the usage rule
-    marks what it evaluated in ``applied``, when given."""
+    """Judge one state body (``kind`` defaults to :func:`state_kind`'s answer); the compaction
+    rule marks what it evaluated in ``applied``, when given."""
     kind = kind or state_kind(body)
     if kind is None:
         raise ValueError(f"not a state object: object={_short(body.get('object'))}")
@@ -106,10 +100,10 @@ def validate_state_body(
 def _validate(
     body: dict[str, Any], kind: StateKind, schemas: SchemaValidator, applied: set[str] | None
 ) -> list[Violation]:
-    out = _schema(body, kind, schemas)
     if kind == "compaction":
-        out.extend(_compaction(body, applied))
-    elif kind == "conversation":
+        return judge_compaction(body, schemas, applied)
+    out = _schema(body, kind, schemas)
+    if kind == "conversation":
         out.extend(_conversation(body))
     elif kind == "conversation_deleted":
         if body.get("deleted") is not True:
@@ -139,45 +133,6 @@ def _schema(body: dict[str, Any], kind: StateKind, schemas: SchemaValidator) -> 
             out.append(
                 check.violation(expected=issue.expected, actual=issue.actual, path=issue.path)
             )
-    return out
-
-
-def _compaction(body: dict[str, Any], applied: set[str] | None) -> list[Violation]:
-    out: list[Violation] = []
-    output = body.get("output")
-    items = output if isinstance(output, list) else []
-    compactions = [
-        (i, item)
-        for i, item in enumerate(items)
-        if isinstance(item, dict) and item.get("type") == "compaction"
-    ]
-    if isinstance(output, list) and not compactions:
-        types = [item.get("type") if isinstance(item, dict) else None for item in items]
-        out.append(
-            C.COMPACTION_ITEM_PRESENT.violation(
-                expected="an item with type: compaction",
-                actual=f"output types: {_short(types)}",
-                path="output",
-            )
-        )
-    for i, item in compactions:
-        blob = item.get("encrypted_content")
-        if not isinstance(blob, str) or not blob:
-            out.append(
-                C.COMPACTION_ITEM_CONTENT.violation(
-                    expected="a non-empty string",
-                    actual=_short(blob),
-                    path=f"output[{i}].encrypted_content",
-                )
-            )
-
-    def report(check: Check, expected: Any, actual: Any, where: str, message: str = "") -> None:
-        out.append(check.violation(expected=expected, actual=actual, path=where, message=message))
-
-    # The usage rules a finished Response gets (SPEC §3 usage accounting), under the same IDs —
-    # but for usage.output_nonzero: the messages of a compaction's output are the retained
-    # window (the history sent in), not text this call generated, so they prove nothing.
-    judge_usage(body, "completed", [], report, applied=applied)
     return out
 
 
@@ -249,21 +204,15 @@ def _item_list(body: dict[str, Any]) -> list[Violation]:
 
 def state_exercised(body: Mapping[str, Any], kind: StateKind | None = None) -> set[str]:
     """The checks one state body gives work to (a pass is provoked): its schema checks always;
-    the compaction item rules when ``output`` is a list (a compaction result without one is the
-    finding; its usage rules mark themselves, :mod:`conformance.sections.s3_2_usage`);
-    ``metadata`` when present; a list's bounds on
-    a non-empty page and id uniqueness on one of two or more items."""
+    ``metadata`` when present; a list's bounds on a non-empty page and id uniqueness on one of
+    two or more items. A compaction result's rules mark themselves where they evaluate
+    (:mod:`conformance.sections.s4_6_compaction`)."""
     kind = kind or state_kind(body)
-    if kind is None:
+    if kind is None or kind == "compaction":
         return set()
     schema = _SCHEMA_CHECKS["conversation" if kind == "conversation_deleted" else kind]
     out = {c.id for c in schema.values() if c is not None}
-    if kind == "compaction":
-        if isinstance(body.get("output"), list):
-            out.add(C.COMPACTION_ITEM_PRESENT.id)
-            if any(isinstance(i, dict) and i.get("type") == "compaction" for i in body["output"]):
-                out.add(C.COMPACTION_ITEM_CONTENT.id)
-    elif kind == "conversation":
+    if kind == "conversation":
         out.add(C.CONVERSATION_ID_PREFIX.id)
         if "metadata" in body:
             out.add(C.CONVERSATION_METADATA.id)

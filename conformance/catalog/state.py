@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+# compaction.* (docs/spec.md §4.6) is declared with its rule and examples in its section module
+# (conformance.sections).
+from ..sections.s4_6_compaction import COMPACTION_ITEM_CONTENT as COMPACTION_ITEM_CONTENT
+from ..sections.s4_6_compaction import COMPACTION_ITEM_PRESENT as COMPACTION_ITEM_PRESENT
+from ..sections.s4_6_compaction import COMPACTION_SCHEMA_ENUM as COMPACTION_SCHEMA_ENUM
+from ..sections.s4_6_compaction import COMPACTION_SCHEMA_REQUIRED as COMPACTION_SCHEMA_REQUIRED
+from ..sections.s4_6_compaction import COMPACTION_SCHEMA_TYPE as COMPACTION_SCHEMA_TYPE
+from ..sections.s4_6_compaction import COMPACTION_SCHEMA_VALUE as COMPACTION_SCHEMA_VALUE
 from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
@@ -10,45 +18,6 @@ MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 # The bodies of POST /v1/responses/compact, the Conversations API and the item lists
 # (`GET /v1/responses/{id}/input_items`, `GET /v1/conversations/{id}/items`), judged offline by
 # `check` and live by the suite (conformance.bodies.state).
-COMPACTION_SCHEMA_REQUIRED = register(
-    "compaction.schema.required",
-    MUST,
-    "§4.6, §1a [OAPI] CompactResource",
-    "a compaction result (`object: response.compaction`) carries every field OpenAI's schema "
-    "requires (`id`, `output`, `created_at`, `usage`)",
-)
-COMPACTION_SCHEMA_TYPE = register(
-    "compaction.schema.type",
-    MUST,
-    "§4.6, §1a [OAPI] CompactResource",
-    "every field of a compaction result has the type OpenAI's schema gives it",
-)
-COMPACTION_SCHEMA_VALUE = register(
-    "compaction.schema.value",
-    MUST,
-    "§4.6, §1a [OAPI] CompactResource",
-    "constant and discriminator fields of a compaction result have the values OpenAI's schema gives",
-)
-COMPACTION_SCHEMA_ENUM = register(
-    "compaction.schema.enum",
-    INFO,
-    "§1a (enum values are open)",
-    "enumerated fields of a compaction result use a value OpenAI's schema lists",
-)
-COMPACTION_ITEM_PRESENT = register(
-    "compaction.item.present",
-    MUST,
-    "§4.6 [OAPI] CompactResource, CompactionBody",
-    "a compaction result's `output` holds a `compaction` item (the opaque state that replaces the "
-    "history it summarises)",
-)
-COMPACTION_ITEM_CONTENT = register(
-    "compaction.item.encrypted_content",
-    MUST,
-    "§4.6 [OAPI] CompactionBody [REC] openai-compaction.1",
-    "every `compaction` item carries a non-empty `encrypted_content` string (a client sends it "
-    "back as input; an empty blob cannot restore anything)",
-)
 CONVERSATION_SCHEMA_REQUIRED = register(
     "conversation.schema.required",
     MUST,

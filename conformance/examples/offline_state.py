@@ -1,5 +1,6 @@
-"""Examples of the state-object checks (``compaction.*``, ``conversation.*``, ``item_list.*``):
-the bodies of ``/responses/compact``, the Conversations API and the item lists."""
+"""Examples of the state-object checks (``conversation.*``, ``item_list.*``): the bodies of the
+Conversations API and the item lists; and the builders of the bodies of ``/responses/compact``,
+whose checks' examples are their section module's (conformance.sections.s4_6_compaction)."""
 
 from __future__ import annotations
 
@@ -106,29 +107,8 @@ def with_item(base: Callable[[], Body], field: str, item: Body, at: int) -> Call
     return build
 
 
-# --- compaction.* ------------------------------------------------------------------------------
-example("compaction.schema.required", S(drop(compaction, "created_at")), S(compaction))
-example("compaction.schema.type", S(edit(compaction, "created_at", "soon")), S(compaction))
-example(
-    "compaction.schema.value",
-    S(with_item(compaction, "output", _file_search("k" * 65), 0), "an attribute key of 65 chars"),
-    S(with_item(compaction, "output", _file_search("k" * 64), 0)),
-)
-example(
-    "compaction.schema.enum",
-    S(edit(compaction, "output.0.role", "narrator")),
-    S(edit(compaction, "output.0.role", "developer")),
-)
-example(
-    "compaction.item.present",
-    S(lambda: {**compaction(), "output": [_user("Remember the code word PLUM.")]}),
-    S(lambda: {**compaction(), "output": compaction()["output"][1:]}),
-)
-example(
-    "compaction.item.encrypted_content",
-    S(edit(compaction, "output.1.encrypted_content", "")),
-    S(edit(compaction, "output.1.encrypted_content", "x")),
-)
+# compaction.* (docs/spec.md §4.6): conformance/sections/s4_6_compaction.py, beside their rule
+# (built from compaction() here).
 
 # --- conversation.* ----------------------------------------------------------------------------
 example("conversation.schema.required", S(drop(conversation, "created_at")), S(conversation))
