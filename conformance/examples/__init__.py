@@ -37,7 +37,6 @@ from . import (  # noqa: F401  (declare the examples)
     live_state,
     offline_framing,
     offline_refinements,
-    offline_state,
 )
 
 # isort: split

@@ -36,6 +36,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   every Response object under the profile, lifecycle events' included);
 - :mod:`.s4_4_errors` — §4.4 errors (``error.shape``, ``error.code.type``: the rule judges one
   error body);
+- :mod:`.s4_5_conversations` — §4.5 conversations (``conversation.*``, ``item_list.*``: the
+  rules judge one conversation, deleted conversation or item list);
 - :mod:`.s4_6_compaction` — §4.6 compaction (``compaction.*``: the rule judges one compaction
   result, its schema, its ``compaction`` item and its usage);
 - :mod:`.s4_7_include` — §4.7 include (``response.reasoning.encrypted_content_included``: the
@@ -76,6 +78,7 @@ from . import (
     s3_2_usage,
     s3_4_openresponses,
     s4_4_errors,
+    s4_5_conversations,
     s4_6_compaction,
     s4_7_include,
     s4_8_http_framing,
@@ -99,6 +102,7 @@ SECTIONS = (
     s3_2_usage,
     s3_4_openresponses,
     s4_4_errors,
+    s4_5_conversations,
     s4_6_compaction,
     s4_7_include,
     s4_8_http_framing,
