@@ -4,7 +4,8 @@
 :class:`ResponseChecker` holds the rules of SPEC §3 that concern one Response object — status and
 its companions (`incomplete_details`, `error`) and the usage-accounting decision (whose rules
 are :mod:`conformance.sections.s3_1_response`'s and :mod:`conformance.sections.s3_2_usage`'s),
-items that end `incomplete`, part types — shared by the stream validator (on the terminal event)
+items that end `incomplete`, part types, the logprobs of a part (whose rule is
+:mod:`conformance.sections.s7_8_logprobs`'s) — shared by the stream validator (on the terminal event)
 and by the offline check of non-stream bodies. Schema conformance is :mod:`conformance.schema`'s job.
 """
 
@@ -15,20 +16,18 @@ from typing import Any
 
 from .. import catalog as C
 from ..catalog.registry import Check, Violation
-from ..catalog.render import short
 from ..schema import SCHEMAS, SchemaValidator
 from ..sections.s3_1_response import judge_response_schema, judge_status
 from ..sections.s3_2_usage import judge_usage
 from ..sections.s3_4_openresponses import judge_openresponses_fields
 from ..sections.s4_4_errors import judge_error_body
 from ..sections.s7_7_item_status import judge_item_status
+from ..sections.s7_8_logprobs import logprob_findings, top_logprobs_limit
 
 __all__ = [
     "OPAQUE_FIELDS",
     "ResponseChecker",
     "deep_equal_except_opaque",
-    "logprob_findings",
-    "top_logprobs_limit",
     "validate_error_body",
     "validate_response_body",
 ]
@@ -41,51 +40,6 @@ _PART_FITS = {
     "message": frozenset({"output_text", "refusal"}),
     "reasoning": frozenset({"reasoning_text"}),
 }
-
-
-def top_logprobs_limit(response: Mapping[str, Any]) -> int | None:
-    """The number of alternatives per token the response says it was asked for, if it says."""
-    top = response.get("top_logprobs")
-    return top if type(top) is int and top >= 0 else None
-
-
-def _positive(value: Any) -> bool:
-    return type(value) in (int, float) and value > 0
-
-
-def logprob_findings(
-    logprobs: Any, top: int | None, path: str
-) -> list[tuple[Check, Any, Any, str, str]]:
-    """What is wrong with one `logprobs` list (a part's, a delta's or a `.done`'s), as
-    ``(check, expected, actual, path, message)``, at most one finding per check: the first
-    offending entry, with how many offend (so a long list costs one pass and two findings)."""
-    if not isinstance(logprobs, list):
-        return []
-    positive: list[tuple[str, Any]] = []
-    too_many: list[tuple[str, int]] = []
-    for i, entry in enumerate(logprobs):
-        if not isinstance(entry, dict):
-            continue  # the schema check reports its shape
-        if _positive(entry.get("logprob")):
-            positive.append((f"{path}[{i}].logprob", entry.get("logprob")))
-        alternatives = entry.get("top_logprobs")
-        if not isinstance(alternatives, list):
-            continue
-        if top is not None and len(alternatives) > top:
-            too_many.append((f"{path}[{i}].top_logprobs", len(alternatives)))
-        for j, alt in enumerate(alternatives):
-            if isinstance(alt, dict) and _positive(alt.get("logprob")):
-                positive.append((f"{path}[{i}].top_logprobs[{j}].logprob", alt.get("logprob")))
-    out: list[tuple[Check, Any, Any, str, str]] = []
-    if positive:
-        where, value = positive[0]
-        count = f"{len(positive)} positive logprob(s)" if len(positive) > 1 else ""
-        out.append((C.LOGPROBS_NONPOSITIVE, "≤ 0", short(value), where, count))
-    if too_many:
-        where, n = too_many[0]
-        count = f"{len(too_many)} token(s) over the limit" if len(too_many) > 1 else ""
-        out.append((C.LOGPROBS_TOP_COUNT, f"≤ {top} (`top_logprobs`)", n, where, count))
-    return out
 
 
 def deep_equal_except_opaque(a: Any, b: Any) -> bool:
@@ -169,7 +123,8 @@ class ResponseChecker:
                         )
                     elif ptype == "output_text" and isinstance(part, dict):
                         where = f"output[{pos}].content[{ci}].logprobs"
-                        for finding in logprob_findings(part.get("logprobs"), top, where):
+                        logprobs = part.get("logprobs")
+                        for finding in logprob_findings(logprobs, top, where, self.applied):
                             report(*finding)
 
         judge_usage(

@@ -2,8 +2,8 @@
 deleted conversations and item lists.
 
 - ``response.compaction`` — the body of ``POST /v1/responses/compact`` ([OAPI] ``CompactResource``):
-  schema, a ``compaction`` item in ``output`` with a non-empty ``encrypted_content``, and the
-  usage rules of SPEC §3 (the ``usage.*`` checks a Response gets);
+  schema, a ``compaction`` item with a non-empty ``encrypted_content``, the usage rules of SPEC §3
+  (:mod:`conformance.sections.s4_6_compaction`);
 - ``conversation`` — ``POST/GET /v1/conversations[/{id}]`` ([OAPI] ``ConversationResource``):
   schema, ``metadata`` as OpenAI bounds it, the ``conv_`` prefix (INFO);
 - ``conversation.deleted`` — ``DELETE /v1/conversations/{id}`` (``DeletedConversationResource``):
@@ -11,9 +11,11 @@ deleted conversations and item lists.
 - ``list`` — ``GET /v1/responses/{id}/input_items`` (``ResponseItemList``) and
   ``GET /v1/conversations/{id}/items`` (``ConversationItemList``): the list is judged against
   whichever of the two schemas it fits better, then ``first_id``/``last_id`` against the page
-  and item ids unique within it.
+  and item ids unique within it (the last three: :mod:`conformance.sections.s4_5_conversations`).
 
-Sans-I/O: a parsed body in, violations out; the suite and the offline ``check`` both call it.
+This module tells a body's kind by its ``object`` and hands it to its section's rule, which marks
+the checks it evaluated (what a live run reports as exercised). Sans-I/O: a parsed body in,
+violations out; the suite and the offline ``check`` both call it.
 """
 
 from __future__ import annotations
@@ -21,17 +23,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from .. import catalog as C
-from ..catalog.registry import Check, Violation
+from ..catalog.registry import Violation
 from ..catalog.render import short as _short
-from ..schema import SCHEMAS, SchemaIssue, SchemaValidator
-from ..sections.s3_2_usage import judge_usage
+from ..schema import SCHEMAS, SchemaValidator
+from ..sections.s4_5_conversations import (
+    judge_conversation,
+    judge_deleted_conversation,
+    judge_item_list,
+)
+from ..sections.s4_6_compaction import judge_compaction
 from .objects import _too_deep
 
 __all__ = [
     "STATE_OBJECTS",
     "StateKind",
-    "state_exercised",
     "state_kind",
     "validate_state_body",
 ]
@@ -45,38 +50,6 @@ STATE_OBJECTS: Mapping[str, StateKind] = {
     "list": "item_list",
 }
 """The ``object`` value of each state body → its kind."""
-
-_SCHEMA_CHECKS: Mapping[str, Mapping[str, Check | None]] = {
-    "compaction": {
-        "required": C.COMPACTION_SCHEMA_REQUIRED,
-        "type": C.COMPACTION_SCHEMA_TYPE,
-        "value": C.COMPACTION_SCHEMA_VALUE,
-        "enum": C.COMPACTION_SCHEMA_ENUM,
-    },
-    # A conversation has no enumerated field but its `object` constant, which is `value`; a wrong
-    # constant cannot reach here (the kind is told by it), so value issues are not reported.
-    "conversation": {
-        "required": C.CONVERSATION_SCHEMA_REQUIRED,
-        "type": C.CONVERSATION_SCHEMA_TYPE,
-        "value": None,
-        "enum": None,
-    },
-    "item_list": {
-        "required": C.ITEM_LIST_SCHEMA_REQUIRED,
-        "type": C.ITEM_LIST_SCHEMA_TYPE,
-        "value": C.ITEM_LIST_SCHEMA_VALUE,
-        "enum": C.ITEM_LIST_SCHEMA_ENUM,
-    },
-}
-_SCHEMA_NAMES: Mapping[StateKind, tuple[str, ...]] = {
-    "compaction": ("CompactResource",),
-    "conversation": ("ConversationResource",),
-    "conversation_deleted": ("DeletedConversationResource",),
-    # Both lists are `{object: list, data, has_more, first_id, last_id}`; only the item unions
-    # differ (input items vs. conversation items), so the better fit is judged.
-    "item_list": ("ResponseItemList", "ConversationItemList"),
-}
-_METADATA_PAIRS, _METADATA_KEY, _METADATA_VALUE = 16, 64, 512
 
 
 def state_kind(body: Mapping[str, Any]) -> StateKind | None:
@@ -92,8 +65,8 @@ def validate_state_body(
     schemas: SchemaValidator | None = None,
     applied: set[str] | None = None,
 ) -> list[Violation]:
-    """Judge one state body (``kind`` defaults to :func:`state_kind`'s answer); the usage rule
-    marks what it evaluated in ``applied``, when given."""
+    """Judge one state body (``kind`` defaults to :func:`state_kind`'s answer); its section's
+    rule marks what it evaluated in ``applied``, when given."""
     kind = kind or state_kind(body)
     if kind is None:
         raise ValueError(f"not a state object: object={_short(body.get('object'))}")
@@ -106,173 +79,10 @@ def validate_state_body(
 def _validate(
     body: dict[str, Any], kind: StateKind, schemas: SchemaValidator, applied: set[str] | None
 ) -> list[Violation]:
-    out = _schema(body, kind, schemas)
     if kind == "compaction":
-        out.extend(_compaction(body, applied))
-    elif kind == "conversation":
-        out.extend(_conversation(body))
-    elif kind == "conversation_deleted":
-        if body.get("deleted") is not True:
-            out.append(
-                C.CONVERSATION_DELETED_TRUE.violation(
-                    expected="deleted: true", actual=_short(body.get("deleted")), path="deleted"
-                )
-            )
-    else:
-        out.extend(_item_list(body))
-    return out
-
-
-def _schema(body: dict[str, Any], kind: StateKind, schemas: SchemaValidator) -> list[Violation]:
-    best: list[SchemaIssue] | None = None
-    for name in _SCHEMA_NAMES[kind]:
-        issues = schemas.validate(name, body)
-        if best is None or len(issues) < len(best):
-            best = issues
-        if not issues:
-            break
-    checks = _SCHEMA_CHECKS["conversation" if kind == "conversation_deleted" else kind]
-    out: list[Violation] = []
-    for issue in best or ():
-        check = checks[issue.kind]
-        if check is not None:
-            out.append(
-                check.violation(expected=issue.expected, actual=issue.actual, path=issue.path)
-            )
-    return out
-
-
-def _compaction(body: dict[str, Any], applied: set[str] | None) -> list[Violation]:
-    out: list[Violation] = []
-    output = body.get("output")
-    items = output if isinstance(output, list) else []
-    compactions = [
-        (i, item)
-        for i, item in enumerate(items)
-        if isinstance(item, dict) and item.get("type") == "compaction"
-    ]
-    if isinstance(output, list) and not compactions:
-        types = [item.get("type") if isinstance(item, dict) else None for item in items]
-        out.append(
-            C.COMPACTION_ITEM_PRESENT.violation(
-                expected="an item with type: compaction",
-                actual=f"output types: {_short(types)}",
-                path="output",
-            )
-        )
-    for i, item in compactions:
-        blob = item.get("encrypted_content")
-        if not isinstance(blob, str) or not blob:
-            out.append(
-                C.COMPACTION_ITEM_CONTENT.violation(
-                    expected="a non-empty string",
-                    actual=_short(blob),
-                    path=f"output[{i}].encrypted_content",
-                )
-            )
-
-    def report(check: Check, expected: Any, actual: Any, where: str, message: str = "") -> None:
-        out.append(check.violation(expected=expected, actual=actual, path=where, message=message))
-
-    # The usage rules a finished Response gets (SPEC §3 usage accounting), under the same IDs —
-    # but for usage.output_nonzero: the messages of a compaction's output are the retained
-    # window (the history sent in), not text this call generated, so they prove nothing.
-    judge_usage(body, "completed", [], report, applied=applied)
-    return out
-
-
-def _conversation(body: dict[str, Any]) -> list[Violation]:
-    out: list[Violation] = []
-    cid = body.get("id")
-    if isinstance(cid, str) and not cid.startswith("conv_"):
-        out.append(C.CONVERSATION_ID_PREFIX.violation(expected="conv_…", actual=cid, path="id"))
-    if "metadata" not in body:
-        return out  # conversation.schema.required says so
-    metadata = body["metadata"]
-    problem = ""
-    if not isinstance(metadata, dict):
-        problem = f"a {type(metadata).__name__}"
-    elif len(metadata) > _METADATA_PAIRS:
-        problem = f"{len(metadata)} pairs"
-    else:
-        for key, value in metadata.items():
-            if not isinstance(value, str):
-                problem = f"{key!r}: a {type(value).__name__}"
-            elif len(key) > _METADATA_KEY:
-                problem = f"a key of {len(key)} characters"
-            elif len(value) > _METADATA_VALUE:
-                problem = f"{key!r}: a value of {len(value)} characters"
-            if problem:
-                break
-    if problem:
-        out.append(
-            C.CONVERSATION_METADATA.violation(
-                expected="an object of ≤ 16 strings (keys ≤ 64, values ≤ 512 characters)",
-                actual=problem,
-                path="metadata",
-            )
-        )
-    return out
-
-
-def _item_list(body: dict[str, Any]) -> list[Violation]:
-    out: list[Violation] = []
-    data = body.get("data")
-    if not isinstance(data, list):
-        return out  # item_list.schema.* said so
-    ids = [item.get("id") if isinstance(item, dict) else None for item in data]
-    if data:
-        for field, want in (("first_id", ids[0]), ("last_id", ids[-1])):
-            got = body.get(field)
-            if isinstance(want, str) and got != want:
-                out.append(
-                    C.ITEM_LIST_BOUNDS.violation(
-                        expected=f"{field} = {want!r}", actual=_short(got), path=field
-                    )
-                )
-    seen: dict[str, int] = {}
-    for i, iid in enumerate(ids):
-        if not isinstance(iid, str):
-            continue
-        if iid in seen:
-            out.append(
-                C.ITEM_LIST_ID_UNIQUE.violation(
-                    expected="ids unique in the page",
-                    actual=f"{iid!r} at data[{seen[iid]}] and data[{i}]",
-                    path=f"data[{i}].id",
-                )
-            )
-        else:
-            seen[iid] = i
-    return out
-
-
-def state_exercised(body: Mapping[str, Any], kind: StateKind | None = None) -> set[str]:
-    """The checks one state body gives work to (a pass is provoked): its schema checks always;
-    the compaction item rules when ``output`` is a list (a compaction result without one is the
-    finding; its usage rules mark themselves, :mod:`conformance.sections.s3_2_usage`);
-    ``metadata`` when present; a list's bounds on
-    a non-empty page and id uniqueness on one of two or more items."""
-    kind = kind or state_kind(body)
-    if kind is None:
-        return set()
-    schema = _SCHEMA_CHECKS["conversation" if kind == "conversation_deleted" else kind]
-    out = {c.id for c in schema.values() if c is not None}
-    if kind == "compaction":
-        if isinstance(body.get("output"), list):
-            out.add(C.COMPACTION_ITEM_PRESENT.id)
-            if any(isinstance(i, dict) and i.get("type") == "compaction" for i in body["output"]):
-                out.add(C.COMPACTION_ITEM_CONTENT.id)
-    elif kind == "conversation":
-        out.add(C.CONVERSATION_ID_PREFIX.id)
-        if "metadata" in body:
-            out.add(C.CONVERSATION_METADATA.id)
-    elif kind == "conversation_deleted":
-        out.add(C.CONVERSATION_DELETED_TRUE.id)
-    else:
-        data = body.get("data")
-        if isinstance(data, list) and data:
-            out.add(C.ITEM_LIST_BOUNDS.id)
-            if len(data) > 1:
-                out.add(C.ITEM_LIST_ID_UNIQUE.id)
-    return out
+        return judge_compaction(body, schemas, applied)
+    if kind == "conversation":
+        return judge_conversation(body, schemas, applied)
+    if kind == "conversation_deleted":
+        return judge_deleted_conversation(body, schemas, applied)
+    return judge_item_list(body, schemas, applied)

@@ -4,26 +4,17 @@ evidence."""
 
 from __future__ import annotations
 
-# response.item.status_completed (docs/spec.md §7.7) and response.logprobs.delivered (§7.8) are
-# declared with their rules and examples in their section modules (conformance.sections).
+# response.item.status_completed (docs/spec.md §7.7) and response.logprobs.delivered,
+# .nonpositive and .top_count (§7.8) are declared with their rules and examples in their section
+# modules (conformance.sections).
 from ..sections.s7_7_item_status import ITEM_STATUS_COMPLETED as ITEM_STATUS_COMPLETED
 from ..sections.s7_8_logprobs import LOGPROBS_DELIVERED as LOGPROBS_DELIVERED
+from ..sections.s7_8_logprobs import LOGPROBS_NONPOSITIVE as LOGPROBS_NONPOSITIVE
+from ..sections.s7_8_logprobs import LOGPROBS_TOP_COUNT as LOGPROBS_TOP_COUNT
 from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 
-LOGPROBS_NONPOSITIVE = register(
-    "response.logprobs.nonpositive",
-    MUST,
-    "§1, §7.8 [OAPI]",
-    "every `logprob` (of a token and of each alternative in `top_logprobs`) is ≤ 0",
-)
-LOGPROBS_TOP_COUNT = register(
-    "response.logprobs.top_count",
-    MUST,
-    "§3.3, §7.8 [OAPI]",
-    "a token lists at most `top_logprobs` alternatives (the number the response echoes)",
-)
 ITEM_CALL_IDENTITY = register(
     "stream.item.call_identity_stable",
     MUST,

@@ -36,9 +36,7 @@ from . import (  # noqa: F401  (declare the examples)
     live,
     live_state,
     offline_framing,
-    offline_objects,
     offline_refinements,
-    offline_state,
 )
 
 # isort: split

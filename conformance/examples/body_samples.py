@@ -1,5 +1,5 @@
-"""What the Response body examples (:mod:`.offline_objects` and the section modules of §3,
-conformance.sections) build their samples with: ``B`` (a non-stream Response body), a completed
+"""What the Response body examples (the section modules of §3 and §7, conformance.sections)
+build their samples with: ``B`` (a non-stream Response body), a completed
 Response holding one message, and small edits of it."""
 
 from __future__ import annotations

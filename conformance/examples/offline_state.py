@@ -1,5 +1,7 @@
-"""Examples of the state-object checks (``compaction.*``, ``conversation.*``, ``item_list.*``):
-the bodies of ``/responses/compact``, the Conversations API and the item lists."""
+"""What the state-object examples (``compaction.*``, ``conversation.*``, ``item_list.*``: their
+section modules, conformance.sections.s4_5_conversations and s4_6_compaction) build their samples
+with: ``S`` (a state body), the bodies of ``/responses/compact``, the Conversations API and the
+item lists, and small edits of them."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .build import set_in
-from .registry import Sample, example
+from .registry import Sample
 
 Body = dict[str, Any]
 
@@ -104,76 +106,3 @@ def with_item(base: Callable[[], Body], field: str, item: Body, at: int) -> Call
         return body
 
     return build
-
-
-# --- compaction.* ------------------------------------------------------------------------------
-example("compaction.schema.required", S(drop(compaction, "created_at")), S(compaction))
-example("compaction.schema.type", S(edit(compaction, "created_at", "soon")), S(compaction))
-example(
-    "compaction.schema.value",
-    S(with_item(compaction, "output", _file_search("k" * 65), 0), "an attribute key of 65 chars"),
-    S(with_item(compaction, "output", _file_search("k" * 64), 0)),
-)
-example(
-    "compaction.schema.enum",
-    S(edit(compaction, "output.0.role", "narrator")),
-    S(edit(compaction, "output.0.role", "developer")),
-)
-example(
-    "compaction.item.present",
-    S(lambda: {**compaction(), "output": [_user("Remember the code word PLUM.")]}),
-    S(lambda: {**compaction(), "output": compaction()["output"][1:]}),
-)
-example(
-    "compaction.item.encrypted_content",
-    S(edit(compaction, "output.1.encrypted_content", "")),
-    S(edit(compaction, "output.1.encrypted_content", "x")),
-)
-
-# --- conversation.* ----------------------------------------------------------------------------
-example("conversation.schema.required", S(drop(conversation, "created_at")), S(conversation))
-example(
-    "conversation.schema.type",
-    S(edit(conversation, "created_at", "2025-01-01")),
-    S(edit(conversation, "created_at", 1)),
-)
-example(
-    "conversation.metadata",
-    S(edit(conversation, "metadata", {f"k{i}": "v" for i in range(17)}), "17 pairs"),
-    S(edit(conversation, "metadata", {f"k{i}": "v" * 512 for i in range(16)})),
-)
-example(
-    "conversation.id_prefix",
-    S(edit(conversation, "id", "thread_example")),
-    S(conversation),
-)
-example("conversation.deleted.true", S(edit(deleted, "deleted", False)), S(deleted))
-
-# --- item_list.* -------------------------------------------------------------------------------
-example("item_list.schema.required", S(drop(item_list, "has_more")), S(item_list))
-example("item_list.schema.type", S(edit(item_list, "has_more", "no")), S(item_list))
-example(
-    "item_list.schema.value",
-    S(
-        lambda: {**item_list(), "data": [_file_search("k" * 65)], "first_id": "fs_1",
-                 "last_id": "fs_1"},
-        "an attribute key of 65 chars",
-    ),
-    S(lambda: {**item_list(), "data": [_file_search()], "first_id": "fs_1", "last_id": "fs_1"}),
-)  # fmt: skip
-example(
-    "item_list.schema.enum",
-    S(edit(item_list, "data.0.status", "archived")),
-    S(edit(item_list, "data.0.status", "incomplete")),
-)
-example(
-    "item_list.bounds",
-    S(edit(item_list, "last_id", "msg_1")),
-    S(edit(item_list, "has_more", True)),
-)
-example(
-    "item_list.id_unique",
-    S(lambda: {**item_list(), "data": [_user("hi", "msg_1"), _user("again", "msg_1")],
-               "last_id": "msg_1"}),
-    S(item_list),
-)  # fmt: skip

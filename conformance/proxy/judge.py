@@ -22,7 +22,6 @@ from typing import Any
 
 from .. import catalog as C
 from ..bodies.kinds import body_kind, judge_body
-from ..bodies.state import state_exercised
 from ..catalog import live as L
 from ..catalog.registry import REGISTRY, Violation
 from ..sections.against_request import (
@@ -255,8 +254,6 @@ class ExchangeJudge:
         limit = self.info.max_output_tokens
         if kind == "response":
             self._exercised |= _declared(response_exercised(body), self.profiles)
-        else:
-            self._exercised |= state_exercised(body, kind)
         applied = set()  # what the section rules marked (conformance.sections)
         self._violations += judge_body(
             body, kind, profiles=self.profiles, max_output_tokens=limit, applied=applied

@@ -36,6 +36,10 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   every Response object under the profile, lifecycle events' included);
 - :mod:`.s4_4_errors` — §4.4 errors (``error.shape``, ``error.code.type``: the rule judges one
   error body);
+- :mod:`.s4_5_conversations` — §4.5 conversations (``conversation.*``, ``item_list.*``: the
+  rules judge one conversation, deleted conversation or item list);
+- :mod:`.s4_6_compaction` — §4.6 compaction (``compaction.*``: the rule judges one compaction
+  result, its schema, its ``compaction`` item and its usage);
 - :mod:`.s4_7_include` — §4.7 include (``response.reasoning.encrypted_content_included``: the
   blob a request's ``include`` asked for, on every finished reasoning item);
 - :mod:`.s4_8_http_framing` — §4.8 HTTP/1.1 framing (``http.head.syntax``,
@@ -43,7 +47,9 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 - :mod:`.s7_7_item_status` — §7.7 item statuses in a completed response
   (``response.item.status_completed``: one output item of a Response seen whole);
 - :mod:`.s7_8_logprobs` — §7.8 logprobs (``response.logprobs.delivered``: the log
-  probabilities a request's ``include`` asked for, on its text deltas, done events and parts);
+  probabilities a request's ``include`` asked for, on its text deltas, done events and parts;
+  ``response.logprobs.nonpositive``, ``response.logprobs.top_count``: the rule judges one
+  ``logprobs`` list, a body's part or a stream's non-empty delta or ``.done`` list);
 - :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.status``, ``ws.error.code``), judged
   by the session validator;
 - :mod:`.s8_7_connection_state` — §8.7 WebSocket connection state (``live.ws.*``: the rules are
@@ -72,6 +78,8 @@ from . import (
     s3_2_usage,
     s3_4_openresponses,
     s4_4_errors,
+    s4_5_conversations,
+    s4_6_compaction,
     s4_7_include,
     s4_8_http_framing,
     s7_7_item_status,
@@ -94,6 +102,8 @@ SECTIONS = (
     s3_2_usage,
     s3_4_openresponses,
     s4_4_errors,
+    s4_5_conversations,
+    s4_6_compaction,
     s4_7_include,
     s4_8_http_framing,
     s7_7_item_status,

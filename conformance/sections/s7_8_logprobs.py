@@ -1,4 +1,5 @@
-"""§7.8 Logprobs (docs/spec.md#s7-8): ``response.logprobs.delivered``.
+"""§7.8 Logprobs (docs/spec.md#s7-8): ``response.logprobs.delivered``,
+``response.logprobs.nonpositive``, ``response.logprobs.top_count``.
 
 A request whose ``include`` lists ``message.output_text.logprobs`` asked for the log
 probabilities of the text it gets back ([OAPI] ``Includable``: "Include logprobs with assistant
@@ -20,21 +21,34 @@ session's finished items): a stream's ``output_text.delta`` and ``output_text.do
 text, a body's (or a finished item's) ``output_text`` parts with text. An empty delta or part
 has no token to give a probability for, and is not judged. At most one finding per kind of place
 (the first offender, with the count), so a long answer costs one line.
+
+Every ``logprob`` is a log probability, ≤ 0 (a token's and each alternative's); a token lists at
+most the ``top_logprobs`` alternatives the response echoes. The rule, :func:`logprob_findings`,
+judges one ``logprobs`` list: a Response's ``output_text`` part (``ResponseChecker``, a streamed
+terminal or a non-stream body) and a stream's non-empty ``output_text`` delta or ``.done`` list
+(the stream validator's part rules; such a delta never takes the fast path). It marks
+``nonpositive`` applied on a non-empty list, ``top_count`` where a known limit meets a token's
+``top_logprobs`` list.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from ..catalog.registry import Level, Violation, register
+from ..catalog.registry import Check, Level, Violation, register
+from ..catalog.render import short
 
 __all__ = [
     "LOGPROBS_DELIVERED",
+    "LOGPROBS_NONPOSITIVE",
+    "LOGPROBS_TOP_COUNT",
     "asks_logprobs",
     "declare_examples",
     "judge_logprobs_of_items",
     "judge_logprobs_of_stream",
+    "logprob_findings",
+    "top_logprobs_limit",
 ]
 
 LOGPROBS_DELIVERED = register(
@@ -45,6 +59,18 @@ LOGPROBS_DELIVERED = register(
     "a request whose `include` lists `message.output_text.logprobs` gets a non-empty `logprobs` "
     "list on every `output_text.delta` and `output_text.done` with text (streamed) and on every "
     "`output_text` part with text (a Response's output, a finished item)",
+)
+LOGPROBS_NONPOSITIVE = register(
+    "response.logprobs.nonpositive",
+    Level.MUST,
+    "§1, §7.8 [OAPI]",
+    "every `logprob` (of a token and of each alternative in `top_logprobs`) is ≤ 0",
+)
+LOGPROBS_TOP_COUNT = register(
+    "response.logprobs.top_count",
+    Level.MUST,
+    "§3.3, §7.8 [OAPI]",
+    "a token lists at most `top_logprobs` alternatives (the number the response echoes)",
 )
 _INCLUDE = "message.output_text.logprobs"
 _Item = tuple[int | None, str, Mapping[str, Any]]  # (event index, path, item)
@@ -120,6 +146,59 @@ def judge_logprobs_of_items(
     return first.violation(), judged
 
 
+def top_logprobs_limit(response: Mapping[str, Any]) -> int | None:
+    """The number of alternatives per token the response says it was asked for, if it says."""
+    top = response.get("top_logprobs")
+    return top if type(top) is int and top >= 0 else None
+
+
+def _positive(value: Any) -> bool:
+    return type(value) in (int, float) and value > 0
+
+
+def logprob_findings(
+    logprobs: Any, top: int | None, path: str, applied: set[str] | None = None
+) -> list[tuple[Check, Any, Any, str, str]]:
+    """What is wrong with one `logprobs` list (a part's, a delta's or a `.done`'s), as
+    ``(check, expected, actual, path, message)``, at most one finding per check: the first
+    offending entry, with how many offend (so a long list costs one pass and two findings). The
+    checks evaluated go into ``applied`` when given."""
+    if not isinstance(logprobs, list):
+        return []
+    positive: list[tuple[str, Any]] = []
+    too_many: list[tuple[str, int]] = []
+    counted = False  # a token's alternatives met the limit
+    for i, entry in enumerate(logprobs):
+        if not isinstance(entry, dict):
+            continue  # the schema check reports its shape
+        if _positive(entry.get("logprob")):
+            positive.append((f"{path}[{i}].logprob", entry.get("logprob")))
+        alternatives = entry.get("top_logprobs")
+        if not isinstance(alternatives, list):
+            continue
+        if top is not None:
+            counted = True
+            if len(alternatives) > top:
+                too_many.append((f"{path}[{i}].top_logprobs", len(alternatives)))
+        for j, alt in enumerate(alternatives):
+            if isinstance(alt, dict) and _positive(alt.get("logprob")):
+                positive.append((f"{path}[{i}].top_logprobs[{j}].logprob", alt.get("logprob")))
+    if applied is not None and logprobs:
+        applied.add(LOGPROBS_NONPOSITIVE.id)
+        if counted:
+            applied.add(LOGPROBS_TOP_COUNT.id)
+    out: list[tuple[Check, Any, Any, str, str]] = []
+    if positive:
+        where, value = positive[0]
+        count = f"{len(positive)} positive logprob(s)" if len(positive) > 1 else ""
+        out.append((LOGPROBS_NONPOSITIVE, "≤ 0", short(value), where, count))
+    if too_many:
+        where, n = too_many[0]
+        count = f"{len(too_many)} token(s) over the limit" if len(too_many) > 1 else ""
+        out.append((LOGPROBS_TOP_COUNT, f"≤ {top} (`top_logprobs`)", n, where, count))
+    return out
+
+
 _TEXT_FIELD = {"response.output_text.delta": "delta", "response.output_text.done": "text"}
 
 
@@ -148,11 +227,34 @@ def judge_logprobs_of_stream(request: Any, events: list[Any]) -> tuple[list[Viol
 
 
 def declare_examples() -> None:
-    """The failing example (asked for, answered with ``logprobs: []`` everywhere, as without
-    it) and the passing near miss (one log probability per delta, the done event and the part
-    carrying them all), each a stream with the request that asked."""
-    from ..examples.build import at, find, text_stream
+    """``delivered``'s failing example (asked for, answered with ``logprobs: []`` everywhere, as
+    without it) and its passing near miss (one log probability per delta, the done event and the
+    part carrying them all), each a stream with the request that asked; ``nonpositive``'s and
+    ``top_count``'s, a completed body whose one part carries one token."""
+    from ..examples.body_samples import B, done
+    from ..examples.build import Event, at, find, text_stream
     from ..examples.registry import Sample, example
+
+    def body(logprob: float, alternatives: int, top: int) -> Callable[[], Event]:
+        def build() -> Event:
+            built = done(top_logprobs=top)
+            alts = [{"token": "Hi", "logprob": -1.0, "bytes": [72, 105]}] * alternatives
+            entry = {"token": "Hello", "logprob": logprob, "bytes": [72], "top_logprobs": alts}
+            built["output"][0]["content"][0]["logprobs"] = [entry]
+            return built
+
+        return build
+
+    example(
+        LOGPROBS_NONPOSITIVE.id,
+        B(body(0.5, 0, 0), "a token with `logprob: 0.5`"),
+        B(body(0.0, 0, 0), "`logprob: 0.0` (OpenAI sends it)"),
+    )
+    example(
+        LOGPROBS_TOP_COUNT.id,
+        B(body(-0.1, 3, 2), "three alternatives, `top_logprobs: 2`"),
+        B(body(-0.1, 2, 2)),
+    )
 
     request = {
         "model": "gpt-5.1",

@@ -22,7 +22,6 @@ from typing import Any, Literal, NoReturn
 
 from .. import catalog as C
 from ..bodies.kinds import body_kind, judge_body
-from ..bodies.state import state_exercised
 from ..catalog import live as L
 from ..catalog.registry import REGISTRY, Check, Violation, with_family
 from ..errors import CaseControl
@@ -343,8 +342,8 @@ class Probe:
         elif (kind := body_kind(body)) is not None:
             if kind == "response":
                 self.record.exercised |= _declared(response_exercised(body), self.profiles)
-            else:  # compaction results, conversations, deleted conversations, item lists
-                self.record.exercised |= state_exercised(body, kind)
+            # State bodies (compaction results, conversations, deleted conversations, item
+            # lists): their rules are section modules', which mark what they evaluated.
             applied = set()  # what the section rules marked (conformance.sections)
             for v in judge_body(
                 body,

@@ -84,9 +84,7 @@ class Coverage:
     incomplete_item: bool = False
     annotations: bool = False
     identities: bool = False  # an item opened with a `call_id` or `name` (docs/spec.md §7.9)
-    logprobs: bool = False  # a text delta or `.done` carried logprobs (§7.8)
-    done_logprobs: bool = False  # an `output_text.done` carried some
-    top_logprobs: bool = False  # a lifecycle response echoed `top_logprobs`
+    done_logprobs: bool = False  # an `output_text.done` carried logprobs (§7.8)
     terminal: str | None = None
     responses: set[str] = field(default_factory=set)  # checks the terminal response exercised
     # Checks whose rule marked itself applied where it evaluated (conformance.sections): their
@@ -99,9 +97,6 @@ class Coverage:
         self.types.add(etype)
         if etype in _LIFECYCLE:
             self.lifecycle += 1
-            response = event.get("response")
-            if isinstance(response, dict) and type(response.get("top_logprobs")) is int:
-                self.top_logprobs = True
             if etype in _TERMINAL:
                 self.terminal = etype
                 response = event.get("response")
@@ -116,10 +111,9 @@ class Coverage:
                 and any(isinstance(item.get(k), str) and item.get(k) for k in ("call_id", "name"))
             ):
                 self.identities = True
-        elif etype in ("response.output_text.delta", "response.output_text.done"):
+        elif etype == "response.output_text.done":
             if event.get("logprobs") and isinstance(event.get("logprobs"), list):
-                self.logprobs = True
-                self.done_logprobs = self.done_logprobs or etype.endswith(".done")
+                self.done_logprobs = True
         elif etype == "response.output_item.done":
             self.items_done += 1
             item = event.get("item")
@@ -217,10 +211,6 @@ class Coverage:
             out.add("stream.output.equals_items")
         if self.identities and self.items_done:
             out.add("stream.item.call_identity_stable")
-        if self.logprobs:
-            out.add("response.logprobs.nonpositive")
-            if self.top_logprobs:
-                out.add("response.logprobs.top_count")
         if self.done_logprobs:
             out.add("stream.logprobs.deltas_equal_done")
         if "openresponses" in self.profiles:
@@ -238,8 +228,8 @@ def _has_annotations(content: Any) -> bool:
 def response_exercised(response: Mapping[str, Any]) -> set[str]:
     """The checks one Response object gives work to, a non-stream body or a streamed terminal
     response, but for those of a section module (conformance.sections: §3.1's schema and status
-    companions, §3.2's usage, §3.4's Open Responses fields, §7.7's item statuses), whose rules
-    mark themselves where they evaluate."""
+    companions, §3.2's usage, §3.4's Open Responses fields, §7.7's item statuses, §7.8's logprobs),
+    whose rules mark themselves where they evaluate."""
     out: set[str] = set()
     output = response.get("output")
     items = [i for i in output if isinstance(i, dict)] if isinstance(output, list) else []
@@ -247,19 +237,4 @@ def response_exercised(response: Mapping[str, Any]) -> set[str]:
         out.add("stream.item.incomplete_last")
     if any(isinstance(i.get("content"), list) and i["content"] for i in items):
         out.add("stream.part.type_fits_item")
-    logprobs = [
-        entry
-        for i in items
-        if i.get("type") == "message" and isinstance(i.get("content"), list)
-        for part in i["content"]
-        if isinstance(part, dict) and isinstance(part.get("logprobs"), list)
-        for entry in part["logprobs"]
-    ]
-    if logprobs:
-        out.add("response.logprobs.nonpositive")
-        top = response.get("top_logprobs")
-        if type(top) is int and any(
-            isinstance(e, dict) and isinstance(e.get("top_logprobs"), list) for e in logprobs
-        ):
-            out.add("response.logprobs.top_count")
     return out

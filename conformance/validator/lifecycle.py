@@ -8,12 +8,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import catalog as C
-from ..bodies.objects import top_logprobs_limit
 from ..catalog.registry import Check
 from ..catalog.render import short
 from ..sections.s1_2_error_event import note_error
 from ..sections.s2_3_one_response import judge_identity
 from ..sections.s3_4_openresponses import judge_openresponses_fields
+from ..sections.s7_8_logprobs import top_logprobs_limit
 from .comparisons import check_output, closed_by_terminal
 from .model import Phase
 from .state import StreamState

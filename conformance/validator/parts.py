@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import catalog as C
-from ..bodies.objects import logprob_findings
 from ..catalog.render import short
+from ..sections.s7_8_logprobs import logprob_findings
 from .comparisons import first_difference, first_difference_text
 from .items import item_for
 from .model import CONTENT, SUMMARY, Frame, Item, Part
@@ -251,9 +251,12 @@ def on_part_text_done(state: StreamState, event: Mapping[str, Any], index: int) 
 
 
 def judge_logprobs(state: StreamState, logprobs: list[Any], index: int) -> None:
-    """Each logprob ≤ 0, at most `top_logprobs` alternatives (docs/spec.md §7.8)."""
+    """Each logprob ≤ 0, at most `top_logprobs` alternatives (docs/spec.md §7.8: the rule is
+    :mod:`conformance.sections.s7_8_logprobs`'s, which marks what it evaluated)."""
+    coverage = state.coverage
+    applied = None if coverage is None else coverage.applied
     for check, expected, actual, path, message in logprob_findings(
-        logprobs, state._top_logprobs, "logprobs"
+        logprobs, state._top_logprobs, "logprobs", applied
     ):
         state._report(check, index, expected, actual, path=path, message=message)
 

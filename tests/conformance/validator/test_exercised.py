@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from conformance.bodies.kinds import judge_body
-from conformance.bodies.state import state_exercised
 from conformance.examples import EXAMPLES, Sample
 from conformance.examples import build as B
 from conformance.sections.against_request import (
@@ -54,7 +53,7 @@ def _stream_or_body(sample: Sample, data: Any) -> set[str]:
             judge_body(data, "response", profiles=sample.profiles, applied=applied)
             return response_exercised(data) | applied
         judge_body(data, "state", applied=applied)
-        return state_exercised(data) | applied
+        return applied
     if sample.kind == "http":
         from conformance.sections.s4_8_http_framing import judge_answer
 
