@@ -38,6 +38,7 @@ item is matched, their command indexes are not).
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -137,6 +138,8 @@ def _js(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if isinstance(value, dict):
@@ -259,14 +262,11 @@ def _same_item(output: Mapping[str, Any], replacement: Any, event_type: str) -> 
         )
 
 
-def _identity(item: Mapping[str, Any]) -> tuple[Any, ...]:
-    """ResponseStream.mjs ``outputIdentity``."""
+def _identity(item: Mapping[str, Any]) -> str:
+    """ResponseStream.mjs ``outputIdentity`` (a JSON text, as there)."""
     kind = item.get("type")
-    return (
-        kind,
-        None if kind in _ROUTED else item.get("id"),
-        item.get("call_id"),
-    )
+    ident = None if isinstance(kind, str) and kind in _ROUTED else item.get("id")
+    return json.dumps([kind, ident, item.get("call_id")], sort_keys=True, default=str)
 
 
 def _copy(item: Any) -> Any:
@@ -288,7 +288,7 @@ class _Stream:
         self.response_id: Any = None
         self.output: list[Any] = []
         self.positions: dict[int, int] = {}  # wire output_index → position in the output
-        self.unfinished: dict[int, tuple[Any, ...]] = {}
+        self.unfinished: dict[int, str] = {}
         self.done: dict[int, Any] = {}
 
     def feed(self, event: Mapping[str, Any]) -> None:
@@ -505,7 +505,7 @@ def openai_node_stream_problem(events: Iterable[Any]) -> tuple[int, str] | None:
             stream.feed(event)
         except _Throw as exc:
             return n, str(exc)
-        if event.get("type") in _TERMINAL:
+        if isinstance(event.get("type"), str) and event["type"] in _TERMINAL:
             return None
     return None
 

@@ -195,3 +195,25 @@ def test_the_replayed_events_are_not_edited() -> None:
     before = copy.deepcopy(events)
     problem(events)
     assert events == before
+
+
+@pytest.mark.parametrize(
+    ("edit", "found"),
+    [
+        (lambda events: events.insert(3, {"type": ["x"]}), None),  # not a type: §1's
+        (lambda events: events[-1]["response"]["output"][0].update(id={"a": []}),
+         "expected a non-empty output item id for response snapshot"),
+        (_set("response.output_text.delta", "content_index", float("inf")),
+         "missing content at index Infinity"),
+        (_set("response.output_text.delta", "content_index", {}),
+         "missing content at index [object Object]"),
+        (_set("response.output_text.delta", "content_index", None), "missing content at index null"),
+    ],
+)  # fmt: skip
+def test_odd_values_are_judged_as_javascript_shows_them(
+    edit: Callable[[Events], None], found: str | None
+) -> None:
+    events = mock("text")
+    edit(events)
+    result = problem(events)
+    assert (result[1] if result else None) == found
