@@ -50,9 +50,10 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   the suite's cases, the examples misbehaving servers);
 - :mod:`.s9_clients` — §9 client profiles (``live.client.<client>.*``): the rule that locates a
   refusal and counts Codex's compaction items; the checks' failing examples are gateways in
-  front of the mock (tests/suite/broken_client_servers.py);
-- :mod:`.s9_openai_node` — §9.3 openai-node's stream accumulator
-  (``live.client.openai_node.stream_accumulates``: the events its ``responses.stream`` throws on).
+  front of the mock (tests/suite/broken_client_servers.py); its rule module
+  :mod:`.s9_openai_node` holds openai-node's stream accumulator
+  (``live.client.openai_node.stream_accumulates``: the events its ``responses.stream`` throws
+  on), the check and its example declared through :mod:`.s9_clients`.
 
 :mod:`.against_request` runs the rules that judge an answer against its request (§1.7, §4.7, §7.8)
 for every judge that has the request.
@@ -81,7 +82,6 @@ from . import (
     s8_4_ws_errors,
     s8_7_connection_state,
     s9_clients,
-    s9_openai_node,
 )
 
 __all__ = ["SECTIONS", "declare_examples"]
@@ -104,7 +104,6 @@ SECTIONS = (
     s8_4_ws_errors,
     s8_7_connection_state,
     s9_clients,
-    s9_openai_node,
 )
 
 

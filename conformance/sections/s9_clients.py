@@ -35,6 +35,7 @@ from typing import Any
 
 from ..catalog.registry import Check, Level, register
 from .s9_openai_node import OPENAI_NODE_STREAM_ACCUMULATES
+from .s9_openai_node import declare_examples as _node_examples
 
 __all__ = [
     "ACCEPTANCE",
@@ -485,6 +486,7 @@ def declare_examples() -> None:
     (tests/suite/broken_client_servers.py), the near miss the mock itself."""
     from ..examples.live import live
 
+    _node_examples()
     for client, note in _SERVERS.items():
         for part, (server, what) in note.items():
             live(ACCEPTANCE[client][part].id, server, what)
