@@ -1,4 +1,5 @@
-"""§9.3 openai-node's stream accumulator (docs/spec.md#s9-3): ``live.client.openai_node.stream_accumulates``.
+"""§9.3 openai-node's stream accumulator (docs/spec.md#s9-3):
+``live.client.openai_node.stream_accumulates``.
 
 openai-node's ``responses.stream`` helper (lib/responses/ResponseStream.mjs) feeds every event
 to its response accumulator (internal/responses/response-accumulator.mjs,
@@ -30,8 +31,8 @@ its message, or None. The conditions it mirrors, with the functions that hold th
 Not mirrored: ``sanitizeResponseEvent``'s "Unhandled response stream event: unknown" on a type
 outside ``supportedResponseEventTypes`` (7.60 does not know OpenAI's own
 ``response.apply_patch_call_operation_diff.delta``: a limit of the client, not of the server;
-unknown types are §1's), an ``error`` event (the helper raises the server's error: judged by §1.2 and the
-flow's checks), events after the terminal one (judged by §2), the interim reordering of a
+unknown types are §1's), an ``error`` event (the helper raises the server's error: judged by
+§1.2 and the flow's checks), events after the terminal one (judged by §2), the interim reordering of a
 ``response.in_progress`` that carries output, and ``shell_call_output_content`` events (their
 item is matched, their command indexes are not).
 """
@@ -54,8 +55,9 @@ OPENAI_NODE_STREAM_ACCUMULATES = register(
     f"§9.3 [CLIENT] {_SOURCE} (accumulateResponseWithContext, validateArrayIndex, "
     "validateOutputItemIdentity); src/lib/responses/ResponseStream.ts",
     "every event of a response openai-node's `responses.stream` reads is one its accumulator can "
-    "place: a supported type; an `output_index` added before (in order, once); an `item_id` "
-    "equal to that item's `id`, of the event family's type; a `content_index` / "
+    "place: after `response.created`, an `output_index` added once, before the events that "
+    "address it; an `item_id` equal to that item's `id`, of the event family's type; a "
+    "`content_index` / "
     "`summary_index` appended in order, then in range (else it throws: "
     '"missing content at index undefined")',
     profile="client:openai-node",
