@@ -355,7 +355,9 @@ def text_delta_without_content_index() -> ASGIApp:
     content at index undefined" (internal/responses/response-accumulator.mjs, getContent). Not
     in CLIENT_LIVE: openai-python's `responses.stream` indexes the part with it too
     (`output.content[event.content_index]`, a TypeError) and has no check of its own for it, so
-    the real-client agreement (test_client_agreement.py) would count a disagreement there."""
+    the real-client agreement (test_client_agreement.py) would count a disagreement there (run
+    2026-12-07: openai-node's stream flow fails with that message, its profile agrees;
+    openai-python's fails, its profile passes; the Agents SDK, Vercel AI SDK and Codex pass)."""
 
     def on_sse(method: str, path: str, events: Events) -> Events:
         for e in events:
