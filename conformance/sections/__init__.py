@@ -56,7 +56,10 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   the suite's cases, the examples misbehaving servers);
 - :mod:`.s9_clients` — §9 client profiles (``live.client.<client>.*``): the rule that locates a
   refusal and counts Codex's compaction items; the checks' failing examples are gateways in
-  front of the mock (tests/suite/broken_client_servers.py).
+  front of the mock (tests/suite/broken_client_servers.py); its rule module
+  :mod:`.s9_openai_node` holds openai-node's stream accumulator
+  (``live.client.openai_node.stream_accumulates``: the events its ``responses.stream`` throws
+  on), the check and its example declared through :mod:`.s9_clients`.
 
 :mod:`.against_request` runs the rules that judge an answer against its request (§1.7, §4.7, §7.8)
 for every judge that has the request.

@@ -349,6 +349,25 @@ def streams_end_incomplete() -> ASGIApp:
     return Rewriter(mock_app(), on_sse=on_sse)
 
 
+def text_delta_without_content_index() -> ASGIApp:
+    """Streamed `response.output_text.delta` events without `content_index` (LiteLLM's
+    reasoning events carry none): openai-node's `responses.stream` accumulator throws "missing
+    content at index undefined" (internal/responses/response-accumulator.mjs, getContent). Not
+    in CLIENT_LIVE: openai-python's `responses.stream` indexes the part with it too
+    (`output.content[event.content_index]`, a TypeError) and has no check of its own for it, so
+    the real-client agreement (test_client_agreement.py) would count a disagreement there (run
+    2026-12-07: openai-node's stream flow fails with that message, its profile agrees;
+    openai-python's fails, its profile passes; the Agents SDK, Vercel AI SDK and Codex pass)."""
+
+    def on_sse(method: str, path: str, events: Events) -> Events:
+        for e in events:
+            if e is not None and e.get("type") == "response.output_text.delta":
+                e.pop("content_index", None)
+        return events
+
+    return Rewriter(mock_app(), on_sse=on_sse)
+
+
 # Every client profile, and no WebSocket flow: each server shows its defect over HTTP.
 _ALL_CLIENTS = ("core,client:codex,client:agents-sdk,client:vercel-ai,client:openai-python,"
                 "client:openai-node,client:langchain")  # fmt: skip
@@ -403,4 +422,15 @@ CLIENT_LIVE: dict[str, Broken] = {
              "codex.stream_completed", "vercel_ai.stream_completed")),
     "compaction_turn_as_message": Broken(
         compaction_turn_as_message, "clients", _ALL_CLIENTS, _ids("codex.compaction_one_item")),
+}  # fmt: skip
+
+
+# Gateways that break a client's stream accumulator, kept out of CLIENT_LIVE (see each one's
+# docstring): tests/suite/test_client_profiles.py runs them apart.
+ACCUMULATOR_LIVE: dict[str, Broken] = {
+    "text_delta_without_content_index": Broken(
+        text_delta_without_content_index, "clients", _ALL_CLIENTS,
+        # the judge, too, cannot place the deltas: their text is not the done text's
+        _ids("openai_node.stream_accumulates")
+        | {"event.schema.required", "stream.text.deltas_equal_done"}),
 }  # fmt: skip

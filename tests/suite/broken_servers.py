@@ -1096,6 +1096,6 @@ from broken_ws_servers import WS_LIVE  # noqa: E402
 LIVE |= WS_LIVE
 
 # The client profiles' gateways (one per defect class of a real client's requests)
-from broken_client_servers import CLIENT_LIVE  # noqa: E402
+from broken_client_servers import ACCUMULATOR_LIVE, CLIENT_LIVE  # noqa: E402
 
-LIVE |= CLIENT_LIVE
+LIVE |= CLIENT_LIVE | ACCUMULATOR_LIVE
