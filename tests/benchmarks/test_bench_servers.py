@@ -7,11 +7,11 @@ import http.server
 import re
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 
 import pytest
+from threaded_http import serving
 
 from benchmarks.perf.errors import RunError
 from benchmarks.perf.servers import start_server, wait_http
@@ -64,14 +64,8 @@ def answering() -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             pass
 
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Ok)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(Ok) as url:
+        yield url
 
 
 def test_wait_http_until_it_answers_200(answering: str) -> None:

@@ -9,6 +9,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
+from threaded_http import serving
 
 from reference_impl.sglang.cli import build_parser, main, make_store
 from reference_impl.stores.memory import MemoryStore
@@ -80,7 +81,6 @@ def test_an_sglang_server_without_its_model_path_exits_2(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     import http.server
-    import threading
 
     class Info(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # every path: a server_info that names no model
@@ -94,15 +94,8 @@ def test_an_sglang_server_without_its_model_path_exits_2(
         def log_message(self, *args: object) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Info)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}"
+    with serving(Info) as url:
         assert main(["--port", "0", "--sglang-url", url]) == 2
-    finally:
-        server.shutdown()
-        server.server_close()
     err = capsys.readouterr().err
     assert "did not say its model path" in err and err.count("\n") == 1
 

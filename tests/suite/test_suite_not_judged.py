@@ -7,7 +7,6 @@ from __future__ import annotations
 import html
 import http.server
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 from asgi_body import drain, json_answer
 from refusing_servers import UNKNOWN_MODEL, refusing_model, wrong_key_everywhere
 from suite_support import Receive, Scope, Send, mock_app, run_suite, serve
+from threaded_http import serving
 
 from conformance.suite.judgeable import model_unknown, refusal, unjudgeable_create
 from mock_server.middleware import replayed
@@ -34,15 +34,8 @@ def static_file_server(root: Path) -> Iterator[str]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with serving(Quiet) as url:
+        yield url + "/v1"
 
 
 def _assert_not_judged(run: Any, words: str) -> None:

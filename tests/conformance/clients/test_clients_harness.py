@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from threaded_http import serving
 
 from conformance.cli import main
 from conformance.clients.catalog import CLIENTS
@@ -111,12 +112,8 @@ class _Refusing(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def refusing() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(_Refusing) as url:
+        yield url
 
 
 def test_a_target_that_refuses_the_key_is_not_judged(
