@@ -215,6 +215,15 @@ def _ok(status: int | None, body: Any, obj: str) -> bool:
     return status == 200 and isinstance(body, dict) and body.get("object") == obj
 
 
+def _cut(body: Mapping[str, Any]) -> str:
+    """The suffix ", status incomplete (reason)" where the Response was cut short, else ""."""
+    if body.get("status") != "incomplete":
+        return ""
+    details = body.get("incomplete_details")
+    reason = details.get("reason") if isinstance(details, dict) else None
+    return f", status incomplete ({reason or 'no reason given'})"
+
+
 def _refusal(status: int | None) -> str:
     return "no answer in time" if status is None else f"HTTP {status}"
 
@@ -383,9 +392,13 @@ def probe_websocket(client: _Client, model: str, base_url: str, timeout: float) 
 def probe_custom_tools(client: _Client, model: str) -> ProbeResult:
     trail: list[Evidence] = []
     tool = {"type": "custom", "name": "probe_echo", "description": "Echoes its text input."}
+    # Asked greedily: a server that forces the call with a grammar leaves the tokens to the
+    # model, and a scripted or random-weight model sampled under that grammar closes the call in
+    # some runs and runs out of tokens in others (SGLang `plain` did both, one launch seed apart).
+    # At temperature 0 the same server and model give the same verdict every run.
     status, body = client.create(
         {"model": model, "input": "Call probe_echo with the text hello.", "tools": [tool],
-         "tool_choice": {"type": "custom", "name": "probe_echo"}},
+         "tool_choice": {"type": "custom", "name": "probe_echo"}, "temperature": 0},
         trail,
     )  # fmt: skip
     if _ok(status, body, "response") and _items(body, "custom_tool_call"):
@@ -397,7 +410,7 @@ def probe_custom_tools(client: _Client, model: str) -> ProbeResult:
         return ProbeResult(
             "custom_tools", "not_implemented",
             "HTTP 200 but no custom_tool_call (the custom tool was accepted, not called): "
-            f"output {[i.get('type') for i in _items(body)]}", trail,
+            f"output {[i.get('type') for i in _items(body)]}{_cut(body)}", trail,
         )  # fmt: skip
     return ProbeResult(
         "custom_tools", "not_implemented",

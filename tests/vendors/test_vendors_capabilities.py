@@ -16,7 +16,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from benchmarks.vendors.capabilities import CAPABILITIES, PROFILE_OF, probe_all, summarize
+from benchmarks.vendors.capabilities import (
+    CAPABILITIES,
+    PROFILE_OF,
+    _Client,
+    probe_all,
+    probe_custom_tools,
+    summarize,
+)
 from benchmarks.vendors.catalog import MOCK_PROFILES
 from benchmarks.vendors.compare import compare
 from benchmarks.vendors.run import add_capabilities
@@ -93,6 +100,52 @@ def test_a_server_without_the_newer_surfaces_probes_as_not_implemented() -> None
     assert ws["status"] == 403 and caps["websocket"]["finding"] == "upgrade refused: HTTP 403"
     assert "accepted, not called" in caps["custom_tools"]["finding"]
     assert "accepted, not run" in caps["hosted:mcp"]["finding"]
+
+
+def _grammar_sampling_server() -> Starlette:
+    """SGLang `plain` as measured: a forced tool is a grammar over the model's tokens, and a
+    scripted model sampled under it sometimes closes the call (a custom_tool_call) and sometimes
+    runs out of tokens; greedy, it always runs out (an incomplete message holding the open call)."""
+    sampled = iter(range(1_000))
+
+    async def create(request: Request) -> JSONResponse:
+        body = await request.json()
+        greedy = body.get("temperature") == 0
+        call = not greedy and next(sampled) % 2 == 0
+        item: dict[str, Any] = (
+            {"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_1",
+             "name": "probe_echo", "input": "{{ messages"}
+            if call
+            else {"type": "message", "id": "msg_1", "role": "assistant", "status": "incomplete",
+                  "content": [{"type": "output_text", "text": '[{"name":"probe_echo"',
+                               "annotations": []}]}
+        )  # fmt: skip
+        return JSONResponse(
+            {
+                "id": "resp_1",
+                "object": "response",
+                "created_at": 1,
+                "status": "completed" if call else "incomplete",
+                "incomplete_details": None if call else {"reason": "max_output_tokens"},
+                "model": body.get("model"),
+                "output": [item],
+            }
+        )
+
+    return Starlette(routes=[Route("/v1/responses", create, methods=["POST"])])
+
+
+def test_the_custom_tool_probe_asks_greedily_so_a_sampled_grammar_gives_one_verdict() -> None:
+    with ServerThread(_grammar_sampling_server()) as server:
+        client = _Client(server.base_url + "/v1", None, timeout=5)
+        try:
+            results = [probe_custom_tools(client, "m") for _ in range(4)]
+        finally:
+            client.close()
+    assert {r.verdict for r in results} == {"not_implemented"}
+    assert results[0].finding.endswith(
+        "output ['message'], status incomplete (max_output_tokens)"
+    ), results[0].finding
 
 
 def test_nothing_listening_is_an_error_free_not_implemented_finding() -> None:
