@@ -23,8 +23,11 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   call's input against the grammar its request declared; ``live.custom_tools.grammar_refused``,
   whose rule is the suite's case);
 - :mod:`.s2_1_sequence` — §2.1 sequence numbers (``stream.sequence.*``);
+- :mod:`.s2_2_lifecycle` — §2.2 lifecycle (``stream.lifecycle.*``,
+  ``stream.response.terminal_status``: the rules judge each lifecycle and terminal event's place,
+  and the stream's end);
 - :mod:`.s2_3_one_response` — §2.3 one response (``stream.response.id_stable``,
-  ``created_at_stable``);
+  ``created_at_stable``, ``interim_state``);
 - :mod:`.s2_9_opaque` — §2.9 the output's opaque fields (``stream.output.opaque_consistent``:
   non-empty in an item's ``output_item.done`` and in the terminal output alike);
 - :mod:`.s3_1_response` — §3.1 fields and statuses (``response.schema.*``,
@@ -75,6 +78,7 @@ from . import (
     s1_2_error_event,
     s1_7_custom_input,
     s2_1_sequence,
+    s2_2_lifecycle,
     s2_3_one_response,
     s2_9_opaque,
     s3_1_response,
@@ -99,6 +103,7 @@ SECTIONS = (
     s1_2_error_event,
     s1_7_custom_input,
     s2_1_sequence,
+    s2_2_lifecycle,
     s2_3_one_response,
     s2_9_opaque,
     s3_1_response,

@@ -9,8 +9,8 @@ from typing import Any
 
 from .. import catalog as C
 from ..catalog.render import short
+from ..sections.s2_2_lifecycle import require_started
 from .comparisons import check_item_content
-from .lifecycle import require_started
 from .model import MISSING, Item
 from .state import StreamState
 from .tables import ID_PREFIX, LIFECYCLE_INTERIM, fits_for
