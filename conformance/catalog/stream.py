@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 # stream.sequence.* (docs/spec.md §2.1), stream.lifecycle.* and stream.response.terminal_status
-# (§2.2), stream.response.{id,created_at}_stable and interim_state (§2.3) and
+# (§2.2), stream.response.{id,created_at}_stable and interim_state (§2.3),
+# stream.output_index.contiguous and stream.item.no_interleave (§2.5) and
 # stream.error.followed_by_failed (§1.2) are declared with their rules and examples in their
 # section modules (conformance.sections).
 from ..sections.s1_2_error_event import ERROR_FOLLOWED_BY_FAILED as ERROR_FOLLOWED_BY_FAILED
@@ -20,6 +21,8 @@ from ..sections.s2_2_lifecycle import RESPONSE_TERMINAL_STATUS as RESPONSE_TERMI
 from ..sections.s2_3_one_response import RESPONSE_CREATED_AT_STABLE as RESPONSE_CREATED_AT_STABLE
 from ..sections.s2_3_one_response import RESPONSE_ID_STABLE as RESPONSE_ID_STABLE
 from ..sections.s2_3_one_response import RESPONSE_INTERIM_STATE as RESPONSE_INTERIM_STATE
+from ..sections.s2_5_output_index import ITEM_INTERLEAVE as ITEM_INTERLEAVE
+from ..sections.s2_5_output_index import OUTPUT_INDEX_CONTIGUOUS as OUTPUT_INDEX_CONTIGUOUS
 from ..sections.s2_9_opaque import OPAQUE_CONSISTENT as OPAQUE_CONSISTENT
 from .registry import Level, register
 
@@ -42,18 +45,8 @@ ITEM_ADDED_ONCE = register(
     "§2.4",
     "no output item is added twice (by `output_index` or by `id`)",
 )
-OUTPUT_INDEX_CONTIGUOUS = register(
-    "stream.output_index.contiguous",
-    MUST,
-    "§2.5 [REC]",
-    "`output_index` runs 0, 1, 2, … in the order items are added",
-)
-ITEM_INTERLEAVE = register(
-    "stream.item.no_interleave",
-    SHOULD,
-    "§2.5",
-    "items do not interleave: an item's events end before the next item is added",
-)
+# stream.output_index.contiguous, stream.item.no_interleave (docs/spec.md §2.5):
+# conformance/sections/s2_5_output_index.py
 ITEM_ID_UNIQUE = register(
     "stream.item.id_unique",
     MUST,

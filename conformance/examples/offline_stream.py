@@ -17,7 +17,7 @@ from .build import (
     text_stream,
 )
 from .registry import example
-from .stream_samples import OR, R, S, late_delta, move, swap
+from .stream_samples import OR, R, S, late_delta, swap
 
 # The helpers other example modules used from here before the split, kept importable.
 __all__ = ["ANNOTATION", "OR", "TOKEN", "R", "S"]
@@ -49,24 +49,8 @@ example(
 )
 
 
-def _index_one() -> list[Event]:
-    events = call_stream()
-    for e in events[2:-1]:
-        e["output_index"] = 1
-    return events
-
-
-example(
-    "stream.output_index.contiguous",
-    S(_index_one, "the only item has `output_index` 1"),
-    S(call_stream),
-)
-example(
-    "stream.item.no_interleave",
-    S(lambda: move(reasoning_stream(), find(reasoning_stream(), "response.output_item.added", 1), 3),
-      "the message is added while the reasoning item is open"),
-    S(reasoning_stream),
-)  # fmt: skip
+# stream.output_index.contiguous, stream.item.no_interleave: with their rules, in
+# conformance.sections.s2_5_output_index.
 example(
     "stream.item.id_unique",
     S(lambda: retext(reasoning_stream(), "msg_example", "rs_example"),

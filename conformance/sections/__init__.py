@@ -28,6 +28,9 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   and the stream's end);
 - :mod:`.s2_3_one_response` — §2.3 one response (``stream.response.id_stable``,
   ``created_at_stable``, ``interim_state``);
+- :mod:`.s2_5_output_index` — §2.5 output index (``stream.output_index.contiguous``,
+  ``stream.item.no_interleave``: an added item's index, and events of an item added before
+  the newest);
 - :mod:`.s2_9_opaque` — §2.9 the output's opaque fields (``stream.output.opaque_consistent``:
   non-empty in an item's ``output_item.done`` and in the terminal output alike);
 - :mod:`.s3_1_response` — §3.1 fields and statuses (``response.schema.*``,
@@ -80,6 +83,7 @@ from . import (
     s2_1_sequence,
     s2_2_lifecycle,
     s2_3_one_response,
+    s2_5_output_index,
     s2_9_opaque,
     s3_1_response,
     s3_2_usage,
@@ -105,6 +109,7 @@ SECTIONS = (
     s2_1_sequence,
     s2_2_lifecycle,
     s2_3_one_response,
+    s2_5_output_index,
     s2_9_opaque,
     s3_1_response,
     s3_2_usage,

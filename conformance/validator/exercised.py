@@ -145,12 +145,9 @@ class Coverage:
             t for t in types if t.startswith(_FAMILIES) or t.startswith("response.content_part.")
         }
         if self.items_added:
-            out |= {
-                "stream.item.added_once", "stream.output_index.contiguous",
-                "stream.item.id_prefix", "stream.item.added_state",
-            }  # fmt: skip
+            out |= {"stream.item.added_once", "stream.item.id_prefix", "stream.item.added_state"}
         if self.items_added >= 2:
-            out |= {"stream.item.no_interleave", "stream.item.id_unique"}
+            out.add("stream.item.id_unique")
         if inner or self.items_done:
             out.add("stream.item.added_before_use")
         if inner:

@@ -172,6 +172,8 @@ _LIFECYCLE = {
     "stream.response.interim_state",
     "stream.response.terminal_status",
 }
+_OUTPUT_INDEX = {"stream.output_index.contiguous", "stream.item.no_interleave"}
+_ADDED = "response.output_item.added"
 _INTERIM = {"response.created", "response.queued", "response.in_progress"}
 _TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
 
@@ -193,6 +195,14 @@ def _lifecycle_table(events: list[dict[str, Any]], *, resumed: bool = False) -> 
     return out
 
 
+def _output_index_table(events: list[dict[str, Any]]) -> set[str]:
+    """What the table said of the §2.5 checks: the index once an item was added, interleaving
+    once a second one was."""
+    added = sum(e.get("type") == _ADDED for e in events)
+    out = {"stream.output_index.contiguous"} if added else set()
+    return out | ({"stream.item.no_interleave"} if added >= 2 else set())
+
+
 def _carries_opaque(events: list[dict[str, Any]]) -> bool:
     return any(
         e.get("type") == "response.output_item.done"
@@ -210,13 +220,17 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
         for _, c in _CHECKS
         if EXAMPLES[c.id].failing.kind == "stream" and EXAMPLES[c.id].failing.request is None
     }
-    assert stream_checks == _SEQUENCE | _IDENTITY | _LIFECYCLE | {_OPAQUE, _ERROR}
+    assert stream_checks == _SEQUENCE | _IDENTITY | _LIFECYCLE | _OUTPUT_INDEX | {_OPAQUE, _ERROR}
     for recording in load_recordings():
         assert _exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
-        # the lifecycle rules (§2.2, §2.3): as the table said, whole and cut after 1 to 3 events
-        for events in (recording.events, *(recording.events[:n] for n in (1, 2, 3))):
-            lifecycle = _exercised(events) & _LIFECYCLE
-            assert lifecycle == _lifecycle_table(events), recording.name
+        # the lifecycle rules (§2.2, §2.3) and the output index's (§2.5): as the table said,
+        # whole and cut after 1 to 3 events and before the second item
+        added = [i for i, e in enumerate(recording.events) if e.get("type") == _ADDED]
+        cuts = (1, 2, 3, *added[1:2], *(n + 1 for n in added[1:2]))
+        for events in (recording.events, *(recording.events[:n] for n in cuts)):
+            got = _exercised(events)
+            assert got & _LIFECYCLE == _lifecycle_table(events), recording.name
+            assert got & _OUTPUT_INDEX == _output_index_table(events), recording.name
         one = _exercised(recording.events[:1])
         assert one >= _SEQUENCE and not _IDENTITY & one, recording.name
         if all("response" in e for e in recording.events[:2]):
