@@ -3,63 +3,33 @@
 
 from __future__ import annotations
 
-# stream.sequence.* (docs/spec.md §2.1), stream.response.{id,created_at}_stable (§2.3) and
+# stream.sequence.* (docs/spec.md §2.1), stream.lifecycle.* and stream.response.terminal_status
+# (§2.2), stream.response.{id,created_at}_stable and interim_state (§2.3),
+# stream.output_index.contiguous and stream.item.no_interleave (§2.5) and
 # stream.error.followed_by_failed (§1.2) are declared with their rules and examples in their
 # section modules (conformance.sections).
 from ..sections.s1_2_error_event import ERROR_FOLLOWED_BY_FAILED as ERROR_FOLLOWED_BY_FAILED
 from ..sections.s2_1_sequence import SEQ_CONTIGUOUS as SEQ_CONTIGUOUS
 from ..sections.s2_1_sequence import SEQ_PRESENT as SEQ_PRESENT
 from ..sections.s2_1_sequence import SEQ_START as SEQ_START
+from ..sections.s2_2_lifecycle import LIFECYCLE_AFTER_TERMINAL as LIFECYCLE_AFTER_TERMINAL
+from ..sections.s2_2_lifecycle import LIFECYCLE_CREATED_FIRST as LIFECYCLE_CREATED_FIRST
+from ..sections.s2_2_lifecycle import LIFECYCLE_IN_PROGRESS as LIFECYCLE_IN_PROGRESS
+from ..sections.s2_2_lifecycle import LIFECYCLE_TERMINAL_PRESENT as LIFECYCLE_TERMINAL_PRESENT
+from ..sections.s2_2_lifecycle import LIFECYCLE_UNIQUE as LIFECYCLE_UNIQUE
+from ..sections.s2_2_lifecycle import RESPONSE_TERMINAL_STATUS as RESPONSE_TERMINAL_STATUS
 from ..sections.s2_3_one_response import RESPONSE_CREATED_AT_STABLE as RESPONSE_CREATED_AT_STABLE
 from ..sections.s2_3_one_response import RESPONSE_ID_STABLE as RESPONSE_ID_STABLE
+from ..sections.s2_3_one_response import RESPONSE_INTERIM_STATE as RESPONSE_INTERIM_STATE
+from ..sections.s2_5_output_index import ITEM_INTERLEAVE as ITEM_INTERLEAVE
+from ..sections.s2_5_output_index import OUTPUT_INDEX_CONTIGUOUS as OUTPUT_INDEX_CONTIGUOUS
 from ..sections.s2_9_opaque import OPAQUE_CONSISTENT as OPAQUE_CONSISTENT
 from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 
-# --- stream.lifecycle.* (docs/spec.md §2.2, §2.3) -----------------------------------------------------
-LIFECYCLE_CREATED_FIRST = register(
-    "stream.lifecycle.created_first",
-    MUST,
-    "§2.2 [REC][SDK]",
-    "the first event is `response.created`",
-)
-LIFECYCLE_IN_PROGRESS = register(
-    "stream.lifecycle.in_progress_second",
-    MUST,
-    "§2.2 [REC]",
-    "`response.in_progress` follows `response.created` (a background stream may put `response.queued` between)",
-)
-LIFECYCLE_UNIQUE = register(
-    "stream.lifecycle.unique",
-    MUST,
-    "§2.2, §2.12, §7.6",
-    "`response.created`, `response.queued` and `response.in_progress` each appear at most once, in that order",
-)
-LIFECYCLE_TERMINAL_PRESENT = register(
-    "stream.lifecycle.terminal_present",
-    MUST,
-    "§2.2 [SDK]",
-    "the stream ends with exactly one terminal event (`response.completed`, `.incomplete` or `.failed`)",
-)
-LIFECYCLE_AFTER_TERMINAL = register(
-    "stream.lifecycle.after_terminal",
-    MUST,
-    "§2.2",
-    "no event follows the terminal event",
-)
-RESPONSE_INTERIM_STATE = register(
-    "stream.response.interim_state",
-    MUST,
-    "§2.3 [REC]",
-    "before the terminal event the response has status `in_progress`/`queued`, `output: []` and `usage: null`",
-)
-RESPONSE_TERMINAL_STATUS = register(
-    "stream.response.terminal_status",
-    MUST,
-    "§2.2, §3.1",
-    "the terminal event's `response.status` matches the event (`completed`, `incomplete`, `failed`)",
-)
+# --- stream.lifecycle.* (docs/spec.md §2.2, §2.3): in conformance/sections/s2_2_lifecycle.py
+# (stream.response.terminal_status too) and s2_3_one_response.py (stream.response.interim_state).
 # stream.error.followed_by_failed (docs/spec.md §1.2): conformance/sections/s1_2_error_event.py
 
 # --- stream.item.* (docs/spec.md §2.4–§2.10) ----------------------------------------------------------
@@ -75,18 +45,8 @@ ITEM_ADDED_ONCE = register(
     "§2.4",
     "no output item is added twice (by `output_index` or by `id`)",
 )
-OUTPUT_INDEX_CONTIGUOUS = register(
-    "stream.output_index.contiguous",
-    MUST,
-    "§2.5 [REC]",
-    "`output_index` runs 0, 1, 2, … in the order items are added",
-)
-ITEM_INTERLEAVE = register(
-    "stream.item.no_interleave",
-    SHOULD,
-    "§2.5",
-    "items do not interleave: an item's events end before the next item is added",
-)
+# stream.output_index.contiguous, stream.item.no_interleave (docs/spec.md §2.5):
+# conformance/sections/s2_5_output_index.py
 ITEM_ID_UNIQUE = register(
     "stream.item.id_unique",
     MUST,

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 from .build import (
-    MSG_ID,
     Event,
     at,
     call_stream,
@@ -13,28 +12,15 @@ from .build import (
     find,
     insert,
     reasoning_stream,
-    response,
     retext,
     shell_stream,
     text_stream,
-    usage,
 )
 from .registry import example
-from .stream_samples import OR, R, S, late_delta, move, swap
+from .stream_samples import OR, R, S, late_delta, swap
 
 # The helpers other example modules used from here before the split, kept importable.
 __all__ = ["ANNOTATION", "OR", "TOKEN", "R", "S"]
-
-# §2.2: a documented event after the terminal one fails; OpenAI's undocumented rate-limit event
-# there (April 2026, issue #32) does not.
-_AFTER_TERMINAL_DELTA = {
-    "type": "response.output_text.delta", "item_id": MSG_ID, "output_index": 0,
-    "content_index": 0, "delta": "x", "logprobs": [],
-}  # fmt: skip
-_RATE_LIMITS = {
-    "type": "response.rate_limits.updated",
-    "rate_limits": [{"name": "requests", "limit": 500, "remaining": 499, "reset_seconds": 0.12}],
-}
 
 ANNOTATION = {
     "type": "url_citation", "url": "https://example.com", "title": "Example",
@@ -44,70 +30,10 @@ ANNOTATION = {
 # stream.sequence.*: with its rule, in conformance.sections.s2_1_sequence.
 
 
-def _resumed(after: int) -> list[Event]:
-    return text_stream()[after + 1 :]
-
-
-# --- stream.lifecycle.*, stream.response.*, stream.error.* ---------------------------------------
-example(
-    "stream.lifecycle.created_first",
-    S(lambda: drop(text_stream(), "response.created")),
-    S(lambda: _resumed(0), "resumed after `response.created`", resume_after=0),
-)
-
-
-def _background() -> list[Event]:
-    events = text_stream()
-    queued = {"type": "response.queued", "response": response("queued", background=True)}
-    for e in events:
-        if "response" in e:
-            e["response"]["background"] = True
-    return insert(events, 1, queued)
-
-
-example(
-    "stream.lifecycle.in_progress_second",
-    S(lambda: drop(text_stream(), "response.in_progress")),
-    S(_background, "a background stream: created, queued, in_progress"),
-)
-example(
-    "stream.lifecycle.unique",
-    S(lambda: insert(text_stream(), 2, text_stream()[1]), "`response.in_progress` twice"),
-    S(text_stream),
-)
-example(
-    "stream.lifecycle.terminal_present",
-    S(lambda: text_stream()[:-1], "the stream ends after `output_item.done`"),
-    S(text_stream),
-)
-example(
-    "stream.lifecycle.after_terminal",
-    S(
-        lambda: insert(text_stream(), 10, _AFTER_TERMINAL_DELTA),
-        "text after `response.completed`",
-    ),
-    S(
-        lambda: insert(text_stream(), 10, _RATE_LIMITS),
-        "OpenAI's undocumented `response.rate_limits.updated` after `response.completed` "
-        "(April 2026; INFO `event.type.known` only)",
-    ),
-    also={"stream.item.done_once"},
-)
-# stream.response.id_stable, created_at_stable: in conformance.sections.s2_3_one_response.
-example(
-    "stream.response.interim_state",
-    S(
-        lambda: at(text_stream(), "response.in_progress", "response.usage", usage(5, 0)),
-        "usage on `response.in_progress`",
-    ),
-    S(text_stream),
-)
-example(
-    "stream.response.terminal_status",
-    S(lambda: at(text_stream(), "response.completed", "response.status", "in_progress")),
-    S(text_stream),
-)
-# stream.error.followed_by_failed (docs/spec.md §1.2): conformance/sections/s1_2_error_event.py.
+# stream.lifecycle.*, stream.response.terminal_status: with their rules, in
+# conformance.sections.s2_2_lifecycle; stream.response.id_stable, created_at_stable and
+# interim_state in conformance.sections.s2_3_one_response; stream.error.followed_by_failed
+# (docs/spec.md §1.2) in conformance.sections.s1_2_error_event.
 
 # --- stream.item.*, stream.output_index.* --------------------------------------------------------
 example(
@@ -123,24 +49,8 @@ example(
 )
 
 
-def _index_one() -> list[Event]:
-    events = call_stream()
-    for e in events[2:-1]:
-        e["output_index"] = 1
-    return events
-
-
-example(
-    "stream.output_index.contiguous",
-    S(_index_one, "the only item has `output_index` 1"),
-    S(call_stream),
-)
-example(
-    "stream.item.no_interleave",
-    S(lambda: move(reasoning_stream(), find(reasoning_stream(), "response.output_item.added", 1), 3),
-      "the message is added while the reasoning item is open"),
-    S(reasoning_stream),
-)  # fmt: skip
+# stream.output_index.contiguous, stream.item.no_interleave: with their rules, in
+# conformance.sections.s2_5_output_index.
 example(
     "stream.item.id_unique",
     S(lambda: retext(reasoning_stream(), "msg_example", "rs_example"),

@@ -23,8 +23,14 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   call's input against the grammar its request declared; ``live.custom_tools.grammar_refused``,
   whose rule is the suite's case);
 - :mod:`.s2_1_sequence` — §2.1 sequence numbers (``stream.sequence.*``);
+- :mod:`.s2_2_lifecycle` — §2.2 lifecycle (``stream.lifecycle.*``,
+  ``stream.response.terminal_status``: the rules judge each lifecycle and terminal event's place,
+  and the stream's end);
 - :mod:`.s2_3_one_response` — §2.3 one response (``stream.response.id_stable``,
-  ``created_at_stable``);
+  ``created_at_stable``, ``interim_state``);
+- :mod:`.s2_5_output_index` — §2.5 output index (``stream.output_index.contiguous``,
+  ``stream.item.no_interleave``: an added item's index, and events of an item added before
+  the newest);
 - :mod:`.s2_9_opaque` — §2.9 the output's opaque fields (``stream.output.opaque_consistent``:
   non-empty in an item's ``output_item.done`` and in the terminal output alike);
 - :mod:`.s3_1_response` — §3.1 fields and statuses (``response.schema.*``,
@@ -75,7 +81,9 @@ from . import (
     s1_2_error_event,
     s1_7_custom_input,
     s2_1_sequence,
+    s2_2_lifecycle,
     s2_3_one_response,
+    s2_5_output_index,
     s2_9_opaque,
     s3_1_response,
     s3_2_usage,
@@ -99,7 +107,9 @@ SECTIONS = (
     s1_2_error_event,
     s1_7_custom_input,
     s2_1_sequence,
+    s2_2_lifecycle,
     s2_3_one_response,
+    s2_5_output_index,
     s2_9_opaque,
     s3_1_response,
     s3_2_usage,

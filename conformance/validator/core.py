@@ -17,10 +17,14 @@ from ..catalog.registry import Violation
 from ..schema import OPENRESPONSES_SCHEMAS, SCHEMAS, SchemaIssue, SchemaValidator
 from ..sections.s1_2_error_event import judge_after_error, judge_error_unanswered
 from ..sections.s2_1_sequence import judge_sequence
+from ..sections.s2_2_lifecycle import (
+    judge_after_terminal,
+    judge_terminal_present,
+    resumed_lifecycle,
+)
 from . import items, lifecycle, parts, values
 from .exercised import Coverage
 from .fastpath import FastPath, fast_table
-from .lifecycle import resumed_lifecycle
 from .model import FastSpec, Item
 from .state import Handler, Reporter, StreamState
 from .tables import (
@@ -98,7 +102,7 @@ class StreamValidator(StreamState):
             schemas = OPENRESPONSES_SCHEMAS if "openresponses" in self.profiles else SCHEMAS
         self._schemas = schemas
         # What the rules were applied to (`exercised`), when the caller asks: the live suite.
-        self.coverage = Coverage(resume_after is not None, self.profiles) if coverage else None
+        self.coverage = Coverage(profiles=self.profiles) if coverage else None
         self._responses = ResponseChecker(
             profiles=self.profiles,
             max_output_tokens=max_output_tokens,
@@ -172,16 +176,9 @@ class StreamValidator(StreamState):
         if self.terminal_type is not None and (
             etype in self._predicates or etype in self._known_types or etype in NONSTANDARD
         ):
-            # §2.2: no protocol event after the terminal one. An undocumented event real
-            # traffic sends there (OpenAI's `response.rate_limits.updated`, April 2026) is no
-            # protocol event: `event.type.known` (INFO) names it, as anywhere else.
-            self._report(
-                C.LIFECYCLE_AFTER_TERMINAL,
-                index,
-                "no event",
-                etype,
-                message=f"the stream already ended with {self.terminal_type}",
-            )
+            # §2.2: no protocol event after the terminal one (an undocumented one is
+            # `event.type.known`'s, as anywhere else).
+            judge_after_terminal(self, etype, index)
         predicate = self._predicates.get(etype)
         if predicate is not None:
             # `SchemaValidator.validate_event`, whose first step is this predicate: only an
@@ -252,19 +249,8 @@ class StreamValidator(StreamState):
         if self.fast_path is not None:
             self.fast_path.close()
         start = len(self.violations)
+        judge_terminal_present(self, cancelled=cancelled)
         if self.terminal_type is None and not cancelled:
-            if self.events == 0:
-                actual = "an empty stream"
-            elif self._error_at is not None:
-                actual = "the stream ended after an `error` event"
-            else:
-                actual = "the stream ended without one"
-            self._report(
-                C.LIFECYCLE_TERMINAL_PRESENT,
-                None,
-                "`response.completed`, `response.incomplete` or `response.failed`",
-                actual,
-            )
             judge_error_unanswered(self)
         return self.violations[start:]
 

@@ -9,8 +9,9 @@ from typing import Any
 
 from .. import catalog as C
 from ..catalog.render import short
+from ..sections.s2_2_lifecycle import require_started
+from ..sections.s2_5_output_index import judge_added_index, judge_interleave, note_item_added
 from .comparisons import check_item_content
-from .lifecycle import require_started
 from .model import MISSING, Item
 from .state import StreamState
 from .tables import ID_PREFIX, LIFECYCLE_INTERIM, fits_for
@@ -74,15 +75,8 @@ def item_for(
             path="item_id",
             message=f"output_index {oi} is item {item.id!r}",
         )
-    if oi < state._last_added and not item.interleave_reported and item.known:
-        item.interleave_reported = True
-        state._report(
-            C.ITEM_INTERLEAVE,
-            index,
-            f"events of item {oi} before item {state._last_added} was added",
-            etype,
-            path="output_index",
-        )
+    if oi < state._last_added:  # §2.5: an item added before the newest (conformance.sections)
+        judge_interleave(state, item, oi, etype, index)
     if item.known and item.type is not None:
         types = fits_for(etype)
         if types is not None and (not isinstance(item.type, str) or item.type not in types):
@@ -99,16 +93,13 @@ def item_for(
 
 def on_item_added(state: StreamState, event: Mapping[str, Any], index: int) -> None:
     require_started(state, "response.output_item.added", index)
+    if state.coverage is not None:
+        note_item_added(state.coverage)  # §2.5 (conformance.sections)
     oi = event.get("output_index")
     item = event.get("item")
     if type(oi) is not int or not isinstance(item, dict):
         return
     iid, itype = item.get("id"), item.get("type")
-    if oi < 0:
-        state._report(
-            C.OUTPUT_INDEX_CONTIGUOUS, index, "an output_index ≥ 0", oi, path="output_index"
-        )
-        return
     if oi in state._items:
         state._report(
             C.ITEM_ADDED_ONCE,
@@ -119,10 +110,8 @@ def on_item_added(state: StreamState, event: Mapping[str, Any], index: int) -> N
             message=f"output_index {oi} was already added as item {state._items[oi].id!r}",
         )
         return
-    expected_oi = state._next_output_index
-    if expected_oi is not None and oi != expected_oi:
-        state._report(C.OUTPUT_INDEX_CONTIGUOUS, index, expected_oi, oi, path="output_index")
-    state._next_output_index = oi + 1 if expected_oi is None else max(expected_oi, oi + 1)
+    if not judge_added_index(state, oi, index):  # (no item has a negative index)
+        return
     if iid is not None:
         key = iid if type(iid) is str else hashable(iid)
         if key in state._item_ids:

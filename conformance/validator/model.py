@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 from .. import catalog as C
 from ..catalog.registry import Check
+from ..sections.s2_2_lifecycle import Phase as Phase  # where a stream's lifecycle stands (§2.2)
 from .slots import Slots
 
 __all__ = [
@@ -25,18 +26,6 @@ __all__ = [
     "Route",
     "Slot",
 ]
-
-
-class Phase(enum.IntEnum):
-    """Where a stream's lifecycle stands (SPEC §2.2). The two negative phases remember that a
-    missing lifecycle event was already reported, so it is reported once."""
-
-    IN_PROGRESS_MISSING = -2  # an event came before `response.in_progress` (reported)
-    CREATED_MISSING = -1  # an event came before `response.created` (reported)
-    START = 0
-    CREATED = 1
-    QUEUED = 2
-    IN_PROGRESS = 3  # also where a resumed stream starts
 
 
 class Slot(enum.IntEnum):

@@ -7,11 +7,6 @@ from .. import catalog as C
 from ..catalog.registry import Check
 
 LIFECYCLE_INTERIM = ("response.created", "response.queued", "response.in_progress")
-TERMINAL = {
-    "response.completed": "completed",
-    "response.incomplete": "incomplete",
-    "response.failed": "failed",
-}
 # vLLM's names for what OpenAI sends as content_part.* with a reasoning_text part (SPEC §1, KB24).
 NONSTANDARD = frozenset({"response.reasoning_part.added", "response.reasoning_part.done"})
 
