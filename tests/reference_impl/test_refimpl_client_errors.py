@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import json
 import logging
+import traceback
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 import websockets.sync.client as wsc
 from refimpl_support import ScriptedEngine
 
-from reference_impl.engine import EngineError
+from reference_impl.engine import EngineError, GenerationRequest, Message
 from reference_impl.server import ServerThread
 from reference_impl.service.app import create_app
 from reference_impl.sglang.engine import SGLangConfig, SGLangEngine
@@ -160,6 +162,29 @@ def test_a_long_input_is_refused_without_tokenizing_it_whole(vocab: dict[str, in
     assert got.json()["error"]["code"] == "context_length_exceeded"
     assert not backend.seen
     assert max(tokenizer.encoded, default=0) < 10 * CONTEXT  # a prefix at most, not the 1 MB
+
+
+def test_a_refusal_from_a_prompt_thread_carries_none_of_its_frames() -> None:
+    """Issue #39: crossing the prompt thread, the refusal and its traceback's frames formed a
+    cycle (anyio's frame holds the future that holds the error) that kept each refused request
+    and its rendered prompt until the cyclic collector ran. The error is raised again without
+    the thread's frames: none of the prompt builder's frames, so none of their locals."""
+    engine = _engine(FakeBackend())
+    request = GenerationRequest(model="f", messages=[Message(role="user", content="x " * 5_000)])
+
+    async def refused() -> EngineError:
+        try:
+            async for _ in engine.generate(request):
+                pass
+        except EngineError as error:
+            return error
+        raise AssertionError("not refused")
+
+    error = anyio.run(refused)
+    assert error.code == "context_length_exceeded"
+    names = {frame.name for frame in traceback.extract_tb(error.__traceback__)}
+    assert names.isdisjoint({"refuse_before_tokenizing", "input_ids", "build", "run"}), names
+    assert "generate" in names  # raised again where the engine awaited the thread
 
 
 def test_a_long_input_of_few_tokens_is_still_counted_whole_and_served() -> None:
