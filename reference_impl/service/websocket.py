@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -102,14 +103,22 @@ class _Dropped(Exception):
 
 _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
 
+ENDED_KEPT = 1024
+"""Ended responses a connection still answers steers for by their status
+(``response_already_completed``, ``response_not_active``); an older one is
+``response_not_found``. An ended response keeps only its lane, status and whether it could be
+steered at all, not its body or output (issue #39: each kept its create body for the
+connection's life, 4 MiB a create for a client that sends 4 MiB inputs)."""
+
 
 @dataclass(slots=True)
 class _Tracked:
     """One response of this connection, as steering needs it."""
 
     sid: str | None
-    body: dict[str, Any]  # its create body, which an automatic successor inherits
+    body: dict[str, Any]  # its create body, which an automatic successor inherits (until it ends)
     registry: dict[str, _Tracked]  # the connection's responses by id (it enters at created)
+    unsteerable: bool = False  # bound to a conversation or compacted (steering.unsupported)
     response_id: str | None = None  # known from its response.created
     status: str | None = None  # None while it runs; its terminal status after
     output: list[Any] = field(default_factory=list)
@@ -196,6 +205,7 @@ class _Connection:
         self.active = asyncio.Semaphore(limits.max_active)
         self.queued = 0
         self.responses: dict[str, _Tracked] = {}  # by id, for steering
+        self._ended_ids: deque[str] = deque()  # ended responses still in it, oldest first
         # Each lane's most recent response, continued without the store (ws_state.py); its
         # bytes count against the connection's flow-control bound (_cache_changed).
         self.cache = ConnectionCache()
@@ -232,6 +242,11 @@ class _Connection:
             tasks = [lane.task for lane in self.lanes.values() if lane.task is not None]
             await asyncio.gather(receiver, dropped, gone, *tasks, return_exceptions=True)
             self.lanes.clear()
+            # What the connection held goes now, not when the cyclic collector next runs (the
+            # responses and the registry refer to each other).
+            self.responses.clear()
+            self._ended_ids.clear()
+            self.held.clear()
             self.budget.close()
         if self._dropped.is_set():
             raise _Dropped
@@ -394,7 +409,7 @@ class _Connection:
             await self._refuse(admission.error, sid, body, steers)
             return None
         generate = body.pop("generate", None)  # WebSocket-only (ws_state.py); not inherited
-        tracked = _Tracked(sid, dict(body), self.responses)
+        tracked = _Tracked(sid, dict(body), self.responses, steering.unsupported(body))
         try:
             check_type({"generate": generate}, "generate", bool)
             body = validate_create_body(body)
@@ -418,11 +433,24 @@ class _Connection:
             return None
         sink = _Sink(self, sid, admission.drop_after, tracked)
         try:
-            await producer(sink)  # type: ignore[arg-type]
+            try:
+                await producer(sink)  # type: ignore[arg-type]
+            finally:
+                if tracked.response_id is not None and tracked.status is None:
+                    tracked.status = "failed"  # cut short (a dropped connection): steer no more
+            return await self._settle(tracked)
         finally:
-            if tracked.response_id is not None and tracked.status is None:
-                tracked.status = "failed"  # cut short (a dropped connection): steer no more
-        return await self._settle(tracked)
+            self._ended(tracked)
+
+    def _ended(self, tracked: _Tracked) -> None:
+        """An ended response keeps what a later steer's refusal needs, no more (ENDED_KEPT)."""
+        tracked.body = {}
+        tracked.output = []
+        if tracked.response_id is None:
+            return
+        self._ended_ids.append(tracked.response_id)
+        while len(self._ended_ids) > ENDED_KEPT:
+            self.responses.pop(self._ended_ids.popleft(), None)
 
     def _cache_ended(
         self, sid: str | None, response: Mapping[str, Any], items: Sequence[Mapping[str, Any]]
@@ -492,7 +520,7 @@ class _Connection:
             code, message = "invalid_input", problem
         elif tracked is None:
             code, message = "response_not_found", f"No response {target!r} on this connection."
-        elif steering.unsupported(tracked.body):
+        elif tracked.unsteerable:
             code = "steering_not_supported"
             message = (
                 "Responses bound to a conversation or compacted automatically cannot be steered."

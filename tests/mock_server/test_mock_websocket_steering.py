@@ -4,6 +4,7 @@ the judge finds nothing."""
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -16,6 +17,7 @@ from conformance.websocket import SessionValidator
 from mock_server.app import MockSettings
 from mock_server.engine import Latency
 from mock_server.testing import LoopbackMock
+from reference_impl.service import websocket
 
 LONG = "Write a detailed story of at least 600 words about a lighthouse keeper. Do not stop early."
 # Long arguments (~460 deltas): the call still streams when the test steers it.
@@ -211,3 +213,38 @@ def test_a_successor_can_be_steered_in_turn(slow_mock: LoopbackMock) -> None:
         done = _next(s, *TERMINAL)
     assert done["response"]["previous_response_id"] == chain[-2]
     assert s.verdict() == []
+
+
+def test_an_ended_response_keeps_only_what_a_late_steer_needs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue #39: every response of a connection kept its create body (input included) for the
+    connection's life, and after it in a reference cycle; a client sending 255 creates of 4 MiB
+    grew the reference by 1 GiB. An ended response now keeps its lane and status (a late steer is
+    still refused as completed, a conversation's as unsupported) and the connection answers for
+    the last ``ENDED_KEPT`` of them; an older one is not found."""
+    monkeypatch.setattr(websocket, "ENDED_KEPT", 2)
+    with LoopbackMock() as mock:
+        s = _session(mock)
+        ids = []
+        for n in range(3):
+            s.create(input="x" * 10_000 + str(n))
+            ids.append(_created(s))
+            _next(s, *TERMINAL)
+        kept = [
+            t for t in gc.get_objects()
+            if isinstance(t, websocket._Tracked) and t.response_id in ids
+        ]  # fmt: skip
+        assert kept and all(t.body == {} and t.output == [] for t in kept), kept
+        codes = []
+        for target in ids:
+            _steer(s, target)
+            codes.append(_next(s, "response.steer.failed")["error"]["code"])
+        assert codes == ["response_not_found", *["response_already_completed"] * 2]
+        conversation = httpx.post(mock.base_url + "/conversations", json={}).json()["id"]
+        s.create(input="hi", conversation=conversation)
+        bound = _created(s)
+        _next(s, *TERMINAL)
+        _steer(s, bound)
+        assert _next(s, "response.steer.failed")["error"]["code"] == "steering_not_supported"
+        assert s.verdict() == []
