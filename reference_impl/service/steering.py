@@ -19,19 +19,25 @@ docs/websocket.md "Steering" has each with its source and the choices no source 
   stubs, and the queued input is prepended to the client's explicit continuation (same
   ``previous_response_id``, same lane).
 
-This module holds the pure parts (validation, the events, the items); the connection
-(:mod:`reference_impl.service.websocket`) keeps the state.
+This module holds the pure parts (validation, the events, the items) and the shape of what a
+connection tracks (:class:`Tracked`, :class:`Responses`: an ended response keeps only its lane and
+status, for the last :data:`ENDED_KEPT`); the connection (:mod:`reference_impl.service.websocket`)
+keeps the state.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "ENDED_KEPT",
     "MAX_PENDING_STEERS",
     "QueuedSteer",
+    "Responses",
+    "Tracked",
     "as_items",
     "failed_event",
     "required_input",
@@ -147,3 +153,74 @@ def failed_event(
         "error": {"type": "invalid_request_error", "code": code, "message": message},
         "steer": steer,
     }
+
+
+ENDED_KEPT = 1024
+"""Ended responses a connection still answers steers for by their status
+(``response_already_completed``, ``response_not_active``); an older one is
+``response_not_found``. An ended response keeps only its lane, status and whether it could be
+steered at all, not its body or output (issue #39: each kept its create body for the
+connection's life, 4 MiB a create for a client that sends 4 MiB inputs)."""
+
+_TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
+
+
+@dataclass(slots=True)
+class Tracked:
+    """One response of a WebSocket connection, as steering needs it."""
+
+    sid: str | None
+    body: dict[str, Any]  # its create body, which an automatic successor inherits (until it ends)
+    registry: dict[str, Tracked]  # the connection's responses by id (it enters at created)
+    unsteerable: bool = False  # bound to a conversation or compacted (unsupported)
+    response_id: str | None = None  # known from its response.created
+    status: str | None = None  # None while it runs; its terminal status after
+    output: list[Any] = field(default_factory=list)
+    steers: list[QueuedSteer] = field(default_factory=list)  # accepted, not yet committed
+    successor_ids: Callable[[str], str] | None = None  # drawn when the first steer is accepted
+
+    def observe(self, event: Mapping[str, Any]) -> None:
+        etype = event.get("type")
+        if etype == "response.created" or etype in _TERMINAL:
+            response = event.get("response")
+            if not isinstance(response, Mapping):
+                return
+            if etype == "response.created":
+                rid = response.get("id")
+                if isinstance(rid, str):
+                    self.response_id = rid
+                    self.registry[rid] = self
+            else:
+                # Set before the terminal frame is sent: a steer the client sends after seeing
+                # it is refused, one accepted before is committed by the successor.
+                self.status = str(response.get("status"))
+                self.output = list(response.get("output") or ())
+
+
+class Responses:
+    """A connection's responses by id: the running ones, and the last :data:`ENDED_KEPT` ended
+    ones, each reduced to what a late steer's refusal needs."""
+
+    __slots__ = ("_ended", "by_id")
+
+    def __init__(self) -> None:
+        self.by_id: dict[str, Tracked] = {}
+        self._ended: deque[str] = deque()  # ended responses still in by_id, oldest first
+
+    def get(self, response_id: str) -> Tracked | None:
+        return self.by_id.get(response_id)
+
+    def ended(self, tracked: Tracked) -> None:
+        tracked.body = {}
+        tracked.output = []
+        if tracked.response_id is None:
+            return
+        self._ended.append(tracked.response_id)
+        while len(self._ended) > ENDED_KEPT:
+            self.by_id.pop(self._ended.popleft(), None)
+
+    def clear(self) -> None:
+        """The connection closed: what it held goes now, not when the cyclic collector next
+        runs (its responses and this registry refer to each other)."""
+        self.by_id.clear()
+        self._ended.clear()

@@ -35,7 +35,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -101,48 +100,6 @@ class _Dropped(Exception):
     """A fault cut the connection."""
 
 
-_TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
-
-ENDED_KEPT = 1024
-"""Ended responses a connection still answers steers for by their status
-(``response_already_completed``, ``response_not_active``); an older one is
-``response_not_found``. An ended response keeps only its lane, status and whether it could be
-steered at all, not its body or output (issue #39: each kept its create body for the
-connection's life, 4 MiB a create for a client that sends 4 MiB inputs)."""
-
-
-@dataclass(slots=True)
-class _Tracked:
-    """One response of this connection, as steering needs it."""
-
-    sid: str | None
-    body: dict[str, Any]  # its create body, which an automatic successor inherits (until it ends)
-    registry: dict[str, _Tracked]  # the connection's responses by id (it enters at created)
-    unsteerable: bool = False  # bound to a conversation or compacted (steering.unsupported)
-    response_id: str | None = None  # known from its response.created
-    status: str | None = None  # None while it runs; its terminal status after
-    output: list[Any] = field(default_factory=list)
-    steers: list[QueuedSteer] = field(default_factory=list)  # accepted, not yet committed
-    successor_ids: Callable[[str], str] | None = None  # drawn when the first steer is accepted
-
-    def observe(self, event: Mapping[str, Any]) -> None:
-        etype = event.get("type")
-        if etype == "response.created" or etype in _TERMINAL:
-            response = event.get("response")
-            if not isinstance(response, Mapping):
-                return
-            if etype == "response.created":
-                rid = response.get("id")
-                if isinstance(rid, str):
-                    self.response_id = rid
-                    self.registry[rid] = self
-            else:
-                # Set before the terminal frame is sent: a steer the client sends after seeing
-                # it is refused, one accepted before is committed by the successor.
-                self.status = str(response.get("status"))
-                self.output = list(response.get("output") or ())
-
-
 class _Sink:
     """An :class:`~reference_impl.service.sse.EventSink` lookalike: each event is one text frame."""
 
@@ -153,7 +110,7 @@ class _Sink:
         conn: _Connection,
         sid: str | None,
         drop_after: int | None,
-        tracked: _Tracked | None = None,
+        tracked: steering.Tracked | None = None,
     ) -> None:
         self._conn = conn
         # stream_id is matched by STREAM_ID: it needs no JSON escaping.
@@ -204,8 +161,7 @@ class _Connection:
         self.lanes: dict[str | None, _Lane] = {}
         self.active = asyncio.Semaphore(limits.max_active)
         self.queued = 0
-        self.responses: dict[str, _Tracked] = {}  # by id, for steering
-        self._ended_ids: deque[str] = deque()  # ended responses still in it, oldest first
+        self.responses = steering.Responses()  # by id, for steering
         # Each lane's most recent response, continued without the store (ws_state.py); its
         # bytes count against the connection's flow-control bound (_cache_changed).
         self.cache = ConnectionCache()
@@ -245,7 +201,6 @@ class _Connection:
             # What the connection held goes now, not when the cyclic collector next runs (the
             # responses and the registry refer to each other).
             self.responses.clear()
-            self._ended_ids.clear()
             self.held.clear()
             self.budget.close()
         if self._dropped.is_set():
@@ -409,7 +364,9 @@ class _Connection:
             await self._refuse(admission.error, sid, body, steers)
             return None
         generate = body.pop("generate", None)  # WebSocket-only (ws_state.py); not inherited
-        tracked = _Tracked(sid, dict(body), self.responses, steering.unsupported(body))
+        tracked = steering.Tracked(
+            sid, dict(body), self.responses.by_id, steering.unsupported(body)
+        )
         try:
             check_type({"generate": generate}, "generate", bool)
             body = validate_create_body(body)
@@ -440,17 +397,7 @@ class _Connection:
                     tracked.status = "failed"  # cut short (a dropped connection): steer no more
             return await self._settle(tracked)
         finally:
-            self._ended(tracked)
-
-    def _ended(self, tracked: _Tracked) -> None:
-        """An ended response keeps what a later steer's refusal needs, no more (ENDED_KEPT)."""
-        tracked.body = {}
-        tracked.output = []
-        if tracked.response_id is None:
-            return
-        self._ended_ids.append(tracked.response_id)
-        while len(self._ended_ids) > ENDED_KEPT:
-            self.responses.pop(self._ended_ids.popleft(), None)
+            self.responses.ended(tracked)
 
     def _cache_ended(
         self, sid: str | None, response: Mapping[str, Any], items: Sequence[Mapping[str, Any]]
@@ -546,7 +493,7 @@ class _Connection:
             return
         await self._steer_event(steering.failed_event(target, value, code, message), sid)
 
-    async def _settle(self, tracked: _Tracked) -> _Job | None:
+    async def _settle(self, tracked: steering.Tracked) -> _Job | None:
         """The target has ended: commit its accepted steers (or hold them for the client)."""
         steers, tracked.steers = tracked.steers, []
         if not steers or tracked.response_id is None:

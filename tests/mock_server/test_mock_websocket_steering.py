@@ -17,7 +17,7 @@ from conformance.websocket import SessionValidator
 from mock_server.app import MockSettings
 from mock_server.engine import Latency
 from mock_server.testing import LoopbackMock
-from reference_impl.service import websocket
+from reference_impl.service import steering
 
 LONG = "Write a detailed story of at least 600 words about a lighthouse keeper. Do not stop early."
 # Long arguments (~460 deltas): the call still streams when the test steers it.
@@ -223,7 +223,7 @@ def test_an_ended_response_keeps_only_what_a_late_steer_needs(
     grew the reference by 1 GiB. An ended response now keeps its lane and status (a late steer is
     still refused as completed, a conversation's as unsupported) and the connection answers for
     the last ``ENDED_KEPT`` of them; an older one is not found."""
-    monkeypatch.setattr(websocket, "ENDED_KEPT", 2)
+    monkeypatch.setattr(steering, "ENDED_KEPT", 2)
     with LoopbackMock() as mock:
         s = _session(mock)
         ids = []
@@ -233,7 +233,7 @@ def test_an_ended_response_keeps_only_what_a_late_steer_needs(
             _next(s, *TERMINAL)
         kept = [
             t for t in gc.get_objects()
-            if isinstance(t, websocket._Tracked) and t.response_id in ids
+            if isinstance(t, steering.Tracked) and t.response_id in ids
         ]  # fmt: skip
         assert kept and all(t.body == {} and t.output == [] for t in kept), kept
         codes = []
