@@ -418,7 +418,7 @@ class SGLangEngine:
         thread's frames: crossing the thread, the error and the frames of its traceback form a
         cycle (anyio's frame holds the future that holds the error), which only the cyclic
         collector frees, and an idle server runs it rarely — each refused 4 MiB prompt kept its
-        request and rendered text, 1 GiB per client that sent 255 of them (issue #39)."""
+        request and rendered text until then (issue #39)."""
         try:
             return await anyio.to_thread.run_sync(
                 self._borrowed(method), request, limiter=self._prompt_threads
