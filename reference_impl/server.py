@@ -16,6 +16,7 @@ import logging
 import signal
 import socket
 import threading
+import time
 from dataclasses import dataclass
 from types import FrameType, TracebackType
 from typing import Any
@@ -40,7 +41,17 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 DEFAULT_DRAIN_TIMEOUT = 30.0
-_GRACE = 2.0  # seconds the responses stopped at the drain bound get to send their terminal event
+_TAIL = 3.0  # at most: the end of the drain bound kept for terminal events, cleanup and exit
+
+
+def drain_phases(bound: float) -> tuple[float, float]:
+    """When, in seconds after the signal, a shutdown bounded by ``bound`` stops the responses
+    still generating, and when it cancels what is left: the last third of the bound (at most
+    3 s) is kept for the stopped responses' terminal events, the engine's shutdown and the
+    process's exit, so the whole shutdown, signal to exit, fits in ``bound`` (on CPU SGLang
+    under load that took up to 1.1 s)."""
+    tail = min(_TAIL, bound / 3)
+    return bound - tail, bound - tail / 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +104,7 @@ class DrainingServer(uvicorn.Server):
     def __init__(self, config: uvicorn.Config) -> None:
         super().__init__(config)
         self.drain_timeout: float = getattr(config, "drain_timeout", DEFAULT_DRAIN_TIMEOUT)
+        self.signalled: float | None = None  # time.monotonic() at the first signal
 
     async def on_tick(self, counter: int) -> bool:
         self._keep_signals()
@@ -112,9 +124,13 @@ class DrainingServer(uvicorn.Server):
         # Ctrl-C twice still forces the exit (uvicorn); SIGTERM twice does too.
         if self.should_exit:
             self.force_exit = True
+        elif self.signalled is None:
+            self.signalled = time.monotonic()
         super().handle_exit(sig, frame)
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        # The bound runs from the signal (or from here, when stopped otherwise) to the exit.
+        started = self.signalled if self.signalled is not None else time.monotonic()
         for server in self.servers:
             server.close()
         for sock in sockets or []:
@@ -122,9 +138,9 @@ class DrainingServer(uvicorn.Server):
         for connection in list(self.server_state.connections):
             connection.shutdown()
         await asyncio.sleep(0.1)
-        bound = self.drain_timeout if self.drain_timeout > 0 else None
+        stop_at, cancel_at = drain_phases(self.drain_timeout)
         try:
-            async with asyncio.timeout(bound):
+            async with asyncio.timeout(self._left(started, stop_at)):
                 await self._wait_tasks_to_complete()
         except TimeoutError:
             stopped = drain.expire()
@@ -135,7 +151,7 @@ class DrainingServer(uvicorn.Server):
                 len(self.server_state.tasks),
             )
             try:
-                async with asyncio.timeout(_GRACE):
+                async with asyncio.timeout(self._left(started, cancel_at)):
                     while self.server_state.tasks and stopped:
                         await asyncio.sleep(0.05)
             except TimeoutError:
@@ -148,6 +164,12 @@ class DrainingServer(uvicorn.Server):
                     transport.abort()
         if not self.force_exit:
             await self.lifespan.shutdown()
+
+    def _left(self, started: float, at: float) -> float | None:
+        """Seconds from now until ``at`` seconds after ``started``; None: no bound."""
+        if self.drain_timeout <= 0:
+            return None
+        return max(0.0, started + at - time.monotonic())
 
 
 def serve(app: ASGIApp, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:

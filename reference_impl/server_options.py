@@ -139,8 +139,9 @@ def add_hardening_options(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     group.add_argument(
         "--drain-timeout", type=seconds, default=DEFAULT_DRAIN_TIMEOUT, metavar="S",
-        help="on SIGTERM or SIGINT, seconds in-flight requests get to finish before what is "
-        f"left is stopped with a terminal event (default: {DEFAULT_DRAIN_TIMEOUT:g})",
+        help="on SIGTERM or SIGINT, seconds from the signal to the exit: in-flight requests "
+        "may finish until the last third (at most 3 s), then what is left is stopped with a "
+        f"terminal event (default: {DEFAULT_DRAIN_TIMEOUT:g})",
     )  # fmt: skip
     group.add_argument(
         "--ws-connection-bytes", type=_bytes, default=DEFAULT_CONNECTION_BYTES, metavar="N",

@@ -1,9 +1,10 @@
 """The probes of issue #39 against ``responses-mock`` (or ``responses-reference``) on loopback,
 with memory figures: what a careless or hostile client costs the server.
 
-    python -m benchmarks.perf.hardening [--probe never-reading|ping-flood|stalled]...
+    python -m benchmarks.perf.hardening [--probe never-reading|ping-flood|stalled|sigterm]...
         [--creates 255] [--create-mib 4] [--flood-seconds 20] [--stalled 1250] [--wait 40]
-        [--clients 1] [--server mock|reference] [--python PY] [--code DIR] [--json out.json]
+        [--clients 1] [--steady 4] [--steady-tokens 200] [--server mock|reference] [--python PY] [--code DIR]
+        [--json out.json]
         [-- SERVER FLAGS...]
 
 - ``never-reading``: one WebSocket client sends ``--creates`` creates of ``--create-mib`` MiB
@@ -14,6 +15,12 @@ with memory figures: what a careless or hostile client costs the server.
   pongs pile up). Figures: RSS before and at the peak, and whether the server dropped it.
 - ``stalled``: ``--stalled`` connections each send half a request head and then one byte every
   2 s. Figure: how many the server has closed after ``--wait`` seconds.
+- ``sigterm``: ``--steady`` clients stream one response after another (each of at most
+  ``--steady-tokens``) for ``--flood-seconds``;
+  then the server gets SIGTERM while they go on asking. Figures: its exit code and how long after
+  the signal it exited (to be read against the server's ``--drain-timeout``, given after
+  ``--``), the requests answered after the signal, and how the streams in flight ended (a
+  terminal event, or cut).
 
 ``--code DIR`` runs the server of another checkout (e.g. the main branch, for the figures before a
 change); the flags after ``--`` go to the server. ``--server reference`` runs
@@ -30,9 +37,12 @@ import argparse
 import base64
 import json
 import os
+import signal
 import socket
 import struct
+import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -47,7 +57,7 @@ from benchmarks.perf.servers import Server, start_server
 __all__ = ["main"]
 
 MIB = 1024 * 1024
-PROBES = ("never-reading", "ping-flood", "stalled")
+PROBES = ("never-reading", "ping-flood", "stalled", "sigterm")
 
 
 SERVERS = {"mock": "mock_server.cli", "reference": "reference_impl.sglang.cli"}
@@ -225,6 +235,66 @@ def stalled(server: Server, count: int, wait: float) -> dict[str, Any]:
             "after_seconds": round(time.monotonic() - started, 1)}  # fmt: skip
 
 
+def sigterm(server: Server, clients: int, seconds: float, tokens: int) -> dict[str, Any]:
+    import httpx2  # a dependency of the project
+
+    signalled: list[float] = []
+    counts = {"answered_before": 0, "answered_after": 0, "refused_after": 0, "terminal": 0,
+              "cut": 0}  # fmt: skip
+    lock = threading.Lock()
+    body = {"model": "m", "input": "tell a long story", "stream": True, "max_output_tokens": tokens}
+
+    def count(key: str) -> None:
+        with lock:
+            counts[key] += 1
+
+    def client() -> None:
+        # Streams one response after another. A stream in flight at the signal ends by a
+        # terminal event or is cut; a request the server never began to answer once signalled
+        # (refused, or its connection closed unanswered: safe to send elsewhere) is "refused".
+        while not signalled or time.monotonic() - signalled[0] < 60:
+            after, began, ended = bool(signalled), False, False
+            try:
+                with (
+                    httpx2.Client(timeout=30) as http,
+                    http.stream("POST", server.origin + "/v1/responses", json=body) as got,
+                ):
+                    began = True
+                    count("answered_after" if after else "answered_before")
+                    for line in got.iter_lines():
+                        ended = ended or (
+                            line[16:] in _ENDS and line.startswith("event: response.")
+                        )
+            except httpx2.HTTPError:
+                if signalled and not began:
+                    count("refused_after")
+                    return
+                if signalled:
+                    count("cut")
+                continue
+            if signalled:
+                count("terminal" if ended else "cut")
+
+    threads = [threading.Thread(target=client, daemon=True) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    time.sleep(seconds)
+    server.process.send_signal(signal.SIGTERM)
+    signalled.append(time.monotonic())
+    try:
+        code: int | None = server.process.wait(120)
+    except subprocess.TimeoutExpired:
+        code = None
+    exited = time.monotonic() - signalled[0]
+    for thread in threads:
+        thread.join(5)
+    return {"probe": "sigterm", "clients": clients, "exit_code": code,
+            "exit_seconds": round(exited, 2), **counts}  # fmt: skip
+
+
+_ENDS = {"completed", "incomplete", "failed"}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     flags: list[str] = []
@@ -236,7 +306,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         description=(__doc__ or "").split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--probe", action="append", choices=PROBES, help="default: all three")
+    parser.add_argument("--probe", action="append", choices=PROBES, help="default: all four")
     parser.add_argument("--creates", type=positive_int, default=255)
     parser.add_argument("--create-mib", type=positive_float, default=4.0)
     parser.add_argument("--flood-seconds", type=positive_float, default=20.0)
@@ -248,6 +318,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=1,
         help="never-reading clients one after the other (default 1)",
     )
+    parser.add_argument(
+        "--steady", type=positive_int, default=4, help="sigterm: streaming clients (default 4)"
+    )
+    parser.add_argument(
+        "--steady-tokens", type=positive_int, default=200,
+        help="sigterm: each stream's max_output_tokens (default 200)",
+    )  # fmt: skip
     parser.add_argument("--server", choices=sorted(SERVERS), default="mock")
     parser.add_argument(
         "--python",
@@ -271,6 +348,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ]  # fmt: skip
             elif probe == "ping-flood":
                 found = [ping_flood(server, args.flood_seconds)]
+            elif probe == "sigterm":
+                found = [sigterm(server, args.steady, args.flood_seconds, args.steady_tokens)]
             else:
                 found = [stalled(server, args.stalled, args.wait)]
         finally:

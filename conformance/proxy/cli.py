@@ -115,8 +115,9 @@ def add_subcommand(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     )  # fmt: skip
     p.add_argument(
         "--drain-timeout", type=_off_or_seconds, metavar="S", default=30.0,
-        help="on SIGTERM / SIGINT: in-flight HTTP exchanges may finish for S seconds, then are "
-        "cut (default 30; a second signal cuts at once)",
+        help="on SIGTERM / SIGINT: the relay ends within S seconds; in-flight HTTP exchanges "
+        "may finish until the last quarter (at most 2 s), then are cut (default 30; a second "
+        "signal cuts at once)",
     )  # fmt: skip
     p.add_argument("-q", "--quiet", action="store_true", help="no line per exchange")
 

@@ -14,7 +14,13 @@ from .exchange import RelayedExchange
 from .pool import UpstreamPool
 from .transport import ClientConnection
 
-__all__ = ["ProxyServer"]
+__all__ = ["ProxyServer", "cut_at"]
+
+
+def cut_at(bound: float) -> float:
+    """Seconds after the signal at which a shutdown bounded by ``bound`` cuts the exchanges still
+    in flight: its last quarter, at most 2 s, is kept for them to record themselves as cut."""
+    return bound - min(2.0, bound / 4)
 
 
 class ProxyServer:
@@ -49,9 +55,11 @@ class ProxyServer:
     async def shutdown(self, force: asyncio.Event) -> None:
         """Stop (SIGTERM / SIGINT, docs/proxy.md): the listening socket is already closed (new
         connections are refused); WebSocket sessions are closed now with 1012 and idle
-        connections at once; HTTP exchanges in flight may finish for ``drain_timeout`` seconds
-        (less after a second signal), then are cut. Whatever is cut is recorded as cut by the
-        proxy, not failed as the upstream's doing."""
+        connections at once; HTTP exchanges in flight may finish until :func:`cut_at` (less after
+        a second signal), then are cut and get until the bound to record themselves, so the
+        relay is over within ``drain_timeout`` seconds of the signal (the reports are written
+        after). Whatever is cut is recorded as cut by the proxy, not failed as the upstream's
+        doing."""
         self.closing = True
         self.app.close_exchanges()  # WebSocket sessions: 1012
         if self._ws is not None:
@@ -63,7 +71,8 @@ class ProxyServer:
         loop = asyncio.get_running_loop()
         waiter = asyncio.ensure_future(force.wait())
         rest = {t for t in self.exchanges if not t.done()}
-        deadline = loop.time() + self.app.settings.drain_timeout
+        started, bound = loop.time(), self.app.settings.drain_timeout
+        deadline = started + cut_at(bound)
         while rest and not waiter.done() and (left := deadline - loop.time()) > 0:
             done, _ = await asyncio.wait(
                 [*rest, waiter], timeout=left, return_when=asyncio.FIRST_COMPLETED
@@ -73,8 +82,8 @@ class ProxyServer:
             if not exchange.body_ended:  # the drain bound passed: cut now
                 task.cancel()
         rest = {t for t in [*self.exchanges, *self.app.tasks()] if not t.done()}
-        if rest:  # up to 3 s for the cut ones to record themselves, less after a second signal
-            deadline = loop.time() + 3.0
+        if rest:  # the rest of the bound for the cut ones to record themselves
+            deadline = max(started + bound, loop.time() + 0.05)
             while rest and not waiter.done() and (left := deadline - loop.time()) > 0:
                 done, _ = await asyncio.wait(
                     [*rest, waiter], timeout=left, return_when=asyncio.FIRST_COMPLETED
@@ -83,7 +92,7 @@ class ProxyServer:
             for task in rest:  # still open: cut now
                 task.cancel()
             if rest:
-                await asyncio.wait(rest, timeout=1.0)
+                await asyncio.wait(rest, timeout=0.25)
         waiter.cancel()
         for conn in list(self.connections):
             conn.close()

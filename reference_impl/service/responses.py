@@ -232,7 +232,7 @@ class ResponsesService:
         error = asm.response.get("error")
         if asm.response["status"] == "failed" and error:
             status = FAILURE_STATUS.get(error["code"], 500)
-            kind = {500: "server_error", 400: "invalid_request_error"}.get(status, error["code"])
+            kind = {400: "invalid_request_error", 429: error["code"]}.get(status, "server_error")
             raise APIError(status, error["message"], type=kind, code=error["code"])
         return json_response(asm.response)
 

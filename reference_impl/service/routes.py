@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ..drain import SHUTDOWN_CODE
 from ..errors import APIError, internal_error
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ FAILURE_STATUS = {
     "invalid_prompt": 400,
     "context_length_exceeded": 400,
     "invalid_request": 400,  # an engine that refuses the request as asked (the mock's scripts)
+    SHUTDOWN_CODE: 503,  # stopped at a shutdown's drain bound: another server may answer it
 }
 
 
