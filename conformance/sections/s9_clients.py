@@ -20,7 +20,10 @@ the client, replayed against the target (:mod:`conformance.suite.replay`). Per c
   require of a Response and of each streamed event it knows;
 - ``stream_completed`` (the Agents SDK, openai-python, Codex; the Vercel AI SDK when the turn
   calls a tool) — a streamed turn ends in ``response.completed``;
-- ``stream_accumulates`` (openai-node) — :mod:`.s9_openai_node`.
+- ``stream_accumulates`` — a client's stream accumulator, each in a section module of its own
+  (:mod:`.s9_openai_node`) that registers its check and its rule
+  (:func:`.accumulators.stream_accumulator`): the replay judges every streamed HTTP exchange of
+  that client's flows by it.
 
 The rule here is sans-I/O: :func:`locate` finds what a refusal names, :func:`removals` lists the
 variants of a request to try when it names nothing, :func:`check_for` maps a location to the
@@ -34,8 +37,6 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..catalog.registry import Check, Level, register
-from .s9_openai_node import OPENAI_NODE_STREAM_ACCUMULATES
-from .s9_openai_node import declare_examples as _node_examples
 
 __all__ = [
     "ACCEPTANCE",
@@ -201,10 +202,10 @@ CLIENT_CHECKS: dict[str, tuple[Check, ...]] = {
         *([CODEX_COMPACTION_ONE_ITEM] if client == "codex" else []),
         *([VERCEL_RESPONSE_PARSES, VERCEL_STREAM_PARSES] if client == "vercel-ai" else []),
         *([STREAM_COMPLETED[client]] if client in STREAM_COMPLETED else []),
-        *([OPENAI_NODE_STREAM_ACCUMULATES] if client == "openai-node" else []),
     )
     for client, parts in ACCEPTANCE.items()
-}
+}  # and each client's stream accumulator's check, as its module registers it (.accumulators)
+
 
 # Never removed to locate a refusal: without them there is no request of the client's.
 _KEPT = frozenset({"model", "input", "stream", "type", "items"})
@@ -486,7 +487,6 @@ def declare_examples() -> None:
     (tests/suite/broken_client_servers.py), the near miss the mock itself."""
     from ..examples.live import live
 
-    _node_examples()
     for client, note in _SERVERS.items():
         for part, (server, what) in note.items():
             live(ACCEPTANCE[client][part].id, server, what)

@@ -45,6 +45,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..catalog.registry import Level, register
+from .accumulators import stream_accumulator
 
 __all__ = ["OPENAI_NODE_STREAM_ACCUMULATES", "declare_examples", "openai_node_stream_problem"]
 
@@ -510,6 +511,12 @@ def openai_node_stream_problem(events: Iterable[Any]) -> tuple[int, str] | None:
         if isinstance(event.get("type"), str) and event["type"] in _TERMINAL:
             return None
     return None
+
+
+stream_accumulator(
+    "openai-node", OPENAI_NODE_STREAM_ACCUMULATES, openai_node_stream_problem,
+    "every event placed by openai-node's response accumulator",
+)  # fmt: skip
 
 
 def declare_examples() -> None:

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..clients.captured_flows import Flow
 from ..sections import s9_clients as S
-from ..sections.s9_openai_node import OPENAI_NODE_STREAM_ACCUMULATES, openai_node_stream_problem
+from ..sections.accumulators import STREAM_ACCUMULATORS
 from .cases.support import poll_until_terminal
 from .http import HttpExchange
 from .probe import CaseAborted, Probe
@@ -254,8 +254,8 @@ class FlowReplay:
             self.vercel_parses(ex, response)
         if self.flow.client in S.STREAM_COMPLETED and ex.stream and ex.ok:
             self.stream_completed(ex)
-        if self.flow.client == "openai-node" and ex.stream and ex.ok:
-            self.node_accumulates(ex)
+        if ex.stream and ex.ok:
+            self.accumulates(ex)
         if isinstance(body, dict) and _compaction_turn(body) and self.flow.client == "codex":
             self.compaction(ex, response)
         if parent in self.streamed and ex.stream and self.flow.client in S.CHAIN_AFTER_STREAM:
@@ -409,16 +409,17 @@ class FlowReplay:
             actual=f"its terminal events: {ends or 'none'}",
         )  # fmt: skip
 
-    def node_accumulates(self, ex: HttpExchange) -> None:
-        """openai-node's ``responses.stream`` accumulator places every event (else it throws:
-        the flow ends there)."""
-        problem = openai_node_stream_problem(ex.events)
-        self.probe.require(
-            OPENAI_NODE_STREAM_ACCUMULATES, problem is None, ex,
-            expected="every event placed by openai-node's response accumulator",
-            actual=f"event {problem[0]} {ex.events[problem[0]].get('type')!r}: {problem[1]}"
-            if problem else "",
-        )  # fmt: skip
+    def accumulates(self, ex: HttpExchange) -> None:
+        """The client's stream accumulators place every event (else the client raises: the
+        flow ends there); :mod:`conformance.sections.accumulators` holds them."""
+        for accumulator in STREAM_ACCUMULATORS.get(self.flow.client, ()):
+            problem = accumulator.problem(ex.events)
+            self.probe.require(
+                accumulator.check, problem is None, ex,
+                expected=accumulator.expected,
+                actual=f"event {problem[0]} {ex.events[problem[0]].get('type')!r}: {problem[1]}"
+                if problem else "",
+            )  # fmt: skip
 
     def chain_links(
         self, body: dict[str, Any], response: Mapping[str, Any] | None,

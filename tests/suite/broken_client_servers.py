@@ -16,6 +16,7 @@ from asgi_body import drain, json_answer
 from broken_servers import Broken
 from suite_support import ASGIApp, Receive, Rewriter, Scope, Send, mock_app
 
+from conformance.examples.live import LIVE_SERVERS
 from mock_server.middleware import replayed
 
 # (method, path, body) -> (status, answer) to refuse with, or None to pass the request on
@@ -352,12 +353,14 @@ def streams_end_incomplete() -> ASGIApp:
 def text_delta_without_content_index() -> ASGIApp:
     """Streamed `response.output_text.delta` events without `content_index` (LiteLLM's
     reasoning events carry none): openai-node's `responses.stream` accumulator throws "missing
-    content at index undefined" (internal/responses/response-accumulator.mjs, getContent). Not
-    in CLIENT_LIVE: openai-python's `responses.stream` indexes the part with it too
-    (`output.content[event.content_index]`, a TypeError) and has no check of its own for it, so
-    the real-client agreement (test_client_agreement.py) would count a disagreement there (run
-    2026-12-07: openai-node's stream flow fails with that message, its profile agrees;
-    openai-python's fails, its profile passes; the Agents SDK, Vercel AI SDK and Codex pass)."""
+    content at index undefined" (internal/responses/response-accumulator.mjs, getContent), and
+    openai-python's indexes the part with it (`output.content[event.content_index]`, a
+    TypeError). It fails every client check whose failing example it is (LIVE_SERVERS: each
+    client's accumulator check names it). Kept out of CLIENT_LIVE, which the real-client
+    agreement (test_client_agreement.py) runs too: in its run of 2026-12-07 openai-node's and
+    openai-python's stream flows failed on it while the Agents SDK, Vercel AI SDK and Codex
+    passed, and only openai-node's profile had a check for it then; it joins CLIENT_LIVE when
+    that agreement is run again with the accumulator checks there are."""
 
     def on_sse(method: str, path: str, events: Events) -> Events:
         for e in events:
@@ -375,6 +378,13 @@ _ALL_CLIENTS = ("core,client:codex,client:agents-sdk,client:vercel-ai,client:ope
 
 def _ids(*pairs: str) -> frozenset[str]:
     return frozenset(f"live.client.{p}" for p in pairs)
+
+
+def _examples_of(server: str) -> frozenset[str]:
+    """The checks whose failing example is ``server`` (conformance/examples/live.py)."""
+    found = frozenset(cid for cid, name in LIVE_SERVERS.items() if name == server)
+    assert found, f"no check names {server} as its failing example"
+    return found
 
 
 _SHAPE = frozenset({"error.shape"})  # a `{"detail": ...}` body is not OpenAI's error shape
@@ -426,11 +436,12 @@ CLIENT_LIVE: dict[str, Broken] = {
 
 
 # Gateways that break a client's stream accumulator, kept out of CLIENT_LIVE (see each one's
-# docstring): tests/suite/test_client_profiles.py runs them apart.
+# docstring): tests/suite/test_client_profiles.py runs them apart. Each fails the accumulator
+# checks whose failing example it is, however many clients' modules name it.
 ACCUMULATOR_LIVE: dict[str, Broken] = {
     "text_delta_without_content_index": Broken(
         text_delta_without_content_index, "clients", _ALL_CLIENTS,
         # the judge, too, cannot place the deltas: their text is not the done text's
-        _ids("openai_node.stream_accumulates")
+        _examples_of("text_delta_without_content_index")
         | {"event.schema.required", "stream.text.deltas_equal_done"}),
 }  # fmt: skip

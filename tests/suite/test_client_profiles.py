@@ -50,9 +50,10 @@ def test_each_defect_class_fails_the_checks_of_the_clients_it_breaks(
 def test_a_stream_the_accumulator_cannot_place_fails_its_client(
     server: str, tmp_path: Path
 ) -> None:
-    """A stream openai-node's accumulator throws on (LiteLLM's events without their index)
-    fails `live.client.openai_node.stream_accumulates`, and no client check it does not list
-    (kept apart from CLIENT_LIVE: broken_client_servers.py says why)."""
+    """A stream a client's accumulator throws on (LiteLLM's events without their index) fails
+    the `live.client.<client>.stream_accumulates` checks that name it as their failing example,
+    and no client check it does not list (kept apart from CLIENT_LIVE: broken_client_servers.py
+    says why)."""
     _fails_exactly(ACCUMULATOR_LIVE[server], tmp_path)
 
 
