@@ -275,3 +275,29 @@ def test_a_client_that_reads_no_events_is_closed_and_judged_as_gone(tmp_path: Pa
     assert closed, f"the proxy kept a client that read nothing ({sent} bytes sent)"
     assert run.code == 0, run.stdout + run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_a_deep_websocket_create_through_the_proxy_is_an_error_event_and_the_socket_stays(
+    tmp_path: Path,
+) -> None:
+    """A create nesting 300 levels, over WebSocket through the proxy in front of the mock (issue
+    #39: the mock dropped the socket without a close frame or an ``error`` event, and the proxy
+    closed its client with 1011): the client gets the mock's ``error`` event (``json_too_deep``),
+    the same socket then serves a response, and the proxy judges the session clean (exit 0)."""
+    deep = "[" * 300 + "]" * 300
+    create = '{"type": "response.create", "model": "mock", "input": "hi", "metadata": ' + deep + "}"
+    with (
+        LoopbackMock(MockSettings()) as mock,
+        proxy(mock.base_url, "--profile", "core,websocket", report_dir=tmp_path) as run,
+    ):
+        url = run.base_url.replace("http://", "ws://", 1) + "/responses"
+        with connect(url, open_timeout=10) as ws:
+            ws.send(create)
+            event = json.loads(ws.recv(timeout=10))
+            assert event["type"] == "error", event
+            assert event["error"]["code"] == "json_too_deep", event
+            ws.send(json.dumps({"type": "response.create", "model": "mock", "input": "Hi"}))
+            while (event := json.loads(ws.recv(timeout=10)))["type"] != "response.completed":
+                assert event["type"] != "error", event
+    assert run.code == 0, run.stdout + run.stderr
+    assert "Traceback" not in run.stderr
