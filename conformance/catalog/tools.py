@@ -3,8 +3,9 @@ partials, citation offsets."""
 
 from __future__ import annotations
 
-# response.custom_tool_call.grammar (docs/spec.md §1.7) is declared with its rule and examples in
-# its section module (conformance.sections).
+# stream.annotation.offsets (docs/spec.md §1.5) and response.custom_tool_call.grammar (§1.7) are
+# declared with their rules and examples in their section modules (conformance.sections).
+from ..sections.s1_5_annotations import ANNOTATION_OFFSETS as ANNOTATION_OFFSETS
 from ..sections.s1_7_custom_input import CUSTOM_INPUT_GRAMMAR as CUSTOM_INPUT_GRAMMAR
 from .registry import Level, register
 
@@ -36,12 +37,4 @@ IMAGE_PARTIAL_INDEX = register(
     "openai-image-generation-tool.1",
     "an image generation call's `partial_image` events carry `partial_image_index` 0, 1, 2, … in "
     "order",
-)
-ANNOTATION_OFFSETS = register(
-    "stream.annotation.offsets",
-    MUST,
-    "§1.7, §1.5 [OAPI] UrlCitationBody (start_index, end_index), FileCitationBody.index; [REC] "
-    "openai-web-search-tool.1",
-    "a citation's offsets lie inside the text it annotates: 0 <= start_index <= end_index <= "
-    "len(text) (url / container file citations), 0 <= index <= len(text) (file citations, paths)",
 )

@@ -13,7 +13,7 @@ from .build import Event, _text_events, _wrap, find, numbered
 from .registry import Sample, example
 
 _URL = "https://example.com/a"
-_CITE = {"type": "url_citation", "start_index": 0, "end_index": 5, "title": "A", "url": _URL}
+CITE = {"type": "url_citation", "start_index": 0, "end_index": 5, "title": "A", "url": _URL}
 
 
 def _hosted(kind: str, item_id: str, stages: Sequence[str], done: Event) -> list[Event]:
@@ -41,7 +41,7 @@ def web_search_stream(stages: Sequence[str] = ("in_progress", "searching", "comp
     done = {"id": "ws_example", "type": "web_search_call", "status": "completed",
             "action": {"type": "search", "query": "news"}}  # fmt: skip
     text = _text_events(("Hello", " world."), output_index=1,
-                        annotations=[annotation or dict(_CITE)])  # fmt: skip
+                        annotations=[annotation or dict(CITE)])  # fmt: skip
     events = _wrap([], _hosted("web_search_call", "ws_example", stages, done) + text)
     events[-1]["response"]["output"] = [done, text[-1]["item"]]
     return events
@@ -101,16 +101,4 @@ example(
     "stream.image.partial_image_index",
     S(lambda: image_stream((1, 2)), "partial images numbered from 1"),
     S(lambda: image_stream((0, 1, 2)), "partial images 0, 1, 2"),
-)
-example(
-    "stream.annotation.offsets",
-    S(
-        lambda: web_search_stream(annotation={**_CITE, "end_index": 40}),
-        "a url_citation ending past the 12-character text",
-    ),
-    S(
-        lambda: web_search_stream(annotation={**_CITE, "end_index": 12}),
-        "a url_citation ending exactly at the text's end",
-    ),
-    also=(),
 )

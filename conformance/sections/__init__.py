@@ -19,6 +19,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   ``Infinity`` where RFC 8259 §6 has none; the rule is the judge's JSON parser's strict fallback);
 - :mod:`.s1_2_error_event` — §1.2 the error event (``stream.error.followed_by_failed``: the
   next event after an ``error`` is ``response.failed``);
+- :mod:`.s1_5_annotations` — §1.5 annotations (``stream.annotation.offsets``: a finished
+  ``output_text`` part's citations against its text, handed over by the per-tool rules);
 - :mod:`.s1_7_custom_input` — §1.7 custom tools (``response.custom_tool_call.grammar``: a
   call's input against the grammar its request declared; ``live.custom_tools.grammar_refused``,
   whose rule is the suite's case);
@@ -79,6 +81,7 @@ from __future__ import annotations
 from . import (
     s1_1_json_numbers,
     s1_2_error_event,
+    s1_5_annotations,
     s1_7_custom_input,
     s2_1_sequence,
     s2_2_lifecycle,
@@ -105,6 +108,7 @@ __all__ = ["SECTIONS", "declare_examples"]
 SECTIONS = (
     s1_1_json_numbers,
     s1_2_error_event,
+    s1_5_annotations,
     s1_7_custom_input,
     s2_1_sequence,
     s2_2_lifecycle,

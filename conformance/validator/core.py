@@ -110,7 +110,7 @@ class StreamValidator(StreamState):
         )
         self.violations: list[Violation] = []
         self._report = Reporter(self.violations, self.profiles)
-        self._tool_rules = ToolRules(self._report)
+        self._tool_rules = ToolRules(self._report, self.coverage)
         self.events = 0
         self.terminal: Mapping[str, Any] | None = None  # the terminal event's response
         self.terminal_type: str | None = None

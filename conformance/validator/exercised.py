@@ -184,7 +184,6 @@ class Coverage:
             out.add("stream.text.done_equals_part")
         if self.annotations:
             out.add("stream.text.annotations_match")
-            out.add("stream.annotation.offsets")
         # per-tool rules (conformance/validator/tool_rules.py)
         if any(t.startswith(_HOSTED_PROGRESS) for t in types):
             out.add("stream.hosted.progress_order")

@@ -16,14 +16,9 @@ This module adds what only a tool's own sequence tells (sans-I/O, fed by the val
   item, which has no status ([OAPI] ``MCPListTools``), says it failed by its ``error``.
 - ``stream.image.partial_image_index``: an image generation call's partial images carry
   ``partial_image_index`` 0, 1, 2, … in order.
-- ``stream.annotation.offsets``: a citation's offsets lie inside the text it annotates —
-  ``0 <= start_index <= end_index <= len(text)`` for ``url_citation`` (and
-  ``container_file_citation``), ``0 <= index <= len(text)`` for ``file_citation`` /
-  ``file_path`` — in the finished message's ``output_text`` parts (``content_part.done`` and
-  ``output_item.done``).
 
-Offsets count Unicode code points (what Python's ``len`` counts and what the recorded
-``url_citation`` offsets of [REC] openai-web-search-tool.1 fit).
+It hands the finished message's ``output_text`` parts to ``stream.annotation.offsets``'s rule
+(§1.5, :mod:`conformance.sections.s1_5_annotations`), which marks itself applied.
 """
 
 from __future__ import annotations
@@ -34,7 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import catalog as C
-from ..catalog.registry import Check
+from ..sections.s1_5_annotations import judge_offsets
+from .exercised import Coverage
 
 __all__ = ["PROGRESS", "ToolRules", "wanted"]
 
@@ -62,8 +58,6 @@ _WORKING: dict[str, str] = {
     "response.mcp_call_arguments": "mcp_call",
 }
 _EVENT_PREFIX = {f"response.{kind}.": kind for kind in PROGRESS}
-_SPAN_CITATIONS = frozenset({"url_citation", "container_file_citation"})
-_POINT_CITATIONS = frozenset({"file_citation", "file_path"})
 
 
 @dataclass(slots=True)
@@ -80,10 +74,11 @@ class _Call:
 class ToolRules:
     """One per stream; the validator calls :meth:`feed` for each event after its own checks."""
 
-    __slots__ = ("_calls", "_report")
+    __slots__ = ("_calls", "_coverage", "_report")
 
-    def __init__(self, report: Report) -> None:
+    def __init__(self, report: Report, coverage: Coverage | None = None) -> None:
         self._report = report
+        self._coverage = coverage
         self._calls: dict[str, _Call] = {}
 
     @staticmethod
@@ -124,7 +119,7 @@ class ToolRules:
         if etype == "response.content_part.done":
             part = event.get("part")
             if type(part) is dict or isinstance(part, Mapping):
-                self._offsets(part, index, "part")
+                judge_offsets(self._report, self._coverage, part, index, "part")
             return
         family, _, stage = etype.rpartition(".")
         kind = _WORKING.get(family)
@@ -190,7 +185,7 @@ class ToolRules:
             content = item.get("content")
             for ci, part in enumerate(content if isinstance(content, list) else ()):
                 if type(part) is dict or isinstance(part, Mapping):
-                    self._offsets(part, index, f"item.content[{ci}]")
+                    judge_offsets(self._report, self._coverage, part, index, f"item.content[{ci}]")
             return
         item_id = item.get("id")
         call = self._calls.pop(item_id, None) if isinstance(item_id, str) else None
@@ -229,36 +224,7 @@ class ToolRules:
                 path="item.error",
             )  # fmt: skip
 
-    def _offsets(self, part: Mapping[str, Any], index: int, where: str) -> None:
-        if part.get("type") != "output_text":
-            return
-        text = part.get("text")
-        annotations = part.get("annotations")
-        if not isinstance(text, str) or not isinstance(annotations, list):
-            return
-        size = len(text)
-        for ai, ann in enumerate(annotations):
-            if type(ann) is not dict and not isinstance(ann, Mapping):
-                continue
-            kind = ann.get("type")
-            if not isinstance(kind, str):
-                continue
-            path = f"{where}.annotations[{ai}]"
-            if kind in _SPAN_CITATIONS:
-                start, end = ann.get("start_index"), ann.get("end_index")
-                if type(start) is int and type(end) is int and not 0 <= start <= end <= size:
-                    _bad(self._report, C.ANNOTATION_OFFSETS, index, path, size,
-                         f"start_index {start}, end_index {end}")  # fmt: skip
-            elif kind in _POINT_CITATIONS:
-                at = ann.get("index")
-                if type(at) is int and not 0 <= at <= size:
-                    _bad(self._report, C.ANNOTATION_OFFSETS, index, path, size, f"index {at}")
-
 
 # `ToolRules.wants`, cached per event type: the validator asks it for every event it judges in
 # full, and the fast path for every route it makes.
 wanted = functools.cache(ToolRules.wants)
-
-
-def _bad(report: Report, check: Check, index: int, path: str, size: int, actual: str) -> None:
-    report(check, index, f"offsets within the part's text (0..{size})", actual, path=path)
