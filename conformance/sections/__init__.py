@@ -24,6 +24,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 - :mod:`.s1_7_custom_input` — §1.7 custom tools (``response.custom_tool_call.grammar``: a
   call's input against the grammar its request declared; ``live.custom_tools.grammar_refused``,
   whose rule is the suite's case);
+- :mod:`.s1_7_hosted_tools` — §1.7 hosted tool calls (``stream.hosted.*``,
+  ``stream.image.partial_image_index``): the stream validator's per-tool rules;
 - :mod:`.s2_1_sequence` — §2.1 sequence numbers (``stream.sequence.*``);
 - :mod:`.s2_2_lifecycle` — §2.2 lifecycle (``stream.lifecycle.*``,
   ``stream.response.terminal_status``: the rules judge each lifecycle and terminal event's place,
@@ -83,6 +85,7 @@ from . import (
     s1_2_error_event,
     s1_5_annotations,
     s1_7_custom_input,
+    s1_7_hosted_tools,
     s2_1_sequence,
     s2_2_lifecycle,
     s2_3_one_response,
@@ -110,6 +113,7 @@ SECTIONS = (
     s1_2_error_event,
     s1_5_annotations,
     s1_7_custom_input,
+    s1_7_hosted_tools,
     s2_1_sequence,
     s2_2_lifecycle,
     s2_3_one_response,

@@ -16,6 +16,8 @@ from ..bodies.objects import ResponseChecker
 from ..catalog.registry import Violation
 from ..schema import OPENRESPONSES_SCHEMAS, SCHEMAS, SchemaIssue, SchemaValidator
 from ..sections.s1_2_error_event import judge_after_error, judge_error_unanswered
+from ..sections.s1_7_hosted_tools import ToolRules
+from ..sections.s1_7_hosted_tools import wanted as tool_rules_want
 from ..sections.s2_1_sequence import judge_sequence
 from ..sections.s2_2_lifecycle import (
     judge_after_terminal,
@@ -35,8 +37,6 @@ from .tables import (
     SCHEMA_EVENT_CHECKS,
     VALUE_STREAMS,
 )
-from .tool_rules import ToolRules
-from .tool_rules import wanted as tool_rules_want
 
 __all__ = ["PROFILES", "StreamValidator"]
 

@@ -248,7 +248,12 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
 
 
 # The per-tool rules' checks (§1.5, §1.7): tests/conformance/sections/test_tool_sections.py.
-_TOOLS = {"stream.annotation.offsets"}
+_TOOLS = {
+    "stream.annotation.offsets",
+    "stream.hosted.progress_order",
+    "stream.hosted.failed_status",
+    "stream.image.partial_image_index",
+}
 
 
 def test_a_resumed_stream_applies_created_first_only_where_it_reports() -> None:
