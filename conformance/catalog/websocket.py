@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..sections.s8_1_frames import WS_FRAME_JSON as WS_FRAME_JSON
+from ..sections.s8_1_frames import WS_FRAME_TEXT as WS_FRAME_TEXT
 from ..sections.s8_4_ws_errors import WS_ERROR_CODE as WS_ERROR_CODE
 from ..sections.s8_4_ws_errors import WS_ERROR_STATUS as WS_ERROR_STATUS
 from .registry import Level, register
@@ -13,20 +15,6 @@ MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 # over SSE); these are the rules of the session around them. Sources: [OAPI] ResponsesClientEvent,
 # ResponsesServerEvent, ResponseWsError; [SDK] openai 3.x types/responses/response_steer_*.py and
 # lib/responses_websocket/README.md.
-WS_FRAME_TEXT = register(
-    "ws.frame.text",
-    MUST,
-    "§8, §8.1 [OAPI] ResponsesServerEvent",
-    "every server frame is a text frame (a JSON event); no binary frames",
-    profile="websocket",
-)
-WS_FRAME_JSON = register(
-    "ws.frame.json",
-    MUST,
-    "§8.1 [OAPI] ResponsesServerEvent",
-    "every server text frame is one JSON object with a string `type`",
-    profile="websocket",
-)
 WS_EVENT_ROUTED = register(
     "ws.event.routed",
     MUST,

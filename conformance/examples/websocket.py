@@ -7,103 +7,26 @@ The live ``live.ws.*`` checks' misbehaving servers are in ``tests/suite/broken_w
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from typing import Any
 
 from .. import catalog as C
-from .build import RESP_ID, text_stream
 from .live import live
 from .registry import Sample, example
+from .sessions import Frames
+from .sessions import accepted as _accepted
+from .sessions import create as _create
+from .sessions import error as _error
+from .sessions import events as _events
+from .sessions import mid as _mid
+from .sessions import pending as _pending
+from .sessions import serve as _serve
+from .sessions import steer as _steer
+from .sessions import with_metadata as _with_metadata
 
 __all__ = ["CASES"]
 
-Frames = list[tuple[str, Any]]
-
-
-def _events(rid: str, lane: str | None = None) -> list[dict[str, Any]]:
-    text = json.dumps(text_stream()).replace(RESP_ID, rid).replace('"msg_', f'"msg_{rid}_')
-    events: list[dict[str, Any]] = json.loads(text)
-    if lane is not None:
-        for event in events:
-            event["stream_id"] = lane
-    return events
-
-
-def _create(lane: str | None = None, **body: Any) -> tuple[str, Any]:
-    event: dict[str, Any] = {"type": "response.create", "model": "m", "input": "hi", **body}
-    if lane is not None:
-        event["stream_id"] = lane
-    return ("client", event)
-
-
-def _serve(events: list[dict[str, Any]]) -> Frames:
-    return [("server", json.dumps(e)) for e in events]
-
-
-def _error(code: str, lane: str | None = None, status: int = 400) -> tuple[str, Any]:
-    event: dict[str, Any] = {
-        "type": "error",
-        "status": status,
-        "error": {"type": "invalid_request_error", "code": code, "message": "no", "param": None},
-    }
-    if lane is not None:
-        event["stream_id"] = lane
-    return ("server", event)
-
-
-def _steer(target: str) -> tuple[str, Any]:
-    return ("client", {"type": "response.steer", "previous_response_id": target, "input": "also"})
-
-
-def _accepted(target: str, lane: str | None = None) -> tuple[str, Any]:
-    event: dict[str, Any] = {
-        "type": "response.steer.accepted",
-        "sequence_number": 0,
-        "steer": {"id": "steer_1", "previous_response_id": target},
-    }
-    if lane is not None:
-        event["stream_id"] = lane
-    return ("server", event)
-
-
-def _pending(target: str) -> tuple[str, Any]:
-    return (
-        "server",
-        {
-            "type": "response.steer.pending",
-            "sequence_number": 0,
-            "reason": "waiting_for_required_input",
-            "required_input": [{"type": "function_call_output", "call_id": "c", "name": "f"}],
-            "steer": {"id": "steer_1", "previous_response_id": target},
-        },
-    )
-
-
-def _mid(events: list[dict[str, Any]], *extra: tuple[str, Any]) -> Frames:
-    """``extra`` frames in the middle of a response (after its response.in_progress)."""
-    return [*_serve(events[:2]), *extra, *_serve(events[2:])]
-
-
 # ID -> (failing session, passing near miss)
 CASES: dict[str, tuple[Callable[[], Frames], Callable[[], Frames]]] = {
-    C.WS_FRAME_TEXT.id: (
-        lambda: [_create(), ("server", b"\x00\x01"), *_serve(_events("resp_a"))],
-        lambda: [_create(), *_serve(_events("resp_a"))],
-    ),
-    C.WS_FRAME_JSON.id: (
-        lambda: [_create(), ("server", "{not json"), *_serve(_events("resp_a"))],
-        lambda: [
-            _create(),
-            (
-                "server",
-                ' {"type": "error", "status": 400, "error": {"type": "t", "code": "c",'
-                ' "message": "m", "param": null}} ',
-            ),
-            _create(),
-            *_serve(_events("resp_a")),
-        ],
-    ),
     C.WS_EVENT_ROUTED.id: (
         lambda: [_create(), *_serve(_events("resp_a")), *_serve(_events("resp_b"))],
         lambda: [_create(), _create(), *_serve(_events("resp_a")), *_serve(_events("resp_b"))],
@@ -248,13 +171,6 @@ CASES: dict[str, tuple[Callable[[], Frames], Callable[[], Frames]]] = {
         )(_events("resp_a")),
     ),
 }
-
-
-def _with_metadata(events: list[dict[str, Any]], metadata: dict[str, str]) -> list[dict[str, Any]]:
-    for event in events:
-        if isinstance(event.get("response"), dict):
-            event["response"]["metadata"] = metadata
-    return events
 
 
 for _id, (_fail, _pass) in CASES.items():

@@ -60,6 +60,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   probabilities a request's ``include`` asked for, on its text deltas, done events and parts;
   ``response.logprobs.nonpositive``, ``response.logprobs.top_count``: the rule judges one
   ``logprobs`` list, a body's part or a stream's non-empty delta or ``.done`` list);
+- :mod:`.s8_1_frames` — §8.1 WebSocket frames (``ws.frame.text``, ``ws.frame.json``: each server
+  frame the session validator judges in full is one JSON object in a text frame);
 - :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.status``, ``ws.error.code``), judged
   by the session validator;
 - :mod:`.s8_7_connection_state` — §8.7 WebSocket connection state (``live.ws.*``: the rules are
@@ -101,6 +103,7 @@ from . import (
     s4_8_http_framing,
     s7_7_item_status,
     s7_8_logprobs,
+    s8_1_frames,
     s8_4_ws_errors,
     s8_7_connection_state,
     s9_clients,
@@ -129,6 +132,7 @@ SECTIONS = (
     s4_8_http_framing,
     s7_7_item_status,
     s7_8_logprobs,
+    s8_1_frames,
     s8_4_ws_errors,
     s8_7_connection_state,
     s9_clients,

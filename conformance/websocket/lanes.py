@@ -80,11 +80,3 @@ def answers(request: Request, response: Mapping[str, Any]) -> bool:
         if want is not None and key in response and response[key] != want:
             return False
     return True
-
-
-def kind(value: object) -> str:
-    if value is None:
-        return "null / absent"
-    if isinstance(value, str):
-        return repr(value[:60])
-    return type(value).__name__

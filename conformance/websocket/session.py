@@ -27,6 +27,7 @@ from typing import Any
 from .. import catalog as C
 from ..catalog.registry import Check, Violation
 from ..sections.against_request import judge_item_against_request
+from ..sections.s8_1_frames import judge_frame
 from ..sections.s8_4_ws_errors import judge_error_fields
 from ..sse.framing import JSONDepthError, parse_json
 from ..validator import PROFILES, StreamValidator
@@ -37,7 +38,6 @@ from .lanes import (
     LaneResponse,
     Request,
     answers,
-    kind,
     response_id,
 )
 from .shapes import error_issues
@@ -172,24 +172,12 @@ class SessionValidator:
                         return []
         index = self._next_frame()
         start = len(self.violations)
-        self.exercised.update((C.WS_FRAME_TEXT.id, C.WS_FRAME_JSON.id))
-        if isinstance(frame, bytes | bytearray):
-            self._report(
-                C.WS_FRAME_TEXT, index, "a text frame", f"a {len(frame)}-byte binary frame"
-            )
+        try:
+            event = judge_frame(self, frame, index, parse_json)  # §8.1: text, one JSON object
+        except JSONDepthError as exc:
+            self._report(C.SSE_LIMIT_DEPTH, index, "JSON the judge can parse", str(exc))
             return self.violations[start:]
-        event: object = frame
-        if isinstance(frame, str):
-            try:
-                event = parse_json(frame)
-            except JSONDepthError as exc:
-                self._report(C.SSE_LIMIT_DEPTH, index, "JSON the judge can parse", str(exc))
-                return self.violations[start:]
-            except ValueError as exc:
-                self._report(C.WS_FRAME_JSON, index, "one JSON object", f"not JSON ({exc})")
-                return self.violations[start:]
-        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-            self._report(C.WS_FRAME_JSON, index, "a JSON object with a string `type`", kind(event))
+        if event is None:
             return self.violations[start:]
         self.events += 1
         sid = event.get("stream_id", None)

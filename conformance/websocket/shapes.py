@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from .lanes import kind
+from ..sections.s8_1_frames import kind
 
 __all__ = ["ShapeIssue", "error_issues", "steer_issues"]
 
