@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..sections.s8_1_frames import WS_FRAME_JSON as WS_FRAME_JSON
 from ..sections.s8_1_frames import WS_FRAME_TEXT as WS_FRAME_TEXT
 from ..sections.s8_4_ws_errors import WS_ERROR_CODE as WS_ERROR_CODE
+from ..sections.s8_4_ws_errors import WS_ERROR_SHAPE as WS_ERROR_SHAPE
 from ..sections.s8_4_ws_errors import WS_ERROR_STATUS as WS_ERROR_STATUS
 from .registry import Level, register
 
@@ -58,16 +59,6 @@ WS_REQUEST_REJECTED = register(
     "§8.3 [OAPI] ResponsesClientEventResponseCreate",
     "a client event WebSocket mode does not accept (not JSON, unknown `type`, `background: true`, a "
     "`stream_id` outside ^[A-Za-z0-9_.-]{1,256}$) is answered with an `error` event, not a response",
-    profile="websocket",
-)
-WS_ERROR_SHAPE = register(
-    "ws.error.shape",
-    MUST,
-    "§8.4 [OAPI] ResponseWsError, ErrorPayload; [OR] WebSocketErrorEvent",
-    "an `error` event is `{type: error, error: {type, code, message, param}, status?, "
-    "sequence_number?, stream_id?}` (`code`, `param` may be null; `status` an HTTP status); "
-    "under `openresponses` a refusal is [OR]'s `{type: error, status, error: {code, message, "
-    "type?, param?}}`",
     profile="websocket",
 )
 WS_STEER_SHAPE = register(

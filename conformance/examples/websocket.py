@@ -83,16 +83,6 @@ CASES: dict[str, tuple[Callable[[], Frames], Callable[[], Frames]]] = {
         lambda: [_create(background=True), *_serve(_events("resp_a"))],
         lambda: [_create(background=True), _error("unsupported_parameter")],
     ),
-    C.WS_ERROR_SHAPE.id: (
-        lambda: [
-            ("client", "{oops"),
-            (
-                "server",
-                {"type": "error", "status": 400, "error": {"message": "bad JSON", "code": "x"}},
-            ),
-        ],
-        lambda: [("client", "{oops"), _error("invalid_json")],
-    ),
     C.WS_STEER_SHAPE.id: (
         lambda: (
             lambda e: [

@@ -62,8 +62,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   ``logprobs`` list, a body's part or a stream's non-empty delta or ``.done`` list);
 - :mod:`.s8_1_frames` — §8.1 WebSocket frames (``ws.frame.text``, ``ws.frame.json``: each server
   frame the session validator judges in full is one JSON object in a text frame);
-- :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.status``, ``ws.error.code``), judged
-  by the session validator;
+- :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.shape``, ``ws.error.status``,
+  ``ws.error.code``), judged by the session validator;
 - :mod:`.s8_7_connection_state` — §8.7 WebSocket connection state (``live.ws.*``: the rules are
   the suite's cases, the examples misbehaving servers);
 - :mod:`.s9_clients` — §9 client profiles (``live.client.<client>.*``): the rule that locates a

@@ -28,7 +28,7 @@ from .. import catalog as C
 from ..catalog.registry import Check, Violation
 from ..sections.against_request import judge_item_against_request
 from ..sections.s8_1_frames import judge_frame
-from ..sections.s8_4_ws_errors import judge_error_fields
+from ..sections.s8_4_ws_errors import judge_error_fields, judge_error_shape
 from ..sse.framing import JSONDepthError, parse_json
 from ..validator import PROFILES, StreamValidator
 from .lanes import (
@@ -40,7 +40,6 @@ from .lanes import (
     answers,
     response_id,
 )
-from .shapes import error_issues
 from .steering import Steering
 
 # LaneResponse and STREAM_ID live in .lanes; they are still importable from here.
@@ -404,7 +403,7 @@ class SessionValidator:
     # ------------------------------------------------------------------ errors
 
     def _on_error(self, event: Mapping[str, Any], sid: str | None, index: int) -> None:
-        self._error_shape(event, index)
+        judge_error_shape(self, event, index, openresponses="openresponses" in self._profiles)
         lane = self._lanes.get(sid)
         running = lane is not None and lane.current is not None and not lane.current.finished
         if lane is not None and lane.pending and "sequence_number" not in event:
@@ -449,11 +448,6 @@ class SessionValidator:
             "an `error` for a request waiting on its lane",
             f"an `error` on lane {sid!r} with no request waiting",
         )
-
-    def _error_shape(self, event: Mapping[str, Any], index: int) -> None:
-        self.exercised.add(C.WS_ERROR_SHAPE.id)
-        for issue in error_issues(event, openresponses="openresponses" in self._profiles):
-            self._report(C.WS_ERROR_SHAPE, index, issue.expected, issue.actual, path=issue.path)
 
     # ------------------------------------------------------------------ end
 

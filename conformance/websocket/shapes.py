@@ -1,74 +1,17 @@
-"""The shapes of the session's own server events: ``error`` ([OAPI] ``ResponseWsError``, checked
-as ``ws.error.shape``) and the steering answers ([SDK] ``response_steer_{accepted,pending,failed}
-_event.py``, checked as ``ws.steer.shape``). Pure functions: each returns what is wrong with one
-event, and :class:`~conformance.websocket.session.SessionValidator` reports it."""
+"""The shapes of the steering answers ([SDK] ``response_steer_{accepted,pending,failed}
+_event.py``, checked as ``ws.steer.shape``): what is wrong with one event, which
+:class:`~conformance.websocket.session.SessionValidator` reports (an ``error`` event's shape is
+§8.4's, :mod:`conformance.sections.s8_4_ws_errors`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..sections.s8_1_frames import kind
+from ..sections.s8_4_ws_errors import ShapeIssue
 
-__all__ = ["ShapeIssue", "error_issues", "steer_issues"]
-
-
-class ShapeIssue(NamedTuple):
-    """One field of an event that does not have its type's shape."""
-
-    expected: Any
-    actual: Any
-    path: str
-
-
-def error_issues(event: Mapping[str, Any], *, openresponses: bool = False) -> list[ShapeIssue]:
-    """What makes an ``error`` event not a ``ResponseWsError`` — or, under the ``openresponses``
-    profile, a refusal (no ``sequence_number``) not [OR]'s ``WebSocketErrorEvent``."""
-    error = event.get("error")
-    if not isinstance(error, Mapping):
-        return [ShapeIssue("an `error` object", kind(error), "error")]
-    if openresponses and "sequence_number" not in event:
-        return _openresponses_refusal_issues(event, error)
-    out: list[ShapeIssue] = []
-    for key in ("type", "message"):
-        if not isinstance(error.get(key), str):
-            out.append(ShapeIssue("a string", kind(error.get(key)), f"error.{key}"))
-    for key in ("code", "param"):
-        if key not in error:
-            out.append(ShapeIssue("present (null allowed)", "absent", f"error.{key}"))
-        elif error[key] is not None and not isinstance(error[key], str):
-            out.append(ShapeIssue("a string or null", kind(error[key]), f"error.{key}"))
-    status = event.get("status")
-    if status is not None and not (type(status) is int and 100 <= status <= 599):
-        out.append(ShapeIssue("an HTTP status", status, "status"))
-    seq = event.get("sequence_number")
-    if seq is not None and type(seq) is not int:
-        out.append(ShapeIssue("an integer", kind(seq), "sequence_number"))
-    return out
-
-
-def _openresponses_refusal_issues(
-    event: Mapping[str, Any], error: Mapping[str, Any]
-) -> list[ShapeIssue]:
-    """[OR] ``WebSocketErrorEvent`` (added 2026-04-24; llm-comply 0.5.0's bundled
-    ``specs/openresponses.json``): ``status`` an integer, ``error.code`` and ``error.message``
-    strings, all required; ``error.type`` and ``error.param`` optional (``param`` a string or
-    null). docs/spec.md §8.4."""
-    out: list[ShapeIssue] = []
-    status = event.get("status")
-    if not (type(status) is int and 100 <= status <= 599):
-        out.append(ShapeIssue("an HTTP status ([OR] requires it)", kind(status), "status"))
-    for key in ("code", "message"):
-        if not isinstance(error.get(key), str):
-            out.append(
-                ShapeIssue("a string ([OR] requires it)", kind(error.get(key)), f"error.{key}")
-            )
-    if "type" in error and not isinstance(error["type"], str):
-        out.append(ShapeIssue("a string", kind(error["type"]), "error.type"))
-    param = error.get("param")
-    if param is not None and not isinstance(param, str):
-        out.append(ShapeIssue("a string or null", kind(param), "error.param"))
-    return out
+__all__ = ["steer_issues"]
 
 
 def steer_issues(event: Mapping[str, Any], etype: str) -> list[ShapeIssue]:
