@@ -7,6 +7,12 @@ from ..sections.s8_1_frames import WS_FRAME_TEXT as WS_FRAME_TEXT
 from ..sections.s8_4_ws_errors import WS_ERROR_CODE as WS_ERROR_CODE
 from ..sections.s8_4_ws_errors import WS_ERROR_SHAPE as WS_ERROR_SHAPE
 from ..sections.s8_4_ws_errors import WS_ERROR_STATUS as WS_ERROR_STATUS
+from ..sections.s8_5_steering import WS_STEER_KNOWN as WS_STEER_KNOWN
+from ..sections.s8_5_steering import WS_STEER_LIVE as WS_STEER_LIVE
+from ..sections.s8_5_steering import (
+    WS_STEER_PENDING_AFTER_TERMINAL as WS_STEER_PENDING_AFTER_TERMINAL,
+)
+from ..sections.s8_5_steering import WS_STEER_SHAPE as WS_STEER_SHAPE
 from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
@@ -60,33 +66,4 @@ WS_REQUEST_REJECTED = register(
     "a client event WebSocket mode does not accept (not JSON, unknown `type`, `background: true`, a "
     "`stream_id` outside ^[A-Za-z0-9_.-]{1,256}$) is answered with an `error` event, not a response",
     profile="websocket",
-)
-WS_STEER_SHAPE = register(
-    "ws.steer.shape",
-    MUST,
-    "§8.5 [SDK] response_steer_{accepted,pending,failed}_event",
-    "`response.steer.accepted` / `.pending` / `.failed` have the fields the SDK's types require",
-    profile="websocket:steering",
-)
-WS_STEER_KNOWN = register(
-    "ws.steer.known",
-    MUST,
-    "§8.5 [SDK] response_steer_event",
-    "a steering event answers a `response.steer` the client sent for that `previous_response_id`",
-    profile="websocket:steering",
-)
-WS_STEER_LIVE = register(
-    "ws.steer.live",
-    MUST,
-    "§8.5 [SDK] response_steer_failed_event (response_not_found, response_already_completed)",
-    "steering is accepted only for a response of this connection that had not finished when the "
-    "client steered it",
-    profile="websocket:steering",
-)
-WS_STEER_PENDING_AFTER_TERMINAL = register(
-    "ws.steer.pending_after_terminal",
-    MUST,
-    "§8.5 [SDK] response_steer_pending_event",
-    "`response.steer.pending` follows its target's `response.completed`, for a steer it accepted",
-    profile="websocket:steering",
 )

@@ -13,14 +13,10 @@ from .. import catalog as C
 from .live import live
 from .registry import Sample, example
 from .sessions import Frames
-from .sessions import accepted as _accepted
 from .sessions import create as _create
 from .sessions import error as _error
 from .sessions import events as _events
-from .sessions import mid as _mid
-from .sessions import pending as _pending
 from .sessions import serve as _serve
-from .sessions import steer as _steer
 from .sessions import with_metadata as _with_metadata
 
 __all__ = ["CASES"]
@@ -83,93 +79,11 @@ CASES: dict[str, tuple[Callable[[], Frames], Callable[[], Frames]]] = {
         lambda: [_create(background=True), *_serve(_events("resp_a"))],
         lambda: [_create(background=True), _error("unsupported_parameter")],
     ),
-    C.WS_STEER_SHAPE.id: (
-        lambda: (
-            lambda e: [
-                _create(),
-                *_mid(
-                    e,
-                    _steer("resp_a"),
-                    (
-                        "server",
-                        {
-                            "type": "response.steer.accepted",
-                            "steer": {"previous_response_id": "resp_a"},
-                        },
-                    ),
-                ),
-            ]
-        )(_events("resp_a")),
-        lambda: (
-            lambda e: [
-                _create(),
-                *_mid(e, _steer("resp_a"), _accepted("resp_a")),
-                *_serve(_events("resp_b")),
-            ]
-        )(_events("resp_a")),
-    ),
-    C.WS_STEER_KNOWN.id: (
-        lambda: (lambda e: [_create(), *_mid(e, _accepted("resp_a"))])(_events("resp_a")),
-        lambda: (
-            lambda e: [
-                _create(),
-                *_mid(e, _steer("resp_a"), _accepted("resp_a")),
-                *_serve(_events("resp_b")),
-            ]
-        )(_events("resp_a")),
-    ),
-    C.WS_STEER_LIVE.id: (
-        lambda: [
-            _create(),
-            *_serve(_events("resp_a")),
-            _steer("resp_a"),
-            _accepted("resp_a"),
-            *_serve(_events("resp_b")),
-        ],
-        lambda: [
-            _create(),
-            *_serve(_events("resp_a")),
-            _steer("resp_a"),
-            (
-                "server",
-                {
-                    "type": "response.steer.failed",
-                    "sequence_number": 0,
-                    "steer": {"previous_response_id": "resp_a", "input": "also"},
-                    "error": {
-                        "type": "invalid_request_error",
-                        "code": "response_already_completed",
-                        "message": "done",
-                    },
-                },
-            ),
-        ],
-    ),
-    C.WS_STEER_PENDING_AFTER_TERMINAL.id: (
-        lambda: (
-            lambda e: [
-                _create(),
-                *_mid(e, _steer("resp_a"), _accepted("resp_a"), _pending("resp_a")),
-            ]
-        )(_events("resp_a")),
-        lambda: (
-            lambda e: [
-                _create(),
-                *_mid(e, _steer("resp_a"), _accepted("resp_a")),
-                _pending("resp_a"),
-            ]
-        )(_events("resp_a")),
-    ),
 }
 
 
 for _id, (_fail, _pass) in CASES.items():
-    _profiles = ("core", "websocket:steering") if _id.startswith("ws.steer.") else ("core",)
-    example(
-        _id,
-        Sample("session", _fail, profiles=_profiles),
-        Sample("session", _pass, profiles=_profiles),
-    )
+    example(_id, Sample("session", _fail), Sample("session", _pass))
 
 for _id, _server, _note in (
     ("live.ws.upgrade", "ws_refuses_upgrade", "a server that refuses the WebSocket upgrade"),

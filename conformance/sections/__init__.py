@@ -64,6 +64,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   frame the session validator judges in full is one JSON object in a text frame);
 - :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.shape``, ``ws.error.status``,
   ``ws.error.code``), judged by the session validator;
+- :mod:`.s8_5_steering` — §8.5 steering (``ws.steer.*``: the session validator's steering
+  rules, :class:`~.s8_5_steering.Steering`, judge each answer against the steers sent);
 - :mod:`.s8_7_connection_state` — §8.7 WebSocket connection state (``live.ws.*``: the rules are
   the suite's cases, the examples misbehaving servers);
 - :mod:`.s9_clients` — §9 client profiles (``live.client.<client>.*``): the rule that locates a
@@ -105,6 +107,7 @@ from . import (
     s7_8_logprobs,
     s8_1_frames,
     s8_4_ws_errors,
+    s8_5_steering,
     s8_7_connection_state,
     s9_clients,
 )
@@ -134,6 +137,7 @@ SECTIONS = (
     s7_8_logprobs,
     s8_1_frames,
     s8_4_ws_errors,
+    s8_5_steering,
     s8_7_connection_state,
     s9_clients,
 )

@@ -1,5 +1,5 @@
 """The session validator's bookkeeping: what one WebSocket connection owes and holds — the requests
-waiting for an answer, the lanes, the responses opened on them and the steering submissions —
+waiting for an answer, the lanes and the responses opened on them —
 and the small helpers that read events for them (:mod:`.session` keeps them up to date)."""
 
 from __future__ import annotations
@@ -57,15 +57,6 @@ class Lane:
     current: LaneResponse | None = None  # the latest response opened on the lane
     interleaved: bool = False  # two of its responses ran at once (ws.lane.serial)
     opened: bool = False  # the client sent a request on it
-
-
-@dataclass(slots=True)
-class Steer:
-    index: int
-    target: str
-    live: bool  # the target was running on this connection when the client steered it
-    accepted: bool = False
-    settled: bool = False
 
 
 def response_id(event: Mapping[str, Any]) -> Any:

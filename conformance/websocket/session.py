@@ -14,8 +14,9 @@ not text, not JSON or routed nowhere is a violation. A response's finished items
 against the ``response.create`` it answers where a rule needs both
 (``response.custom_tool_call.grammar``: a custom tool's input against the request's grammar).
 
-Its records (requests, lanes, responses, steers) are in :mod:`.lanes`; the shapes of ``error``
-and steering events in :mod:`.shapes`; the steering rules (``ws.steer.*``) in :mod:`.steering`.
+Its records (requests, lanes, responses) are in :mod:`.lanes`. The rules of §8.1 (frames,
+``ws.frame.*``), §8.4 (errors, ``ws.error.*``) and §8.5 (steering, ``ws.steer.*``, with the
+steers sent) are in their section modules (:mod:`conformance.sections`), which it calls.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ..catalog.registry import Check, Violation
 from ..sections.against_request import judge_item_against_request
 from ..sections.s8_1_frames import judge_frame
 from ..sections.s8_4_ws_errors import judge_error_fields, judge_error_shape
+from ..sections.s8_5_steering import Steering
 from ..sse.framing import JSONDepthError, parse_json
 from ..validator import PROFILES, StreamValidator
 from .lanes import (
@@ -40,7 +42,6 @@ from .lanes import (
     answers,
     response_id,
 )
-from .steering import Steering
 
 # LaneResponse and STREAM_ID live in .lanes; they are still importable from here.
 __all__ = ["STREAM_ID", "LaneResponse", "SessionValidator"]
@@ -393,6 +394,12 @@ class SessionValidator:
             else:
                 self.omitted[v.check_id] += 1
         return out
+
+    def _steer_echoed(self, response: LaneResponse | None, sid: str | None, index: int) -> None:
+        """A steering answer comes on the lane of the response it steers (§8.2; the steering
+        rules, :mod:`conformance.sections.s8_5_steering`, ask)."""
+        if response is not None and response.lane is not None and sid != response.lane:
+            self._report(C.WS_STREAM_ID_ECHOED, index, response.lane, sid, path="stream_id")
 
     def _echo(self, response: LaneResponse, sid: str | None, index: int) -> None:
         if response.lane is not None:
