@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..sections.s8_1_frames import WS_FRAME_JSON as WS_FRAME_JSON
 from ..sections.s8_1_frames import WS_FRAME_TEXT as WS_FRAME_TEXT
+from ..sections.s8_3_refusals import WS_REQUEST_REJECTED as WS_REQUEST_REJECTED
 from ..sections.s8_4_ws_errors import WS_ERROR_CODE as WS_ERROR_CODE
 from ..sections.s8_4_ws_errors import WS_ERROR_SHAPE as WS_ERROR_SHAPE
 from ..sections.s8_4_ws_errors import WS_ERROR_STATUS as WS_ERROR_STATUS
@@ -57,13 +58,5 @@ WS_REQUEST_ANSWERED = register(
     MUST,
     "§8.2",
     "every `response.create` is answered, by a response or an `error` event, before the session ends",
-    profile="websocket",
-)
-WS_REQUEST_REJECTED = register(
-    "ws.request.rejected",
-    MUST,
-    "§8.3 [OAPI] ResponsesClientEventResponseCreate",
-    "a client event WebSocket mode does not accept (not JSON, unknown `type`, `background: true`, a "
-    "`stream_id` outside ^[A-Za-z0-9_.-]{1,256}$) is answered with an `error` event, not a response",
     profile="websocket",
 )

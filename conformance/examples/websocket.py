@@ -75,10 +75,6 @@ CASES: dict[str, tuple[Callable[[], Frames], Callable[[], Frames]]] = {
             _error("previous_response_not_found", "b"),
         ],
     ),
-    C.WS_REQUEST_REJECTED.id: (
-        lambda: [_create(background=True), *_serve(_events("resp_a"))],
-        lambda: [_create(background=True), _error("unsupported_parameter")],
-    ),
 }
 
 

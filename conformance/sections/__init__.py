@@ -62,6 +62,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   ``logprobs`` list, a body's part or a stream's non-empty delta or ``.done`` list);
 - :mod:`.s8_1_frames` — §8.1 WebSocket frames (``ws.frame.text``, ``ws.frame.json``: each server
   frame the session validator judges in full is one JSON object in a text frame);
+- :mod:`.s8_3_refusals` — §8.3 client events and refusals (``ws.request.rejected``: a client
+  event WebSocket mode does not accept is refused, by an ``error`` event);
 - :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.shape``, ``ws.error.status``,
   ``ws.error.code``), judged by the session validator;
 - :mod:`.s8_5_steering` — §8.5 steering (``ws.steer.*``: the session validator's steering
@@ -106,6 +108,7 @@ from . import (
     s7_7_item_status,
     s7_8_logprobs,
     s8_1_frames,
+    s8_3_refusals,
     s8_4_ws_errors,
     s8_5_steering,
     s8_7_connection_state,
@@ -136,6 +139,7 @@ SECTIONS = (
     s7_7_item_status,
     s7_8_logprobs,
     s8_1_frames,
+    s8_3_refusals,
     s8_4_ws_errors,
     s8_5_steering,
     s8_7_connection_state,

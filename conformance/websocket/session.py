@@ -15,8 +15,9 @@ against the ``response.create`` it answers where a rule needs both
 (``response.custom_tool_call.grammar``: a custom tool's input against the request's grammar).
 
 Its records (requests, lanes, responses) are in :mod:`.lanes`. The rules of §8.1 (frames,
-``ws.frame.*``), §8.4 (errors, ``ws.error.*``) and §8.5 (steering, ``ws.steer.*``, with the
-steers sent) are in their section modules (:mod:`conformance.sections`), which it calls.
+``ws.frame.*``), §8.3 (refusals, ``ws.request.rejected``), §8.4 (errors, ``ws.error.*``) and §8.5
+(steering, ``ws.steer.*``, with the steers sent) are in their section modules
+(:mod:`conformance.sections`), which it calls.
 """
 
 from __future__ import annotations
@@ -29,6 +30,12 @@ from .. import catalog as C
 from ..catalog.registry import Check, Violation
 from ..sections.against_request import judge_item_against_request
 from ..sections.s8_1_frames import judge_frame
+from ..sections.s8_3_refusals import (
+    create_refusal,
+    judge_answered,
+    judge_unrefused,
+    note_refused,
+)
 from ..sections.s8_4_ws_errors import judge_error_fields, judge_error_shape
 from ..sections.s8_5_steering import Steering
 from ..sse.framing import JSONDepthError, parse_json
@@ -123,12 +130,9 @@ class SessionValidator:
     def _on_create(self, event: Mapping[str, Any], index: int) -> None:
         self._creates += 1
         sid = event.get("stream_id")
-        why = ""
-        if sid is not None and not (isinstance(sid, str) and STREAM_ID.fullmatch(sid)):
-            why = "a `stream_id` outside ^[A-Za-z0-9_.-]{1,256}$"
-        elif event.get("background") is True:
-            why = "`background: true`"
-        if why and sid is not None and not (isinstance(sid, str) and STREAM_ID.fullmatch(sid)):
+        lane_ok = sid is None or (isinstance(sid, str) and STREAM_ID.fullmatch(sid) is not None)
+        why = create_refusal(event, lane_ok)  # §8.3: what WebSocket mode must refuse
+        if not lane_ok:
             # No usable lane: its error may come on the default lane or echo the raw id.
             self._owed_errors.append(Request(index, None, event, why))
             return
@@ -295,15 +299,7 @@ class SessionValidator:
         self.exercised.add(C.WS_LANE_SERIAL.id)  # a response opens on the lane: is it alone?
         if lane.pending:
             request = self._take(lane, event, index)
-            if request.rejectable:
-                self.exercised.add(C.WS_REQUEST_REJECTED.id)
-            if request.rejectable:
-                self._report(
-                    C.WS_REQUEST_REJECTED,
-                    index,
-                    "an `error` event",
-                    f"a response (the request at frame #{request.index} has {request.rejectable})",
-                )
+            judge_answered(self, request, index)  # §8.3: a response to a request to refuse?
             return self._open(lane, sid, request, index)
         if current is not None and self._steering.successor_due(current):
             return self._open(lane, sid, None, index)
@@ -419,8 +415,7 @@ class SessionValidator:
             # one refused as it arrived (the newest); otherwise the lane's head, refused as it
             # came up.
             refused = lane.pending.pop() if running else lane.pending.popleft()
-            if refused.rejectable:
-                self.exercised.add(C.WS_REQUEST_REJECTED.id)
+            note_refused(self, refused)
             judge_error_fields(self, event, index)  # a refusal: §8.4's status and code
             return
         if running:
@@ -434,7 +429,7 @@ class SessionValidator:
             return
         if self._owed_errors:
             self._owed_errors.popleft()
-            self.exercised.add(C.WS_REQUEST_REJECTED.id)
+            note_refused(self)
             judge_error_fields(self, event, index)
             return
         if lane is not None and lane.current is not None and "sequence_number" in event:
@@ -446,7 +441,7 @@ class SessionValidator:
             for other in self._lanes.values():
                 if other.pending and other.pending[0].rejectable:
                     other.pending.popleft()
-                    self.exercised.add(C.WS_REQUEST_REJECTED.id)
+                    note_refused(self)
                     return
             return  # a connection-scoped error (SDK README: "connection-scoped errors")
         self._report(
@@ -471,11 +466,10 @@ class SessionValidator:
         start = len(self.violations)
         if self._creates:
             self.exercised.add(C.WS_REQUEST_ANSWERED.id)
-        if self._owed_errors:
-            self.exercised.add(C.WS_REQUEST_REJECTED.id)
         for response in self.responses:
             response.validator.close(cancelled=cut)
         if cut:
+            judge_unrefused(self, self._owed_errors, report=False)
             return self.violations[start:] + self.stream_violations()
         for sid, lane in self._lanes.items():
             for request in lane.pending:
@@ -487,14 +481,7 @@ class SessionValidator:
                     message=f"`response.create` at frame #{request.index} on lane "
                     + ("(default)" if sid is None else repr(sid)),
                 )
-        for request in self._owed_errors:
-            self._report(
-                C.WS_REQUEST_REJECTED,
-                None,
-                "an `error` event",
-                "nothing before the session ended",
-                message=f"the client event at frame #{request.index} ({request.rejectable})",
-            )
+        judge_unrefused(self, self._owed_errors, report=True)
         return self.violations[start:] + self.stream_violations()
 
     def stream_violations(self) -> list[Violation]:
