@@ -62,6 +62,9 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   ``logprobs`` list, a body's part or a stream's non-empty delta or ``.done`` list);
 - :mod:`.s8_1_frames` — §8.1 WebSocket frames (``ws.frame.text``, ``ws.frame.json``: each server
   frame the session validator judges in full is one JSON object in a text frame);
+- :mod:`.s8_2_lanes` — §8.2 lanes (``ws.event.routed``, ``ws.stream_id.echoed``,
+  ``ws.lane.*``, ``ws.request.answered``: the session validator calls them where its routing of
+  events by lane and response decides);
 - :mod:`.s8_3_refusals` — §8.3 client events and refusals (``ws.request.rejected``: a client
   event WebSocket mode does not accept is refused, by an ``error`` event);
 - :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.shape``, ``ws.error.status``,
@@ -108,6 +111,7 @@ from . import (
     s7_7_item_status,
     s7_8_logprobs,
     s8_1_frames,
+    s8_2_lanes,
     s8_3_refusals,
     s8_4_ws_errors,
     s8_5_steering,
@@ -139,6 +143,7 @@ SECTIONS = (
     s7_7_item_status,
     s7_8_logprobs,
     s8_1_frames,
+    s8_2_lanes,
     s8_3_refusals,
     s8_4_ws_errors,
     s8_5_steering,

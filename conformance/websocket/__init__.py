@@ -1,8 +1,8 @@
 """WebSocket mode (``GET /v1/responses`` upgraded): the session validator and recorded sessions.
 
 The stream checks of :mod:`conformance.validator` judge each response of a session; the ``ws.*``
-checks judge the session around them (docs/websocket.md); the rules of §8.1, §8.3, §8.4
-and §8.5 (frames, refusals, errors, steering) are in their section modules (conformance.sections).
+checks judge the session around them (docs/websocket.md); the rules of §8.1 to §8.5
+(frames, lanes, refusals, errors, steering) are in their section modules (conformance.sections).
 
 - :mod:`.session` — :class:`SessionValidator`, the sans-I/O judge of one connection;
 - :mod:`.lanes` — its bookkeeping: requests owed an answer, lanes, responses

@@ -20,9 +20,6 @@ TERMINAL = frozenset({"response.completed", "response.incomplete", "response.fai
 STEER_EVENTS = frozenset(
     {"response.steer.accepted", "response.steer.pending", "response.steer.failed"}
 )
-# Request fields a response echoes: a response that echoes another queued request's value
-# answers that request, not the lane's head (ws.lane.order).
-ECHOED = ("previous_response_id", "instructions", "metadata", "max_output_tokens")
 
 
 @dataclass(slots=True)
@@ -62,12 +59,3 @@ class Lane:
 def response_id(event: Mapping[str, Any]) -> Any:
     response = event.get("response")
     return response.get("id") if isinstance(response, Mapping) else None
-
-
-def answers(request: Request, response: Mapping[str, Any]) -> bool:
-    """Whether ``response`` echoes what ``request`` set (fields it left out prove nothing)."""
-    for key in ECHOED:
-        want = request.body.get(key)
-        if want is not None and key in response and response[key] != want:
-            return False
-    return True

@@ -8,16 +8,17 @@ received (a ``str`` text frame, ``bytes`` for a binary one, or an already parsed
 Server events are demultiplexed by lane (``stream_id``; none is the default lane) and, within a
 lane, by response: each response gets its own :class:`~conformance.validator.StreamValidator`, so
 a defect inside a response is reported under the same check ID as over SSE. The session's own rules
-(lanes, ordering, errors, steering) are the ``ws.*`` checks of :mod:`conformance.catalog`; the
-rules and their sources are in docs/websocket.md. Nothing here raises on bad input: a frame that is
+(frames, lanes, ordering, refusals, errors, steering) are the ``ws.*`` checks; their sources are in
+docs/websocket.md and docs/spec.md §8. Nothing here raises on bad input: a frame that is
 not text, not JSON or routed nowhere is a violation. A response's finished items are also judged
 against the ``response.create`` it answers where a rule needs both
 (``response.custom_tool_call.grammar``: a custom tool's input against the request's grammar).
 
 Its records (requests, lanes, responses) are in :mod:`.lanes`. The rules of §8.1 (frames,
-``ws.frame.*``), §8.3 (refusals, ``ws.request.rejected``), §8.4 (errors, ``ws.error.*``) and §8.5
-(steering, ``ws.steer.*``, with the steers sent) are in their section modules
-(:mod:`conformance.sections`), which it calls.
+``ws.frame.*``), §8.2 (lanes, ``ws.event.routed``, ``ws.stream_id.echoed``, ``ws.lane.*``,
+``ws.request.answered``), §8.3 (refusals, ``ws.request.rejected``), §8.4 (errors,
+``ws.error.*``) and §8.5 (steering, ``ws.steer.*``, with the steers sent) are in their section
+modules (:mod:`conformance.sections`), which it calls where its routing decides.
 """
 
 from __future__ import annotations
@@ -30,6 +31,19 @@ from .. import catalog as C
 from ..catalog.registry import Check, Violation
 from ..sections.against_request import judge_item_against_request
 from ..sections.s8_1_frames import judge_frame
+from ..sections.s8_2_lanes import (
+    judge_answered as judge_all_answered,
+)
+from ..sections.s8_2_lanes import (
+    judge_echo,
+    judge_lane_opened,
+    judge_serial,
+    judge_stream_id,
+    note_opening,
+    report_unrouted,
+    report_unrouted_error,
+    take,
+)
 from ..sections.s8_3_refusals import (
     create_refusal,
     judge_answered,
@@ -46,7 +60,6 @@ from .lanes import (
     Lane,
     LaneResponse,
     Request,
-    answers,
     response_id,
 )
 
@@ -186,8 +199,7 @@ class SessionValidator:
         self.events += 1
         sid = event.get("stream_id", None)
         etype: str = event["type"]
-        if sid is not None and not isinstance(sid, str):
-            self._report(C.WS_EVENT_ROUTED, index, "a string `stream_id`", sid, path="stream_id")
+        if not judge_stream_id(self, sid, index):  # §8.2
             return self.violations[start:]
         if etype in STEER_EVENTS:
             self._steering.answer(self, event, etype, sid, index)
@@ -200,17 +212,11 @@ class SessionValidator:
     def _on_stream_event(
         self, event: dict[str, Any], etype: str, sid: str | None, index: int
     ) -> None:
-        self.exercised.add(C.WS_EVENT_ROUTED.id)
         lane = self._lanes.get(sid)
-        if lane is None or (sid is not None and not lane.opened):
-            self._report(
-                C.WS_EVENT_ROUTED,
-                index,
-                "the `stream_id` of a lane the client opened",
-                sid,
-                message=f"a {etype} on a lane no `response.create` named",
-            )
+        opened = lane is not None and (sid is None or lane.opened)
+        if not judge_lane_opened(self, opened, sid, etype, index):  # §8.2
             return
+        assert lane is not None
         target = self._stray(event) if sid is None and self._idle(lane) else None
         if target is None:
             target = self._owner(lane, event) if lane.interleaved else None
@@ -218,7 +224,7 @@ class SessionValidator:
             target = self._route(lane, sid, event, etype, index)
         if target is None:
             return
-        self._echo(target, sid, index)
+        judge_echo(self, target.lane, sid, index)  # §8.2: the lane's stream_id echoed
         target.validator.feed(event)
         if target.response_id is None and isinstance(event.get("response"), dict):
             rid = event["response"].get("id")
@@ -282,12 +288,7 @@ class SessionValidator:
                 return current  # nothing named the running response yet: the stream checks judge it
             # A second response started on the lane while the first one runs.
             lane.interleaved = True
-            self._report(
-                C.WS_LANE_SERIAL,
-                index,
-                f"the terminal event of {current.response_id} first",
-                f"response.created of {rid}",
-            )
+            judge_serial(self, current.response_id, rid, index)  # §8.2
         elif (
             current is not None
             and not lane.pending
@@ -296,42 +297,17 @@ class SessionValidator:
         ):
             # More events after the terminal one: the stream checks name it, as over SSE.
             return current
-        self.exercised.add(C.WS_LANE_SERIAL.id)  # a response opens on the lane: is it alone?
+        note_opening(self)  # §8.2: a response opens on the lane: is it alone?
         if lane.pending:
-            request = self._take(lane, event, index)
+            request = take(self, lane.pending, event, index)  # §8.2: in the order sent?
             judge_answered(self, request, index)  # §8.3: a response to a request to refuse?
             return self._open(lane, sid, request, index)
         if current is not None and self._steering.successor_due(current):
             return self._open(lane, sid, None, index)
-        self._report(
-            C.WS_EVENT_ROUTED,
-            index,
-            "a `response.create` waiting on this lane",
-            f"a {etype} with none waiting",
-            message="lane " + ("(default)" if sid is None else repr(sid)),
-        )
+        report_unrouted(self, sid, etype, index)  # §8.2
         if etype == "response.created":
             return self._open(lane, sid, None, index)  # judged on its own all the same
         return None
-
-    def _take(self, lane: Lane, event: Mapping[str, Any], index: int) -> Request:
-        """The request a new response answers: the lane's head, unless it echoes a later one."""
-        head = lane.pending[0]
-        if len(lane.pending) > 1:
-            self.exercised.add(C.WS_LANE_ORDER.id)
-        response = event.get("response")
-        if isinstance(response, Mapping) and not answers(head, response):
-            for later in list(lane.pending)[1:]:
-                if answers(later, response):
-                    self._report(
-                        C.WS_LANE_ORDER,
-                        index,
-                        f"the answer to the request at frame #{head.index}",
-                        f"the answer to the later request at frame #{later.index}",
-                    )
-                    lane.pending.remove(later)
-                    return later
-        return lane.pending.popleft()
 
     def _open(
         self, lane: Lane, sid: str | None, request: Request | None, index: int
@@ -394,14 +370,8 @@ class SessionValidator:
     def _steer_echoed(self, response: LaneResponse | None, sid: str | None, index: int) -> None:
         """A steering answer comes on the lane of the response it steers (§8.2; the steering
         rules, :mod:`conformance.sections.s8_5_steering`, ask)."""
-        if response is not None and response.lane is not None and sid != response.lane:
-            self._report(C.WS_STREAM_ID_ECHOED, index, response.lane, sid, path="stream_id")
-
-    def _echo(self, response: LaneResponse, sid: str | None, index: int) -> None:
-        if response.lane is not None:
-            self.exercised.add(C.WS_STREAM_ID_ECHOED.id)
-        if response.lane is not None and sid != response.lane:
-            self._report(C.WS_STREAM_ID_ECHOED, index, response.lane, sid, path="stream_id")
+        if response is not None:
+            judge_echo(self, response.lane, sid, index, mark=False)
 
     # ------------------------------------------------------------------ errors
 
@@ -444,12 +414,7 @@ class SessionValidator:
                     note_refused(self)
                     return
             return  # a connection-scoped error (SDK README: "connection-scoped errors")
-        self._report(
-            C.WS_EVENT_ROUTED,
-            index,
-            "an `error` for a request waiting on its lane",
-            f"an `error` on lane {sid!r} with no request waiting",
-        )
+        report_unrouted_error(self, sid, index)  # §8.2
 
     # ------------------------------------------------------------------ end
 
@@ -464,23 +429,13 @@ class SessionValidator:
             return []
         self._closed = True
         start = len(self.violations)
-        if self._creates:
-            self.exercised.add(C.WS_REQUEST_ANSWERED.id)
         for response in self.responses:
             response.validator.close(cancelled=cut)
+        pending = [(sid, lane.pending) for sid, lane in self._lanes.items()]
+        judge_all_answered(self, self._creates, pending, report=not cut)  # §8.2
         if cut:
             judge_unrefused(self, self._owed_errors, report=False)
             return self.violations[start:] + self.stream_violations()
-        for sid, lane in self._lanes.items():
-            for request in lane.pending:
-                self._report(
-                    C.WS_REQUEST_ANSWERED,
-                    None,
-                    "a response or an `error` event",
-                    "nothing before the session ended",
-                    message=f"`response.create` at frame #{request.index} on lane "
-                    + ("(default)" if sid is None else repr(sid)),
-                )
         judge_unrefused(self, self._owed_errors, report=True)
         return self.violations[start:] + self.stream_violations()
 
