@@ -1,4 +1,4 @@
-"""The session rules (``ws.*``): each example of conformance/examples/websocket.py fires its ID
+"""The session rules (``ws.*``): each session example (the §8 section modules') fires its ID
 and nothing else that fails, in memory and as a recorded file; its near miss passes; and what the
 session reports as exercised. Then garbage frames and interleaved lanes.
 """
