@@ -1,11 +1,10 @@
-"""The probes of issue #39 against ``responses-mock`` (or ``responses-reference``) on loopback,
-with memory figures: what a careless or hostile client costs the server.
+"""The probes of issue #39 against ``responses-mock`` (or ``responses-reference``, or the proxy)
+on loopback, with memory figures: what a careless or hostile client costs the server.
 
     python -m benchmarks.perf.hardening [--probe never-reading|ping-flood|stalled|sigterm]...
         [--creates 255] [--create-mib 4] [--flood-seconds 20] [--stalled 1250] [--wait 40]
-        [--clients 1] [--steady 4] [--steady-tokens 200] [--server mock|reference] [--python PY] [--code DIR]
-        [--json out.json]
-        [-- SERVER FLAGS...]
+        [--clients 1] [--steady 4] [--steady-tokens 200] [--server mock|reference|proxy]
+        [--python PY] [--code DIR] [--json out.json] [-- SERVER FLAGS...]
 
 - ``never-reading``: one WebSocket client sends ``--creates`` creates of ``--create-mib`` MiB
   and reads nothing, for at most ``--flood-seconds``; then it leaves. Figures: the server's RSS
@@ -22,7 +21,9 @@ with memory figures: what a careless or hostile client costs the server.
   ``--``), the requests answered after the signal, and how the streams in flight ended (a
   terminal event, or cut).
 
-``--code DIR`` runs the server of another checkout (e.g. the main branch, for the figures before a
+``--server proxy`` probes ``responses-conformance proxy`` in front of the mock (both of the same
+code; the figures are the proxy's; its flags after ``--``). ``--code DIR`` runs the server of
+another checkout (e.g. the main branch, for the figures before a
 change); the flags after ``--`` go to the server. ``--server reference`` runs
 ``reference_impl.sglang.cli`` under ``--python`` (an interpreter with SGLang, e.g. the ``sglang``
 tox env's), given its engine by those flags: ``-- --sglang-url http://127.0.0.1:30000`` for a
@@ -42,6 +43,7 @@ import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -52,7 +54,7 @@ import psutil
 
 from benchmarks.perf.cli_args import positive_float, positive_int
 from benchmarks.perf.errors import RunError
-from benchmarks.perf.servers import Server, start_server
+from benchmarks.perf.servers import PROXY_READY, Server, start_server
 
 __all__ = ["main"]
 
@@ -60,19 +62,53 @@ MIB = 1024 * 1024
 PROBES = ("never-reading", "ping-flood", "stalled", "sigterm")
 
 
-SERVERS = {"mock": "mock_server.cli", "reference": "reference_impl.sglang.cli"}
+SERVERS = {
+    "mock": "mock_server.cli",
+    "reference": "reference_impl.sglang.cli",
+    "proxy": "conformance.cli",  # `proxy`, in front of a mock of the same code
+}
+
+
+def _launch(python: str, code: Path, module: str) -> list[str]:
+    return [python, "-c", f"import runpy, sys; sys.path.insert(0, {str(code)!r}); "
+            f"sys.argv[0] = {module!r}; runpy.run_module({module!r}, run_name='__main__')"]  # fmt: skip
 
 
 def _server(kind: str, python: str, code: Path, flags: Sequence[str]) -> Server:
-    launch = (
-        f"import runpy, sys; sys.path.insert(0, {str(code)!r}); "
-        f"runpy.run_module({SERVERS[kind]!r}, run_name='__main__')"
-    )
-    argv = [python, "-c", launch, "--port", "0", *flags]
+    if kind == "proxy":
+        return _proxy(python, code, flags)
+    argv = [*_launch(python, code, SERVERS[kind]), "--port", "0", *flags]
     try:  # the reference loads a tokenizer (and, in process, a model) first
         return start_server(kind, argv, None, timeout=30 if kind == "mock" else 600)
     except RunError as exc:
         raise SystemExit(f"the {kind} did not start: {exc}") from None
+
+
+class _Proxied(Server):
+    """The proxy (the server probed) and the mock behind it, stopped together."""
+
+    upstream: Server | None = None
+
+    def stop(self) -> None:
+        super().stop()
+        if self.upstream is not None:
+            self.upstream.stop()
+
+
+def _proxy(python: str, code: Path, flags: Sequence[str]) -> Server:
+    """``responses-conformance proxy`` (the figures are its own) in front of the mock."""
+    mock = _server("mock", python, code, ())
+    argv = [*_launch(python, code, SERVERS["proxy"]), "proxy", "--upstream", mock.origin,
+            "--port", "0", "-q", "--report-dir", tempfile.mkdtemp(prefix="hardening-proxy-"),
+            *flags]  # fmt: skip
+    try:
+        proxy = start_server("proxy", argv, None, timeout=30, ready=PROXY_READY)
+    except RunError as exc:
+        mock.stop()
+        raise SystemExit(f"the proxy did not start: {exc}") from None
+    proxied = _Proxied(proxy.name, proxy.process, proxy.host, proxy.port, proxy.drain)
+    proxied.upstream = mock
+    return proxied
 
 
 def _rss(pid: int) -> float:
