@@ -14,7 +14,18 @@ from typing import Any
 from ..catalog.registry import Check
 from .s9_clients import CLIENT_CHECKS
 
-__all__ = ["STREAM_ACCUMULATORS", "StreamAccumulator", "stream_accumulator"]
+__all__ = [
+    "LIFECYCLE_EVENTS",
+    "STREAM_ACCUMULATORS",
+    "TERMINAL_EVENTS",
+    "StreamAccumulator",
+    "stream_accumulator",
+]
+
+# The lifecycle events every client accumulator treats apart: they carry the Response snapshot.
+TERMINAL_EVENTS = frozenset({"response.completed", "response.failed", "response.incomplete"})
+LIFECYCLE_EVENTS = frozenset({"response.created", "response.queued", "response.in_progress"})
+LIFECYCLE_EVENTS |= TERMINAL_EVENTS
 
 # The events of one streamed response, in order → the first one the client's accumulator raises
 # on, as (its index, the client's message), or None.

@@ -45,7 +45,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..catalog.registry import Level, register
-from .accumulators import stream_accumulator
+from .accumulators import LIFECYCLE_EVENTS, TERMINAL_EVENTS, stream_accumulator
 
 __all__ = ["OPENAI_NODE_STREAM_ACCUMULATES", "declare_examples", "openai_node_stream_problem"]
 
@@ -64,11 +64,8 @@ OPENAI_NODE_STREAM_ACCUMULATES = register(
     profile="client:openai-node",
 )
 
-_LIFECYCLE = frozenset(
-    {"response.created", "response.queued", "response.in_progress", "response.completed",
-     "response.failed", "response.incomplete"}
-)  # fmt: skip
-_TERMINAL = frozenset({"response.completed", "response.failed", "response.incomplete"})
+_LIFECYCLE = LIFECYCLE_EVENTS
+_TERMINAL = TERMINAL_EVENTS
 # response-accumulator.mjs expectedOutputItemTypes: event type → the output item type it addresses
 _ITEM_TYPES: dict[str, str] = {
     **dict.fromkeys(

@@ -62,7 +62,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..catalog.registry import Level, register
-from .accumulators import stream_accumulator
+from .accumulators import LIFECYCLE_EVENTS, TERMINAL_EVENTS, stream_accumulator
 
 __all__ = ["OPENAI_PYTHON_STREAM_ACCUMULATES", "declare_examples", "openai_python_stream_problem"]
 
@@ -80,12 +80,9 @@ OPENAI_PYTHON_STREAM_ACCUMULATES = register(
     profile="client:openai-python",
 )
 
-_LIFECYCLE = frozenset(
-    {"response.created", "response.queued", "response.in_progress", "response.completed",
-     "response.failed", "response.incomplete"}
-)  # fmt: skip
+_LIFECYCLE = LIFECYCLE_EVENTS
 _INTERIM = frozenset({"response.created", "response.queued", "response.in_progress"})
-_TERMINAL = frozenset({"response.completed", "response.failed", "response.incomplete"})
+_TERMINAL = TERMINAL_EVENTS
 _ROUTED = ("function_call", "custom_tool_call", "shell_call", "shell_call_output")
 _CONFLICT = "Response snapshot has conflicting output identities."
 _INDEXES = frozenset({"output_index", "content_index"})

@@ -10,9 +10,9 @@ import copy
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
+from stream_edits import Events, added_twice, drop, first, renumbered, set_field, unfinished
 
 from conformance.sections.s9_openai_node import openai_node_stream_problem as problem
 
@@ -20,7 +20,6 @@ TESTS = Path(__file__).parents[2]
 RECORDED = TESTS / "data" / "openai-recorded" / "streams"
 RECORDED_2 = TESTS / "data" / "openai-recorded-2" / "streams"
 SNAPSHOTS = TESTS / "mock_server" / "__snapshots__" / "test_mock_snapshots"
-Events = list[dict[str, Any]]
 
 
 def sse(path: Path) -> Events:
@@ -53,87 +52,48 @@ def test_every_stream_of_the_mock_is_placed() -> None:
     assert [(p.name, problem(sse(p))) for p in snapshots if problem(sse(p))] == []
 
 
-def _first(events: Events, kind: str) -> dict[str, Any]:
-    return next(e for e in events if e["type"] == kind)
-
-
-def _drop(kind: str, field: str) -> Callable[[Events], None]:
-    def edit(events: Events) -> None:
-        _first(events, kind).pop(field)
-
-    return edit
-
-
-def _set(kind: str, field: str, value: Any) -> Callable[[Events], None]:
-    def edit(events: Events) -> None:
-        _first(events, kind)[field] = value
-
-    return edit
-
-
 def _text_to_reasoning(events: Events) -> None:
-    reasoning = _first(events, "response.output_item.added")["item"]["id"]
-    delta = _first(events, "response.output_text.delta")
+    reasoning = first(events, "response.output_item.added")["item"]["id"]
+    delta = first(events, "response.output_text.delta")
     delta.update(output_index=0, item_id=reasoning)
-
-
-def _unfinished(events: Events) -> None:
-    done = [e for e in events if e["type"] == "response.output_item.done"][-1]
-    events.remove(done)
-    terminal = events[-1]["response"]
-    terminal["output"] = [i for i in terminal["output"] if i["id"] != done["item"]["id"]]
-
-
-def _added_twice(events: Events) -> None:
-    added = _first(events, "response.output_item.added")
-    twin = copy.deepcopy(added)
-    twin["item"]["id"] = "msg_twin"
-    events.insert(events.index(added) + 1, twin)
-
-
-def _renumbered(events: Events) -> None:
-    """Every output_index of the one item as 5: a wire index the helper maps (not a defect)."""
-    for e in events:
-        if "output_index" in e:
-            e["output_index"] = 5
 
 
 FAILING = [
     # LiteLLM's shape: the index missing on the deltas
-    ("text", _drop("response.output_text.delta", "content_index"),
+    ("text", drop("response.output_text.delta", "content_index"),
      "response.output_text.delta", "missing content at index undefined"),
-    ("reasoning", _drop("response.reasoning_summary_text.delta", "summary_index"),
+    ("reasoning", drop("response.reasoning_summary_text.delta", "summary_index"),
      "response.reasoning_summary_text.delta", "missing content at index undefined"),
-    ("reasoning", _drop("response.reasoning_summary_part.added", "summary_index"),
+    ("reasoning", drop("response.reasoning_summary_part.added", "summary_index"),
      "response.reasoning_summary_part.added", "missing content at index undefined"),
-    ("raw-reasoning", _drop("response.reasoning_text.delta", "content_index"),
+    ("raw-reasoning", drop("response.reasoning_text.delta", "content_index"),
      "response.reasoning_text.delta", "missing content at index undefined"),
-    ("raw-reasoning", _drop("response.content_part.added", "content_index"),
+    ("raw-reasoning", drop("response.content_part.added", "content_index"),
      "response.content_part.added", "missing content at index undefined"),
     # indexes out of range or out of order
-    ("text", _set("response.output_text.delta", "output_index", 3),
+    ("text", set_field("response.output_text.delta", "output_index", 3),
      "response.output_text.delta", "missing output at index 3"),
-    ("text", _set("response.content_part.added", "content_index", 1),
+    ("text", set_field("response.content_part.added", "content_index", 1),
      "response.content_part.added", "missing content at index 1"),
-    ("text", _set("response.output_text.delta", "content_index", 1),
+    ("text", set_field("response.output_text.delta", "content_index", 1),
      "response.output_text.delta", "missing content at index 1"),
-    ("text", _set("response.output_text.delta", "output_index", -1),
+    ("text", set_field("response.output_text.delta", "output_index", -1),
      "response.output_text.delta", "Invalid response output index."),
-    ("text", _added_twice, "response.output_item.added", "Duplicate response output index 0."),
+    ("text", added_twice, "response.output_item.added", "Duplicate response output index 0."),
     # the addressed item: its id, its type
-    ("text", _set("response.output_text.delta", "item_id", "msg_other"),
+    ("text", set_field("response.output_text.delta", "item_id", "msg_other"),
      "response.output_text.delta", "expected item_id '{msg}', got 'msg_other'"),
-    ("text", _drop("response.output_text.delta", "item_id"),
+    ("text", drop("response.output_text.delta", "item_id"),
      "response.output_text.delta", "expected a non-empty item_id for response.output_text.delta"),
     ("reasoning", _text_to_reasoning,
      "response.output_text.delta", "expected output item type 'message', got 'reasoning'"),
-    ("text", lambda events: _first(events, "response.output_item.done")["item"].update(id="x"),
+    ("text", lambda events: first(events, "response.output_item.done")["item"].update(id="x"),
      "response.output_item.done", "expected output item id '{msg}', got 'x'"),
-    ("text", lambda events: _first(events, "response.output_item.added")["item"].pop("id"),
+    ("text", lambda events: first(events, "response.output_item.added")["item"].pop("id"),
      "response.output_item.added",
      "expected a non-empty output item id for response.output_item.added"),
     # the part addressed is of the event's kind
-    ("refusal", lambda events: _first(events, "response.content_part.added")["part"].update(
+    ("refusal", lambda events: first(events, "response.content_part.added")["part"].update(
         type="output_text", text="", annotations=[]),
      "response.refusal.delta", "expected content to be 'refusal', got output_text"),
     # the lifecycle
@@ -143,7 +103,7 @@ FAILING = [
      "response.in_progress"),
     ("text", lambda events: events[-1]["response"].update(id="resp_other"),
      "response.completed", "Lifecycle response identity changed."),
-    ("text", _unfinished,
+    ("text", unfinished,
      "response.completed", "Cannot complete response with unfinished output items."),
 ]  # fmt: skip
 
@@ -158,7 +118,7 @@ def test_a_stream_the_accumulator_cannot_place(
 ) -> None:
     events = mock(scenario)
     assert problem(events) is None  # the near miss: the stream as the mock streams it
-    msg = _first(events, "response.output_item.added")["item"]["id"]
+    msg = first(events, "response.output_item.added")["item"]["id"]
     edit(events)
     found = problem(events)
     assert found is not None
@@ -168,9 +128,9 @@ def test_a_stream_the_accumulator_cannot_place(
 
 NEAR_MISSES = [
     # an index as a JSON float that is an integer (Number.isSafeInteger(0.0) holds)
-    ("text", _set("response.output_text.delta", "content_index", 0.0)),
+    ("text", set_field("response.output_text.delta", "content_index", 0.0)),
     # a wire output_index the helper maps to its position (ResponseStream prepareOutputEvent)
-    ("text", _renumbered),
+    ("text", renumbered),
     # an event type 7.60 does not know (OpenAI's apply_patch diffs): not this rule's
     ("text", lambda events: events.insert(3, {"type": "response.something_new"})),
     # an error event: the helper raises the server's error (§1.2), not the accumulator's
@@ -203,11 +163,11 @@ def test_the_replayed_events_are_not_edited() -> None:
         (lambda events: events.insert(3, {"type": ["x"]}), None),  # not a type: §1's
         (lambda events: events[-1]["response"]["output"][0].update(id={"a": []}),
          "expected a non-empty output item id for response snapshot"),
-        (_set("response.output_text.delta", "content_index", float("inf")),
+        (set_field("response.output_text.delta", "content_index", float("inf")),
          "missing content at index Infinity"),
-        (_set("response.output_text.delta", "content_index", {}),
+        (set_field("response.output_text.delta", "content_index", {}),
          "missing content at index [object Object]"),
-        (_set("response.output_text.delta", "content_index", None), "missing content at index null"),
+        (set_field("response.output_text.delta", "content_index", None), "missing content at index null"),
     ],
 )  # fmt: skip
 def test_odd_values_are_judged_as_javascript_shows_them(

@@ -20,11 +20,11 @@ from openai._models import construct_type
 from openai._types import omit
 from openai.lib.streaming.responses._responses import ResponseStreamState
 from openai.types.responses import ResponseStreamEvent
+from stream_edits import Events, added_twice, drop, first, renumbered, set_field, unfinished
 from test_s9_openai_node import RECORDED, RECORDED_2, SNAPSHOTS, jsonl, mock, sse
 
 from conformance.sections.s9_openai_python import openai_python_stream_problem as problem
 
-Events = list[dict[str, Any]]
 _TERMINAL = ("response.completed", "response.failed", "response.incomplete")
 
 
@@ -89,58 +89,18 @@ def test_every_stream_of_the_mock_is_applied() -> None:
     assert [f for f in found if f[1:] != (None, None)] == []
 
 
-def _first(events: Events, kind: str) -> dict[str, Any]:
-    return next(e for e in events if e["type"] == kind)
-
-
-def _drop(kind: str, field: str) -> Callable[[Events], None]:
-    def edit(events: Events) -> None:
-        _first(events, kind).pop(field)
-
-    return edit
-
-
-def _set(kind: str, field: str, value: Any) -> Callable[[Events], None]:
-    def edit(events: Events) -> None:
-        _first(events, kind)[field] = value
-
-    return edit
-
-
 def _text_to_reasoning(events: Events) -> None:
     """A text delta addressed to the reasoning item (index 0) of a reasoning stream."""
-    reasoning = _first(events, "response.output_item.added")
-    delta = _first(events, "response.output_text.delta")
+    reasoning = first(events, "response.output_item.added")
+    delta = first(events, "response.output_text.delta")
     delta.update(output_index=reasoning["output_index"], item_id=reasoning["item"]["id"])
-
-
-def _unfinished(events: Events) -> None:
-    """The last item never done, and absent from the final output."""
-    done = [e for e in events if e["type"] == "response.output_item.done"][-1]
-    events.remove(done)
-    terminal = events[-1]["response"]
-    terminal["output"] = [i for i in terminal["output"] if i["id"] != done["item"]["id"]]
-
-
-def _added_twice(events: Events) -> None:
-    added = _first(events, "response.output_item.added")
-    twin = copy.deepcopy(added)
-    twin["item"]["id"] = "msg_twin"
-    events.insert(events.index(added) + 1, twin)
-
-
-def _renumbered(events: Events) -> None:
-    """Every output_index of the one item as 5: the client keys items by the wire index."""
-    for e in events:
-        if "output_index" in e:
-            e["output_index"] = 5
 
 
 def _delta_first(events: Events) -> None:
     """A text delta before its item was added."""
-    delta = _first(events, "response.output_text.delta")
+    delta = first(events, "response.output_text.delta")
     events.remove(delta)
-    events.insert(events.index(_first(events, "response.output_item.added")), delta)
+    events.insert(events.index(first(events, "response.output_item.added")), delta)
 
 
 def _final_id_changed(events: Events) -> None:
@@ -151,48 +111,48 @@ def _final_id_changed(events: Events) -> None:
 # (scenario, edit, the event type it raises on, the exception as Python prints it)
 FAILING = [
     # the index missing (LiteLLM's shape), out of range, of the wrong type
-    ("text", _drop("response.output_text.delta", "content_index"), "response.output_text.delta",
+    ("text", drop("response.output_text.delta", "content_index"), "response.output_text.delta",
      "TypeError: list indices must be integers or slices, not NoneType"),
-    ("text", _drop("response.output_text.done", "content_index"), "response.output_text.done",
+    ("text", drop("response.output_text.done", "content_index"), "response.output_text.done",
      "TypeError: list indices must be integers or slices, not NoneType"),
-    ("text", _set("response.output_text.delta", "content_index", 1), "response.output_text.delta",
+    ("text", set_field("response.output_text.delta", "content_index", 1), "response.output_text.delta",
      "IndexError: list index out of range"),
-    ("text", _set("response.output_text.delta", "content_index", [0]),
+    ("text", set_field("response.output_text.delta", "content_index", [0]),
      "response.output_text.delta", "TypeError: list indices must be integers or slices, not list"),
-    ("text", _set("response.output_text.delta", "output_index", 3), "response.output_text.delta",
+    ("text", set_field("response.output_text.delta", "output_index", 3), "response.output_text.delta",
      "RuntimeError: Received a content event for output index 3 before receiving its output "
      "item"),
-    ("text", _drop("response.output_text.delta", "output_index"), "response.output_text.delta",
+    ("text", drop("response.output_text.delta", "output_index"), "response.output_text.delta",
      "RuntimeError: Received a content event for output index None before receiving its output "
      "item"),
     ("text", _delta_first, "response.output_text.delta",
      "RuntimeError: Received a content event for output index 0 before receiving its output "
      "item"),
-    ("text", _set("response.content_part.added", "output_index", 2),
+    ("text", set_field("response.content_part.added", "output_index", 2),
      "response.content_part.added",
      "RuntimeError: Received a content event for output index 2 before receiving its output "
      "item"),
-    ("text", _drop("response.content_part.added", "part"), "response.content_part.added",
+    ("text", drop("response.content_part.added", "part"), "response.content_part.added",
      "AttributeError: 'NoneType' object has no attribute 'to_dict'"),
-    ("text", lambda events: _first(events, "response.output_item.added")["item"].pop("content"),
+    ("text", lambda events: first(events, "response.output_item.added")["item"].pop("content"),
      "response.content_part.added", "AttributeError: 'NoneType' object has no attribute 'append'"),
-    ("text", _drop("response.output_text.delta", "delta"), "response.output_text.delta",
+    ("text", drop("response.output_text.delta", "delta"), "response.output_text.delta",
      'TypeError: can only concatenate str (not "NoneType") to str'),
-    ("function-call", _set("response.function_call_arguments.delta", "delta", 7),
+    ("function-call", set_field("response.function_call_arguments.delta", "delta", 7),
      "response.function_call_arguments.delta",
      'TypeError: can only concatenate str (not "int") to str'),
-    ("text", _added_twice, "response.output_item.added",
+    ("text", added_twice, "response.output_item.added",
      "RuntimeError: Duplicate response output index 0."),
     # the part and the item addressed are of the event's kind
-    ("refusal", _set("response.refusal.delta", "type", "response.output_text.delta"),
+    ("refusal", set_field("response.refusal.delta", "type", "response.output_text.delta"),
      "response.output_text.delta", "AssertionError"),
     ("reasoning", _text_to_reasoning, "response.output_text.delta", "AssertionError"),
     # identities
-    ("text", lambda events: _first(events, "response.output_item.done")["item"].update(id="x"),
+    ("text", lambda events: first(events, "response.output_item.done")["item"].update(id="x"),
      "response.output_item.done", "RuntimeError: Completed output item identity changed."),
     ("function-call", _final_id_changed, "response.completed",
      "RuntimeError: Completed response output identity changed."),
-    ("text", _unfinished, "response.completed",
+    ("text", unfinished, "response.completed",
      "RuntimeError: Cannot complete response with unfinished output items."),
     # the lifecycle
     ("text", lambda events: events[1]["response"].update(output=[{"type": "message", "id": "m"}] * 2),
@@ -229,16 +189,16 @@ def test_a_stream_the_client_cannot_apply(
 NEAR_MISSES = [
     # an index as a JSON float that is an integer, or a string of one: the client's lax
     # validation reads either as an int
-    ("text", _set("response.output_text.delta", "output_index", 0.0)),
-    ("text", _set("response.output_text.delta", "content_index", 0.0)),
-    ("text", _set("response.output_text.delta", "content_index", "0")),
+    ("text", set_field("response.output_text.delta", "output_index", 0.0)),
+    ("text", set_field("response.output_text.delta", "content_index", 0.0)),
+    ("text", set_field("response.output_text.delta", "content_index", "0")),
     # a wire output_index the client keys its items by, not a position
-    ("text", _renumbered),
+    ("text", renumbered),
     # an index from the end: Python's list takes it
-    ("text", _set("response.output_text.delta", "content_index", -1)),
+    ("text", set_field("response.output_text.delta", "content_index", -1)),
     # the reasoning summary's and the refusal's indexes: events the client does not accumulate
-    ("reasoning", _drop("response.reasoning_summary_text.delta", "summary_index")),
-    ("refusal", _drop("response.refusal.delta", "content_index")),
+    ("reasoning", drop("response.reasoning_summary_text.delta", "summary_index")),
+    ("refusal", drop("response.refusal.delta", "content_index")),
     # an event type the client does not know, after response.created
     ("text", lambda events: events.insert(3, {"type": "response.something_new"})),
     # after the terminal event: judged by §2
@@ -261,7 +221,7 @@ def test_a_near_miss_the_client_applies(scenario: str, edit: Callable[[Events], 
 def test_an_error_event_ends_what_the_rule_judges() -> None:
     """The server's error (§1.2): the rule stops there, whatever follows."""
     events = mock("text")
-    _first(events, "response.output_text.delta").pop("content_index")
+    first(events, "response.output_text.delta").pop("content_index")
     events.insert(3, {"type": "error", "message": "x"})
     assert problem(events) is None
 
@@ -276,13 +236,13 @@ def test_the_events_are_not_edited() -> None:
 @pytest.mark.parametrize(
     "edit",
     [
-        _set("response.output_text.delta", "output_index", [0]),
-        _set("response.output_text.delta", "content_index", " 0 "),
-        _set("response.output_text.delta", "content_index", 1.5),
-        _set("response.output_text.delta", "content_index", True),  # 1: past the one part
-        _set("response.output_text.delta", "content_index", float("nan")),
-        lambda events: _first(events, "response.output_item.added").update(item="x"),
-        lambda events: _first(events, "response.output_item.done").update(item=None),
+        set_field("response.output_text.delta", "output_index", [0]),
+        set_field("response.output_text.delta", "content_index", " 0 "),
+        set_field("response.output_text.delta", "content_index", 1.5),
+        set_field("response.output_text.delta", "content_index", True),  # 1: past the one part
+        set_field("response.output_text.delta", "content_index", float("nan")),
+        lambda events: first(events, "response.output_item.added").update(item="x"),
+        lambda events: first(events, "response.output_item.done").update(item=None),
         lambda events: events[0].update(response="x"),
         lambda events: events[0]["response"].update(output=5),
         lambda events: events[-1]["response"].update(output=[{"type": ["x"]}]),
