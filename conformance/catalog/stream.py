@@ -5,6 +5,7 @@ from __future__ import annotations
 
 # stream.sequence.* (docs/spec.md §2.1), stream.lifecycle.* and stream.response.terminal_status
 # (§2.2), stream.response.{id,created_at}_stable and interim_state (§2.3),
+# stream.item.added_before_use, added_once and done_once (§2.4),
 # stream.output_index.contiguous and stream.item.no_interleave (§2.5) and
 # stream.error.followed_by_failed (§1.2) are declared with their rules and examples in their
 # section modules (conformance.sections).
@@ -21,6 +22,9 @@ from ..sections.s2_2_lifecycle import RESPONSE_TERMINAL_STATUS as RESPONSE_TERMI
 from ..sections.s2_3_one_response import RESPONSE_CREATED_AT_STABLE as RESPONSE_CREATED_AT_STABLE
 from ..sections.s2_3_one_response import RESPONSE_ID_STABLE as RESPONSE_ID_STABLE
 from ..sections.s2_3_one_response import RESPONSE_INTERIM_STATE as RESPONSE_INTERIM_STATE
+from ..sections.s2_4_items_opened import ITEM_ADDED_BEFORE_USE as ITEM_ADDED_BEFORE_USE
+from ..sections.s2_4_items_opened import ITEM_ADDED_ONCE as ITEM_ADDED_ONCE
+from ..sections.s2_4_items_opened import ITEM_DONE_ONCE as ITEM_DONE_ONCE
 from ..sections.s2_5_output_index import ITEM_INTERLEAVE as ITEM_INTERLEAVE
 from ..sections.s2_5_output_index import OUTPUT_INDEX_CONTIGUOUS as OUTPUT_INDEX_CONTIGUOUS
 from ..sections.s2_9_opaque import OPAQUE_CONSISTENT as OPAQUE_CONSISTENT
@@ -33,18 +37,8 @@ MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 # stream.error.followed_by_failed (docs/spec.md §1.2): conformance/sections/s1_2_error_event.py
 
 # --- stream.item.* (docs/spec.md §2.4–§2.10) ----------------------------------------------------------
-ITEM_ADDED_BEFORE_USE = register(
-    "stream.item.added_before_use",
-    MUST,
-    "§2.4 [SDK]",
-    "an item is opened by `response.output_item.added` before any event names it",
-)
-ITEM_ADDED_ONCE = register(
-    "stream.item.added_once",
-    MUST,
-    "§2.4",
-    "no output item is added twice (by `output_index` or by `id`)",
-)
+# stream.item.added_before_use, added_once, done_once (docs/spec.md §2.4):
+# conformance/sections/s2_4_items_opened.py
 # stream.output_index.contiguous, stream.item.no_interleave (docs/spec.md §2.5):
 # conformance/sections/s2_5_output_index.py
 ITEM_ID_UNIQUE = register(
@@ -76,12 +70,6 @@ ITEM_ADDED_STATE = register(
     MUST,
     "§2.6, §7.4 [REC][SDK]",
     'an item opens empty: message `content: []`, reasoning `summary: []`, function call `arguments: ""` with `call_id` and `name` set, status `in_progress` (or `incomplete`, kept to its `.done`, for an item cut before it began)',
-)
-ITEM_DONE_ONCE = register(
-    "stream.item.done_once",
-    MUST,
-    "§2.4, §2.6",
-    "an item is closed by `output_item.done` once, and nothing names it afterwards",
 )
 ITEM_CLOSED_BEFORE_TERMINAL = register(
     "stream.item.closed_before_terminal",

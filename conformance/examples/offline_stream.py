@@ -36,17 +36,8 @@ ANNOTATION = {
 # (docs/spec.md §1.2) in conformance.sections.s1_2_error_event.
 
 # --- stream.item.*, stream.output_index.* --------------------------------------------------------
-example(
-    "stream.item.added_before_use",
-    S(lambda: drop(text_stream(), "response.output_item.added")),
-    S(text_stream),
-    also={"stream.output.equals_items"},
-)
-example(
-    "stream.item.added_once",
-    S(lambda: insert(text_stream(), 3, text_stream()[2]), "`output_item.added` twice"),
-    S(text_stream),
-)
+# stream.item.added_before_use, added_once, done_once: with their rules, in
+# conformance.sections.s2_4_items_opened.
 
 
 # stream.output_index.contiguous, stream.item.no_interleave: with their rules, in
@@ -83,11 +74,6 @@ example(
 example(
     "stream.item.added_state",
     S(lambda: at(text_stream(), "response.output_item.added", "item.status", "completed")),
-    S(text_stream),
-)
-example(
-    "stream.item.done_once",
-    S(lambda: insert(text_stream(), 9, text_stream()[8]), "`output_item.done` twice"),
     S(text_stream),
 )
 example(

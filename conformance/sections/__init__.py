@@ -28,6 +28,9 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   and the stream's end);
 - :mod:`.s2_3_one_response` — §2.3 one response (``stream.response.id_stable``,
   ``created_at_stable``, ``interim_state``);
+- :mod:`.s2_4_items_opened` — §2.4 items are opened first (``stream.item.added_before_use``,
+  ``added_once``, ``done_once``: an event's item looked up by its ``output_index``, an item
+  added or closed a second time);
 - :mod:`.s2_5_output_index` — §2.5 output index (``stream.output_index.contiguous``,
   ``stream.item.no_interleave``: an added item's index, and events of an item added before
   the newest);

@@ -145,15 +145,13 @@ class Coverage:
             t for t in types if t.startswith(_FAMILIES) or t.startswith("response.content_part.")
         }
         if self.items_added:
-            out |= {"stream.item.added_once", "stream.item.id_prefix", "stream.item.added_state"}
+            out |= {"stream.item.id_prefix", "stream.item.added_state"}
         if self.items_added >= 2:
             out.add("stream.item.id_unique")
-        if inner or self.items_done:
-            out.add("stream.item.added_before_use")
         if inner:
             out.add("stream.item.item_id_matches")
         if self.items_done:
-            out |= {"stream.item.done_matches_added", "stream.item.done_once"}
+            out.add("stream.item.done_matches_added")
             if inner:
                 out.add("stream.item.content_matches")
         if self.items_added and self.terminal in ("response.completed", "response.incomplete"):

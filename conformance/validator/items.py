@@ -10,6 +10,15 @@ from typing import Any
 from .. import catalog as C
 from ..catalog.render import short
 from ..sections.s2_2_lifecycle import require_started
+from ..sections.s2_4_items_opened import (
+    judge_added_twice,
+    judge_after_done,
+    judge_done_twice,
+    judge_unopened,
+    note_item_done,
+    note_item_named,
+)
+from ..sections.s2_4_items_opened import note_item_added as note_item_opened
 from ..sections.s2_5_output_index import judge_added_index, judge_interleave, note_item_added
 from .comparisons import check_item_content
 from .model import MISSING, Item
@@ -33,6 +42,9 @@ def item_for(
 ) -> Item | None:
     """The open item an inner event names, reporting every way the naming is wrong."""
     etype: str = event["type"]
+    coverage = state.coverage
+    if coverage is not None:
+        note_item_named(coverage)  # §2.4 (conformance.sections)
     oi = event.get("output_index")
     if type(oi) is not int:
         return None  # the schema check reports a missing or mistyped output_index
@@ -48,22 +60,10 @@ def item_for(
             item = Item(oi, event.get("item_id"), None, known=False)
             state._items[oi] = item
         else:
-            state._report(
-                C.ITEM_ADDED_BEFORE_USE,
-                index,
-                f"`output_item.added` for output_index {oi} first",
-                etype,
-                path="output_index",
-            )
+            judge_unopened(state, oi, etype, index)  # §2.4 (conformance.sections)
             return None
     if item.done and not allow_done:
-        state._report(
-            C.ITEM_DONE_ONCE,
-            index,
-            f"no event for the finished item {oi}",
-            etype,
-            path="output_index",
-        )
+        judge_after_done(state, oi, etype, index)  # §2.4
         return None
     item_id = event.get("item_id", MISSING)
     if item_id is not MISSING and item.known and item_id != item.id:
@@ -93,22 +93,16 @@ def item_for(
 
 def on_item_added(state: StreamState, event: Mapping[str, Any], index: int) -> None:
     require_started(state, "response.output_item.added", index)
-    if state.coverage is not None:
-        note_item_added(state.coverage)  # §2.5 (conformance.sections)
+    coverage = state.coverage
+    if coverage is not None:  # §2.4, §2.5 (conformance.sections)
+        note_item_opened(coverage)
+        note_item_added(coverage)
     oi = event.get("output_index")
     item = event.get("item")
     if type(oi) is not int or not isinstance(item, dict):
         return
     iid, itype = item.get("id"), item.get("type")
-    if oi in state._items:
-        state._report(
-            C.ITEM_ADDED_ONCE,
-            index,
-            f"a new output_index (next: {state._next_output_index})",
-            oi,
-            path="output_index",
-            message=f"output_index {oi} was already added as item {state._items[oi].id!r}",
-        )
+    if judge_added_twice(state, oi, index):  # §2.4
         return
     if not judge_added_index(state, oi, index):  # (no item has a negative index)
         return
@@ -173,19 +167,15 @@ def _check_added_state(state: StreamState, item: Mapping[str, Any], index: int) 
 
 
 def on_item_done(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    if state.coverage is not None:
+        note_item_done(state.coverage)  # §2.4 (conformance.sections)
     oi = event.get("output_index")
     done_item = event.get("item")
     if type(oi) is not int:
         return
     existing = state._items.get(oi)
     if existing is not None and existing.done:
-        state._report(
-            C.ITEM_DONE_ONCE,
-            index,
-            "one `output_item.done` per item",
-            f"a second `output_item.done` for output_index {oi}",
-            path="output_index",
-        )
+        judge_done_twice(state, oi, index)  # §2.4
         return
     item = item_for(state, event, index)
     if item is None or not isinstance(done_item, dict):

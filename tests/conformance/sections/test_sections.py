@@ -191,6 +191,7 @@ _LIFECYCLE = {
     "stream.response.terminal_status",
 }
 _OUTPUT_INDEX = {"stream.output_index.contiguous", "stream.item.no_interleave"}
+_ITEMS_OPENED = {"stream.item.added_before_use", "stream.item.added_once", "stream.item.done_once"}
 _ADDED = "response.output_item.added"
 _INTERIM = {"response.created", "response.queued", "response.in_progress"}
 _TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
@@ -221,6 +222,30 @@ def _output_index_table(events: list[dict[str, Any]]) -> set[str]:
     return out | ({"stream.item.no_interleave"} if added >= 2 else set())
 
 
+# The event families that name an item (conformance/validator/exercised.py `_FAMILIES`).
+_INNER = (
+    "response.output_text.", "response.refusal.", "response.reasoning_text.",
+    "response.reasoning_summary_", "response.function_call_arguments.",
+    "response.custom_tool_call_input.", "response.mcp_call_arguments.",
+    "response.code_interpreter_call_code.", "response.apply_patch_call_operation_diff.",
+    "response.shell_call_command.", "response.shell_call_output_content.", "response.mcp_call.",
+    "response.mcp_list_tools.", "response.code_interpreter_call", "response.web_search_call.",
+    "response.file_search_call.", "response.image_generation_call.", "response.content_part.",
+)  # fmt: skip
+
+
+def _items_opened_table(events: list[dict[str, Any]]) -> set[str]:
+    """What the table said of the §2.4 checks: a second addition once an item was added, the
+    item's opening once an event named one or an item was done, a second closing once one was."""
+    types = {e["type"] for e in events if isinstance(e.get("type"), str)}
+    out = {"stream.item.added_once"} if _ADDED in types else set()
+    if "response.output_item.done" in types:
+        out |= {"stream.item.added_before_use", "stream.item.done_once"}
+    if any(t.startswith(_INNER) for t in types):
+        out.add("stream.item.added_before_use")
+    return out
+
+
 def _carries_opaque(events: list[dict[str, Any]]) -> bool:
     return any(
         e.get("type") == "response.output_item.done"
@@ -238,7 +263,9 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
         for _, c in _CHECKS
         if EXAMPLES[c.id].failing.kind == "stream" and EXAMPLES[c.id].failing.request is None
     }
-    assert stream_checks == _SEQUENCE | _IDENTITY | _LIFECYCLE | _OUTPUT_INDEX | {_OPAQUE, _ERROR}
+    assert stream_checks == (
+        _SEQUENCE | _IDENTITY | _LIFECYCLE | _OUTPUT_INDEX | _ITEMS_OPENED | {_OPAQUE, _ERROR}
+    )
     for recording in load_recordings():
         assert _exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
         # the lifecycle rules (§2.2, §2.3) and the output index's (§2.5): as the table said,
@@ -249,6 +276,7 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
             got = _exercised(events)
             assert got & _LIFECYCLE == _lifecycle_table(events), recording.name
             assert got & _OUTPUT_INDEX == _output_index_table(events), recording.name
+            assert got & _ITEMS_OPENED == _items_opened_table(events), recording.name
         one = _exercised(recording.events[:1])
         assert one >= _SEQUENCE and not _IDENTITY & one, recording.name
         if all("response" in e for e in recording.events[:2]):
