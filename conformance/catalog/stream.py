@@ -6,7 +6,8 @@ from __future__ import annotations
 # stream.sequence.* (docs/spec.md §2.1), stream.lifecycle.* and stream.response.terminal_status
 # (§2.2), stream.response.{id,created_at}_stable and interim_state (§2.3),
 # stream.item.added_before_use, added_once and done_once (§2.4),
-# stream.output_index.contiguous and stream.item.no_interleave (§2.5) and
+# stream.output_index.contiguous and stream.item.no_interleave (§2.5),
+# stream.item.item_id_matches, done_matches_added and id_unique (§2.7) and
 # stream.error.followed_by_failed (§1.2) are declared with their rules and examples in their
 # section modules (conformance.sections).
 from ..sections.s1_2_error_event import ERROR_FOLLOWED_BY_FAILED as ERROR_FOLLOWED_BY_FAILED
@@ -27,6 +28,9 @@ from ..sections.s2_4_items_opened import ITEM_ADDED_ONCE as ITEM_ADDED_ONCE
 from ..sections.s2_4_items_opened import ITEM_DONE_ONCE as ITEM_DONE_ONCE
 from ..sections.s2_5_output_index import ITEM_INTERLEAVE as ITEM_INTERLEAVE
 from ..sections.s2_5_output_index import OUTPUT_INDEX_CONTIGUOUS as OUTPUT_INDEX_CONTIGUOUS
+from ..sections.s2_7_identity import ITEM_DONE_MATCHES_ADDED as ITEM_DONE_MATCHES_ADDED
+from ..sections.s2_7_identity import ITEM_ID_MATCHES as ITEM_ID_MATCHES
+from ..sections.s2_7_identity import ITEM_ID_UNIQUE as ITEM_ID_UNIQUE
 from ..sections.s2_9_opaque import OPAQUE_CONSISTENT as OPAQUE_CONSISTENT
 from .registry import Level, register
 
@@ -41,29 +45,13 @@ MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 # conformance/sections/s2_4_items_opened.py
 # stream.output_index.contiguous, stream.item.no_interleave (docs/spec.md §2.5):
 # conformance/sections/s2_5_output_index.py
-ITEM_ID_UNIQUE = register(
-    "stream.item.id_unique",
-    MUST,
-    "§2.7 [REC]",
-    "item ids are unique within a response",
-)
+# stream.item.id_unique, done_matches_added, item_id_matches (docs/spec.md §2.7):
+# conformance/sections/s2_7_identity.py
 ITEM_ID_PREFIX = register(
     "stream.item.id_prefix",
     INFO,
     "§2.14",
     "item ids carry OpenAI's prefix for their type (`msg_`, `rs_`, `fc_`, …)",
-)
-ITEM_DONE_MATCHES_ADDED = register(
-    "stream.item.done_matches_added",
-    MUST,
-    "§2.7",
-    "`output_item.done` carries the same item `id` and `type` as its `output_item.added`",
-)
-ITEM_ID_MATCHES = register(
-    "stream.item.item_id_matches",
-    MUST,
-    "§2.7",
-    "every inner event's `item_id` equals the id of the item open at its `output_index`",
 )
 ITEM_ADDED_STATE = register(
     "stream.item.added_state",

@@ -42,35 +42,14 @@ ANNOTATION = {
 
 # stream.output_index.contiguous, stream.item.no_interleave: with their rules, in
 # conformance.sections.s2_5_output_index.
-example(
-    "stream.item.id_unique",
-    S(lambda: retext(reasoning_stream(), "msg_example", "rs_example"),
-      "the message reuses the reasoning item's id"),
-    S(reasoning_stream),
-)  # fmt: skip
+# stream.item.id_unique, done_matches_added, item_id_matches: with their rules, in
+# conformance.sections.s2_7_identity.
 example(
     "stream.item.id_prefix",
     S(lambda: retext(text_stream(), "msg_example", "item_example")),
     S(text_stream),
 )
 
-
-def _done_id() -> list[Event]:
-    events = retext(text_stream(), '"id": "msg_example"', '"id": "msg_other"')
-    events[2]["item"]["id"] = "msg_example"  # only the added item keeps the first id
-    return events
-
-
-example(
-    "stream.item.done_matches_added",
-    S(_done_id, "the item is closed (and completed) under another id"),
-    S(text_stream),
-)
-example(
-    "stream.item.item_id_matches",
-    S(lambda: at(text_stream(), "response.output_text.delta", "item_id", "msg_other")),
-    S(text_stream),
-)
 example(
     "stream.item.added_state",
     S(lambda: at(text_stream(), "response.output_item.added", "item.status", "completed")),

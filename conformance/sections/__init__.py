@@ -34,6 +34,9 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 - :mod:`.s2_5_output_index` — §2.5 output index (``stream.output_index.contiguous``,
   ``stream.item.no_interleave``: an added item's index, and events of an item added before
   the newest);
+- :mod:`.s2_7_identity` — §2.7 identity (``stream.item.item_id_matches``,
+  ``done_matches_added``, ``id_unique``: an inner event's ``item_id``, an item's done event
+  against its added one, an added item's id against the ids before it);
 - :mod:`.s2_9_opaque` — §2.9 the output's opaque fields (``stream.output.opaque_consistent``:
   non-empty in an item's ``output_item.done`` and in the terminal output alike);
 - :mod:`.s3_1_response` — §3.1 fields and statuses (``response.schema.*``,

@@ -146,14 +146,8 @@ class Coverage:
         }
         if self.items_added:
             out |= {"stream.item.id_prefix", "stream.item.added_state"}
-        if self.items_added >= 2:
-            out.add("stream.item.id_unique")
-        if inner:
-            out.add("stream.item.item_id_matches")
-        if self.items_done:
-            out.add("stream.item.done_matches_added")
-            if inner:
-                out.add("stream.item.content_matches")
+        if self.items_done and inner:
+            out.add("stream.item.content_matches")
         if self.items_added and self.terminal in ("response.completed", "response.incomplete"):
             out.add("stream.item.closed_before_terminal")
         if self.incomplete_item:

@@ -192,6 +192,11 @@ _LIFECYCLE = {
 }
 _OUTPUT_INDEX = {"stream.output_index.contiguous", "stream.item.no_interleave"}
 _ITEMS_OPENED = {"stream.item.added_before_use", "stream.item.added_once", "stream.item.done_once"}
+_IDENTITY_ITEMS = {
+    "stream.item.item_id_matches",
+    "stream.item.done_matches_added",
+    "stream.item.id_unique",
+}
 _ADDED = "response.output_item.added"
 _INTERIM = {"response.created", "response.queued", "response.in_progress"}
 _TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
@@ -246,6 +251,18 @@ def _items_opened_table(events: list[dict[str, Any]]) -> set[str]:
     return out
 
 
+def _identity_table(events: list[dict[str, Any]]) -> set[str]:
+    """What the table said of the §2.7 checks: an inner event's id once one named an item, the
+    done item's once one was done, an item's id once a second one was added."""
+    types = {e["type"] for e in events if isinstance(e.get("type"), str)}
+    out = {"stream.item.item_id_matches"} if any(t.startswith(_INNER) for t in types) else set()
+    if "response.output_item.done" in types:
+        out.add("stream.item.done_matches_added")
+    if sum(e.get("type") == _ADDED for e in events) >= 2:
+        out.add("stream.item.id_unique")
+    return out
+
+
 def _carries_opaque(events: list[dict[str, Any]]) -> bool:
     return any(
         e.get("type") == "response.output_item.done"
@@ -264,7 +281,13 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
         if EXAMPLES[c.id].failing.kind == "stream" and EXAMPLES[c.id].failing.request is None
     }
     assert stream_checks == (
-        _SEQUENCE | _IDENTITY | _LIFECYCLE | _OUTPUT_INDEX | _ITEMS_OPENED | {_OPAQUE, _ERROR}
+        _SEQUENCE
+        | _IDENTITY
+        | _LIFECYCLE
+        | _OUTPUT_INDEX
+        | _ITEMS_OPENED
+        | _IDENTITY_ITEMS
+        | {_OPAQUE, _ERROR}
     )
     for recording in load_recordings():
         assert _exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
@@ -277,6 +300,7 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
             assert got & _LIFECYCLE == _lifecycle_table(events), recording.name
             assert got & _OUTPUT_INDEX == _output_index_table(events), recording.name
             assert got & _ITEMS_OPENED == _items_opened_table(events), recording.name
+            assert got & _IDENTITY_ITEMS == _identity_table(events), recording.name
         one = _exercised(recording.events[:1])
         assert one >= _SEQUENCE and not _IDENTITY & one, recording.name
         if all("response" in e for e in recording.events[:2]):
