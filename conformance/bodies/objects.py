@@ -17,6 +17,7 @@ from typing import Any
 from .. import catalog as C
 from ..catalog.registry import Check, Violation
 from ..schema import SCHEMAS, SchemaValidator
+from ..sections.s2_10_incomplete_last import judge_incomplete_item
 from ..sections.s3_1_response import judge_response_schema, judge_status
 from ..sections.s3_2_usage import judge_usage
 from ..sections.s3_4_openresponses import judge_openresponses_fields
@@ -99,15 +100,7 @@ class ResponseChecker:
             if not isinstance(item, dict):
                 continue
             itype = item.get("type")
-            if item.get("status") == "incomplete" and (
-                pos != len(items) - 1 or status != "incomplete"
-            ):
-                report(
-                    C.ITEM_INCOMPLETE_LAST,
-                    "the incomplete item is the last one, in an incomplete response",
-                    f"item {pos} of {len(items)}, response status {status!r}",
-                    f"output[{pos}].status",
-                )
+            judge_incomplete_item(status, pos, len(items), item, report, self.applied)  # §2.10
             judge_item_status(status, pos, item, report, self.applied)
             fits = _PART_FITS.get(itype) if isinstance(itype, str) else None
             content = item.get("content")

@@ -7,7 +7,8 @@ from __future__ import annotations
 # (§2.2), stream.response.{id,created_at}_stable and interim_state (§2.3),
 # stream.item.added_before_use, added_once and done_once (§2.4),
 # stream.output_index.contiguous and stream.item.no_interleave (§2.5),
-# stream.item.item_id_matches, done_matches_added and id_unique (§2.7) and
+# stream.item.item_id_matches, done_matches_added and id_unique (§2.7),
+# stream.item.incomplete_last (§2.10) and
 # stream.error.followed_by_failed (§1.2) are declared with their rules and examples in their
 # section modules (conformance.sections).
 from ..sections.s1_2_error_event import ERROR_FOLLOWED_BY_FAILED as ERROR_FOLLOWED_BY_FAILED
@@ -32,6 +33,7 @@ from ..sections.s2_7_identity import ITEM_DONE_MATCHES_ADDED as ITEM_DONE_MATCHE
 from ..sections.s2_7_identity import ITEM_ID_MATCHES as ITEM_ID_MATCHES
 from ..sections.s2_7_identity import ITEM_ID_UNIQUE as ITEM_ID_UNIQUE
 from ..sections.s2_9_opaque import OPAQUE_CONSISTENT as OPAQUE_CONSISTENT
+from ..sections.s2_10_incomplete_last import ITEM_INCOMPLETE_LAST as ITEM_INCOMPLETE_LAST
 from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
@@ -65,12 +67,7 @@ ITEM_CLOSED_BEFORE_TERMINAL = register(
     "§2.9 [SDK]",
     "on `response.completed` and `response.incomplete` every added item is done",
 )
-ITEM_INCOMPLETE_LAST = register(
-    "stream.item.incomplete_last",
-    MUST,
-    "§2.10 [OR]",
-    "an item that ends `incomplete` is the last item, and the response is `incomplete`",
-)
+# stream.item.incomplete_last (docs/spec.md §2.10): conformance/sections/s2_10_incomplete_last.py
 ITEM_CONTENT_MATCHES = register(
     "stream.item.content_matches",
     MUST,

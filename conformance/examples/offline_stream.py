@@ -62,23 +62,7 @@ example(
     also={"stream.output.equals_items"},
 )
 
-
-def _incomplete_item(terminal: str) -> list[Event]:
-    events = text_stream()
-    for e in (events[8]["item"], events[9]["response"]["output"][0]):
-        e["status"] = "incomplete"
-    if terminal == "incomplete":
-        events[9]["type"] = "response.incomplete"
-        events[9]["response"]["status"] = "incomplete"
-        events[9]["response"]["incomplete_details"] = {"reason": "max_output_tokens"}
-    return events
-
-
-example(
-    "stream.item.incomplete_last",
-    S(lambda: _incomplete_item("completed"), "an incomplete item in a completed response"),
-    S(lambda: _incomplete_item("incomplete"), "the same in an incomplete response"),
-)
+# stream.item.incomplete_last: with its rules, in conformance.sections.s2_10_incomplete_last.
 example(
     "stream.item.content_matches",
     S(lambda: retext(text_stream(), '"text": "Hello"}], "role"', '"text": "Hello!"}], "role"'),

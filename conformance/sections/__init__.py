@@ -39,6 +39,9 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   against its added one, an added item's id against the ids before it);
 - :mod:`.s2_9_opaque` — §2.9 the output's opaque fields (``stream.output.opaque_consistent``:
   non-empty in an item's ``output_item.done`` and in the terminal output alike);
+- :mod:`.s2_10_incomplete_last` — §2.10 incomplete items (``stream.item.incomplete_last``: an
+  item added after one done ``incomplete``, and an ``incomplete`` item of a Response seen whole,
+  a streamed terminal or a body);
 - :mod:`.s3_1_response` — §3.1 fields and statuses (``response.schema.*``,
   ``response.incomplete_details``, ``response.failed.error``: a body's schema, a Response's
   status companions);

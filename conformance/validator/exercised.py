@@ -79,7 +79,6 @@ class Coverage:
     lifecycle: int = 0  # lifecycle events seen
     items_added: int = 0
     items_done: int = 0
-    incomplete_item: bool = False
     annotations: bool = False
     identities: bool = False  # an item opened with a `call_id` or `name` (docs/spec.md §7.9)
     done_logprobs: bool = False  # an `output_text.done` carried logprobs (§7.8)
@@ -116,8 +115,6 @@ class Coverage:
             self.items_done += 1
             item = event.get("item")
             if isinstance(item, dict):
-                if item.get("status") == "incomplete":
-                    self.incomplete_item = True
                 self.annotations = self.annotations or _has_annotations(item.get("content"))
         elif etype == "response.content_part.done":
             part = event.get("part")
@@ -150,8 +147,6 @@ class Coverage:
             out.add("stream.item.content_matches")
         if self.items_added and self.terminal in ("response.completed", "response.incomplete"):
             out.add("stream.item.closed_before_terminal")
-        if self.incomplete_item:
-            out.add("stream.item.incomplete_last")
         part_text = any(t.startswith(_PART_TEXT) for t in types)
         if part_text or "response.content_part.added" in types:
             out |= {
@@ -205,14 +200,12 @@ def _has_annotations(content: Any) -> bool:
 
 def response_exercised(response: Mapping[str, Any]) -> set[str]:
     """The checks one Response object gives work to, a non-stream body or a streamed terminal
-    response, but for those of a section module (conformance.sections: §3.1's schema and status
-    companions, §3.2's usage, §3.4's Open Responses fields, §7.7's item statuses, §7.8's logprobs),
+    response, but for those of a section module (conformance.sections: §2.10's incomplete items, §3.1's schema
+    and status companions, §3.2's usage, §3.4's Open Responses fields, §7.7's item statuses, §7.8's logprobs),
     whose rules mark themselves where they evaluate."""
     out: set[str] = set()
     output = response.get("output")
     items = [i for i in output if isinstance(i, dict)] if isinstance(output, list) else []
-    if any(i.get("status") == "incomplete" for i in items):
-        out.add("stream.item.incomplete_last")
     if any(isinstance(i.get("content"), list) and i["content"] for i in items):
         out.add("stream.part.type_fits_item")
     return out

@@ -28,6 +28,8 @@ from ..sections.s2_7_identity import (
 from ..sections.s2_7_identity import note_item_added as note_identity_added
 from ..sections.s2_7_identity import note_item_done as note_identity_done
 from ..sections.s2_7_identity import note_item_named as note_item_id
+from ..sections.s2_10_incomplete_last import judge_added_after_incomplete
+from ..sections.s2_10_incomplete_last import note_item_done as note_incomplete_done
 from .comparisons import check_item_content
 from .model import MISSING, Item
 from .state import StreamState
@@ -114,14 +116,7 @@ def on_item_added(state: StreamState, event: Mapping[str, Any], index: int) -> N
         prefixes = ID_PREFIX.get(itype) if isinstance(itype, str) else None
         if prefixes and isinstance(iid, str) and not iid.startswith(prefixes):
             state._report(C.ITEM_ID_PREFIX, index, " or ".join(prefixes) + "…", iid, path="item.id")
-    if state._incomplete_item is not None:
-        state._report(
-            C.ITEM_INCOMPLETE_LAST,
-            index,
-            "no item after an incomplete one",
-            itype,
-            message=f"item {state._incomplete_item} ended `incomplete`",
-        )
+    judge_added_after_incomplete(state, itype, index)  # §2.10 (conformance.sections)
     state._last_added = max(state._last_added, oi)
     state._items[oi] = Item(
         oi,
@@ -161,9 +156,10 @@ def _check_added_state(state: StreamState, item: Mapping[str, Any], index: int) 
 
 def on_item_done(state: StreamState, event: Mapping[str, Any], index: int) -> None:
     coverage = state.coverage
-    if coverage is not None:  # §2.4, §2.7 (conformance.sections)
+    if coverage is not None:  # §2.4, §2.7, §2.10 (conformance.sections)
         note_item_done(coverage)
         note_identity_done(coverage)
+        note_incomplete_done(coverage, event)
     oi = event.get("output_index")
     done_item = event.get("item")
     if type(oi) is not int:

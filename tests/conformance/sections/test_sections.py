@@ -197,6 +197,7 @@ _IDENTITY_ITEMS = {
     "stream.item.done_matches_added",
     "stream.item.id_unique",
 }
+_INCOMPLETE = "stream.item.incomplete_last"
 _ADDED = "response.output_item.added"
 _INTERIM = {"response.created", "response.queued", "response.in_progress"}
 _TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
@@ -263,6 +264,19 @@ def _identity_table(events: list[dict[str, Any]]) -> set[str]:
     return out
 
 
+def _holds_incomplete(events: list[dict[str, Any]]) -> bool:
+    """What the table said of §2.10: an `incomplete` item in an `output_item.done` or in the
+    terminal output."""
+    items = [e["item"] for e in events if e.get("type") == "response.output_item.done"]
+    items += [
+        i
+        for e in events
+        if e.get("type") in _TERMINAL and isinstance(e.get("response"), dict)
+        for i in e["response"].get("output") or []
+    ]
+    return any(isinstance(i, dict) and i.get("status") == "incomplete" for i in items)
+
+
 def _carries_opaque(events: list[dict[str, Any]]) -> bool:
     return any(
         e.get("type") == "response.output_item.done"
@@ -287,7 +301,7 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
         | _OUTPUT_INDEX
         | _ITEMS_OPENED
         | _IDENTITY_ITEMS
-        | {_OPAQUE, _ERROR}
+        | {_OPAQUE, _ERROR, _INCOMPLETE}
     )
     for recording in load_recordings():
         assert _exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
@@ -301,6 +315,8 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
             assert got & _OUTPUT_INDEX == _output_index_table(events), recording.name
             assert got & _ITEMS_OPENED == _items_opened_table(events), recording.name
             assert got & _IDENTITY_ITEMS == _identity_table(events), recording.name
+            # §2.10: applied where an item is done `incomplete` or the terminal output holds one
+            assert (_INCOMPLETE in got) == _holds_incomplete(events), recording.name
         one = _exercised(recording.events[:1])
         assert one >= _SEQUENCE and not _IDENTITY & one, recording.name
         if all("response" in e for e in recording.events[:2]):
