@@ -8,7 +8,7 @@ from __future__ import annotations
 # stream.item.added_before_use, added_once and done_once (§2.4),
 # stream.output_index.contiguous and stream.item.no_interleave (§2.5),
 # stream.item.item_id_matches, done_matches_added and id_unique (§2.7),
-# stream.item.incomplete_last (§2.10) and
+# stream.item.incomplete_last (§2.10), stream.part.type_fits_item (§2.11) and
 # stream.error.followed_by_failed (§1.2) are declared with their rules and examples in their
 # section modules (conformance.sections).
 from ..sections.s1_2_error_event import ERROR_FOLLOWED_BY_FAILED as ERROR_FOLLOWED_BY_FAILED
@@ -34,6 +34,7 @@ from ..sections.s2_7_identity import ITEM_ID_MATCHES as ITEM_ID_MATCHES
 from ..sections.s2_7_identity import ITEM_ID_UNIQUE as ITEM_ID_UNIQUE
 from ..sections.s2_9_opaque import OPAQUE_CONSISTENT as OPAQUE_CONSISTENT
 from ..sections.s2_10_incomplete_last import ITEM_INCOMPLETE_LAST as ITEM_INCOMPLETE_LAST
+from ..sections.s2_11_part_fits import PART_TYPE_FITS_ITEM as PART_TYPE_FITS_ITEM
 from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
@@ -101,12 +102,7 @@ PART_CLOSED = register(
     "§2.6",
     "every content part is closed by `content_part.done` before the next part or `output_item.done`",
 )
-PART_TYPE_FITS_ITEM = register(
-    "stream.part.type_fits_item",
-    MUST,
-    "§2.11; KB04",
-    "a part's type fits its item: `output_text`/`refusal` in a message, `reasoning_text` in reasoning",
-)
+# stream.part.type_fits_item (docs/spec.md §2.11): conformance/sections/s2_11_part_fits.py
 PART_KIND_MATCHES = register(
     "stream.part.kind_matches",
     MUST,

@@ -96,13 +96,7 @@ example(
     S(lambda: drop(text_stream(), "response.content_part.done")),
     S(text_stream),
 )
-example(
-    "stream.part.type_fits_item",
-    S(lambda: retext(retext(text_stream(), "output_text", "reasoning_text"), '"annotations": [], ', ""),
-      "a message whose part is `reasoning_text`"),
-    S(text_stream),
-    also={"stream.delta.type_fits_item", "stream.part.order.done_before_part_done"},
-)  # fmt: skip
+# stream.part.type_fits_item: with its rules, in conformance.sections.s2_11_part_fits.
 
 
 def _refusal_part() -> list[Event]:

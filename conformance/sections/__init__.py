@@ -42,6 +42,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 - :mod:`.s2_10_incomplete_last` — §2.10 incomplete items (``stream.item.incomplete_last``: an
   item added after one done ``incomplete``, and an ``incomplete`` item of a Response seen whole,
   a streamed terminal or a body);
+- :mod:`.s2_11_part_fits` — §2.11 parts fit their item (``stream.part.type_fits_item``: the
+  part a ``content_part.added`` opens, and each part of a Response seen whole);
 - :mod:`.s3_1_response` — §3.1 fields and statuses (``response.schema.*``,
   ``response.incomplete_details``, ``response.failed.error``: a body's schema, a Response's
   status companions);

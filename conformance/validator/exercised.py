@@ -5,9 +5,9 @@ annotation rule on annotations, the shell-command rule on shell commands, usage 
 usage object. :class:`Coverage` is filled by the stream validator, one call per event it judges on
 its full path (never per fast-path delta: a delta's rules are applied at its ``.done``, which takes
 the full path), and :meth:`Coverage.exercised` names the stream checks its events gave work to.
-:func:`response_exercised` does the same for one Response object. The checks of a section
-module (conformance.sections) are not inferred here: their rule marks them in ``applied`` where it
-evaluates them. Every check that reported a violation was evaluated too: callers add those.
+The checks of a section module (conformance.sections) are not inferred here: their rule marks
+them in ``applied`` where it evaluates them, those of a Response (a streamed terminal, a body)
+too. Every check that reported a violation was evaluated too: callers add those.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 from ..catalog.registry import with_family
 
-__all__ = ["Coverage", "response_exercised"]
+__all__ = ["Coverage"]
 
 _LIFECYCLE = frozenset(
     {
@@ -83,7 +83,6 @@ class Coverage:
     identities: bool = False  # an item opened with a `call_id` or `name` (docs/spec.md §7.9)
     done_logprobs: bool = False  # an `output_text.done` carried logprobs (§7.8)
     terminal: str | None = None
-    responses: set[str] = field(default_factory=set)  # checks the terminal response exercised
     # Checks whose rule marked itself applied where it evaluated (conformance.sections): their
     # exercise is not inferred from the events here.
     applied: set[str] = field(default_factory=set)
@@ -96,9 +95,6 @@ class Coverage:
             self.lifecycle += 1
             if etype in _TERMINAL:
                 self.terminal = etype
-                response = event.get("response")
-                if isinstance(response, dict):
-                    self.responses = response_exercised(response)
         elif etype == "response.output_item.added":
             self.items_added += 1
             item = event.get("item")
@@ -127,8 +123,8 @@ class Coverage:
         self.types.add(etype)
 
     def exercised(self) -> set[str]:
-        """The ``event.*`` and ``stream.*`` checks these events gave work to (the response and
-        usage checks of the terminal response are in ``responses``)."""
+        """The ``event.*`` and ``stream.*`` checks these events gave work to (the terminal
+        response's rules, section modules', marked theirs in ``applied``)."""
         out: set[str] = set(self.applied)
         if not self.events and not self.types:
             return out
@@ -153,8 +149,6 @@ class Coverage:
                 "stream.part.added_before_use", "stream.part.content_index",
                 "stream.part.order", "stream.part.closed",
             }  # fmt: skip
-        if "response.content_part.added" in types or "response.content_part.done" in types:
-            out.add("stream.part.type_fits_item")
         if part_text:
             out.add("stream.part.kind_matches")
         if any(t.startswith(_SUMMARY) for t in types):
@@ -188,7 +182,6 @@ class Coverage:
             out.add("stream.logprobs.deltas_equal_done")
         if "openresponses" in self.profiles:
             out.add("event.type.openresponses")
-        out |= self.responses
         return with_family(out)
 
 
@@ -196,16 +189,3 @@ def _has_annotations(content: Any) -> bool:
     if not isinstance(content, list):
         return False
     return any(isinstance(p, dict) and p.get("annotations") for p in content)
-
-
-def response_exercised(response: Mapping[str, Any]) -> set[str]:
-    """The checks one Response object gives work to, a non-stream body or a streamed terminal
-    response, but for those of a section module (conformance.sections: §2.10's incomplete items, §3.1's schema
-    and status companions, §3.2's usage, §3.4's Open Responses fields, §7.7's item statuses, §7.8's logprobs),
-    whose rules mark themselves where they evaluate."""
-    out: set[str] = set()
-    output = response.get("output")
-    items = [i for i in output if isinstance(i, dict)] if isinstance(output, list) else []
-    if any(isinstance(i.get("content"), list) and i["content"] for i in items):
-        out.add("stream.part.type_fits_item")
-    return out

@@ -198,9 +198,11 @@ _IDENTITY_ITEMS = {
     "stream.item.id_unique",
 }
 _INCOMPLETE = "stream.item.incomplete_last"
+_PART_FITS = "stream.part.type_fits_item"
 _ADDED = "response.output_item.added"
 _INTERIM = {"response.created", "response.queued", "response.in_progress"}
 _TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
+_PART_EVENTS = {"response.content_part.added", "response.content_part.done"}
 
 
 def _lifecycle_table(events: list[dict[str, Any]], *, resumed: bool = False) -> set[str]:
@@ -277,6 +279,19 @@ def _holds_incomplete(events: list[dict[str, Any]]) -> bool:
     return any(isinstance(i, dict) and i.get("status") == "incomplete" for i in items)
 
 
+def _holds_parts(events: list[dict[str, Any]]) -> bool:
+    """What the table said of §2.11: a `content_part.*` event, or an item with a non-empty
+    `content` in the terminal output."""
+    if any(e.get("type") in _PART_EVENTS for e in events):
+        return True
+    return any(
+        isinstance(i, dict) and isinstance(i.get("content"), list) and bool(i["content"])
+        for e in events
+        if e.get("type") in _TERMINAL and isinstance(e.get("response"), dict)
+        for i in e["response"].get("output") or []
+    )
+
+
 def _carries_opaque(events: list[dict[str, Any]]) -> bool:
     return any(
         e.get("type") == "response.output_item.done"
@@ -301,7 +316,7 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
         | _OUTPUT_INDEX
         | _ITEMS_OPENED
         | _IDENTITY_ITEMS
-        | {_OPAQUE, _ERROR, _INCOMPLETE}
+        | {_OPAQUE, _ERROR, _INCOMPLETE, _PART_FITS}
     )
     for recording in load_recordings():
         assert _exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
@@ -317,6 +332,8 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
             assert got & _IDENTITY_ITEMS == _identity_table(events), recording.name
             # §2.10: applied where an item is done `incomplete` or the terminal output holds one
             assert (_INCOMPLETE in got) == _holds_incomplete(events), recording.name
+            # §2.11: applied where a part opens, or the terminal output holds an item's parts
+            assert (_PART_FITS in got) == _holds_parts(events), recording.name
         one = _exercised(recording.events[:1])
         assert one >= _SEQUENCE and not _IDENTITY & one, recording.name
         if all("response" in e for e in recording.events[:2]):
