@@ -53,15 +53,15 @@ def note_item_done(coverage: _Coverage, event: Mapping[str, Any]) -> None:
 
 
 def judge_added_after_incomplete(state: IncompleteState, itype: Any, index: int) -> None:
-    """An item added to a stream (``itype``: its type): none may follow an incomplete one."""
-    if state._incomplete_item is not None:
-        state._report(
-            ITEM_INCOMPLETE_LAST,
-            index,
-            "no item after an incomplete one",
-            itype,
-            message=f"item {state._incomplete_item} ended `incomplete`",
-        )
+    """An item added to a stream (``itype``: its type) after one that ended incomplete (the
+    caller asks only then: this is on every item's path)."""
+    state._report(
+        ITEM_INCOMPLETE_LAST,
+        index,
+        "no item after an incomplete one",
+        itype,
+        message=f"item {state._incomplete_item} ended `incomplete`",
+    )
 
 
 def judge_incomplete_item(

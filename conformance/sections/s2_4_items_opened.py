@@ -85,20 +85,17 @@ def note_item_named(coverage: _Coverage) -> None:
     coverage.applied.add(ITEM_ADDED_BEFORE_USE.id)
 
 
-def judge_added_twice(state: ItemsOpenedState, oi: int, index: int) -> bool:
-    """An `output_item.added` event's ``output_index``: True (reported) when an item holds it."""
-    items = state._items
-    if oi not in items:
-        return False
+def judge_added_twice(state: ItemsOpenedState, oi: int, index: int) -> None:
+    """An `output_item.added` event names ``output_index`` ``oi``, which an item already holds
+    (the caller asks only then: this is on every item's path)."""
     state._report(
         ITEM_ADDED_ONCE,
         index,
         f"a new output_index (next: {state._next_output_index})",
         oi,
         path="output_index",
-        message=f"output_index {oi} was already added as item {items[oi].id!r}",
+        message=f"output_index {oi} was already added as item {state._items[oi].id!r}",
     )
-    return True
 
 
 def judge_unopened(state: ItemsOpenedState, oi: int, etype: str, index: int) -> None:

@@ -107,7 +107,8 @@ def on_item_added(state: StreamState, event: Mapping[str, Any], index: int) -> N
     if type(oi) is not int or not isinstance(item, dict):
         return
     iid, itype = item.get("id"), item.get("type")
-    if judge_added_twice(state, oi, index):  # §2.4
+    if oi in state._items:  # §2.4: added twice (conformance.sections)
+        judge_added_twice(state, oi, index)
         return
     if not judge_added_index(state, oi, index):  # (no item has a negative index)
         return
@@ -116,7 +117,8 @@ def on_item_added(state: StreamState, event: Mapping[str, Any], index: int) -> N
         prefixes = ID_PREFIX.get(itype) if isinstance(itype, str) else None
         if prefixes and isinstance(iid, str) and not iid.startswith(prefixes):
             state._report(C.ITEM_ID_PREFIX, index, " or ".join(prefixes) + "…", iid, path="item.id")
-    judge_added_after_incomplete(state, itype, index)  # §2.10 (conformance.sections)
+    if state._incomplete_item is not None:  # §2.10: after an incomplete item (conformance.sections)
+        judge_added_after_incomplete(state, itype, index)
     state._last_added = max(state._last_added, oi)
     state._items[oi] = Item(
         oi,
