@@ -1,19 +1,17 @@
-"""Examples of the per-tool stream rules (conformance/validator/tool_rules.py): see :mod:`.`.
-
-The streams are minimal hosted-tool calls shaped like the recordings (``openai-web-search-tool.1``,
-``openai-image-generation-tool.1``, ``openai-mcp-tool.1``) with the ids shortened.
+"""The streams the per-tool rules' examples are built from (conformance.sections: §1.5
+annotations, §1.7 hosted tools): minimal hosted-tool calls shaped like the recordings
+(``openai-web-search-tool.1``, ``openai-image-generation-tool.1``, ``openai-mcp-tool.1``) with the
+ids shortened.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from .build import Event, _text_events, _wrap, find, numbered
-from .registry import Sample, example
+from .build import Event, _text_events, _wrap
 
 _URL = "https://example.com/a"
-_CITE = {"type": "url_citation", "start_index": 0, "end_index": 5, "title": "A", "url": _URL}
+CITE = {"type": "url_citation", "start_index": 0, "end_index": 5, "title": "A", "url": _URL}
 
 
 def _hosted(kind: str, item_id: str, stages: Sequence[str], done: Event) -> list[Event]:
@@ -41,7 +39,7 @@ def web_search_stream(stages: Sequence[str] = ("in_progress", "searching", "comp
     done = {"id": "ws_example", "type": "web_search_call", "status": "completed",
             "action": {"type": "search", "query": "news"}}  # fmt: skip
     text = _text_events(("Hello", " world."), output_index=1,
-                        annotations=[annotation or dict(_CITE)])  # fmt: skip
+                        annotations=[annotation or dict(CITE)])  # fmt: skip
     events = _wrap([], _hosted("web_search_call", "ws_example", stages, done) + text)
     events[-1]["response"]["output"] = [done, text[-1]["item"]]
     return events
@@ -73,44 +71,3 @@ def mcp_stream(end: str = "completed", status: str = "completed") -> list[Event]
         {"type": f"response.mcp_call.{end}", "output_index": 0, "item_id": "mcp_example"},
     ]  # fmt: skip
     return _wrap([done], body)
-
-
-def S(build: Callable[[], Any], note: str = "") -> Sample:
-    return Sample("stream", build, note)
-
-
-def _swap_first_stages() -> list[Event]:
-    events = web_search_stream()
-    i = find(events, "response.web_search_call.in_progress")
-    events[i], events[i + 1] = events[i + 1], events[i]
-    return numbered(events)
-
-
-example(
-    "stream.hosted.progress_order",
-    S(_swap_first_stages, "web_search_call.searching before its .in_progress"),
-    S(lambda: web_search_stream(("in_progress", "searching")),
-      "no `.completed` (Azure's web search omits it): a missing stage is no disorder"),
-)  # fmt: skip
-example(
-    "stream.hosted.failed_status",
-    S(lambda: mcp_stream("failed", "completed"), "`mcp_call.failed`, then the item `completed`"),
-    S(lambda: mcp_stream("failed", "failed"), "`mcp_call.failed` and the item `failed`"),
-)
-example(
-    "stream.image.partial_image_index",
-    S(lambda: image_stream((1, 2)), "partial images numbered from 1"),
-    S(lambda: image_stream((0, 1, 2)), "partial images 0, 1, 2"),
-)
-example(
-    "stream.annotation.offsets",
-    S(
-        lambda: web_search_stream(annotation={**_CITE, "end_index": 40}),
-        "a url_citation ending past the 12-character text",
-    ),
-    S(
-        lambda: web_search_stream(annotation={**_CITE, "end_index": 12}),
-        "a url_citation ending exactly at the text's end",
-    ),
-    also=(),
-)

@@ -65,7 +65,8 @@ class ProxySettings:
     head_timeout: float = 30.0
     body_timeout: float = 30.0
     keep_alive_timeout: float = 5.0
-    drain_timeout: float = 30.0  # SIGTERM / SIGINT: how long in-flight exchanges may finish
+    drain_timeout: float = 30.0  # SIGTERM / SIGINT: the relay ends within it
+    ws_send_timeout: float = 30.0  # a WebSocket client reading nothing while output waits; 0: off
 
 
 class ProxyApp:

@@ -119,6 +119,12 @@ def add_subcommand(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "may finish until the last quarter (at most 2 s), then are cut (default 30; a second "
         "signal cuts at once)",
     )  # fmt: skip
+    p.add_argument(
+        "--ws-send-timeout", type=_off_or_seconds, metavar="S", default=30.0,
+        help="a WebSocket client that reads nothing for S seconds while the proxy has events or "
+        "pongs for it is closed (1008); the proxy reads no more from a client its output waits "
+        "on (default 30; 0: never closed)",
+    )  # fmt: skip
     p.add_argument("-q", "--quiet", action="store_true", help="no line per exchange")
 
 
@@ -222,6 +228,7 @@ def cmd_proxy(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         body_timeout=args.body_timeout,
         keep_alive_timeout=args.keep_alive_timeout,
         drain_timeout=args.drain_timeout,
+        ws_send_timeout=args.ws_send_timeout,
     )
     app = ProxyApp(settings, ledger, recorder=recorder)
     host, port = sock.getsockname()[:2]

@@ -103,9 +103,12 @@ class ProxyServer:
             import uvicorn
             from uvicorn.server import ServerState
 
+            from .ws_protocol import ProxyWebSocketProtocol
+
             config = uvicorn.Config(
                 self.app, log_level="warning", lifespan="off", proxy_headers=False,
                 server_header=False, date_header=False, ws_max_size=64 * 1024 * 1024,
+                ws=ProxyWebSocketProtocol,
             )  # fmt: skip
             config.load()
             self._ws = (config, ServerState())

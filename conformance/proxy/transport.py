@@ -241,6 +241,7 @@ class ClientConnection(asyncio.Protocol):
         self._phase = "upgraded"  # uvicorn's WebSocket protocol has the connection now
         config, state = self.server.websocket()
         protocol = config.ws_protocol_class(config=config, server_state=state, app_state={})
+        protocol.send_timeout = self.server.app.settings.ws_send_timeout
         self.server.connections.discard(self)
         transport, rest = self.transport, bytes(self.buffer)
         self.buffer.clear()

@@ -19,9 +19,13 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   ``Infinity`` where RFC 8259 §6 has none; the rule is the judge's JSON parser's strict fallback);
 - :mod:`.s1_2_error_event` — §1.2 the error event (``stream.error.followed_by_failed``: the
   next event after an ``error`` is ``response.failed``);
+- :mod:`.s1_5_annotations` — §1.5 annotations (``stream.annotation.offsets``: a finished
+  ``output_text`` part's citations against its text, handed over by the per-tool rules);
 - :mod:`.s1_7_custom_input` — §1.7 custom tools (``response.custom_tool_call.grammar``: a
   call's input against the grammar its request declared; ``live.custom_tools.grammar_refused``,
   whose rule is the suite's case);
+- :mod:`.s1_7_hosted_tools` — §1.7 hosted tool calls (``stream.hosted.*``,
+  ``stream.image.partial_image_index``): the stream validator's per-tool rules;
 - :mod:`.s2_1_sequence` — §2.1 sequence numbers (``stream.sequence.*``);
 - :mod:`.s2_2_lifecycle` — §2.2 lifecycle (``stream.lifecycle.*``,
   ``stream.response.terminal_status``: the rules judge each lifecycle and terminal event's place,
@@ -67,8 +71,17 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   probabilities a request's ``include`` asked for, on its text deltas, done events and parts;
   ``response.logprobs.nonpositive``, ``response.logprobs.top_count``: the rule judges one
   ``logprobs`` list, a body's part or a stream's non-empty delta or ``.done`` list);
-- :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.status``, ``ws.error.code``), judged
-  by the session validator;
+- :mod:`.s8_1_frames` — §8.1 WebSocket frames (``ws.frame.text``, ``ws.frame.json``: each server
+  frame the session validator judges in full is one JSON object in a text frame);
+- :mod:`.s8_2_lanes` — §8.2 lanes (``ws.event.routed``, ``ws.stream_id.echoed``,
+  ``ws.lane.*``, ``ws.request.answered``: the session validator calls them where its routing of
+  events by lane and response decides);
+- :mod:`.s8_3_refusals` — §8.3 client events and refusals (``ws.request.rejected``: a client
+  event WebSocket mode does not accept is refused, by an ``error`` event);
+- :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.shape``, ``ws.error.status``,
+  ``ws.error.code``), judged by the session validator;
+- :mod:`.s8_5_steering` — §8.5 steering (``ws.steer.*``: the session validator's steering
+  rules, :class:`~.s8_5_steering.Steering`, judge each answer against the steers sent);
 - :mod:`.s8_7_connection_state` — §8.7 WebSocket connection state (``live.ws.*``: the rules are
   the suite's cases, the examples misbehaving servers);
 - :mod:`.s9_clients` — §9 client profiles (``live.client.<client>.*``): the rule that locates a

@@ -1,4 +1,9 @@
-"""§8.4 Errors (docs/spec.md#s8-4): ``ws.error.status``, ``ws.error.code``.
+"""§8.4 Errors (docs/spec.md#s8-4): ``ws.error.shape``, ``ws.error.status``, ``ws.error.code``.
+
+Every ``error`` event is a ``ResponseWsError`` ([OAPI]; ``ErrorPayload``'s ``code`` and ``param``
+a string or null, ``status`` an HTTP status): ``ws.error.shape``, judged by
+:func:`judge_error_shape` for each ``error`` the session validator reads (under the
+``openresponses`` profile a refusal is [OR]'s ``WebSocketErrorEvent`` instead).
 
 An ``error`` event without a ``sequence_number`` refuses a request (or is connection-scoped): a
 WebSocket protocol error. [OAPI] ``ResponseWsError`` makes its ``status`` ("the HTTP status code
@@ -21,12 +26,33 @@ on are required where they are documented, by the live cases (``previous_respons
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ..catalog.registry import Level, register
 from .s2_1_sequence import _Report
+from .s8_1_frames import kind
 
-__all__ = ["WS_ERROR_CODE", "WS_ERROR_STATUS", "declare_examples", "judge_error_fields"]
+__all__ = [
+    "WS_ERROR_CODE",
+    "WS_ERROR_SHAPE",
+    "WS_ERROR_STATUS",
+    "ShapeIssue",
+    "declare_examples",
+    "error_issues",
+    "judge_error_fields",
+    "judge_error_shape",
+]
+
+WS_ERROR_SHAPE = register(
+    "ws.error.shape",
+    Level.MUST,
+    "§8.4 [OAPI] ResponseWsError, ErrorPayload; [OR] WebSocketErrorEvent",
+    "an `error` event is `{type: error, error: {type, code, message, param}, status?, "
+    "sequence_number?, stream_id?}` (`code`, `param` may be null; `status` an HTTP status); "
+    "under `openresponses` a refusal is [OR]'s `{type: error, status, error: {code, message, "
+    "type?, param?}}`",
+    profile="websocket",
+)
 
 WS_ERROR_STATUS = register(
     "ws.error.status",
@@ -54,6 +80,74 @@ class ErrorState(Protocol):
 
     @property
     def _report(self) -> _Report: ...
+
+
+class ShapeIssue(NamedTuple):
+    """One field of an event that does not have its type's shape."""
+
+    expected: Any
+    actual: Any
+    path: str
+
+
+def error_issues(event: Mapping[str, Any], *, openresponses: bool = False) -> list[ShapeIssue]:
+    """What makes an ``error`` event not a ``ResponseWsError`` — or, under the ``openresponses``
+    profile, a refusal (no ``sequence_number``) not [OR]'s ``WebSocketErrorEvent``."""
+    error = event.get("error")
+    if not isinstance(error, Mapping):
+        return [ShapeIssue("an `error` object", kind(error), "error")]
+    if openresponses and "sequence_number" not in event:
+        return _openresponses_refusal_issues(event, error)
+    out: list[ShapeIssue] = []
+    for key in ("type", "message"):
+        if not isinstance(error.get(key), str):
+            out.append(ShapeIssue("a string", kind(error.get(key)), f"error.{key}"))
+    for key in ("code", "param"):
+        if key not in error:
+            out.append(ShapeIssue("present (null allowed)", "absent", f"error.{key}"))
+        elif error[key] is not None and not isinstance(error[key], str):
+            out.append(ShapeIssue("a string or null", kind(error[key]), f"error.{key}"))
+    status = event.get("status")
+    if status is not None and not (type(status) is int and 100 <= status <= 599):
+        out.append(ShapeIssue("an HTTP status", status, "status"))
+    seq = event.get("sequence_number")
+    if seq is not None and type(seq) is not int:
+        out.append(ShapeIssue("an integer", kind(seq), "sequence_number"))
+    return out
+
+
+def _openresponses_refusal_issues(
+    event: Mapping[str, Any], error: Mapping[str, Any]
+) -> list[ShapeIssue]:
+    """[OR] ``WebSocketErrorEvent`` (added 2026-04-24; llm-comply 0.5.0's bundled
+    ``specs/openresponses.json``): ``status`` an integer, ``error.code`` and ``error.message``
+    strings, all required; ``error.type`` and ``error.param`` optional (``param`` a string or
+    null). docs/spec.md §8.4."""
+    out: list[ShapeIssue] = []
+    status = event.get("status")
+    if not (type(status) is int and 100 <= status <= 599):
+        out.append(ShapeIssue("an HTTP status ([OR] requires it)", kind(status), "status"))
+    for key in ("code", "message"):
+        if not isinstance(error.get(key), str):
+            out.append(
+                ShapeIssue("a string ([OR] requires it)", kind(error.get(key)), f"error.{key}")
+            )
+    if "type" in error and not isinstance(error["type"], str):
+        out.append(ShapeIssue("a string", kind(error["type"]), "error.type"))
+    param = error.get("param")
+    if param is not None and not isinstance(param, str):
+        out.append(ShapeIssue("a string or null", kind(param), "error.param"))
+    return out
+
+
+def judge_error_shape(
+    state: ErrorState, event: Mapping[str, Any], index: int, *, openresponses: bool
+) -> None:
+    """An ``error`` event's shape (any ``error`` the session reads: a refusal, a connection's,
+    a response's own)."""
+    state.exercised.add(WS_ERROR_SHAPE.id)
+    for issue in error_issues(event, openresponses=openresponses):
+        state._report(WS_ERROR_SHAPE, index, issue.expected, issue.actual, path=issue.path)
 
 
 def judge_error_fields(state: ErrorState, event: Mapping[str, Any], index: int) -> None:
@@ -86,6 +180,22 @@ def judge_error_fields(state: ErrorState, event: Mapping[str, Any], index: int) 
 def declare_examples() -> None:
     """The failing example and the passing near miss of each check (conformance.examples)."""
     from ..examples.registry import Sample, example
+    from ..examples.sessions import error as refusal
+
+    example(
+        WS_ERROR_SHAPE.id,
+        Sample(
+            "session",
+            lambda: [
+                ("client", "{oops"),
+                (
+                    "server",
+                    {"type": "error", "status": 400, "error": {"message": "bad JSON", "code": "x"}},
+                ),
+            ],
+        ),
+        Sample("session", lambda: [("client", "{oops"), refusal("invalid_json")]),
+    )
 
     def session(
         status: int | None = 400, code: str | None = "previous_response_not_found"

@@ -16,6 +16,8 @@ from ..bodies.objects import ResponseChecker
 from ..catalog.registry import Violation
 from ..schema import OPENRESPONSES_SCHEMAS, SCHEMAS, SchemaIssue, SchemaValidator
 from ..sections.s1_2_error_event import judge_after_error, judge_error_unanswered
+from ..sections.s1_7_hosted_tools import ToolRules
+from ..sections.s1_7_hosted_tools import wanted as tool_rules_want
 from ..sections.s2_1_sequence import judge_sequence
 from ..sections.s2_2_lifecycle import (
     judge_after_terminal,
@@ -35,8 +37,6 @@ from .tables import (
     SCHEMA_EVENT_CHECKS,
     VALUE_STREAMS,
 )
-from .tool_rules import ToolRules
-from .tool_rules import wanted as tool_rules_want
 
 __all__ = ["PROFILES", "StreamValidator"]
 
@@ -110,7 +110,7 @@ class StreamValidator(StreamState):
         )
         self.violations: list[Violation] = []
         self._report = Reporter(self.violations, self.profiles)
-        self._tool_rules = ToolRules(self._report)
+        self._tool_rules = ToolRules(self._report, self.coverage)
         self.events = 0
         self.terminal: Mapping[str, Any] | None = None  # the terminal event's response
         self.terminal_type: str | None = None

@@ -54,15 +54,6 @@ _FAMILIES = (
     "response.file_search_call.",
     "response.image_generation_call.",
 )
-# Hosted calls' progress events (conformance/validator/tool_rules.py PROGRESS)
-_HOSTED_PROGRESS = (
-    "response.web_search_call.",
-    "response.file_search_call.",
-    "response.code_interpreter_call.",
-    "response.image_generation_call.",
-    "response.mcp_call.",
-    "response.mcp_list_tools.",
-)
 _VALUE_DONE = (
     *(f"{f}done" for f in (*_PART_TEXT, *_VALUES)),
     "response.reasoning_summary_text.done",
@@ -165,15 +156,6 @@ class Coverage:
             out.add("stream.text.done_equals_part")
         if self.annotations:
             out.add("stream.text.annotations_match")
-            out.add("stream.annotation.offsets")
-        # per-tool rules (conformance/validator/tool_rules.py)
-        if any(t.startswith(_HOSTED_PROGRESS) for t in types):
-            out.add("stream.hosted.progress_order")
-            if any(t.endswith((".completed", ".failed")) and t.startswith(_HOSTED_PROGRESS)
-                   for t in types) and self.items_done:  # fmt: skip
-                out.add("stream.hosted.failed_status")
-        if "response.image_generation_call.partial_image" in types:
-            out.add("stream.image.partial_image_index")
         if self.terminal is not None and self.items_done:
             out.add("stream.output.equals_items")
         if self.identities and self.items_done:

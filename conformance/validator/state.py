@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 from ..bodies.objects import ResponseChecker
 from ..catalog.registry import Check, Violation
 from ..schema import SchemaValidator
+from ..sections.s1_7_hosted_tools import ToolRules
 from .exercised import Coverage
 from .model import Item, Phase
-from .tool_rules import ToolRules
 
 if TYPE_CHECKING:
     from .fastpath import FastPath
@@ -104,7 +104,7 @@ class StreamState:
 class Reporter:
     """Where a stream's rules report: appends a check's violation to the validator's list,
     unless the check belongs to a profile the stream is not judged in. The validator's own
-    ``_report``, and what it hands the helpers it owns (:class:`~conformance.validator.tool_rules.ToolRules`):
+    ``_report``, and what it hands the helpers it owns (:class:`~conformance.sections.s1_7_hosted_tools.ToolRules`):
     it holds the list and the profiles, not the validator. A bound method of the validator
     would make every validator part of a reference cycle, so that nothing it held (each
     stream's parsed items and responses) was freed until a cyclic garbage collection found it."""

@@ -1,13 +1,12 @@
 """WebSocket mode (``GET /v1/responses`` upgraded): the session validator and recorded sessions.
 
 The stream checks of :mod:`conformance.validator` judge each response of a session; the ``ws.*``
-checks judge the session around them (docs/websocket.md).
+checks judge the session around them (docs/websocket.md); the rules of §8.1 to §8.5
+(frames, lanes, refusals, errors, steering) are in their section modules (conformance.sections).
 
 - :mod:`.session` — :class:`SessionValidator`, the sans-I/O judge of one connection;
 - :mod:`.lanes` — its bookkeeping: requests owed an answer, lanes, responses
-  (:class:`LaneResponse`), steering submissions;
-- :mod:`.shapes` — the shapes of ``error`` and steering events;
-- :mod:`.steering` — the client's steers and the ``ws.steer.*`` judging of the server's answers;
+  (:class:`LaneResponse`);
 - :mod:`.record` — recorded sessions (JSON Lines of frames): :func:`parse_session`,
   :func:`judge_session`.
 """

@@ -1,5 +1,5 @@
 """The session validator's bookkeeping: what one WebSocket connection owes and holds — the requests
-waiting for an answer, the lanes, the responses opened on them and the steering submissions —
+waiting for an answer, the lanes and the responses opened on them —
 and the small helpers that read events for them (:mod:`.session` keeps them up to date)."""
 
 from __future__ import annotations
@@ -20,9 +20,6 @@ TERMINAL = frozenset({"response.completed", "response.incomplete", "response.fai
 STEER_EVENTS = frozenset(
     {"response.steer.accepted", "response.steer.pending", "response.steer.failed"}
 )
-# Request fields a response echoes: a response that echoes another queued request's value
-# answers that request, not the lane's head (ws.lane.order).
-ECHOED = ("previous_response_id", "instructions", "metadata", "max_output_tokens")
 
 
 @dataclass(slots=True)
@@ -59,32 +56,6 @@ class Lane:
     opened: bool = False  # the client sent a request on it
 
 
-@dataclass(slots=True)
-class Steer:
-    index: int
-    target: str
-    live: bool  # the target was running on this connection when the client steered it
-    accepted: bool = False
-    settled: bool = False
-
-
 def response_id(event: Mapping[str, Any]) -> Any:
     response = event.get("response")
     return response.get("id") if isinstance(response, Mapping) else None
-
-
-def answers(request: Request, response: Mapping[str, Any]) -> bool:
-    """Whether ``response`` echoes what ``request`` set (fields it left out prove nothing)."""
-    for key in ECHOED:
-        want = request.body.get(key)
-        if want is not None and key in response and response[key] != want:
-            return False
-    return True
-
-
-def kind(value: object) -> str:
-    if value is None:
-        return "null / absent"
-    if isinstance(value, str):
-        return repr(value[:60])
-    return type(value).__name__

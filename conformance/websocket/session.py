@@ -8,14 +8,17 @@ received (a ``str`` text frame, ``bytes`` for a binary one, or an already parsed
 Server events are demultiplexed by lane (``stream_id``; none is the default lane) and, within a
 lane, by response: each response gets its own :class:`~conformance.validator.StreamValidator`, so
 a defect inside a response is reported under the same check ID as over SSE. The session's own rules
-(lanes, ordering, errors, steering) are the ``ws.*`` checks of :mod:`conformance.catalog`; the
-rules and their sources are in docs/websocket.md. Nothing here raises on bad input: a frame that is
+(frames, lanes, ordering, refusals, errors, steering) are the ``ws.*`` checks; their sources are in
+docs/websocket.md and docs/spec.md §8. Nothing here raises on bad input: a frame that is
 not text, not JSON or routed nowhere is a violation. A response's finished items are also judged
 against the ``response.create`` it answers where a rule needs both
 (``response.custom_tool_call.grammar``: a custom tool's input against the request's grammar).
 
-Its records (requests, lanes, responses, steers) are in :mod:`.lanes`; the shapes of ``error``
-and steering events in :mod:`.shapes`; the steering rules (``ws.steer.*``) in :mod:`.steering`.
+Its records (requests, lanes, responses) are in :mod:`.lanes`. The rules of §8.1 (frames,
+``ws.frame.*``), §8.2 (lanes, ``ws.event.routed``, ``ws.stream_id.echoed``, ``ws.lane.*``,
+``ws.request.answered``), §8.3 (refusals, ``ws.request.rejected``), §8.4 (errors,
+``ws.error.*``) and §8.5 (steering, ``ws.steer.*``, with the steers sent) are in their section
+modules (:mod:`conformance.sections`), which it calls where its routing decides.
 """
 
 from __future__ import annotations
@@ -27,7 +30,28 @@ from typing import Any
 from .. import catalog as C
 from ..catalog.registry import Check, Violation
 from ..sections.against_request import judge_item_against_request
-from ..sections.s8_4_ws_errors import judge_error_fields
+from ..sections.s8_1_frames import judge_frame
+from ..sections.s8_2_lanes import (
+    judge_answered as judge_all_answered,
+)
+from ..sections.s8_2_lanes import (
+    judge_echo,
+    judge_lane_opened,
+    judge_serial,
+    judge_stream_id,
+    note_opening,
+    report_unrouted,
+    report_unrouted_error,
+    take,
+)
+from ..sections.s8_3_refusals import (
+    create_refusal,
+    judge_answered,
+    judge_unrefused,
+    note_refused,
+)
+from ..sections.s8_4_ws_errors import judge_error_fields, judge_error_shape
+from ..sections.s8_5_steering import Steering
 from ..sse.framing import JSONDepthError, parse_json
 from ..validator import PROFILES, StreamValidator
 from .lanes import (
@@ -36,12 +60,8 @@ from .lanes import (
     Lane,
     LaneResponse,
     Request,
-    answers,
-    kind,
     response_id,
 )
-from .shapes import error_issues
-from .steering import Steering
 
 # LaneResponse and STREAM_ID live in .lanes; they are still importable from here.
 __all__ = ["STREAM_ID", "LaneResponse", "SessionValidator"]
@@ -123,12 +143,9 @@ class SessionValidator:
     def _on_create(self, event: Mapping[str, Any], index: int) -> None:
         self._creates += 1
         sid = event.get("stream_id")
-        why = ""
-        if sid is not None and not (isinstance(sid, str) and STREAM_ID.fullmatch(sid)):
-            why = "a `stream_id` outside ^[A-Za-z0-9_.-]{1,256}$"
-        elif event.get("background") is True:
-            why = "`background: true`"
-        if why and sid is not None and not (isinstance(sid, str) and STREAM_ID.fullmatch(sid)):
+        lane_ok = sid is None or (isinstance(sid, str) and STREAM_ID.fullmatch(sid) is not None)
+        why = create_refusal(event, lane_ok)  # §8.3: what WebSocket mode must refuse
+        if not lane_ok:
             # No usable lane: its error may come on the default lane or echo the raw id.
             self._owed_errors.append(Request(index, None, event, why))
             return
@@ -172,30 +189,17 @@ class SessionValidator:
                         return []
         index = self._next_frame()
         start = len(self.violations)
-        self.exercised.update((C.WS_FRAME_TEXT.id, C.WS_FRAME_JSON.id))
-        if isinstance(frame, bytes | bytearray):
-            self._report(
-                C.WS_FRAME_TEXT, index, "a text frame", f"a {len(frame)}-byte binary frame"
-            )
+        try:
+            event = judge_frame(self, frame, index, parse_json)  # §8.1: text, one JSON object
+        except JSONDepthError as exc:
+            self._report(C.SSE_LIMIT_DEPTH, index, "JSON the judge can parse", str(exc))
             return self.violations[start:]
-        event: object = frame
-        if isinstance(frame, str):
-            try:
-                event = parse_json(frame)
-            except JSONDepthError as exc:
-                self._report(C.SSE_LIMIT_DEPTH, index, "JSON the judge can parse", str(exc))
-                return self.violations[start:]
-            except ValueError as exc:
-                self._report(C.WS_FRAME_JSON, index, "one JSON object", f"not JSON ({exc})")
-                return self.violations[start:]
-        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-            self._report(C.WS_FRAME_JSON, index, "a JSON object with a string `type`", kind(event))
+        if event is None:
             return self.violations[start:]
         self.events += 1
         sid = event.get("stream_id", None)
         etype: str = event["type"]
-        if sid is not None and not isinstance(sid, str):
-            self._report(C.WS_EVENT_ROUTED, index, "a string `stream_id`", sid, path="stream_id")
+        if not judge_stream_id(self, sid, index):  # §8.2
             return self.violations[start:]
         if etype in STEER_EVENTS:
             self._steering.answer(self, event, etype, sid, index)
@@ -208,17 +212,11 @@ class SessionValidator:
     def _on_stream_event(
         self, event: dict[str, Any], etype: str, sid: str | None, index: int
     ) -> None:
-        self.exercised.add(C.WS_EVENT_ROUTED.id)
         lane = self._lanes.get(sid)
-        if lane is None or (sid is not None and not lane.opened):
-            self._report(
-                C.WS_EVENT_ROUTED,
-                index,
-                "the `stream_id` of a lane the client opened",
-                sid,
-                message=f"a {etype} on a lane no `response.create` named",
-            )
+        opened = lane is not None and (sid is None or lane.opened)
+        if not judge_lane_opened(self, opened, sid, etype, index):  # §8.2
             return
+        assert lane is not None
         target = self._stray(event) if sid is None and self._idle(lane) else None
         if target is None:
             target = self._owner(lane, event) if lane.interleaved else None
@@ -226,7 +224,7 @@ class SessionValidator:
             target = self._route(lane, sid, event, etype, index)
         if target is None:
             return
-        self._echo(target, sid, index)
+        judge_echo(self, target.lane, sid, index)  # §8.2: the lane's stream_id echoed
         target.validator.feed(event)
         if target.response_id is None and isinstance(event.get("response"), dict):
             rid = event["response"].get("id")
@@ -290,12 +288,7 @@ class SessionValidator:
                 return current  # nothing named the running response yet: the stream checks judge it
             # A second response started on the lane while the first one runs.
             lane.interleaved = True
-            self._report(
-                C.WS_LANE_SERIAL,
-                index,
-                f"the terminal event of {current.response_id} first",
-                f"response.created of {rid}",
-            )
+            judge_serial(self, current.response_id, rid, index)  # §8.2
         elif (
             current is not None
             and not lane.pending
@@ -304,50 +297,17 @@ class SessionValidator:
         ):
             # More events after the terminal one: the stream checks name it, as over SSE.
             return current
-        self.exercised.add(C.WS_LANE_SERIAL.id)  # a response opens on the lane: is it alone?
+        note_opening(self)  # §8.2: a response opens on the lane: is it alone?
         if lane.pending:
-            request = self._take(lane, event, index)
-            if request.rejectable:
-                self.exercised.add(C.WS_REQUEST_REJECTED.id)
-            if request.rejectable:
-                self._report(
-                    C.WS_REQUEST_REJECTED,
-                    index,
-                    "an `error` event",
-                    f"a response (the request at frame #{request.index} has {request.rejectable})",
-                )
+            request = take(self, lane.pending, event, index)  # §8.2: in the order sent?
+            judge_answered(self, request, index)  # §8.3: a response to a request to refuse?
             return self._open(lane, sid, request, index)
         if current is not None and self._steering.successor_due(current):
             return self._open(lane, sid, None, index)
-        self._report(
-            C.WS_EVENT_ROUTED,
-            index,
-            "a `response.create` waiting on this lane",
-            f"a {etype} with none waiting",
-            message="lane " + ("(default)" if sid is None else repr(sid)),
-        )
+        report_unrouted(self, sid, etype, index)  # §8.2
         if etype == "response.created":
             return self._open(lane, sid, None, index)  # judged on its own all the same
         return None
-
-    def _take(self, lane: Lane, event: Mapping[str, Any], index: int) -> Request:
-        """The request a new response answers: the lane's head, unless it echoes a later one."""
-        head = lane.pending[0]
-        if len(lane.pending) > 1:
-            self.exercised.add(C.WS_LANE_ORDER.id)
-        response = event.get("response")
-        if isinstance(response, Mapping) and not answers(head, response):
-            for later in list(lane.pending)[1:]:
-                if answers(later, response):
-                    self._report(
-                        C.WS_LANE_ORDER,
-                        index,
-                        f"the answer to the request at frame #{head.index}",
-                        f"the answer to the later request at frame #{later.index}",
-                    )
-                    lane.pending.remove(later)
-                    return later
-        return lane.pending.popleft()
 
     def _open(
         self, lane: Lane, sid: str | None, request: Request | None, index: int
@@ -407,16 +367,16 @@ class SessionValidator:
                 self.omitted[v.check_id] += 1
         return out
 
-    def _echo(self, response: LaneResponse, sid: str | None, index: int) -> None:
-        if response.lane is not None:
-            self.exercised.add(C.WS_STREAM_ID_ECHOED.id)
-        if response.lane is not None and sid != response.lane:
-            self._report(C.WS_STREAM_ID_ECHOED, index, response.lane, sid, path="stream_id")
+    def _steer_echoed(self, response: LaneResponse | None, sid: str | None, index: int) -> None:
+        """A steering answer comes on the lane of the response it steers (§8.2; the steering
+        rules, :mod:`conformance.sections.s8_5_steering`, ask)."""
+        if response is not None:
+            judge_echo(self, response.lane, sid, index, mark=False)
 
     # ------------------------------------------------------------------ errors
 
     def _on_error(self, event: Mapping[str, Any], sid: str | None, index: int) -> None:
-        self._error_shape(event, index)
+        judge_error_shape(self, event, index, openresponses="openresponses" in self._profiles)
         lane = self._lanes.get(sid)
         running = lane is not None and lane.current is not None and not lane.current.finished
         if lane is not None and lane.pending and "sequence_number" not in event:
@@ -425,8 +385,7 @@ class SessionValidator:
             # one refused as it arrived (the newest); otherwise the lane's head, refused as it
             # came up.
             refused = lane.pending.pop() if running else lane.pending.popleft()
-            if refused.rejectable:
-                self.exercised.add(C.WS_REQUEST_REJECTED.id)
+            note_refused(self, refused)
             judge_error_fields(self, event, index)  # a refusal: §8.4's status and code
             return
         if running:
@@ -440,7 +399,7 @@ class SessionValidator:
             return
         if self._owed_errors:
             self._owed_errors.popleft()
-            self.exercised.add(C.WS_REQUEST_REJECTED.id)
+            note_refused(self)
             judge_error_fields(self, event, index)
             return
         if lane is not None and lane.current is not None and "sequence_number" in event:
@@ -452,20 +411,10 @@ class SessionValidator:
             for other in self._lanes.values():
                 if other.pending and other.pending[0].rejectable:
                     other.pending.popleft()
-                    self.exercised.add(C.WS_REQUEST_REJECTED.id)
+                    note_refused(self)
                     return
             return  # a connection-scoped error (SDK README: "connection-scoped errors")
-        self._report(
-            C.WS_EVENT_ROUTED,
-            index,
-            "an `error` for a request waiting on its lane",
-            f"an `error` on lane {sid!r} with no request waiting",
-        )
-
-    def _error_shape(self, event: Mapping[str, Any], index: int) -> None:
-        self.exercised.add(C.WS_ERROR_SHAPE.id)
-        for issue in error_issues(event, openresponses="openresponses" in self._profiles):
-            self._report(C.WS_ERROR_SHAPE, index, issue.expected, issue.actual, path=issue.path)
+        report_unrouted_error(self, sid, index)  # §8.2
 
     # ------------------------------------------------------------------ end
 
@@ -480,32 +429,14 @@ class SessionValidator:
             return []
         self._closed = True
         start = len(self.violations)
-        if self._creates:
-            self.exercised.add(C.WS_REQUEST_ANSWERED.id)
-        if self._owed_errors:
-            self.exercised.add(C.WS_REQUEST_REJECTED.id)
         for response in self.responses:
             response.validator.close(cancelled=cut)
+        pending = [(sid, lane.pending) for sid, lane in self._lanes.items()]
+        judge_all_answered(self, self._creates, pending, report=not cut)  # §8.2
         if cut:
+            judge_unrefused(self, self._owed_errors, report=False)
             return self.violations[start:] + self.stream_violations()
-        for sid, lane in self._lanes.items():
-            for request in lane.pending:
-                self._report(
-                    C.WS_REQUEST_ANSWERED,
-                    None,
-                    "a response or an `error` event",
-                    "nothing before the session ended",
-                    message=f"`response.create` at frame #{request.index} on lane "
-                    + ("(default)" if sid is None else repr(sid)),
-                )
-        for request in self._owed_errors:
-            self._report(
-                C.WS_REQUEST_REJECTED,
-                None,
-                "an `error` event",
-                "nothing before the session ended",
-                message=f"the client event at frame #{request.index} ({request.rejectable})",
-            )
+        judge_unrefused(self, self._owed_errors, report=True)
         return self.violations[start:] + self.stream_violations()
 
     def stream_violations(self) -> list[Violation]:

@@ -205,3 +205,99 @@ def test_long_websocket_session_is_folded_and_still_judged(tmp_path: Path) -> No
     outcomes = run.outcomes()
     assert outcomes["stream.lifecycle.terminal_present"] == "pass"
     assert outcomes["ws.request.answered"] == "pass"
+
+
+def _frame(opcode: int, payload: bytes) -> bytes:
+    """A masked frame, as a client sends it (the mask need not be random here)."""
+    mask = b"\x01\x02\x03\x04"
+    body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    size = len(payload)
+    length = bytes([0x80 | size]) if size < 126 else bytes([0x80 | 126]) + size.to_bytes(2, "big")
+    return bytes([0x80 | opcode]) + length + mask + body
+
+
+def _flood(base: str, batch: bytes, seconds: float) -> tuple[bool, int]:
+    """Upgrade, then send ``batch`` again and again reading nothing: whether the proxy dropped
+    the socket within ``seconds`` (before 64 MiB went), and the bytes sent."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(_address(base))
+    try:
+        sock.sendall(
+            b"GET /v1/responses HTTP/1.1\r\nhost: x\r\nupgrade: websocket\r\n"
+            b"connection: Upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            b"sec-websocket-version: 13\r\n\r\n"
+        )
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += sock.recv(1)
+        assert head.startswith(b"HTTP/1.1 101"), head
+        sock.settimeout(0.2)
+        sent = 0
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and sent < 64 * 1024 * 1024:
+            try:
+                sent += sock.send(batch)
+            except TimeoutError:
+                continue
+            except (ConnectionResetError, BrokenPipeError):
+                return True, sent
+        return False, sent
+    finally:
+        sock.close()
+
+
+def test_a_ping_flood_that_reads_nothing_is_pushed_back_then_closed(tmp_path: Path) -> None:
+    """A WebSocket client that sends pings and reads no pong (docs/proxy.md): the proxy stops
+    reading it once its pongs fill the write buffer, and closes it after ``--ws-send-timeout``.
+    Before: every pong waited in the proxy's memory and the flood went on (56 → 608 MiB in 15 s
+    in the issue's run; a ping flood through the proxy here, 40 → 93 MiB before, 40 → 47 MiB
+    now)."""
+    with (
+        LoopbackMock(MockSettings()) as mock,
+        proxy(mock.base_url, "--ws-send-timeout", "2", report_dir=tmp_path) as run,
+    ):
+        closed, sent = _flood(run.base_url, _frame(0x9, b"p" * 125) * 512, seconds=20)
+    assert closed, f"the proxy read the whole flood ({sent} bytes) and kept the client"
+
+
+def test_a_client_that_reads_no_events_is_closed_and_judged_as_gone(tmp_path: Path) -> None:
+    """Creates from a client that reads none of the events relayed to it: the relay waits (the
+    session stops reading its upstream), then the client is closed after ``--ws-send-timeout``;
+    the client left, so its cut responses are no violation (exit 0)."""
+    create = json.dumps({"type": "response.create", "model": "mock",
+                         "input": "Tell me a long story."}).encode()  # fmt: skip
+    with (
+        LoopbackMock(MockSettings()) as mock,
+        proxy(mock.base_url, "--ws-send-timeout", "2", report_dir=tmp_path) as run,
+    ):
+        closed, sent = _flood(run.base_url, _frame(0x1, create), seconds=20)
+    assert closed, f"the proxy kept a client that read nothing ({sent} bytes sent)"
+    assert run.code == 0, run.stdout + run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_a_deep_websocket_create_through_the_proxy_is_an_error_event_and_the_socket_stays(
+    tmp_path: Path,
+) -> None:
+    """A create nesting 300 levels, over WebSocket through the proxy in front of the mock (issue
+    #39: the mock dropped the socket without a close frame or an ``error`` event, and the proxy
+    closed its client with 1011): the client gets the mock's ``error`` event (``json_too_deep``),
+    the same socket then serves a response, and the proxy judges the session clean (exit 0)."""
+    deep = "[" * 300 + "]" * 300
+    create = '{"type": "response.create", "model": "mock", "input": "hi", "metadata": ' + deep + "}"
+    with (
+        LoopbackMock(MockSettings()) as mock,
+        proxy(mock.base_url, "--profile", "core,websocket", report_dir=tmp_path) as run,
+    ):
+        url = run.base_url.replace("http://", "ws://", 1) + "/responses"
+        with connect(url, open_timeout=10) as ws:
+            ws.send(create)
+            event = json.loads(ws.recv(timeout=10))
+            assert event["type"] == "error", event
+            assert event["error"]["code"] == "json_too_deep", event
+            ws.send(json.dumps({"type": "response.create", "model": "mock", "input": "Hi"}))
+            while (event := json.loads(ws.recv(timeout=10)))["type"] != "response.completed":
+                assert event["type"] != "error", event
+    assert run.code == 0, run.stdout + run.stderr
+    assert "Traceback" not in run.stderr

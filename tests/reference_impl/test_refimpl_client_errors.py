@@ -281,3 +281,40 @@ def _deep_dumps(value: Any) -> str:
         return json.dumps(value)
     finally:
         sys.setrecursionlimit(old)
+
+
+def _deep_schema(levels: int) -> Any:
+    schema: Any = {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "array", "items": schema}
+    return schema
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+@pytest.mark.parametrize("where", ["tool", "text.format"])
+@pytest.mark.parametrize("levels", [252, 1023])
+def test_a_deep_schema_over_http_is_a_400_before_any_stream(
+    backend: FakeBackend, stream: bool, where: str, levels: int
+) -> None:
+    """The reference on its SGLang engine (issue #39: a tool schema or ``text.format.schema``
+    252-1023 levels deep was a 500 with a traceback, and streamed a 200 then a stream cut with no
+    event): a 400 ``json_too_deep`` naming the limit, streamed or not, and the server serves on."""
+    body: dict[str, Any] = {"model": "fake", "input": "hi", "stream": stream}
+    if where == "tool":
+        body["tools"] = [{"type": "function", "name": "f", "parameters": _deep_schema(levels)}]
+    else:
+        body["text"] = {"format": {"type": "json_schema", "name": "s",
+                                   "schema": _deep_schema(levels)}}  # fmt: skip
+    with ServerThread(create_app(_engine(backend))) as server:
+        got = httpx.post(
+            server.base_url + "/v1/responses",
+            content=_deep_dumps(body),
+            headers={"content-type": "application/json"},
+            timeout=30,
+        )
+        assert got.status_code == 400, got.text[:300]
+        error = got.json()["error"]
+        assert (error["type"], error["code"]) == ("invalid_request_error", "json_too_deep")
+        assert "64" in error["message"]
+        again = httpx.post(server.base_url + "/v1/responses", json={"model": "fake", "input": "hi"})
+        assert again.status_code == 200, again.text[:300]

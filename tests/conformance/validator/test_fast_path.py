@@ -357,7 +357,7 @@ def test_no_lane_after_close_or_abort() -> None:
 # --- the tool rules a delta is subject to -----------------------------------------------------
 #
 # A hosted call's streamed value (code, MCP arguments) after the call's `.completed` / `.failed`
-# breaks its progress order (`stream.hosted.progress_order`, conformance/validator/tool_rules.py). The fast
+# breaks its progress order (`stream.hosted.progress_order`, conformance/sections/s1_7_hosted_tools.py). The fast
 # routes once skipped the tool rules, so such late deltas passed on every fast path.
 
 _RESPONSE = {

@@ -1,9 +1,12 @@
-"""Per-tool stream rules: what hosted-tool calls and citations must look like across a stream.
+"""§1.7 Hosted tool calls (docs/spec.md#s1-7): ``stream.hosted.progress_order``,
+``stream.hosted.failed_status``, ``stream.image.partial_image_index``; and the stream
+validator's per-tool rules (:class:`ToolRules`), which hand finished text parts to §1.5's
+``stream.annotation.offsets``.
 
 The stream validator already checks that a tool's events name an open item of the right type,
 that nothing follows the item's ``output_item.done``, that argument / code / input deltas join to
 their ``.done`` value and to the finished item, and that annotation indices run 0, 1, ….
-This module adds what only a tool's own sequence tells (sans-I/O, fed by the validator):
+These rules add what only a tool's own sequence tells (sans-I/O, fed by the validator):
 
 - ``stream.hosted.progress_order``: each hosted call's progress events run forward —
   ``in_progress`` → ``searching`` / ``interpreting`` / ``generating`` / ``partial_image`` →
@@ -16,29 +19,59 @@ This module adds what only a tool's own sequence tells (sans-I/O, fed by the val
   item, which has no status ([OAPI] ``MCPListTools``), says it failed by its ``error``.
 - ``stream.image.partial_image_index``: an image generation call's partial images carry
   ``partial_image_index`` 0, 1, 2, … in order.
-- ``stream.annotation.offsets``: a citation's offsets lie inside the text it annotates —
-  ``0 <= start_index <= end_index <= len(text)`` for ``url_citation`` (and
-  ``container_file_citation``), ``0 <= index <= len(text)`` for ``file_citation`` /
-  ``file_path`` — in the finished message's ``output_text`` parts (``content_part.done`` and
-  ``output_item.done``).
 
-Offsets count Unicode code points (what Python's ``len`` counts and what the recorded
-``url_citation`` offsets of [REC] openai-web-search-tool.1 fit).
+Each rule marks its check applied where it evaluates it: a progress event (or a code / arguments
+event) of an open hosted call, the ``output_item.done`` of a call whose progress ended, a
+``partial_image`` of a running image generation call.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import catalog as C
-from ..catalog.registry import Check
+from ..catalog.registry import Level, register
+from .s1_5_annotations import judge_offsets
+from .s2_1_sequence import _Coverage, _Report
 
-__all__ = ["PROGRESS", "ToolRules", "wanted"]
+__all__ = [
+    "HOSTED_FAILED_STATUS",
+    "HOSTED_PROGRESS_ORDER",
+    "IMAGE_PARTIAL_INDEX",
+    "PROGRESS",
+    "ToolRules",
+    "declare_examples",
+    "wanted",
+]
 
-Report = Callable[..., None]
+HOSTED_PROGRESS_ORDER = register(
+    "stream.hosted.progress_order",
+    Level.MUST,
+    "§1.7, §2.8 [OAPI] ResponseWebSearchCall*/FileSearchCall*/CodeInterpreterCall*/ImageGenCall*/"
+    "MCPCall*/MCPListTools* events; [REC] openai-*-tool streams",
+    "a hosted tool call's progress events run forward (in_progress → searching / interpreting / "
+    "generating / partial_image → completed or failed), none after the one that ends it; stages "
+    "may be missing or repeated",
+)
+HOSTED_FAILED_STATUS = register(
+    "stream.hosted.failed_status",
+    Level.MUST,
+    "§1.7 [OAPI] ResponseMCPCallFailedEvent, ResponseMCPListToolsFailedEvent, MCPToolCall.status, "
+    "MCPListTools.error",
+    "a `*.failed` progress event is followed by the item's `status: failed`; a `*.completed` one "
+    "by a status other than `failed` (an `mcp_list_tools` item, which has no status: by an "
+    "`error`, and by none)",
+)
+IMAGE_PARTIAL_INDEX = register(
+    "stream.image.partial_image_index",
+    Level.MUST,
+    "§1.7 [OAPI] ResponseImageGenCallPartialImageEvent.partial_image_index; [REC] "
+    "openai-image-generation-tool.1",
+    "an image generation call's `partial_image` events carry `partial_image_index` 0, 1, 2, … in "
+    "order",
+)
 
 # Progress event suffix → its rank, per hosted item type ([OAPI] Response*Event; [REC] streams).
 # Events of equal rank may come in any order and repeat; a lower rank after a higher one is out
@@ -62,8 +95,6 @@ _WORKING: dict[str, str] = {
     "response.mcp_call_arguments": "mcp_call",
 }
 _EVENT_PREFIX = {f"response.{kind}.": kind for kind in PROGRESS}
-_SPAN_CITATIONS = frozenset({"url_citation", "container_file_citation"})
-_POINT_CITATIONS = frozenset({"file_citation", "file_path"})
 
 
 @dataclass(slots=True)
@@ -80,10 +111,11 @@ class _Call:
 class ToolRules:
     """One per stream; the validator calls :meth:`feed` for each event after its own checks."""
 
-    __slots__ = ("_calls", "_report")
+    __slots__ = ("_calls", "_coverage", "_report")
 
-    def __init__(self, report: Report) -> None:
+    def __init__(self, report: _Report, coverage: _Coverage | None = None) -> None:
         self._report = report
+        self._coverage = coverage
         self._calls: dict[str, _Call] = {}
 
     @staticmethod
@@ -124,15 +156,17 @@ class ToolRules:
         if etype == "response.content_part.done":
             part = event.get("part")
             if type(part) is dict or isinstance(part, Mapping):
-                self._offsets(part, index, "part")
+                judge_offsets(self._report, self._coverage, part, index, "part")
             return
         family, _, stage = etype.rpartition(".")
         kind = _WORKING.get(family)
         if kind is not None:
             call = self._call(event, kind)
+            if call is not None and self._coverage is not None:
+                self._coverage.applied.add(HOSTED_PROGRESS_ORDER.id)
             if call is not None and call.ended_by:
                 self._report(
-                    C.HOSTED_PROGRESS_ORDER, index,
+                    HOSTED_PROGRESS_ORDER, index,
                     f"`{family}.*` before `response.{kind}.{call.ended_by}`",
                     f"`{etype}` after it",
                 )  # fmt: skip
@@ -147,16 +181,18 @@ class ToolRules:
         rank = ranks.get(stage)
         if rank is None:
             return
+        if self._coverage is not None:
+            self._coverage.applied.add(HOSTED_PROGRESS_ORDER.id)
         if call.ended_by:
             if stage != call.ended_by:  # the ending event repeated is a repeated stage
                 self._report(
-                    C.HOSTED_PROGRESS_ORDER, index,
+                    HOSTED_PROGRESS_ORDER, index,
                     f"no progress event after `response.{kind}.{call.ended_by}`", f"`{etype}`",
                 )  # fmt: skip
             return
         if rank < call.rank:
             self._report(
-                C.HOSTED_PROGRESS_ORDER, index,
+                HOSTED_PROGRESS_ORDER, index,
                 f"`{etype}` before `response.{kind}.{call.last}`",
                 f"`{etype}` after it", message=" → ".join(ranks),
             )  # fmt: skip
@@ -165,10 +201,12 @@ class ToolRules:
         if stage in ("completed", "failed"):
             call.ended_by = stage
         if stage == "partial_image":
+            if self._coverage is not None:
+                self._coverage.applied.add(IMAGE_PARTIAL_INDEX.id)
             got = event.get("partial_image_index")
             if got != call.partial_images:
                 self._report(
-                    C.IMAGE_PARTIAL_INDEX, index,
+                    IMAGE_PARTIAL_INDEX, index,
                     f"partial_image_index {call.partial_images}", f"{got!r}",
                     path="partial_image_index",
                 )  # fmt: skip
@@ -190,25 +228,27 @@ class ToolRules:
             content = item.get("content")
             for ci, part in enumerate(content if isinstance(content, list) else ()):
                 if type(part) is dict or isinstance(part, Mapping):
-                    self._offsets(part, index, f"item.content[{ci}]")
+                    judge_offsets(self._report, self._coverage, part, index, f"item.content[{ci}]")
             return
         item_id = item.get("id")
         call = self._calls.pop(item_id, None) if isinstance(item_id, str) else None
         if call is None or not call.ended_by:
             return
+        if self._coverage is not None:
+            self._coverage.applied.add(HOSTED_FAILED_STATUS.id)
         if item.get("type") == "mcp_list_tools":  # [OAPI] MCPListTools: no status, an `error`
             self._listing(item, call.ended_by, index)
             return
         status = item.get("status")
         if call.ended_by == "failed" and status != "failed":
             self._report(
-                C.HOSTED_FAILED_STATUS, index,
+                HOSTED_FAILED_STATUS, index,
                 f"status `failed` (after `response.{call.kind}.failed`)", f"status {status!r}",
                 path="item.status",
             )  # fmt: skip
         elif call.ended_by == "completed" and status == "failed":
             self._report(
-                C.HOSTED_FAILED_STATUS, index,
+                HOSTED_FAILED_STATUS, index,
                 f"a status other than `failed` (after `response.{call.kind}.completed`)",
                 "status 'failed'", path="item.status",
             )  # fmt: skip
@@ -218,41 +258,16 @@ class ToolRules:
         error = item.get("error")
         if ended_by == "failed" and not (isinstance(error, str) and error):
             self._report(
-                C.HOSTED_FAILED_STATUS, index,
+                HOSTED_FAILED_STATUS, index,
                 "an `error` (after `response.mcp_list_tools.failed`)", f"error {error!r}",
                 path="item.error",
             )  # fmt: skip
         elif ended_by == "completed" and error not in (None, ""):
             self._report(
-                C.HOSTED_FAILED_STATUS, index,
+                HOSTED_FAILED_STATUS, index,
                 "no `error` (after `response.mcp_list_tools.completed`)", f"error {error!r}",
                 path="item.error",
             )  # fmt: skip
-
-    def _offsets(self, part: Mapping[str, Any], index: int, where: str) -> None:
-        if part.get("type") != "output_text":
-            return
-        text = part.get("text")
-        annotations = part.get("annotations")
-        if not isinstance(text, str) or not isinstance(annotations, list):
-            return
-        size = len(text)
-        for ai, ann in enumerate(annotations):
-            if type(ann) is not dict and not isinstance(ann, Mapping):
-                continue
-            kind = ann.get("type")
-            if not isinstance(kind, str):
-                continue
-            path = f"{where}.annotations[{ai}]"
-            if kind in _SPAN_CITATIONS:
-                start, end = ann.get("start_index"), ann.get("end_index")
-                if type(start) is int and type(end) is int and not 0 <= start <= end <= size:
-                    _bad(self._report, C.ANNOTATION_OFFSETS, index, path, size,
-                         f"start_index {start}, end_index {end}")  # fmt: skip
-            elif kind in _POINT_CITATIONS:
-                at = ann.get("index")
-                if type(at) is int and not 0 <= at <= size:
-                    _bad(self._report, C.ANNOTATION_OFFSETS, index, path, size, f"index {at}")
 
 
 # `ToolRules.wants`, cached per event type: the validator asks it for every event it judges in
@@ -260,5 +275,36 @@ class ToolRules:
 wanted = functools.cache(ToolRules.wants)
 
 
-def _bad(report: Report, check: Check, index: int, path: str, size: int, actual: str) -> None:
-    report(check, index, f"offsets within the part's text (0..{size})", actual, path=path)
+def declare_examples() -> None:
+    """The failing example and the passing near miss of each check (conformance.examples):
+    minimal hosted-tool calls shaped like the recordings (:mod:`conformance.examples.offline_tools`)."""
+    from ..examples.build import Event, find, numbered
+    from ..examples.offline_tools import image_stream, mcp_stream, web_search_stream
+    from ..examples.registry import example
+    from ..examples.stream_samples import S
+
+    def swap_first_stages() -> list[Event]:
+        events = web_search_stream()
+        i = find(events, "response.web_search_call.in_progress")
+        events[i], events[i + 1] = events[i + 1], events[i]
+        return numbered(events)
+
+    example(
+        HOSTED_PROGRESS_ORDER.id,
+        S(swap_first_stages, "web_search_call.searching before its .in_progress"),
+        S(lambda: web_search_stream(("in_progress", "searching")),
+          "no `.completed` (Azure's web search omits it): a missing stage is no disorder"),
+    )  # fmt: skip
+    example(
+        HOSTED_FAILED_STATUS.id,
+        S(
+            lambda: mcp_stream("failed", "completed"),
+            "`mcp_call.failed`, then the item `completed`",
+        ),
+        S(lambda: mcp_stream("failed", "failed"), "`mcp_call.failed` and the item `failed`"),
+    )
+    example(
+        IMAGE_PARTIAL_INDEX.id,
+        S(lambda: image_stream((1, 2)), "partial images numbered from 1"),
+        S(lambda: image_stream((0, 1, 2)), "partial images 0, 1, 2"),
+    )
