@@ -17,6 +17,8 @@ from typing import Any
 from .. import catalog as C
 from ..catalog.registry import Check, Violation
 from ..schema import SCHEMAS, SchemaValidator
+from ..sections.s2_10_incomplete_last import judge_incomplete_item
+from ..sections.s2_11_part_fits import PART_FITS, judge_part, note_content
 from ..sections.s3_1_response import judge_response_schema, judge_status
 from ..sections.s3_2_usage import judge_usage
 from ..sections.s3_4_openresponses import judge_openresponses_fields
@@ -34,12 +36,6 @@ __all__ = [
 
 # SPEC §2.9: fields OpenAI itself changes between `output_item.done` and the terminal output.
 OPAQUE_FIELDS = frozenset({"encrypted_content", "fingerprint"})
-
-
-_PART_FITS = {
-    "message": frozenset({"output_text", "refusal"}),
-    "reasoning": frozenset({"reasoning_text"}),
-}
 
 
 def deep_equal_except_opaque(a: Any, b: Any) -> bool:
@@ -99,29 +95,16 @@ class ResponseChecker:
             if not isinstance(item, dict):
                 continue
             itype = item.get("type")
-            if item.get("status") == "incomplete" and (
-                pos != len(items) - 1 or status != "incomplete"
-            ):
-                report(
-                    C.ITEM_INCOMPLETE_LAST,
-                    "the incomplete item is the last one, in an incomplete response",
-                    f"item {pos} of {len(items)}, response status {status!r}",
-                    f"output[{pos}].status",
-                )
+            judge_incomplete_item(status, pos, len(items), item, report, self.applied)  # §2.10
             judge_item_status(status, pos, item, report, self.applied)
-            fits = _PART_FITS.get(itype) if isinstance(itype, str) else None
             content = item.get("content")
+            note_content(content, self.applied)  # §2.11 (conformance.sections)
+            fits = PART_FITS.get(itype) if isinstance(itype, str) else None
             if fits is not None and isinstance(content, list):
                 for ci, part in enumerate(content):
-                    ptype = part.get("type") if isinstance(part, dict) else None
-                    if not isinstance(ptype, str) or ptype not in fits:
-                        report(
-                            C.PART_TYPE_FITS_ITEM,
-                            " or ".join(sorted(fits)),
-                            ptype,
-                            f"output[{pos}].content[{ci}].type",
-                        )
-                    elif ptype == "output_text" and isinstance(part, dict):
+                    if not judge_part(fits, pos, ci, part, report):  # §2.11
+                        continue
+                    if part["type"] == "output_text":
                         where = f"output[{pos}].content[{ci}].logprobs"
                         logprobs = part.get("logprobs")
                         for finding in logprob_findings(logprobs, top, where, self.applied):

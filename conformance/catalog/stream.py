@@ -5,7 +5,10 @@ from __future__ import annotations
 
 # stream.sequence.* (docs/spec.md §2.1), stream.lifecycle.* and stream.response.terminal_status
 # (§2.2), stream.response.{id,created_at}_stable and interim_state (§2.3),
-# stream.output_index.contiguous and stream.item.no_interleave (§2.5) and
+# stream.item.added_before_use, added_once and done_once (§2.4),
+# stream.output_index.contiguous and stream.item.no_interleave (§2.5),
+# stream.item.item_id_matches, done_matches_added and id_unique (§2.7),
+# stream.item.incomplete_last (§2.10), stream.part.type_fits_item (§2.11) and
 # stream.error.followed_by_failed (§1.2) are declared with their rules and examples in their
 # section modules (conformance.sections).
 from ..sections.s1_2_error_event import ERROR_FOLLOWED_BY_FAILED as ERROR_FOLLOWED_BY_FAILED
@@ -21,9 +24,17 @@ from ..sections.s2_2_lifecycle import RESPONSE_TERMINAL_STATUS as RESPONSE_TERMI
 from ..sections.s2_3_one_response import RESPONSE_CREATED_AT_STABLE as RESPONSE_CREATED_AT_STABLE
 from ..sections.s2_3_one_response import RESPONSE_ID_STABLE as RESPONSE_ID_STABLE
 from ..sections.s2_3_one_response import RESPONSE_INTERIM_STATE as RESPONSE_INTERIM_STATE
+from ..sections.s2_4_items_opened import ITEM_ADDED_BEFORE_USE as ITEM_ADDED_BEFORE_USE
+from ..sections.s2_4_items_opened import ITEM_ADDED_ONCE as ITEM_ADDED_ONCE
+from ..sections.s2_4_items_opened import ITEM_DONE_ONCE as ITEM_DONE_ONCE
 from ..sections.s2_5_output_index import ITEM_INTERLEAVE as ITEM_INTERLEAVE
 from ..sections.s2_5_output_index import OUTPUT_INDEX_CONTIGUOUS as OUTPUT_INDEX_CONTIGUOUS
+from ..sections.s2_7_identity import ITEM_DONE_MATCHES_ADDED as ITEM_DONE_MATCHES_ADDED
+from ..sections.s2_7_identity import ITEM_ID_MATCHES as ITEM_ID_MATCHES
+from ..sections.s2_7_identity import ITEM_ID_UNIQUE as ITEM_ID_UNIQUE
 from ..sections.s2_9_opaque import OPAQUE_CONSISTENT as OPAQUE_CONSISTENT
+from ..sections.s2_10_incomplete_last import ITEM_INCOMPLETE_LAST as ITEM_INCOMPLETE_LAST
+from ..sections.s2_11_part_fits import PART_TYPE_FITS_ITEM as PART_TYPE_FITS_ITEM
 from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
@@ -33,43 +44,17 @@ MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 # stream.error.followed_by_failed (docs/spec.md §1.2): conformance/sections/s1_2_error_event.py
 
 # --- stream.item.* (docs/spec.md §2.4–§2.10) ----------------------------------------------------------
-ITEM_ADDED_BEFORE_USE = register(
-    "stream.item.added_before_use",
-    MUST,
-    "§2.4 [SDK]",
-    "an item is opened by `response.output_item.added` before any event names it",
-)
-ITEM_ADDED_ONCE = register(
-    "stream.item.added_once",
-    MUST,
-    "§2.4",
-    "no output item is added twice (by `output_index` or by `id`)",
-)
+# stream.item.added_before_use, added_once, done_once (docs/spec.md §2.4):
+# conformance/sections/s2_4_items_opened.py
 # stream.output_index.contiguous, stream.item.no_interleave (docs/spec.md §2.5):
 # conformance/sections/s2_5_output_index.py
-ITEM_ID_UNIQUE = register(
-    "stream.item.id_unique",
-    MUST,
-    "§2.7 [REC]",
-    "item ids are unique within a response",
-)
+# stream.item.id_unique, done_matches_added, item_id_matches (docs/spec.md §2.7):
+# conformance/sections/s2_7_identity.py
 ITEM_ID_PREFIX = register(
     "stream.item.id_prefix",
     INFO,
     "§2.14",
     "item ids carry OpenAI's prefix for their type (`msg_`, `rs_`, `fc_`, …)",
-)
-ITEM_DONE_MATCHES_ADDED = register(
-    "stream.item.done_matches_added",
-    MUST,
-    "§2.7",
-    "`output_item.done` carries the same item `id` and `type` as its `output_item.added`",
-)
-ITEM_ID_MATCHES = register(
-    "stream.item.item_id_matches",
-    MUST,
-    "§2.7",
-    "every inner event's `item_id` equals the id of the item open at its `output_index`",
 )
 ITEM_ADDED_STATE = register(
     "stream.item.added_state",
@@ -77,24 +62,13 @@ ITEM_ADDED_STATE = register(
     "§2.6, §7.4 [REC][SDK]",
     'an item opens empty: message `content: []`, reasoning `summary: []`, function call `arguments: ""` with `call_id` and `name` set, status `in_progress` (or `incomplete`, kept to its `.done`, for an item cut before it began)',
 )
-ITEM_DONE_ONCE = register(
-    "stream.item.done_once",
-    MUST,
-    "§2.4, §2.6",
-    "an item is closed by `output_item.done` once, and nothing names it afterwards",
-)
 ITEM_CLOSED_BEFORE_TERMINAL = register(
     "stream.item.closed_before_terminal",
     MUST,
     "§2.9 [SDK]",
     "on `response.completed` and `response.incomplete` every added item is done",
 )
-ITEM_INCOMPLETE_LAST = register(
-    "stream.item.incomplete_last",
-    MUST,
-    "§2.10 [OR]",
-    "an item that ends `incomplete` is the last item, and the response is `incomplete`",
-)
+# stream.item.incomplete_last (docs/spec.md §2.10): conformance/sections/s2_10_incomplete_last.py
 ITEM_CONTENT_MATCHES = register(
     "stream.item.content_matches",
     MUST,
@@ -128,12 +102,7 @@ PART_CLOSED = register(
     "§2.6",
     "every content part is closed by `content_part.done` before the next part or `output_item.done`",
 )
-PART_TYPE_FITS_ITEM = register(
-    "stream.part.type_fits_item",
-    MUST,
-    "§2.11; KB04",
-    "a part's type fits its item: `output_text`/`refusal` in a message, `reasoning_text` in reasoning",
-)
+# stream.part.type_fits_item (docs/spec.md §2.11): conformance/sections/s2_11_part_fits.py
 PART_KIND_MATCHES = register(
     "stream.part.kind_matches",
     MUST,

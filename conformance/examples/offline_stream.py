@@ -36,58 +36,23 @@ ANNOTATION = {
 # (docs/spec.md §1.2) in conformance.sections.s1_2_error_event.
 
 # --- stream.item.*, stream.output_index.* --------------------------------------------------------
-example(
-    "stream.item.added_before_use",
-    S(lambda: drop(text_stream(), "response.output_item.added")),
-    S(text_stream),
-    also={"stream.output.equals_items"},
-)
-example(
-    "stream.item.added_once",
-    S(lambda: insert(text_stream(), 3, text_stream()[2]), "`output_item.added` twice"),
-    S(text_stream),
-)
+# stream.item.added_before_use, added_once, done_once: with their rules, in
+# conformance.sections.s2_4_items_opened.
 
 
 # stream.output_index.contiguous, stream.item.no_interleave: with their rules, in
 # conformance.sections.s2_5_output_index.
-example(
-    "stream.item.id_unique",
-    S(lambda: retext(reasoning_stream(), "msg_example", "rs_example"),
-      "the message reuses the reasoning item's id"),
-    S(reasoning_stream),
-)  # fmt: skip
+# stream.item.id_unique, done_matches_added, item_id_matches: with their rules, in
+# conformance.sections.s2_7_identity.
 example(
     "stream.item.id_prefix",
     S(lambda: retext(text_stream(), "msg_example", "item_example")),
     S(text_stream),
 )
 
-
-def _done_id() -> list[Event]:
-    events = retext(text_stream(), '"id": "msg_example"', '"id": "msg_other"')
-    events[2]["item"]["id"] = "msg_example"  # only the added item keeps the first id
-    return events
-
-
-example(
-    "stream.item.done_matches_added",
-    S(_done_id, "the item is closed (and completed) under another id"),
-    S(text_stream),
-)
-example(
-    "stream.item.item_id_matches",
-    S(lambda: at(text_stream(), "response.output_text.delta", "item_id", "msg_other")),
-    S(text_stream),
-)
 example(
     "stream.item.added_state",
     S(lambda: at(text_stream(), "response.output_item.added", "item.status", "completed")),
-    S(text_stream),
-)
-example(
-    "stream.item.done_once",
-    S(lambda: insert(text_stream(), 9, text_stream()[8]), "`output_item.done` twice"),
     S(text_stream),
 )
 example(
@@ -97,23 +62,7 @@ example(
     also={"stream.output.equals_items"},
 )
 
-
-def _incomplete_item(terminal: str) -> list[Event]:
-    events = text_stream()
-    for e in (events[8]["item"], events[9]["response"]["output"][0]):
-        e["status"] = "incomplete"
-    if terminal == "incomplete":
-        events[9]["type"] = "response.incomplete"
-        events[9]["response"]["status"] = "incomplete"
-        events[9]["response"]["incomplete_details"] = {"reason": "max_output_tokens"}
-    return events
-
-
-example(
-    "stream.item.incomplete_last",
-    S(lambda: _incomplete_item("completed"), "an incomplete item in a completed response"),
-    S(lambda: _incomplete_item("incomplete"), "the same in an incomplete response"),
-)
+# stream.item.incomplete_last: with its rules, in conformance.sections.s2_10_incomplete_last.
 example(
     "stream.item.content_matches",
     S(lambda: retext(text_stream(), '"text": "Hello"}], "role"', '"text": "Hello!"}], "role"'),
@@ -147,13 +96,7 @@ example(
     S(lambda: drop(text_stream(), "response.content_part.done")),
     S(text_stream),
 )
-example(
-    "stream.part.type_fits_item",
-    S(lambda: retext(retext(text_stream(), "output_text", "reasoning_text"), '"annotations": [], ', ""),
-      "a message whose part is `reasoning_text`"),
-    S(text_stream),
-    also={"stream.delta.type_fits_item", "stream.part.order.done_before_part_done"},
-)  # fmt: skip
+# stream.part.type_fits_item: with its rules, in conformance.sections.s2_11_part_fits.
 
 
 def _refusal_part() -> list[Event]:

@@ -33,7 +33,6 @@ from ..sse.framing import SSEStreamValidator, parse_json
 from ..suite.http import HttpExchange
 from ..suite.judgeable import model_unknown, refusal
 from ..suite.probe import _declared, judged_profiles
-from ..validator.exercised import response_exercised
 from .kinds import RequestInfo
 
 __all__ = ["ExchangeJudge", "Verdict"]
@@ -252,8 +251,6 @@ class ExchangeJudge:
         if kind is None:
             return
         limit = self.info.max_output_tokens
-        if kind == "response":
-            self._exercised |= _declared(response_exercised(body), self.profiles)
         applied = set()  # what the section rules marked (conformance.sections)
         self._violations += judge_body(
             body, kind, profiles=self.profiles, max_output_tokens=limit, applied=applied

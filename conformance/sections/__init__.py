@@ -32,11 +32,22 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   and the stream's end);
 - :mod:`.s2_3_one_response` — §2.3 one response (``stream.response.id_stable``,
   ``created_at_stable``, ``interim_state``);
+- :mod:`.s2_4_items_opened` — §2.4 items are opened first (``stream.item.added_before_use``,
+  ``added_once``, ``done_once``: an event's item looked up by its ``output_index``, an item
+  added or closed a second time);
 - :mod:`.s2_5_output_index` — §2.5 output index (``stream.output_index.contiguous``,
   ``stream.item.no_interleave``: an added item's index, and events of an item added before
   the newest);
+- :mod:`.s2_7_identity` — §2.7 identity (``stream.item.item_id_matches``,
+  ``done_matches_added``, ``id_unique``: an inner event's ``item_id``, an item's done event
+  against its added one, an added item's id against the ids before it);
 - :mod:`.s2_9_opaque` — §2.9 the output's opaque fields (``stream.output.opaque_consistent``:
   non-empty in an item's ``output_item.done`` and in the terminal output alike);
+- :mod:`.s2_10_incomplete_last` — §2.10 incomplete items (``stream.item.incomplete_last``: an
+  item added after one done ``incomplete``, and an ``incomplete`` item of a Response seen whole,
+  a streamed terminal or a body);
+- :mod:`.s2_11_part_fits` — §2.11 parts fit their item (``stream.part.type_fits_item``: the
+  part a ``content_part.added`` opens, and each part of a Response seen whole);
 - :mod:`.s3_1_response` — §3.1 fields and statuses (``response.schema.*``,
   ``response.incomplete_details``, ``response.failed.error``: a body's schema, a Response's
   status companions);

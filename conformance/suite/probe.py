@@ -31,7 +31,6 @@ from ..sections.against_request import (
     judged_against_request,
 )
 from ..sse.framing import SSEStreamValidator
-from ..validator.exercised import response_exercised
 from .http import HttpExchange, TargetClient, TargetHung
 from .judgeable import refusal
 from .results import CaseResult, Finding
@@ -340,10 +339,8 @@ class Probe:
             for v in violations:
                 self._find(v, ex)
         elif (kind := body_kind(body)) is not None:
-            if kind == "response":
-                self.record.exercised |= _declared(response_exercised(body), self.profiles)
-            # State bodies (compaction results, conversations, deleted conversations, item
-            # lists): their rules are section modules', which mark what they evaluated.
+            # Every body's rules (a Response's, compaction results', conversations', deleted
+            # conversations', item lists') are section modules', which mark what they evaluated.
             applied = set()  # what the section rules marked (conformance.sections)
             for v in judge_body(
                 body,

@@ -5,9 +5,9 @@ annotation rule on annotations, the shell-command rule on shell commands, usage 
 usage object. :class:`Coverage` is filled by the stream validator, one call per event it judges on
 its full path (never per fast-path delta: a delta's rules are applied at its ``.done``, which takes
 the full path), and :meth:`Coverage.exercised` names the stream checks its events gave work to.
-:func:`response_exercised` does the same for one Response object. The checks of a section
-module (conformance.sections) are not inferred here: their rule marks them in ``applied`` where it
-evaluates them. Every check that reported a violation was evaluated too: callers add those.
+The checks of a section module (conformance.sections) are not inferred here: their rule marks
+them in ``applied`` where it evaluates them, those of a Response (a streamed terminal, a body)
+too. Every check that reported a violation was evaluated too: callers add those.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 from ..catalog.registry import with_family
 
-__all__ = ["Coverage", "response_exercised"]
+__all__ = ["Coverage"]
 
 _LIFECYCLE = frozenset(
     {
@@ -70,12 +70,10 @@ class Coverage:
     lifecycle: int = 0  # lifecycle events seen
     items_added: int = 0
     items_done: int = 0
-    incomplete_item: bool = False
     annotations: bool = False
     identities: bool = False  # an item opened with a `call_id` or `name` (docs/spec.md §7.9)
     done_logprobs: bool = False  # an `output_text.done` carried logprobs (§7.8)
     terminal: str | None = None
-    responses: set[str] = field(default_factory=set)  # checks the terminal response exercised
     # Checks whose rule marked itself applied where it evaluated (conformance.sections): their
     # exercise is not inferred from the events here.
     applied: set[str] = field(default_factory=set)
@@ -88,9 +86,6 @@ class Coverage:
             self.lifecycle += 1
             if etype in _TERMINAL:
                 self.terminal = etype
-                response = event.get("response")
-                if isinstance(response, dict):
-                    self.responses = response_exercised(response)
         elif etype == "response.output_item.added":
             self.items_added += 1
             item = event.get("item")
@@ -107,8 +102,6 @@ class Coverage:
             self.items_done += 1
             item = event.get("item")
             if isinstance(item, dict):
-                if item.get("status") == "incomplete":
-                    self.incomplete_item = True
                 self.annotations = self.annotations or _has_annotations(item.get("content"))
         elif etype == "response.content_part.done":
             part = event.get("part")
@@ -121,8 +114,8 @@ class Coverage:
         self.types.add(etype)
 
     def exercised(self) -> set[str]:
-        """The ``event.*`` and ``stream.*`` checks these events gave work to (the response and
-        usage checks of the terminal response are in ``responses``)."""
+        """The ``event.*`` and ``stream.*`` checks these events gave work to (the terminal
+        response's rules, section modules', marked theirs in ``applied``)."""
         out: set[str] = set(self.applied)
         if not self.events and not self.types:
             return out
@@ -136,29 +129,17 @@ class Coverage:
             t for t in types if t.startswith(_FAMILIES) or t.startswith("response.content_part.")
         }
         if self.items_added:
-            out |= {"stream.item.added_once", "stream.item.id_prefix", "stream.item.added_state"}
-        if self.items_added >= 2:
-            out.add("stream.item.id_unique")
-        if inner or self.items_done:
-            out.add("stream.item.added_before_use")
-        if inner:
-            out.add("stream.item.item_id_matches")
-        if self.items_done:
-            out |= {"stream.item.done_matches_added", "stream.item.done_once"}
-            if inner:
-                out.add("stream.item.content_matches")
+            out |= {"stream.item.id_prefix", "stream.item.added_state"}
+        if self.items_done and inner:
+            out.add("stream.item.content_matches")
         if self.items_added and self.terminal in ("response.completed", "response.incomplete"):
             out.add("stream.item.closed_before_terminal")
-        if self.incomplete_item:
-            out.add("stream.item.incomplete_last")
         part_text = any(t.startswith(_PART_TEXT) for t in types)
         if part_text or "response.content_part.added" in types:
             out |= {
                 "stream.part.added_before_use", "stream.part.content_index",
                 "stream.part.order", "stream.part.closed",
             }  # fmt: skip
-        if "response.content_part.added" in types or "response.content_part.done" in types:
-            out.add("stream.part.type_fits_item")
         if part_text:
             out.add("stream.part.kind_matches")
         if any(t.startswith(_SUMMARY) for t in types):
@@ -183,7 +164,6 @@ class Coverage:
             out.add("stream.logprobs.deltas_equal_done")
         if "openresponses" in self.profiles:
             out.add("event.type.openresponses")
-        out |= self.responses
         return with_family(out)
 
 
@@ -191,18 +171,3 @@ def _has_annotations(content: Any) -> bool:
     if not isinstance(content, list):
         return False
     return any(isinstance(p, dict) and p.get("annotations") for p in content)
-
-
-def response_exercised(response: Mapping[str, Any]) -> set[str]:
-    """The checks one Response object gives work to, a non-stream body or a streamed terminal
-    response, but for those of a section module (conformance.sections: §3.1's schema and status
-    companions, §3.2's usage, §3.4's Open Responses fields, §7.7's item statuses, §7.8's logprobs),
-    whose rules mark themselves where they evaluate."""
-    out: set[str] = set()
-    output = response.get("output")
-    items = [i for i in output if isinstance(i, dict)] if isinstance(output, list) else []
-    if any(i.get("status") == "incomplete" for i in items):
-        out.add("stream.item.incomplete_last")
-    if any(isinstance(i.get("content"), list) and i["content"] for i in items):
-        out.add("stream.part.type_fits_item")
-    return out

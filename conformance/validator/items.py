@@ -10,7 +10,26 @@ from typing import Any
 from .. import catalog as C
 from ..catalog.render import short
 from ..sections.s2_2_lifecycle import require_started
+from ..sections.s2_4_items_opened import (
+    judge_added_twice,
+    judge_after_done,
+    judge_done_twice,
+    judge_unopened,
+    note_item_done,
+    note_item_named,
+)
+from ..sections.s2_4_items_opened import note_item_added as note_item_opened
 from ..sections.s2_5_output_index import judge_added_index, judge_interleave, note_item_added
+from ..sections.s2_7_identity import (
+    judge_done_matches_added,
+    judge_id_unique,
+    judge_item_id,
+)
+from ..sections.s2_7_identity import note_item_added as note_identity_added
+from ..sections.s2_7_identity import note_item_done as note_identity_done
+from ..sections.s2_7_identity import note_item_named as note_item_id
+from ..sections.s2_10_incomplete_last import judge_added_after_incomplete
+from ..sections.s2_10_incomplete_last import note_item_done as note_incomplete_done
 from .comparisons import check_item_content
 from .model import MISSING, Item
 from .state import StreamState
@@ -33,6 +52,10 @@ def item_for(
 ) -> Item | None:
     """The open item an inner event names, reporting every way the naming is wrong."""
     etype: str = event["type"]
+    coverage = state.coverage
+    if coverage is not None:  # §2.4, §2.7 (conformance.sections)
+        note_item_named(coverage)
+        note_item_id(coverage, etype)
     oi = event.get("output_index")
     if type(oi) is not int:
         return None  # the schema check reports a missing or mistyped output_index
@@ -48,33 +71,14 @@ def item_for(
             item = Item(oi, event.get("item_id"), None, known=False)
             state._items[oi] = item
         else:
-            state._report(
-                C.ITEM_ADDED_BEFORE_USE,
-                index,
-                f"`output_item.added` for output_index {oi} first",
-                etype,
-                path="output_index",
-            )
+            judge_unopened(state, oi, etype, index)  # §2.4 (conformance.sections)
             return None
     if item.done and not allow_done:
-        state._report(
-            C.ITEM_DONE_ONCE,
-            index,
-            f"no event for the finished item {oi}",
-            etype,
-            path="output_index",
-        )
+        judge_after_done(state, oi, etype, index)  # §2.4
         return None
     item_id = event.get("item_id", MISSING)
     if item_id is not MISSING and item.known and item_id != item.id:
-        state._report(
-            C.ITEM_ID_MATCHES,
-            index,
-            item.id,
-            item_id,
-            path="item_id",
-            message=f"output_index {oi} is item {item.id!r}",
-        )
+        judge_item_id(state, item, oi, item_id, index)  # §2.7
     if oi < state._last_added:  # §2.5: an item added before the newest (conformance.sections)
         judge_interleave(state, item, oi, etype, index)
     if item.known and item.type is not None:
@@ -93,48 +97,28 @@ def item_for(
 
 def on_item_added(state: StreamState, event: Mapping[str, Any], index: int) -> None:
     require_started(state, "response.output_item.added", index)
-    if state.coverage is not None:
-        note_item_added(state.coverage)  # §2.5 (conformance.sections)
+    coverage = state.coverage
+    if coverage is not None:  # §2.4, §2.5, §2.7 (conformance.sections)
+        note_item_opened(coverage)
+        note_item_added(coverage)
+        note_identity_added(coverage)
     oi = event.get("output_index")
     item = event.get("item")
     if type(oi) is not int or not isinstance(item, dict):
         return
     iid, itype = item.get("id"), item.get("type")
-    if oi in state._items:
-        state._report(
-            C.ITEM_ADDED_ONCE,
-            index,
-            f"a new output_index (next: {state._next_output_index})",
-            oi,
-            path="output_index",
-            message=f"output_index {oi} was already added as item {state._items[oi].id!r}",
-        )
+    if oi in state._items:  # §2.4: added twice (conformance.sections)
+        judge_added_twice(state, oi, index)
         return
     if not judge_added_index(state, oi, index):  # (no item has a negative index)
         return
     if iid is not None:
-        key = iid if type(iid) is str else hashable(iid)
-        if key in state._item_ids:
-            state._report(
-                C.ITEM_ID_UNIQUE,
-                index,
-                "a new item id",
-                iid,
-                path="item.id",
-                message="another item of this response has this id",
-            )
-        state._item_ids.add(key)
+        judge_id_unique(state, iid if type(iid) is str else hashable(iid), iid, index)  # §2.7
         prefixes = ID_PREFIX.get(itype) if isinstance(itype, str) else None
         if prefixes and isinstance(iid, str) and not iid.startswith(prefixes):
             state._report(C.ITEM_ID_PREFIX, index, " or ".join(prefixes) + "…", iid, path="item.id")
-    if state._incomplete_item is not None:
-        state._report(
-            C.ITEM_INCOMPLETE_LAST,
-            index,
-            "no item after an incomplete one",
-            itype,
-            message=f"item {state._incomplete_item} ended `incomplete`",
-        )
+    if state._incomplete_item is not None:  # §2.10: after an incomplete item (conformance.sections)
+        judge_added_after_incomplete(state, itype, index)
     state._last_added = max(state._last_added, oi)
     state._items[oi] = Item(
         oi,
@@ -173,19 +157,18 @@ def _check_added_state(state: StreamState, item: Mapping[str, Any], index: int) 
 
 
 def on_item_done(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    coverage = state.coverage
+    if coverage is not None:  # §2.4, §2.7, §2.10 (conformance.sections)
+        note_item_done(coverage)
+        note_identity_done(coverage)
+        note_incomplete_done(coverage, event)
     oi = event.get("output_index")
     done_item = event.get("item")
     if type(oi) is not int:
         return
     existing = state._items.get(oi)
     if existing is not None and existing.done:
-        state._report(
-            C.ITEM_DONE_ONCE,
-            index,
-            "one `output_item.done` per item",
-            f"a second `output_item.done` for output_index {oi}",
-            path="output_index",
-        )
+        judge_done_twice(state, oi, index)  # §2.4
         return
     item = item_for(state, event, index)
     if item is None or not isinstance(done_item, dict):
@@ -195,18 +178,7 @@ def on_item_done(state: StreamState, event: Mapping[str, Any], index: int) -> No
     if not item.known:
         item.id, item.type = done_item.get("id"), done_item.get("type")
         return
-    if done_item.get("id") != item.id:
-        state._report(
-            C.ITEM_DONE_MATCHES_ADDED, index, item.id, done_item.get("id"), path="item.id"
-        )
-    if done_item.get("type") != item.type:
-        state._report(
-            C.ITEM_DONE_MATCHES_ADDED,
-            index,
-            item.type,
-            done_item.get("type"),
-            path="item.type",
-        )
+    judge_done_matches_added(state, item, done_item, index)  # §2.7
     if item.identity[0] or item.identity[1]:  # a call: messages and reasoning have none
         _check_identity(state, item, done_item, index)
     for ci, part in enumerate(item.parts):

@@ -9,13 +9,14 @@ from typing import Any
 
 from .. import catalog as C
 from ..catalog.render import short
+from ..sections.s2_11_part_fits import judge_part_added, note_part_added
 from ..sections.s7_8_logprobs import logprob_findings
 from .comparisons import first_difference, first_difference_text
 from .items import item_for
 from .model import CONTENT, SUMMARY, Frame, Item, Part
 from .slots import MAX_INDEX_GAP
 from .state import StreamState
-from .tables import PART_FITS, PART_TEXT, PART_TEXT_FIELD
+from .tables import PART_TEXT, PART_TEXT_FIELD
 
 __all__ = [
     "on_annotation_added",
@@ -31,6 +32,8 @@ __all__ = [
 
 
 def on_part_added(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    if state.coverage is not None:
+        note_part_added(state.coverage)  # §2.11 (conformance.sections)
     item = item_for(state, event, index)
     part = event.get("part")
     ci = event.get("content_index")
@@ -60,16 +63,7 @@ def on_part_added(state: StreamState, event: Mapping[str, Any], index: int) -> N
                 "a new part opened",
                 path="content_index",
             )
-        fits = PART_FITS.get(item.type) if isinstance(item.type, str) else None
-        if fits is not None and (not isinstance(ptype, str) or ptype not in fits):
-            state._report(
-                C.PART_TYPE_FITS_ITEM,
-                index,
-                " or ".join(sorted(fits)),
-                ptype,
-                path="part.type",
-                message=f"a {item.type} item",
-            )
+        judge_part_added(state, item.type, ptype, index)  # §2.11
         text_field = PART_TEXT_FIELD.get(ptype) if isinstance(ptype, str) else None
         if text_field is not None and part.get(text_field, "") != "":
             state._report(

@@ -25,11 +25,7 @@ PART_TEXT = {
 }
 # The text field of each part type, in content_part.done and in the finished item.
 PART_TEXT_FIELD = {"output_text": "text", "refusal": "refusal", "reasoning_text": "text"}
-# Part types allowed in each item type (SPEC §2.11; KB04).
-PART_FITS = {
-    "message": frozenset({"output_text", "refusal"}),
-    "reasoning": frozenset({"reasoning_text"}),
-}
+# Part types allowed in each item type (SPEC §2.11; KB04): conformance.sections.s2_11_part_fits.
 # Single-valued streamed fields: family -> (done field, item type, path of the value in the
 # finished item; `None` in the path stands for the event's `command_index`).
 VALUE_STREAMS: dict[str, tuple[str, str | None, tuple[str | None, ...] | None]] = {

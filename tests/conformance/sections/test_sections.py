@@ -191,9 +191,18 @@ _LIFECYCLE = {
     "stream.response.terminal_status",
 }
 _OUTPUT_INDEX = {"stream.output_index.contiguous", "stream.item.no_interleave"}
+_ITEMS_OPENED = {"stream.item.added_before_use", "stream.item.added_once", "stream.item.done_once"}
+_IDENTITY_ITEMS = {
+    "stream.item.item_id_matches",
+    "stream.item.done_matches_added",
+    "stream.item.id_unique",
+}
+_INCOMPLETE = "stream.item.incomplete_last"
+_PART_FITS = "stream.part.type_fits_item"
 _ADDED = "response.output_item.added"
 _INTERIM = {"response.created", "response.queued", "response.in_progress"}
 _TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
+_PART_EVENTS = {"response.content_part.added", "response.content_part.done"}
 
 
 def _lifecycle_table(events: list[dict[str, Any]], *, resumed: bool = False) -> set[str]:
@@ -221,6 +230,68 @@ def _output_index_table(events: list[dict[str, Any]]) -> set[str]:
     return out | ({"stream.item.no_interleave"} if added >= 2 else set())
 
 
+# The event families that name an item (conformance/validator/exercised.py `_FAMILIES`).
+_INNER = (
+    "response.output_text.", "response.refusal.", "response.reasoning_text.",
+    "response.reasoning_summary_", "response.function_call_arguments.",
+    "response.custom_tool_call_input.", "response.mcp_call_arguments.",
+    "response.code_interpreter_call_code.", "response.apply_patch_call_operation_diff.",
+    "response.shell_call_command.", "response.shell_call_output_content.", "response.mcp_call.",
+    "response.mcp_list_tools.", "response.code_interpreter_call", "response.web_search_call.",
+    "response.file_search_call.", "response.image_generation_call.", "response.content_part.",
+)  # fmt: skip
+
+
+def _items_opened_table(events: list[dict[str, Any]]) -> set[str]:
+    """What the table said of the §2.4 checks: a second addition once an item was added, the
+    item's opening once an event named one or an item was done, a second closing once one was."""
+    types = {e["type"] for e in events if isinstance(e.get("type"), str)}
+    out = {"stream.item.added_once"} if _ADDED in types else set()
+    if "response.output_item.done" in types:
+        out |= {"stream.item.added_before_use", "stream.item.done_once"}
+    if any(t.startswith(_INNER) for t in types):
+        out.add("stream.item.added_before_use")
+    return out
+
+
+def _identity_table(events: list[dict[str, Any]]) -> set[str]:
+    """What the table said of the §2.7 checks: an inner event's id once one named an item, the
+    done item's once one was done, an item's id once a second one was added."""
+    types = {e["type"] for e in events if isinstance(e.get("type"), str)}
+    out = {"stream.item.item_id_matches"} if any(t.startswith(_INNER) for t in types) else set()
+    if "response.output_item.done" in types:
+        out.add("stream.item.done_matches_added")
+    if sum(e.get("type") == _ADDED for e in events) >= 2:
+        out.add("stream.item.id_unique")
+    return out
+
+
+def _holds_incomplete(events: list[dict[str, Any]]) -> bool:
+    """What the table said of §2.10: an `incomplete` item in an `output_item.done` or in the
+    terminal output."""
+    items = [e["item"] for e in events if e.get("type") == "response.output_item.done"]
+    items += [
+        i
+        for e in events
+        if e.get("type") in _TERMINAL and isinstance(e.get("response"), dict)
+        for i in e["response"].get("output") or []
+    ]
+    return any(isinstance(i, dict) and i.get("status") == "incomplete" for i in items)
+
+
+def _holds_parts(events: list[dict[str, Any]]) -> bool:
+    """What the table said of §2.11: a `content_part.*` event, or an item with a non-empty
+    `content` in the terminal output."""
+    if any(e.get("type") in _PART_EVENTS for e in events):
+        return True
+    return any(
+        isinstance(i, dict) and isinstance(i.get("content"), list) and bool(i["content"])
+        for e in events
+        if e.get("type") in _TERMINAL and isinstance(e.get("response"), dict)
+        for i in e["response"].get("output") or []
+    )
+
+
 def _carries_opaque(events: list[dict[str, Any]]) -> bool:
     return any(
         e.get("type") == "response.output_item.done"
@@ -239,7 +310,13 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
         if EXAMPLES[c.id].failing.kind == "stream" and EXAMPLES[c.id].failing.request is None
     }
     assert stream_checks - _TOOLS == (
-        _SEQUENCE | _IDENTITY | _LIFECYCLE | _OUTPUT_INDEX | {_OPAQUE, _ERROR}
+        _SEQUENCE
+        | _IDENTITY
+        | _LIFECYCLE
+        | _OUTPUT_INDEX
+        | _ITEMS_OPENED
+        | _IDENTITY_ITEMS
+        | {_OPAQUE, _ERROR, _INCOMPLETE, _PART_FITS}
     )
     for recording in load_recordings():
         assert _exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
@@ -251,6 +328,12 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
             got = _exercised(events)
             assert got & _LIFECYCLE == _lifecycle_table(events), recording.name
             assert got & _OUTPUT_INDEX == _output_index_table(events), recording.name
+            assert got & _ITEMS_OPENED == _items_opened_table(events), recording.name
+            assert got & _IDENTITY_ITEMS == _identity_table(events), recording.name
+            # §2.10: applied where an item is done `incomplete` or the terminal output holds one
+            assert (_INCOMPLETE in got) == _holds_incomplete(events), recording.name
+            # §2.11: applied where a part opens, or the terminal output holds an item's parts
+            assert (_PART_FITS in got) == _holds_parts(events), recording.name
         one = _exercised(recording.events[:1])
         assert one >= _SEQUENCE and not _IDENTITY & one, recording.name
         if all("response" in e for e in recording.events[:2]):
