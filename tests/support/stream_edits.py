@@ -1,6 +1,7 @@
 """Edits of a decoded event stream (a list of event dicts, changed in place), for the tests that
 hold a client accumulator's rule (conformance/sections/s9_openai_*.py) to the client: each edit
-makes one shape the client may or may not take."""
+makes one shape the client may or may not take; and :func:`exercised`, the checks a stream puts
+to the test, for the section modules' tests."""
 
 from __future__ import annotations
 
@@ -8,7 +9,18 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Events", "added_twice", "drop", "first", "renumbered", "set_field", "unfinished"]
+from conformance.validator import StreamValidator
+
+__all__ = [
+    "Events",
+    "added_twice",
+    "drop",
+    "exercised",
+    "first",
+    "renumbered",
+    "set_field",
+    "unfinished",
+]
 
 Events = list[dict[str, Any]]
 
@@ -56,3 +68,12 @@ def renumbered(events: Events) -> None:
     for e in events:
         if "output_index" in e:
             e["output_index"] = 5
+
+
+def exercised(events: Events) -> set[str]:
+    """The stream checks the validator says ``events`` exercised."""
+    validator = StreamValidator(coverage=True)
+    for event in events:
+        validator.feed(event)
+    validator.close()
+    return validator.exercised

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from mutations import load_recordings
+from stream_edits import exercised
 
 import conformance.cli  # the full registry (imported for its registrations)
 import conformance.sections
@@ -169,14 +170,6 @@ def _judged_against_its_request(check: Check, failing: Sample, passing: Sample) 
     assert check.id not in {v.check_id for v in _judge(failing).violations}
 
 
-def _exercised(events: list[dict[str, Any]]) -> set[str]:
-    validator = StreamValidator(coverage=True)
-    for event in events:
-        validator.feed(event)
-    validator.close()
-    return validator.exercised
-
-
 _SEQUENCE = {"stream.sequence.present", "stream.sequence.start", "stream.sequence.contiguous"}
 _IDENTITY = {"stream.response.id_stable", "stream.response.created_at_stable"}
 _OPAQUE = "stream.output.opaque_consistent"
@@ -319,13 +312,13 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
         | {_OPAQUE, _ERROR, _INCOMPLETE, _PART_FITS}
     )
     for recording in load_recordings():
-        assert _exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
+        assert exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
         # the lifecycle rules (§2.2, §2.3) and the output index's (§2.5): as the table said,
         # whole and cut after 1 to 3 events and before the second item
         added = [i for i, e in enumerate(recording.events) if e.get("type") == _ADDED]
         cuts = (1, 2, 3, *added[1:2], *(n + 1 for n in added[1:2]))
         for events in (recording.events, *(recording.events[:n] for n in cuts)):
-            got = _exercised(events)
+            got = exercised(events)
             assert got & _LIFECYCLE == _lifecycle_table(events), recording.name
             assert got & _OUTPUT_INDEX == _output_index_table(events), recording.name
             assert got & _ITEMS_OPENED == _items_opened_table(events), recording.name
@@ -334,18 +327,18 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
             assert (_INCOMPLETE in got) == _holds_incomplete(events), recording.name
             # §2.11: applied where a part opens, or the terminal output holds an item's parts
             assert (_PART_FITS in got) == _holds_parts(events), recording.name
-        one = _exercised(recording.events[:1])
+        one = exercised(recording.events[:1])
         assert one >= _SEQUENCE and not _IDENTITY & one, recording.name
         if all("response" in e for e in recording.events[:2]):
-            assert _exercised(recording.events[:2]) >= _IDENTITY, recording.name
+            assert exercised(recording.events[:2]) >= _IDENTITY, recording.name
         # the opaque rule: applied exactly where an item carries an opaque value (25 items)
-        assert (_OPAQUE in _exercised(recording.events)) == _carries_opaque(recording.events)
+        assert (_OPAQUE in exercised(recording.events)) == _carries_opaque(recording.events)
         # the error rule: applied where the stream holds an `error` event, as the table said
         has_error = any(e.get("type") == "error" for e in recording.events)
-        assert (_ERROR in _exercised(recording.events)) == has_error, recording.name
-    assert not (_SEQUENCE | _IDENTITY | {_OPAQUE, _ERROR}) & _exercised([])
+        assert (_ERROR in exercised(recording.events)) == has_error, recording.name
+    assert not (_SEQUENCE | _IDENTITY | {_OPAQUE, _ERROR}) & exercised([])
     # an empty stream is judged for its end only
-    assert _exercised([]) & _LIFECYCLE == {"stream.lifecycle.terminal_present"}
+    assert exercised([]) & _LIFECYCLE == {"stream.lifecycle.terminal_present"}
 
 
 # The per-tool rules' checks (§1.5, §1.7): tests/conformance/sections/test_tool_sections.py.

@@ -8,8 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from mutations import load_recordings
-
-from conformance.validator import StreamValidator
+from stream_edits import exercised
 
 _OFFSETS = "stream.annotation.offsets"
 _FAILED = "stream.hosted.failed_status"
@@ -29,14 +28,6 @@ _PROGRESS = tuple(
         "mcp_list_tools",
     )
 )
-
-
-def _exercised(events: list[dict[str, Any]]) -> set[str]:
-    validator = StreamValidator(coverage=True)
-    for event in events:
-        validator.feed(event)
-    validator.close()
-    return validator.exercised
 
 
 def _annotated(parts: Any) -> bool:
@@ -86,14 +77,14 @@ def test_real_streams_apply_the_offsets_rule_where_a_part_finished_with_annotati
     cited = 0
     for recording in load_recordings():
         events = recording.events
-        got = _exercised(events)
+        got = exercised(events)
         # whole, as the table said
         assert (_OFFSETS in got) == _annotations_table(events), recording.name
         cited += _OFFSETS in got
         # cut anywhere: applied once a finished part with annotations was judged
         for n in range(1, len(events), max(1, len(events) // 12)):
             cut = events[:n]
-            assert (_OFFSETS in _exercised(cut)) == _finished_annotations(cut), (recording.name, n)
+            assert (_OFFSETS in exercised(cut)) == _finished_annotations(cut), (recording.name, n)
     assert cited >= 2  # the web search and file search recordings
 
 
@@ -106,7 +97,7 @@ def test_a_stream_cut_before_its_cited_text_finished_did_not_apply_the_offsets_r
         if e["type"] == "response.output_text.annotation.added"
     )
     cut = recording.events[: added + 1]
-    assert _annotations_table(cut) and _OFFSETS not in _exercised(cut)
+    assert _annotations_table(cut) and _OFFSETS not in exercised(cut)
 
 
 def _hosted_table(events: list[dict[str, Any]]) -> set[str]:
@@ -147,10 +138,10 @@ def test_real_streams_apply_the_hosted_rules_where_they_evaluate() -> None:
     seen: set[str] = set()
     for recording in load_recordings():
         events = recording.events
-        assert _exercised(events) & _HOSTED == _hosted_table(events), recording.name
+        assert exercised(events) & _HOSTED == _hosted_table(events), recording.name
         for n in range(1, len(events), max(1, len(events) // 12)):
             cut = events[:n]
-            got = _exercised(cut) & _HOSTED
+            got = exercised(cut) & _HOSTED
             assert got - {_FAILED} == _hosted_table(cut) - {_FAILED}, (recording.name, n)
             assert (_FAILED in got) == _ended_call_done(cut), (recording.name, n)
             seen |= got
@@ -165,5 +156,5 @@ def test_a_stream_cut_before_the_ended_calls_item_did_not_apply_the_failed_statu
         if e["type"] == "response.file_search_call.completed"
     )
     cut = recording.events[: completed + 1]
-    assert _FAILED in _hosted_table(cut) and _FAILED not in _exercised(cut)
-    assert _FAILED in _exercised(recording.events[: completed + 2])
+    assert _FAILED in _hosted_table(cut) and _FAILED not in exercised(cut)
+    assert _FAILED in exercised(recording.events[: completed + 2])

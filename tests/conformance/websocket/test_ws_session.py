@@ -9,30 +9,18 @@ import base64
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from conformance.catalog.registry import REGISTRY, Check, Level
 from conformance.examples import EXAMPLES
+from conformance.examples.sessions import Frames
+from conformance.examples.sessions import create as _create
 from conformance.examples.sessions import events as _events
+from conformance.examples.sessions import serve as _serve
 from conformance.offline.recorded import check_bytes
 from conformance.sections import SECTIONS
 from conformance.websocket import SessionValidator, judge_session
-
-Frames = list[tuple[str, Any]]
-
-
-def _create(lane: str | None = None, **body: Any) -> tuple[str, Any]:
-    event: dict[str, Any] = {"type": "response.create", "model": "m", "input": "hi", **body}
-    if lane is not None:
-        event["stream_id"] = lane
-    return ("client", event)
-
-
-def _serve(events: list[dict[str, Any]]) -> Frames:
-    return [("server", json.dumps(e)) for e in events]
-
 
 # Every ws.* session example, the §8 section modules' (not ws.error.code's: INFO, which no
 # verdict fails on): (failing session, near miss).
