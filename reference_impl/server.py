@@ -126,13 +126,27 @@ class DrainingServer(uvicorn.Server):
             self.force_exit = True
         elif self.signalled is None:
             self.signalled = time.monotonic()
+            self._stop_listening_soon()
         super().handle_exit(sig, frame)
+
+    def _stop_listening_soon(self) -> None:
+        # The listening sockets close at the loop's next turn, not at its next tick (up to 0.1 s
+        # later, longer while the loop is busy): until then the kernel completes every handshake
+        # into the backlog, and a client that connects in that window is accepted after the signal.
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not from the serving loop's thread: shutdown() closes them
+            return
+        loop.call_soon_threadsafe(self._stop_listening)
+
+    def _stop_listening(self) -> None:
+        for server in getattr(self, "servers", ()):
+            server.close()
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         # The bound runs from the signal (or from here, when stopped otherwise) to the exit.
         started = self.signalled if self.signalled is not None else time.monotonic()
-        for server in self.servers:
-            server.close()
+        self._stop_listening()
         for sock in sockets or []:
             sock.close()
         for connection in list(self.server_state.connections):

@@ -10,22 +10,24 @@ what SGLang does, so this runs without SGLang."""
 
 from __future__ import annotations
 
+import asyncio
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from pathlib import Path
+from typing import Any
 
 import httpx
 import orjson
 import pytest
 import websockets.sync.client as wsc
+from refusal import refused_within
 from websockets.exceptions import ConnectionClosed
 
-from reference_impl.server import drain_phases
+from reference_impl.server import ServerLimits, ServerThread, drain_phases
 
 ROOT = Path(__file__).resolve().parents[2]
 DRAIN = 2.0
@@ -83,14 +85,6 @@ def running(request: pytest.FixtureRequest) -> Iterator[tuple[subprocess.Popen[s
         proc.communicate()
 
 
-def _refused(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1):
-            return False
-    except (ConnectionRefusedError, ConnectionResetError):  # reset: caught while it closed
-        return True
-
-
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
 def test_shutdown_refuses_at_once_drains_within_the_bound_and_exits_0(
     running: tuple[subprocess.Popen[str], int], sig: signal.Signals
@@ -122,9 +116,7 @@ def test_shutdown_refuses_at_once_drains_within_the_bound_and_exits_0(
         time.sleep(0.3)
         proc.send_signal(sig)
         signalled = time.monotonic()
-        refused = False
-        while time.monotonic() - signalled < 1.0 and not refused:
-            refused = _refused(port)
+        refused = refused_within(port, 1.0)
         with pytest.raises(ConnectionClosed) as closed:
             ws.recv(timeout=5)
     finally:
@@ -175,3 +167,32 @@ def test_the_bound_keeps_its_last_third_at_most_3s_for_the_exit(bound: float) ->
     stop, cancel = drain_phases(bound)
     assert 0 < stop < cancel < bound
     assert bound - stop == pytest.approx(min(3.0, bound / 3))
+
+
+async def _empty_app(scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
+    raise AssertionError("no request is made")
+
+
+def test_the_listening_socket_closes_at_the_signal_not_at_the_next_tick() -> None:
+    """uvicorn notices a signal at its next tick (every 0.1 s, later while the loop is busy);
+    until the socket closed, the kernel completed every handshake into the backlog, so clients
+    were accepted after the signal, and a client that kept connecting filled the backlog (on CPU
+    SGLang, SYNs dropped within 1 s). The signal handler now has the loop close it at its next
+    turn."""
+    server = ServerThread(_empty_app, limits=ServerLimits(drain_timeout=1.0), lifespan="off")
+    server.start()
+    try:
+        port = server.port
+        loop = server.server.servers[0].get_loop()
+
+        async def signal_then_look() -> list[bool]:
+            server.server.handle_exit(signal.SIGTERM, None)  # as the handler runs: on the loop
+            for _ in range(3):
+                await asyncio.sleep(0)
+            return [listening.is_serving() for listening in server.server.servers]
+
+        serving = asyncio.run_coroutine_threadsafe(signal_then_look(), loop).result(5)
+        assert serving == [False]
+        assert refused_within(port, 0.0)
+    finally:
+        server.stop()

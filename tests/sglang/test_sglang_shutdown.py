@@ -11,7 +11,6 @@ real SGLang on CPU (``benchmarks.perf.hardening --probe sigterm`` is the same at
 from __future__ import annotations
 
 import signal
-import socket
 import threading
 import time
 
@@ -21,19 +20,12 @@ pytest.importorskip("sglang", reason="SGLang is not installed (tox -e sglang ins
 
 import httpx2
 import orjson
+from refusal import refused_within
 from sglang_support import BIN, CPU_FLAGS, PARSERS, START_TIMEOUT, Stack, free_port, spawn
 
 DRAIN = 4.0
 STREAMS = 2
 TERMINAL = ("response.completed", "response.incomplete", "response.failed")
-
-
-def _refused(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1):
-            return False
-    except (ConnectionRefusedError, ConnectionResetError):
-        return True
 
 
 def test_sigterm_while_streaming_exits_0_within_the_drain_bound(stack: Stack) -> None:
@@ -77,9 +69,7 @@ def test_sigterm_while_streaming_exits_0_within_the_drain_bound(stack: Stack) ->
         streaming.wait()
         server.popen.send_signal(signal.SIGTERM)
         signalled = time.monotonic()
-        refused = False
-        while time.monotonic() - signalled < 1.0 and not refused:
-            refused = _refused(port)
+        refused = refused_within(port, 1.0)
         code = server.popen.wait(DRAIN + 20)
         exited = time.monotonic() - signalled
         for reader in readers:
