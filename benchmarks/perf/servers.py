@@ -58,9 +58,9 @@ class Server:
 
     def cpu_seconds(self) -> float:
         """User + system CPU seconds of the server process so far."""
-        from benchmarks.perf.process_cpu import process_cpu  # psutil: the bench extra's
+        from benchmarks.perf.process_cpu import process_cpu_seconds  # psutil: the bench extra's
 
-        return sum(process_cpu(self.pid))
+        return process_cpu_seconds(self.pid)
 
     def stop(self) -> None:
         if self.process.poll() is None:
