@@ -7,6 +7,9 @@ from __future__ import annotations
 # (§2.2), stream.response.{id,created_at}_stable and interim_state (§2.3),
 # stream.item.added_before_use, added_once and done_once (§2.4),
 # stream.output_index.contiguous and stream.item.no_interleave (§2.5),
+# stream.item.added_state, stream.part.added_before_use, content_index, order, closed and
+# kind_matches, stream.summary.part_added, index and order, stream.arguments.order and
+# added_first and stream.delta.type_fits_item (§2.6),
 # stream.item.item_id_matches, done_matches_added and id_unique (§2.7),
 # stream.item.incomplete_last (§2.10), stream.part.type_fits_item (§2.11) and
 # stream.error.followed_by_failed (§1.2) are declared with their rules and examples in their
@@ -29,6 +32,18 @@ from ..sections.s2_4_items_opened import ITEM_ADDED_ONCE as ITEM_ADDED_ONCE
 from ..sections.s2_4_items_opened import ITEM_DONE_ONCE as ITEM_DONE_ONCE
 from ..sections.s2_5_output_index import ITEM_INTERLEAVE as ITEM_INTERLEAVE
 from ..sections.s2_5_output_index import OUTPUT_INDEX_CONTIGUOUS as OUTPUT_INDEX_CONTIGUOUS
+from ..sections.s2_6_inside_item_parts import ITEM_ADDED_STATE as ITEM_ADDED_STATE
+from ..sections.s2_6_inside_item_parts import PART_ADDED_BEFORE_USE as PART_ADDED_BEFORE_USE
+from ..sections.s2_6_inside_item_parts import PART_CLOSED as PART_CLOSED
+from ..sections.s2_6_inside_item_parts import PART_INDEX_CONTIGUOUS as PART_INDEX_CONTIGUOUS
+from ..sections.s2_6_inside_item_parts import PART_KIND_MATCHES as PART_KIND_MATCHES
+from ..sections.s2_6_inside_item_parts import PART_ORDER as PART_ORDER
+from ..sections.s2_6_inside_item_parts import SUMMARY_INDEX as SUMMARY_INDEX
+from ..sections.s2_6_inside_item_parts import SUMMARY_ORDER as SUMMARY_ORDER
+from ..sections.s2_6_inside_item_parts import SUMMARY_PART_ADDED as SUMMARY_PART_ADDED
+from ..sections.s2_6_inside_item_values import ARGS_ADDED_FIRST as ARGS_ADDED_FIRST
+from ..sections.s2_6_inside_item_values import ARGS_ORDER as ARGS_ORDER
+from ..sections.s2_6_inside_item_values import DELTA_TYPE_FITS_ITEM as DELTA_TYPE_FITS_ITEM
 from ..sections.s2_7_identity import ITEM_DONE_MATCHES_ADDED as ITEM_DONE_MATCHES_ADDED
 from ..sections.s2_7_identity import ITEM_ID_MATCHES as ITEM_ID_MATCHES
 from ..sections.s2_7_identity import ITEM_ID_UNIQUE as ITEM_ID_UNIQUE
@@ -56,12 +71,7 @@ ITEM_ID_PREFIX = register(
     "§2.14",
     "item ids carry OpenAI's prefix for their type (`msg_`, `rs_`, `fc_`, …)",
 )
-ITEM_ADDED_STATE = register(
-    "stream.item.added_state",
-    MUST,
-    "§2.6, §7.4 [REC][SDK]",
-    'an item opens empty: message `content: []`, reasoning `summary: []`, function call `arguments: ""` with `call_id` and `name` set, status `in_progress` (or `incomplete`, kept to its `.done`, for an item cut before it began)',
-)
+# stream.item.added_state (docs/spec.md §2.6): conformance/sections/s2_6_inside_item_parts.py
 ITEM_CLOSED_BEFORE_TERMINAL = register(
     "stream.item.closed_before_terminal",
     MUST,
@@ -77,75 +87,11 @@ ITEM_CONTENT_MATCHES = register(
 )
 
 # --- stream.part.* (docs/spec.md §2.6, §2.11) ---------------------------------------------------------
-PART_ADDED_BEFORE_USE = register(
-    "stream.part.added_before_use",
-    MUST,
-    "§2.6 [SDK]",
-    "a content part is opened by `content_part.added` before deltas or `.done` events name it",
-)
-PART_INDEX_CONTIGUOUS = register(
-    "stream.part.content_index",
-    MUST,
-    "§2.6",
-    "`content_index` runs 0, 1, … within an item, and every event of a part carries the part's index",
-)
-PART_ORDER = register(
-    "stream.part.order",
-    MUST,
-    "§2.6",
-    "inside a part: `content_part.added` → deltas → `<kind>.done` → `content_part.done` "
-    "(refined by the `stream.part.order.*` checks)",
-)
-PART_CLOSED = register(
-    "stream.part.closed",
-    MUST,
-    "§2.6",
-    "every content part is closed by `content_part.done` before the next part or `output_item.done`",
-)
+# stream.part.added_before_use, content_index, order, closed, kind_matches and stream.summary.*
+# (docs/spec.md §2.6): conformance/sections/s2_6_inside_item_parts.py
+# stream.arguments.order, added_first, stream.delta.type_fits_item (docs/spec.md §2.6):
+# conformance/sections/s2_6_inside_item_values.py
 # stream.part.type_fits_item (docs/spec.md §2.11): conformance/sections/s2_11_part_fits.py
-PART_KIND_MATCHES = register(
-    "stream.part.kind_matches",
-    MUST,
-    "§2.6",
-    "text events go to `output_text` parts, refusal events to `refusal` parts, reasoning text events to `reasoning_text` parts",
-)
-SUMMARY_PART_ADDED = register(
-    "stream.summary.part_added",
-    MUST,
-    "§2.6 [REC]",
-    "reasoning summary text is framed by `reasoning_summary_part.added` / `.done`",
-)
-SUMMARY_INDEX = register(
-    "stream.summary.index",
-    MUST,
-    "§2.6",
-    "`summary_index` runs 0, 1, … within a reasoning item",
-)
-SUMMARY_ORDER = register(
-    "stream.summary.order",
-    MUST,
-    "§2.6",
-    "inside a summary part: `part.added` → text deltas → `text.done` → `part.done`, closed before "
-    "the item (refined by the `stream.summary.order.*` checks)",
-)
-ARGS_ORDER = register(
-    "stream.arguments.order",
-    MUST,
-    "§2.6",
-    "argument/input deltas come before their `.done`, which comes once, before `output_item.done`",
-)
-ARGS_ADDED_FIRST = register(
-    "stream.arguments.added_first",
-    MUST,
-    "§2.6, §1.6 [SDK]",
-    "a value whose family has an `.added` event (`shell_call_command.added`) is opened by it, once, before its deltas and `.done`",
-)
-DELTA_TYPE_FITS_ITEM = register(
-    "stream.delta.type_fits_item",
-    MUST,
-    "§2.6",
-    "an event's kind fits the item it names (argument deltas for function calls, text for messages, …)",
-)
 
 # --- stream.text.* consistency (docs/spec.md §2.8, §2.9) ----------------------------------------------
 DELTAS_EQUAL_DONE = register(

@@ -9,15 +9,12 @@ from .build import (
     at,
     call_stream,
     drop,
-    find,
     insert,
-    reasoning_stream,
     retext,
-    shell_stream,
     text_stream,
 )
 from .registry import example
-from .stream_samples import OR, R, S, late_delta, swap
+from .stream_samples import OR, R, S
 
 # The helpers other example modules used from here before the split, kept importable.
 __all__ = ["ANNOTATION", "OR", "TOKEN", "R", "S"]
@@ -50,11 +47,7 @@ example(
     S(text_stream),
 )
 
-example(
-    "stream.item.added_state",
-    S(lambda: at(text_stream(), "response.output_item.added", "item.status", "completed")),
-    S(text_stream),
-)
+# stream.item.added_state: with its rules, in conformance.sections.s2_6_inside_item_parts.
 example(
     "stream.item.closed_before_terminal",
     S(lambda: drop(text_stream(), "response.output_item.done"), "no `output_item.done`"),
@@ -71,87 +64,11 @@ example(
 )  # fmt: skip
 
 # --- stream.part.*, stream.summary.*, stream.arguments.*, stream.delta.* -------------------------
-example(
-    "stream.part.added_before_use",
-    S(lambda: drop(text_stream(), "response.content_part.added")),
-    S(text_stream),
-)
-example(
-    "stream.part.content_index",
-    S(
-        lambda: retext(text_stream(), '"content_index": 0', '"content_index": 1'),
-        "the only part has `content_index` 1",
-    ),
-    S(text_stream),
-    also={"stream.item.content_matches"},
-)
-example(
-    "stream.part.order",
-    S(lambda: late_delta(text_stream(), "response.output_text"),
-      "an (empty) delta after the part's `output_text.done`"),
-    S(text_stream),
-)  # fmt: skip
-example(
-    "stream.part.closed",
-    S(lambda: drop(text_stream(), "response.content_part.done")),
-    S(text_stream),
-)
+# stream.part.added_before_use, content_index, order, closed, kind_matches and
+# stream.summary.*: with their rules, in conformance.sections.s2_6_inside_item_parts;
+# stream.arguments.order, added_first and stream.delta.type_fits_item in
+# conformance.sections.s2_6_inside_item_values.
 # stream.part.type_fits_item: with its rules, in conformance.sections.s2_11_part_fits.
-
-
-def _refusal_part() -> list[Event]:
-    events = text_stream()
-    refusal = {"type": "refusal", "refusal": "Hello"}
-    events[3]["part"] = {"type": "refusal", "refusal": ""}
-    events[7]["part"] = refusal
-    events[8]["item"]["content"] = [refusal]
-    events[9]["response"]["output"][0]["content"] = [refusal]
-    return events
-
-
-example(
-    "stream.part.kind_matches",
-    S(_refusal_part, "`output_text` events into a `refusal` part"),
-    S(text_stream),
-    also={"stream.part.order.done_before_part_done"},
-)  # fmt: skip
-example(
-    "stream.summary.part_added",
-    S(lambda: drop(drop(reasoning_stream(), "response.reasoning_summary_part.added"),
-                   "response.reasoning_summary_part.done"), "summary text without its part events"),
-    S(reasoning_stream),
-)  # fmt: skip
-example(
-    "stream.summary.index",
-    S(lambda: retext(reasoning_stream(), '"summary_index": 0', '"summary_index": 1')),
-    S(reasoning_stream),
-    also={"stream.item.content_matches"},
-)
-example(
-    "stream.summary.order",
-    S(lambda: late_delta(reasoning_stream(), "response.reasoning_summary_text"),
-      "an (empty) summary delta after its `.done`"),
-    S(reasoning_stream),
-)  # fmt: skip
-example(
-    "stream.arguments.order",
-    S(lambda: swap(call_stream(), find(call_stream(), "response.function_call_arguments.delta", 1)),
-      "an argument delta after `function_call_arguments.done`"),
-    S(call_stream),
-    also={"stream.text.deltas_equal_done"},
-)  # fmt: skip
-example(
-    "stream.arguments.added_first",
-    S(lambda: drop(shell_stream(), "response.shell_call_command.added")),
-    S(shell_stream),
-)
-example(
-    "stream.delta.type_fits_item",
-    S(lambda: insert(text_stream(), 5, {"type": "response.function_call_arguments.delta",
-                                        "item_id": "msg_example", "output_index": 0, "delta": "{"}),
-      "an argument delta naming a message"),
-    S(text_stream),
-)  # fmt: skip
 
 # --- stream.text.*, stream.output.* --------------------------------------------------------------
 example(

@@ -38,6 +38,13 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 - :mod:`.s2_5_output_index` — §2.5 output index (``stream.output_index.contiguous``,
   ``stream.item.no_interleave``: an added item's index, and events of an item added before
   the newest);
+- :mod:`.s2_6_inside_item_parts` — §2.6 inside an item: its opening and its parts
+  (``stream.item.added_state``, ``stream.part.added_before_use``, ``content_index``, ``order``,
+  ``closed``, ``kind_matches``, ``stream.summary.*``: an added item's state, a content part's
+  and a summary part's events, the kind of part a text event writes to);
+- :mod:`.s2_6_inside_item_values` — §2.6 inside an item: its values and the items events name
+  (``stream.arguments.order``, ``added_first``, ``stream.delta.type_fits_item``: a value's
+  ``.added``, deltas and ``.done``, an event's family against its item's type);
 - :mod:`.s2_7_identity` — §2.7 identity (``stream.item.item_id_matches``,
   ``done_matches_added``, ``id_unique``: an inner event's ``item_id``, an item's done event
   against its added one, an added item's id against the ids before it);

@@ -129,27 +129,11 @@ class Coverage:
             t for t in types if t.startswith(_FAMILIES) or t.startswith("response.content_part.")
         }
         if self.items_added:
-            out |= {"stream.item.id_prefix", "stream.item.added_state"}
+            out.add("stream.item.id_prefix")
         if self.items_done and inner:
             out.add("stream.item.content_matches")
         if self.items_added and self.terminal in ("response.completed", "response.incomplete"):
             out.add("stream.item.closed_before_terminal")
-        part_text = any(t.startswith(_PART_TEXT) for t in types)
-        if part_text or "response.content_part.added" in types:
-            out |= {
-                "stream.part.added_before_use", "stream.part.content_index",
-                "stream.part.order", "stream.part.closed",
-            }  # fmt: skip
-        if part_text:
-            out.add("stream.part.kind_matches")
-        if any(t.startswith(_SUMMARY) for t in types):
-            out |= {"stream.summary.part_added", "stream.summary.index", "stream.summary.order"}
-        if any(t.startswith(_VALUES) for t in types):
-            out.add("stream.arguments.order")
-        if any(t.startswith("response.shell_call_command.") for t in types):
-            out.add("stream.arguments.added_first")
-        if any(t.startswith(_FAMILIES) for t in types):
-            out.add("stream.delta.type_fits_item")
         if any(t.endswith(_VALUE_DONE) for t in types):
             out.add("stream.text.deltas_equal_done")
         if types & {"response.content_part.done", "response.reasoning_summary_part.done"}:

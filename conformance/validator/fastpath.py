@@ -22,6 +22,8 @@ from operator import attrgetter
 from typing import Any
 
 from ..schema import SchemaValidator
+from ..sections.s2_6_inside_item_parts import note_kind_routed
+from ..sections.s2_6_inside_item_values import note_delta_routed
 from .model import MISSING, NO_ROUTE, ROUTE_KEYS, FastSpec, Item, Phase, Route, Slot
 from .state import StreamState
 from .tables import (
@@ -336,6 +338,10 @@ class FastPath:
                         ):
                             target, index = part.deltas, len(parts) - 1
                 if target is not None:
+                    if state.coverage is not None:  # §2.6: the item's type, the part's kind
+                        note_delta_routed(state.coverage)
+                        if slot is _CONTENT_SLOT:
+                            note_kind_routed(state.coverage)
                     # `tuple.__new__`: a NamedTuple's own `__new__` is Python code, and a
                     # route is made after nearly every event the full path judges.
                     route = _new_tuple(

@@ -20,6 +20,14 @@ from ..sections.s2_4_items_opened import (
 )
 from ..sections.s2_4_items_opened import note_item_added as note_item_opened
 from ..sections.s2_5_output_index import judge_added_index, judge_interleave, note_item_added
+from ..sections.s2_6_inside_item_parts import (
+    judge_added_state,
+    judge_done_state,
+    judge_parts_closed,
+)
+from ..sections.s2_6_inside_item_parts import note_item_added as note_state_added
+from ..sections.s2_6_inside_item_values import judge_type_fits, judge_values_done
+from ..sections.s2_6_inside_item_values import note_item_named as note_item_fits
 from ..sections.s2_7_identity import (
     judge_done_matches_added,
     judge_id_unique,
@@ -42,10 +50,6 @@ __all__ = ["hashable", "item_for", "on_item_added", "on_item_done", "on_other"]
 # `openai-client-tool-search.1`, `azure-client-tool-search.1.part1`: docs/spec.md §7.9).
 IDENTITY_REISSUED = frozenset({"tool_search_call"})
 
-# SPEC §2.6: an item opens `in_progress`; one that opens `incomplete` was cut before it began
-# (Azure's content filter: docs/spec.md §7.4) and stays so.
-_OPENING_STATUSES = ("in_progress", "incomplete")
-
 
 def item_for(
     state: StreamState, event: Mapping[str, Any], index: int, *, allow_done: bool = False
@@ -53,8 +57,9 @@ def item_for(
     """The open item an inner event names, reporting every way the naming is wrong."""
     etype: str = event["type"]
     coverage = state.coverage
-    if coverage is not None:  # §2.4, §2.7 (conformance.sections)
+    if coverage is not None:  # §2.4, §2.6, §2.7 (conformance.sections)
         note_item_named(coverage)
+        note_item_fits(coverage, etype)
         note_item_id(coverage, etype)
     oi = event.get("output_index")
     if type(oi) is not int:
@@ -84,13 +89,7 @@ def item_for(
     if item.known and item.type is not None:
         types = fits_for(etype)
         if types is not None and (not isinstance(item.type, str) or item.type not in types):
-            state._report(
-                C.DELTA_TYPE_FITS_ITEM,
-                index,
-                f"an item of type {' or '.join(sorted(types))}",
-                item.type,
-                message=f"`{etype}` names output_index {oi}",
-            )
+            judge_type_fits(state, types, item.type, etype, oi, index)  # §2.6
             return None
     return item
 
@@ -98,9 +97,10 @@ def item_for(
 def on_item_added(state: StreamState, event: Mapping[str, Any], index: int) -> None:
     require_started(state, "response.output_item.added", index)
     coverage = state.coverage
-    if coverage is not None:  # §2.4, §2.5, §2.7 (conformance.sections)
+    if coverage is not None:  # §2.4, §2.5, §2.6, §2.7 (conformance.sections)
         note_item_opened(coverage)
         note_item_added(coverage)
+        note_state_added(coverage)
         note_identity_added(coverage)
     oi = event.get("output_index")
     item = event.get("item")
@@ -127,33 +127,7 @@ def on_item_added(state: StreamState, event: Mapping[str, Any], index: int) -> N
         opened_incomplete=item.get("status") == "incomplete",
         identity=(item.get("call_id"), item.get("name")),
     )
-    _check_added_state(state, item, index)
-
-
-def _check_added_state(state: StreamState, item: Mapping[str, Any], index: int) -> None:
-    """SPEC §2.6: an item opens empty, so accumulating clients do not double its content."""
-    itype = item.get("type")
-    problems: list[tuple[str, Any, Any]] = []
-    if itype == "message":
-        if item.get("content") not in ([], None):
-            problems.append(("item.content", "[]", short(item.get("content"))))
-        if item.get("status") not in _OPENING_STATUSES:
-            problems.append(("item.status", "in_progress", item.get("status")))
-    elif itype == "reasoning":
-        if item.get("summary") not in ([], None):
-            problems.append(("item.summary", "[]", short(item.get("summary"))))
-        if item.get("content") not in ([], None):
-            problems.append(("item.content", "[] or absent", short(item.get("content"))))
-    elif itype == "function_call":
-        if item.get("arguments") != "":
-            problems.append(("item.arguments", '""', short(item.get("arguments"))))
-        for key in ("call_id", "name"):
-            if not item.get(key):
-                problems.append((f"item.{key}", "a non-empty string", item.get(key)))
-        if item.get("status") not in _OPENING_STATUSES:
-            problems.append(("item.status", "in_progress", item.get("status")))
-    for path, expected, actual in problems:
-        state._report(C.ITEM_ADDED_STATE, index, expected, actual, path=path)
+    judge_added_state(state, item, index)  # §2.6 (conformance.sections)
 
 
 def on_item_done(state: StreamState, event: Mapping[str, Any], index: int) -> None:
@@ -181,15 +155,7 @@ def on_item_done(state: StreamState, event: Mapping[str, Any], index: int) -> No
     judge_done_matches_added(state, item, done_item, index)  # §2.7
     if item.identity[0] or item.identity[1]:  # a call: messages and reasoning have none
         _check_identity(state, item, done_item, index)
-    for ci, part in enumerate(item.parts):
-        if not part.closed:
-            state._report(
-                C.PART_CLOSED,
-                index,
-                f"`content_part.done` for content_index {ci}",
-                "`output_item.done` while the part is open",
-                path=f"item.content[{ci}]",
-            )
+    judge_parts_closed(state, item, index)  # §2.6
     for si, part in enumerate(item.summaries):
         if not part.closed:
             state._report(
@@ -199,27 +165,10 @@ def on_item_done(state: StreamState, event: Mapping[str, Any], index: int) -> No
                 "`output_item.done` while the summary part is open",
                 path=f"item.summary[{si}]",
             )
-    for (family, sub), (deltas, done) in item.values.items():
-        if done[0] is None:
-            state._report(
-                C.ARGS_ORDER,
-                index,
-                f"`{family}.done` before `output_item.done`",
-                f"{len(deltas)} delta(s) and no `.done`",
-                message=f"index {sub}" if sub else "",
-            )
+    judge_values_done(state, item, index)  # §2.6
     check_item_content(state, item, done_item, index)
-    if item.opened_incomplete and done_item.get("status") != "incomplete":
-        # `incomplete` is terminal ([OR] items are state machines): an item that opened so,
-        # cut off before it began, cannot finish otherwise.
-        state._report(
-            C.ITEM_ADDED_STATE,
-            index,
-            "incomplete",
-            short(done_item.get("status")),
-            path="item.status",
-            message="the item opened `incomplete`, a terminal status",
-        )
+    if item.opened_incomplete:  # §2.6: `incomplete` is terminal
+        judge_done_state(state, done_item, index)
     if done_item.get("status") == "incomplete":
         state._incomplete_item = oi
 

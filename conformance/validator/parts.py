@@ -9,6 +9,15 @@ from typing import Any
 
 from .. import catalog as C
 from ..catalog.render import short
+from ..sections.s2_6_inside_item_parts import (
+    judge_content_index,
+    judge_kind,
+    judge_part_open,
+    judge_summary_index,
+    note_part_text,
+    note_summary,
+)
+from ..sections.s2_6_inside_item_parts import note_part_added as note_part_opened
 from ..sections.s2_11_part_fits import judge_part_added, note_part_added
 from ..sections.s7_8_logprobs import logprob_findings
 from .comparisons import first_difference, first_difference_text
@@ -32,8 +41,9 @@ __all__ = [
 
 
 def on_part_added(state: StreamState, event: Mapping[str, Any], index: int) -> None:
-    if state.coverage is not None:
-        note_part_added(state.coverage)  # §2.11 (conformance.sections)
+    if state.coverage is not None:  # §2.6, §2.11 (conformance.sections)
+        note_part_opened(state.coverage)
+        note_part_added(state.coverage)
     item = item_for(state, event, index)
     part = event.get("part")
     ci = event.get("content_index")
@@ -46,23 +56,8 @@ def on_part_added(state: StreamState, event: Mapping[str, Any], index: int) -> N
         )
         return
     if item.known:
-        if ci != len(item.parts):
-            state._report(
-                C.PART_INDEX_CONTIGUOUS,
-                index,
-                len(item.parts),
-                ci,
-                path="content_index",
-                message="parts of an item are numbered 0, 1, … in order",
-            )
-        if item.parts and not item.parts[-1].closed:
-            state._report(
-                C.PART_CLOSED,
-                index,
-                f"`content_part.done` for content_index {len(item.parts) - 1} first",
-                "a new part opened",
-                path="content_index",
-            )
+        judge_content_index(state, item, ci, index)  # §2.6 (conformance.sections)
+        judge_part_open(state, item, index)  # §2.6
         judge_part_added(state, item.type, ptype, index)  # §2.11
         text_field = PART_TEXT_FIELD.get(ptype) if isinstance(ptype, str) else None
         if text_field is not None and part.get(text_field, "") != "":
@@ -155,14 +150,7 @@ def open_part(
         )
         return None
     if kind is not None and part.type != "?" and part.type != kind:
-        state._report(
-            C.PART_KIND_MATCHES,
-            index,
-            f"a part of type {kind}",
-            part.type,
-            path=frame.key,
-            message=f"`{etype}` writes to a {part.type} part",
-        )
+        judge_kind(state, part, kind, etype, frame.key, index)  # §2.6 (conformance.sections)
         return None
     return part
 
@@ -172,6 +160,8 @@ def _text_part(
 ) -> tuple[str, str, Part] | None:
     """The event's type, its family (the type less ``suffix``) and the open content part of
     the family's kind it writes to; None when the naming is wrong (reported)."""
+    if state.coverage is not None:
+        note_part_text(state.coverage)  # §2.6 (conformance.sections)
     item = item_for(state, event, index)
     if item is None:
         return None
@@ -258,6 +248,8 @@ def judge_logprobs(state: StreamState, logprobs: list[Any], index: int) -> None:
 def on_annotation_added(state: StreamState, event: Mapping[str, Any], index: int) -> None:
     """An annotation belongs to the open `output_text` part it names (SPEC §2.6) and is the
     next element of that part's `annotations` (SPEC §2.8)."""
+    if state.coverage is not None:
+        note_part_text(state.coverage)  # §2.6 (conformance.sections)
     item = item_for(state, event, index)
     if item is None:
         return
@@ -328,6 +320,8 @@ def on_part_done(state: StreamState, event: Mapping[str, Any], index: int) -> No
 
 
 def on_summary_added(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    if state.coverage is not None:
+        note_summary(state.coverage)  # §2.6 (conformance.sections)
     item = item_for(state, event, index)
     si = event.get("summary_index")
     if item is None or type(si) is not int:
@@ -336,8 +330,7 @@ def on_summary_added(state: StreamState, event: Mapping[str, Any], index: int) -
         state._report(C.SUMMARY_INDEX, index, "a summary_index ≥ 0", si, path="summary_index")
         return
     if item.known:
-        if si != len(item.summaries):
-            state._report(C.SUMMARY_INDEX, index, len(item.summaries), si, path="summary_index")
+        judge_summary_index(state, item, si, index)  # §2.6 (conformance.sections)
         if item.summaries and not item.summaries[-1].closed:
             state._report(
                 C.SUMMARY_CLOSED_BEFORE_NEXT,
@@ -361,6 +354,8 @@ def on_summary_added(state: StreamState, event: Mapping[str, Any], index: int) -
 
 
 def on_summary_delta(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    if state.coverage is not None:
+        note_summary(state.coverage)  # §2.6 (conformance.sections)
     item = item_for(state, event, index)
     if item is None:
         return
@@ -382,6 +377,8 @@ def on_summary_delta(state: StreamState, event: Mapping[str, Any], index: int) -
 
 
 def on_summary_text_done(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    if state.coverage is not None:
+        note_summary(state.coverage)  # §2.6 (conformance.sections)
     item = item_for(state, event, index)
     if item is None:
         return
@@ -415,6 +412,8 @@ def on_summary_text_done(state: StreamState, event: Mapping[str, Any], index: in
 
 
 def on_summary_done(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    if state.coverage is not None:
+        note_summary(state.coverage)  # §2.6 (conformance.sections)
     item = item_for(state, event, index)
     if item is None:
         return

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from .. import catalog as C
 from ..catalog.registry import Check
+from ..sections.s2_6_inside_item_values import ADDED_FIRST as ADDED_FIRST
+from ..sections.s2_6_inside_item_values import fits_for as fits_for
 
 LIFECYCLE_INTERIM = ("response.created", "response.queued", "response.in_progress")
 # vLLM's names for what OpenAI sends as content_part.* with a reasoning_text part (SPEC §1, KB24).
@@ -39,29 +41,10 @@ VALUE_STREAMS: dict[str, tuple[str, str | None, tuple[str | None, ...] | None]] 
     # deltas are `{stdout?, stderr?}` objects, the `.done` carries `output: [{stdout, stderr, …}]`
     "response.shell_call_output_content": ("output", "shell_call_output", None),
 }
-# Families whose value is opened by an `.added` event before its deltas ([SDK]).
-ADDED_FIRST = frozenset({"response.shell_call_command"})
 # Families whose deltas and `.done` carry separate output channels.
 CHANNELS = {"response.shell_call_output_content": ("stdout", "stderr")}
-# Event-name prefix -> the item types such events may name (SPEC §2.6).
-FAMILY_ITEM_TYPES: tuple[tuple[str, frozenset[str]], ...] = (
-    ("response.output_text.", frozenset({"message"})),
-    ("response.refusal.", frozenset({"message"})),
-    ("response.reasoning_text.", frozenset({"reasoning"})),
-    ("response.reasoning_summary_", frozenset({"reasoning"})),
-    ("response.function_call_arguments.", frozenset({"function_call"})),
-    ("response.custom_tool_call_input.", frozenset({"custom_tool_call"})),
-    ("response.mcp_call_arguments.", frozenset({"mcp_call"})),
-    ("response.mcp_call.", frozenset({"mcp_call"})),
-    ("response.mcp_list_tools.", frozenset({"mcp_list_tools"})),
-    ("response.code_interpreter_call", frozenset({"code_interpreter_call"})),
-    ("response.web_search_call.", frozenset({"web_search_call"})),
-    ("response.file_search_call.", frozenset({"file_search_call"})),
-    ("response.image_generation_call.", frozenset({"image_generation_call"})),
-    ("response.apply_patch_call_operation_diff.", frozenset({"apply_patch_call"})),
-    ("response.shell_call_command.", frozenset({"shell_call"})),
-    ("response.shell_call_output_content.", frozenset({"shell_call_output"})),
-)
+# Families whose value is opened by an `.added` event ([SDK]), the event-name prefixes and the
+# item types such events may name (SPEC §2.6): conformance.sections.s2_6_inside_item_values.
 # Observed id prefixes per item type (SPEC §2 levels: INFO).
 ID_PREFIX = {
     "message": ("msg_",),
@@ -84,9 +67,6 @@ ID_PREFIX = {
     "tool_search_call": ("tsc_",),
     "tool_search_output": ("tso_",),
 }
-
-
-_FITS: dict[str, frozenset[str] | None] = {}
 
 
 # [OR] `schema/events.tsp`: the streaming events Open Responses defines; any other event type
@@ -119,15 +99,3 @@ OPENRESPONSES_EVENTS = frozenset(
         "error",
     }
 )
-
-
-def fits_for(etype: str) -> frozenset[str] | None:
-    """The item types an event of this name may name (None: any)."""
-    try:
-        return _FITS[etype]
-    except KeyError:
-        pass
-    fits = next((types for prefix, types in FAMILY_ITEM_TYPES if etype.startswith(prefix)), None)
-    if len(_FITS) < 4096:  # event names come from the stream: remember the documented few
-        _FITS[etype] = fits
-    return fits

@@ -9,6 +9,13 @@ from typing import Any
 
 from .. import catalog as C
 from ..catalog.render import short
+from ..sections.s2_6_inside_item_values import (
+    judge_added_again,
+    judge_after_done,
+    judge_done_again,
+    judge_not_added,
+    note_value,
+)
 from .comparisons import first_difference_text
 from .items import item_for
 from .model import Item
@@ -21,22 +28,18 @@ __all__ = ["on_value_added", "on_value_delta", "on_value_done"]
 def _value_slot(
     state: StreamState, event: Mapping[str, Any], index: int
 ) -> tuple[Item, str, tuple[list[str], list[str | None]]] | None:
+    etype: str = event["type"]
+    family = etype.rsplit(".", 1)[0]
+    if state.coverage is not None:
+        note_value(state.coverage, family)  # §2.6 (conformance.sections)
     item = item_for(state, event, index)
     if item is None:
         return None
-    etype: str = event["type"]
-    family = etype.rsplit(".", 1)[0]
     sub = event.get("command_index", 0)
     key = (family, sub if type(sub) is int else 0)
     if family in ADDED_FIRST and key not in item.opened and item.known:
         item.opened.add(key)  # report the missing `.added` once
-        state._report(
-            C.ARGS_ADDED_FIRST,
-            index,
-            f"`{family}.added` first",
-            etype,
-            path="command_index",
-        )
+        judge_not_added(state, family, etype, index)  # §2.6
     slot = item.values.get(key)
     if slot is None:
         slot = ([], [None])
@@ -45,21 +48,17 @@ def _value_slot(
 
 
 def on_value_added(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    etype: str = event["type"]
+    family = etype.rsplit(".", 1)[0]
+    if state.coverage is not None:
+        note_value(state.coverage, family)  # §2.6 (conformance.sections)
     item = item_for(state, event, index)
     if item is None:
         return
-    etype: str = event["type"]
-    family = etype.rsplit(".", 1)[0]
     sub = event.get("command_index", 0)
     key = (family, sub if type(sub) is int else 0)
     if key in item.opened or key in item.values:
-        state._report(
-            C.ARGS_ADDED_FIRST,
-            index,
-            f"one `{etype}`, before the deltas",
-            "a second one" if key in item.opened else "after its deltas",
-            path="command_index",
-        )
+        judge_added_again(state, key in item.opened, etype, index)  # §2.6
     item.opened.add(key)
     item.values.setdefault(key, ([], [None]))
 
@@ -70,7 +69,7 @@ def on_value_delta(state: StreamState, event: Mapping[str, Any], index: int) -> 
         return
     _item, family, (deltas, done) = found
     if done[0] is not None:
-        state._report(C.ARGS_ORDER, index, f"no delta after `{family}.done`", event["type"])
+        judge_after_done(state, family, event["type"], index)  # §2.6 (conformance.sections)
         return
     delta = event.get("delta")
     if isinstance(delta, str):
@@ -88,7 +87,7 @@ def on_value_done(state: StreamState, event: Mapping[str, Any], index: int) -> N
         return
     item, family, (deltas, done) = found
     if done[0] is not None:
-        state._report(C.ARGS_ORDER, index, f"one `{family}.done`", "a second one")
+        judge_done_again(state, family, index)  # §2.6 (conformance.sections)
         return
     if family in CHANNELS:
         _channels_done(state, event, index, family, item, deltas, done)
