@@ -8,8 +8,8 @@ from __future__ import annotations
 # stream.item.added_before_use, added_once and done_once (§2.4),
 # stream.output_index.contiguous and stream.item.no_interleave (§2.5),
 # stream.item.item_id_matches, done_matches_added and id_unique (§2.7),
-# stream.item.incomplete_last (§2.10), stream.part.type_fits_item (§2.11) and
-# stream.error.followed_by_failed (§1.2) are declared with their rules and examples in their
+# stream.item.incomplete_last (§2.10), stream.part.type_fits_item (§2.11),
+# stream.item.id_prefix (§2.14) and stream.error.followed_by_failed (§1.2) are declared with their rules and examples in their
 # section modules (conformance.sections).
 from ..sections.s1_2_error_event import ERROR_FOLLOWED_BY_FAILED as ERROR_FOLLOWED_BY_FAILED
 from ..sections.s2_1_sequence import SEQ_CONTIGUOUS as SEQ_CONTIGUOUS
@@ -35,6 +35,7 @@ from ..sections.s2_7_identity import ITEM_ID_UNIQUE as ITEM_ID_UNIQUE
 from ..sections.s2_9_opaque import OPAQUE_CONSISTENT as OPAQUE_CONSISTENT
 from ..sections.s2_10_incomplete_last import ITEM_INCOMPLETE_LAST as ITEM_INCOMPLETE_LAST
 from ..sections.s2_11_part_fits import PART_TYPE_FITS_ITEM as PART_TYPE_FITS_ITEM
+from ..sections.s2_14_id_prefix import ITEM_ID_PREFIX as ITEM_ID_PREFIX
 from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
@@ -50,12 +51,7 @@ MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 # conformance/sections/s2_5_output_index.py
 # stream.item.id_unique, done_matches_added, item_id_matches (docs/spec.md §2.7):
 # conformance/sections/s2_7_identity.py
-ITEM_ID_PREFIX = register(
-    "stream.item.id_prefix",
-    INFO,
-    "§2.14",
-    "item ids carry OpenAI's prefix for their type (`msg_`, `rs_`, `fc_`, …)",
-)
+# stream.item.id_prefix (docs/spec.md §2.14): conformance/sections/s2_14_id_prefix.py
 ITEM_ADDED_STATE = register(
     "stream.item.added_state",
     MUST,

@@ -44,11 +44,7 @@ ANNOTATION = {
 # conformance.sections.s2_5_output_index.
 # stream.item.id_unique, done_matches_added, item_id_matches: with their rules, in
 # conformance.sections.s2_7_identity.
-example(
-    "stream.item.id_prefix",
-    S(lambda: retext(text_stream(), "msg_example", "item_example")),
-    S(text_stream),
-)
+# stream.item.id_prefix: with its rule, in conformance.sections.s2_14_id_prefix.
 
 example(
     "stream.item.added_state",

@@ -48,6 +48,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   a streamed terminal or a body);
 - :mod:`.s2_11_part_fits` — §2.11 parts fit their item (``stream.part.type_fits_item``: the
   part a ``content_part.added`` opens, and each part of a Response seen whole);
+- :mod:`.s2_14_id_prefix` — §2.14 levels not stated above (``stream.item.id_prefix``: the id of
+  each item an ``output_item.added`` opens, against OpenAI's prefix for its type);
 - :mod:`.s3_1_response` — §3.1 fields and statuses (``response.schema.*``,
   ``response.incomplete_details``, ``response.failed.error``: a body's schema, a Response's
   status companions);

@@ -129,7 +129,7 @@ class Coverage:
             t for t in types if t.startswith(_FAMILIES) or t.startswith("response.content_part.")
         }
         if self.items_added:
-            out |= {"stream.item.id_prefix", "stream.item.added_state"}
+            out.add("stream.item.added_state")
         if self.items_done and inner:
             out.add("stream.item.content_matches")
         if self.items_added and self.terminal in ("response.completed", "response.incomplete"):

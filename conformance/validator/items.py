@@ -30,10 +30,12 @@ from ..sections.s2_7_identity import note_item_done as note_identity_done
 from ..sections.s2_7_identity import note_item_named as note_item_id
 from ..sections.s2_10_incomplete_last import judge_added_after_incomplete
 from ..sections.s2_10_incomplete_last import note_item_done as note_incomplete_done
+from ..sections.s2_14_id_prefix import judge_id_prefix
+from ..sections.s2_14_id_prefix import note_item_added as note_prefix_added
 from .comparisons import check_item_content
 from .model import MISSING, Item
 from .state import StreamState
-from .tables import ID_PREFIX, LIFECYCLE_INTERIM, fits_for
+from .tables import LIFECYCLE_INTERIM, fits_for
 
 __all__ = ["hashable", "item_for", "on_item_added", "on_item_done", "on_other"]
 
@@ -98,10 +100,11 @@ def item_for(
 def on_item_added(state: StreamState, event: Mapping[str, Any], index: int) -> None:
     require_started(state, "response.output_item.added", index)
     coverage = state.coverage
-    if coverage is not None:  # §2.4, §2.5, §2.7 (conformance.sections)
+    if coverage is not None:  # §2.4, §2.5, §2.7, §2.14 (conformance.sections)
         note_item_opened(coverage)
         note_item_added(coverage)
         note_identity_added(coverage)
+        note_prefix_added(coverage)
     oi = event.get("output_index")
     item = event.get("item")
     if type(oi) is not int or not isinstance(item, dict):
@@ -114,9 +117,7 @@ def on_item_added(state: StreamState, event: Mapping[str, Any], index: int) -> N
         return
     if iid is not None:
         judge_id_unique(state, iid if type(iid) is str else hashable(iid), iid, index)  # §2.7
-        prefixes = ID_PREFIX.get(itype) if isinstance(itype, str) else None
-        if prefixes and isinstance(iid, str) and not iid.startswith(prefixes):
-            state._report(C.ITEM_ID_PREFIX, index, " or ".join(prefixes) + "…", iid, path="item.id")
+        judge_id_prefix(state._report, itype, iid, index)  # §2.14
     if state._incomplete_item is not None:  # §2.10: after an incomplete item (conformance.sections)
         judge_added_after_incomplete(state, itype, index)
     state._last_added = max(state._last_added, oi)

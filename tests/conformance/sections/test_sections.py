@@ -192,6 +192,7 @@ _IDENTITY_ITEMS = {
 }
 _INCOMPLETE = "stream.item.incomplete_last"
 _PART_FITS = "stream.part.type_fits_item"
+_ID_PREFIX = "stream.item.id_prefix"
 _ADDED = "response.output_item.added"
 _INTERIM = {"response.created", "response.queued", "response.in_progress"}
 _TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
@@ -309,7 +310,7 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
         | _OUTPUT_INDEX
         | _ITEMS_OPENED
         | _IDENTITY_ITEMS
-        | {_OPAQUE, _ERROR, _INCOMPLETE, _PART_FITS}
+        | {_OPAQUE, _ERROR, _INCOMPLETE, _PART_FITS, _ID_PREFIX}
     )
     for recording in load_recordings():
         assert exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
@@ -327,6 +328,9 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
             assert (_INCOMPLETE in got) == _holds_incomplete(events), recording.name
             # §2.11: applied where a part opens, or the terminal output holds an item's parts
             assert (_PART_FITS in got) == _holds_parts(events), recording.name
+            # §2.14: applied at every `output_item.added`, as the table said
+            added_any = any(e.get("type") == _ADDED for e in events)
+            assert (_ID_PREFIX in got) == added_any, recording.name
         one = exercised(recording.events[:1])
         assert one >= _SEQUENCE and not _IDENTITY & one, recording.name
         if all("response" in e for e in recording.events[:2]):
