@@ -4,9 +4,10 @@ evidence."""
 
 from __future__ import annotations
 
-# response.item.status_completed (docs/spec.md §7.7) and response.logprobs.delivered,
-# .nonpositive and .top_count (§7.8) are declared with their rules and examples in their section
+# stream.item.call_identity_stable (docs/spec.md §2.7, §7.9), response.item.status_completed
+# (§7.7) and response.logprobs.delivered, .nonpositive and .top_count (§7.8) are declared with their rules and examples in their section
 # modules (conformance.sections).
+from ..sections.s2_7_identity import ITEM_CALL_IDENTITY as ITEM_CALL_IDENTITY
 from ..sections.s7_7_item_status import ITEM_STATUS_COMPLETED as ITEM_STATUS_COMPLETED
 from ..sections.s7_8_logprobs import LOGPROBS_DELIVERED as LOGPROBS_DELIVERED
 from ..sections.s7_8_logprobs import LOGPROBS_NONPOSITIVE as LOGPROBS_NONPOSITIVE
@@ -15,13 +16,6 @@ from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 
-ITEM_CALL_IDENTITY = register(
-    "stream.item.call_identity_stable",
-    MUST,
-    "§2.7, §7.9 [SDK]",
-    "`output_item.done` carries the `call_id` and `name` its `output_item.added` gave the item "
-    "(clients key the call by them from `added` on)",
-)
 LOGPROBS_DELTAS_EQUAL_DONE = register(
     "stream.logprobs.deltas_equal_done",
     MUST,

@@ -198,17 +198,7 @@ def _with_logprobs(done_logprob: float) -> list[Event]:
     return at(events, "response.output_text.done", "logprobs", [{**TOKEN, "logprob": done_logprob}])
 
 
-def _call_renamed(key: str, value: str) -> list[Event]:
-    events = call_stream()
-    at(events, "response.output_item.done", f"item.{key}", value)
-    return at(events, "response.completed", f"response.output.0.{key}", value)
-
-
-example(
-    "stream.item.call_identity_stable",
-    S(lambda: _call_renamed("call_id", "call_other"), "`output_item.done` renames the call"),
-    S(call_stream),
-)
+# stream.item.call_identity_stable: with its rule, in conformance.sections.s2_7_identity.
 example(
     "stream.logprobs.deltas_equal_done",
     S(lambda: _with_logprobs(-0.5), "the delta's token -0.25, the `.done`'s -0.5"),

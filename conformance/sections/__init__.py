@@ -39,8 +39,9 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   ``stream.item.no_interleave``: an added item's index, and events of an item added before
   the newest);
 - :mod:`.s2_7_identity` — §2.7 identity (``stream.item.item_id_matches``,
-  ``done_matches_added``, ``id_unique``: an inner event's ``item_id``, an item's done event
-  against its added one, an added item's id against the ids before it);
+  ``done_matches_added``, ``id_unique``, ``call_identity_stable``: an inner event's ``item_id``,
+  an item's done event against its added one, an added item's id against the ids before it, a
+  call's ``call_id`` and ``name`` from its added event to its done one);
 - :mod:`.s2_9_opaque` — §2.9 the output's opaque fields (``stream.output.opaque_consistent``:
   non-empty in an item's ``output_item.done`` and in the terminal output alike);
 - :mod:`.s2_10_incomplete_last` — §2.10 incomplete items (``stream.item.incomplete_last``: an

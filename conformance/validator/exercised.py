@@ -71,7 +71,6 @@ class Coverage:
     items_added: int = 0
     items_done: int = 0
     annotations: bool = False
-    identities: bool = False  # an item opened with a `call_id` or `name` (docs/spec.md §7.9)
     done_logprobs: bool = False  # an `output_text.done` carried logprobs (§7.8)
     terminal: str | None = None
     # Checks whose rule marked itself applied where it evaluated (conformance.sections): their
@@ -88,13 +87,6 @@ class Coverage:
                 self.terminal = etype
         elif etype == "response.output_item.added":
             self.items_added += 1
-            item = event.get("item")
-            if (
-                isinstance(item, dict)
-                and item.get("type") != "tool_search_call"  # its `call_id` is re-issued (§7.9)
-                and any(isinstance(item.get(k), str) and item.get(k) for k in ("call_id", "name"))
-            ):
-                self.identities = True
         elif etype == "response.output_text.done":
             if event.get("logprobs") and isinstance(event.get("logprobs"), list):
                 self.done_logprobs = True
@@ -158,8 +150,6 @@ class Coverage:
             out.add("stream.text.annotations_match")
         if self.terminal is not None and self.items_done:
             out.add("stream.output.equals_items")
-        if self.identities and self.items_done:
-            out.add("stream.item.call_identity_stable")
         if self.done_logprobs:
             out.add("stream.logprobs.deltas_equal_done")
         if "openresponses" in self.profiles:

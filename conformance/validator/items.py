@@ -21,6 +21,7 @@ from ..sections.s2_4_items_opened import (
 from ..sections.s2_4_items_opened import note_item_added as note_item_opened
 from ..sections.s2_5_output_index import judge_added_index, judge_interleave, note_item_added
 from ..sections.s2_7_identity import (
+    judge_call_identity,
     judge_done_matches_added,
     judge_id_unique,
     judge_item_id,
@@ -39,10 +40,6 @@ from .tables import LIFECYCLE_INTERIM, fits_for
 
 __all__ = ["hashable", "item_for", "on_item_added", "on_item_done", "on_other"]
 
-
-# Items whose `call_id` OpenAI changes from `output_item.added` to `.done` ([REC]
-# `openai-client-tool-search.1`, `azure-client-tool-search.1.part1`: docs/spec.md §7.9).
-IDENTITY_REISSUED = frozenset({"tool_search_call"})
 
 # SPEC §2.6: an item opens `in_progress`; one that opens `incomplete` was cut before it began
 # (Azure's content filter: docs/spec.md §7.4) and stays so.
@@ -181,7 +178,7 @@ def on_item_done(state: StreamState, event: Mapping[str, Any], index: int) -> No
         return
     judge_done_matches_added(state, item, done_item, index)  # §2.7
     if item.identity[0] or item.identity[1]:  # a call: messages and reasoning have none
-        _check_identity(state, item, done_item, index)
+        judge_call_identity(state, coverage, item, done_item, index)  # §2.7, §7.9
     for ci, part in enumerate(item.parts):
         if not part.closed:
             state._report(
@@ -223,29 +220,6 @@ def on_item_done(state: StreamState, event: Mapping[str, Any], index: int) -> No
         )
     if done_item.get("status") == "incomplete":
         state._incomplete_item = oi
-
-
-def _check_identity(
-    state: StreamState, item: Item, done_item: Mapping[str, Any], index: int
-) -> None:
-    """The `call_id` and `name` that `output_item.added` gave a call, kept by its `.done`."""
-    for key, first in zip(("call_id", "name"), item.identity, strict=True):
-        # Clients key a call by what `added` gave it (docs/spec.md §7.9); OpenAI re-issues the
-        # `call_id` of a client-executed tool search in its `.done`, the one to answer.
-        if (
-            isinstance(first, str)
-            and first
-            and done_item.get(key) != first
-            and not (isinstance(item.type, str) and item.type in IDENTITY_REISSUED)
-        ):
-            state._report(
-                C.ITEM_CALL_IDENTITY,
-                index,
-                short(first),
-                short(done_item.get(key)),
-                path=f"item.{key}",
-                message=f"`output_item.added` gave the {item.type} this `{key}`",
-            )
 
 
 def on_other(state: StreamState, event: Mapping[str, Any], etype: str, index: int) -> None:

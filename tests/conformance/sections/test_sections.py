@@ -193,6 +193,7 @@ _IDENTITY_ITEMS = {
 _INCOMPLETE = "stream.item.incomplete_last"
 _PART_FITS = "stream.part.type_fits_item"
 _ID_PREFIX = "stream.item.id_prefix"
+_CALL_IDENTITY = "stream.item.call_identity_stable"
 _ADDED = "response.output_item.added"
 _INTERIM = {"response.created", "response.queued", "response.in_progress"}
 _TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
@@ -286,6 +287,35 @@ def _holds_parts(events: list[dict[str, Any]]) -> bool:
     )
 
 
+def _named_call(item: Any) -> bool:
+    """An item `output_item.added` gave a `call_id` or `name` (a tool search's `call_id` is
+    re-issued in its `.done`: docs/spec.md §7.9)."""
+    return (
+        isinstance(item, dict)
+        and item.get("type") != "tool_search_call"
+        and any(isinstance(item.get(k), str) and item.get(k) for k in ("call_id", "name"))
+    )
+
+
+def _call_identity_table(events: list[dict[str, Any]]) -> bool:
+    """What the table said of §2.7's call identity: an item added with a `call_id` or `name`,
+    and an item (any) done."""
+    added = any(e.get("type") == _ADDED and _named_call(e.get("item")) for e in events)
+    return added and any(e.get("type") == "response.output_item.done" for e in events)
+
+
+def _call_done(events: list[dict[str, Any]]) -> bool:
+    """Where the rule evaluates: the `output_item.done` of an item added with a `call_id` or
+    `name`, which it compares with them."""
+    named = {
+        e.get("output_index") for e in events if e.get("type") == _ADDED and _named_call(e["item"])
+    }
+    return any(
+        e.get("type") == "response.output_item.done" and e.get("output_index") in named
+        for e in events
+    )
+
+
 def _carries_opaque(events: list[dict[str, Any]]) -> bool:
     return any(
         e.get("type") == "response.output_item.done"
@@ -310,7 +340,7 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
         | _OUTPUT_INDEX
         | _ITEMS_OPENED
         | _IDENTITY_ITEMS
-        | {_OPAQUE, _ERROR, _INCOMPLETE, _PART_FITS, _ID_PREFIX}
+        | {_OPAQUE, _ERROR, _INCOMPLETE, _PART_FITS, _ID_PREFIX, _CALL_IDENTITY}
     )
     for recording in load_recordings():
         assert exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
@@ -331,6 +361,19 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
             # §2.14: applied at every `output_item.added`, as the table said
             added_any = any(e.get("type") == _ADDED for e in events)
             assert (_ID_PREFIX in got) == added_any, recording.name
+        # §2.7's call identity: applied at the `output_item.done` of a call added with a
+        # `call_id` or `name`, which is what the table said of every whole recording; a stream
+        # cut before that done event, after another item's, has had nothing compared (the table
+        # counted any item done).
+        assert _call_done(recording.events) == _call_identity_table(recording.events)
+        done = [
+            i
+            for i, e in enumerate(recording.events)
+            if e.get("type") == "response.output_item.done"
+        ]
+        for n in (len(recording.events), *done, *(i + 1 for i in done)):
+            events = recording.events[:n]
+            assert (_CALL_IDENTITY in exercised(events)) == _call_done(events), recording.name
         one = exercised(recording.events[:1])
         assert one >= _SEQUENCE and not _IDENTITY & one, recording.name
         if all("response" in e for e in recording.events[:2]):
