@@ -8,6 +8,7 @@ from __future__ import annotations
 # stream.item.added_before_use, added_once and done_once (§2.4),
 # stream.output_index.contiguous and stream.item.no_interleave (§2.5),
 # stream.item.item_id_matches, done_matches_added and id_unique (§2.7),
+# stream.item.closed_before_terminal and stream.output.equals_items (§2.9),
 # stream.item.incomplete_last (§2.10), stream.part.type_fits_item (§2.11),
 # stream.item.id_prefix (§2.14) and stream.error.followed_by_failed (§1.2) are declared with their rules and examples in their
 # section modules (conformance.sections).
@@ -33,6 +34,8 @@ from ..sections.s2_7_identity import ITEM_DONE_MATCHES_ADDED as ITEM_DONE_MATCHE
 from ..sections.s2_7_identity import ITEM_ID_MATCHES as ITEM_ID_MATCHES
 from ..sections.s2_7_identity import ITEM_ID_UNIQUE as ITEM_ID_UNIQUE
 from ..sections.s2_9_opaque import OPAQUE_CONSISTENT as OPAQUE_CONSISTENT
+from ..sections.s2_9_output_items import ITEM_CLOSED_BEFORE_TERMINAL as ITEM_CLOSED_BEFORE_TERMINAL
+from ..sections.s2_9_output_items import OUTPUT_EQUALS_ITEMS as OUTPUT_EQUALS_ITEMS
 from ..sections.s2_10_incomplete_last import ITEM_INCOMPLETE_LAST as ITEM_INCOMPLETE_LAST
 from ..sections.s2_11_part_fits import PART_TYPE_FITS_ITEM as PART_TYPE_FITS_ITEM
 from ..sections.s2_14_id_prefix import ITEM_ID_PREFIX as ITEM_ID_PREFIX
@@ -58,12 +61,7 @@ ITEM_ADDED_STATE = register(
     "§2.6, §7.4 [REC][SDK]",
     'an item opens empty: message `content: []`, reasoning `summary: []`, function call `arguments: ""` with `call_id` and `name` set, status `in_progress` (or `incomplete`, kept to its `.done`, for an item cut before it began)',
 )
-ITEM_CLOSED_BEFORE_TERMINAL = register(
-    "stream.item.closed_before_terminal",
-    MUST,
-    "§2.9 [SDK]",
-    "on `response.completed` and `response.incomplete` every added item is done",
-)
+# stream.item.closed_before_terminal (docs/spec.md §2.9): conformance/sections/s2_9_output_items.py
 # stream.item.incomplete_last (docs/spec.md §2.10): conformance/sections/s2_10_incomplete_last.py
 ITEM_CONTENT_MATCHES = register(
     "stream.item.content_matches",
@@ -162,9 +160,4 @@ ANNOTATIONS_MATCH = register(
     "§2.8, §1.5 [SDK]",
     "the annotations streamed by `output_text.annotation.added`, numbered 0, 1, … by `annotation_index`, are the part's `annotations` in `content_part.done` and `output_item.done`",
 )
-OUTPUT_EQUALS_ITEMS = register(
-    "stream.output.equals_items",
-    MUST,
-    "§2.9 [SDK]",
-    "the terminal response's `output` equals the `output_item.done` items, in order (opaque fields exempt)",
-)
+# stream.output.equals_items (docs/spec.md §2.9): conformance/sections/s2_9_output_items.py

@@ -44,6 +44,10 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   call's ``call_id`` and ``name`` from its added event to its done one);
 - :mod:`.s2_9_opaque` — §2.9 the output's opaque fields (``stream.output.opaque_consistent``:
   non-empty in an item's ``output_item.done`` and in the terminal output alike);
+- :mod:`.s2_9_output_items` — §2.9 the output is the items
+  (``stream.item.closed_before_terminal``, ``stream.output.equals_items``: on a ``completed`` or
+  ``incomplete`` terminal every added item is done, and the terminal output is the finished
+  items, in order, opaque fields aside);
 - :mod:`.s2_10_incomplete_last` — §2.10 incomplete items (``stream.item.incomplete_last``: an
   item added after one done ``incomplete``, and an ``incomplete`` item of a Response seen whole,
   a streamed terminal or a body);

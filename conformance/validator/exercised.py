@@ -30,7 +30,6 @@ _LIFECYCLE = frozenset(
         "response.failed",
     }
 )
-_TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
 _PART_TEXT = ("response.output_text.", "response.refusal.", "response.reasoning_text.")
 _SUMMARY = "response.reasoning_summary_"
 _VALUES = (
@@ -72,7 +71,6 @@ class Coverage:
     items_done: int = 0
     annotations: bool = False
     done_logprobs: bool = False  # an `output_text.done` carried logprobs (§7.8)
-    terminal: str | None = None
     # Checks whose rule marked itself applied where it evaluated (conformance.sections): their
     # exercise is not inferred from the events here.
     applied: set[str] = field(default_factory=set)
@@ -83,8 +81,6 @@ class Coverage:
         self.types.add(etype)
         if etype in _LIFECYCLE:
             self.lifecycle += 1
-            if etype in _TERMINAL:
-                self.terminal = etype
         elif etype == "response.output_item.added":
             self.items_added += 1
         elif etype == "response.output_text.done":
@@ -124,8 +120,6 @@ class Coverage:
             out.add("stream.item.added_state")
         if self.items_done and inner:
             out.add("stream.item.content_matches")
-        if self.items_added and self.terminal in ("response.completed", "response.incomplete"):
-            out.add("stream.item.closed_before_terminal")
         part_text = any(t.startswith(_PART_TEXT) for t in types)
         if part_text or "response.content_part.added" in types:
             out |= {
@@ -148,8 +142,6 @@ class Coverage:
             out.add("stream.text.done_equals_part")
         if self.annotations:
             out.add("stream.text.annotations_match")
-        if self.terminal is not None and self.items_done:
-            out.add("stream.output.equals_items")
         if self.done_logprobs:
             out.add("stream.logprobs.deltas_equal_done")
         if "openresponses" in self.profiles:

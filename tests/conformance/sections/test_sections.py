@@ -194,6 +194,7 @@ _INCOMPLETE = "stream.item.incomplete_last"
 _PART_FITS = "stream.part.type_fits_item"
 _ID_PREFIX = "stream.item.id_prefix"
 _CALL_IDENTITY = "stream.item.call_identity_stable"
+_OUTPUT_ITEMS = {"stream.item.closed_before_terminal", "stream.output.equals_items"}
 _ADDED = "response.output_item.added"
 _INTERIM = {"response.created", "response.queued", "response.in_progress"}
 _TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
@@ -316,6 +317,20 @@ def _call_done(events: list[dict[str, Any]]) -> bool:
     )
 
 
+def _output_items_table(events: list[dict[str, Any]]) -> set[str]:
+    """What the table said of the §2.9 checks: every item closed once an item was added and the
+    stream ended `completed` or `incomplete`, the output compared once it ended and an item was
+    done."""
+    types = [e["type"] for e in events if isinstance(e.get("type"), str)]
+    terminal = [t for t in types if t in _TERMINAL]
+    out = set()
+    if _ADDED in types and terminal and terminal[-1] != "response.failed":
+        out.add("stream.item.closed_before_terminal")
+    if terminal and "response.output_item.done" in types:
+        out.add("stream.output.equals_items")
+    return out
+
+
 def _carries_opaque(events: list[dict[str, Any]]) -> bool:
     return any(
         e.get("type") == "response.output_item.done"
@@ -340,6 +355,7 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
         | _OUTPUT_INDEX
         | _ITEMS_OPENED
         | _IDENTITY_ITEMS
+        | _OUTPUT_ITEMS
         | {_OPAQUE, _ERROR, _INCOMPLETE, _PART_FITS, _ID_PREFIX, _CALL_IDENTITY}
     )
     for recording in load_recordings():
@@ -361,6 +377,7 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
             # §2.14: applied at every `output_item.added`, as the table said
             added_any = any(e.get("type") == _ADDED for e in events)
             assert (_ID_PREFIX in got) == added_any, recording.name
+            assert got & _OUTPUT_ITEMS == _output_items_table(events), recording.name
         # §2.7's call identity: applied at the `output_item.done` of a call added with a
         # `call_id` or `name`, which is what the table said of every whole recording; a stream
         # cut before that done event, after another item's, has had nothing compared (the table
