@@ -8,7 +8,9 @@ from __future__ import annotations
 # stream.item.added_before_use, added_once and done_once (§2.4),
 # stream.output_index.contiguous and stream.item.no_interleave (§2.5),
 # stream.item.item_id_matches, done_matches_added and id_unique (§2.7),
-# stream.item.closed_before_terminal and stream.output.equals_items (§2.9),
+# stream.text.deltas_equal_done, done_equals_part, annotations_match and
+# stream.item.content_matches (§2.8), stream.item.closed_before_terminal and
+# stream.output.equals_items (§2.9),
 # stream.item.incomplete_last (§2.10), stream.part.type_fits_item (§2.11),
 # stream.item.id_prefix (§2.14) and stream.error.followed_by_failed (§1.2) are declared with their rules and examples in their
 # section modules (conformance.sections).
@@ -33,6 +35,10 @@ from ..sections.s2_5_output_index import OUTPUT_INDEX_CONTIGUOUS as OUTPUT_INDEX
 from ..sections.s2_7_identity import ITEM_DONE_MATCHES_ADDED as ITEM_DONE_MATCHES_ADDED
 from ..sections.s2_7_identity import ITEM_ID_MATCHES as ITEM_ID_MATCHES
 from ..sections.s2_7_identity import ITEM_ID_UNIQUE as ITEM_ID_UNIQUE
+from ..sections.s2_8_values_agree import ANNOTATIONS_MATCH as ANNOTATIONS_MATCH
+from ..sections.s2_8_values_agree import DELTAS_EQUAL_DONE as DELTAS_EQUAL_DONE
+from ..sections.s2_8_values_agree import DONE_EQUALS_PART as DONE_EQUALS_PART
+from ..sections.s2_8_values_agree import ITEM_CONTENT_MATCHES as ITEM_CONTENT_MATCHES
 from ..sections.s2_9_opaque import OPAQUE_CONSISTENT as OPAQUE_CONSISTENT
 from ..sections.s2_9_output_items import ITEM_CLOSED_BEFORE_TERMINAL as ITEM_CLOSED_BEFORE_TERMINAL
 from ..sections.s2_9_output_items import OUTPUT_EQUALS_ITEMS as OUTPUT_EQUALS_ITEMS
@@ -63,12 +69,7 @@ ITEM_ADDED_STATE = register(
 )
 # stream.item.closed_before_terminal (docs/spec.md §2.9): conformance/sections/s2_9_output_items.py
 # stream.item.incomplete_last (docs/spec.md §2.10): conformance/sections/s2_10_incomplete_last.py
-ITEM_CONTENT_MATCHES = register(
-    "stream.item.content_matches",
-    MUST,
-    "§2.8",
-    "the item in `output_item.done` holds the parts, text and arguments its events streamed",
-)
+# stream.item.content_matches (docs/spec.md §2.8): conformance/sections/s2_8_values_agree.py
 
 # --- stream.part.* (docs/spec.md §2.6, §2.11) ---------------------------------------------------------
 PART_ADDED_BEFORE_USE = register(
@@ -142,22 +143,6 @@ DELTA_TYPE_FITS_ITEM = register(
 )
 
 # --- stream.text.* consistency (docs/spec.md §2.8, §2.9) ----------------------------------------------
-DELTAS_EQUAL_DONE = register(
-    "stream.text.deltas_equal_done",
-    MUST,
-    "§2.8",
-    "the deltas of a text, refusal, arguments, reasoning or summary value concatenate to its `.done` value",
-)
-DONE_EQUALS_PART = register(
-    "stream.text.done_equals_part",
-    MUST,
-    "§2.8",
-    "the `.done` value equals the value in `content_part.done` / `reasoning_summary_part.done`",
-)
-ANNOTATIONS_MATCH = register(
-    "stream.text.annotations_match",
-    MUST,
-    "§2.8, §1.5 [SDK]",
-    "the annotations streamed by `output_text.annotation.added`, numbered 0, 1, … by `annotation_index`, are the part's `annotations` in `content_part.done` and `output_item.done`",
-)
+# stream.text.deltas_equal_done, done_equals_part, annotations_match (docs/spec.md §2.8):
+# conformance/sections/s2_8_values_agree.py
 # stream.output.equals_items (docs/spec.md §2.9): conformance/sections/s2_9_output_items.py

@@ -42,6 +42,11 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   ``done_matches_added``, ``id_unique``, ``call_identity_stable``: an inner event's ``item_id``,
   an item's done event against its added one, an added item's id against the ids before it, a
   call's ``call_id`` and ``name`` from its added event to its done one);
+- :mod:`.s2_8_values_agree` — §2.8 values agree (``stream.text.deltas_equal_done``,
+  ``done_equals_part``, ``annotations_match``, ``stream.item.content_matches``,
+  ``stream.logprobs.deltas_equal_done``: a value's deltas against its ``.done``, the ``.done``
+  against the closed part, streamed annotations against the part's and the item's, the finished
+  item against what was streamed, a text's logprobs against its deltas');
 - :mod:`.s2_9_opaque` — §2.9 the output's opaque fields (``stream.output.opaque_consistent``:
   non-empty in an item's ``output_item.done`` and in the terminal output alike);
 - :mod:`.s2_9_output_items` — §2.9 the output is the items

@@ -53,10 +53,6 @@ _FAMILIES = (
     "response.file_search_call.",
     "response.image_generation_call.",
 )
-_VALUE_DONE = (
-    *(f"{f}done" for f in (*_PART_TEXT, *_VALUES)),
-    "response.reasoning_summary_text.done",
-)
 
 
 @dataclass(slots=True)
@@ -68,9 +64,6 @@ class Coverage:
     types: set[str] = field(default_factory=set)
     lifecycle: int = 0  # lifecycle events seen
     items_added: int = 0
-    items_done: int = 0
-    annotations: bool = False
-    done_logprobs: bool = False  # an `output_text.done` carried logprobs (§7.8)
     # Checks whose rule marked itself applied where it evaluated (conformance.sections): their
     # exercise is not inferred from the events here.
     applied: set[str] = field(default_factory=set)
@@ -83,19 +76,6 @@ class Coverage:
             self.lifecycle += 1
         elif etype == "response.output_item.added":
             self.items_added += 1
-        elif etype == "response.output_text.done":
-            if event.get("logprobs") and isinstance(event.get("logprobs"), list):
-                self.done_logprobs = True
-        elif etype == "response.output_item.done":
-            self.items_done += 1
-            item = event.get("item")
-            if isinstance(item, dict):
-                self.annotations = self.annotations or _has_annotations(item.get("content"))
-        elif etype == "response.content_part.done":
-            part = event.get("part")
-            self.annotations = self.annotations or _has_annotations([part])
-        elif etype == "response.output_text.annotation.added":
-            self.annotations = True
 
     def see_type(self, etype: str) -> None:
         """A delta type the fast path judged (its item and part were opened on the full path)."""
@@ -113,13 +93,8 @@ class Coverage:
             "event.schema.required", "event.schema.type", "event.schema.value",
             "event.schema.enum",
         }  # fmt: skip
-        inner = {
-            t for t in types if t.startswith(_FAMILIES) or t.startswith("response.content_part.")
-        }
         if self.items_added:
             out.add("stream.item.added_state")
-        if self.items_done and inner:
-            out.add("stream.item.content_matches")
         part_text = any(t.startswith(_PART_TEXT) for t in types)
         if part_text or "response.content_part.added" in types:
             out |= {
@@ -136,20 +111,6 @@ class Coverage:
             out.add("stream.arguments.added_first")
         if any(t.startswith(_FAMILIES) for t in types):
             out.add("stream.delta.type_fits_item")
-        if any(t.endswith(_VALUE_DONE) for t in types):
-            out.add("stream.text.deltas_equal_done")
-        if types & {"response.content_part.done", "response.reasoning_summary_part.done"}:
-            out.add("stream.text.done_equals_part")
-        if self.annotations:
-            out.add("stream.text.annotations_match")
-        if self.done_logprobs:
-            out.add("stream.logprobs.deltas_equal_done")
         if "openresponses" in self.profiles:
             out.add("event.type.openresponses")
         return with_family(out)
-
-
-def _has_annotations(content: Any) -> bool:
-    if not isinstance(content, list):
-        return False
-    return any(isinstance(p, dict) and p.get("annotations") for p in content)

@@ -29,17 +29,21 @@ from ..sections.s2_7_identity import (
 from ..sections.s2_7_identity import note_item_added as note_identity_added
 from ..sections.s2_7_identity import note_item_done as note_identity_done
 from ..sections.s2_7_identity import note_item_named as note_item_id
+from ..sections.s2_8_values_agree import judge_item_content
+from ..sections.s2_8_values_agree import note_item_done as note_content_done
 from ..sections.s2_10_incomplete_last import judge_added_after_incomplete
 from ..sections.s2_10_incomplete_last import note_item_done as note_incomplete_done
 from ..sections.s2_14_id_prefix import judge_id_prefix
 from ..sections.s2_14_id_prefix import note_item_added as note_prefix_added
-from .comparisons import check_item_content
 from .model import MISSING, Item
 from .state import StreamState
-from .tables import LIFECYCLE_INTERIM, fits_for
+from .tables import LIFECYCLE_INTERIM, PART_TEXT_FIELD, VALUE_STREAMS, fits_for
 
 __all__ = ["hashable", "item_for", "on_item_added", "on_item_done", "on_other"]
 
+
+# Where each single value sits in the finished item (SPEC §2.8; `None`: not held there).
+_VALUE_PATHS = {family: spec[2] for family, spec in VALUE_STREAMS.items()}
 
 # SPEC §2.6: an item opens `in_progress`; one that opens `incomplete` was cut before it began
 # (Azure's content filter: docs/spec.md §7.4) and stays so.
@@ -156,9 +160,10 @@ def _check_added_state(state: StreamState, item: Mapping[str, Any], index: int) 
 
 def on_item_done(state: StreamState, event: Mapping[str, Any], index: int) -> None:
     coverage = state.coverage
-    if coverage is not None:  # §2.4, §2.7, §2.10 (conformance.sections)
+    if coverage is not None:  # §2.4, §2.7, §2.8, §2.10 (conformance.sections)
         note_item_done(coverage)
         note_identity_done(coverage)
+        note_content_done(coverage, event)
         note_incomplete_done(coverage, event)
     oi = event.get("output_index")
     done_item = event.get("item")
@@ -206,7 +211,7 @@ def on_item_done(state: StreamState, event: Mapping[str, Any], index: int) -> No
                 f"{len(deltas)} delta(s) and no `.done`",
                 message=f"index {sub}" if sub else "",
             )
-    check_item_content(state, item, done_item, index)
+    judge_item_content(state, item, done_item, index, PART_TEXT_FIELD, _VALUE_PATHS)  # §2.8
     if item.opened_incomplete and done_item.get("status") != "incomplete":
         # `incomplete` is terminal ([OR] items are state machines): an item that opened so,
         # cut off before it began, cannot finish otherwise.

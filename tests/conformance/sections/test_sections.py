@@ -195,6 +195,13 @@ _PART_FITS = "stream.part.type_fits_item"
 _ID_PREFIX = "stream.item.id_prefix"
 _CALL_IDENTITY = "stream.item.call_identity_stable"
 _OUTPUT_ITEMS = {"stream.item.closed_before_terminal", "stream.output.equals_items"}
+_VALUES_AGREE = {
+    "stream.text.deltas_equal_done",
+    "stream.text.done_equals_part",
+    "stream.text.annotations_match",
+    "stream.logprobs.deltas_equal_done",
+}
+_CONTENT = "stream.item.content_matches"
 _ADDED = "response.output_item.added"
 _INTERIM = {"response.created", "response.queued", "response.in_progress"}
 _TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
@@ -331,6 +338,70 @@ def _output_items_table(events: list[dict[str, Any]]) -> set[str]:
     return out
 
 
+# The `.done` events of a value with deltas (a part's text, a summary's, a single value).
+_VALUE_DONE = tuple(
+    f"response.{family}.done"
+    for family in (
+        "output_text", "refusal", "reasoning_text", "reasoning_summary_text",
+        "function_call_arguments", "custom_tool_call_input", "mcp_call_arguments",
+        "code_interpreter_call_code", "apply_patch_call_operation_diff", "shell_call_command",
+        "shell_call_output_content",
+    )
+)  # fmt: skip
+
+
+def _annotated(parts: Any) -> bool:
+    return isinstance(parts, list) and any(
+        isinstance(p, dict) and p.get("annotations") for p in parts
+    )
+
+
+def _values_agree_table(events: list[dict[str, Any]]) -> set[str]:
+    """What the table said of the §2.8 checks but content_matches: a value's `.done`, a part's
+    or summary part's `.done`, annotations streamed or held by a part or a finished item, an
+    `output_text.done` with logprobs."""
+    out = set()
+    for e in events:
+        etype = e.get("type")
+        if not isinstance(etype, str):
+            continue
+        if etype in _VALUE_DONE:
+            out.add("stream.text.deltas_equal_done")
+        if etype in ("response.content_part.done", "response.reasoning_summary_part.done"):
+            out.add("stream.text.done_equals_part")
+        if (
+            etype == "response.output_text.annotation.added"
+            or (etype == "response.content_part.done" and _annotated([e.get("part")]))
+            or (
+                etype == "response.output_item.done"
+                and isinstance(e.get("item"), dict)
+                and _annotated(e["item"].get("content"))
+            )
+        ):
+            out.add("stream.text.annotations_match")
+        logprobs = e.get("logprobs")
+        if etype == "response.output_text.done" and logprobs and isinstance(logprobs, list):
+            out.add("stream.logprobs.deltas_equal_done")
+    return out
+
+
+def _content_table(events: list[dict[str, Any]]) -> bool:
+    """What the table said of content_matches: an item done, and an event inside an item."""
+    types = {e["type"] for e in events if isinstance(e.get("type"), str)}
+    return "response.output_item.done" in types and any(t.startswith(_INNER) for t in types)
+
+
+def _content_compared(events: list[dict[str, Any]]) -> bool:
+    """Where the rule runs: an `output_item.done` after an event inside an item."""
+    inner = False
+    for e in events:
+        etype = e.get("type")
+        if etype == "response.output_item.done" and inner:
+            return True
+        inner = inner or (isinstance(etype, str) and etype.startswith(_INNER))
+    return False
+
+
 def _carries_opaque(events: list[dict[str, Any]]) -> bool:
     return any(
         e.get("type") == "response.output_item.done"
@@ -356,7 +427,8 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
         | _ITEMS_OPENED
         | _IDENTITY_ITEMS
         | _OUTPUT_ITEMS
-        | {_OPAQUE, _ERROR, _INCOMPLETE, _PART_FITS, _ID_PREFIX, _CALL_IDENTITY}
+        | _VALUES_AGREE
+        | {_OPAQUE, _ERROR, _INCOMPLETE, _PART_FITS, _ID_PREFIX, _CALL_IDENTITY, _CONTENT}
     )
     for recording in load_recordings():
         assert exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
@@ -378,11 +450,17 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
             added_any = any(e.get("type") == _ADDED for e in events)
             assert (_ID_PREFIX in got) == added_any, recording.name
             assert got & _OUTPUT_ITEMS == _output_items_table(events), recording.name
+            assert got & _VALUES_AGREE == _values_agree_table(events), recording.name
         # §2.7's call identity: applied at the `output_item.done` of a call added with a
         # `call_id` or `name`, which is what the table said of every whole recording; a stream
         # cut before that done event, after another item's, has had nothing compared (the table
         # counted any item done).
         assert _call_done(recording.events) == _call_identity_table(recording.events)
+        # §2.8's content_matches: applied at an `output_item.done` once the stream carried an
+        # event inside an item, which is what the table said of every whole recording; a stream
+        # cut after an item done with nothing streamed (a reasoning item), inside the next one,
+        # has had nothing compared yet (the table counted an event inside an item anywhere).
+        assert _content_compared(recording.events) == _content_table(recording.events)
         done = [
             i
             for i, e in enumerate(recording.events)
@@ -390,7 +468,10 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
         ]
         for n in (len(recording.events), *done, *(i + 1 for i in done)):
             events = recording.events[:n]
-            assert (_CALL_IDENTITY in exercised(events)) == _call_done(events), recording.name
+            got = exercised(events)
+            assert (_CALL_IDENTITY in got) == _call_done(events), recording.name
+            assert (_CONTENT in got) == _content_compared(events), recording.name
+            assert got & _VALUES_AGREE == _values_agree_table(events), recording.name
         one = exercised(recording.events[:1])
         assert one >= _SEQUENCE and not _IDENTITY & one, recording.name
         if all("response" in e for e in recording.events[:2]):
