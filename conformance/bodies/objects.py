@@ -17,6 +17,8 @@ from typing import Any
 from .. import catalog as C
 from ..catalog.registry import Check, Violation
 from ..schema import SCHEMAS, SchemaValidator
+from ..sections.s2_9_opaque import OPAQUE_FIELDS as OPAQUE_FIELDS
+from ..sections.s2_9_opaque import deep_equal_except_opaque as deep_equal_except_opaque
 from ..sections.s2_10_incomplete_last import judge_incomplete_item
 from ..sections.s2_11_part_fits import PART_FITS, judge_part, note_content
 from ..sections.s3_1_response import judge_response_schema, judge_status
@@ -34,20 +36,8 @@ __all__ = [
     "validate_response_body",
 ]
 
-# SPEC §2.9: fields OpenAI itself changes between `output_item.done` and the terminal output.
-OPAQUE_FIELDS = frozenset({"encrypted_content", "fingerprint"})
-
-
-def deep_equal_except_opaque(a: Any, b: Any) -> bool:
-    """Equality of JSON values, ignoring :data:`OPAQUE_FIELDS` at any depth (SPEC §2.9)."""
-    if a == b:
-        return True
-    if isinstance(a, dict) and isinstance(b, dict):
-        keys = (a.keys() | b.keys()) - OPAQUE_FIELDS
-        return all(k in a and k in b and deep_equal_except_opaque(a[k], b[k]) for k in keys)
-    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        return all(deep_equal_except_opaque(x, y) for x, y in zip(a, b, strict=True))
-    return False
+# SPEC §2.9: fields OpenAI itself changes between `output_item.done` and the terminal output,
+# and the equality that exempts them: conformance.sections.s2_9_opaque.
 
 
 class ResponseChecker:

@@ -4,9 +4,12 @@ evidence."""
 
 from __future__ import annotations
 
-# response.item.status_completed (docs/spec.md §7.7) and response.logprobs.delivered,
+# stream.item.call_identity_stable (docs/spec.md §2.7, §7.9), stream.logprobs.deltas_equal_done
+# (§2.8, §7.8), response.item.status_completed (§7.7) and response.logprobs.delivered,
 # .nonpositive and .top_count (§7.8) are declared with their rules and examples in their section
 # modules (conformance.sections).
+from ..sections.s2_7_identity import ITEM_CALL_IDENTITY as ITEM_CALL_IDENTITY
+from ..sections.s2_8_values_agree import LOGPROBS_DELTAS_EQUAL_DONE as LOGPROBS_DELTAS_EQUAL_DONE
 from ..sections.s7_7_item_status import ITEM_STATUS_COMPLETED as ITEM_STATUS_COMPLETED
 from ..sections.s7_8_logprobs import LOGPROBS_DELIVERED as LOGPROBS_DELIVERED
 from ..sections.s7_8_logprobs import LOGPROBS_NONPOSITIVE as LOGPROBS_NONPOSITIVE
@@ -15,20 +18,6 @@ from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 
-ITEM_CALL_IDENTITY = register(
-    "stream.item.call_identity_stable",
-    MUST,
-    "§2.7, §7.9 [SDK]",
-    "`output_item.done` carries the `call_id` and `name` its `output_item.added` gave the item "
-    "(clients key the call by them from `added` on)",
-)
-LOGPROBS_DELTAS_EQUAL_DONE = register(
-    "stream.logprobs.deltas_equal_done",
-    MUST,
-    "§2.8, §7.8 [REC]",
-    "the `logprobs` of a part's `output_text.delta` events, concatenated, equal the `logprobs` of "
-    "its `output_text.done` when that event carries any",
-)
 EVENT_TYPE_OPENRESPONSES = register(
     "event.type.openresponses",
     MUST,

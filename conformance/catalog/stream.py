@@ -11,8 +11,11 @@ from __future__ import annotations
 # kind_matches, stream.summary.part_added, index and order, stream.arguments.order and
 # added_first and stream.delta.type_fits_item (§2.6),
 # stream.item.item_id_matches, done_matches_added and id_unique (§2.7),
-# stream.item.incomplete_last (§2.10), stream.part.type_fits_item (§2.11) and
-# stream.error.followed_by_failed (§1.2) are declared with their rules and examples in their
+# stream.text.deltas_equal_done, done_equals_part, annotations_match and
+# stream.item.content_matches (§2.8), stream.item.closed_before_terminal and
+# stream.output.equals_items (§2.9),
+# stream.item.incomplete_last (§2.10), stream.part.type_fits_item (§2.11),
+# stream.item.id_prefix (§2.14) and stream.error.followed_by_failed (§1.2) are declared with their rules and examples in their
 # section modules (conformance.sections).
 from ..sections.s1_2_error_event import ERROR_FOLLOWED_BY_FAILED as ERROR_FOLLOWED_BY_FAILED
 from ..sections.s2_1_sequence import SEQ_CONTIGUOUS as SEQ_CONTIGUOUS
@@ -47,9 +50,16 @@ from ..sections.s2_6_inside_item_values import DELTA_TYPE_FITS_ITEM as DELTA_TYP
 from ..sections.s2_7_identity import ITEM_DONE_MATCHES_ADDED as ITEM_DONE_MATCHES_ADDED
 from ..sections.s2_7_identity import ITEM_ID_MATCHES as ITEM_ID_MATCHES
 from ..sections.s2_7_identity import ITEM_ID_UNIQUE as ITEM_ID_UNIQUE
+from ..sections.s2_8_values_agree import ANNOTATIONS_MATCH as ANNOTATIONS_MATCH
+from ..sections.s2_8_values_agree import DELTAS_EQUAL_DONE as DELTAS_EQUAL_DONE
+from ..sections.s2_8_values_agree import DONE_EQUALS_PART as DONE_EQUALS_PART
+from ..sections.s2_8_values_agree import ITEM_CONTENT_MATCHES as ITEM_CONTENT_MATCHES
 from ..sections.s2_9_opaque import OPAQUE_CONSISTENT as OPAQUE_CONSISTENT
+from ..sections.s2_9_output_items import ITEM_CLOSED_BEFORE_TERMINAL as ITEM_CLOSED_BEFORE_TERMINAL
+from ..sections.s2_9_output_items import OUTPUT_EQUALS_ITEMS as OUTPUT_EQUALS_ITEMS
 from ..sections.s2_10_incomplete_last import ITEM_INCOMPLETE_LAST as ITEM_INCOMPLETE_LAST
 from ..sections.s2_11_part_fits import PART_TYPE_FITS_ITEM as PART_TYPE_FITS_ITEM
+from ..sections.s2_14_id_prefix import ITEM_ID_PREFIX as ITEM_ID_PREFIX
 from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
@@ -65,26 +75,11 @@ MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 # conformance/sections/s2_5_output_index.py
 # stream.item.id_unique, done_matches_added, item_id_matches (docs/spec.md §2.7):
 # conformance/sections/s2_7_identity.py
-ITEM_ID_PREFIX = register(
-    "stream.item.id_prefix",
-    INFO,
-    "§2.14",
-    "item ids carry OpenAI's prefix for their type (`msg_`, `rs_`, `fc_`, …)",
-)
+# stream.item.id_prefix (docs/spec.md §2.14): conformance/sections/s2_14_id_prefix.py
 # stream.item.added_state (docs/spec.md §2.6): conformance/sections/s2_6_inside_item_parts.py
-ITEM_CLOSED_BEFORE_TERMINAL = register(
-    "stream.item.closed_before_terminal",
-    MUST,
-    "§2.9 [SDK]",
-    "on `response.completed` and `response.incomplete` every added item is done",
-)
+# stream.item.closed_before_terminal (docs/spec.md §2.9): conformance/sections/s2_9_output_items.py
 # stream.item.incomplete_last (docs/spec.md §2.10): conformance/sections/s2_10_incomplete_last.py
-ITEM_CONTENT_MATCHES = register(
-    "stream.item.content_matches",
-    MUST,
-    "§2.8",
-    "the item in `output_item.done` holds the parts, text and arguments its events streamed",
-)
+# stream.item.content_matches (docs/spec.md §2.8): conformance/sections/s2_8_values_agree.py
 
 # --- stream.part.* (docs/spec.md §2.6, §2.11) ---------------------------------------------------------
 # stream.part.added_before_use, content_index, order, closed, kind_matches and stream.summary.*
@@ -94,27 +89,6 @@ ITEM_CONTENT_MATCHES = register(
 # stream.part.type_fits_item (docs/spec.md §2.11): conformance/sections/s2_11_part_fits.py
 
 # --- stream.text.* consistency (docs/spec.md §2.8, §2.9) ----------------------------------------------
-DELTAS_EQUAL_DONE = register(
-    "stream.text.deltas_equal_done",
-    MUST,
-    "§2.8",
-    "the deltas of a text, refusal, arguments, reasoning or summary value concatenate to its `.done` value",
-)
-DONE_EQUALS_PART = register(
-    "stream.text.done_equals_part",
-    MUST,
-    "§2.8",
-    "the `.done` value equals the value in `content_part.done` / `reasoning_summary_part.done`",
-)
-ANNOTATIONS_MATCH = register(
-    "stream.text.annotations_match",
-    MUST,
-    "§2.8, §1.5 [SDK]",
-    "the annotations streamed by `output_text.annotation.added`, numbered 0, 1, … by `annotation_index`, are the part's `annotations` in `content_part.done` and `output_item.done`",
-)
-OUTPUT_EQUALS_ITEMS = register(
-    "stream.output.equals_items",
-    MUST,
-    "§2.9 [SDK]",
-    "the terminal response's `output` equals the `output_item.done` items, in order (opaque fields exempt)",
-)
+# stream.text.deltas_equal_done, done_equals_part, annotations_match (docs/spec.md §2.8):
+# conformance/sections/s2_8_values_agree.py
+# stream.output.equals_items (docs/spec.md §2.9): conformance/sections/s2_9_output_items.py

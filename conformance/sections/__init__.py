@@ -46,15 +46,27 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   (``stream.arguments.order``, ``added_first``, ``stream.delta.type_fits_item``: a value's
   ``.added``, deltas and ``.done``, an event's family against its item's type);
 - :mod:`.s2_7_identity` — §2.7 identity (``stream.item.item_id_matches``,
-  ``done_matches_added``, ``id_unique``: an inner event's ``item_id``, an item's done event
-  against its added one, an added item's id against the ids before it);
+  ``done_matches_added``, ``id_unique``, ``call_identity_stable``: an inner event's ``item_id``,
+  an item's done event against its added one, an added item's id against the ids before it, a
+  call's ``call_id`` and ``name`` from its added event to its done one);
+- :mod:`.s2_8_values_agree` — §2.8 values agree (``stream.text.deltas_equal_done``,
+  ``done_equals_part``, ``annotations_match``, ``stream.item.content_matches``,
+  ``stream.logprobs.deltas_equal_done``: a value's deltas against its ``.done``, the ``.done``
+  against the closed part, streamed annotations against the part's and the item's, the finished
+  item against what was streamed, a text's logprobs against its deltas');
 - :mod:`.s2_9_opaque` — §2.9 the output's opaque fields (``stream.output.opaque_consistent``:
   non-empty in an item's ``output_item.done`` and in the terminal output alike);
+- :mod:`.s2_9_output_items` — §2.9 the output is the items
+  (``stream.item.closed_before_terminal``, ``stream.output.equals_items``: on a ``completed`` or
+  ``incomplete`` terminal every added item is done, and the terminal output is the finished
+  items, in order, opaque fields aside);
 - :mod:`.s2_10_incomplete_last` — §2.10 incomplete items (``stream.item.incomplete_last``: an
   item added after one done ``incomplete``, and an ``incomplete`` item of a Response seen whole,
   a streamed terminal or a body);
 - :mod:`.s2_11_part_fits` — §2.11 parts fit their item (``stream.part.type_fits_item``: the
   part a ``content_part.added`` opens, and each part of a Response seen whole);
+- :mod:`.s2_14_id_prefix` — §2.14 levels not stated above (``stream.item.id_prefix``: the id of
+  each item an ``output_item.added`` opens, against OpenAI's prefix for its type);
 - :mod:`.s3_1_response` — §3.1 fields and statuses (``response.schema.*``,
   ``response.incomplete_details``, ``response.failed.error``: a body's schema, a Response's
   status companions);

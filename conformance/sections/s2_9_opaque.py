@@ -21,10 +21,19 @@ from typing import Any, Protocol
 from ..catalog.registry import Level, register
 from .s2_1_sequence import _Coverage, _Report
 
-# conformance.bodies.objects.OPAQUE_FIELDS (not imported: the catalogue imports this module)
+# The opaque fields, in the order the rule reports them: the fields OpenAI itself changes between
+# `output_item.done` and the terminal output (conformance.bodies.objects re-exports them).
 _OPAQUE_FIELDS = ("encrypted_content", "fingerprint")
+OPAQUE_FIELDS = frozenset(_OPAQUE_FIELDS)
 
-__all__ = ["OPAQUE_CONSISTENT", "OpaqueState", "declare_examples", "judge_opaque_pair"]
+__all__ = [
+    "OPAQUE_CONSISTENT",
+    "OPAQUE_FIELDS",
+    "OpaqueState",
+    "declare_examples",
+    "deep_equal_except_opaque",
+    "judge_opaque_pair",
+]
 
 OPAQUE_CONSISTENT = register(
     "stream.output.opaque_consistent",
@@ -35,6 +44,18 @@ OPAQUE_CONSISTENT = register(
     "`output_item.done` or in the terminal output is a non-empty string in both (the values "
     "may differ: OpenAI re-encrypts)",
 )
+
+
+def deep_equal_except_opaque(a: Any, b: Any) -> bool:
+    """Equality of JSON values, ignoring :data:`OPAQUE_FIELDS` at any depth (SPEC §2.9)."""
+    if a == b:
+        return True
+    if isinstance(a, dict) and isinstance(b, dict):
+        keys = (a.keys() | b.keys()) - OPAQUE_FIELDS
+        return all(k in a and k in b and deep_equal_except_opaque(a[k], b[k]) for k in keys)
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return all(deep_equal_except_opaque(x, y) for x, y in zip(a, b, strict=True))
+    return False
 
 
 class OpaqueState(Protocol):

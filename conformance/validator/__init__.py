@@ -20,7 +20,6 @@ The handlers live by concern:
 - :mod:`.items` — output items, added and done;
 - :mod:`.parts` — content parts and reasoning summary parts, their text;
 - :mod:`.values` — single-valued streams (arguments, code, diffs, shell);
-- :mod:`.comparisons` — finished items and the terminal output against what was streamed;
 - :mod:`.fastpath` — the one seam of the judge's speed work, the fast path for deltas (off with
   ``fast=False``, the reference path);
 - :mod:`.model`, :mod:`.state`, :mod:`.tables` — what it remembers, and what it knows of the

@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import catalog as C
-from ..catalog.render import short
 from ..sections.s2_2_lifecycle import require_started
 from ..sections.s2_4_items_opened import (
     judge_added_twice,
@@ -29,6 +28,7 @@ from ..sections.s2_6_inside_item_parts import note_item_added as note_state_adde
 from ..sections.s2_6_inside_item_values import judge_type_fits, judge_values_done
 from ..sections.s2_6_inside_item_values import note_item_named as note_item_fits
 from ..sections.s2_7_identity import (
+    judge_call_identity,
     judge_done_matches_added,
     judge_id_unique,
     judge_item_id,
@@ -36,19 +36,21 @@ from ..sections.s2_7_identity import (
 from ..sections.s2_7_identity import note_item_added as note_identity_added
 from ..sections.s2_7_identity import note_item_done as note_identity_done
 from ..sections.s2_7_identity import note_item_named as note_item_id
+from ..sections.s2_8_values_agree import judge_item_content
+from ..sections.s2_8_values_agree import note_item_done as note_content_done
 from ..sections.s2_10_incomplete_last import judge_added_after_incomplete
 from ..sections.s2_10_incomplete_last import note_item_done as note_incomplete_done
-from .comparisons import check_item_content
+from ..sections.s2_14_id_prefix import judge_id_prefix
+from ..sections.s2_14_id_prefix import note_item_added as note_prefix_added
 from .model import MISSING, Item
 from .state import StreamState
-from .tables import ID_PREFIX, LIFECYCLE_INTERIM, fits_for
+from .tables import LIFECYCLE_INTERIM, PART_TEXT_FIELD, VALUE_STREAMS, fits_for
 
 __all__ = ["hashable", "item_for", "on_item_added", "on_item_done", "on_other"]
 
 
-# Items whose `call_id` OpenAI changes from `output_item.added` to `.done` ([REC]
-# `openai-client-tool-search.1`, `azure-client-tool-search.1.part1`: docs/spec.md §7.9).
-IDENTITY_REISSUED = frozenset({"tool_search_call"})
+# Where each single value sits in the finished item (SPEC §2.8; `None`: not held there).
+_VALUE_PATHS = {family: spec[2] for family, spec in VALUE_STREAMS.items()}
 
 
 def item_for(
@@ -97,11 +99,12 @@ def item_for(
 def on_item_added(state: StreamState, event: Mapping[str, Any], index: int) -> None:
     require_started(state, "response.output_item.added", index)
     coverage = state.coverage
-    if coverage is not None:  # §2.4, §2.5, §2.6, §2.7 (conformance.sections)
+    if coverage is not None:  # §2.4, §2.5, §2.6, §2.7, §2.14 (conformance.sections)
         note_item_opened(coverage)
         note_item_added(coverage)
         note_state_added(coverage)
         note_identity_added(coverage)
+        note_prefix_added(coverage)
     oi = event.get("output_index")
     item = event.get("item")
     if type(oi) is not int or not isinstance(item, dict):
@@ -114,9 +117,7 @@ def on_item_added(state: StreamState, event: Mapping[str, Any], index: int) -> N
         return
     if iid is not None:
         judge_id_unique(state, iid if type(iid) is str else hashable(iid), iid, index)  # §2.7
-        prefixes = ID_PREFIX.get(itype) if isinstance(itype, str) else None
-        if prefixes and isinstance(iid, str) and not iid.startswith(prefixes):
-            state._report(C.ITEM_ID_PREFIX, index, " or ".join(prefixes) + "…", iid, path="item.id")
+        judge_id_prefix(state._report, itype, iid, index)  # §2.14
     if state._incomplete_item is not None:  # §2.10: after an incomplete item (conformance.sections)
         judge_added_after_incomplete(state, itype, index)
     state._last_added = max(state._last_added, oi)
@@ -132,9 +133,10 @@ def on_item_added(state: StreamState, event: Mapping[str, Any], index: int) -> N
 
 def on_item_done(state: StreamState, event: Mapping[str, Any], index: int) -> None:
     coverage = state.coverage
-    if coverage is not None:  # §2.4, §2.7, §2.10 (conformance.sections)
+    if coverage is not None:  # §2.4, §2.7, §2.8, §2.10 (conformance.sections)
         note_item_done(coverage)
         note_identity_done(coverage)
+        note_content_done(coverage, event)
         note_incomplete_done(coverage, event)
     oi = event.get("output_index")
     done_item = event.get("item")
@@ -154,7 +156,7 @@ def on_item_done(state: StreamState, event: Mapping[str, Any], index: int) -> No
         return
     judge_done_matches_added(state, item, done_item, index)  # §2.7
     if item.identity[0] or item.identity[1]:  # a call: messages and reasoning have none
-        _check_identity(state, item, done_item, index)
+        judge_call_identity(state, coverage, item, done_item, index)  # §2.7, §7.9
     judge_parts_closed(state, item, index)  # §2.6
     for si, part in enumerate(item.summaries):
         if not part.closed:
@@ -166,34 +168,11 @@ def on_item_done(state: StreamState, event: Mapping[str, Any], index: int) -> No
                 path=f"item.summary[{si}]",
             )
     judge_values_done(state, item, index)  # §2.6
-    check_item_content(state, item, done_item, index)
+    judge_item_content(state, item, done_item, index, PART_TEXT_FIELD, _VALUE_PATHS)  # §2.8
     if item.opened_incomplete:  # §2.6: `incomplete` is terminal
         judge_done_state(state, done_item, index)
     if done_item.get("status") == "incomplete":
         state._incomplete_item = oi
-
-
-def _check_identity(
-    state: StreamState, item: Item, done_item: Mapping[str, Any], index: int
-) -> None:
-    """The `call_id` and `name` that `output_item.added` gave a call, kept by its `.done`."""
-    for key, first in zip(("call_id", "name"), item.identity, strict=True):
-        # Clients key a call by what `added` gave it (docs/spec.md §7.9); OpenAI re-issues the
-        # `call_id` of a client-executed tool search in its `.done`, the one to answer.
-        if (
-            isinstance(first, str)
-            and first
-            and done_item.get(key) != first
-            and not (isinstance(item.type, str) and item.type in IDENTITY_REISSUED)
-        ):
-            state._report(
-                C.ITEM_CALL_IDENTITY,
-                index,
-                short(first),
-                short(done_item.get(key)),
-                path=f"item.{key}",
-                message=f"`output_item.added` gave the {item.type} this `{key}`",
-            )
 
 
 def on_other(state: StreamState, event: Mapping[str, Any], etype: str, index: int) -> None:

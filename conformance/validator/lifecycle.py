@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import catalog as C
 from ..catalog.registry import Check
 from ..sections.s1_2_error_event import note_error
 from ..sections.s2_2_lifecycle import (
@@ -18,9 +17,9 @@ from ..sections.s2_2_lifecycle import (
     require_started,
 )
 from ..sections.s2_3_one_response import judge_identity, judge_interim_state
+from ..sections.s2_9_output_items import judge_closed_before_terminal, judge_output
 from ..sections.s3_4_openresponses import judge_openresponses_fields
 from ..sections.s7_8_logprobs import top_logprobs_limit
-from .comparisons import check_output, closed_by_terminal
 from .state import StreamState
 
 __all__ = ["on_error", "on_lifecycle", "on_terminal"]
@@ -56,18 +55,9 @@ def on_terminal(state: StreamState, event: Mapping[str, Any], index: int) -> Non
     judge_identity(state, response, index)
     judge_terminal_status(state, etype, response.get("status"), index)
     failed = etype == "response.failed"
-    if not failed:
-        output = response.get("output")
-        for item in state._items.values():
-            if not item.done and not closed_by_terminal(item, output):
-                state._report(
-                    C.ITEM_CLOSED_BEFORE_TERMINAL,
-                    index,
-                    f"`output_item.done` for output_index {item.output_index}",
-                    "the item is still open",
-                    path="response.output",
-                )
-    check_output(state, response, index, failed=failed)
+    if not failed:  # §2.9 (conformance.sections)
+        judge_closed_before_terminal(state, response.get("output"), index)
+    judge_output(state, response, index, failed=failed)  # §2.9
     for v in state._responses.check(response, event_index=index, path="response"):
         state._report(v.check, v.event_index, v.expected, v.actual, message=v.message, path=v.path)
 

@@ -18,9 +18,20 @@ from ..sections.s2_6_inside_item_parts import (
     note_summary,
 )
 from ..sections.s2_6_inside_item_parts import note_part_added as note_part_opened
+from ..sections.s2_8_values_agree import (
+    judge_annotation_index,
+    judge_deltas_equal_done,
+    judge_done_equals_part,
+    judge_logprobs_equal_done,
+    judge_part_annotations,
+    note_annotation_added,
+    note_part_done,
+    note_summary_part_done,
+    note_text_done,
+    note_value_done,
+)
 from ..sections.s2_11_part_fits import judge_part_added, note_part_added
 from ..sections.s7_8_logprobs import logprob_findings
-from .comparisons import first_difference, first_difference_text
 from .items import item_for
 from .model import CONTENT, SUMMARY, Frame, Item, Part
 from .slots import MAX_INDEX_GAP
@@ -195,6 +206,8 @@ def on_part_delta(state: StreamState, event: Mapping[str, Any], index: int) -> N
 
 
 def on_part_text_done(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    if state.coverage is not None:
+        note_text_done(state.coverage, event)  # §2.8 (conformance.sections)
     found = _text_part(state, event, index, ".done")
     if found is None:
         return
@@ -213,25 +226,11 @@ def on_part_text_done(state: StreamState, event: Mapping[str, Any], index: int) 
     logprobs = event.get("logprobs")
     if logprobs and isinstance(logprobs, list):
         judge_logprobs(state, logprobs, index)
-        if logprobs != part.logprobs and not part.partial:
-            state._report(
-                C.LOGPROBS_DELTAS_EQUAL_DONE,
-                index,
-                f"{len(logprobs)} token(s), as `{etype}` lists them",
-                f"{len(part.logprobs)} token(s) streamed",
-                path="logprobs",
-                message=first_difference(logprobs, part.logprobs),
-            )
+        if not part.partial:
+            judge_logprobs_equal_done(state, etype, logprobs, part.logprobs, index)  # §2.8
     part.logprobs = []
-    if streamed != value and not part.partial:
-        state._report(
-            C.DELTAS_EQUAL_DONE,
-            index,
-            short(value),
-            short(streamed),
-            path=PART_TEXT[family][0],
-            message=first_difference_text(value, streamed),
-        )
+    if not part.partial:
+        judge_deltas_equal_done(state, value, streamed, index, PART_TEXT[family][0])  # §2.8
 
 
 def judge_logprobs(state: StreamState, logprobs: list[Any], index: int) -> None:
@@ -250,26 +249,20 @@ def on_annotation_added(state: StreamState, event: Mapping[str, Any], index: int
     next element of that part's `annotations` (SPEC §2.8)."""
     if state.coverage is not None:
         note_part_text(state.coverage)  # §2.6 (conformance.sections)
+        note_annotation_added(state.coverage)  # §2.8 (conformance.sections)
     item = item_for(state, event, index)
     if item is None:
         return
     part = open_part(state, item, CONTENT, event, index, "output_text")
     if part is None:
         return
-    ai = event.get("annotation_index")
-    if type(ai) is int and ai != len(part.annotations):
-        state._report(
-            C.ANNOTATIONS_MATCH,
-            index,
-            len(part.annotations),
-            ai,
-            path="annotation_index",
-            message="annotations are numbered 0, 1, … in the order they are streamed",
-        )
+    judge_annotation_index(state, len(part.annotations), event.get("annotation_index"), index)
     part.annotations.append(event.get("annotation"))
 
 
 def on_part_done(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    if state.coverage is not None:
+        note_part_done(state.coverage, event)  # §2.8 (conformance.sections)
     item = item_for(state, event, index)
     if item is None:
         return
@@ -295,28 +288,14 @@ def on_part_done(state: StreamState, event: Mapping[str, Any], index: int) -> No
             got.get("type"),
             path="part.type",
         )
-    if part.type == "output_text" and got.get("annotations", []) != part.annotations:
-        state._report(
-            C.ANNOTATIONS_MATCH,
-            index,
-            f"{len(part.annotations)} streamed annotation(s)",
-            short(got.get("annotations")),
-            path="part.annotations",
-            message=f"content_index {ci}",
-        )
+    judge_part_annotations(state, part, got, index, "part.annotations", f"content_index {ci}")
     text_field = PART_TEXT_FIELD.get(part.type)
     if text_field is not None:
         value = got.get(text_field)
         part.closed_value = value if isinstance(value, str) else None
-        if part.done_value is not None and value != part.done_value:
-            state._report(
-                C.DONE_EQUALS_PART,
-                index,
-                short(part.done_value),
-                short(value),
-                path=f"part.{text_field}",
-                message=f"content_index {ci}",
-            )
+        if part.done_value is not None:  # §2.8
+            path, message = f"part.{text_field}", f"content_index {ci}"
+            judge_done_equals_part(state, part.done_value, value, index, path, message)
 
 
 def on_summary_added(state: StreamState, event: Mapping[str, Any], index: int) -> None:
@@ -379,6 +358,7 @@ def on_summary_delta(state: StreamState, event: Mapping[str, Any], index: int) -
 def on_summary_text_done(state: StreamState, event: Mapping[str, Any], index: int) -> None:
     if state.coverage is not None:
         note_summary(state.coverage)  # §2.6 (conformance.sections)
+        note_value_done(state.coverage)  # §2.8 (conformance.sections)
     item = item_for(state, event, index)
     if item is None:
         return
@@ -400,20 +380,14 @@ def on_summary_text_done(state: StreamState, event: Mapping[str, Any], index: in
     part.done_value = value
     streamed = "".join(part.deltas)
     part.deltas = []
-    if streamed != value and not part.partial:
-        state._report(
-            C.DELTAS_EQUAL_DONE,
-            index,
-            short(value),
-            short(streamed),
-            path="text",
-            message=first_difference_text(value, streamed),
-        )
+    if not part.partial:
+        judge_deltas_equal_done(state, value, streamed, index, "text")  # §2.8
 
 
 def on_summary_done(state: StreamState, event: Mapping[str, Any], index: int) -> None:
     if state.coverage is not None:
         note_summary(state.coverage)  # §2.6 (conformance.sections)
+        note_summary_part_done(state.coverage)  # §2.8 (conformance.sections)
     item = item_for(state, event, index)
     if item is None:
         return
@@ -432,14 +406,8 @@ def on_summary_done(state: StreamState, event: Mapping[str, Any], index: int) ->
     got = event.get("part")
     value = got.get("text") if isinstance(got, dict) else None
     part.closed_value = value if isinstance(value, str) else None
-    if part.done_value is not None and value != part.done_value:
-        state._report(
-            C.DONE_EQUALS_PART,
-            index,
-            short(part.done_value),
-            short(value),
-            path="part.text",
-        )
+    if part.done_value is not None:
+        judge_done_equals_part(state, part.done_value, value, index, "part.text")  # §2.8
 
 
 def done_event_for(part_type: str) -> str:

@@ -1,7 +1,7 @@
 """The state every rule of the stream validator reads and writes, and how a rule reports.
 
 :class:`StreamState` declares the fields that :class:`~conformance.validator.StreamValidator`
-initialises; each concern (lifecycle, items, parts, values, comparisons) is a module of plain
+initialises; each concern (lifecycle, items, parts, values) is a module of plain
 functions over it, its event handlers ``(state, event, index)`` named in the validator's one
 handler table (``core._tables``), and the concerns call each other only through the functions
 in their ``__all__``.

@@ -45,28 +45,7 @@ VALUE_STREAMS: dict[str, tuple[str, str | None, tuple[str | None, ...] | None]] 
 CHANNELS = {"response.shell_call_output_content": ("stdout", "stderr")}
 # Families whose value is opened by an `.added` event ([SDK]), the event-name prefixes and the
 # item types such events may name (SPEC §2.6): conformance.sections.s2_6_inside_item_values.
-# Observed id prefixes per item type (SPEC §2 levels: INFO).
-ID_PREFIX = {
-    "message": ("msg_",),
-    "reasoning": ("rs_",),
-    "function_call": ("fc_", "call_"),
-    "web_search_call": ("ws_",),
-    "file_search_call": ("fs_",),
-    "code_interpreter_call": ("ci_",),
-    "image_generation_call": ("ig_",),
-    "mcp_call": ("mcp_",),
-    "mcp_list_tools": ("mcpl_",),
-    "mcp_approval_request": ("mcpr_",),
-    "shell_call": ("sh_",),
-    "shell_call_output": ("sho_",),
-    "local_shell_call": ("lsh_",),
-    "apply_patch_call": ("apc_",),
-    "compaction": ("cmp_",),
-    "program": ("cm_",),
-    "program_output": ("cmo_",),
-    "tool_search_call": ("tsc_",),
-    "tool_search_output": ("tso_",),
-}
+# Observed id prefixes per item type (SPEC §2.14): conformance.sections.s2_14_id_prefix.
 
 
 # [OR] `schema/events.tsp`: the streaming events Open Responses defines; any other event type

@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import catalog as C
-from ..catalog.render import short
 from ..sections.s2_6_inside_item_values import (
     judge_added_again,
     judge_after_done,
@@ -16,7 +14,7 @@ from ..sections.s2_6_inside_item_values import (
     judge_not_added,
     note_value,
 )
-from .comparisons import first_difference_text
+from ..sections.s2_8_values_agree import judge_deltas_equal_done, note_value_done
 from .items import item_for
 from .model import Item
 from .state import StreamState
@@ -82,6 +80,8 @@ def on_value_delta(state: StreamState, event: Mapping[str, Any], index: int) -> 
 
 
 def on_value_done(state: StreamState, event: Mapping[str, Any], index: int) -> None:
+    if state.coverage is not None:
+        note_value_done(state.coverage)  # §2.8 (conformance.sections)
     found = _value_slot(state, event, index)
     if found is None:
         return
@@ -104,15 +104,7 @@ def on_value_done(state: StreamState, event: Mapping[str, Any], index: int) -> N
         return
     streamed = "".join(deltas)
     deltas.clear()
-    if streamed != value:
-        state._report(
-            C.DELTAS_EQUAL_DONE,
-            index,
-            short(value),
-            short(streamed),
-            path=VALUE_STREAMS[family][0],
-            message=first_difference_text(value, streamed),
-        )
+    judge_deltas_equal_done(state, value, streamed, index, VALUE_STREAMS[family][0])  # §2.8
 
 
 def _channels_done(
@@ -136,13 +128,5 @@ def _channels_done(
         )
         tag = channel + "\x00"
         streamed = "".join(d[len(tag) :] for d in deltas if d.startswith(tag))
-        if streamed != want:
-            state._report(
-                C.DELTAS_EQUAL_DONE,
-                index,
-                short(want),
-                short(streamed),
-                path=f"output[].{channel}",
-                message=first_difference_text(want, streamed),
-            )
+        judge_deltas_equal_done(state, want, streamed, index, f"output[].{channel}")  # §2.8
     deltas.clear()

@@ -213,6 +213,16 @@ _INSIDE_ITEM = {
 }
 _INCOMPLETE = "stream.item.incomplete_last"
 _PART_FITS = "stream.part.type_fits_item"
+_ID_PREFIX = "stream.item.id_prefix"
+_CALL_IDENTITY = "stream.item.call_identity_stable"
+_OUTPUT_ITEMS = {"stream.item.closed_before_terminal", "stream.output.equals_items"}
+_VALUES_AGREE = {
+    "stream.text.deltas_equal_done",
+    "stream.text.done_equals_part",
+    "stream.text.annotations_match",
+    "stream.logprobs.deltas_equal_done",
+}
+_CONTENT = "stream.item.content_matches"
 _ADDED = "response.output_item.added"
 _INTERIM = {"response.created", "response.queued", "response.in_progress"}
 _TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
@@ -345,6 +355,113 @@ def _holds_parts(events: list[dict[str, Any]]) -> bool:
     )
 
 
+def _named_call(item: Any) -> bool:
+    """An item `output_item.added` gave a `call_id` or `name` (a tool search's `call_id` is
+    re-issued in its `.done`: docs/spec.md §7.9)."""
+    return (
+        isinstance(item, dict)
+        and item.get("type") != "tool_search_call"
+        and any(isinstance(item.get(k), str) and item.get(k) for k in ("call_id", "name"))
+    )
+
+
+def _call_identity_table(events: list[dict[str, Any]]) -> bool:
+    """What the table said of §2.7's call identity: an item added with a `call_id` or `name`,
+    and an item (any) done."""
+    added = any(e.get("type") == _ADDED and _named_call(e.get("item")) for e in events)
+    return added and any(e.get("type") == "response.output_item.done" for e in events)
+
+
+def _call_done(events: list[dict[str, Any]]) -> bool:
+    """Where the rule evaluates: the `output_item.done` of an item added with a `call_id` or
+    `name`, which it compares with them."""
+    named = {
+        e.get("output_index") for e in events if e.get("type") == _ADDED and _named_call(e["item"])
+    }
+    return any(
+        e.get("type") == "response.output_item.done" and e.get("output_index") in named
+        for e in events
+    )
+
+
+def _output_items_table(events: list[dict[str, Any]]) -> set[str]:
+    """What the table said of the §2.9 checks: every item closed once an item was added and the
+    stream ended `completed` or `incomplete`, the output compared once it ended and an item was
+    done."""
+    types = [e["type"] for e in events if isinstance(e.get("type"), str)]
+    terminal = [t for t in types if t in _TERMINAL]
+    out = set()
+    if _ADDED in types and terminal and terminal[-1] != "response.failed":
+        out.add("stream.item.closed_before_terminal")
+    if terminal and "response.output_item.done" in types:
+        out.add("stream.output.equals_items")
+    return out
+
+
+# The `.done` events of a value with deltas (a part's text, a summary's, a single value).
+_VALUE_DONE = tuple(
+    f"response.{family}.done"
+    for family in (
+        "output_text", "refusal", "reasoning_text", "reasoning_summary_text",
+        "function_call_arguments", "custom_tool_call_input", "mcp_call_arguments",
+        "code_interpreter_call_code", "apply_patch_call_operation_diff", "shell_call_command",
+        "shell_call_output_content",
+    )
+)  # fmt: skip
+
+
+def _annotated(parts: Any) -> bool:
+    return isinstance(parts, list) and any(
+        isinstance(p, dict) and p.get("annotations") for p in parts
+    )
+
+
+def _values_agree_table(events: list[dict[str, Any]]) -> set[str]:
+    """What the table said of the §2.8 checks but content_matches: a value's `.done`, a part's
+    or summary part's `.done`, annotations streamed or held by a part or a finished item, an
+    `output_text.done` with logprobs."""
+    out = set()
+    for e in events:
+        etype = e.get("type")
+        if not isinstance(etype, str):
+            continue
+        if etype in _VALUE_DONE:
+            out.add("stream.text.deltas_equal_done")
+        if etype in ("response.content_part.done", "response.reasoning_summary_part.done"):
+            out.add("stream.text.done_equals_part")
+        if (
+            etype == "response.output_text.annotation.added"
+            or (etype == "response.content_part.done" and _annotated([e.get("part")]))
+            or (
+                etype == "response.output_item.done"
+                and isinstance(e.get("item"), dict)
+                and _annotated(e["item"].get("content"))
+            )
+        ):
+            out.add("stream.text.annotations_match")
+        logprobs = e.get("logprobs")
+        if etype == "response.output_text.done" and logprobs and isinstance(logprobs, list):
+            out.add("stream.logprobs.deltas_equal_done")
+    return out
+
+
+def _content_table(events: list[dict[str, Any]]) -> bool:
+    """What the table said of content_matches: an item done, and an event inside an item."""
+    types = {e["type"] for e in events if isinstance(e.get("type"), str)}
+    return "response.output_item.done" in types and any(t.startswith(_INNER) for t in types)
+
+
+def _content_compared(events: list[dict[str, Any]]) -> bool:
+    """Where the rule runs: an `output_item.done` after an event inside an item."""
+    inner = False
+    for e in events:
+        etype = e.get("type")
+        if etype == "response.output_item.done" and inner:
+            return True
+        inner = inner or (isinstance(etype, str) and etype.startswith(_INNER))
+    return False
+
+
 def _carries_opaque(events: list[dict[str, Any]]) -> bool:
     return any(
         e.get("type") == "response.output_item.done"
@@ -370,7 +487,9 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
         | _ITEMS_OPENED
         | _IDENTITY_ITEMS
         | _INSIDE_ITEM
-        | {_OPAQUE, _ERROR, _INCOMPLETE, _PART_FITS}
+        | _OUTPUT_ITEMS
+        | _VALUES_AGREE
+        | {_OPAQUE, _ERROR, _INCOMPLETE, _PART_FITS, _ID_PREFIX, _CALL_IDENTITY, _CONTENT}
     )
     for recording in load_recordings():
         assert exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
@@ -394,6 +513,32 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
             assert (_INCOMPLETE in got) == _holds_incomplete(events), recording.name
             # §2.11: applied where a part opens, or the terminal output holds an item's parts
             assert (_PART_FITS in got) == _holds_parts(events), recording.name
+            # §2.14: applied at every `output_item.added`, as the table said
+            added_any = any(e.get("type") == _ADDED for e in events)
+            assert (_ID_PREFIX in got) == added_any, recording.name
+            assert got & _OUTPUT_ITEMS == _output_items_table(events), recording.name
+            assert got & _VALUES_AGREE == _values_agree_table(events), recording.name
+        # §2.7's call identity: applied at the `output_item.done` of a call added with a
+        # `call_id` or `name`, which is what the table said of every whole recording; a stream
+        # cut before that done event, after another item's, has had nothing compared (the table
+        # counted any item done).
+        assert _call_done(recording.events) == _call_identity_table(recording.events)
+        # §2.8's content_matches: applied at an `output_item.done` once the stream carried an
+        # event inside an item, which is what the table said of every whole recording; a stream
+        # cut after an item done with nothing streamed (a reasoning item), inside the next one,
+        # has had nothing compared yet (the table counted an event inside an item anywhere).
+        assert _content_compared(recording.events) == _content_table(recording.events)
+        done = [
+            i
+            for i, e in enumerate(recording.events)
+            if e.get("type") == "response.output_item.done"
+        ]
+        for n in (len(recording.events), *done, *(i + 1 for i in done)):
+            events = recording.events[:n]
+            got = exercised(events)
+            assert (_CALL_IDENTITY in got) == _call_done(events), recording.name
+            assert (_CONTENT in got) == _content_compared(events), recording.name
+            assert got & _VALUES_AGREE == _values_agree_table(events), recording.name
         one = exercised(recording.events[:1])
         assert one >= _SEQUENCE and not _IDENTITY & one, recording.name
         if all("response" in e for e in recording.events[:2]):
