@@ -4,9 +4,10 @@ evidence."""
 
 from __future__ import annotations
 
-# response.item.status_completed (docs/spec.md §7.7) and response.logprobs.delivered,
-# .nonpositive and .top_count (§7.8) are declared with their rules and examples in their section
-# modules (conformance.sections).
+# event.type.openresponses (docs/spec.md §1.3), response.item.status_completed (§7.7) and
+# response.logprobs.delivered, .nonpositive and .top_count (§7.8) are declared with their rules
+# and examples in their section modules (conformance.sections).
+from ..sections.s1_3_unknown_types import EVENT_TYPE_OPENRESPONSES as EVENT_TYPE_OPENRESPONSES
 from ..sections.s7_7_item_status import ITEM_STATUS_COMPLETED as ITEM_STATUS_COMPLETED
 from ..sections.s7_8_logprobs import LOGPROBS_DELIVERED as LOGPROBS_DELIVERED
 from ..sections.s7_8_logprobs import LOGPROBS_NONPOSITIVE as LOGPROBS_NONPOSITIVE
@@ -28,12 +29,4 @@ LOGPROBS_DELTAS_EQUAL_DONE = register(
     "§2.8, §7.8 [REC]",
     "the `logprobs` of a part's `output_text.delta` events, concatenated, equal the `logprobs` of "
     "its `output_text.done` when that event carries any",
-)
-EVENT_TYPE_OPENRESPONSES = register(
-    "event.type.openresponses",
-    MUST,
-    "§1.3, §7.10 [OR]",
-    "Open Responses: every event type is one the Open Responses spec defines, or an extension "
-    "prefixed with its implementor's slug (`acme:trace_event`)",
-    profile="openresponses",
 )

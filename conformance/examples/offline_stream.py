@@ -9,7 +9,6 @@ from .build import (
     at,
     call_stream,
     drop,
-    insert,
     retext,
     text_stream,
 )
@@ -134,18 +133,4 @@ example(
     "stream.logprobs.deltas_equal_done",
     S(lambda: _with_logprobs(-0.5), "the delta's token -0.25, the `.done`'s -0.5"),
     S(lambda: _with_logprobs(-0.25)),
-)
-example(
-    "event.type.openresponses",
-    S(
-        lambda: insert(text_stream(), 2, {"type": "response.keepalive"}),
-        "an event type Open Responses does not define, without a vendor prefix",
-        profiles=OR,
-    ),
-    S(
-        lambda: insert(text_stream(), 2, {"type": "acme:keepalive"}),
-        "the same extension, prefixed with its implementor's slug",
-        profiles=OR,
-    ),
-    also={"event.type.known"},
 )

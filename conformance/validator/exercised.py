@@ -64,7 +64,6 @@ _VALUE_DONE = (
 class Coverage:
     """What one stream held, as far as the rules care: event types, items, parts, annotations."""
 
-    profiles: frozenset[str] = frozenset({"core"})
     events: int = 0
     types: set[str] = field(default_factory=set)
     lifecycle: int = 0  # lifecycle events seen
@@ -120,11 +119,6 @@ class Coverage:
         if not self.events and not self.types:
             return out
         types = self.types
-        out |= {
-            "event.type.present", "event.type.known", "event.type.nonstandard",
-            "event.schema.required", "event.schema.type", "event.schema.value",
-            "event.schema.enum",
-        }  # fmt: skip
         inner = {
             t for t in types if t.startswith(_FAMILIES) or t.startswith("response.content_part.")
         }
@@ -146,8 +140,6 @@ class Coverage:
             out.add("stream.item.call_identity_stable")
         if self.done_logprobs:
             out.add("stream.logprobs.deltas_equal_done")
-        if "openresponses" in self.profiles:
-            out.add("event.type.openresponses")
         return with_family(out)
 
 
