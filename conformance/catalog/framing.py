@@ -3,8 +3,16 @@
 
 from __future__ import annotations
 
-# Declared with its rule and examples in its section module (conformance.sections).
+# Declared with their rules and examples in their section modules (conformance.sections): the
+# event.* checks, one event on its own (docs/spec.md §1, §1.3, §1a).
 from ..sections.s1_1_json_numbers import JSON_NUMBER as JSON_NUMBER
+from ..sections.s1_3_unknown_types import EVENT_TYPE_KNOWN as EVENT_TYPE_KNOWN
+from ..sections.s1_3_unknown_types import EVENT_TYPE_NONSTANDARD as EVENT_TYPE_NONSTANDARD
+from ..sections.s1_stream_events import EVENT_TYPE_PRESENT as EVENT_TYPE_PRESENT
+from ..sections.s1a_schemas import EVENT_SCHEMA_ENUM as EVENT_SCHEMA_ENUM
+from ..sections.s1a_schemas import EVENT_SCHEMA_REQUIRED as EVENT_SCHEMA_REQUIRED
+from ..sections.s1a_schemas import EVENT_SCHEMA_TYPE as EVENT_SCHEMA_TYPE
+from ..sections.s1a_schemas import EVENT_SCHEMA_VALUE as EVENT_SCHEMA_VALUE
 from .registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
@@ -73,48 +81,4 @@ SSE_LIMIT_DEPTH = register(
     "§5",
     "no event, body or WebSocket frame nests arrays and objects more than 64 levels deep (the "
     "judge's limit, the servers' too: docs/limits.md; OpenAI's deepest recorded event nests 11)",
-)
-
-# --- event.*: one event on its own (docs/spec.md §1, §1a) ---------------------------------------------
-EVENT_TYPE_PRESENT = register(
-    "event.type.present",
-    MUST,
-    "§1",
-    "every event is a JSON object with a string `type`",
-)
-EVENT_TYPE_KNOWN = register(
-    "event.type.known",
-    INFO,
-    "§1.3",
-    "event types outside OpenAI's documented union are reported (OpenAI itself sends some)",
-)
-EVENT_TYPE_NONSTANDARD = register(
-    "event.type.nonstandard",
-    SHOULD,
-    "§1.3, decision; KB24",
-    "event names known to be wrong (e.g. `response.reasoning_part.added`) are not used",
-)
-EVENT_SCHEMA_REQUIRED = register(
-    "event.schema.required",
-    MUST,
-    "§1a [OAPI] ResponseStreamEvent",
-    "every field OpenAI's schema requires is present (with §1a's relaxations)",
-)
-EVENT_SCHEMA_TYPE = register(
-    "event.schema.type",
-    MUST,
-    "§1a [OAPI] ResponseStreamEvent",
-    "every field has the type OpenAI's schema gives it",
-)
-EVENT_SCHEMA_VALUE = register(
-    "event.schema.value",
-    MUST,
-    "§1a, §7.5 [OAPI] ResponseStreamEvent",
-    "constant and discriminator fields have the value OpenAI's schema gives them",
-)
-EVENT_SCHEMA_ENUM = register(
-    "event.schema.enum",
-    INFO,
-    "§1a (enumerations are open)",
-    "enumerated fields use a value OpenAI's schema lists",
 )

@@ -60,7 +60,7 @@ from ..sections.s2_9_output_items import OUTPUT_EQUALS_ITEMS as OUTPUT_EQUALS_IT
 from ..sections.s2_10_incomplete_last import ITEM_INCOMPLETE_LAST as ITEM_INCOMPLETE_LAST
 from ..sections.s2_11_part_fits import PART_TYPE_FITS_ITEM as PART_TYPE_FITS_ITEM
 from ..sections.s2_14_id_prefix import ITEM_ID_PREFIX as ITEM_ID_PREFIX
-from .registry import Level, register
+from .registry import Level
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from .build import (
-    at,
-    insert,
     sse,
     text_stream,
-    without,
 )
 from .registry import example
-from .stream_samples import OR, R, S, replace_bytes
+from .stream_samples import OR, R, replace_bytes
 
 
 def _deep(depth: int) -> bytes:
@@ -77,47 +74,4 @@ example(
     R(lambda: _deep(64), "`response.completed` holds a list nested 64 levels deep: 65 in all"),
     R(lambda: _deep(63)),
     also={"stream.lifecycle.terminal_present"},
-)
-
-# --- event.* -------------------------------------------------------------------------------------
-example(
-    "event.type.present",
-    S(lambda: at(text_stream(), "response.output_text.done", "type", None)),
-    S(text_stream),
-    also={"stream.part.order.done_before_part_done"},
-)
-example(
-    "event.type.known",
-    S(
-        lambda: insert(text_stream(), 2, {"type": "response.acme.progress"}),
-        "an event type no source documents",
-    ),
-    S(text_stream),
-)
-example(
-    "event.type.nonstandard",
-    S(lambda: insert(text_stream(), 4, {"type": "response.reasoning_part.added", "item_id": "msg_example",
-                                        "output_index": 0, "content_index": 0}),
-      "vLLM's name for a reasoning content part"),
-    S(text_stream),
-)  # fmt: skip
-example(
-    "event.schema.required",
-    S(lambda: without(text_stream(), "response.output_text.done", "logprobs")),
-    S(text_stream),
-)
-example(
-    "event.schema.type",
-    S(lambda: at(text_stream(), "response.output_text.done", "logprobs", {})),
-    S(text_stream),
-)
-example(
-    "event.schema.value",
-    S(lambda: at(text_stream(), "response.created", "response.object", "chat.completion")),
-    S(text_stream),
-)
-example(
-    "event.schema.enum",
-    S(lambda: at(text_stream(), "response.created", "response.service_tier", "turbo")),
-    S(text_stream),
 )

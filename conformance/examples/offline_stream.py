@@ -4,16 +4,6 @@
 
 from __future__ import annotations
 
-from .build import (
-    Event,
-    at,
-    call_stream,
-    drop,
-    insert,
-    retext,
-    text_stream,
-)
-from .registry import example
 from .stream_samples import OR, R, S
 
 # The helpers other example modules used from here before the split, kept importable.
@@ -60,18 +50,5 @@ __all__ = ["OR", "R", "S"]
 # --- judge-truth: stream rules clients enforce (docs/spec.md §7.8–§7.10) -------------------------
 
 # stream.item.call_identity_stable: with its rule, in conformance.sections.s2_7_identity;
-# stream.logprobs.deltas_equal_done in conformance.sections.s2_8_values_agree.
-example(
-    "event.type.openresponses",
-    S(
-        lambda: insert(text_stream(), 2, {"type": "response.keepalive"}),
-        "an event type Open Responses does not define, without a vendor prefix",
-        profiles=OR,
-    ),
-    S(
-        lambda: insert(text_stream(), 2, {"type": "acme:keepalive"}),
-        "the same extension, prefixed with its implementor's slug",
-        profiles=OR,
-    ),
-    also={"event.type.known"},
-)
+# stream.logprobs.deltas_equal_done in conformance.sections.s2_8_values_agree;
+# event.type.openresponses in conformance.sections.s1_3_unknown_types.

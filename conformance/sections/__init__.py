@@ -15,10 +15,15 @@ A section module holds, for the checks of one section of docs/spec.md:
 
 Adding a check to a section touches its module, and docs/spec.md if the clause is new.
 
+- :mod:`.s1_stream_events` — §1 stream events (``event.type.present``: every event an object
+  with a string ``type``);
 - :mod:`.s1_1_json_numbers` — §1.1 framing (``sse.data.json_number``: no ``NaN`` or
   ``Infinity`` where RFC 8259 §6 has none; the rule is the judge's JSON parser's strict fallback);
 - :mod:`.s1_2_error_event` — §1.2 the error event (``stream.error.followed_by_failed``: the
   next event after an ``error`` is ``response.failed``);
+- :mod:`.s1_3_unknown_types` — §1.3 unknown event types (``event.type.known``,
+  ``nonstandard``, ``openresponses``: a type outside the documented union, a name known to be
+  wrong, a type Open Responses does not define);
 - :mod:`.s1_5_annotations` — §1.5 annotations (``stream.annotation.offsets``: a finished
   ``output_text`` part's citations against its text, handed over by the per-tool rules);
 - :mod:`.s1_7_custom_input` — §1.7 custom tools (``response.custom_tool_call.grammar``: a
@@ -26,6 +31,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   whose rule is the suite's case);
 - :mod:`.s1_7_hosted_tools` — §1.7 hosted tool calls (``stream.hosted.*``,
   ``stream.image.partial_image_index``): the stream validator's per-tool rules;
+- :mod:`.s1a_schemas` — §1a schemas (``event.schema.*``: an event of a documented type held to
+  OpenAI's schema for it; the rule is the judge's schema validator);
 - :mod:`.s2_1_sequence` — §2.1 sequence numbers (``stream.sequence.*``);
 - :mod:`.s2_2_lifecycle` — §2.2 lifecycle (``stream.lifecycle.*``,
   ``stream.response.terminal_status``: the rules judge each lifecycle and terminal event's place,
@@ -111,8 +118,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   registers its check and rule with :func:`.accumulators.stream_accumulator`: the replay
   judges that client's streams by it.
 
-A module named ``s<section>_<name>.py`` is found here by its name (:data:`SECTIONS`); a new one
-needs no line in this package.
+A module named ``s<section>_<name>.py`` (``s1a_schemas``: §1a) is found here by its name
+(:data:`SECTIONS`); a new one needs no line in this package.
 
 :mod:`.against_request` runs the rules that judge an answer against its request (§1.7, §4.7, §7.8)
 for every judge that has the request.
@@ -144,7 +151,7 @@ def _order(name: str) -> list[int | str]:
 SECTIONS: tuple[ModuleType, ...] = tuple(
     importlib.import_module(f"{__name__}.{name}")
     for name in sorted(
-        (m.name for m in pkgutil.iter_modules(__path__) if re.fullmatch(r"s\d+_\w+", m.name)),
+        (m.name for m in pkgutil.iter_modules(__path__) if re.fullmatch(r"s\d+[a-z]?_\w+", m.name)),
         key=_order,
     )
 )

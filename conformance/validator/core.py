@@ -14,10 +14,16 @@ from typing import Any
 from .. import catalog as C
 from ..bodies.objects import ResponseChecker
 from ..catalog.registry import Violation
-from ..schema import OPENRESPONSES_SCHEMAS, SCHEMAS, SchemaIssue, SchemaValidator
+from ..schema import OPENRESPONSES_SCHEMAS, SCHEMAS, SchemaValidator
 from ..sections.s1_2_error_event import judge_after_error, judge_error_unanswered
+from ..sections.s1_3_unknown_types import judge_nonstandard, judge_not_openresponses, judge_unknown
+from ..sections.s1_3_unknown_types import note_typed as note_typed_type
 from ..sections.s1_7_hosted_tools import ToolRules
 from ..sections.s1_7_hosted_tools import wanted as tool_rules_want
+from ..sections.s1_stream_events import judge_not_an_object, judge_untyped
+from ..sections.s1_stream_events import note_typed as note_typed_event
+from ..sections.s1a_schemas import judge_schema_issues
+from ..sections.s1a_schemas import note_typed as note_typed_schema
 from ..sections.s2_1_sequence import judge_sequence
 from ..sections.s2_2_lifecycle import (
     judge_after_terminal,
@@ -34,7 +40,6 @@ from .tables import (
     NONSTANDARD,
     OPENRESPONSES_EVENTS,
     PART_TEXT,
-    SCHEMA_EVENT_CHECKS,
     VALUE_STREAMS,
 )
 
@@ -102,7 +107,7 @@ class StreamValidator(StreamState):
             schemas = OPENRESPONSES_SCHEMAS if "openresponses" in self.profiles else SCHEMAS
         self._schemas = schemas
         # What the rules were applied to (`exercised`), when the caller asks: the live suite.
-        self.coverage = Coverage(profiles=self.profiles) if coverage else None
+        self.coverage = Coverage() if coverage else None
         self._responses = ResponseChecker(
             profiles=self.profiles,
             max_output_tokens=max_output_tokens,
@@ -159,11 +164,11 @@ class StreamValidator(StreamState):
         if self._closed:
             raise RuntimeError("feed() after close()")
         if not isinstance(event, dict):
-            self._report(C.EVENT_TYPE_PRESENT, index, "a JSON object", type(event).__name__)
+            judge_not_an_object(self._report, event, index)  # §1 (conformance.sections)
             return self.violations[start:]
         etype = event.get("type")
         if not isinstance(etype, str):
-            self._report(C.EVENT_TYPE_PRESENT, index, "a string `type`", etype, path="type")
+            judge_untyped(self._report, etype, index)  # §1
             judge_sequence(self, event, index)
             return self.violations[start:]
         seq = event.get("sequence_number")
@@ -189,26 +194,20 @@ class StreamValidator(StreamState):
                 issues = ()
                 self._too_deep(index)
             if issues:
-                self._schema_issues(issues, index)
+                judge_schema_issues(self._report, issues, index)  # §1a (conformance.sections)
         elif etype in self._known_types:
             pass  # a documented type without a compiled predicate: no issue to report
         elif etype in NONSTANDARD:
-            self._report(
-                C.EVENT_TYPE_NONSTANDARD,
-                index,
-                "`response.content_part.*` with a `reasoning_text` part",
-                etype,
-            )
+            judge_nonstandard(self._report, etype, index)  # §1.3
         else:
-            self._report(C.EVENT_TYPE_KNOWN, index, "a documented event type", etype)
+            judge_unknown(self._report, etype, index)  # §1.3
         if self._openresponses and etype not in OPENRESPONSES_EVENTS and ":" not in etype:
-            self._report(
-                C.EVENT_TYPE_OPENRESPONSES,
-                index,
-                "an Open Responses event type, or `<implementor>:<name>`",
-                etype,
-                path="type",
-            )
+            judge_not_openresponses(self._report, etype, index)  # §1.3
+        coverage = self.coverage
+        if coverage is not None:  # §1, §1.3, §1a: the event's type and schema were judged
+            note_typed_event(coverage)
+            note_typed_type(coverage, self._openresponses)
+            note_typed_schema(coverage)
         handler = self._handlers.get(etype)
         try:
             if handler is not None:
@@ -283,16 +282,6 @@ class StreamValidator(StreamState):
             for part in item.parts:
                 total += len(part.annotations)
         return total
-
-    def _schema_issues(self, issues: Iterable[SchemaIssue], index: int) -> None:
-        for issue in issues:
-            self._report(
-                SCHEMA_EVENT_CHECKS[issue.kind],
-                index,
-                issue.expected,
-                issue.actual,
-                path=issue.path,
-            )
 
 
 _Tables = tuple[

@@ -36,7 +36,6 @@ _LIFECYCLE = frozenset(
 class Coverage:
     """What one stream held, as far as the rules care: event types, items, parts, annotations."""
 
-    profiles: frozenset[str] = frozenset({"core"})
     events: int = 0
     types: set[str] = field(default_factory=set)
     lifecycle: int = 0  # lifecycle events seen
@@ -64,11 +63,4 @@ class Coverage:
         out: set[str] = set(self.applied)
         if not self.events and not self.types:
             return out
-        out |= {
-            "event.type.present", "event.type.known", "event.type.nonstandard",
-            "event.schema.required", "event.schema.type", "event.schema.value",
-            "event.schema.enum",
-        }  # fmt: skip
-        if "openresponses" in self.profiles:
-            out.add("event.type.openresponses")
         return with_family(out)

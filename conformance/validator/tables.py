@@ -3,21 +3,12 @@ values and item types. Data only; the rules that use it live in the sibling modu
 
 from __future__ import annotations
 
-from .. import catalog as C
-from ..catalog.registry import Check
 from ..sections.s2_6_inside_item_values import ADDED_FIRST as ADDED_FIRST
 from ..sections.s2_6_inside_item_values import fits_for as fits_for
 
 LIFECYCLE_INTERIM = ("response.created", "response.queued", "response.in_progress")
 # vLLM's names for what OpenAI sends as content_part.* with a reasoning_text part (SPEC §1, KB24).
 NONSTANDARD = frozenset({"response.reasoning_part.added", "response.reasoning_part.done"})
-
-SCHEMA_EVENT_CHECKS: dict[str, Check] = {
-    "required": C.EVENT_SCHEMA_REQUIRED,
-    "type": C.EVENT_SCHEMA_TYPE,
-    "value": C.EVENT_SCHEMA_VALUE,
-    "enum": C.EVENT_SCHEMA_ENUM,
-}
 
 # Part-framed text kinds: event family -> (delta field, done field, the part type it writes to).
 PART_TEXT = {

@@ -180,6 +180,12 @@ def _judged_against_its_request(check: Check, failing: Sample, passing: Sample) 
 _SEQUENCE = {"stream.sequence.present", "stream.sequence.start", "stream.sequence.contiguous"}
 _IDENTITY = {"stream.response.id_stable", "stream.response.created_at_stable"}
 _OPAQUE = "stream.output.opaque_consistent"
+# §1, §1.3, §1a: one event on its own (its type, its schema)
+_EVENT = {
+    "event.type.present", "event.type.known", "event.type.nonstandard", "event.schema.required",
+    "event.schema.type", "event.schema.value", "event.schema.enum",
+}  # fmt: skip
+_OPENRESPONSES_TYPES = "event.type.openresponses"
 _ERROR = "stream.error.followed_by_failed"
 _LIFECYCLE = {
     "stream.lifecycle.created_first",
@@ -489,7 +495,9 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
         | _INSIDE_ITEM
         | _OUTPUT_ITEMS
         | _VALUES_AGREE
+        | _EVENT
         | {_OPAQUE, _ERROR, _INCOMPLETE, _PART_FITS, _ID_PREFIX, _CALL_IDENTITY, _CONTENT}
+        | {_OPENRESPONSES_TYPES}
     )
     for recording in load_recordings():
         assert exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
@@ -509,6 +517,10 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
             assert got & _ITEMS_OPENED == _items_opened_table(events), recording.name
             assert got & _IDENTITY_ITEMS == _identity_table(events), recording.name
             assert got & _INSIDE_ITEM == _inside_item_table(events), recording.name
+            # §1, §1.3, §1a: as the table said, for any stream with a typed event judged; the
+            # Open Responses names only under their profile
+            assert got & _EVENT == (_EVENT if events else set()), recording.name
+            assert _OPENRESPONSES_TYPES not in got, recording.name
             # §2.10: applied where an item is done `incomplete` or the terminal output holds one
             assert (_INCOMPLETE in got) == _holds_incomplete(events), recording.name
             # §2.11: applied where a part opens, or the terminal output holds an item's parts
@@ -560,6 +572,23 @@ _TOOLS = {
     "stream.hosted.failed_status",
     "stream.image.partial_image_index",
 }
+
+
+def test_the_event_checks_are_applied_on_typed_events_and_openresponses_under_its_profile() -> None:
+    recording = load_recordings()[0]
+    validator = StreamValidator(coverage=True, profiles=("core", "openresponses"))
+    for event in recording.events[:2]:
+        validator.feed(event)
+    validator.close()
+    assert validator.exercised >= _EVENT | {_OPENRESPONSES_TYPES}
+    # events without a string type: none of them was looked up or held to a schema; the one
+    # check they break is exercised by its report
+    untyped = StreamValidator(coverage=True, profiles=("core", "openresponses"))
+    for event in ({"sequence_number": 0}, ["not", "an", "object"]):
+        untyped.feed(event)
+    untyped.close()
+    assert untyped.exercised & (_EVENT | {_OPENRESPONSES_TYPES}) == {"event.type.present"}
+    assert "event.type.present" in {v.check.id for v in untyped.violations}
 
 
 def test_a_resumed_stream_applies_created_first_only_where_it_reports() -> None:
