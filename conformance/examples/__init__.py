@@ -46,7 +46,7 @@ from ..sections import declare_examples as _declare_section_examples
 _declare_section_examples()
 
 # isort: split
-from . import offline_stream, websocket  # noqa: F401, E402
+from . import websocket  # noqa: F401, E402
 
 __all__ = ["EXAMPLES", "Example", "Sample", "example", "judge", "render"]
 
