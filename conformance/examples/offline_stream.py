@@ -1,6 +1,6 @@
-"""Examples of the stream checks (``stream.*``; the framing and event checks' are in
-:mod:`.offline_framing`, the refinements of ``stream.part.order`` / ``stream.summary.order`` in
-:mod:`.offline_refinements`): see :mod:`.`."""
+"""Examples of the stream checks (``stream.*``; the framing and event checks' are in their
+section modules, :mod:`conformance.sections`, the refinements of ``stream.part.order`` /
+``stream.summary.order`` in :mod:`.offline_refinements`): see :mod:`.`."""
 
 from __future__ import annotations
 
