@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .. import catalog as C
 from ..catalog.registry import Check, Violation
 from ..schema import SCHEMAS, SchemaValidator
 from ..sections.s2_9_opaque import OPAQUE_FIELDS as OPAQUE_FIELDS
@@ -25,6 +24,7 @@ from ..sections.s3_1_response import judge_response_schema, judge_status
 from ..sections.s3_2_usage import judge_usage
 from ..sections.s3_4_openresponses import judge_openresponses_fields
 from ..sections.s4_4_errors import judge_error_body
+from ..sections.s5_limits import too_deep_to_follow
 from ..sections.s7_7_item_status import judge_item_status
 from ..sections.s7_8_logprobs import logprob_findings, top_logprobs_limit
 
@@ -133,16 +133,8 @@ def validate_response_body(
         )
         out.extend(checker.check(body))
     except RecursionError:
-        out.append(_too_deep())
+        out.append(too_deep_to_follow())  # §5 (conformance.sections)
     return out
-
-
-def _too_deep() -> Violation:
-    return C.SSE_LIMIT_DEPTH.violation(
-        expected="JSON the judge can follow",
-        actual="a value nested too deeply",
-        message="the body was judged only as far as the judge could follow it",
-    )
 
 
 def validate_error_body(
@@ -157,4 +149,4 @@ def validate_error_body(
     try:
         return judge_error_body(body, schemas or SCHEMAS, applied)
     except RecursionError:
-        return [_too_deep()]
+        return [too_deep_to_follow()]  # §5 (conformance.sections)

@@ -32,7 +32,7 @@ from ..sections.s4_5_conversations import (
     judge_item_list,
 )
 from ..sections.s4_6_compaction import judge_compaction
-from .objects import _too_deep
+from ..sections.s5_limits import too_deep_to_follow
 
 __all__ = [
     "STATE_OBJECTS",
@@ -73,7 +73,7 @@ def validate_state_body(
     try:
         return _validate(dict(body), kind, schemas or SCHEMAS, applied)
     except RecursionError:
-        return [_too_deep()]
+        return [too_deep_to_follow()]  # §5 (conformance.sections)
 
 
 def _validate(

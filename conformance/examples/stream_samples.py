@@ -1,4 +1,4 @@
-"""What the stream examples (the section modules' ``declare_examples``, :mod:`.offline_framing`,
+"""What the stream examples (the section modules' ``declare_examples``,
 :mod:`.offline_refinements`) build their samples with: ``S`` (a stream of event objects), ``R``
 (raw SSE bytes), the ``openresponses`` profile pair, and small edits of an event list."""
 

@@ -17,6 +17,9 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 
 - :mod:`.s1_stream_events` — §1 stream events (``event.type.present``: every event an object
   with a string ``type``);
+- :mod:`.s1_1_framing` — §1.1 framing (``sse.event_name.*``, ``sse.id.absent``,
+  ``sse.data.json``, ``sse.done.*``: the SSE framing layer's rules, marked applied once per
+  stream where they evaluate);
 - :mod:`.s1_1_json_numbers` — §1.1 framing (``sse.data.json_number``: no ``NaN`` or
   ``Infinity`` where RFC 8259 §6 has none; the rule is the judge's JSON parser's strict fallback);
 - :mod:`.s1_2_error_event` — §1.2 the error event (``stream.error.followed_by_failed``: the
@@ -91,6 +94,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   blob a request's ``include`` asked for, on every finished reasoning item);
 - :mod:`.s4_8_http_framing` — §4.8 HTTP/1.1 framing (``http.head.syntax``,
   ``http.body.length``, ``http.body.chunked``: the rule is the proxy's llhttp parser);
+- :mod:`.s5_limits` — §5 the judge's own limits (``sse.limit.event_size``, ``event_count``,
+  ``depth``: the SSE decoder's bounds, the depth bound on every JSON the judge reads);
 - :mod:`.s7_7_item_status` — §7.7 item statuses in a completed response
   (``response.item.status_completed``: one output item of a Response seen whole);
 - :mod:`.s7_8_logprobs` — §7.8 logprobs (``response.logprobs.delivered``: the log

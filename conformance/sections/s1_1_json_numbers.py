@@ -9,6 +9,11 @@ payload. A number beyond a double's range (``1e400``) is in RFC 8259's grammar (
 (``JSON.parse`` reads Infinity, serde_json refuses), so it is not this rule's: it parses, as it
 did before the rule. Integers beyond 64 bits are JSON and are kept exact (the judge parses with
 msgspec, which keeps them; orjson rounds them to a double).
+
+The rule is the judge's JSON parser's strict fallback (:func:`judge_numbers`, from
+:func:`conformance.sse.framing.parse_json`); the framing layer reports a payload it refused
+(:func:`judge_number`) and marks the check applied at the first event it judges
+(:func:`note_event`: every payload is parsed by it).
 """
 
 from __future__ import annotations
@@ -16,9 +21,17 @@ from __future__ import annotations
 import json
 from typing import Any, NoReturn
 
-from ..catalog.registry import Level, register
+from ..catalog.registry import Level, Violation, register
+from .s1_1_framing import Framing, head
 
-__all__ = ["JSON_NUMBER", "JSONNumberError", "declare_examples", "judge_numbers"]
+__all__ = [
+    "JSON_NUMBER",
+    "JSONNumberError",
+    "declare_examples",
+    "judge_number",
+    "judge_numbers",
+    "note_event",
+]
 
 JSON_NUMBER = register(
     "sse.data.json_number",
@@ -43,6 +56,16 @@ def judge_numbers(text: str | bytes) -> Any:
     is not a JSON number, ``ValueError`` when it is not JSON at all, ``RecursionError`` when it
     nests deeper than Python recurses."""
     return json.loads(text, parse_constant=_constant)
+
+
+def judge_number(framing: Framing, index: int, data: str, message: str) -> Violation:
+    """A payload the rule refused (``message``: the number it named)."""
+    return framing(JSON_NUMBER, index, "JSON numbers only", head(data), message)
+
+
+def note_event(applied: set[str]) -> None:
+    """An event judged: its payload was parsed with JSON's numbers."""
+    applied.add(JSON_NUMBER.id)
 
 
 def declare_examples() -> None:

@@ -5,6 +5,8 @@
 body's ``type``, ``data`` is one JSON object, ``[DONE]`` last and — in the ``openresponses``
 profile — present, no ``id:``), parses each payload and hands it to the stream validator. It is
 sans-I/O like the validator, so the CLI, the live suite and the load tests all drive it the same way.
+The framing checks, their reports and their marks sit in their section modules
+(:mod:`conformance.sections.s1_1_framing`, ``s1_1_json_numbers``, ``s5_limits``).
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from typing import Any
 import msgspec
 import orjson
 
-from .. import catalog as C
 from ..catalog.registry import Check, Violation
-from ..catalog.render import short
 from ..errors import ConformanceError
+from ..sections import s1_1_framing as framing_rules
+from ..sections import s1_1_json_numbers as number_rules
+from ..sections import s5_limits as limit_rules
 from ..sections.s1_1_json_numbers import JSONNumberError, judge_numbers
 from ..validator import StreamValidator
 from ..validator.fastpath import FastPath, Lane
@@ -188,8 +191,9 @@ class SSEStreamValidator:
     __slots__ = (
         "_closed", "_decoder", "_events", "_fast", "_first_raw", "_found", "_id_reported",
         "_lane", "_max_event_bytes", "_missing_name", "_openresponses", "_room",
-        "_taken", "_taken_bytes", "aborted", "done_seen", "framing", "keep_events",
-        "on_delta", "on_event", "profiles", "tallied", "tallied_nonempty", "tally", "validator",
+        "_taken", "_taken_bytes", "_unmarked", "aborted", "applied", "done_seen", "framing",
+        "keep_events", "on_delta", "on_event", "profiles", "tallied", "tallied_nonempty", "tally",
+        "validator",
     )  # fmt: skip
 
     def __init__(
@@ -250,6 +254,11 @@ class SSEStreamValidator:
         self._missing_name = 0
         self._id_reported = False
         self._closed = False
+        # The framing checks this stream put to the test (`coverage=True`): each rule (§1.1, §5:
+        # conformance.sections) marks itself applied where it evaluates, once per stream;
+        # `_unmarked` until the first event that marks them all (`_note_event`).
+        self.applied: set[str] | None = set() if coverage else None
+        self._unmarked = coverage
 
     @property
     def events(self) -> list[Any]:
@@ -278,21 +287,12 @@ class SSEStreamValidator:
 
     @property
     def exercised(self) -> set[str]:
-        """The checks this stream put to the test, framing included (needs ``coverage=True``)."""
+        """The checks this stream put to the test, framing included (needs ``coverage=True``):
+        the stream validator's, every one reported, and those the framing rules marked applied
+        (:attr:`applied`)."""
         out = self.validator.exercised | {v.check_id for v in self.framing}
-        if self.validator.events:
-            out |= {
-                "sse.data.json", "sse.data.json_number", "sse.event_name.present", "sse.limit.event_size",
-                "sse.limit.event_count", "sse.limit.depth",
-            }  # fmt: skip
-            if self.validator.events > self._missing_name:
-                out.add("sse.event_name.matches_type")
-            if self._openresponses:
-                out |= {"sse.event_name.required", "sse.id.absent"}
-        if self._openresponses and self._closed:
-            out.add("sse.done.required")
-        if self.done_seen:
-            out.add("sse.done.last")
+        if self.applied:
+            out |= self.applied
         return out
 
     def feed(self, chunk: bytes) -> list[Violation]:
@@ -367,26 +367,15 @@ class SSEStreamValidator:
             else:
                 if records:  # a final event without its blank line
                     out += self._judge(records)
-        if self._missing_name:
-            out.append(
-                self._framing(
-                    C.SSE_EVENT_NAME_PRESENT,
-                    None,
-                    "an `event:` line on every event",
-                    f"{self._missing_name} event(s) without one",
-                )
+        if self._missing_name:  # §1.1 (conformance.sections)
+            out += framing_rules.judge_missing_names(
+                self._framing, self._missing_name, self._openresponses
             )
-            if self._openresponses:
-                out.append(
-                    self._framing(
-                        C.SSE_EVENT_NAME_REQUIRED,
-                        None,
-                        "an `event:` line on every event",
-                        f"{self._missing_name} event(s) without one",
-                    )
-                )
-        if self._openresponses and not self.done_seen and self.aborted is None and not cancelled:
-            out.append(self._framing(C.SSE_DONE_REQUIRED, None, "data: [DONE]", "no [DONE]"))
+        if self._openresponses:
+            if not self.done_seen and self.aborted is None and not cancelled:
+                out.append(framing_rules.judge_done_missing(self._framing))  # §1.1
+            if self.applied is not None:
+                framing_rules.note_closed(self.applied)
         out += self.validator.close(cancelled=cancelled)
         self._lane = None  # `feed` takes no lane once closed (`_judge` above may set one)
         return out
@@ -400,15 +389,25 @@ class SSEStreamValidator:
         self.framing.append(v)
         return v
 
+    def _note_event(self, named: bool) -> None:
+        """An event judged (§1.1, §5: conformance.sections): its record was decoded within the
+        bounds, its payload parsed, its `event:` line read; ``named``: the line was held to the
+        payload's `type` (a payload that is not an object counts, as the table before said: an
+        event not counted as nameless)."""
+        applied = self.applied
+        if applied is None or not self._unmarked:
+            return
+        framing_rules.note_event(applied, self._openresponses)
+        number_rules.note_event(applied)
+        limit_rules.note_event(applied)
+        if named:
+            framing_rules.note_named(applied)
+            self._unmarked = False
+
     def _abort(self, exc: SSELimitError) -> list[Violation]:
         self.aborted = str(exc)
         self._lane = None
-        check = C.SSE_LIMIT_EVENT_SIZE if exc.kind == "event_size" else C.SSE_LIMIT_EVENT_COUNT
-        return [
-            self._framing(
-                check, self.validator.events, f"≤ {exc.limit}", exc.actual, message=str(exc)
-            )
-        ]
+        return [limit_rules.judge_limit(self._framing, exc, self.validator.events)]  # §5
 
     def _judge(self, records: list[Record]) -> list[Violation]:
         """Judge decoded records: through the validator's fast path when it has one (it takes
@@ -488,6 +487,8 @@ class SSEStreamValidator:
                             self.tallied_nonempty += 1
                     if self.on_delta is not None and name.endswith(".delta"):
                         self.on_delta(name, event.get("delta"))
+                    if self._unmarked:  # the stream's first event: the framing rules held
+                        self._note_event(named=True)
                     self._found += self.validator.feed(event)
                     return True
         self._found += self._judge_one(record)
@@ -522,15 +523,17 @@ class SSEStreamValidator:
         index = validator.events
         is_done = data == "[DONE]"
         if self.done_seen:
-            out.append(self._framing(C.SSE_AFTER_DONE, index, "nothing after [DONE]", _head(data)))
+            out.append(framing_rules.judge_after_done(self._framing, index, data))  # §1.1
             if is_done:
                 return out
         elif is_done:
             self.done_seen = True
+            if self.applied is not None:
+                framing_rules.note_done(self.applied)
             return out
         if sse_id is not None and not self._id_reported and self._openresponses:
             self._id_reported = True
-            out.append(self._framing(C.SSE_ID_ABSENT, index, "no `id:` field", sse_id))
+            out.append(framing_rules.judge_id(self._framing, index, sse_id))  # §1.1
         try:
             event = parse_json(data)
         except ValueError as exc:
@@ -538,29 +541,29 @@ class SSEStreamValidator:
             if self.keep_events:
                 self._events.append(data)  # so that events[event_index] is this one
             if isinstance(exc, JSONDepthError):
-                v = self._framing(
-                    C.SSE_LIMIT_DEPTH, index, "JSON the judge can parse", _head(data), str(exc)
-                )
+                v = limit_rules.judge_too_deep(self._framing, index, data, str(exc))  # §5
             elif isinstance(exc, JSONNumberError):
-                v = self._framing(
-                    C.SSE_DATA_JSON_NUMBER, index, "JSON numbers only", _head(data), str(exc)
-                )
+                v = number_rules.judge_number(self._framing, index, data, str(exc))  # §1.1
             else:
-                v = self._framing(
-                    C.SSE_DATA_JSON, index, "a JSON object", _head(data), message=str(exc)
-                )
+                v = framing_rules.judge_not_json(self._framing, index, data, str(exc))  # §1.1
             out.append(v)
+            self._note_event(named=True)
             return out
         if not isinstance(event, dict):
             validator.skip()
             if self.keep_events:
                 self._events.append(event)
-            out.append(self._framing(C.SSE_DATA_JSON, index, "a JSON object", _head(data)))
+            out.append(framing_rules.judge_not_an_object(self._framing, index, data))  # §1.1
+            self._note_event(named=True)
             return out
         if name is None:
             self._missing_name += 1
-        elif name != event.get("type"):
-            out.append(self._framing(C.SSE_EVENT_NAME_MATCHES, index, event.get("type"), name))
+            self._note_event(named=False)
+        else:
+            self._note_event(named=True)
+            if name != event.get("type"):
+                etype = event.get("type")
+                out.append(framing_rules.judge_name(self._framing, index, etype, name))  # §1.1
         if self.keep_events:
             self._events.append(event)
         if self.on_event is not None:
@@ -581,10 +584,6 @@ _Lane = tuple[bytes, int, bytes, str, bool, Lane]
 
 # Event names as text, by their bytes; shared by every stream (see `SSEStreamValidator._name`).
 _NAMES: dict[bytes, str] = {}
-
-
-def _head(text: str) -> str:
-    return short(text, 80)
 
 
 class _Raw:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .. import catalog as C
 from ..bodies.objects import ResponseChecker
 from ..catalog.registry import Violation
 from ..schema import OPENRESPONSES_SCHEMAS, SCHEMAS, SchemaValidator
@@ -30,6 +29,7 @@ from ..sections.s2_2_lifecycle import (
     judge_terminal_present,
     resumed_lifecycle,
 )
+from ..sections.s5_limits import judge_too_deep_to_follow
 from . import items, lifecycle, parts, values
 from .exercised import Coverage
 from .fastpath import FastPath, fast_table
@@ -227,13 +227,7 @@ class StreamValidator(StreamState):
     def _too_deep(self, index: int) -> None:
         if self._too_deep_at != index:  # once per event
             self._too_deep_at = index
-            self._report(
-                C.SSE_LIMIT_DEPTH,
-                index,
-                "JSON the judge can follow",
-                "a value nested too deeply",
-                message="the event was judged only as far as the judge could follow it",
-            )
+            judge_too_deep_to_follow(self._report, index)  # §5 (conformance.sections)
 
     def close(self, *, cancelled: bool = False) -> list[Violation]:
         """End of stream: report what never finished.

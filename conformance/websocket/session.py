@@ -27,9 +27,9 @@ from collections import Counter, deque
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .. import catalog as C
 from ..catalog.registry import Check, Violation
 from ..sections.against_request import judge_item_against_request
+from ..sections.s5_limits import judge_unparsable
 from ..sections.s8_1_frames import judge_frame
 from ..sections.s8_2_lanes import (
     judge_answered as judge_all_answered,
@@ -192,7 +192,7 @@ class SessionValidator:
         try:
             event = judge_frame(self, frame, index, parse_json)  # §8.1: text, one JSON object
         except JSONDepthError as exc:
-            self._report(C.SSE_LIMIT_DEPTH, index, "JSON the judge can parse", str(exc))
+            judge_unparsable(self._report, index, str(exc))  # §5 (conformance.sections)
             return self.violations[start:]
         if event is None:
             return self.violations[start:]

@@ -151,7 +151,12 @@ def _body(sample: Sample) -> tuple[list[Violation], set[str]]:
 
 
 def _sse(sample: Sample) -> SSEStreamValidator:
-    validator = SSEStreamValidator(profiles=sample.profiles, coverage=True)
+    limits = {
+        k: v
+        for k, v in (("max_event_bytes", sample.max_event_bytes), ("max_events", sample.max_events))
+        if v is not None
+    }
+    validator = SSEStreamValidator(profiles=sample.profiles, coverage=True, **limits)
     validator.feed(sample.build())
     validator.close()
     return validator
