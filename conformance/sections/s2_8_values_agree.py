@@ -284,32 +284,24 @@ def judge_item_content(
     summary parts and values. ``text_fields``: a part type's text field; ``value_paths``: where
     a value family's value sits in the finished item (``None`` in a path stands for the value's
     ``command_index``; a family without a path is not held there)."""
-    if item.parts:
-        content = done_item.get("content")
-        if not isinstance(content, list) or len(content) != len(item.parts):
+    for name, parts, what in (
+        ("content", item.parts, "content part(s)"),
+        ("summary", item.summaries, "summary part(s)"),
+    ):
+        if not parts:
+            continue
+        held = done_item.get(name)
+        if not isinstance(held, list) or len(held) != len(parts):
             state._report(
                 ITEM_CONTENT_MATCHES,
                 index,
-                f"{len(item.parts)} content part(s)",
-                short(content),
-                path="item.content",
+                f"{len(parts)} {what}",
+                short(held),
+                path=f"item.{name}",
             )
-        else:
-            for ci, (part, have) in enumerate(zip(item.parts, content, strict=True)):
-                _compare_part(state, part, have, index, f"item.content[{ci}]", text_fields)
-    if item.summaries:
-        summary = done_item.get("summary")
-        if not isinstance(summary, list) or len(summary) != len(item.summaries):
-            state._report(
-                ITEM_CONTENT_MATCHES,
-                index,
-                f"{len(item.summaries)} summary part(s)",
-                short(summary),
-                path="item.summary",
-            )
-        else:
-            for si, (part, have) in enumerate(zip(item.summaries, summary, strict=True)):
-                _compare_part(state, part, have, index, f"item.summary[{si}]", text_fields)
+            continue
+        for i, (part, have) in enumerate(zip(parts, held, strict=True)):
+            _compare_part(state, part, have, index, f"item.{name}[{i}]", text_fields)
     for (family, sub), (_deltas, done) in item.values.items():
         where = value_paths[family]
         if where is None or done[0] is None:

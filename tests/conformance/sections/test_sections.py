@@ -265,7 +265,8 @@ def _output_index_table(events: list[dict[str, Any]]) -> set[str]:
     return out | ({"stream.item.no_interleave"} if added >= 2 else set())
 
 
-# The event families that name an item (conformance/validator/exercised.py `_FAMILIES`).
+# The event families that name an item, as the table that said what was exercised listed them
+# (validator/exercised.py's `_FAMILIES`, gone with the table): the marks are held to it.
 _INNER = (
     "response.output_text.", "response.refusal.", "response.reasoning_text.",
     "response.reasoning_summary_", "response.function_call_arguments.",
