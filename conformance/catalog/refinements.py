@@ -3,17 +3,36 @@
 `stream.part.order` and `stream.summary.order` each guarded several rules, reported from six and
 seven places; they stay published (a parent's outcome folds its refinements', and an expected
 failure naming it covers them: :attr:`conformance.catalog.registry.Check.parent`), and the judge reports
-each rule under its own ID. :mod:`conformance.catalog` re-exports these names.
+each rule under its own ID. :mod:`conformance.catalog` re-exports these names; the checks are
+declared with their rules and examples in their section module
+(conformance/sections/s2_6_inside_item_order.py, docs/spec.md §2.6).
 """
 
 from __future__ import annotations
 
-from . import stream  # noqa: F401  (the checks refined here are declared first)
-from .registry import Level, register
-
-MUST = Level.MUST
-PART_ORDER = "stream.part.order"
-SUMMARY_ORDER = "stream.summary.order"
+from ..sections.s2_6_inside_item_order import PART_AFTER_PART_DONE as PART_AFTER_PART_DONE
+from ..sections.s2_6_inside_item_order import PART_DELTA_AFTER_DONE as PART_DELTA_AFTER_DONE
+from ..sections.s2_6_inside_item_order import (
+    PART_DONE_BEFORE_PART_DONE as PART_DONE_BEFORE_PART_DONE,
+)
+from ..sections.s2_6_inside_item_order import PART_DONE_ONCE as PART_DONE_ONCE
+from ..sections.s2_6_inside_item_order import PART_OPENS_EMPTY as PART_OPENS_EMPTY
+from ..sections.s2_6_inside_item_order import PART_TYPE_STABLE as PART_TYPE_STABLE
+from ..sections.s2_6_inside_item_order import SUMMARY_AFTER_PART_DONE as SUMMARY_AFTER_PART_DONE
+from ..sections.s2_6_inside_item_order import (
+    SUMMARY_CLOSED_BEFORE_ITEM as SUMMARY_CLOSED_BEFORE_ITEM,
+)
+from ..sections.s2_6_inside_item_order import (
+    SUMMARY_CLOSED_BEFORE_NEXT as SUMMARY_CLOSED_BEFORE_NEXT,
+)
+from ..sections.s2_6_inside_item_order import (
+    SUMMARY_DELTA_AFTER_DONE as SUMMARY_DELTA_AFTER_DONE,
+)
+from ..sections.s2_6_inside_item_order import (
+    SUMMARY_DONE_BEFORE_PART_DONE as SUMMARY_DONE_BEFORE_PART_DONE,
+)
+from ..sections.s2_6_inside_item_order import SUMMARY_DONE_ONCE as SUMMARY_DONE_ONCE
+from ..sections.s2_6_inside_item_order import SUMMARY_OPENS_EMPTY as SUMMARY_OPENS_EMPTY
 
 __all__ = [
     "PART_AFTER_PART_DONE",
@@ -30,95 +49,3 @@ __all__ = [
     "SUMMARY_DONE_ONCE",
     "SUMMARY_OPENS_EMPTY",
 ]
-
-PART_OPENS_EMPTY = register(
-    "stream.part.order.opens_empty",
-    MUST,
-    "§2.6",
-    "a content part opens empty: the part in `content_part.added` carries no text",
-    parent=PART_ORDER,
-)
-PART_AFTER_PART_DONE = register(
-    "stream.part.order.after_part_done",
-    MUST,
-    "§2.6",
-    "no event names a content part after its `content_part.done`",
-    parent=PART_ORDER,
-)
-PART_DELTA_AFTER_DONE = register(
-    "stream.part.order.delta_after_done",
-    MUST,
-    "§2.6",
-    "no delta follows the part's `<kind>.done` (`output_text.done`, `refusal.done`, …)",
-    parent=PART_ORDER,
-)
-PART_DONE_ONCE = register(
-    "stream.part.order.done_once",
-    MUST,
-    "§2.6",
-    "a content part's `<kind>.done` comes once",
-    parent=PART_ORDER,
-)
-PART_DONE_BEFORE_PART_DONE = register(
-    "stream.part.order.done_before_part_done",
-    MUST,
-    "§2.6",
-    "a text, refusal or reasoning-text part's `<kind>.done` comes before its `content_part.done`",
-    parent=PART_ORDER,
-)
-PART_TYPE_STABLE = register(
-    "stream.part.order.type_stable",
-    MUST,
-    "§2.6",
-    "`content_part.done` carries the part type its `content_part.added` opened",
-    parent=PART_ORDER,
-)
-SUMMARY_OPENS_EMPTY = register(
-    "stream.summary.order.opens_empty",
-    MUST,
-    "§2.6",
-    "a summary part opens empty: the part in `reasoning_summary_part.added` carries no text",
-    parent=SUMMARY_ORDER,
-)
-SUMMARY_AFTER_PART_DONE = register(
-    "stream.summary.order.after_part_done",
-    MUST,
-    "§2.6",
-    "no event names a summary part after its `reasoning_summary_part.done`",
-    parent=SUMMARY_ORDER,
-)
-SUMMARY_DELTA_AFTER_DONE = register(
-    "stream.summary.order.delta_after_done",
-    MUST,
-    "§2.6",
-    "no summary text delta follows the part's `reasoning_summary_text.done`",
-    parent=SUMMARY_ORDER,
-)
-SUMMARY_DONE_ONCE = register(
-    "stream.summary.order.done_once",
-    MUST,
-    "§2.6",
-    "a summary part's `reasoning_summary_text.done` comes once",
-    parent=SUMMARY_ORDER,
-)
-SUMMARY_DONE_BEFORE_PART_DONE = register(
-    "stream.summary.order.done_before_part_done",
-    MUST,
-    "§2.6",
-    "`reasoning_summary_text.done` comes before its `reasoning_summary_part.done`",
-    parent=SUMMARY_ORDER,
-)
-SUMMARY_CLOSED_BEFORE_NEXT = register(
-    "stream.summary.order.closed_before_next",
-    MUST,
-    "§2.6",
-    "a summary part is closed by `reasoning_summary_part.done` before the next one is added",
-    parent=SUMMARY_ORDER,
-)
-SUMMARY_CLOSED_BEFORE_ITEM = register(
-    "stream.summary.order.closed_before_item",
-    MUST,
-    "§2.6",
-    "every summary part is closed before its reasoning item's `output_item.done`",
-    parent=SUMMARY_ORDER,
-)

@@ -35,7 +35,6 @@ from .registry import EXAMPLES, Example, Sample, example
 from . import (  # noqa: F401  (declare the examples)
     live,
     live_state,
-    offline_refinements,
 )
 
 # isort: split

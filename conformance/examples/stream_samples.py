@@ -1,6 +1,6 @@
-"""What the stream examples (the section modules' ``declare_examples``,
-:mod:`.offline_refinements`) build their samples with: ``S`` (a stream of event objects), ``R``
-(raw SSE bytes), the ``openresponses`` profile pair, and small edits of an event list."""
+"""What the stream examples (the section modules' ``declare_examples``) build their samples
+with: ``S`` (a stream of event objects), ``R`` (raw SSE bytes), the ``openresponses`` profile
+pair, and small edits of an event list."""
 
 from __future__ import annotations
 

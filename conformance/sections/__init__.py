@@ -52,6 +52,9 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   (``stream.item.added_state``, ``stream.part.added_before_use``, ``content_index``, ``order``,
   ``closed``, ``kind_matches``, ``stream.summary.*``: an added item's state, a content part's
   and a summary part's events, the kind of part a text event writes to);
+- :mod:`.s2_6_inside_item_order` — §2.6 inside an item: the order of a part's events, one
+  requirement per ID (the refinements of ``stream.part.order`` and ``stream.summary.order``:
+  a part opens empty, its ``.done`` once and before the part's close, nothing after it);
 - :mod:`.s2_6_inside_item_values` — §2.6 inside an item: its values and the items events name
   (``stream.arguments.order``, ``added_first``, ``stream.delta.type_fits_item``: a value's
   ``.added``, deltas and ``.done``, an event's family against its item's type);

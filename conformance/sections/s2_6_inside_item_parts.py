@@ -13,7 +13,7 @@ refusal events to ``refusal`` parts, reasoning-text events to ``reasoning_text``
 reasoning summary part runs ``reasoning_summary_part.added`` → text deltas →
 ``reasoning_summary_text.done`` → ``reasoning_summary_part.done``, numbered by
 ``summary_index`` 0, 1, … ([REC]). The ``.order`` checks are reported by their refinements
-(conformance/catalog/refinements.py); the shared state machine of both kinds of parts
+(:mod:`.s2_6_inside_item_order`); the shared state machine of both kinds of parts
 (validator/parts.py ``open_part``) reports a part not added, named by another index or after
 its close through the checks its ``Frame`` names.
 

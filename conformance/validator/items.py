@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import catalog as C
 from ..sections.s2_2_lifecycle import require_started
 from ..sections.s2_4_items_opened import (
     judge_added_twice,
@@ -19,6 +18,7 @@ from ..sections.s2_4_items_opened import (
 )
 from ..sections.s2_4_items_opened import note_item_added as note_item_opened
 from ..sections.s2_5_output_index import judge_added_index, judge_interleave, note_item_added
+from ..sections.s2_6_inside_item_order import judge_summary_closed_before_item
 from ..sections.s2_6_inside_item_parts import (
     judge_added_state,
     judge_done_state,
@@ -160,13 +160,7 @@ def on_item_done(state: StreamState, event: Mapping[str, Any], index: int) -> No
     judge_parts_closed(state, item, index)  # §2.6
     for si, part in enumerate(item.summaries):
         if not part.closed:
-            state._report(
-                C.SUMMARY_CLOSED_BEFORE_ITEM,
-                index,
-                f"`reasoning_summary_part.done` for summary_index {si}",
-                "`output_item.done` while the summary part is open",
-                path=f"item.summary[{si}]",
-            )
+            judge_summary_closed_before_item(state._report, si, index)  # §2.6
     judge_values_done(state, item, index)  # §2.6
     judge_item_content(state, item, done_item, index, PART_TEXT_FIELD, _VALUE_PATHS)  # §2.8
     if item.opened_incomplete:  # §2.6: `incomplete` is terminal

@@ -8,7 +8,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import catalog as C
-from ..catalog.render import short
+from ..sections.s2_6_inside_item_order import (
+    judge_delta_after_done,
+    judge_done_before_part_done,
+    judge_done_once,
+    judge_opens_empty,
+    judge_summary_closed_before_next,
+    judge_summary_delta_after_done,
+    judge_summary_done_before_part_done,
+    judge_summary_done_once,
+    judge_summary_opens_empty,
+    judge_type_stable,
+)
 from ..sections.s2_6_inside_item_parts import (
     judge_content_index,
     judge_kind,
@@ -72,14 +83,7 @@ def on_part_added(state: StreamState, event: Mapping[str, Any], index: int) -> N
         judge_part_added(state, item.type, ptype, index)  # §2.11
         text_field = PART_TEXT_FIELD.get(ptype) if isinstance(ptype, str) else None
         if text_field is not None and part.get(text_field, "") != "":
-            state._report(
-                C.PART_OPENS_EMPTY,
-                index,
-                f'part.{text_field} == ""',
-                short(part.get(text_field)),
-                path=f"part.{text_field}",
-                message="a part opens empty; clients append the deltas to it",
-            )
+            judge_opens_empty(state._report, text_field, part.get(text_field), index)  # §2.6
     # Past the guard the part is not tracked (reported above when the item is known).
     item.parts.put(ci, Part(ptype if isinstance(ptype, str) else "?"), _closed_part)
 
@@ -188,13 +192,7 @@ def on_part_delta(state: StreamState, event: Mapping[str, Any], index: int) -> N
         return
     etype, family, part = found
     if part.done_value is not None:
-        state._report(
-            C.PART_DELTA_AFTER_DONE,
-            index,
-            f"no delta after `{family}.done`",
-            etype,
-            path="content_index",
-        )
+        judge_delta_after_done(state._report, family, etype, index)  # §2.6
         return
     delta = event.get("delta")
     if isinstance(delta, str):
@@ -213,9 +211,7 @@ def on_part_text_done(state: StreamState, event: Mapping[str, Any], index: int) 
         return
     etype, family, part = found
     if part.done_value is not None:
-        state._report(
-            C.PART_DONE_ONCE, index, f"one `{etype}`", "a second one", path="content_index"
-        )
+        judge_done_once(state._report, etype, index)  # §2.6
         return
     value = event.get(PART_TEXT[family][0])
     if not isinstance(value, str):
@@ -272,22 +268,10 @@ def on_part_done(state: StreamState, event: Mapping[str, Any], index: int) -> No
     if part is None or not isinstance(got, dict):
         return
     if part.done_value is None and isinstance(part.type, str) and part.type in PART_TEXT_FIELD:
-        state._report(
-            C.PART_DONE_BEFORE_PART_DONE,
-            index,
-            f"`{done_event_for(part.type)}` before `content_part.done`",
-            "response.content_part.done",
-            path="content_index",
-        )
+        judge_done_before_part_done(state._report, done_event_for(part.type), index)  # §2.6
     part.closed = True
     if got.get("type") != part.type and part.type != "?":
-        state._report(
-            C.PART_TYPE_STABLE,
-            index,
-            f"part.type {part.type} (as added)",
-            got.get("type"),
-            path="part.type",
-        )
+        judge_type_stable(state._report, part.type, got.get("type"), index)  # §2.6
     judge_part_annotations(state, part, got, index, "part.annotations", f"content_index {ci}")
     text_field = PART_TEXT_FIELD.get(part.type)
     if text_field is not None:
@@ -311,23 +295,10 @@ def on_summary_added(state: StreamState, event: Mapping[str, Any], index: int) -
     if item.known:
         judge_summary_index(state, item, si, index)  # §2.6 (conformance.sections)
         if item.summaries and not item.summaries[-1].closed:
-            state._report(
-                C.SUMMARY_CLOSED_BEFORE_NEXT,
-                index,
-                f"`reasoning_summary_part.done` for summary_index {len(item.summaries) - 1}",
-                "a new summary part opened",
-                path="summary_index",
-            )
+            judge_summary_closed_before_next(state._report, len(item.summaries) - 1, index)
         part = event.get("part")
         if isinstance(part, dict) and part.get("text", "") != "":
-            state._report(
-                C.SUMMARY_OPENS_EMPTY,
-                index,
-                'part.text == ""',
-                short(part.get("text")),
-                path="part.text",
-                message="a summary part opens empty",
-            )
+            judge_summary_opens_empty(state._report, part.get("text"), index)  # §2.6
     # Past the guard the part is not tracked (reported above when the item is known).
     item.summaries.put(si, Part("summary_text"), _closed_summary)
 
@@ -342,13 +313,7 @@ def on_summary_delta(state: StreamState, event: Mapping[str, Any], index: int) -
     if part is None:
         return
     if part.done_value is not None:
-        state._report(
-            C.SUMMARY_DELTA_AFTER_DONE,
-            index,
-            "no delta after `reasoning_summary_text.done`",
-            event["type"],
-            path="summary_index",
-        )
+        judge_summary_delta_after_done(state._report, event["type"], index)  # §2.6
         return
     delta = event.get("delta")
     if isinstance(delta, str):
@@ -366,13 +331,7 @@ def on_summary_text_done(state: StreamState, event: Mapping[str, Any], index: in
     if part is None:
         return
     if part.done_value is not None:
-        state._report(
-            C.SUMMARY_DONE_ONCE,
-            index,
-            "one `reasoning_summary_text.done`",
-            "a second one",
-            path="summary_index",
-        )
+        judge_summary_done_once(state._report, index)  # §2.6
         return
     value = event.get("text")
     if not isinstance(value, str):
@@ -395,13 +354,7 @@ def on_summary_done(state: StreamState, event: Mapping[str, Any], index: int) ->
     if part is None:
         return
     if part.done_value is None:
-        state._report(
-            C.SUMMARY_DONE_BEFORE_PART_DONE,
-            index,
-            "`reasoning_summary_text.done` before `reasoning_summary_part.done`",
-            event["type"],
-            path="summary_index",
-        )
+        judge_summary_done_before_part_done(state._report, event["type"], index)  # §2.6
     part.closed = True
     got = event.get("part")
     value = got.get("text") if isinstance(got, dict) else None

@@ -119,17 +119,19 @@ def test_a_sections_check_has_its_clause_examples_and_rule_in_one_place(
         _judged_against_its_request(check, example.failing, example.passing)
         return
     failing, passing = _judge(example.failing), _judge(example.passing)
-    # a parent's example fires one of its refinements (conformance/catalog/refinements.py)
+    # a parent's example fires one of its refinements (sections/s2_6_inside_item_order.py)
     assert check.id in _reported(failing.violations)
     assert check.id not in _reported(passing.violations)
     # Applied by the rule itself, on the near miss too (where nothing was reported), but for
-    # a near miss the rule exempts.
+    # a near miss the rule exempts; a refinement by its parent's mark (a parent's rules all
+    # apply: conformance.catalog.registry.with_family).
     assert failing.coverage is not None and passing.coverage is not None
-    assert check.id in failing.coverage.applied
+    marked = check.parent or check.id
+    assert marked in failing.coverage.applied
     if check.id in _EXEMPT:
         assert check.id not in passing.exercised
         return
-    assert check.id in passing.coverage.applied
+    assert marked in passing.coverage.applied
     assert check.id in passing.exercised
 
 
@@ -191,6 +193,10 @@ _EVENT = {
     "event.schema.type", "event.schema.value", "event.schema.enum",
 }  # fmt: skip
 _OPENRESPONSES_TYPES = "event.type.openresponses"
+# §2.6: the refinements of the part and summary order checks, applied with their parent
+_ORDER_REFINEMENTS = {
+    c.id for c in REGISTRY.values() if c.parent in ("stream.part.order", "stream.summary.order")
+}
 _ERROR = "stream.error.followed_by_failed"
 _LIFECYCLE = {
     "stream.lifecycle.created_first",
@@ -504,6 +510,7 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
         | _EVENT
         | {_OPAQUE, _ERROR, _INCOMPLETE, _PART_FITS, _ID_PREFIX, _CALL_IDENTITY, _CONTENT}
         | {_OPENRESPONSES_TYPES}
+        | _ORDER_REFINEMENTS
     )
     for recording in load_recordings():
         assert exercised(recording.events) >= _SEQUENCE | _IDENTITY, recording.name
@@ -527,6 +534,10 @@ def test_real_streams_exercise_the_section_checks_as_before() -> None:
             # Open Responses names only under their profile
             assert got & _EVENT == (_EVENT if events else set()), recording.name
             assert _OPENRESPONSES_TYPES not in got, recording.name
+            # §2.6's order refinements: exactly where their parent is applied
+            assert got & _ORDER_REFINEMENTS == {
+                r for r in _ORDER_REFINEMENTS if REGISTRY[r].parent in got
+            }, recording.name
             # §2.10: applied where an item is done `incomplete` or the terminal output holds one
             assert (_INCOMPLETE in got) == _holds_incomplete(events), recording.name
             # §2.11: applied where a part opens, or the terminal output holds an item's parts
