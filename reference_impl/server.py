@@ -97,14 +97,21 @@ class DrainingServer(uvicorn.Server):
     (:mod:`reference_impl.drain`), cancels what is left and returns (exit 0).
 
     A library that takes SIGTERM from the running loop (SGLang's tokenizer manager does, with
-    ``loop.add_signal_handler``, at its first request) would keep the server accepting while it
-    drains on its own terms, without a bound: the server takes both signals back every tick.
+    ``loop.add_signal_handler``, where its request loop starts) would keep the server accepting
+    while it drains on its own terms, without a bound: the server takes both signals back at the
+    end of its start-up (the app's lifespan starts SGLang's request loop) and at every tick.
     """
 
     def __init__(self, config: uvicorn.Config) -> None:
         super().__init__(config)
         self.drain_timeout: float = getattr(config, "drain_timeout", DEFAULT_DRAIN_TIMEOUT)
         self.signalled: float | None = None  # time.monotonic() at the first signal
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        # The app's start-up (its lifespan) may have let a library take SIGTERM (SGLang's
+        # engine does, reference_impl/sglang/backends.py): take it back before any request.
+        self._keep_signals()
 
     async def on_tick(self, counter: int) -> bool:
         self._keep_signals()

@@ -97,6 +97,12 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # An engine may set itself up in the serving loop before the first request (optional:
+        # ``async def start()``); SGLang's takes SIGTERM there, and the server takes it back
+        # once its start-up is over (reference_impl.server.DrainingServer).
+        start = getattr(engine, "start", None)
+        if start is not None:
+            await start()
         yield
         await service.background.aclose()
 

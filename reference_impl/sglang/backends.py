@@ -81,6 +81,18 @@ class InProcessBackend:
         finally:
             await outputs.aclose()
 
+    async def start(self) -> None:
+        """Have SGLang start its request loop now, in the serving loop, not at the first
+        request. SGLang's tokenizer manager installs its own SIGTERM handler there
+        (``loop.add_signal_handler``, once): at start-up the server takes SIGTERM back before
+        it serves any request (reference_impl.server.DrainingServer). At the first request, a
+        SIGTERM in the next 0.1 s (up to the server's next tick) went to SGLang, which drained
+        without a bound while the server kept accepting."""
+        manager = getattr(self.engine, "tokenizer_manager", None)
+        create = getattr(manager, "auto_create_handle_loop", None)
+        if create is not None:
+            create()
+
     async def abort(self, rid: str) -> None:
         self.engine.tokenizer_manager.abort_request(rid)
 

@@ -514,5 +514,12 @@ class SGLangEngine:
             reasoning_tokens=min(reasoning, output),
         )
 
+    async def start(self) -> None:
+        """Set the backend up in the serving loop, before the first request (the app's
+        start-up calls this)."""
+        start = getattr(self.backend, "start", None)
+        if start is not None:
+            await start()
+
     async def close(self) -> None:
         await self.backend.close()

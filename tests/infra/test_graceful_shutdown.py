@@ -11,6 +11,7 @@ what SGLang does, so this runs without SGLang."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import subprocess
 import sys
@@ -41,6 +42,19 @@ from reference_impl.server import ServerLimits, bind, serve_socket
 from reference_impl.service.app import create_app
 
 class SGLangLike:
+    # SGLang's tokenizer manager starts its request loop once, at its first request or when
+    # asked (auto_create_handle_loop), and takes SIGTERM from the running loop there.
+    started = False
+
+    def _start_loop(self):
+        if not self.started:
+            self.started = True
+            loop = asyncio.get_running_loop()
+            loop.add_signal_handler(signal.SIGTERM, lambda: None)  # drain on its own terms
+
+    async def start(self):
+        self._start_loop()
+
     def model_ids(self):
         return ["m"]
 
@@ -48,8 +62,8 @@ class SGLangLike:
         return 1
 
     async def generate(self, request):
-        loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGTERM, lambda: None)  # SGLang: drain on its own terms
+        self._start_loop()
+        yield TextDelta("x")  # at once: the client may signal before the server's next tick
         while True:
             await asyncio.sleep(0.05)
             yield TextDelta("x")
@@ -136,6 +150,46 @@ def test_shutdown_refuses_at_once_drains_within_the_bound_and_exits_0(
     assert events[-1]["type"] == "response.failed", events[-3:]
     error = next(e for e in events if e["type"] == "error")
     assert error["error"]["code"] == "server_shutting_down"
+
+
+def test_sigterm_at_the_first_request_is_the_servers() -> None:
+    """A library that takes SIGTERM where its request loop starts (SGLang does, once) had it
+    for up to 0.1 s after the first request (until the server's next tick): a SIGTERM then was
+    the library's, and the server kept accepting and streaming, without a bound. The engine's
+    loop now starts in the app's start-up, and the server takes SIGTERM back before it serves."""
+    proc, port = _start("reference")
+    lines: list[str] = []
+    first = threading.Event()
+
+    def stream() -> None:
+        with (
+            contextlib.suppress(httpx.HTTPError), httpx.Client(timeout=30) as http,
+            http.stream("POST", f"http://127.0.0.1:{port}/v1/responses",
+                        json={"model": "m", "input": "a story", "stream": True}) as got,
+        ):  # fmt: skip
+            for line in got.iter_lines():
+                lines.append(line)
+                if "output_text.delta" in line:
+                    first.set()
+
+    reader = threading.Thread(target=stream, daemon=True)
+    reader.start()
+    try:
+        assert first.wait(20)
+        proc.send_signal(signal.SIGTERM)  # as soon as the first delta is out
+        signalled = time.monotonic()
+        refused = refused_within(port, 1.0)
+        code = proc.wait(timeout=DRAIN + 8)
+        exited = time.monotonic() - signalled
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+        reader.join(5)
+    assert refused, "a new connection was accepted after the signal"
+    assert code == 0
+    assert exited < DRAIN + 1.0, f"exited {exited:.1f}s after SIGTERM (bound {DRAIN}s)"
+    assert any("server_shutting_down" in line for line in lines), lines[-3:]
 
 
 def test_a_non_streamed_response_stopped_at_the_bound_is_a_503(
