@@ -40,7 +40,7 @@ from typing import Any
 import httpx2
 
 from benchmarks.perf.cli_args import non_negative_float, positive_int
-from benchmarks.perf.process_cpu import process_cpu
+from benchmarks.perf.process_cpu import process_cpu, process_cpu_seconds
 from benchmarks.perf.servers import PROXY_READY, start_server
 from benchmarks.responses_bench.histogram import quantile
 
@@ -156,8 +156,11 @@ async def _rounds(args: argparse.Namespace, direct: str, proxies: dict[str, tupl
     ).encode()  # fmt: skip
     targets = {"direct": (direct, 0), **proxies}
     samples = {name: Sample() for name in targets}
+    # A proxy's CPU per round from its CPU clock (to the nanosecond: /proc's counters move in
+    # 10 ms ticks, and a short round can read 0 there); its user/system split from the tick
+    # counters' proportions over the run.
     cpu = dict.fromkeys(proxies, 0.0)
-    user = dict.fromkeys(proxies, 0.0)  # the user-mode part of ``cpu``
+    ticks = {name: [0.0, 0.0] for name in proxies}  # user, system, from /proc
     round_rates: dict[str, list[float]] = {name: [] for name in proxies}
     client_cpu = 0.0  # this process over the direct rounds: a non-validating httpx2 client
     limits = httpx2.Limits(max_connections=args.streams * (1 + len(proxies)))
@@ -167,15 +170,17 @@ async def _rounds(args: argparse.Namespace, direct: str, proxies: dict[str, tupl
         for _ in range(args.rounds):
             for name, (url, pid) in targets.items():
                 (u0, s0), p0 = (process_cpu(pid) if pid else (0.0, 0.0)), time.process_time()
+                c0 = process_cpu_seconds(pid) if pid else 0.0
                 e0 = samples[name].events
                 await asyncio.gather(
                     *(_one(client, url, body, samples[name]) for _ in range(args.streams))
                 )
                 if pid:
                     u1, s1 = process_cpu(pid)
-                    spent = (u1 - u0) + (s1 - s0)
+                    spent = process_cpu_seconds(pid) - c0
                     cpu[name] += spent
-                    user[name] += u1 - u0
+                    ticks[name][0] += u1 - u0
+                    ticks[name][1] += s1 - s0
                     if spent > 0:
                         round_rates[name].append((samples[name].events - e0) / spent)
                 else:
@@ -194,7 +199,9 @@ async def _rounds(args: argparse.Namespace, direct: str, proxies: dict[str, tupl
     for name in proxies:
         prefix = "proxy" if name == "proxy" else name
         out[f"{prefix}_cpu_s"] = cpu[name]
-        out[f"{prefix}_user_cpu_s"] = user[name]
+        tick_user, tick_system = ticks[name]
+        share = tick_user / (tick_user + tick_system) if tick_user + tick_system > 0 else 1.0
+        out[f"{prefix}_user_cpu_s"] = cpu[name] * share
         spent = cpu[name]
         out[f"{prefix}_events_per_cpu_s"] = (
             samples[name].events / spent if spent > 0 else float("inf")
