@@ -14,8 +14,8 @@ name); importing the package registers them in :data:`conformance.catalog.regist
   Responses event types);
 - :mod:`.websocket` — ``ws.*``, WebSocket mode sessions;
 - :mod:`.tools` — per-tool stream rules (hosted tool progress, image partials, citations);
-- :mod:`.refinements` — the one-requirement refinements of ``stream.part.order`` and
-  ``stream.summary.order``;
+- the one-requirement refinements of ``stream.part.order`` and ``stream.summary.order`` are
+  re-exported from their section module (conformance/sections/s2_6_inside_item_order.py);
 - :mod:`.state` — ``compaction.*``, ``conversation.*``, ``item_list.*`` state objects.
 
 The live suite's checks (``live.*``) are in :mod:`conformance.catalog.live`.
@@ -162,7 +162,7 @@ from .tools import (
 )
 
 # isort: split
-from .refinements import (
+from ..sections.s2_6_inside_item_order import (
     PART_AFTER_PART_DONE,
     PART_DELTA_AFTER_DONE,
     PART_DONE_BEFORE_PART_DONE,
