@@ -40,22 +40,12 @@ live(
     "kb25_reasoning_tokens_zero",
     "a server whose reasoning responses all report `reasoning_tokens: 0` (KB25)",
 )
-live(
-    "live.store.false_not_retrievable",
-    "kb26_store_false_retrievable",
-    "a server that stores, and serves on GET, a `store: false` response (KB26)",
-)
 
 for _id, _server, _note in (
     ("live.response.echo", "echo_drops_metadata",
      "a server whose Responses echo `metadata: {}` whatever the request set"),
     ("live.previous_response.echo", "previous_id_not_echoed",
      "a server whose chained Responses carry `previous_response_id: null`"),
-    ("live.store.delete", "delete_not_deleted", "a server whose DELETE answers `deleted: false`"),
-    ("live.input_items.list", "input_items_not_a_list",
-     "a server whose input_items answer `object: \"items\"` without `has_more`"),
-    ("live.input_items.paging", "input_items_ignore_limit",
-     "a server whose input_items ignore `limit`"),
     ("live.errors.not_found_404", "unknown_id_400",
      "a server that answers 400 for an unknown response id"),
     ("live.errors.bad_input_4xx", "bad_input_500", "a server that answers bad input with 500"),
@@ -73,10 +63,6 @@ for _id, _server, _note in (
      "a server that answers 200 to cancelling a foreground response"),
     ("live.usage.stream_equals_nonstream", "usage_differs_when_streamed",
      "a server that counts one input token more when the request is streamed"),
-    ("live.usage.retrieve_equals_stream", "retrieved_usage_differs",
-     "a server whose retrieved response reports other usage than its stream ended with"),
-    ("live.store.retrieve_equals", "retrieved_output_differs",
-     "a server whose GET returns another Response than the create call"),
     ("live.stream.equals_nonstream", "nonstream_has_more_fields",
      "a server whose non-stream Responses carry a field the streamed ones lack"),
     ("live.structured.json_schema", "structured_not_json",

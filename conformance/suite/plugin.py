@@ -1,6 +1,10 @@
 """The pytest plugin that runs the cases against one target and collects their results.
 
-Markers a case uses (registered here):
+A case is declared in the section module of the checks it exercises, with
+:func:`conformance.sections.cases.case` and :func:`~conformance.sections.cases.params`; this
+plugin turns those declarations into the markers below when pytest collects the case
+(:meth:`SuitePlugin.pytest_pycollect_makeitem`), adds the case's area to the keywords ``-k``
+matches, and runs the cases area by area. Markers (registered here):
 
 - ``checks(*ids)`` — the check IDs the case exercises (each must be in the registry);
 - ``profiles(*names)`` — the profiles a target must declare for the case to run (default core);
@@ -20,12 +24,14 @@ control-flow exceptions into outcomes; pytest's own pass/fail is not the verdict
 from __future__ import annotations
 
 import traceback
+from collections.abc import Generator
 from typing import Any
 
 import pytest
 
 from ..catalog import live as L
 from ..catalog.registry import REGISTRY
+from ..sections.cases import MAX_ATTEMPTS, CaseSpec, Param, Variant
 from .console import Console
 from .http import TargetClient
 from .probe import CaseAborted, NotJudged, Probe, Retry, Skipped
@@ -34,7 +40,7 @@ from .targets import Target
 
 __all__ = ["MAX_ATTEMPTS", "SuitePlugin"]
 
-MAX_ATTEMPTS = 3
+
 PROFILE_SKIP = "not declared by the target"
 _MARKERS = (
     "checks(*ids): the check IDs this case exercises",
@@ -45,10 +51,47 @@ _MARKERS = (
 )
 
 
-def case_id(item: pytest.Item) -> str:
+def case_area(item: pytest.Item) -> str:
+    """The area a case declared (``store``); for a pytest-style case, its module's name."""
+    spec = getattr(getattr(item, "obj", None), "__case__", None)
+    if isinstance(spec, CaseSpec):
+        return spec.area
     module = getattr(item, "module", None)
     stem = module.__name__.rsplit(".", 1)[-1] if module is not None else item.nodeid
-    return f"{stem.removeprefix('test_')}/{item.name.removeprefix('test_')}"
+    return stem.removeprefix("test_")
+
+
+def case_id(item: pytest.Item) -> str:
+    return f"{case_area(item)}/{item.name.removeprefix('test_')}"
+
+
+def case_marks(spec: CaseSpec, parameters: tuple[Param, ...]) -> list[pytest.MarkDecorator]:
+    """pytest's markers for a case declared with :func:`~conformance.sections.cases.case`."""
+    marks = [pytest.mark.checks(*spec.checks)]
+    if spec.profiles:
+        marks.append(pytest.mark.profiles(*spec.profiles))
+    if spec.attempts > 1:
+        marks.append(pytest.mark.attempts(spec.attempts))
+    if spec.chain:
+        marks.append(pytest.mark.chain)
+    if spec.needs_instructions:
+        marks.append(pytest.mark.needs_instructions)
+    for param in parameters:
+        values = [_value(v) for v in param.values]
+        ids = list(param.ids) if param.ids is not None else None
+        marks.append(pytest.mark.parametrize(param.names, values, ids=ids))
+    return marks
+
+
+def _value(value: Any) -> Any:
+    if not isinstance(value, Variant):
+        return value
+    marks = [pytest.mark.profiles(*value.profiles)] if value.profiles else []
+    if value.checks:
+        marks.append(pytest.mark.checks(*value.checks))
+    if value.chain:
+        marks.append(pytest.mark.chain)
+    return pytest.param(value.value, id=value.id, marks=marks)
 
 
 class SuitePlugin:
@@ -76,6 +119,20 @@ class SuitePlugin:
         for line in _MARKERS:
             config.addinivalue_line("markers", line)
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_pycollect_makeitem(
+        self, collector: pytest.Collector, name: str, obj: object
+    ) -> Generator[None, Any, Any]:
+        spec = getattr(obj, "__case__", None)
+        if isinstance(spec, CaseSpec):
+            obj.pytestmark = [  # type: ignore[attr-defined]
+                m.mark for m in case_marks(spec, getattr(obj, "__case_params__", ()))
+            ]
+        return (yield)
+
+    def pytest_itemcollected(self, item: pytest.Item) -> None:
+        item.extra_keyword_matches.add(case_area(item))  # -k store
+
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
             self.collect_errors.append(f"{report.nodeid}: {report.longreprtext}")
@@ -83,6 +140,7 @@ class SuitePlugin:
     def pytest_collection_modifyitems(
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
+        items.sort(key=case_area)  # area by area, each in its declared order (the sort is stable)
         for item in items:
             record = self._record_for(item)
             reason = self._skip_reason(item, record)

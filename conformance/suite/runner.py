@@ -1,5 +1,6 @@
 """Run the cases against each target: start the embedded mock when asked, check the target is
-reachable, run pytest over :mod:`conformance.suite.cases` with :class:`SuitePlugin`, collect.
+reachable, run pytest over the cases of the section modules (:mod:`conformance.sections.cases`)
+with :class:`SuitePlugin`, collect.
 
 pytest runs hermetically: a generated ini file (so the user's own pytest configuration, found from
 the working directory, does not apply), plugin auto-loading off (so no installed plugin — the
@@ -18,6 +19,8 @@ from pathlib import Path
 import httpx2
 import pytest
 
+from ..sections import SECTIONS
+from ..sections.cases import cases_of
 from .console import Console
 from .embedded import EmbeddedMockError, served
 from .http import TargetClient, TargetHung, is_loopback
@@ -26,7 +29,7 @@ from .plugin import SuitePlugin
 from .results import NOT_JUDGED, TargetResult
 from .targets import Target
 
-__all__ = ["CASES_DIR", "run_target"]
+__all__ = ["CASES_DIR", "case_files", "run_target"]
 
 CASES_DIR = Path(__file__).parent / "cases"
 _INI = "[pytest]\npython_files = test_*.py\npython_functions = test_*\nxfail_strict = true\n"
@@ -162,11 +165,19 @@ def _run_cases(
         result.reason = f"no case selected (-k {keyword!r})" if keyword else "no case collected"
 
 
+def case_files() -> list[str]:
+    """The files pytest collects: every section module that declares a case, in section order."""
+    files = [str(module.__file__) for module in SECTIONS if cases_of(module)]
+    if any(CASES_DIR.glob("test_*.py")):
+        files.insert(0, str(CASES_DIR))
+    return files
+
+
 def _pytest_args(ini: Path, keyword: str | None) -> list[str]:
     args = [
-        str(CASES_DIR),
+        *case_files(),
         "-c", str(ini),
-        "--rootdir", str(CASES_DIR),
+        "--rootdir", str(Path(__file__).parent.parent),
         "-p", "no:cacheprovider",
         "-p", "no:terminal",
         "-p", "no:warnings",

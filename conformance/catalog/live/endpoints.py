@@ -100,50 +100,13 @@ NOT_FOUND_404 = register(
     "an unknown response id gets 404 on GET, DELETE, cancel and input_items",
 )
 
-# --- live.store.*, live.input_items.* (docs/spec.md §4) --------------------------------------------------
-RETRIEVE_EQUALS = register(
-    "live.store.retrieve_equals",
-    MUST,
-    "§4.1",
-    "GET /v1/responses/{id} returns the Response the create call returned (streamed or not)",
-    profile="stateful",
-)
-USAGE_RETRIEVE_EQUALS_STREAM = register(
-    "live.usage.retrieve_equals_stream",
-    MUST,
-    "§3.2 (across requests)",
-    "a retrieved response carries the usage its stream ended with",
-    profile="stateful",
-)
-STORE_FALSE = register(
-    "live.store.false_not_retrievable",
-    MUST,
-    "§4.1 (store); KB26",
-    "a `store: false` response cannot be retrieved (404)",
-    profile="stateful",
-)
-DELETE = register(
-    "live.store.delete",
-    MUST,
-    "§4.1",
-    'DELETE returns `{id, object: "response", deleted: true}`; afterwards GET and DELETE get 404',
-    profile="stateful",
-)
-INPUT_ITEMS_LIST = register(
-    "live.input_items.list",
-    MUST,
-    "§4.1 [OAPI] ResponseItemList",
-    "input_items is a `ResponseItemList` (`object: list`, `data`, `first_id`, `last_id`, "
-    "`has_more`) holding the request's input items",
-    profile="stateful",
-)
-INPUT_ITEMS_PAGING = register(
-    "live.input_items.paging",
-    MUST,
-    "§4.1",
-    "input_items honours `limit` (with `has_more`), `order` (default `desc`) and `after`",
-    profile="stateful",
-)
+# --- live.store.*, live.input_items.*: declared with their cases in conformance/sections/s4_1_endpoints.py
+from ...sections.s4_1_endpoints import DELETE as DELETE  # noqa: E402
+from ...sections.s4_1_endpoints import INPUT_ITEMS_LIST as INPUT_ITEMS_LIST  # noqa: E402
+from ...sections.s4_1_endpoints import INPUT_ITEMS_PAGING as INPUT_ITEMS_PAGING  # noqa: E402
+from ...sections.s4_1_endpoints import RETRIEVE_EQUALS as RETRIEVE_EQUALS  # noqa: E402
+from ...sections.s4_1_endpoints import STORE_FALSE as STORE_FALSE  # noqa: E402
+from ...sections.s4_1_endpoints import USAGE_RETRIEVE_EQUALS_STREAM as USAGE_RETRIEVE_EQUALS_STREAM  # noqa: E402
 
 # --- live.background.* (docs/spec.md §2.13, §4 [BG]) ------------------------------------------------------
 BACKGROUND_LIFECYCLE = register(
