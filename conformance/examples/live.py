@@ -31,11 +31,6 @@ live(
     "a server that replays the previous turn's instructions instead of its input and output (KB19)",
 )
 live(
-    "live.background.cancel_idempotent",
-    "kb20_cancel_not_idempotent",
-    "a server that answers 400 to cancelling a finished background response (KB20)",
-)
-live(
     "live.usage.reasoning_tokens_hardcoded",
     "kb25_reasoning_tokens_zero",
     "a server whose reasoning responses all report `reasoning_tokens: 0` (KB25)",
@@ -59,8 +54,6 @@ for _id, _server, _note in (
      "a server whose function call arguments are not JSON"),
     ("live.tools.parallel", "parallel_calls_share_call_id",
      "a server whose parallel calls share one `call_id`"),
-    ("live.background.cancel_foreground_4xx", "cancel_foreground_200",
-     "a server that answers 200 to cancelling a foreground response"),
     ("live.usage.stream_equals_nonstream", "usage_differs_when_streamed",
      "a server that counts one input token more when the request is streamed"),
     ("live.stream.equals_nonstream", "nonstream_has_more_fields",
@@ -89,10 +82,6 @@ for _id, _server, _note in (
      "a server that answers a plain request with a refusal, no `output_text`"),
     ("live.transport.deadline", "slow_creates",
      "a server that answers create requests after 3 s (the suite's timeout: 1 s)"),
-    ("live.background.lifecycle", "background_returned_completed",
-     "a server that returns a `background: true` response already `completed`"),
-    ("live.background.resume", "resume_skips_an_event",
-     "a server whose resumed stream leaves out the first event it should replay"),
     ("live.tools.named", "named_choice_ignored",
      "a server that answers a named `tool_choice` with a call to another tool"),
     ("live.tools.auto", "calls_an_undeclared_tool",
@@ -102,8 +91,6 @@ for _id, _server, _note in (
 
 # the last HTTP live checks
 for _id, _server, _note in (
-    ("live.background.cancel", "cancel_ends_failed",
-     "a server whose cancel aborts a running background response as `failed`, not `cancelled`"),
     ("live.case.completed", "cancel_answers_an_ack",
      "a server whose cancel answers an acknowledgement (`{id, cancelled: true}`) instead of the "
      "Response, so the case cannot read the status it goes on with"),

@@ -87,6 +87,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   ``usage``, streamed terminal, non-stream body or compaction result);
 - :mod:`.s3_4_openresponses` — §3.4 Open Responses (``response.openresponses.required_fields``:
   every Response object under the profile, lifecycle events' included);
+- :mod:`.s4_2_background` — §4.2 background responses (``live.background.*``: the rules are
+  the suite's cases, the examples misbehaving servers);
 - :mod:`.s4_4_errors` — §4.4 errors (``error.shape``, ``error.code.type``: the rule judges one
   error body);
 - :mod:`.s4_5_conversations` — §4.5 conversations (``conversation.*``, ``item_list.*``: the

@@ -108,44 +108,12 @@ from ...sections.s4_1_endpoints import RETRIEVE_EQUALS as RETRIEVE_EQUALS  # noq
 from ...sections.s4_1_endpoints import STORE_FALSE as STORE_FALSE  # noqa: E402
 from ...sections.s4_1_endpoints import USAGE_RETRIEVE_EQUALS_STREAM as USAGE_RETRIEVE_EQUALS_STREAM  # noqa: E402
 
-# --- live.background.* (docs/spec.md §2.13, §4 [BG]) ------------------------------------------------------
-BACKGROUND_LIFECYCLE = register(
-    "live.background.lifecycle",
-    MUST,
-    "§4.2 [BG]",
-    "a `background: true` response is returned `queued` or `in_progress`, and polling reaches a "
-    "terminal status without going back",
-    profile="stateful",
-)
-BACKGROUND_CANCEL = register(
-    "live.background.cancel",
-    MUST,
-    "§2.13, §4.2 [BG]",
-    "cancelling a running background response returns it, and it ends `cancelled`",
-    profile="stateful",
-)
-CANCEL_IDEMPOTENT = register(
-    "live.background.cancel_idempotent",
-    MUST,
-    "§4.2 [BG]; KB20",
-    "cancelling a finished (or already cancelled) background response returns its final object, "
-    "unchanged, with 200",
-    profile="stateful",
-)
-CANCEL_FOREGROUND = register(
-    "live.background.cancel_foreground_4xx",
-    SHOULD,
-    "§4.2 [BG]",
-    "cancelling a response not created with `background: true` is a 4xx error",
-    profile="stateful",
-)
-RESUME = register(
-    "live.background.resume",
-    MUST,
-    "§2.12, §4.2",
-    "GET …?stream=true&starting_after=N replays the stream's events after N, the same events",
-    profile="stateful",
-)
+# --- live.background.*: declared with their cases in conformance/sections/s4_2_background.py
+from ...sections.s4_2_background import BACKGROUND_CANCEL as BACKGROUND_CANCEL  # noqa: E402
+from ...sections.s4_2_background import BACKGROUND_LIFECYCLE as BACKGROUND_LIFECYCLE  # noqa: E402
+from ...sections.s4_2_background import CANCEL_FOREGROUND as CANCEL_FOREGROUND  # noqa: E402
+from ...sections.s4_2_background import CANCEL_IDEMPOTENT as CANCEL_IDEMPOTENT  # noqa: E402
+from ...sections.s4_2_background import RESUME as RESUME  # noqa: E402
 
 # --- live.previous_response.*, live.input_tokens.* (docs/spec.md §3, §4) ---------------------------------
 HISTORY = register(
