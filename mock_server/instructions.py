@@ -15,7 +15,7 @@ closes it at the end of a line (``<environment_context>…</environment_context>
 system and developer messages are never the user's words.
 
 ``reply(messages)`` — the whole answer to a simple request, or ``None`` when the turn makes none
-of these (the live suite asks them: ``conformance/suite/cases/test_chain.py``):
+of these (the live suite asks them: ``conformance/sections/s4_3_previous_response.py``):
 
 - **recall**: a question (a ``?``, or a turn opening with what / which / who / where / when /
   tell me / remind me / do you remember …) about a fact an earlier user turn stated answers with

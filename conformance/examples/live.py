@@ -26,11 +26,6 @@ live(
     "a server that reports `status: completed` after a `max_output_tokens` cut-off (KB10)",
 )
 live(
-    "live.previous_response.history",
-    "kb19_wrong_history",
-    "a server that replays the previous turn's instructions instead of its input and output (KB19)",
-)
-live(
     "live.usage.reasoning_tokens_hardcoded",
     "kb25_reasoning_tokens_zero",
     "a server whose reasoning responses all report `reasoning_tokens: 0` (KB25)",
@@ -39,8 +34,6 @@ live(
 for _id, _server, _note in (
     ("live.response.echo", "echo_drops_metadata",
      "a server whose Responses echo `metadata: {}` whatever the request set"),
-    ("live.previous_response.echo", "previous_id_not_echoed",
-     "a server whose chained Responses carry `previous_response_id: null`"),
     ("live.errors.not_found_404", "unknown_id_400",
      "a server that answers 400 for an unknown response id"),
     ("live.errors.bad_input_4xx", "bad_input_500", "a server that answers bad input with 500"),
@@ -64,19 +57,10 @@ for _id, _server, _note in (
      "a server that answers reasoning requests without reasoning items"),
     ("live.stream.content_type", "sse_as_text_plain",
      "a server that sends its streams as `Content-Type: text/plain`"),
-    ("live.previous_response.tool_round_trip", "call_output_with_previous_ignored",
-     "a server that answers a `function_call_output` sent with `previous_response_id` with no "
-     "text"),
     ("live.tools.output_round_trip", "call_output_round_trip_ignored",
      "a server that answers a request carrying a `function_call` and its output with no text"),
     ("live.create.input_forms", "developer_role_refused",
      "a server that refuses (400) a message with the `developer` role"),
-    ("live.previous_response.unknown", "unknown_previous_500",
-     "a server that answers 500 to an unknown `previous_response_id`"),
-    ("live.input_tokens.count", "input_tokens_wrong_object",
-     "a server whose input_tokens endpoint answers `object: \"count\"`"),
-    ("live.input_tokens.matches_usage", "input_tokens_off_by_one",
-     "a server whose input_tokens endpoint counts one token more than its responses report"),
     ("live.http.status_ok", "create_answers_201", "a server that answers create requests 201"),
     ("live.create.answer", "answer_is_a_refusal",
      "a server that answers a plain request with a refusal, no `output_text`"),
@@ -94,9 +78,6 @@ for _id, _server, _note in (
     ("live.case.completed", "cancel_answers_an_ack",
      "a server whose cancel answers an acknowledgement (`{id, cancelled: true}`) instead of the "
      "Response, so the case cannot read the status it goes on with"),
-    ("live.previous_response.recall", "previous_response_ignored",
-     "a server that silently ignores `previous_response_id` (echoing it all the same): a chained "
-     "turn cannot repeat a code word told two turns back"),
 ):  # fmt: skip
     live(_id, _server, _note)
 

@@ -89,6 +89,9 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   every Response object under the profile, lifecycle events' included);
 - :mod:`.s4_2_background` — §4.2 background responses (``live.background.*``: the rules are
   the suite's cases, the examples misbehaving servers);
+- :mod:`.s4_3_previous_response` — §4.3 ``previous_response_id`` (``live.previous_response.*``,
+  and §4.1's ``live.input_tokens.*``, which the same case evaluates: the rules are the suite's
+  cases, the examples misbehaving servers);
 - :mod:`.s4_4_errors` — §4.4 errors (``error.shape``, ``error.code.type``: the rule judges one
   error body);
 - :mod:`.s4_5_conversations` — §4.5 conversations (``conversation.*``, ``item_list.*``: the

@@ -345,7 +345,7 @@ def test_asks_counts_the_and_joined_requests_of_the_last_user_turn(
     assert asks([]) == 1
 
 
-RECALL_CHAIN = [  # conformance/suite/cases/test_chain.py, test_chain_recall
+RECALL_CHAIN = [  # conformance/sections/s4_3_previous_response.py, test_chain_recall
     Message("user", "Remember this code word: QUASAR-417. Reply only with OK."),
     Message("assistant", "OK"),
     Message("user", "Reply only with the name of one colour."),

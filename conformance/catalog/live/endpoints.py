@@ -115,57 +115,15 @@ from ...sections.s4_2_background import CANCEL_FOREGROUND as CANCEL_FOREGROUND  
 from ...sections.s4_2_background import CANCEL_IDEMPOTENT as CANCEL_IDEMPOTENT  # noqa: E402
 from ...sections.s4_2_background import RESUME as RESUME  # noqa: E402
 
-# --- live.previous_response.*, live.input_tokens.* (docs/spec.md §3, §4) ---------------------------------
-HISTORY = register(
-    "live.previous_response.history",
-    MUST,
-    "§3.2, §4.3; KB19",
-    "a `previous_response_id` turn counts the prior turns' input and output in `input_tokens`",
-    profile="stateful",
-)
-RECALL = register(
-    "live.previous_response.recall",
-    MUST,
-    "§4.3; KB19",
-    "a chained turn sees the earlier turns' content (the model can repeat what it was told)",
-    profile="stateful",
-)
-TOOL_ROUND_TRIP = register(
-    "live.previous_response.tool_round_trip",
-    MUST,
-    "§4.3 [OR]; KB19",
-    "a `function_call_output` sent with `previous_response_id` of the call is answered",
-    profile="stateful",
-)
-PREVIOUS_ECHO = register(
-    "live.previous_response.echo",
-    MUST,
-    "§3.3 [OAPI] Response",
-    "a chained Response echoes its `previous_response_id`",
-    profile="stateful",
-)
-PREVIOUS_UNKNOWN = register(
-    "live.previous_response.unknown",
-    MUST,
-    "§4.3",
-    "an unknown `previous_response_id` gets 404, or 400 with code `previous_response_not_found`",
-    profile="stateful",
-)
-INPUT_TOKENS_COUNT = register(
-    "live.input_tokens.count",
-    MUST,
-    "§4.1",
-    'POST /v1/responses/input_tokens (where offered) returns `{object: "response.input_tokens", '
-    "input_tokens}` counting the `previous_response_id` history",
-    profile="stateful",
-)
-INPUT_TOKENS_MATCH = register(
-    "live.input_tokens.matches_usage",
-    SHOULD,
-    "§4.1 (a server matches its own count)",
-    "POST /v1/responses/input_tokens counts what the same request reports as `input_tokens`",
-    profile="stateful",
-)
+# --- live.previous_response.*, live.input_tokens.*: declared with their cases in
+# conformance/sections/s4_3_previous_response.py
+from ...sections.s4_3_previous_response import HISTORY as HISTORY  # noqa: E402
+from ...sections.s4_3_previous_response import INPUT_TOKENS_COUNT as INPUT_TOKENS_COUNT  # noqa: E402
+from ...sections.s4_3_previous_response import INPUT_TOKENS_MATCH as INPUT_TOKENS_MATCH  # noqa: E402
+from ...sections.s4_3_previous_response import PREVIOUS_ECHO as PREVIOUS_ECHO  # noqa: E402
+from ...sections.s4_3_previous_response import PREVIOUS_UNKNOWN as PREVIOUS_UNKNOWN  # noqa: E402
+from ...sections.s4_3_previous_response import RECALL as RECALL  # noqa: E402
+from ...sections.s4_3_previous_response import TOOL_ROUND_TRIP as TOOL_ROUND_TRIP  # noqa: E402
 
 # --- live.tools.* -------------------------------------------------------------------------------
 TOOLS_REQUIRED = register(

@@ -1,13 +1,19 @@
-"""`previous_response_id`: the history must show — by usage (a turn's `input_tokens` counts the
-prior input and output; SPEC §3), by `POST /v1/responses/input_tokens` where offered, and by
-content where the model can be asked to repeat it; a function call → output round trip; the echo;
-an unknown id (SPEC §4; KB19).
+"""§4.3 previous_response_id (docs/spec.md#s4-3): ``live.previous_response.*``, and the
+``live.input_tokens.*`` checks of §4.1 (the ``POST /v1/responses/input_tokens`` endpoint), whose
+one case counts a chain's history.
 
-How the history is seen in the usage: SPEC §4 ([OR]) says the server loads the prior response's
+The history must show — by usage (a turn's ``input_tokens`` counts the prior input and output;
+§3.2), by ``POST /v1/responses/input_tokens`` where offered, and by content where the model can
+be asked to repeat it; a function call → output round trip; the echo; an unknown id (KB19). Each
+check's rule is the case below that evaluates it (:mod:`.cases`), run against a target that
+declares ``stateful``; its failing example is a misbehaving server
+(tests/suite/broken_servers.py), its near miss the embedded mock.
+
+How the history is seen in the usage: §4.3 ([OR]) says the server loads the prior response's
 input, then its output, then the new input. So the chained turn is the same conversation as a
-request that sends that history explicitly as input items, without `previous_response_id`, and
+request that sends that history explicitly as input items, without ``previous_response_id``, and
 the target's own count of that request is the yardstick (a token floor made of the prior turn's
-`output_tokens` is not one: a model can generate a non-canonical tokenization that costs fewer
+``output_tokens`` is not one: a model can generate a non-canonical tokenization that costs fewer
 tokens re-encoded, and a server need not replay reasoning). A part of the history is proven
 missing only when the chained turn counts no more than the explicit history *without* that part,
 and that part does count when sent explicitly. Anything else is not a verdict: a chained count at
@@ -20,17 +26,132 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pytest
+from ..catalog.registry import REGISTRY, Check, Level, register
+from ..suite import answers as A
+from .case_support import WEATHER_TOOL, schema_errors
+from .cases import case
 
-from ...catalog import live as L
-from .. import answers as A
-from ..http import HttpExchange
-from ..probe import Probe
-from .support import WEATHER_TOOL, schema_errors
+if TYPE_CHECKING:
+    from ..suite.http import HttpExchange
+    from ..suite.probe import Probe
 
-pytestmark = pytest.mark.profiles("stateful")
+__all__ = [
+    "HISTORY",
+    "INPUT_TOKENS_COUNT",
+    "INPUT_TOKENS_MATCH",
+    "PREVIOUS_ECHO",
+    "PREVIOUS_UNKNOWN",
+    "RECALL",
+    "TOOL_ROUND_TRIP",
+    "declare_examples",
+]
+
+STATEFUL = ("stateful",)
+
+# Checks of other sections these cases exercise, named by ID: they are declared in
+# catalog/live/endpoints.py, which re-exports this module's checks, so importing them here would
+# close an import cycle (tests/test_layout.py). Once they sit in their section modules, import
+# them from there.
+HTTP_OK_ID = "live.http.status_ok"  # every create: probe.create's own check
+TOOLS_ARGUMENTS_ID = "live.tools.arguments_valid"
+
+HISTORY = register(
+    "live.previous_response.history",
+    Level.MUST,
+    "§3.2, §4.3; KB19",
+    "a `previous_response_id` turn counts the prior turns' input and output in `input_tokens`",
+    profile="stateful",
+)
+RECALL = register(
+    "live.previous_response.recall",
+    Level.MUST,
+    "§4.3; KB19",
+    "a chained turn sees the earlier turns' content (the model can repeat what it was told)",
+    profile="stateful",
+)
+TOOL_ROUND_TRIP = register(
+    "live.previous_response.tool_round_trip",
+    Level.MUST,
+    "§4.3 [OR]; KB19",
+    "a `function_call_output` sent with `previous_response_id` of the call is answered",
+    profile="stateful",
+)
+PREVIOUS_ECHO = register(
+    "live.previous_response.echo",
+    Level.MUST,
+    "§3.3 [OAPI] Response",
+    "a chained Response echoes its `previous_response_id`",
+    profile="stateful",
+)
+PREVIOUS_UNKNOWN = register(
+    "live.previous_response.unknown",
+    Level.MUST,
+    "§4.3",
+    "an unknown `previous_response_id` gets 404, or 400 with code `previous_response_not_found`",
+    profile="stateful",
+)
+INPUT_TOKENS_COUNT = register(
+    "live.input_tokens.count",
+    Level.MUST,
+    "§4.1",
+    'POST /v1/responses/input_tokens (where offered) returns `{object: "response.input_tokens", '
+    "input_tokens}` counting the `previous_response_id` history",
+    profile="stateful",
+)
+INPUT_TOKENS_MATCH = register(
+    "live.input_tokens.matches_usage",
+    Level.SHOULD,
+    "§4.1 (a server matches its own count)",
+    "POST /v1/responses/input_tokens counts what the same request reports as `input_tokens`",
+    profile="stateful",
+)
+
+
+def declare_examples() -> None:
+    """The failing example (a misbehaving server) and the near miss (the mock) of each check."""
+    from ..examples.live import live
+
+    live(
+        HISTORY.id,
+        "kb19_wrong_history",
+        "a server that replays the previous turn's instructions instead of its input and output "
+        "(KB19)",
+    )
+    live(
+        PREVIOUS_ECHO.id,
+        "previous_id_not_echoed",
+        "a server whose chained Responses carry `previous_response_id: null`",
+    )
+    live(
+        TOOL_ROUND_TRIP.id,
+        "call_output_with_previous_ignored",
+        "a server that answers a `function_call_output` sent with `previous_response_id` with no "
+        "text",
+    )
+    live(
+        PREVIOUS_UNKNOWN.id,
+        "unknown_previous_500",
+        "a server that answers 500 to an unknown `previous_response_id`",
+    )
+    live(
+        INPUT_TOKENS_COUNT.id,
+        "input_tokens_wrong_object",
+        'a server whose input_tokens endpoint answers `object: "count"`',
+    )
+    live(
+        INPUT_TOKENS_MATCH.id,
+        "input_tokens_off_by_one",
+        "a server whose input_tokens endpoint counts one token more than its responses report",
+    )
+    live(
+        RECALL.id,
+        "previous_response_ignored",
+        "a server that silently ignores `previous_response_id` (echoing it all the same): a "
+        "chained turn cannot repeat a code word told two turns back",
+    )
+
 
 _TURNS = (
     "My favourite colour is teal. Acknowledge it in one short sentence.",
@@ -50,7 +171,7 @@ def _turn(probe: Probe, text: Any, previous: dict[str, Any] | None, **extra: Any
     response = probe.create(body)
     if previous is not None:
         probe.check(
-            L.PREVIOUS_ECHO, response.get("previous_response_id") == previous.get("id"),
+            PREVIOUS_ECHO, response.get("previous_response_id") == previous.get("id"),
             probe.last, expected=f"previous_response_id {previous.get('id')!r}",
             actual=f"{response.get('previous_response_id')!r}",
         )  # fmt: skip
@@ -98,9 +219,9 @@ def _history_counted(
     new_input: Any,
     now: int | None,
     ex: HttpExchange | None,
-    check: Any = L.HISTORY,
+    check: Check = HISTORY,
 ) -> None:
-    """SPEC §3, §4: ``now``, the `input_tokens` of a chained turn (or the input_tokens endpoint's
+    """§3.2, §4.3: ``now``, the `input_tokens` of a chained turn (or the input_tokens endpoint's
     count for it), holds every part of ``history`` (see the module's docstring)."""
     if now is None:
         return  # missing usage is the judge's finding (usage.present / usage.integers)
@@ -128,10 +249,15 @@ def _history_counted(
             return
 
 
-@pytest.mark.checks(
-    L.HISTORY.id, L.PREVIOUS_ECHO.id, L.INPUT_TOKENS_COUNT.id, L.INPUT_TOKENS_MATCH.id
+@case(
+    "chain",
+    HISTORY,
+    PREVIOUS_ECHO,
+    INPUT_TOKENS_COUNT,
+    INPUT_TOKENS_MATCH,
+    profiles=STATEFUL,
+    chain=True,
 )
-@pytest.mark.chain
 def test_chain_history_by_usage(probe: Probe) -> None:
     explicit = _Explicit(probe)
     first = _turn(probe, _TURNS[0], None)
@@ -143,7 +269,7 @@ def test_chain_history_by_usage(probe: Probe) -> None:
         "POST", "/responses/input_tokens",
         json_body={"model": probe.model, "previous_response_id": second.get("id"),
                    "input": _TURNS[2]},
-        optional=True,  # SPEC §4 lists it; not every server offers it
+        optional=True,  # §4.1 lists it; not every server offers it
     )  # fmt: skip
     third = _turn(probe, _TURNS[2], second)
     third_ex = probe.last
@@ -153,7 +279,7 @@ def test_chain_history_by_usage(probe: Probe) -> None:
         return  # the endpoint is not offered
     value = counted.json.get("input_tokens")
     probe.check(
-        L.INPUT_TOKENS_COUNT,
+        INPUT_TOKENS_COUNT,
         counted.status == 200 and counted.json.get("object") == "response.input_tokens"
         and type(value) is int, counted,
         expected='HTTP 200 {"object": "response.input_tokens", "input_tokens": <int>}',
@@ -161,20 +287,23 @@ def test_chain_history_by_usage(probe: Probe) -> None:
     )  # fmt: skip
     if type(value) is not int:
         return
-    _history_counted(
-        probe, explicit, history, _TURNS[2], value, counted, check=L.INPUT_TOKENS_COUNT
-    )
+    _history_counted(probe, explicit, history, _TURNS[2], value, counted, check=INPUT_TOKENS_COUNT)
     actual = A.input_tokens(third)
     probe.check(
-        L.INPUT_TOKENS_MATCH, value == actual, counted,
+        INPUT_TOKENS_MATCH, value == actual, counted,
         expected=f"{actual} (input_tokens of the same request)", actual=value,
     )  # fmt: skip
 
 
-@pytest.mark.checks(L.RECALL.id, L.PREVIOUS_ECHO.id)
-@pytest.mark.chain
-@pytest.mark.needs_instructions
-@pytest.mark.attempts(3)
+@case(
+    "chain",
+    RECALL,
+    PREVIOUS_ECHO,
+    profiles=STATEFUL,
+    attempts=3,
+    chain=True,
+    needs_instructions=True,
+)
 def test_chain_recall(probe: Probe) -> None:
     word = f"{random.choice(('PELICAN', 'MARIGOLD', 'QUASAR', 'TANGERINE'))}-{random.randint(100, 999)}"
     first = _turn(probe, f"Remember this code word: {word}. Reply only with OK.", None)
@@ -186,15 +315,21 @@ def test_chain_recall(probe: Probe) -> None:
     text = A.output_text(third)
     probe.nondeterministic(
         word.lower() in text.lower(), "the model did not repeat the code word",
-        check=L.RECALL, exchange=probe.last,
+        check=RECALL, exchange=probe.last,
         expected=f"the code word {word!r} from two turns back", actual=text[:200],
     )  # fmt: skip
 
 
-@pytest.mark.checks(L.TOOL_ROUND_TRIP.id, L.HISTORY.id, L.PREVIOUS_ECHO.id, L.TOOLS_ARGUMENTS.id)
-@pytest.mark.profiles("stateful", "tools")
-@pytest.mark.chain
-@pytest.mark.attempts(3)
+@case(
+    "chain",
+    TOOL_ROUND_TRIP,
+    HISTORY,
+    PREVIOUS_ECHO,
+    TOOLS_ARGUMENTS_ID,
+    profiles=("stateful", "tools"),
+    attempts=3,
+    chain=True,
+)
 def test_chain_tool_round_trip(probe: Probe) -> None:
     first_input = "What is the weather in Paris right now?"
     first = _turn(
@@ -208,14 +343,14 @@ def test_chain_tool_round_trip(probe: Probe) -> None:
         probe.skip(f"the first turn is incomplete ({reason}): a cut-off call cannot be answered")
     calls = A.function_calls(first)
     probe.require(
-        L.TOOL_ROUND_TRIP, bool(calls) and isinstance(calls[0].get("call_id"), str), probe.last,
+        TOOL_ROUND_TRIP, bool(calls) and isinstance(calls[0].get("call_id"), str), probe.last,
         expected="a get_weather call (tool_choice names it)",
         actual=f"output {A.output_types(first)}",
     )  # fmt: skip
     args, why = A.parse_arguments(calls[0])
     errors = [why] if why else schema_errors(args, WEATHER_TOOL["parameters"])
     probe.check(
-        L.TOOLS_ARGUMENTS, not errors, probe.last,
+        REGISTRY[TOOLS_ARGUMENTS_ID], not errors, probe.last,
         expected="arguments valid for get_weather's schema", actual="; ".join(errors),
     )  # fmt: skip
     output = {"type": "function_call_output", "call_id": calls[0]["call_id"],
@@ -224,11 +359,11 @@ def test_chain_tool_round_trip(probe: Probe) -> None:
     second_ex = probe.last
     probe.nondeterministic(
         not A.function_calls(second), "the model called the tool again instead of answering",
-        check=L.TOOL_ROUND_TRIP, exchange=probe.last,
+        check=TOOL_ROUND_TRIP, exchange=probe.last,
         expected="a message using the tool's output", actual=f"output {A.output_types(second)}",
     )  # fmt: skip
     probe.check(
-        L.TOOL_ROUND_TRIP,
+        TOOL_ROUND_TRIP,
         second.get("status") == "completed" and bool(A.output_text(second).strip()), probe.last,
         expected="status completed with a message",
         actual=f"status {second.get('status')!r}, output {A.output_types(second)}",
@@ -239,8 +374,7 @@ def test_chain_tool_round_trip(probe: Probe) -> None:
     )  # fmt: skip
 
 
-@pytest.mark.checks(L.PREVIOUS_ECHO.id, L.HTTP_OK.id)
-@pytest.mark.chain
+@case("chain", PREVIOUS_ECHO, HTTP_OK_ID, profiles=STATEFUL, chain=True)
 def test_chain_after_stream(probe: Probe) -> None:
     """A turn chained right after a streamed parent's terminal event, then a streamed turn
     chained on that one: the parent must be there to continue from as soon as its stream ended
@@ -250,13 +384,13 @@ def test_chain_after_stream(probe: Probe) -> None:
     body = probe.body(input=_TURNS[2], previous_response_id=child.get("id"))
     grandchild, ex = probe.create_stream(body)
     probe.check(
-        L.PREVIOUS_ECHO, grandchild.get("previous_response_id") == child.get("id"), ex,
+        PREVIOUS_ECHO, grandchild.get("previous_response_id") == child.get("id"), ex,
         expected=f"previous_response_id {child.get('id')!r}",
         actual=f"{grandchild.get('previous_response_id')!r}",
     )  # fmt: skip
 
 
-@pytest.mark.checks(L.PREVIOUS_UNKNOWN.id)
+@case("chain", PREVIOUS_UNKNOWN, profiles=STATEFUL)
 def test_previous_response_unknown(probe: Probe) -> None:
     body = probe.body(
         input="Say hi.", previous_response_id="resp_conformance000000000000000000000unknown"
@@ -265,7 +399,7 @@ def test_previous_response_unknown(probe: Probe) -> None:
     error = ex.json.get("error")
     code = error.get("code") if isinstance(error, dict) else None
     probe.check(
-        L.PREVIOUS_UNKNOWN,
+        PREVIOUS_UNKNOWN,
         ex.status == 404 or (ex.status == 400 and code == "previous_response_not_found"), ex,
         expected="HTTP 404, or 400 with code previous_response_not_found",
         actual=f"HTTP {ex.status}, code {code!r}",
