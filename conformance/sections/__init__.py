@@ -88,7 +88,7 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 - :mod:`.s3_4_openresponses` — §3.4 Open Responses (``response.openresponses.required_fields``:
   every Response object under the profile, lifecycle events' included);
 - :mod:`.s4_4_errors` — §4.4 errors (``error.shape``, ``error.code.type``: the rule judges one
-  error body);
+  error body; ``live.errors.*``, whose rules are the suite's cases there);
 - :mod:`.s4_5_conversations` — §4.5 conversations (``conversation.*``, ``item_list.*``: the
   rules judge one conversation, deleted conversation or item list);
 - :mod:`.s4_6_compaction` — §4.6 compaction (``compaction.*``: the rule judges one compaction

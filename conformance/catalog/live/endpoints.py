@@ -79,27 +79,12 @@ MAX_OUTPUT_INCOMPLETE = register(
     "`incomplete_details.reason: max_output_tokens` (a stream with `response.incomplete`)",
 )
 
-# --- live.errors.* (docs/spec.md §4 Errors) --------------------------------------------------------------
-BAD_INPUT_4XX = register(
-    "live.errors.bad_input_4xx",
-    MUST,
-    "§4.4",
-    "bad input (malformed JSON, wrong types, an invalid `tool_choice`) gets a 4xx in OpenAI's "
-    "error shape, never 2xx or 5xx",
-)
-PARAM_NAMED = register(
-    "live.errors.param_named",
-    SHOULD,
-    "§4.4",
-    "a 400 for one bad field names that field in `error.param`",
-)
-NOT_FOUND_404 = register(
-    "live.errors.not_found_404",
-    MUST,
-    "§4.1",
-    "an unknown response id gets 404 on GET, DELETE, cancel and input_items",
-)
+# --- live.errors.*: declared with their cases in conformance/sections/s4_4_errors.py ---------------
+from ...sections.s4_4_errors import BAD_INPUT_4XX as BAD_INPUT_4XX  # noqa: E402
+from ...sections.s4_4_errors import NOT_FOUND_404 as NOT_FOUND_404  # noqa: E402
+from ...sections.s4_4_errors import PARAM_NAMED as PARAM_NAMED  # noqa: E402
 
+# isort: split
 # --- live.store.*, live.input_items.*: declared with their cases in conformance/sections/s4_1_endpoints.py
 from ...sections.s4_1_endpoints import DELETE as DELETE  # noqa: E402
 from ...sections.s4_1_endpoints import INPUT_ITEMS_LIST as INPUT_ITEMS_LIST  # noqa: E402
