@@ -1,30 +1,14 @@
-"""Examples of the live checks of the state profiles (``conversations``, ``compaction``,
-``stateless-reasoning``): a misbehaving server per check (``tests/suite/
-broken_state_servers.py``, listed in ``broken_servers.LIVE``), and the embedded mock as the near
-miss. Most are defects the issue measured: `conversation` silently ignored, no
-`encrypted_content`, bogus `include` values accepted."""
+"""Examples of the live checks of the state profiles (``compaction``, ``stateless-reasoning``;
+``conversations``' are in :mod:`conformance.sections.s4_5_conversation_endpoints`): a misbehaving
+server per check (``tests/suite/broken_state_servers.py``, listed in ``broken_servers.LIVE``), and
+the embedded mock as the near miss. Most are defects the issue measured: no `encrypted_content`,
+bogus `include` values accepted."""
 
 from __future__ import annotations
 
 from .live import live
 
 for _id, _server, _note in (
-    ("live.conversation.crud", "update_ignored",
-     "a server whose `POST /conversations/{id}` answers 200 and keeps the old metadata"),
-    ("live.conversation.echo", "conversation_not_echoed",
-     "a server whose Responses say `conversation: null` although one was given"),
-    ("live.conversation.history", "conversation_ignored",
-     "a server that silently ignores `conversation` on create (echoing it all the same)"),
-    ("live.conversation.items_appended", "items_reversed",
-     "a server that lists a conversation's items in the wrong order"),
-    ("live.conversation.items_paging", "paging_ignored",
-     "a server that ignores `limit` and `after` on conversation items"),
-    ("live.conversation.delete", "conversation_delete_keeps_it",
-     "a server whose DELETE answers `deleted: true` and deletes nothing"),
-    ("live.conversation.with_previous_response", "previous_response_dropped",
-     "a server that accepts `conversation` with `previous_response_id`, dropping the id"),
-    ("live.conversation.unknown", "unknown_conversation_500",
-     "a server that answers 500 for an unknown conversation id"),
     ("live.compaction.compact", "compact_without_item",
      "a server whose `/responses/compact` answers without a compaction item"),
     ("live.compaction.continue", "compaction_input_dropped",

@@ -91,6 +91,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   error body; ``live.errors.*``, whose rules are the suite's cases there);
 - :mod:`.s4_5_conversations` — §4.5 conversations (``conversation.*``, ``item_list.*``: the
   rules judge one conversation, deleted conversation or item list);
+- :mod:`.s4_5_conversation_endpoints` — §4.5 conversations across requests
+  (``live.conversation.*``: the rules are the suite's cases, the examples misbehaving servers);
 - :mod:`.s4_6_compaction` — §4.6 compaction (``compaction.*``: the rule judges one compaction
   result, its schema, its ``compaction`` item and its usage);
 - :mod:`.s4_7_include` — §4.7 include (``response.reasoning.encrypted_content_included``: the

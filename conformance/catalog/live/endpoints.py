@@ -261,68 +261,23 @@ STRUCTURED_JSON_SCHEMA = register(
     profile="structured",
 )
 
-# --- live.conversation.*, live.compaction.*, live.stateless.*, live.include.* (§4.5–§4.7) --------
-CONVERSATION_CRUD = register(
-    "live.conversation.crud",
-    MUST,
-    "§4.5 [OAPI] ConversationResource",
-    "a conversation is created with its metadata and items, retrieved as created, and its "
-    "metadata updated",
-    profile="conversations",
+# --- live.conversation.*: declared with their cases in conformance/sections/s4_5_conversation_endpoints.py
+from ...sections.s4_5_conversation_endpoints import CONVERSATION_CRUD as CONVERSATION_CRUD  # noqa: E402
+from ...sections.s4_5_conversation_endpoints import CONVERSATION_DELETE as CONVERSATION_DELETE  # noqa: E402
+from ...sections.s4_5_conversation_endpoints import CONVERSATION_ECHO as CONVERSATION_ECHO  # noqa: E402
+from ...sections.s4_5_conversation_endpoints import CONVERSATION_HISTORY as CONVERSATION_HISTORY  # noqa: E402
+from ...sections.s4_5_conversation_endpoints import (  # noqa: E402
+    CONVERSATION_ITEMS_APPENDED as CONVERSATION_ITEMS_APPENDED,
 )
-CONVERSATION_ECHO = register(
-    "live.conversation.echo",
-    MUST,
-    "§4.5 [OAPI] Response [REC] pydantic-ai cassettes",
-    "a response created with `conversation` echoes `conversation: {id}`",
-    profile="conversations",
+from ...sections.s4_5_conversation_endpoints import (  # noqa: E402
+    CONVERSATION_ITEMS_PAGING as CONVERSATION_ITEMS_PAGING,
 )
-CONVERSATION_HISTORY = register(
-    "live.conversation.history",
-    MUST,
-    "§4.5 [OAPI] ConversationParam",
-    "a response created with `conversation` sees the conversation's earlier turns (it recalls a "
-    "code word an earlier turn gave)",
-    profile="conversations",
+from ...sections.s4_5_conversation_endpoints import CONVERSATION_UNKNOWN as CONVERSATION_UNKNOWN  # noqa: E402
+from ...sections.s4_5_conversation_endpoints import (  # noqa: E402
+    CONVERSATION_WITH_PREVIOUS as CONVERSATION_WITH_PREVIOUS,
 )
-CONVERSATION_ITEMS_APPENDED = register(
-    "live.conversation.items_appended",
-    MUST,
-    "§4.5 [OAPI] ConversationParam",
-    "after a turn, the conversation's items are its earlier items, then the turn's input, then "
-    "its output, in order",
-    profile="conversations",
-)
-CONVERSATION_ITEMS_PAGING = register(
-    "live.conversation.items_paging",
-    MUST,
-    "§4.5 [OAPI] ConversationItemList",
-    "conversation items page with `limit`, `order` and `after`, and `has_more` says whether more "
-    "follow",
-    profile="conversations",
-)
-CONVERSATION_DELETE = register(
-    "live.conversation.delete",
-    MUST,
-    "§4.5 [OAPI] DeletedConversationResource",
-    "DELETE answers `{id, object: conversation.deleted, deleted: true}`; the conversation is then "
-    "gone (404)",
-    profile="conversations",
-)
-CONVERSATION_WITH_PREVIOUS = register(
-    "live.conversation.with_previous_response",
-    MUST,
-    "§4.5 [OAPI] CreateResponse",
-    "`conversation` with `previous_response_id` is a 400 `invalid_request_error`",
-    profile="conversations",
-)
-CONVERSATION_UNKNOWN = register(
-    "live.conversation.unknown",
-    MUST,
-    "§4.5, §4.4",
-    "an unknown conversation id is a 404 in OpenAI's error shape, on retrieve and on create",
-    profile="conversations",
-)
+
+# --- live.compaction.*, live.openresponses.*, live.stateless.*, live.include.* (§3.4, §4.6–§4.7) -----
 COMPACTION_COMPACT = register(
     "live.compaction.compact",
     MUST,
