@@ -1,20 +1,15 @@
-"""Examples of the live checks of the state profiles (``compaction``, ``stateless-reasoning``;
-``conversations``' are in :mod:`conformance.sections.s4_5_conversation_endpoints`): a misbehaving
-server per check (``tests/suite/broken_state_servers.py``, listed in ``broken_servers.LIVE``), and
-the embedded mock as the near miss. Most are defects the issue measured: no `encrypted_content`,
-bogus `include` values accepted."""
+"""Examples of the live checks of the ``stateless-reasoning`` profile (those of
+``conversations`` and ``compaction`` are in their section modules,
+:mod:`conformance.sections.s4_5_conversation_endpoints` and :mod:`conformance.sections.s4_6_compaction`):
+a misbehaving server per check (``tests/suite/broken_state_servers.py``, listed in
+``broken_servers.LIVE``), and the embedded mock as the near miss. Most are defects the issue
+measured: no `encrypted_content`, bogus `include` values accepted."""
 
 from __future__ import annotations
 
 from .live import live
 
 for _id, _server, _note in (
-    ("live.compaction.compact", "compact_without_item",
-     "a server whose `/responses/compact` answers without a compaction item"),
-    ("live.compaction.continue", "compaction_input_dropped",
-     "a server that drops compaction items (and the history they hold) from `input`"),
-    ("live.compaction.model_required", "compact_default_model",
-     "a server whose `/responses/compact` compacts with a default model when `model` is missing"),
     ("live.stateless.encrypted_present", "encrypted_dropped",
      "a server that never returns `encrypted_content`, whatever `include` asks"),
     ("live.stateless.encrypted_absent", "encrypted_always",

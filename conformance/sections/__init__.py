@@ -94,7 +94,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 - :mod:`.s4_5_conversation_endpoints` — §4.5 conversations across requests
   (``live.conversation.*``: the rules are the suite's cases, the examples misbehaving servers);
 - :mod:`.s4_6_compaction` — §4.6 compaction (``compaction.*``: the rule judges one compaction
-  result, its schema, its ``compaction`` item and its usage);
+  result, its schema, its ``compaction`` item and its usage; ``live.compaction.*``, whose rules
+  are the suite's cases there);
 - :mod:`.s4_7_include` — §4.7 include (``response.reasoning.encrypted_content_included``: the
   blob a request's ``include`` asked for, on every finished reasoning item);
 - :mod:`.s4_8_http_framing` — §4.8 HTTP/1.1 framing (``http.head.syntax``,

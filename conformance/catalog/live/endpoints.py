@@ -277,32 +277,13 @@ from ...sections.s4_5_conversation_endpoints import (  # noqa: E402
     CONVERSATION_WITH_PREVIOUS as CONVERSATION_WITH_PREVIOUS,
 )
 
-# --- live.compaction.*, live.openresponses.*, live.stateless.*, live.include.* (§3.4, §4.6–§4.7) -----
-COMPACTION_COMPACT = register(
-    "live.compaction.compact",
-    MUST,
-    "§4.6 [OAPI] CompactResource",
-    "`POST /responses/compact` with a history answers 200 with a compaction result "
-    "(`object: response.compaction`) holding a compaction item",
-    profile="compaction",
-)
-COMPACTION_CONTINUE = register(
-    "live.compaction.continue",
-    MUST,
-    "§4.6 [OAPI] CompactResource",
-    "a create whose input is the compaction's output plus a new turn is accepted and sees the "
-    "compacted history (it recalls a code word given before the compaction)",
-    profile="compaction",
-)
-COMPACTION_MODEL_REQUIRED = register(
-    "live.compaction.model_required",
-    MUST,
-    "§4.6 [OR] CompactResponseMethodPublicBody (`model` required); llm-comply 0.5.0 "
-    "`compact-missing-model`",
-    "`POST /responses/compact` without `model` is refused with a 4xx, not compacted with a "
-    "default model",
-    profile="compaction",
-)
+# --- live.compaction.*: declared with their cases in conformance/sections/s4_6_compaction.py
+from ...sections.s4_6_compaction import COMPACTION_COMPACT as COMPACTION_COMPACT  # noqa: E402
+from ...sections.s4_6_compaction import COMPACTION_CONTINUE as COMPACTION_CONTINUE  # noqa: E402
+from ...sections.s4_6_compaction import COMPACTION_MODEL_REQUIRED as COMPACTION_MODEL_REQUIRED  # noqa: E402
+
+# isort: split
+# --- live.openresponses.*, live.stateless.*, live.include.* (§3.4, §4.7) ------------------------------
 OPENRESPONSES_IMAGE_INPUT = register(
     "live.openresponses.image_input",
     MUST,
