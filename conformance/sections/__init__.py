@@ -97,7 +97,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   result, its schema, its ``compaction`` item and its usage; ``live.compaction.*``, whose rules
   are the suite's cases there);
 - :mod:`.s4_7_include` — §4.7 include (``response.reasoning.encrypted_content_included``: the
-  blob a request's ``include`` asked for, on every finished reasoning item);
+  blob a request's ``include`` asked for, on every finished reasoning item; ``live.stateless.*``
+  and ``live.include.unknown``, whose rules are the suite's cases there);
 - :mod:`.s4_8_http_framing` — §4.8 HTTP/1.1 framing (``http.head.syntax``,
   ``http.body.length``, ``http.body.chunked``: the rule is the proxy's llhttp parser);
 - :mod:`.s5_limits` — §5 the judge's own limits (``sse.limit.event_size``, ``event_count``,

@@ -283,7 +283,7 @@ from ...sections.s4_6_compaction import COMPACTION_CONTINUE as COMPACTION_CONTIN
 from ...sections.s4_6_compaction import COMPACTION_MODEL_REQUIRED as COMPACTION_MODEL_REQUIRED  # noqa: E402
 
 # isort: split
-# --- live.openresponses.*, live.stateless.*, live.include.* (§3.4, §4.7) ------------------------------
+# --- live.openresponses.* (§3.4) ---------------------------------------------------------------
 OPENRESPONSES_IMAGE_INPUT = register(
     "live.openresponses.image_input",
     MUST,
@@ -293,54 +293,15 @@ OPENRESPONSES_IMAGE_INPUT = register(
     "answered (200, a completed Response with output)",
     profile="openresponses",
 )
-STATELESS_ENCRYPTED_PRESENT = register(
-    "live.stateless.encrypted_present",
-    MUST,
-    "§4.7 [OAPI] Includable",
-    "with `store: false` and `include: [reasoning.encrypted_content]`, every reasoning item "
-    "(streamed and not) carries a non-empty `encrypted_content`",
-    profile="stateless-reasoning",
-)
-STATELESS_ENCRYPTED_ABSENT = register(
-    "live.stateless.encrypted_absent",
-    SHOULD,
-    "§4.7 [OAPI] Includable",
-    "without `reasoning.encrypted_content` in `include`, reasoning items carry no "
-    "`encrypted_content` (absent or null)",
-    profile="stateless-reasoning",
-)
-STATELESS_ENCRYPTED_ACCEPTED = register(
-    "live.stateless.encrypted_accepted",
-    MUST,
-    "§4.7 [OAPI] ReasoningItem",
-    "a reasoning item with the server's `encrypted_content`, sent back as input with "
-    "`store: false`, is accepted and the turn sees the history",
-    profile="stateless-reasoning",
-)
-STATELESS_ENCRYPTED_TAMPERED = register(
-    "live.stateless.encrypted_tampered",
-    MUST,
-    "§4.7, §4.4",
-    "a reasoning item whose `encrypted_content` was altered is a 400 `invalid_request_error`",
-    profile="stateless-reasoning",
-)
-STATELESS_HISTORY_ITEMS = register(
-    "live.stateless.history_items",
-    MUST,
-    "§4.7 [OAPI] InputItem",
-    "a history holding every kind of item an agent sends back (messages of each role, "
-    "reasoning, function, custom tool, shell, local shell, apply_patch and computer calls with "
-    "their outputs) is accepted as input",
-    profile="stateless-reasoning",
-)
-INCLUDE_UNKNOWN = register(
-    "live.include.unknown",
-    SHOULD,
-    "§4.7 [OAPI] Includable",
-    "an `include` value OpenAI does not define is a 400 `invalid_request_error` (not silently "
-    "ignored)",
-    profile="stateless-reasoning",
-)
+# isort: split
+# --- live.stateless.*, live.include.*: declared with their cases in conformance/sections/s4_7_include.py
+from ...sections.s4_7_include import INCLUDE_UNKNOWN as INCLUDE_UNKNOWN  # noqa: E402
+from ...sections.s4_7_include import STATELESS_ENCRYPTED_ABSENT as STATELESS_ENCRYPTED_ABSENT  # noqa: E402
+from ...sections.s4_7_include import STATELESS_ENCRYPTED_ACCEPTED as STATELESS_ENCRYPTED_ACCEPTED  # noqa: E402
+from ...sections.s4_7_include import STATELESS_ENCRYPTED_PRESENT as STATELESS_ENCRYPTED_PRESENT  # noqa: E402
+from ...sections.s4_7_include import STATELESS_ENCRYPTED_TAMPERED as STATELESS_ENCRYPTED_TAMPERED  # noqa: E402
+from ...sections.s4_7_include import STATELESS_HISTORY_ITEMS as STATELESS_HISTORY_ITEMS  # noqa: E402
+
 # --- live.ws.*: WebSocket mode (docs/websocket.md) ------------------------------------------------
 WS_UPGRADE = register(
     "live.ws.upgrade",
