@@ -110,8 +110,6 @@ for _id, _server, _note in (
 
 # tools beyond function calls
 for _id, _server, _note in (
-    ("live.openresponses.image_input", "image_input_refused",
-     "a text-only server that answers 400 to an `input_image` data URL"),
     ("live.tools.allowed_tools", "allowed_tools_ignored",
      "a server that serves `allowed_tools` as `required` over every declared tool"),
     ("live.custom_tools.call", "custom_choice_ignored",

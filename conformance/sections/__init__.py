@@ -86,7 +86,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 - :mod:`.s3_2_usage` — §3.2 usage accounting (``usage.*``: the rule judges one Response's
   ``usage``, streamed terminal, non-stream body or compaction result);
 - :mod:`.s3_4_openresponses` — §3.4 Open Responses (``response.openresponses.required_fields``:
-  every Response object under the profile, lifecycle events' included);
+  every Response object under the profile, lifecycle events' included;
+  ``live.openresponses.image_input``, whose rule is the suite's case there);
 - :mod:`.s4_4_errors` — §4.4 errors (``error.shape``, ``error.code.type``: the rule judges one
   error body; ``live.errors.*``, whose rules are the suite's cases there);
 - :mod:`.s4_5_conversations` — §4.5 conversations (``conversation.*``, ``item_list.*``: the

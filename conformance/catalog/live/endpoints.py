@@ -283,16 +283,9 @@ from ...sections.s4_6_compaction import COMPACTION_CONTINUE as COMPACTION_CONTIN
 from ...sections.s4_6_compaction import COMPACTION_MODEL_REQUIRED as COMPACTION_MODEL_REQUIRED  # noqa: E402
 
 # isort: split
-# --- live.openresponses.* (§3.4) ---------------------------------------------------------------
-OPENRESPONSES_IMAGE_INPUT = register(
-    "live.openresponses.image_input",
-    MUST,
-    "§3.4 [OR] InputImageContentParamAutoParam (`image_url` a data URL); llm-comply 0.5.0 "
-    "`image-input`",
-    "a create whose user message holds an `input_image` with a base64 data URL is accepted and "
-    "answered (200, a completed Response with output)",
-    profile="openresponses",
-)
+# --- live.openresponses.*: declared with its case in conformance/sections/s3_4_openresponses.py
+from ...sections.s3_4_openresponses import OPENRESPONSES_IMAGE_INPUT as OPENRESPONSES_IMAGE_INPUT  # noqa: E402
+
 # isort: split
 # --- live.stateless.*, live.include.*: declared with their cases in conformance/sections/s4_7_include.py
 from ...sections.s4_7_include import INCLUDE_UNKNOWN as INCLUDE_UNKNOWN  # noqa: E402
