@@ -31,11 +31,8 @@ from ..catalog.registry import Level, Violation
 from .registry import EXAMPLES, Example, Sample, example
 
 # isort: split
-# Importing each module declares its examples (in this order) into EXAMPLES.
-from . import (  # noqa: F401  (declare the examples)
-    live,
-    live_state,
-)
+# Importing it declares the examples it lists into EXAMPLES.
+from . import live  # noqa: F401  (declare the examples)
 
 # isort: split
 # The section modules (conformance.sections) hold their checks' examples beside the rules.

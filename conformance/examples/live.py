@@ -34,11 +34,6 @@ live(
 for _id, _server, _note in (
     ("live.response.echo", "echo_drops_metadata",
      "a server whose Responses echo `metadata: {}` whatever the request set"),
-    ("live.errors.not_found_404", "unknown_id_400",
-     "a server that answers 400 for an unknown response id"),
-    ("live.errors.bad_input_4xx", "bad_input_500", "a server that answers bad input with 500"),
-    ("live.errors.param_named", "param_not_named",
-     "a server whose 400 errors name no field (`param: null`)"),
     ("live.tools.none", "tool_choice_none_ignored",
      "a server that calls a tool under `tool_choice: none`"),
     ("live.tools.required", "tool_choice_required_ignored",
@@ -83,8 +78,6 @@ for _id, _server, _note in (
 
 # tools beyond function calls
 for _id, _server, _note in (
-    ("live.openresponses.image_input", "image_input_refused",
-     "a text-only server that answers 400 to an `input_image` data URL"),
     ("live.tools.allowed_tools", "allowed_tools_ignored",
      "a server that serves `allowed_tools` as `required` over every declared tool"),
     ("live.custom_tools.call", "custom_choice_ignored",

@@ -86,20 +86,25 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 - :mod:`.s3_2_usage` — §3.2 usage accounting (``usage.*``: the rule judges one Response's
   ``usage``, streamed terminal, non-stream body or compaction result);
 - :mod:`.s3_4_openresponses` — §3.4 Open Responses (``response.openresponses.required_fields``:
-  every Response object under the profile, lifecycle events' included);
+  every Response object under the profile, lifecycle events' included;
+  ``live.openresponses.image_input``, whose rule is the suite's case there);
 - :mod:`.s4_2_background` — §4.2 background responses (``live.background.*``: the rules are
   the suite's cases, the examples misbehaving servers);
 - :mod:`.s4_3_previous_response` — §4.3 ``previous_response_id`` (``live.previous_response.*``,
   and §4.1's ``live.input_tokens.*``, which the same case evaluates: the rules are the suite's
   cases, the examples misbehaving servers);
 - :mod:`.s4_4_errors` — §4.4 errors (``error.shape``, ``error.code.type``: the rule judges one
-  error body);
+  error body; ``live.errors.*``, whose rules are the suite's cases there);
 - :mod:`.s4_5_conversations` — §4.5 conversations (``conversation.*``, ``item_list.*``: the
   rules judge one conversation, deleted conversation or item list);
+- :mod:`.s4_5_conversation_endpoints` — §4.5 conversations across requests
+  (``live.conversation.*``: the rules are the suite's cases, the examples misbehaving servers);
 - :mod:`.s4_6_compaction` — §4.6 compaction (``compaction.*``: the rule judges one compaction
-  result, its schema, its ``compaction`` item and its usage);
+  result, its schema, its ``compaction`` item and its usage; ``live.compaction.*``, whose rules
+  are the suite's cases there);
 - :mod:`.s4_7_include` — §4.7 include (``response.reasoning.encrypted_content_included``: the
-  blob a request's ``include`` asked for, on every finished reasoning item);
+  blob a request's ``include`` asked for, on every finished reasoning item; ``live.stateless.*``
+  and ``live.include.unknown``, whose rules are the suite's cases there);
 - :mod:`.s4_8_http_framing` — §4.8 HTTP/1.1 framing (``http.head.syntax``,
   ``http.body.length``, ``http.body.chunked``: the rule is the proxy's llhttp parser);
 - :mod:`.s5_limits` — §5 the judge's own limits (``sse.limit.event_size``, ``event_count``,

@@ -7,7 +7,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..bodies.objects import deep_equal_except_opaque
+from .s2_9_opaque import deep_equal_except_opaque
 
 if TYPE_CHECKING:
     from ..suite.probe import Probe

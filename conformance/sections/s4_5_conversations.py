@@ -17,6 +17,9 @@ hands it over by its ``object``): :func:`judge_conversation`, :func:`judge_delet
 them: the schema checks on every body, ``conversation.id_prefix`` on every conversation,
 ``conversation.metadata`` where ``metadata`` is present, ``item_list.bounds`` on a non-empty page
 and ``item_list.id_unique`` on one of two or more items.
+
+The live checks of the conversation endpoints (``live.conversation.*``) and their rules, the
+suite's cases, are in :mod:`.s4_5_conversation_endpoints`.
 """
 
 from __future__ import annotations

@@ -13,21 +13,37 @@ the proxy: conformance.bodies.state hands it the body): its schema, its ``compac
 usage. It marks the checks it evaluated in ``applied`` where it evaluates them: the schema checks
 on every result, ``compaction.item.present`` where ``output`` is a list,
 ``compaction.item.encrypted_content`` where a ``compaction`` item is in it.
+
+Live (``live.compaction.*``): the endpoint compacts a history into such a result, refuses a
+request without ``model`` (a 4xx, not a default model), and a create whose input is the result's
+``output`` plus a new turn sees the compacted history, as Codex and the Agents SDK continue. Their
+rules are the cases below (:mod:`.cases`), run against a target that declares ``compaction``; each
+failing example is a misbehaving server (tests/suite/broken_state_servers.py), its near miss the
+embedded mock.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..catalog.registry import Check, Level, Violation, register
 from ..catalog.render import short
 from ..schema import SchemaValidator
+from ..suite import answers as A
+from .cases import case
 from .s3_2_usage import judge_usage
 
+if TYPE_CHECKING:
+    from ..suite.probe import Probe
+
 __all__ = [
+    "COMPACTION_COMPACT",
+    "COMPACTION_CONTINUE",
     "COMPACTION_ITEM_CONTENT",
     "COMPACTION_ITEM_PRESENT",
+    "COMPACTION_MODEL_REQUIRED",
     "COMPACTION_SCHEMA_ENUM",
     "COMPACTION_SCHEMA_REQUIRED",
     "COMPACTION_SCHEMA_TYPE",
@@ -74,6 +90,31 @@ COMPACTION_ITEM_CONTENT = register(
     "§4.6 [OAPI] CompactionBody [REC] openai-compaction.1",
     "every `compaction` item carries a non-empty `encrypted_content` string (a client sends it "
     "back as input; an empty blob cannot restore anything)",
+)
+COMPACTION_COMPACT = register(
+    "live.compaction.compact",
+    Level.MUST,
+    "§4.6 [OAPI] CompactResource",
+    "`POST /responses/compact` with a history answers 200 with a compaction result "
+    "(`object: response.compaction`) holding a compaction item",
+    profile="compaction",
+)
+COMPACTION_CONTINUE = register(
+    "live.compaction.continue",
+    Level.MUST,
+    "§4.6 [OAPI] CompactResource",
+    "a create whose input is the compaction's output plus a new turn is accepted and sees the "
+    "compacted history (it recalls a code word given before the compaction)",
+    profile="compaction",
+)
+COMPACTION_MODEL_REQUIRED = register(
+    "live.compaction.model_required",
+    Level.MUST,
+    "§4.6 [OR] CompactResponseMethodPublicBody (`model` required); llm-comply 0.5.0 "
+    "`compact-missing-model`",
+    "`POST /responses/compact` without `model` is refused with a 4xx, not compacted with a "
+    "default model",
+    profile="compaction",
 )
 _SCHEMA_CHECKS: Mapping[str, Check] = {
     "required": COMPACTION_SCHEMA_REQUIRED,
@@ -140,7 +181,8 @@ def judge_compaction(
 def declare_examples() -> None:
     """The failing example and the passing near miss of each check (conformance.examples): a
     compaction result holding the retained user turn and the compaction item, one thing
-    changed."""
+    changed; a live check's failing example is a misbehaving server, its near miss the mock."""
+    from ..examples.live import live
     from ..examples.offline_state import S, _file_search, _user, compaction, drop, edit, with_item
     from ..examples.registry import example
 
@@ -169,3 +211,97 @@ def declare_examples() -> None:
         S(edit(compaction, "output.1.encrypted_content", "")),
         S(edit(compaction, "output.1.encrypted_content", "x")),
     )
+    live(
+        COMPACTION_COMPACT.id,
+        "compact_without_item",
+        "a server whose `/responses/compact` answers without a compaction item",
+    )
+    live(
+        COMPACTION_CONTINUE.id,
+        "compaction_input_dropped",
+        "a server that drops compaction items (and the history they hold) from `input`",
+    )
+    live(
+        COMPACTION_MODEL_REQUIRED.id,
+        "compact_default_model",
+        "a server whose `/responses/compact` compacts with a default model when `model` is missing",
+    )
+
+
+# --- the cases (the rules of live.compaction.*) ------------------------------------------------
+
+COMPACTION = ("compaction",)
+
+
+def _history(word: str) -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": f"Remember this code word: {word}. Reply only with OK."},
+        {"role": "assistant", "content": "OK"},
+        {"role": "user", "content": "Reply only with the name of one colour."},
+        {"role": "assistant", "content": "Blue"},
+    ]
+
+
+def _compact(probe: Probe, history: list[dict[str, Any]]) -> dict[str, Any]:
+    ex = probe.send("POST", "/responses/compact", json_body=probe.body(input=history))
+    body = ex.json
+    probe.require(
+        COMPACTION_COMPACT,
+        ex.status == 200 and body.get("object") == "response.compaction"
+        and isinstance(body.get("output"), list), ex,
+        expected="HTTP 200 with a compaction result (object: response.compaction)",
+        actual=f"HTTP {ex.status} {ex.body or ex.text!r}"[:300],
+    )  # fmt: skip
+    types = [i.get("type") for i in body["output"] if isinstance(i, dict)]
+    probe.require(
+        COMPACTION_COMPACT, "compaction" in types, ex,
+        expected="a compaction item in output", actual=f"output types {types}",
+    )  # fmt: skip
+    return body
+
+
+@case("compaction", COMPACTION_COMPACT, profiles=COMPACTION)
+def test_compact(probe: Probe) -> None:
+    _compact(probe, _history("OSPREY-101"))
+
+
+@case(
+    "compaction", COMPACTION_COMPACT, COMPACTION_CONTINUE,
+    profiles=COMPACTION, attempts=3, needs_instructions=True,
+)  # fmt: skip
+def test_continue_from_the_compacted_window(probe: Probe) -> None:
+    word = f"{random.choice(('OSPREY', 'JUNIPER', 'PULSAR', 'KUMQUAT'))}-{random.randint(100, 999)}"
+    compacted = _compact(probe, _history(word))
+    ask = {
+        "role": "user",
+        "content": "What was the code word I asked you to remember? Reply with the code word only.",
+    }
+    ex = probe.send(
+        "POST", "/responses", json_body=probe.body(input=[*compacted["output"], ask], store=False)
+    )
+    probe.require(
+        COMPACTION_CONTINUE, ex.status == 200 and ex.json.get("object") == "response", ex,
+        expected="HTTP 200: the compaction's output accepted as input",
+        actual=f"HTTP {ex.status} {ex.body or ex.text!r}"[:300],
+    )  # fmt: skip
+    text = A.output_text(ex.json)
+    probe.nondeterministic(
+        word.lower() in text.lower(), "the model did not repeat the code word",
+        check=COMPACTION_CONTINUE, exchange=ex,
+        expected=f"the code word {word!r} from the compacted history", actual=text[:200],
+    )  # fmt: skip
+
+
+@case("compaction", COMPACTION_MODEL_REQUIRED, profiles=COMPACTION)
+def test_compact_without_model(probe: Probe) -> None:
+    # [OR] CompactResponseMethodPublicBody requires `model`; llm-comply's `compact-missing-model`
+    # sends exactly this (docs/spec.md §4.6). A default model would compact with a model the
+    # client never chose.
+    body = {"input": _history("OSPREY-102")}
+    ex = probe.send("POST", "/responses/compact", json_body=body)
+    status = ex.status
+    probe.check(
+        COMPACTION_MODEL_REQUIRED, status is not None and 400 <= status < 500 and status != 429,
+        ex, expected="a 4xx error (`model` is required)",
+        actual=f"HTTP {status}" if status is not None else ex.error,
+    )  # fmt: skip

@@ -79,27 +79,12 @@ MAX_OUTPUT_INCOMPLETE = register(
     "`incomplete_details.reason: max_output_tokens` (a stream with `response.incomplete`)",
 )
 
-# --- live.errors.* (docs/spec.md §4 Errors) --------------------------------------------------------------
-BAD_INPUT_4XX = register(
-    "live.errors.bad_input_4xx",
-    MUST,
-    "§4.4",
-    "bad input (malformed JSON, wrong types, an invalid `tool_choice`) gets a 4xx in OpenAI's "
-    "error shape, never 2xx or 5xx",
-)
-PARAM_NAMED = register(
-    "live.errors.param_named",
-    SHOULD,
-    "§4.4",
-    "a 400 for one bad field names that field in `error.param`",
-)
-NOT_FOUND_404 = register(
-    "live.errors.not_found_404",
-    MUST,
-    "§4.1",
-    "an unknown response id gets 404 on GET, DELETE, cancel and input_items",
-)
+# --- live.errors.*: declared with their cases in conformance/sections/s4_4_errors.py ---------------
+from ...sections.s4_4_errors import BAD_INPUT_4XX as BAD_INPUT_4XX  # noqa: E402
+from ...sections.s4_4_errors import NOT_FOUND_404 as NOT_FOUND_404  # noqa: E402
+from ...sections.s4_4_errors import PARAM_NAMED as PARAM_NAMED  # noqa: E402
 
+# isort: split
 # --- live.store.*, live.input_items.*: declared with their cases in conformance/sections/s4_1_endpoints.py
 from ...sections.s4_1_endpoints import DELETE as DELETE  # noqa: E402
 from ...sections.s4_1_endpoints import INPUT_ITEMS_LIST as INPUT_ITEMS_LIST  # noqa: E402
@@ -202,150 +187,40 @@ STRUCTURED_JSON_SCHEMA = register(
     profile="structured",
 )
 
-# --- live.conversation.*, live.compaction.*, live.stateless.*, live.include.* (§4.5–§4.7) --------
-CONVERSATION_CRUD = register(
-    "live.conversation.crud",
-    MUST,
-    "§4.5 [OAPI] ConversationResource",
-    "a conversation is created with its metadata and items, retrieved as created, and its "
-    "metadata updated",
-    profile="conversations",
+# --- live.conversation.*: declared with their cases in conformance/sections/s4_5_conversation_endpoints.py
+from ...sections.s4_5_conversation_endpoints import CONVERSATION_CRUD as CONVERSATION_CRUD  # noqa: E402
+from ...sections.s4_5_conversation_endpoints import CONVERSATION_DELETE as CONVERSATION_DELETE  # noqa: E402
+from ...sections.s4_5_conversation_endpoints import CONVERSATION_ECHO as CONVERSATION_ECHO  # noqa: E402
+from ...sections.s4_5_conversation_endpoints import CONVERSATION_HISTORY as CONVERSATION_HISTORY  # noqa: E402
+from ...sections.s4_5_conversation_endpoints import (  # noqa: E402
+    CONVERSATION_ITEMS_APPENDED as CONVERSATION_ITEMS_APPENDED,
 )
-CONVERSATION_ECHO = register(
-    "live.conversation.echo",
-    MUST,
-    "§4.5 [OAPI] Response [REC] pydantic-ai cassettes",
-    "a response created with `conversation` echoes `conversation: {id}`",
-    profile="conversations",
+from ...sections.s4_5_conversation_endpoints import (  # noqa: E402
+    CONVERSATION_ITEMS_PAGING as CONVERSATION_ITEMS_PAGING,
 )
-CONVERSATION_HISTORY = register(
-    "live.conversation.history",
-    MUST,
-    "§4.5 [OAPI] ConversationParam",
-    "a response created with `conversation` sees the conversation's earlier turns (it recalls a "
-    "code word an earlier turn gave)",
-    profile="conversations",
+from ...sections.s4_5_conversation_endpoints import CONVERSATION_UNKNOWN as CONVERSATION_UNKNOWN  # noqa: E402
+from ...sections.s4_5_conversation_endpoints import (  # noqa: E402
+    CONVERSATION_WITH_PREVIOUS as CONVERSATION_WITH_PREVIOUS,
 )
-CONVERSATION_ITEMS_APPENDED = register(
-    "live.conversation.items_appended",
-    MUST,
-    "§4.5 [OAPI] ConversationParam",
-    "after a turn, the conversation's items are its earlier items, then the turn's input, then "
-    "its output, in order",
-    profile="conversations",
-)
-CONVERSATION_ITEMS_PAGING = register(
-    "live.conversation.items_paging",
-    MUST,
-    "§4.5 [OAPI] ConversationItemList",
-    "conversation items page with `limit`, `order` and `after`, and `has_more` says whether more "
-    "follow",
-    profile="conversations",
-)
-CONVERSATION_DELETE = register(
-    "live.conversation.delete",
-    MUST,
-    "§4.5 [OAPI] DeletedConversationResource",
-    "DELETE answers `{id, object: conversation.deleted, deleted: true}`; the conversation is then "
-    "gone (404)",
-    profile="conversations",
-)
-CONVERSATION_WITH_PREVIOUS = register(
-    "live.conversation.with_previous_response",
-    MUST,
-    "§4.5 [OAPI] CreateResponse",
-    "`conversation` with `previous_response_id` is a 400 `invalid_request_error`",
-    profile="conversations",
-)
-CONVERSATION_UNKNOWN = register(
-    "live.conversation.unknown",
-    MUST,
-    "§4.5, §4.4",
-    "an unknown conversation id is a 404 in OpenAI's error shape, on retrieve and on create",
-    profile="conversations",
-)
-COMPACTION_COMPACT = register(
-    "live.compaction.compact",
-    MUST,
-    "§4.6 [OAPI] CompactResource",
-    "`POST /responses/compact` with a history answers 200 with a compaction result "
-    "(`object: response.compaction`) holding a compaction item",
-    profile="compaction",
-)
-COMPACTION_CONTINUE = register(
-    "live.compaction.continue",
-    MUST,
-    "§4.6 [OAPI] CompactResource",
-    "a create whose input is the compaction's output plus a new turn is accepted and sees the "
-    "compacted history (it recalls a code word given before the compaction)",
-    profile="compaction",
-)
-COMPACTION_MODEL_REQUIRED = register(
-    "live.compaction.model_required",
-    MUST,
-    "§4.6 [OR] CompactResponseMethodPublicBody (`model` required); llm-comply 0.5.0 "
-    "`compact-missing-model`",
-    "`POST /responses/compact` without `model` is refused with a 4xx, not compacted with a "
-    "default model",
-    profile="compaction",
-)
-OPENRESPONSES_IMAGE_INPUT = register(
-    "live.openresponses.image_input",
-    MUST,
-    "§3.4 [OR] InputImageContentParamAutoParam (`image_url` a data URL); llm-comply 0.5.0 "
-    "`image-input`",
-    "a create whose user message holds an `input_image` with a base64 data URL is accepted and "
-    "answered (200, a completed Response with output)",
-    profile="openresponses",
-)
-STATELESS_ENCRYPTED_PRESENT = register(
-    "live.stateless.encrypted_present",
-    MUST,
-    "§4.7 [OAPI] Includable",
-    "with `store: false` and `include: [reasoning.encrypted_content]`, every reasoning item "
-    "(streamed and not) carries a non-empty `encrypted_content`",
-    profile="stateless-reasoning",
-)
-STATELESS_ENCRYPTED_ABSENT = register(
-    "live.stateless.encrypted_absent",
-    SHOULD,
-    "§4.7 [OAPI] Includable",
-    "without `reasoning.encrypted_content` in `include`, reasoning items carry no "
-    "`encrypted_content` (absent or null)",
-    profile="stateless-reasoning",
-)
-STATELESS_ENCRYPTED_ACCEPTED = register(
-    "live.stateless.encrypted_accepted",
-    MUST,
-    "§4.7 [OAPI] ReasoningItem",
-    "a reasoning item with the server's `encrypted_content`, sent back as input with "
-    "`store: false`, is accepted and the turn sees the history",
-    profile="stateless-reasoning",
-)
-STATELESS_ENCRYPTED_TAMPERED = register(
-    "live.stateless.encrypted_tampered",
-    MUST,
-    "§4.7, §4.4",
-    "a reasoning item whose `encrypted_content` was altered is a 400 `invalid_request_error`",
-    profile="stateless-reasoning",
-)
-STATELESS_HISTORY_ITEMS = register(
-    "live.stateless.history_items",
-    MUST,
-    "§4.7 [OAPI] InputItem",
-    "a history holding every kind of item an agent sends back (messages of each role, "
-    "reasoning, function, custom tool, shell, local shell, apply_patch and computer calls with "
-    "their outputs) is accepted as input",
-    profile="stateless-reasoning",
-)
-INCLUDE_UNKNOWN = register(
-    "live.include.unknown",
-    SHOULD,
-    "§4.7 [OAPI] Includable",
-    "an `include` value OpenAI does not define is a 400 `invalid_request_error` (not silently "
-    "ignored)",
-    profile="stateless-reasoning",
-)
+
+# --- live.compaction.*: declared with their cases in conformance/sections/s4_6_compaction.py
+from ...sections.s4_6_compaction import COMPACTION_COMPACT as COMPACTION_COMPACT  # noqa: E402
+from ...sections.s4_6_compaction import COMPACTION_CONTINUE as COMPACTION_CONTINUE  # noqa: E402
+from ...sections.s4_6_compaction import COMPACTION_MODEL_REQUIRED as COMPACTION_MODEL_REQUIRED  # noqa: E402
+
+# isort: split
+# --- live.openresponses.*: declared with its case in conformance/sections/s3_4_openresponses.py
+from ...sections.s3_4_openresponses import OPENRESPONSES_IMAGE_INPUT as OPENRESPONSES_IMAGE_INPUT  # noqa: E402
+
+# isort: split
+# --- live.stateless.*, live.include.*: declared with their cases in conformance/sections/s4_7_include.py
+from ...sections.s4_7_include import INCLUDE_UNKNOWN as INCLUDE_UNKNOWN  # noqa: E402
+from ...sections.s4_7_include import STATELESS_ENCRYPTED_ABSENT as STATELESS_ENCRYPTED_ABSENT  # noqa: E402
+from ...sections.s4_7_include import STATELESS_ENCRYPTED_ACCEPTED as STATELESS_ENCRYPTED_ACCEPTED  # noqa: E402
+from ...sections.s4_7_include import STATELESS_ENCRYPTED_PRESENT as STATELESS_ENCRYPTED_PRESENT  # noqa: E402
+from ...sections.s4_7_include import STATELESS_ENCRYPTED_TAMPERED as STATELESS_ENCRYPTED_TAMPERED  # noqa: E402
+from ...sections.s4_7_include import STATELESS_HISTORY_ITEMS as STATELESS_HISTORY_ITEMS  # noqa: E402
+
 # --- live.ws.*: WebSocket mode (docs/websocket.md) ------------------------------------------------
 WS_UPGRADE = register(
     "live.ws.upgrade",

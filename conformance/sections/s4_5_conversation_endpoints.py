@@ -1,20 +1,130 @@
-"""Conversations ([OAPI] `/v1/conversations`, `conversation` on create): CRUD, the history a
-response sees, the items a turn appends (in order), paging, delete, and the errors for
-`conversation` with `previous_response_id` and for unknown ids. Every body is also judged by
-the state-object checks (`conversation.*`, `item_list.*`)."""
+"""§4.5 Conversations (docs/spec.md#s4-5) across requests: ``live.conversation.*``.
+
+The conversation endpoints ([OAPI] ``/v1/conversations``) and ``conversation`` on create, as a
+live run sees them: a conversation is created with its metadata and items, retrieved as created
+and updated; a response created in it echoes ``conversation: {id}`` and sees its earlier turns;
+a turn appends its input, then its output, to the conversation's items, which page with
+``limit``, ``order`` and ``after``; DELETE answers ``deleted: true`` and the conversation is gone;
+``conversation`` with ``previous_response_id`` is a 400, an unknown conversation id a 404. Each
+check's rule is the case below that evaluates it (:mod:`.cases`), run against a target that
+declares ``conversations``; every body the cases get is judged by the state-object checks too
+(``conversation.*``, ``item_list.*``: :mod:`.s4_5_conversations`). Each failing example is a
+misbehaving server (tests/suite/broken_state_servers.py), its near miss the embedded mock.
+"""
 
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pytest
+from ..catalog.registry import Level, register
+from ..suite import answers as A
+from .cases import case
 
-from ...catalog import live as L
-from .. import answers as A
-from ..probe import Probe
+if TYPE_CHECKING:
+    from ..suite.probe import Probe
 
-pytestmark = pytest.mark.profiles("conversations")
+__all__ = [
+    "CONVERSATION_CRUD",
+    "CONVERSATION_DELETE",
+    "CONVERSATION_ECHO",
+    "CONVERSATION_HISTORY",
+    "CONVERSATION_ITEMS_APPENDED",
+    "CONVERSATION_ITEMS_PAGING",
+    "CONVERSATION_UNKNOWN",
+    "CONVERSATION_WITH_PREVIOUS",
+    "declare_examples",
+]
+
+CONVERSATIONS = ("conversations",)
+
+CONVERSATION_CRUD = register(
+    "live.conversation.crud",
+    Level.MUST,
+    "§4.5 [OAPI] ConversationResource",
+    "a conversation is created with its metadata and items, retrieved as created, and its "
+    "metadata updated",
+    profile="conversations",
+)
+CONVERSATION_ECHO = register(
+    "live.conversation.echo",
+    Level.MUST,
+    "§4.5 [OAPI] Response [REC] pydantic-ai cassettes",
+    "a response created with `conversation` echoes `conversation: {id}`",
+    profile="conversations",
+)
+CONVERSATION_HISTORY = register(
+    "live.conversation.history",
+    Level.MUST,
+    "§4.5 [OAPI] ConversationParam",
+    "a response created with `conversation` sees the conversation's earlier turns (it recalls a "
+    "code word an earlier turn gave)",
+    profile="conversations",
+)
+CONVERSATION_ITEMS_APPENDED = register(
+    "live.conversation.items_appended",
+    Level.MUST,
+    "§4.5 [OAPI] ConversationParam",
+    "after a turn, the conversation's items are its earlier items, then the turn's input, then "
+    "its output, in order",
+    profile="conversations",
+)
+CONVERSATION_ITEMS_PAGING = register(
+    "live.conversation.items_paging",
+    Level.MUST,
+    "§4.5 [OAPI] ConversationItemList",
+    "conversation items page with `limit`, `order` and `after`, and `has_more` says whether more "
+    "follow",
+    profile="conversations",
+)
+CONVERSATION_DELETE = register(
+    "live.conversation.delete",
+    Level.MUST,
+    "§4.5 [OAPI] DeletedConversationResource",
+    "DELETE answers `{id, object: conversation.deleted, deleted: true}`; the conversation is then "
+    "gone (404)",
+    profile="conversations",
+)
+CONVERSATION_WITH_PREVIOUS = register(
+    "live.conversation.with_previous_response",
+    Level.MUST,
+    "§4.5 [OAPI] CreateResponse",
+    "`conversation` with `previous_response_id` is a 400 `invalid_request_error`",
+    profile="conversations",
+)
+CONVERSATION_UNKNOWN = register(
+    "live.conversation.unknown",
+    Level.MUST,
+    "§4.5, §4.4",
+    "an unknown conversation id is a 404 in OpenAI's error shape, on retrieve and on create",
+    profile="conversations",
+)
+
+
+def declare_examples() -> None:
+    """The failing example (a misbehaving server) and the near miss (the mock) of each check."""
+    from ..examples.live import live
+
+    for check, server, note in (
+        (CONVERSATION_CRUD, "update_ignored",
+         "a server whose `POST /conversations/{id}` answers 200 and keeps the old metadata"),
+        (CONVERSATION_ECHO, "conversation_not_echoed",
+         "a server whose Responses say `conversation: null` although one was given"),
+        (CONVERSATION_HISTORY, "conversation_ignored",
+         "a server that silently ignores `conversation` on create (echoing it all the same)"),
+        (CONVERSATION_ITEMS_APPENDED, "items_reversed",
+         "a server that lists a conversation's items in the wrong order"),
+        (CONVERSATION_ITEMS_PAGING, "paging_ignored",
+         "a server that ignores `limit` and `after` on conversation items"),
+        (CONVERSATION_DELETE, "conversation_delete_keeps_it",
+         "a server whose DELETE answers `deleted: true` and deletes nothing"),
+        (CONVERSATION_WITH_PREVIOUS, "previous_response_dropped",
+         "a server that accepts `conversation` with `previous_response_id`, dropping the id"),
+        (CONVERSATION_UNKNOWN, "unknown_conversation_500",
+         "a server that answers 500 for an unknown conversation id"),
+    ):  # fmt: skip
+        live(check.id, server, note)
+
 
 _UNKNOWN = "conv_conformance0000000000000000000000000unknown"
 
@@ -22,7 +132,7 @@ _UNKNOWN = "conv_conformance0000000000000000000000000unknown"
 def _create(probe: Probe, **body: Any) -> dict[str, Any]:
     ex = probe.send("POST", "/conversations", json_body=body)
     probe.require(
-        L.CONVERSATION_CRUD, ex.status == 200 and ex.json.get("object") == "conversation"
+        CONVERSATION_CRUD, ex.status == 200 and ex.json.get("object") == "conversation"
         and isinstance(ex.json.get("id"), str), ex,
         expected="HTTP 200 with a conversation object",
         actual=f"HTTP {ex.status} {ex.body or ex.text!r}"[:300],
@@ -58,44 +168,45 @@ def _turn(probe: Probe, cid: str, text: str, **extra: Any) -> dict[str, Any]:
     conversation = response.get("conversation")
     got = conversation.get("id") if isinstance(conversation, dict) else conversation
     probe.check(
-        L.CONVERSATION_ECHO, got == cid, probe.last,
+        CONVERSATION_ECHO, got == cid, probe.last,
         expected=f"conversation: {{id: {cid!r}}}", actual=repr(conversation),
     )  # fmt: skip
     return response
 
 
-@pytest.mark.checks(L.CONVERSATION_CRUD.id)
+@case("conversations", CONVERSATION_CRUD, profiles=CONVERSATIONS)
 def test_conversation_crud(probe: Probe) -> None:
     item = {"type": "message", "role": "user", "content": "Hello from the conformance suite."}
     created = _create(probe, metadata={"suite": "conformance"}, items=[item])
     cid = created["id"]
     probe.check(
-        L.CONVERSATION_CRUD, created.get("metadata") == {"suite": "conformance"}, probe.last,
+        CONVERSATION_CRUD, created.get("metadata") == {"suite": "conformance"}, probe.last,
         expected="metadata as sent", actual=repr(created.get("metadata")),
     )  # fmt: skip
     got = probe.send("GET", f"/conversations/{cid}")
     probe.check(
-        L.CONVERSATION_CRUD, got.status == 200 and got.json == created, got,
+        CONVERSATION_CRUD, got.status == 200 and got.json == created, got,
         expected="the created conversation", actual=f"HTTP {got.status} {got.body!r}"[:300],
     )  # fmt: skip
     updated = probe.send("POST", f"/conversations/{cid}", json_body={"metadata": {"k": "v"}})
     probe.check(
-        L.CONVERSATION_CRUD,
+        CONVERSATION_CRUD,
         updated.status == 200 and updated.json.get("metadata") == {"k": "v"}
         and updated.json.get("id") == cid, updated,
         expected="HTTP 200, metadata replaced by {'k': 'v'}",
         actual=f"HTTP {updated.status} {updated.body!r}"[:300],
     )  # fmt: skip
-    page = _items(probe, cid, L.CONVERSATION_CRUD, order="asc")
+    page = _items(probe, cid, CONVERSATION_CRUD, order="asc")
     probe.check(
-        L.CONVERSATION_CRUD, _texts(page) == [("user", item["content"])], probe.last,
+        CONVERSATION_CRUD, _texts(page) == [("user", item["content"])], probe.last,
         expected="the initial item", actual=_texts(page),
     )  # fmt: skip
 
 
-@pytest.mark.checks(L.CONVERSATION_HISTORY.id, L.CONVERSATION_ECHO.id, L.CONVERSATION_CRUD.id)
-@pytest.mark.needs_instructions
-@pytest.mark.attempts(3)
+@case(
+    "conversations", CONVERSATION_HISTORY, CONVERSATION_ECHO, CONVERSATION_CRUD,
+    profiles=CONVERSATIONS, attempts=3, needs_instructions=True,
+)  # fmt: skip
 def test_conversation_history_recall(probe: Probe) -> None:
     word = f"{random.choice(('HERON', 'SAFFRON', 'NEBULA', 'QUINCE'))}-{random.randint(100, 999)}"
     cid = _create(probe)["id"]
@@ -108,20 +219,21 @@ def test_conversation_history_recall(probe: Probe) -> None:
     text = A.output_text(third)
     probe.nondeterministic(
         word.lower() in text.lower(), "the model did not repeat the code word",
-        check=L.CONVERSATION_HISTORY, exchange=probe.last,
+        check=CONVERSATION_HISTORY, exchange=probe.last,
         expected=f"the code word {word!r} from two turns back", actual=text[:200],
     )  # fmt: skip
 
 
-@pytest.mark.checks(
-    L.CONVERSATION_ITEMS_APPENDED.id, L.CONVERSATION_ECHO.id, L.CONVERSATION_CRUD.id
-)
+@case(
+    "conversations", CONVERSATION_ITEMS_APPENDED, CONVERSATION_ECHO, CONVERSATION_CRUD,
+    profiles=CONVERSATIONS,
+)  # fmt: skip
 def test_conversation_items_appended_in_order(probe: Probe) -> None:
     seed = {"type": "message", "role": "user", "content": "Seed item one."}
     cid = _create(probe, items=[seed])["id"]
     first = _turn(probe, cid, "Reply only with OK.")
     second = _turn(probe, cid, "Reply only with YES.")
-    page = _items(probe, cid, L.CONVERSATION_ITEMS_APPENDED, order="asc", limit="100")
+    page = _items(probe, cid, CONVERSATION_ITEMS_APPENDED, order="asc", limit="100")
     data = [i for i in page.get("data") or () if isinstance(i, dict)]
     want = [
         ("user", "Seed item one."),
@@ -138,17 +250,17 @@ def test_conversation_items_appended_in_order(probe: Probe) -> None:
             got.append(_texts({"data": [item]})[0])
     got += [("extra", str(i.get("type"))) for i in data[len(want) :]]
     probe.check(
-        L.CONVERSATION_ITEMS_APPENDED, got == want, probe.last,
+        CONVERSATION_ITEMS_APPENDED, got == want, probe.last,
         expected=f"{want} (the output items by their ids)", actual=got,
     )  # fmt: skip
 
 
-@pytest.mark.checks(L.CONVERSATION_ITEMS_PAGING.id, L.CONVERSATION_CRUD.id)
+@case("conversations", CONVERSATION_ITEMS_PAGING, CONVERSATION_CRUD, profiles=CONVERSATIONS)
 def test_conversation_items_paging(probe: Probe) -> None:
     texts = [f"Paging item {n}." for n in range(1, 6)]
     items = [{"type": "message", "role": "user", "content": t} for t in texts]
     cid = _create(probe, items=items)["id"]
-    check = L.CONVERSATION_ITEMS_PAGING
+    check = CONVERSATION_ITEMS_PAGING
     page = _items(probe, cid, check, order="asc", limit="2")
     probe.check(
         check, [t for _, t in _texts(page)] == texts[:2] and page.get("has_more") is True,
@@ -170,23 +282,23 @@ def test_conversation_items_paging(probe: Probe) -> None:
     )  # fmt: skip
 
 
-@pytest.mark.checks(L.CONVERSATION_DELETE.id, L.CONVERSATION_CRUD.id)
+@case("conversations", CONVERSATION_DELETE, CONVERSATION_CRUD, profiles=CONVERSATIONS)
 def test_conversation_delete(probe: Probe) -> None:
     cid = _create(probe)["id"]
     ex = probe.send("DELETE", f"/conversations/{cid}")
     want = {"id": cid, "object": "conversation.deleted", "deleted": True}
     probe.require(
-        L.CONVERSATION_DELETE, ex.status == 200 and {k: ex.json.get(k) for k in want} == want,
+        CONVERSATION_DELETE, ex.status == 200 and {k: ex.json.get(k) for k in want} == want,
         ex, expected=f"HTTP 200 {want}", actual=f"HTTP {ex.status} {ex.body or ex.text!r}"[:300],
     )  # fmt: skip
     after = probe.send("GET", f"/conversations/{cid}")
     probe.check(
-        L.CONVERSATION_DELETE, after.status == 404, after,
+        CONVERSATION_DELETE, after.status == 404, after,
         expected="GET after delete → HTTP 404", actual=f"HTTP {after.status}",
     )  # fmt: skip
 
 
-@pytest.mark.checks(L.CONVERSATION_WITH_PREVIOUS.id, L.CONVERSATION_CRUD.id)
+@case("conversations", CONVERSATION_WITH_PREVIOUS, CONVERSATION_CRUD, profiles=CONVERSATIONS)
 def test_conversation_with_previous_response_id(probe: Probe) -> None:
     cid = _create(probe)["id"]
     previous = probe.create(probe.body(input="Reply only with OK."))
@@ -197,20 +309,20 @@ def test_conversation_with_previous_response_id(probe: Probe) -> None:
     error = ex.json.get("error")
     kind = error.get("type") if isinstance(error, dict) else None
     probe.check(
-        L.CONVERSATION_WITH_PREVIOUS, ex.status == 400 and kind == "invalid_request_error", ex,
+        CONVERSATION_WITH_PREVIOUS, ex.status == 400 and kind == "invalid_request_error", ex,
         expected="HTTP 400 invalid_request_error", actual=f"HTTP {ex.status}, type {kind!r}",
     )  # fmt: skip
 
 
-@pytest.mark.checks(L.CONVERSATION_UNKNOWN.id)
+@case("conversations", CONVERSATION_UNKNOWN, profiles=CONVERSATIONS)
 def test_conversation_unknown(probe: Probe) -> None:
     got = probe.send("GET", f"/conversations/{_UNKNOWN}")
     probe.check(
-        L.CONVERSATION_UNKNOWN, got.status == 404 and isinstance(got.json.get("error"), dict),
+        CONVERSATION_UNKNOWN, got.status == 404 and isinstance(got.json.get("error"), dict),
         got, expected="HTTP 404 with an error body", actual=f"HTTP {got.status}",
     )  # fmt: skip
     ex = probe.send("POST", "/responses", json_body=probe.body(input="Hi.", conversation=_UNKNOWN))
     probe.check(
-        L.CONVERSATION_UNKNOWN, ex.status == 404 and isinstance(ex.json.get("error"), dict), ex,
+        CONVERSATION_UNKNOWN, ex.status == 404 and isinstance(ex.json.get("error"), dict), ex,
         expected="HTTP 404 with an error body", actual=f"HTTP {ex.status}",
     )  # fmt: skip
