@@ -5,14 +5,11 @@ re-exports every name."""
 
 from __future__ import annotations
 
-# live.custom_tools.grammar_refused (docs/spec.md §1.7) is declared with its example in its
-# section module (conformance.sections); its case is the suite's (test_custom_tools.py).
-from ...sections.s1_7_custom_input import CUSTOM_GRAMMAR_REFUSED as CUSTOM_GRAMMAR_REFUSED
 from ..registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 
-# --- live.tools.allowed_tools, live.custom_tools.* -------
+# --- live.tools.allowed_tools -------
 TOOLS_ALLOWED = register(
     "live.tools.allowed_tools",
     MUST,
@@ -21,30 +18,12 @@ TOOLS_ALLOWED = register(
     "(other declared tools are not called)",
     profile="tools",
 )
-CUSTOM_CALL = register(
-    "live.custom_tools.call",
-    MUST,
-    "§1.7 [OAPI] ToolChoiceCustom, CustomToolCall",
-    "`tool_choice: {type: custom, name}` gets `custom_tool_call` items to that tool only, each with "
-    "a string `input` and a `call_id`",
-    profile="custom-tools",
-)
-CUSTOM_GRAMMAR = register(
-    "live.custom_tools.grammar",
-    MUST,
-    "§1.7 [OAPI] CustomGrammarFormatParam (syntax lark / regex)",
-    "a custom tool with a `grammar` format gets input its grammar accepts, as LLGuidance reads "
-    "it (Lark or regex: the dialect OpenAI's grammars run on)",
-    profile="custom-tools",
-)
-CUSTOM_ROUND_TRIP = register(
-    "live.custom_tools.output_round_trip",
-    MUST,
-    "§1.7 [OAPI] CustomToolCall, CustomToolCallOutput",
-    "a request carrying a `custom_tool_call` and its `custom_tool_call_output` is answered with a "
-    "message",
-    profile="custom-tools",
-)
+
+# --- live.custom_tools.*: declared with their cases in conformance/sections/s1_7_custom_input.py
+from ...sections.s1_7_custom_input import CUSTOM_CALL as CUSTOM_CALL  # noqa: E402
+from ...sections.s1_7_custom_input import CUSTOM_GRAMMAR as CUSTOM_GRAMMAR  # noqa: E402
+from ...sections.s1_7_custom_input import CUSTOM_GRAMMAR_REFUSED as CUSTOM_GRAMMAR_REFUSED  # noqa: E402
+from ...sections.s1_7_custom_input import CUSTOM_ROUND_TRIP as CUSTOM_ROUND_TRIP  # noqa: E402
 
 # --- live.hosted.*: one profile per hosted tool (`hosted:<tool type>`) --------
 HOSTED_WEB_SEARCH = register(
