@@ -32,6 +32,9 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 - :mod:`.s1_7_custom_input` — §1.7 custom tools (``response.custom_tool_call.grammar``: a
   call's input against the grammar its request declared; ``live.custom_tools.*``, whose rules
   are the module's cases);
+- :mod:`.s1_7_hosted_cases` — §1.7 hosted tools, live (``live.hosted.*``, one profile per
+  hosted tool: the tool forced, streamed, or a client-run tool's round trip; the rules are the
+  module's cases);
 - :mod:`.s1_7_hosted_tools` — §1.7 hosted tool calls (``stream.hosted.*``,
   ``stream.image.partial_image_index``): the stream validator's per-tool rules;
 - :mod:`.s1a_schemas` — §1a schemas (``event.schema.*``: an event of a documented type held to
