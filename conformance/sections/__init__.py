@@ -121,6 +121,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   rules, :class:`~.s8_5_steering.Steering`, judge each answer against the steers sent);
 - :mod:`.s8_7_connection_state` — §8.7 WebSocket connection state (``live.ws.*``: the rules are
   the suite's cases, the examples misbehaving servers);
+- :mod:`.s9_client_flows` — §9 client profiles, the flows: the case that replays each flow
+  of the clients' catalogue under its client's profile, the rule of ``live.client.<client>.*``;
 - :mod:`.s9_clients` — §9 client profiles (``live.client.<client>.*``): the rule that locates a
   refusal and counts Codex's compaction items; the checks' failing examples are gateways in
   front of the mock (tests/suite/broken_client_servers.py). A client's stream accumulator has
