@@ -30,8 +30,11 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 - :mod:`.s1_5_annotations` — §1.5 annotations (``stream.annotation.offsets``: a finished
   ``output_text`` part's citations against its text, handed over by the per-tool rules);
 - :mod:`.s1_7_custom_input` — §1.7 custom tools (``response.custom_tool_call.grammar``: a
-  call's input against the grammar its request declared; ``live.custom_tools.grammar_refused``,
-  whose rule is the suite's case);
+  call's input against the grammar its request declared; ``live.custom_tools.*``, whose rules
+  are the module's cases);
+- :mod:`.s1_7_hosted_cases` — §1.7 hosted tools, live (``live.hosted.*``, one profile per
+  hosted tool: the tool forced, streamed, or a client-run tool's round trip; the rules are the
+  module's cases);
 - :mod:`.s1_7_hosted_tools` — §1.7 hosted tool calls (``stream.hosted.*``,
   ``stream.image.partial_image_index``): the stream validator's per-tool rules;
 - :mod:`.s1a_schemas` — §1a schemas (``event.schema.*``: an event of a documented type held to
@@ -128,6 +131,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   rules, :class:`~.s8_5_steering.Steering`, judge each answer against the steers sent);
 - :mod:`.s8_7_connection_state` — §8.7 WebSocket connection state (``live.ws.*``: the rules are
   the suite's cases, the examples misbehaving servers);
+- :mod:`.s9_client_flows` — §9 client profiles, the flows: the case that replays each flow
+  of the clients' catalogue under its client's profile, the rule of ``live.client.<client>.*``;
 - :mod:`.s9_clients` — §9 client profiles (``live.client.<client>.*``): the rule that locates a
   refusal and counts Codex's compaction items; the checks' failing examples are gateways in
   front of the mock (tests/suite/broken_client_servers.py). A client's stream accumulator has

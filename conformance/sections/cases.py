@@ -66,11 +66,16 @@ class Variant:
 @dataclass(frozen=True, slots=True)
 class Param:
     """One :func:`params` declaration: ``names`` as pytest's ``argnames`` (``"method,path"`` for
-    two), the values, and their IDs (``None``: pytest's own)."""
+    two), the values (or the function that builds them), and their IDs (``None``: pytest's
+    own)."""
 
     names: str
-    values: tuple[Any, ...]
+    values: tuple[Any, ...] | Callable[[], Sequence[Any]]
     ids: tuple[str, ...] | None = None
+
+    def resolve(self) -> tuple[Any, ...]:
+        """The values; those of a function, built now (when the suite collects the case)."""
+        return tuple(self.values()) if callable(self.values) else self.values
 
 
 STREAMS: Mapping[str, bool] = {"nonstream": False, "stream": True}
@@ -115,12 +120,20 @@ def case(
 
 
 def params(
-    names: str, values: Mapping[str, Any] | Sequence[Any], *, ids: Sequence[str] | None = None
+    names: str,
+    values: Mapping[str, Any] | Sequence[Any] | Callable[[], Sequence[Any]],
+    *,
+    ids: Sequence[str] | None = None,
 ) -> Callable[[F], F]:
     """Run the case once per value of ``names``: a mapping gives each value its ID; a sequence
-    of :class:`Variant` gives each its ID, profiles and checks. Stacked, they combine as
-    ``pytest.mark.parametrize`` does (the one nearest the function first)."""
-    if isinstance(values, Mapping):
+    of :class:`Variant` gives each its ID, profiles and checks; a function returns the sequence
+    when the suite collects the case — for values costly to build, or built from what modules
+    imported after this one declare (the judge imports every section module and runs no case).
+    Stacked, they combine as ``pytest.mark.parametrize`` does (the one nearest the function
+    first)."""
+    if callable(values):
+        param = Param(names, values, tuple(ids) if ids is not None else None)
+    elif isinstance(values, Mapping):
         param = Param(names, tuple(values.values()), tuple(values))
     else:
         param = Param(names, tuple(values), tuple(ids) if ids is not None else None)

@@ -3,7 +3,8 @@
 A target that declares ``client:codex`` (``client:agents-sdk``, ``client:vercel-ai``,
 ``client:openai-python``, ``client:openai-node``, ``client:langchain``) is judged on the requests
 that client really sends: the flows of the catalogue (:mod:`conformance.clients.captured_flows`), captured from
-the client, replayed against the target (:mod:`conformance.suite.replay`). Per client:
+the client, replayed against the target (:mod:`conformance.suite.replay`) by the case of
+:mod:`.s9_client_flows`. Per client:
 
 - ``parameters`` / ``input_items`` / ``tools`` — a refusal (4xx) of a request the client sends,
   located at a request parameter (``prompt_cache_retention``, ``text.verbosity``), at an input

@@ -1,9 +1,9 @@
 """What each hosted-tool profile asks a server for: the tool declaration, the ``tool_choice`` that
 forces it, the output item type it must produce, and the prompt.
 
-One table for the suite's hosted cases (``cases/test_hosted.py``, streamed) and the vendor
-harness's capability probes (``benchmarks/vendors/capabilities.py``, one non-streamed create each),
-so a probe asks for exactly what the case it gates will ask for. ``tool_choice`` as [OAPI]
+One table for the suite's hosted cases (:mod:`conformance.sections.s1_7_hosted_cases`, streamed)
+and the vendor harness's capability probes (``benchmarks/vendors/capabilities.py``, one
+non-streamed create each), so a probe asks for exactly what the case it gates will ask for. ``tool_choice`` as [OAPI]
 ``ToolChoiceTypes`` / ``ToolChoiceMCP`` allow; ``hosted:mcp`` names DeepWiki's public MCP server, as
 OpenAI's docs do (the probe swaps in a loopback URL: a probe never leaves the machine).
 """

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -35,8 +35,12 @@ from ..sections.cases import MAX_ATTEMPTS, CaseSpec, Param, Variant
 from .console import Console
 from .http import TargetClient
 from .probe import CaseAborted, NotJudged, Probe, Retry, Skipped
+from .replay import FlowReplay
 from .results import CaseResult, Finding
 from .targets import Target
+
+if TYPE_CHECKING:
+    from ..clients.captured_flows import Flow
 
 __all__ = ["MAX_ATTEMPTS", "SuitePlugin"]
 
@@ -77,7 +81,7 @@ def case_marks(spec: CaseSpec, parameters: tuple[Param, ...]) -> list[pytest.Mar
     if spec.needs_instructions:
         marks.append(pytest.mark.needs_instructions)
     for param in parameters:
-        values = [_value(v) for v in param.values]
+        values = [_value(v) for v in param.resolve()]
         ids = list(param.ids) if param.ids is not None else None
         marks.append(pytest.mark.parametrize(param.names, values, ids=ids))
     return marks
@@ -171,7 +175,7 @@ class SuitePlugin:
 
     @pytest.fixture
     def probe(self, request: pytest.FixtureRequest) -> Probe:
-        return Probe(self.target, self.client, self._records[request.node.nodeid])
+        return Probe(self.target, self.client, self._records[request.node.nodeid], replay=_replay)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> bool:
@@ -275,6 +279,11 @@ class SuitePlugin:
             record.outcome = "failed"
         self.results.append(record)
         self.console.case(record, failing=failing)
+
+
+def _replay(probe: Probe, flow: Flow) -> None:
+    """A client's flow replayed by the probe (:meth:`Probe.replay`, the §9 case)."""
+    FlowReplay(probe, flow).run()
 
 
 def _ids(record: CaseResult, since: int) -> list[str]:

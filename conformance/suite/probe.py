@@ -17,8 +17,8 @@ or skips (:class:`Skipped`).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
-from typing import Any, Literal, NoReturn
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 from .. import catalog as C
 from ..bodies.kinds import body_kind, judge_body
@@ -35,6 +35,9 @@ from .http import HttpExchange, TargetClient, TargetHung
 from .judgeable import refusal
 from .results import CaseResult, Finding
 from .targets import Target
+
+if TYPE_CHECKING:
+    from ..clients.captured_flows import Flow
 
 __all__ = ["CaseAborted", "NotJudged", "Probe", "Retry", "Skipped", "evidence_for"]
 
@@ -87,10 +90,18 @@ def judged_profiles(declared: Iterable[str], case: Iterable[str]) -> frozenset[s
 
 
 class Probe:
-    def __init__(self, target: Target, client: TargetClient, record: CaseResult) -> None:
+    def __init__(
+        self,
+        target: Target,
+        client: TargetClient,
+        record: CaseResult,
+        *,
+        replay: Callable[[Probe, Flow], None] | None = None,
+    ) -> None:
         self.target = target
         self.client = client
         self.record = record
+        self._replay = replay
         self.profiles = judged_profiles(target.profiles, record.profiles)
         self.attempt = 1
         self.max_attempts = 1
@@ -290,6 +301,15 @@ class Probe:
 
     def skip(self, reason: str) -> NoReturn:
         raise Skipped(reason)
+
+    def replay(self, flow: Flow) -> None:
+        """Send a client's captured flow to the target as the client sent it, every answer
+        judged (the client profiles, docs/spec.md §9). The replay
+        (:class:`~conformance.suite.replay.FlowReplay`) imports this module, so the plugin that
+        makes the probe hands it in."""
+        if self._replay is None:
+            raise RuntimeError("this probe was made without a flow replay")
+        self._replay(self, flow)
 
     # ------------------------------------------------------------------ internals
 
