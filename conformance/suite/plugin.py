@@ -3,8 +3,10 @@
 A case is declared in the section module of the checks it exercises, with
 :func:`conformance.sections.cases.case` and :func:`~conformance.sections.cases.params`; this
 plugin turns those declarations into the markers below when pytest collects the case
-(:meth:`SuitePlugin.pytest_pycollect_makeitem`), adds the case's area to the keywords ``-k``
-matches, and runs the cases area by area. Markers (registered here):
+(:meth:`SuitePlugin.pytest_pycollect_makeitem`), runs the cases area by area, and selects them
+by ``-k`` itself: a case's area stands where pytest would match its module's name
+(:func:`keywords`: ``-k store`` is the ``store`` cases, as when each area was a module of its
+own, whichever section module declares them). Markers (registered here):
 
 - ``checks(*ids)`` — the check IDs the case exercises (each must be in the registry);
 - ``profiles(*names)`` — the profiles a target must declare for the case to run (default core);
@@ -28,6 +30,8 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from _pytest.mark import KeywordMatcher
+from _pytest.mark.expression import Expression
 
 from ..catalog import live as L
 from ..catalog.registry import REGISTRY
@@ -107,8 +111,10 @@ class SuitePlugin:
         strict: bool,
         console: Console,
         repeat: int = 1,
+        keyword: str | None = None,
     ) -> None:
         self.target = target
+        self.keyword = keyword
         self.repeat = max(1, repeat)
         self.client = client
         self.strict = strict
@@ -134,9 +140,6 @@ class SuitePlugin:
             ]
         return (yield)
 
-    def pytest_itemcollected(self, item: pytest.Item) -> None:
-        item.extra_keyword_matches.add(case_area(item))  # -k store
-
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
             self.collect_errors.append(f"{report.nodeid}: {report.longreprtext}")
@@ -145,6 +148,8 @@ class SuitePlugin:
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
         items.sort(key=case_area)  # area by area, each in its declared order (the sort is stable)
+        if self.keyword:
+            _select(self.keyword, items, config)
         for item in items:
             record = self._record_for(item)
             reason = self._skip_reason(item, record)
@@ -284,6 +289,35 @@ class SuitePlugin:
 def _replay(probe: Probe, flow: Flow) -> None:
     """A client's flow replayed by the probe (:meth:`Probe.replay`, the §9 case)."""
     FlowReplay(probe, flow).run()
+
+
+def keywords(item: pytest.Item) -> set[str]:
+    """The names ``-k`` matches for a case: pytest's (its name, its markers, its parameters' IDs),
+    but for the module that declares it, ``test_<area>.py`` — a case is selected by its area
+    (``-k store``), as when each area was a module of its own, not by its section module's name
+    (``-k hosted`` does not select the ``client_tools`` cases of ``s1_7_hosted_cases``)."""
+    skip = pytest.Session | pytest.Directory | pytest.Module
+    names = {node.name for node in item.listchain() if not isinstance(node, skip)}
+    names.update(item.listextrakeywords())
+    names.update(mark.name for mark in item.iter_markers())
+    names.add(f"test_{case_area(item)}.py")
+    return names
+
+
+def _select(keyword: str, items: list[pytest.Item], config: pytest.Config) -> None:
+    """Keep the cases ``keyword`` (pytest's ``-k`` expression) selects."""
+    try:
+        expression = Expression.compile(keyword)
+    except SyntaxError as exc:  # pytest's ParseError
+        raise pytest.UsageError(f"-k {keyword!r}: {exc}") from None
+    chosen: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
+    for item in items:
+        matched = expression.evaluate(KeywordMatcher(frozenset(keywords(item))))
+        (chosen if matched else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = chosen
 
 
 def _ids(record: CaseResult, since: int) -> list[str]:
