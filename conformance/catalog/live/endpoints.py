@@ -25,59 +25,15 @@ CASE_COMPLETED = register(
     "the target's answers let a case run to its end (an answer the suite cannot interpret fails here)",
 )
 
-# --- live.http.*, live.create.*: creating responses (docs/spec.md §3, §4) --------------------------------
-HTTP_OK = register(
-    "live.http.status_ok",
-    MUST,
-    "§4.4 [OAPI]",
-    "a well-formed request is answered 200 with a JSON body (an SSE body when `stream: true`)",
-)
-STREAM_CONTENT_TYPE = register(
-    "live.stream.content_type",
-    MUST,
-    "§1.1",
-    "a streamed response is sent as `Content-Type: text/event-stream`",
-)
-INPUT_FORMS = register(
-    "live.create.input_forms",
-    MUST,
-    "§3.3 [OAPI] CreateResponse",
-    "string input, message lists (user, system and developer roles; `input_text` parts) and "
-    "`instructions` are all accepted",
-)
-CREATE_ANSWER = register(
-    "live.create.answer",
-    MUST,
-    "§6.3",
-    "a plain request without limits completes (`status: completed`) with an assistant message "
-    "holding `output_text`",
-)
-RESPONSE_ECHO = register(
-    "live.response.echo",
-    MUST,
-    "§3.3 [OAPI] Response",
-    "the Response echoes the request's `instructions`, `metadata` and `max_output_tokens`",
-)
-STREAM_EQUALS_NONSTREAM = register(
-    "live.stream.equals_nonstream",
-    MUST,
-    "§6.3",
-    "the same request streamed and not gives Responses of one shape: same fields, status and "
-    "output item types",
-)
-USAGE_STREAM_EQUALS_NONSTREAM = register(
-    "live.usage.stream_equals_nonstream",
-    MUST,
-    "§3.2 (across requests)",
-    "the same request has the same `input_tokens` streamed or not",
-)
-MAX_OUTPUT_INCOMPLETE = register(
-    "live.max_output_tokens.incomplete",
-    MUST,
-    "§4.4; KB10",
-    "a response cut by `max_output_tokens` ends `status: incomplete` with "
-    "`incomplete_details.reason: max_output_tokens` (a stream with `response.incomplete`)",
-)
+# --- live.http.*, live.create.*: declared with their cases in conformance/sections/s3_3_request.py
+from ...sections.s3_3_request import CREATE_ANSWER as CREATE_ANSWER  # noqa: E402
+from ...sections.s3_3_request import HTTP_OK as HTTP_OK  # noqa: E402
+from ...sections.s3_3_request import INPUT_FORMS as INPUT_FORMS  # noqa: E402
+from ...sections.s3_3_request import MAX_OUTPUT_INCOMPLETE as MAX_OUTPUT_INCOMPLETE  # noqa: E402
+from ...sections.s3_3_request import RESPONSE_ECHO as RESPONSE_ECHO  # noqa: E402
+from ...sections.s3_3_request import STREAM_CONTENT_TYPE as STREAM_CONTENT_TYPE  # noqa: E402
+from ...sections.s3_3_request import STREAM_EQUALS_NONSTREAM as STREAM_EQUALS_NONSTREAM  # noqa: E402
+from ...sections.s3_3_request import USAGE_STREAM_EQUALS_NONSTREAM as USAGE_STREAM_EQUALS_NONSTREAM  # noqa: E402
 
 # --- live.errors.* (docs/spec.md §4 Errors) --------------------------------------------------------------
 BAD_INPUT_4XX = register(

@@ -37,13 +37,14 @@ def _nested(value: Any) -> list[Check]:
 
 def _declared() -> list[tuple[str, Check]]:
     """Each check once, with the section that declares it: a check a section holds under a
-    name of its own, else the first that keeps it in a table (s9_clients' ``CLIENT_CHECKS``
-    lists the checks other modules register into it)."""
+    name of its own (one its ``__all__`` exports: a check of another section that its case
+    exercises is imported, not exported), else the first that keeps it in a table
+    (s9_clients' ``CLIENT_CHECKS`` lists the checks other modules register into it)."""
     named = {
         value.id: section.__name__.rsplit(".", 1)[1]
         for section in SECTIONS
-        for value in vars(section).values()
-        if isinstance(value, Check)
+        for key, value in vars(section).items()
+        if isinstance(value, Check) and key in getattr(section, "__all__", (key,))
     }
     found: dict[str, tuple[str, Check]] = {}
     for section in SECTIONS:
