@@ -101,7 +101,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 - :mod:`.s4_7_include` — §4.7 include (``response.reasoning.encrypted_content_included``: the
   blob a request's ``include`` asked for, on every finished reasoning item);
 - :mod:`.s4_8_http_framing` — §4.8 HTTP/1.1 framing (``http.head.syntax``,
-  ``http.body.length``, ``http.body.chunked``: the rule is the proxy's llhttp parser);
+  ``http.body.length``, ``http.body.chunked``: the rule is the proxy's llhttp parser; the
+  suite's case ``core/http11_framing`` has it read one create's answer);
 - :mod:`.s5_limits` — §5 the judge's own limits (``sse.limit.event_size``, ``event_count``,
   ``depth``: the SSE decoder's bounds, the depth bound on every JSON the judge reads);
 - :mod:`.s7_7_item_status` — §7.7 item statuses in a completed response
