@@ -54,8 +54,6 @@ for _id, _server, _note in (
      "a server whose parallel calls share one `call_id`"),
     ("live.background.cancel_foreground_4xx", "cancel_foreground_200",
      "a server that answers 200 to cancelling a foreground response"),
-    ("live.structured.json_schema", "structured_not_json",
-     "a server that answers `text.format: json_schema` with text that is not JSON"),
     ("live.reasoning.items", "reasoning_items_dropped",
      "a server that answers reasoning requests without reasoning items"),
     ("live.previous_response.tool_round_trip", "call_output_with_previous_ignored",

@@ -87,9 +87,10 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   ``usage``, streamed terminal, non-stream body or compaction result);
 - :mod:`.s3_3_request` — §3.3 the request (``live.http.status_ok``, ``live.stream.content_type``,
   ``live.create.*``, ``live.response.echo``, ``live.stream.equals_nonstream``,
-  ``live.usage.stream_equals_nonstream``, ``live.max_output_tokens.incomplete``: the rules are
-  the suite's cases, area ``core``; the probe and the proxy judge the first two on every exchange;
-  and the core case that asks for logprobs, judged by §7.8's rules);
+  ``live.usage.stream_equals_nonstream``, ``live.max_output_tokens.incomplete``,
+  ``live.structured.json_schema``: the rules are the suite's cases, areas ``core`` and
+  ``structured``, the core case that asks for logprobs among them; the probe and the proxy judge
+  the first two on every exchange);
 - :mod:`.s3_4_openresponses` — §3.4 Open Responses (``response.openresponses.required_fields``:
   every Response object under the profile, lifecycle events' included);
 - :mod:`.s4_4_errors` — §4.4 errors (``error.shape``, ``error.code.type``: the rule judges one

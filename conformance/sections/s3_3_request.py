@@ -1,6 +1,7 @@
 """§3.3 The request (docs/spec.md#s3-3): ``live.http.status_ok``, ``live.stream.content_type``,
 ``live.create.*``, ``live.response.echo``, ``live.stream.equals_nonstream``,
-``live.usage.stream_equals_nonstream``, ``live.max_output_tokens.incomplete``.
+``live.usage.stream_equals_nonstream``, ``live.max_output_tokens.incomplete``,
+``live.structured.json_schema``.
 
 A well-formed create is answered 200 (a stream as ``text/event-stream``) in every input form
 (string input, message lists with the ``user``, ``system`` and ``developer`` roles, ``input_text``
@@ -16,6 +17,10 @@ rules (:mod:`.s7_8_logprobs`) and §2.8's to what comes back, and the answer is 
 ``live.create.answer``. It is here, not in §7.8's module, because the judge's body rules import
 that module, and a case needs :mod:`.case_support`, which imports them.
 
+Under the ``structured`` profile, ``text.format: json_schema`` (strict) gets output text that is
+JSON valid for the schema, streamed and not (area ``structured``). ``tool_choice`` and the tools'
+checks are :mod:`.s3_3_tool_choice`'s.
+
 ``live.http.status_ok`` and ``live.stream.content_type`` are judged on every exchange as well:
 the suite's :class:`~conformance.suite.probe.Probe` (each create, each transport failure) and the
 proxy's judge (:mod:`conformance.proxy.judge`) take them from :mod:`conformance.catalog.live`,
@@ -24,11 +29,12 @@ which re-exports them from here.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from ..catalog.registry import Level, register
 from ..suite import answers as A
-from .case_support import LONG_PROMPT, SHORT_PROMPT
+from .case_support import LONG_PROMPT, SHORT_PROMPT, schema_errors
 from .cases import STREAMS, case, params
 from .s2_8_values_agree import LOGPROBS_DELTAS_EQUAL_DONE
 from .s2_10_incomplete_last import ITEM_INCOMPLETE_LAST
@@ -48,6 +54,7 @@ __all__ = [
     "RESPONSE_ECHO",
     "STREAM_CONTENT_TYPE",
     "STREAM_EQUALS_NONSTREAM",
+    "STRUCTURED_JSON_SCHEMA",
     "USAGE_STREAM_EQUALS_NONSTREAM",
     "check_answer",
     "declare_examples",
@@ -106,6 +113,14 @@ MAX_OUTPUT_INCOMPLETE = register(
     "`incomplete_details.reason: max_output_tokens` (a stream with `response.incomplete`)",
 )
 
+STRUCTURED_JSON_SCHEMA = register(
+    "live.structured.json_schema",
+    Level.MUST,
+    "§3.3 (text.format)",
+    "`text.format: json_schema` (strict) gets output text that is JSON valid for the schema",
+    profile="structured",
+)
+
 
 def declare_examples() -> None:
     """The failing example (a misbehaving server) and the near miss (the mock) of each check."""
@@ -146,6 +161,11 @@ def declare_examples() -> None:
         CREATE_ANSWER.id,
         "answer_is_a_refusal",
         "a server that answers a plain request with a refusal, no `output_text`",
+    )
+    live(
+        STRUCTURED_JSON_SCHEMA.id,
+        "structured_not_json",
+        "a server that answers `text.format: json_schema` with text that is not JSON",
     )
 
 
@@ -295,3 +315,40 @@ def test_logprobs_when_asked(probe: Probe) -> None:
     if ex.terminal is None:
         return  # the judge has reported it (stream.lifecycle.terminal_present)
     check_answer(probe, ex.terminal)
+
+
+CITY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string"},
+        "country": {"type": "string"},
+        "population_millions": {"type": "number"},
+        "landmarks": {"type": "array", "items": {"type": "string"}},
+        "continent": {
+            "type": "string",
+            "enum": ["Africa", "Antarctica", "Asia", "Europe", "North America", "Oceania",
+                     "South America"],
+        },
+    },
+    "required": ["city", "country", "population_millions", "landmarks", "continent"],
+    "additionalProperties": False,
+}  # fmt: skip
+
+
+@case("structured", STRUCTURED_JSON_SCHEMA, profiles=("structured",))
+@params("stream", STREAMS)
+def test_json_schema(probe: Probe, stream: bool) -> None:
+    fmt = {"type": "json_schema", "name": "city_facts", "schema": CITY_SCHEMA, "strict": True}
+    body = probe.body(input="Give facts about Paris.", text={"format": fmt})
+    response = probe.create_stream(body)[0] if stream else probe.create(body)
+    text = A.output_text(response)
+    try:
+        value: Any = json.loads(text)
+        errors = schema_errors(value, CITY_SCHEMA)
+    except ValueError as exc:
+        errors = [f"not JSON: {exc}"]
+    probe.check(
+        STRUCTURED_JSON_SCHEMA, response.get("status") == "completed" and not errors,
+        probe.last, expected="status completed; output text valid for the city_facts schema",
+        actual=f"status {response.get('status')!r}; {'; '.join(errors) or 'valid'}: {text[:200]!r}",
+    )  # fmt: skip

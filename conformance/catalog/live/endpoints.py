@@ -223,14 +223,8 @@ REASONING_TOKENS_HARDCODED = register(
     profile="reasoning",
 )
 
-# --- live.structured.* --------------------------------------------------------------------------
-STRUCTURED_JSON_SCHEMA = register(
-    "live.structured.json_schema",
-    MUST,
-    "§3.3 (text.format)",
-    "`text.format: json_schema` (strict) gets output text that is JSON valid for the schema",
-    profile="structured",
-)
+# --- live.structured.*: declared with its case in conformance/sections/s3_3_request.py -----------
+from ...sections.s3_3_request import STRUCTURED_JSON_SCHEMA as STRUCTURED_JSON_SCHEMA  # noqa: E402
 
 # --- live.conversation.*, live.compaction.*, live.stateless.*, live.include.* (§4.5–§4.7) --------
 CONVERSATION_CRUD = register(
