@@ -44,14 +44,6 @@ for _id, _server, _note in (
     ("live.errors.bad_input_4xx", "bad_input_500", "a server that answers bad input with 500"),
     ("live.errors.param_named", "param_not_named",
      "a server whose 400 errors name no field (`param: null`)"),
-    ("live.tools.none", "tool_choice_none_ignored",
-     "a server that calls a tool under `tool_choice: none`"),
-    ("live.tools.required", "tool_choice_required_ignored",
-     "a server that answers `tool_choice: required` with a message"),
-    ("live.tools.arguments_valid", "arguments_not_json",
-     "a server whose function call arguments are not JSON"),
-    ("live.tools.parallel", "parallel_calls_share_call_id",
-     "a server whose parallel calls share one `call_id`"),
     ("live.background.cancel_foreground_4xx", "cancel_foreground_200",
      "a server that answers 200 to cancelling a foreground response"),
     ("live.reasoning.items", "reasoning_items_dropped",
@@ -59,8 +51,6 @@ for _id, _server, _note in (
     ("live.previous_response.tool_round_trip", "call_output_with_previous_ignored",
      "a server that answers a `function_call_output` sent with `previous_response_id` with no "
      "text"),
-    ("live.tools.output_round_trip", "call_output_round_trip_ignored",
-     "a server that answers a request carrying a `function_call` and its output with no text"),
     ("live.previous_response.unknown", "unknown_previous_500",
      "a server that answers 500 to an unknown `previous_response_id`"),
     ("live.input_tokens.count", "input_tokens_wrong_object",
@@ -73,10 +63,6 @@ for _id, _server, _note in (
      "a server that returns a `background: true` response already `completed`"),
     ("live.background.resume", "resume_skips_an_event",
      "a server whose resumed stream leaves out the first event it should replay"),
-    ("live.tools.named", "named_choice_ignored",
-     "a server that answers a named `tool_choice` with a call to another tool"),
-    ("live.tools.auto", "calls_an_undeclared_tool",
-     "a server that answers `tool_choice: auto` with a call to a tool the request did not declare"),
 ):  # fmt: skip
     live(_id, _server, _note)
 
@@ -97,8 +83,6 @@ for _id, _server, _note in (
 for _id, _server, _note in (
     ("live.openresponses.image_input", "image_input_refused",
      "a text-only server that answers 400 to an `input_image` data URL"),
-    ("live.tools.allowed_tools", "allowed_tools_ignored",
-     "a server that serves `allowed_tools` as `required` over every declared tool"),
     ("live.custom_tools.call", "custom_choice_ignored",
      "a server that serves `tool_choice: {type: custom}` as `none`"),
     ("live.custom_tools.grammar", "custom_input_off_grammar",

@@ -91,6 +91,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   ``live.structured.json_schema``: the rules are the suite's cases, areas ``core`` and
   ``structured``, the core case that asks for logprobs among them; the probe and the proxy judge
   the first two on every exchange);
+- :mod:`.s3_3_tool_choice` — §3.3 the request: ``tool_choice`` and function tools
+  (``live.tools.*``: the rules are the suite's cases, area ``tools``);
 - :mod:`.s3_4_openresponses` — §3.4 Open Responses (``response.openresponses.required_fields``:
   every Response object under the profile, lifecycle events' included);
 - :mod:`.s4_4_errors` — §4.4 errors (``error.shape``, ``error.code.type``: the rule judges one

@@ -155,57 +155,14 @@ INPUT_TOKENS_MATCH = register(
     profile="stateful",
 )
 
-# --- live.tools.* -------------------------------------------------------------------------------
-TOOLS_REQUIRED = register(
-    "live.tools.required",
-    MUST,
-    "§3.3 (tool_choice)",
-    "`tool_choice: required` gets at least one function call, to a declared tool",
-    profile="tools",
-)
-TOOLS_NAMED = register(
-    "live.tools.named",
-    MUST,
-    "§3.3 (tool_choice)",
-    "`tool_choice: {type: function, name}` gets calls to that function only",
-    profile="tools",
-)
-TOOLS_NONE = register(
-    "live.tools.none",
-    MUST,
-    "§3.3 (tool_choice)",
-    "`tool_choice: none` gets no function call",
-    profile="tools",
-)
-TOOLS_AUTO = register(
-    "live.tools.auto",
-    MUST,
-    "§3.3 (tool_choice)",
-    "`tool_choice: auto` gets a message or calls to declared tools",
-    profile="tools",
-)
-TOOLS_ARGUMENTS = register(
-    "live.tools.arguments_valid",
-    MUST,
-    "§3.3 [OAPI] FunctionTool.strict",
-    "function call arguments are a JSON object valid for the tool's `parameters` schema",
-    profile="tools",
-)
-TOOLS_PARALLEL = register(
-    "live.tools.parallel",
-    MUST,
-    "§3.3 (parallel_tool_calls)",
-    "parallel calls carry distinct `call_id`s and item ids; `parallel_tool_calls: false` gets at "
-    "most one call",
-    profile="tools",
-)
-TOOLS_OUTPUT_ROUND_TRIP = register(
-    "live.tools.output_round_trip",
-    MUST,
-    "§4.3 [OAPI] FunctionCallOutput",
-    "a request carrying a `function_call` and its `function_call_output` is answered with a message",
-    profile="tools",
-)
+# --- live.tools.*: declared with their cases in conformance/sections/s3_3_tool_choice.py ------------
+from ...sections.s3_3_tool_choice import TOOLS_ARGUMENTS as TOOLS_ARGUMENTS  # noqa: E402
+from ...sections.s3_3_tool_choice import TOOLS_AUTO as TOOLS_AUTO  # noqa: E402
+from ...sections.s3_3_tool_choice import TOOLS_NAMED as TOOLS_NAMED  # noqa: E402
+from ...sections.s3_3_tool_choice import TOOLS_NONE as TOOLS_NONE  # noqa: E402
+from ...sections.s3_3_tool_choice import TOOLS_OUTPUT_ROUND_TRIP as TOOLS_OUTPUT_ROUND_TRIP  # noqa: E402
+from ...sections.s3_3_tool_choice import TOOLS_PARALLEL as TOOLS_PARALLEL  # noqa: E402
+from ...sections.s3_3_tool_choice import TOOLS_REQUIRED as TOOLS_REQUIRED  # noqa: E402
 
 # --- live.reasoning.*, live.usage.reasoning_* ----------------------------------------------------
 REASONING_ITEMS = register(

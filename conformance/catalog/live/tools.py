@@ -1,7 +1,7 @@
-"""The live checks of tools beyond function calls: ``live.tools.allowed_tools``,
-``live.custom_tools.*`` and ``live.hosted.*`` (one profile per hosted tool, named
-``hosted:<tool type>``). Declared after the other live checks; :mod:`conformance.catalog.live`
-re-exports every name."""
+"""The live checks of tools beyond function calls: ``live.tools.allowed_tools`` (declared with
+its case in conformance/sections/s3_3_tool_choice.py), ``live.custom_tools.*`` and ``live.hosted.*``
+(one profile per hosted tool, named ``hosted:<tool type>``). Declared after the other live checks;
+:mod:`conformance.catalog.live` re-exports every name."""
 
 from __future__ import annotations
 
@@ -12,15 +12,10 @@ from ..registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 
-# --- live.tools.allowed_tools, live.custom_tools.* -------
-TOOLS_ALLOWED = register(
-    "live.tools.allowed_tools",
-    MUST,
-    "§3.3 (tool_choice), §1.7 [OAPI] ToolChoiceAllowed",
-    "`tool_choice: {type: allowed_tools, mode: required, tools}` gets calls, each to a listed tool "
-    "(other declared tools are not called)",
-    profile="tools",
-)
+# --- live.tools.allowed_tools: declared with its case in conformance/sections/s3_3_tool_choice.py
+from ...sections.s3_3_tool_choice import TOOLS_ALLOWED as TOOLS_ALLOWED  # noqa: E402
+
+# --- live.custom_tools.* -------
 CUSTOM_CALL = register(
     "live.custom_tools.call",
     MUST,
