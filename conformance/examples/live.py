@@ -57,8 +57,6 @@ for _id, _server, _note in (
      "a server whose input_tokens endpoint answers `object: \"count\"`"),
     ("live.input_tokens.matches_usage", "input_tokens_off_by_one",
      "a server whose input_tokens endpoint counts one token more than its responses report"),
-    ("live.transport.deadline", "slow_creates",
-     "a server that answers create requests after 3 s (the suite's timeout: 1 s)"),
     ("live.background.lifecycle", "background_returned_completed",
      "a server that returns a `background: true` response already `completed`"),
     ("live.background.resume", "resume_skips_an_event",
@@ -70,9 +68,6 @@ for _id, _server, _note in (
 for _id, _server, _note in (
     ("live.background.cancel", "cancel_ends_failed",
      "a server whose cancel aborts a running background response as `failed`, not `cancelled`"),
-    ("live.case.completed", "cancel_answers_an_ack",
-     "a server whose cancel answers an acknowledgement (`{id, cancelled: true}`) instead of the "
-     "Response, so the case cannot read the status it goes on with"),
     ("live.previous_response.recall", "previous_response_ignored",
      "a server that silently ignores `previous_response_id` (echoing it all the same): a chained "
      "turn cannot repeat a code word told two turns back"),

@@ -108,6 +108,9 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   suite's case ``core/http11_framing`` has it read one create's answer);
 - :mod:`.s5_limits` — §5 the judge's own limits (``sse.limit.event_size``, ``event_count``,
   ``depth``: the SSE decoder's bounds, the depth bound on every JSON the judge reads);
+- :mod:`.s6_live_suite` — §6 the live suite (``live.transport.deadline``,
+  ``live.case.completed``: the run itself; the rules are the suite's HTTP client and probe, and
+  its pytest plugin);
 - :mod:`.s7_7_item_status` — §7.7 item statuses in a completed response
   (``response.item.status_completed``: one output item of a Response seen whole);
 - :mod:`.s7_8_logprobs` — §7.8 logprobs (``response.logprobs.delivered``: the log

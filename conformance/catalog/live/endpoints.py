@@ -11,20 +11,11 @@ from ..registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 
-# --- live.transport.*, live.case.*: the run itself -----------------------------------------------
-DEADLINE = register(
-    "live.transport.deadline",
-    MUST,
-    "§6.1, §2.2",
-    "every request is answered, and every stream ends, within the suite's per-request timeout",
-)
-CASE_COMPLETED = register(
-    "live.case.completed",
-    MUST,
-    "§6.2",
-    "the target's answers let a case run to its end (an answer the suite cannot interpret fails here)",
-)
+# --- live.transport.*, live.case.*: the run itself, declared in conformance/sections/s6_live_suite.py
+from ...sections.s6_live_suite import CASE_COMPLETED as CASE_COMPLETED  # noqa: E402
+from ...sections.s6_live_suite import DEADLINE as DEADLINE  # noqa: E402
 
+# isort: split
 # --- live.http.*, live.create.*: declared with their cases in conformance/sections/s3_3_request.py
 from ...sections.s3_3_request import CREATE_ANSWER as CREATE_ANSWER  # noqa: E402
 from ...sections.s3_3_request import HTTP_OK as HTTP_OK  # noqa: E402
