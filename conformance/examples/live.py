@@ -30,11 +30,6 @@ live(
     "kb20_cancel_not_idempotent",
     "a server that answers 400 to cancelling a finished background response (KB20)",
 )
-live(
-    "live.usage.reasoning_tokens_hardcoded",
-    "kb25_reasoning_tokens_zero",
-    "a server whose reasoning responses all report `reasoning_tokens: 0` (KB25)",
-)
 
 for _id, _server, _note in (
     ("live.previous_response.echo", "previous_id_not_echoed",
@@ -46,8 +41,6 @@ for _id, _server, _note in (
      "a server whose 400 errors name no field (`param: null`)"),
     ("live.background.cancel_foreground_4xx", "cancel_foreground_200",
      "a server that answers 200 to cancelling a foreground response"),
-    ("live.reasoning.items", "reasoning_items_dropped",
-     "a server that answers reasoning requests without reasoning items"),
     ("live.previous_response.tool_round_trip", "call_output_with_previous_ignored",
      "a server that answers a `function_call_output` sent with `previous_response_id` with no "
      "text"),

@@ -110,7 +110,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   ``depth``: the SSE decoder's bounds, the depth bound on every JSON the judge reads);
 - :mod:`.s6_live_suite` — §6 the live suite (``live.transport.deadline``,
   ``live.case.completed``: the run itself; the rules are the suite's HTTP client and probe, and
-  its pytest plugin);
+  its pytest plugin; ``live.reasoning.items``, ``live.usage.reasoning_tokens_hardcoded``: the
+  rule is the suite's case, area ``reasoning``);
 - :mod:`.s7_7_item_status` — §7.7 item statuses in a completed response
   (``response.item.status_completed``: one output item of a Response seen whole);
 - :mod:`.s7_8_logprobs` — §7.8 logprobs (``response.logprobs.delivered``: the log

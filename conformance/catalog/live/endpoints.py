@@ -155,22 +155,12 @@ from ...sections.s3_3_tool_choice import TOOLS_OUTPUT_ROUND_TRIP as TOOLS_OUTPUT
 from ...sections.s3_3_tool_choice import TOOLS_PARALLEL as TOOLS_PARALLEL  # noqa: E402
 from ...sections.s3_3_tool_choice import TOOLS_REQUIRED as TOOLS_REQUIRED  # noqa: E402
 
-# --- live.reasoning.*, live.usage.reasoning_* ----------------------------------------------------
-REASONING_ITEMS = register(
-    "live.reasoning.items",
-    MUST,
-    "§6.3",
-    "a reasoning target answers a `reasoning` request with a reasoning item before its message",
-    profile="reasoning",
-)
-REASONING_TOKENS_HARDCODED = register(
-    "live.usage.reasoning_tokens_hardcoded",
-    SHOULD,
-    "§3.2; KB25",
-    "responses with reasoning content do not all report `reasoning_tokens: 0` (a hard-coded count)",
-    profile="reasoning",
-)
+# isort: split
+# --- live.reasoning.*, live.usage.reasoning_*: declared with their case in sections/s6_live_suite.py
+from ...sections.s6_live_suite import REASONING_ITEMS as REASONING_ITEMS  # noqa: E402
+from ...sections.s6_live_suite import REASONING_TOKENS_HARDCODED as REASONING_TOKENS_HARDCODED  # noqa: E402
 
+# isort: split
 # --- live.structured.*: declared with its case in conformance/sections/s3_3_request.py -----------
 from ...sections.s3_3_request import STRUCTURED_JSON_SCHEMA as STRUCTURED_JSON_SCHEMA  # noqa: E402
 
