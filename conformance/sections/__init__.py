@@ -88,6 +88,14 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   status companions);
 - :mod:`.s3_2_usage` — §3.2 usage accounting (``usage.*``: the rule judges one Response's
   ``usage``, streamed terminal, non-stream body or compaction result);
+- :mod:`.s3_3_request` — §3.3 the request (``live.http.status_ok``, ``live.stream.content_type``,
+  ``live.create.*``, ``live.response.echo``, ``live.stream.equals_nonstream``,
+  ``live.usage.stream_equals_nonstream``, ``live.max_output_tokens.incomplete``,
+  ``live.structured.json_schema``: the rules are the suite's cases, areas ``core`` and
+  ``structured``, the core case that asks for logprobs among them; the probe and the proxy judge
+  the first two on every exchange);
+- :mod:`.s3_3_tool_choice` — §3.3 the request: ``tool_choice`` and function tools
+  (``live.tools.*``: the rules are the suite's cases, area ``tools``);
 - :mod:`.s3_4_openresponses` — §3.4 Open Responses (``response.openresponses.required_fields``:
   every Response object under the profile, lifecycle events' included;
   ``live.openresponses.image_input``, whose rule is the suite's case there);
@@ -109,9 +117,14 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   blob a request's ``include`` asked for, on every finished reasoning item; ``live.stateless.*``
   and ``live.include.unknown``, whose rules are the suite's cases there);
 - :mod:`.s4_8_http_framing` — §4.8 HTTP/1.1 framing (``http.head.syntax``,
-  ``http.body.length``, ``http.body.chunked``: the rule is the proxy's llhttp parser);
+  ``http.body.length``, ``http.body.chunked``: the rule is the proxy's llhttp parser; the
+  suite's case ``core/http11_framing`` has it read one create's answer);
 - :mod:`.s5_limits` — §5 the judge's own limits (``sse.limit.event_size``, ``event_count``,
   ``depth``: the SSE decoder's bounds, the depth bound on every JSON the judge reads);
+- :mod:`.s6_live_suite` — §6 the live suite (``live.transport.deadline``,
+  ``live.case.completed``: the run itself; the rules are the suite's HTTP client and probe, and
+  its pytest plugin; ``live.reasoning.items``, ``live.usage.reasoning_tokens_hardcoded``: the
+  rule is the suite's case, area ``reasoning``);
 - :mod:`.s7_7_item_status` — §7.7 item statuses in a completed response
   (``response.item.status_completed``: one output item of a Response seen whole);
 - :mod:`.s7_8_logprobs` — §7.8 logprobs (``response.logprobs.delivered``: the log

@@ -3,14 +3,24 @@
 
 The rule is the proxy's parser (:mod:`conformance.proxy.http1`, llhttp through ``httptools``):
 what it refuses, the proxy neither relays as if fine nor judges as a body — the exchange fails
-with the check's violation, and a request with such bytes is refused with a 400. Only the proxy
-sees raw HTTP/1.1 (the suite talks through an HTTP client, which refuses such bytes itself), so
-:func:`judge_answer` applies the rule to one recorded answer as the proxy does, for the examples.
+with the check's violation, and a request with such bytes is refused with a 400. The suite talks
+through an HTTP client, which refuses such bytes itself, so its case ``core/http11_framing``
+(below, :mod:`.cases`) sends one create over a plain connection
+(:func:`conformance.suite.raw_http.raw_exchange`) and has the same parser read the answer, byte
+for byte as the target framed it; :func:`judge_answer` applies the rule to one recorded answer as
+the proxy does, for the examples.
 """
 
 from __future__ import annotations
 
-from ..catalog.registry import Level, Violation, register
+from typing import TYPE_CHECKING
+
+from ..catalog.registry import REGISTRY, Level, Violation, register
+from .case_support import SHORT_PROMPT
+from .cases import STREAMS, case, params
+
+if TYPE_CHECKING:
+    from ..suite.probe import Probe
 
 __all__ = ["BODY_CHUNKED", "BODY_LENGTH", "HEAD_SYNTAX", "declare_examples", "judge_answer"]
 
@@ -40,7 +50,6 @@ BODY_CHUNKED = register(
 def judge_answer(data: bytes, *, method: str = "POST") -> tuple[list[Violation], set[str]]:
     """The rule on one whole answer (head and body, as the upstream sent it to ``method``): the
     violations and the checks it applied, as the proxy reports them."""
-    from ..catalog.registry import REGISTRY
     from ..proxy.http1 import BodyReader, FramingError, body_framing, parse_response_head
 
     applied: set[str] = set()
@@ -96,3 +105,29 @@ def declare_examples() -> None:
         Sample("http", lambda: answer(chunked, b"02;x=y\r\n{}\r\n0\r\n\r\n"),
                note="a chunk-size `02`, with a chunk extension"),
     )  # fmt: skip
+
+
+FRAMING = (HEAD_SYNTAX, BODY_LENGTH, BODY_CHUNKED)
+
+
+@case("core", *FRAMING)
+@params("stream", STREAMS)
+def test_http11_framing(probe: Probe, stream: bool) -> None:
+    """§4.8: a create's answer read over a plain HTTP/1.1 connection by the judge's own parser
+    (the proxy's), byte for byte as the target framed it."""
+    # at run time only: conformance.proxy, whose parser it uses, imports its judge and the catalog
+    from ..suite.raw_http import raw_exchange
+
+    body = probe.body(input=SHORT_PROMPT, stream=stream, max_output_tokens=16)
+    answer = raw_exchange(probe.client.base_url, "/responses", body,
+                          api_key=probe.target.api_key(), timeout=probe.client.timeout)  # fmt: skip
+    if answer.error is not None and not answer.applied:
+        probe.skip(f"the answer could not be read over a plain connection: {answer.error}")
+    violated = {v.check_id: v for v in answer.violations}
+    for check in FRAMING:
+        if check.id in answer.applied:
+            found = violated.get(check.id)
+            probe.check(
+                check, found is None,
+                expected=check.requirement, actual=found.actual if found else "",
+            )  # fmt: skip

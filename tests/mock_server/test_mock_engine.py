@@ -288,7 +288,7 @@ def test_parallel_calls_respect_parallel_tool_calls() -> None:
     assert {c.index for c in run(MockEngine(), single) if isinstance(c, ToolCallDelta)} == {0}
 
 
-TWO_CITIES = (  # conformance/suite/cases/test_tools.py, test_parallel_calls
+TWO_CITIES = (  # conformance/sections/s3_3_tool_choice.py, test_parallel_calls
     "Get the weather in Paris and in Tokyo, in celsius. Call lookup once for each city, "
     "both calls in this one turn."
 )

@@ -11,73 +11,20 @@ from ..registry import Level, register
 
 MUST, SHOULD, INFO = Level.MUST, Level.SHOULD, Level.INFO
 
-# --- live.transport.*, live.case.*: the run itself -----------------------------------------------
-DEADLINE = register(
-    "live.transport.deadline",
-    MUST,
-    "§6.1, §2.2",
-    "every request is answered, and every stream ends, within the suite's per-request timeout",
-)
-CASE_COMPLETED = register(
-    "live.case.completed",
-    MUST,
-    "§6.2",
-    "the target's answers let a case run to its end (an answer the suite cannot interpret fails here)",
-)
+# --- live.transport.*, live.case.*: the run itself, declared in conformance/sections/s6_live_suite.py
+from ...sections.s6_live_suite import CASE_COMPLETED as CASE_COMPLETED  # noqa: E402
+from ...sections.s6_live_suite import DEADLINE as DEADLINE  # noqa: E402
 
-# --- live.http.*, live.create.*: creating responses (docs/spec.md §3, §4) --------------------------------
-HTTP_OK = register(
-    "live.http.status_ok",
-    MUST,
-    "§4.4 [OAPI]",
-    "a well-formed request is answered 200 with a JSON body (an SSE body when `stream: true`)",
-)
-STREAM_CONTENT_TYPE = register(
-    "live.stream.content_type",
-    MUST,
-    "§1.1",
-    "a streamed response is sent as `Content-Type: text/event-stream`",
-)
-INPUT_FORMS = register(
-    "live.create.input_forms",
-    MUST,
-    "§3.3 [OAPI] CreateResponse",
-    "string input, message lists (user, system and developer roles; `input_text` parts) and "
-    "`instructions` are all accepted",
-)
-CREATE_ANSWER = register(
-    "live.create.answer",
-    MUST,
-    "§6.3",
-    "a plain request without limits completes (`status: completed`) with an assistant message "
-    "holding `output_text`",
-)
-RESPONSE_ECHO = register(
-    "live.response.echo",
-    MUST,
-    "§3.3 [OAPI] Response",
-    "the Response echoes the request's `instructions`, `metadata` and `max_output_tokens`",
-)
-STREAM_EQUALS_NONSTREAM = register(
-    "live.stream.equals_nonstream",
-    MUST,
-    "§6.3",
-    "the same request streamed and not gives Responses of one shape: same fields, status and "
-    "output item types",
-)
-USAGE_STREAM_EQUALS_NONSTREAM = register(
-    "live.usage.stream_equals_nonstream",
-    MUST,
-    "§3.2 (across requests)",
-    "the same request has the same `input_tokens` streamed or not",
-)
-MAX_OUTPUT_INCOMPLETE = register(
-    "live.max_output_tokens.incomplete",
-    MUST,
-    "§4.4; KB10",
-    "a response cut by `max_output_tokens` ends `status: incomplete` with "
-    "`incomplete_details.reason: max_output_tokens` (a stream with `response.incomplete`)",
-)
+# isort: split
+# --- live.http.*, live.create.*: declared with their cases in conformance/sections/s3_3_request.py
+from ...sections.s3_3_request import CREATE_ANSWER as CREATE_ANSWER  # noqa: E402
+from ...sections.s3_3_request import HTTP_OK as HTTP_OK  # noqa: E402
+from ...sections.s3_3_request import INPUT_FORMS as INPUT_FORMS  # noqa: E402
+from ...sections.s3_3_request import MAX_OUTPUT_INCOMPLETE as MAX_OUTPUT_INCOMPLETE  # noqa: E402
+from ...sections.s3_3_request import RESPONSE_ECHO as RESPONSE_ECHO  # noqa: E402
+from ...sections.s3_3_request import STREAM_CONTENT_TYPE as STREAM_CONTENT_TYPE  # noqa: E402
+from ...sections.s3_3_request import STREAM_EQUALS_NONSTREAM as STREAM_EQUALS_NONSTREAM  # noqa: E402
+from ...sections.s3_3_request import USAGE_STREAM_EQUALS_NONSTREAM as USAGE_STREAM_EQUALS_NONSTREAM  # noqa: E402
 
 # --- live.errors.*: declared with their cases in conformance/sections/s4_4_errors.py ---------------
 from ...sections.s4_4_errors import BAD_INPUT_4XX as BAD_INPUT_4XX  # noqa: E402
@@ -86,6 +33,14 @@ from ...sections.s4_4_errors import PARAM_NAMED as PARAM_NAMED  # noqa: E402
 
 # isort: split
 # --- live.store.*, live.input_items.*: declared with their cases in conformance/sections/s4_1_endpoints.py
+# --- live.tools.*: declared with their cases in conformance/sections/s3_3_tool_choice.py ------------
+from ...sections.s3_3_tool_choice import TOOLS_ARGUMENTS as TOOLS_ARGUMENTS  # noqa: E402
+from ...sections.s3_3_tool_choice import TOOLS_AUTO as TOOLS_AUTO  # noqa: E402
+from ...sections.s3_3_tool_choice import TOOLS_NAMED as TOOLS_NAMED  # noqa: E402
+from ...sections.s3_3_tool_choice import TOOLS_NONE as TOOLS_NONE  # noqa: E402
+from ...sections.s3_3_tool_choice import TOOLS_OUTPUT_ROUND_TRIP as TOOLS_OUTPUT_ROUND_TRIP  # noqa: E402
+from ...sections.s3_3_tool_choice import TOOLS_PARALLEL as TOOLS_PARALLEL  # noqa: E402
+from ...sections.s3_3_tool_choice import TOOLS_REQUIRED as TOOLS_REQUIRED  # noqa: E402
 from ...sections.s4_1_endpoints import DELETE as DELETE  # noqa: E402
 from ...sections.s4_1_endpoints import INPUT_ITEMS_LIST as INPUT_ITEMS_LIST  # noqa: E402
 from ...sections.s4_1_endpoints import INPUT_ITEMS_PAGING as INPUT_ITEMS_PAGING  # noqa: E402
@@ -110,82 +65,14 @@ from ...sections.s4_3_previous_response import PREVIOUS_UNKNOWN as PREVIOUS_UNKN
 from ...sections.s4_3_previous_response import RECALL as RECALL  # noqa: E402
 from ...sections.s4_3_previous_response import TOOL_ROUND_TRIP as TOOL_ROUND_TRIP  # noqa: E402
 
-# --- live.tools.* -------------------------------------------------------------------------------
-TOOLS_REQUIRED = register(
-    "live.tools.required",
-    MUST,
-    "§3.3 (tool_choice)",
-    "`tool_choice: required` gets at least one function call, to a declared tool",
-    profile="tools",
-)
-TOOLS_NAMED = register(
-    "live.tools.named",
-    MUST,
-    "§3.3 (tool_choice)",
-    "`tool_choice: {type: function, name}` gets calls to that function only",
-    profile="tools",
-)
-TOOLS_NONE = register(
-    "live.tools.none",
-    MUST,
-    "§3.3 (tool_choice)",
-    "`tool_choice: none` gets no function call",
-    profile="tools",
-)
-TOOLS_AUTO = register(
-    "live.tools.auto",
-    MUST,
-    "§3.3 (tool_choice)",
-    "`tool_choice: auto` gets a message or calls to declared tools",
-    profile="tools",
-)
-TOOLS_ARGUMENTS = register(
-    "live.tools.arguments_valid",
-    MUST,
-    "§3.3 [OAPI] FunctionTool.strict",
-    "function call arguments are a JSON object valid for the tool's `parameters` schema",
-    profile="tools",
-)
-TOOLS_PARALLEL = register(
-    "live.tools.parallel",
-    MUST,
-    "§3.3 (parallel_tool_calls)",
-    "parallel calls carry distinct `call_id`s and item ids; `parallel_tool_calls: false` gets at "
-    "most one call",
-    profile="tools",
-)
-TOOLS_OUTPUT_ROUND_TRIP = register(
-    "live.tools.output_round_trip",
-    MUST,
-    "§4.3 [OAPI] FunctionCallOutput",
-    "a request carrying a `function_call` and its `function_call_output` is answered with a message",
-    profile="tools",
-)
+# isort: split
+# --- live.reasoning.*, live.usage.reasoning_*: declared with their case in sections/s6_live_suite.py
+from ...sections.s6_live_suite import REASONING_ITEMS as REASONING_ITEMS  # noqa: E402
+from ...sections.s6_live_suite import REASONING_TOKENS_HARDCODED as REASONING_TOKENS_HARDCODED  # noqa: E402
 
-# --- live.reasoning.*, live.usage.reasoning_* ----------------------------------------------------
-REASONING_ITEMS = register(
-    "live.reasoning.items",
-    MUST,
-    "§6.3",
-    "a reasoning target answers a `reasoning` request with a reasoning item before its message",
-    profile="reasoning",
-)
-REASONING_TOKENS_HARDCODED = register(
-    "live.usage.reasoning_tokens_hardcoded",
-    SHOULD,
-    "§3.2; KB25",
-    "responses with reasoning content do not all report `reasoning_tokens: 0` (a hard-coded count)",
-    profile="reasoning",
-)
-
-# --- live.structured.* --------------------------------------------------------------------------
-STRUCTURED_JSON_SCHEMA = register(
-    "live.structured.json_schema",
-    MUST,
-    "§3.3 (text.format)",
-    "`text.format: json_schema` (strict) gets output text that is JSON valid for the schema",
-    profile="structured",
-)
+# isort: split
+# --- live.structured.*: declared with its case in conformance/sections/s3_3_request.py -----------
+from ...sections.s3_3_request import STRUCTURED_JSON_SCHEMA as STRUCTURED_JSON_SCHEMA  # noqa: E402
 
 # --- live.conversation.*: declared with their cases in conformance/sections/s4_5_conversation_endpoints.py
 from ...sections.s4_5_conversation_endpoints import CONVERSATION_CRUD as CONVERSATION_CRUD  # noqa: E402
