@@ -7,7 +7,6 @@ from __future__ import annotations
 from .live import live
 
 for _id, _server, _note in (
-    ("live.ws.upgrade", "ws_refuses_upgrade", "a server that refuses the WebSocket upgrade"),
     (
         "live.ws.responses",
         "ws_answers_drop_metadata",

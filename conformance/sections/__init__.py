@@ -106,7 +106,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   ``response.logprobs.nonpositive``, ``response.logprobs.top_count``: the rule judges one
   ``logprobs`` list, a body's part or a stream's non-empty delta or ``.done`` list);
 - :mod:`.s8_1_frames` — §8.1 WebSocket frames (``ws.frame.text``, ``ws.frame.json``: each server
-  frame the session validator judges in full is one JSON object in a text frame);
+  frame the session validator judges in full is one JSON object in a text frame;
+  ``live.ws.upgrade``, whose rule is the upgrade of every WebSocket case, by the suite's client);
 - :mod:`.s8_2_lanes` — §8.2 lanes (``ws.event.routed``, ``ws.stream_id.echoed``,
   ``ws.lane.*``, ``ws.request.answered``: the session validator calls them where its routing of
   events by lane and response decides);

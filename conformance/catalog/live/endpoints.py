@@ -421,13 +421,8 @@ INCLUDE_UNKNOWN = register(
     profile="stateless-reasoning",
 )
 # --- live.ws.*: WebSocket mode (docs/websocket.md) ------------------------------------------------
-WS_UPGRADE = register(
-    "live.ws.upgrade",
-    MUST,
-    "§8.1 [OAPI] ResponsesClientEvent",
-    "`GET /v1/responses` upgrades to a WebSocket (the base URL's scheme mapped http→ws, https→wss)",
-    profile="websocket",
-)
+from ...sections.s8_1_frames import WS_UPGRADE as WS_UPGRADE  # noqa: E402
+
 WS_RESPONSES = register(
     "live.ws.responses",
     MUST,
