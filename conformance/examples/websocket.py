@@ -8,16 +8,6 @@ from .live import live
 
 for _id, _server, _note in (
     (
-        "live.ws.responses",
-        "ws_answers_drop_metadata",
-        "a server whose WebSocket responses echo `metadata: {}`, so no answer names its turn",
-    ),
-    (
-        "live.ws.previous_across_lanes",
-        "ws_previous_id_dropped",
-        "a server whose WebSocket responses carry `previous_response_id: null`",
-    ),
-    (
         "live.ws.background_rejected",
         "ws_background_accepted",
         "a server that ignores `background: true` over the socket and answers a response",

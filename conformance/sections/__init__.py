@@ -110,7 +110,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   ``live.ws.upgrade``, whose rule is the upgrade of every WebSocket case, by the suite's client);
 - :mod:`.s8_2_lanes` — §8.2 lanes (``ws.event.routed``, ``ws.stream_id.echoed``,
   ``ws.lane.*``, ``ws.request.answered``: the session validator calls them where its routing of
-  events by lane and response decides);
+  events by lane and response decides; ``live.ws.responses``, ``live.ws.previous_across_lanes``,
+  whose rules are the suite's cases);
 - :mod:`.s8_3_refusals` — §8.3 client events and refusals (``ws.request.rejected``: a client
   event WebSocket mode does not accept is refused, by an ``error`` event);
 - :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.shape``, ``ws.error.status``,
@@ -131,7 +132,8 @@ A module named ``s<section>_<name>.py`` (``s1a_schemas``: §1a) is found here by
 (:data:`SECTIONS`); a new one needs no line in this package.
 
 :mod:`.against_request` runs the rules that judge an answer against its request (§1.7, §4.7, §7.8)
-for every judge that has the request.
+for every judge that has the request. :mod:`.ws_case_support` holds what the WebSocket cases of
+§8 share.
 
 Public outputs list checks sorted by ID, so a section's checks may be declared before the rest of
 their catalogue module (``REGISTRY``'s order is not shown anywhere).

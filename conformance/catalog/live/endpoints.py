@@ -422,22 +422,9 @@ INCLUDE_UNKNOWN = register(
 )
 # --- live.ws.*: WebSocket mode (docs/websocket.md) ------------------------------------------------
 from ...sections.s8_1_frames import WS_UPGRADE as WS_UPGRADE  # noqa: E402
+from ...sections.s8_2_lanes import WS_PREVIOUS_ACROSS_LANES as WS_PREVIOUS_ACROSS_LANES  # noqa: E402
+from ...sections.s8_2_lanes import WS_RESPONSES as WS_RESPONSES  # noqa: E402
 
-WS_RESPONSES = register(
-    "live.ws.responses",
-    MUST,
-    "§8.2 [OAPI] ResponsesClientEventResponseCreate",
-    "`response.create` over the socket is answered with a completed response: several in sequence "
-    "on one connection, and on two lanes at once",
-    profile="websocket",
-)
-WS_PREVIOUS_ACROSS_LANES = register(
-    "live.ws.previous_across_lanes",
-    MUST,
-    "§8.2 [OAPI] ResponsesClientEventResponseCreate.stream_id",
-    "a response on one lane continues (`previous_response_id`) a response created on another",
-    profile="websocket",
-)
 WS_BACKGROUND_REJECTED = register(
     "live.ws.background_rejected",
     MUST,
