@@ -8,16 +8,6 @@ from .live import live
 
 for _id, _server, _note in (
     (
-        "live.ws.background_rejected",
-        "ws_background_accepted",
-        "a server that ignores `background: true` over the socket and answers a response",
-    ),
-    (
-        "live.ws.after_error",
-        "ws_silent_after_error",
-        "a server that goes silent (no frame, no close) after its first `error` event",
-    ),
-    (
         "live.ws.same_as_sse",
         "ws_extra_field",
         "a server whose responses over the socket carry a field the SSE ones do not",

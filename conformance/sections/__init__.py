@@ -113,7 +113,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   events by lane and response decides; ``live.ws.responses``, ``live.ws.previous_across_lanes``,
   whose rules are the suite's cases);
 - :mod:`.s8_3_refusals` — §8.3 client events and refusals (``ws.request.rejected``: a client
-  event WebSocket mode does not accept is refused, by an ``error`` event);
+  event WebSocket mode does not accept is refused, by an ``error`` event;
+  ``live.ws.background_rejected``, ``live.ws.after_error``, whose rules are the suite's cases);
 - :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.shape``, ``ws.error.status``,
   ``ws.error.code``), judged by the session validator;
 - :mod:`.s8_5_steering` — §8.5 steering (``ws.steer.*``: the session validator's steering

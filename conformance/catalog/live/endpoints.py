@@ -424,22 +424,9 @@ INCLUDE_UNKNOWN = register(
 from ...sections.s8_1_frames import WS_UPGRADE as WS_UPGRADE  # noqa: E402
 from ...sections.s8_2_lanes import WS_PREVIOUS_ACROSS_LANES as WS_PREVIOUS_ACROSS_LANES  # noqa: E402
 from ...sections.s8_2_lanes import WS_RESPONSES as WS_RESPONSES  # noqa: E402
+from ...sections.s8_3_refusals import WS_AFTER_ERROR as WS_AFTER_ERROR  # noqa: E402
+from ...sections.s8_3_refusals import WS_BACKGROUND_REJECTED as WS_BACKGROUND_REJECTED  # noqa: E402
 
-WS_BACKGROUND_REJECTED = register(
-    "live.ws.background_rejected",
-    MUST,
-    "§8.3 [OAPI] ResponsesClientEventResponseCreate",
-    "`background: true` over the socket is refused with an `error` event of status 400",
-    profile="websocket",
-)
-WS_AFTER_ERROR = register(
-    "live.ws.after_error",
-    MUST,
-    "§8.3 (no source: the project's decision)",
-    "after refusing a malformed client event with an `error` event, the server either keeps "
-    "serving the connection or closes it with a close frame (it is never left silent)",
-    profile="websocket",
-)
 WS_SAME_AS_SSE = register(
     "live.ws.same_as_sse",
     MUST,
