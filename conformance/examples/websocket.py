@@ -12,11 +12,5 @@ for _id, _server, _note in (
         "ws_extra_field",
         "a server whose responses over the socket carry a field the SSE ones do not",
     ),
-    (
-        "live.ws.steering",
-        "ws_steer_dropped",
-        "a server that accepts steering input and drops it: no successor continues the steered "
-        "response",
-    ),
 ):
     live(_id, _server, _note)

@@ -436,6 +436,7 @@ WS_SAME_AS_SSE = register(
     profile="websocket",
 )
 # §8.7 connection state: declared with their examples in conformance/sections/s8_7_connection_state.py
+from ...sections.s8_5_steering import WS_STEERING as WS_STEERING  # noqa: E402
 from ...sections.s8_7_connection_state import WS_CONNECTION_LOCAL as WS_CONNECTION_LOCAL  # noqa: E402
 from ...sections.s8_7_connection_state import (  # noqa: E402
     WS_EVICTED_AFTER_FAILURE as WS_EVICTED_AFTER_FAILURE,
@@ -443,14 +444,4 @@ from ...sections.s8_7_connection_state import (  # noqa: E402
 from ...sections.s8_7_connection_state import WS_GENERATE_FALSE as WS_GENERATE_FALSE  # noqa: E402
 from ...sections.s8_7_connection_state import (  # noqa: E402
     WS_STORE_FALSE_CONTINUED as WS_STORE_FALSE_CONTINUED,
-)
-
-WS_STEERING = register(
-    "live.ws.steering",
-    MUST,
-    "§8.5 [SDK] response_steer_event",
-    "`response.steer` on a running response is answered: accepted and committed (an automatic "
-    "successor continuing it, or `response.steer.pending` when it waits for tool output), or "
-    "refused as completed only when it had finished",
-    profile="websocket:steering",
 )
