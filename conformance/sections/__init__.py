@@ -120,6 +120,8 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 - :mod:`.s8_5_steering` — §8.5 steering (``ws.steer.*``: the session validator's steering
   rules, :class:`~.s8_5_steering.Steering`, judge each answer against the steers sent;
   ``live.ws.steering``, whose rule is the suite's cases);
+- :mod:`.s8_6_two_transports` — §8.6 one response, two transports (``live.ws.same_as_sse``: the
+  rule is the suite's case, the example a misbehaving server);
 - :mod:`.s8_7_connection_state` — §8.7 WebSocket connection state (``live.ws.*``: the rules are
   the suite's cases, the examples misbehaving servers);
 - :mod:`.s9_clients` — §9 client profiles (``live.client.<client>.*``): the rule that locates a

@@ -420,23 +420,14 @@ INCLUDE_UNKNOWN = register(
     "ignored)",
     profile="stateless-reasoning",
 )
-# --- live.ws.*: WebSocket mode (docs/websocket.md) ------------------------------------------------
+# --- live.ws.*: WebSocket mode (docs/websocket.md): declared with their cases in the §8 section modules
 from ...sections.s8_1_frames import WS_UPGRADE as WS_UPGRADE  # noqa: E402
 from ...sections.s8_2_lanes import WS_PREVIOUS_ACROSS_LANES as WS_PREVIOUS_ACROSS_LANES  # noqa: E402
 from ...sections.s8_2_lanes import WS_RESPONSES as WS_RESPONSES  # noqa: E402
 from ...sections.s8_3_refusals import WS_AFTER_ERROR as WS_AFTER_ERROR  # noqa: E402
 from ...sections.s8_3_refusals import WS_BACKGROUND_REJECTED as WS_BACKGROUND_REJECTED  # noqa: E402
-
-WS_SAME_AS_SSE = register(
-    "live.ws.same_as_sse",
-    MUST,
-    "§8.6 [OAPI] ResponsesWebSocketStreamEvent",
-    "the same request over the socket and over SSE gives shape-equal responses (fields, status, "
-    "output item and part types)",
-    profile="websocket",
-)
-# §8.7 connection state: declared with their examples in conformance/sections/s8_7_connection_state.py
 from ...sections.s8_5_steering import WS_STEERING as WS_STEERING  # noqa: E402
+from ...sections.s8_6_two_transports import WS_SAME_AS_SSE as WS_SAME_AS_SSE  # noqa: E402
 from ...sections.s8_7_connection_state import WS_CONNECTION_LOCAL as WS_CONNECTION_LOCAL  # noqa: E402
 from ...sections.s8_7_connection_state import (  # noqa: E402
     WS_EVICTED_AFTER_FAILURE as WS_EVICTED_AFTER_FAILURE,
