@@ -14,8 +14,8 @@ classes are defined where they are raised; the tree (tests/conformance/test_erro
     - UndecodableBody (conformance.suite.coding) — a Content-Encoding not asked for, or broken
     - FramingError, ValueError (conformance.proxy.http1) — bytes that are not HTTP/1.1
     - TargetHung (conformance.suite.http) — timeouts in a row; nothing more is sent
-    - WsTimeout (conformance.suite.ws) — no WebSocket frame within the deadline
-    - WsClosed (conformance.suite.ws) — the server closed the WebSocket
+    - WsTimeout (conformance.suite.ws_ends) — no WebSocket frame within the deadline
+    - WsClosed (conformance.suite.ws_ends) — the server closed the WebSocket
   + what the run was given (exit 2)
     - UnreadableFile (conformance.offline.recorded) — no verdict can be drawn from a file
     - SessionFormatError, ValueError (conformance.websocket.record) — not a recorded session

@@ -40,9 +40,6 @@ from ..sections import declare_examples as _declare_section_examples
 
 _declare_section_examples()
 
-# isort: split
-from . import websocket  # noqa: F401, E402
-
 __all__ = ["EXAMPLES", "Example", "Sample", "example", "judge", "render"]
 
 

@@ -1,8 +1,8 @@
 """What the WebSocket session examples (``session`` samples: ``(dir, frame)`` pairs, as
 ``responses-conformance check`` reads them, docs/websocket.md) are built from: every response in
 them is :func:`.build.text_stream` under a fresh response id, so only the session rule differs.
-The ``ws.*`` checks' examples are declared in their section modules (conformance.sections) and
-in :mod:`.websocket`."""
+The ``ws.*`` checks' examples are declared in their section modules (conformance.sections, §8),
+with the ``live.ws.*`` checks' misbehaving servers."""
 
 from __future__ import annotations
 

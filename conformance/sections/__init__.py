@@ -132,16 +132,22 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   ``response.logprobs.nonpositive``, ``response.logprobs.top_count``: the rule judges one
   ``logprobs`` list, a body's part or a stream's non-empty delta or ``.done`` list);
 - :mod:`.s8_1_frames` — §8.1 WebSocket frames (``ws.frame.text``, ``ws.frame.json``: each server
-  frame the session validator judges in full is one JSON object in a text frame);
+  frame the session validator judges in full is one JSON object in a text frame;
+  ``live.ws.upgrade``, whose rule is the upgrade of every WebSocket case, by the suite's client);
 - :mod:`.s8_2_lanes` — §8.2 lanes (``ws.event.routed``, ``ws.stream_id.echoed``,
   ``ws.lane.*``, ``ws.request.answered``: the session validator calls them where its routing of
-  events by lane and response decides);
+  events by lane and response decides; ``live.ws.responses``, ``live.ws.previous_across_lanes``,
+  whose rules are the suite's cases);
 - :mod:`.s8_3_refusals` — §8.3 client events and refusals (``ws.request.rejected``: a client
-  event WebSocket mode does not accept is refused, by an ``error`` event);
+  event WebSocket mode does not accept is refused, by an ``error`` event;
+  ``live.ws.background_rejected``, ``live.ws.after_error``, whose rules are the suite's cases);
 - :mod:`.s8_4_ws_errors` — §8.4 WebSocket errors (``ws.error.shape``, ``ws.error.status``,
   ``ws.error.code``), judged by the session validator;
 - :mod:`.s8_5_steering` — §8.5 steering (``ws.steer.*``: the session validator's steering
-  rules, :class:`~.s8_5_steering.Steering`, judge each answer against the steers sent);
+  rules, :class:`~.s8_5_steering.Steering`, judge each answer against the steers sent;
+  ``live.ws.steering``, whose rule is the suite's cases);
+- :mod:`.s8_6_two_transports` — §8.6 one response, two transports (``live.ws.same_as_sse``: the
+  rule is the suite's case, the example a misbehaving server);
 - :mod:`.s8_7_connection_state` — §8.7 WebSocket connection state (``live.ws.*``: the rules are
   the suite's cases, the examples misbehaving servers);
 - :mod:`.s9_client_flows` — §9 client profiles, the flows: the case that replays each flow
@@ -158,7 +164,8 @@ A module named ``s<section>_<name>.py`` (``s1a_schemas``: §1a) is found here by
 (:data:`SECTIONS`); a new one needs no line in this package.
 
 :mod:`.against_request` runs the rules that judge an answer against its request (§1.7, §4.7, §7.8)
-for every judge that has the request.
+for every judge that has the request. :mod:`.ws_case_support` holds what the WebSocket cases of
+§8 share.
 
 Public outputs list checks sorted by ID, so a section's checks may be declared before the rest of
 their catalogue module (``REGISTRY``'s order is not shown anywhere).

@@ -1,4 +1,14 @@
-"""§8.1 Connection and frames (docs/spec.md#s8-1): ``ws.frame.text``, ``ws.frame.json``.
+"""§8.1 Connection and frames (docs/spec.md#s8-1): ``live.ws.upgrade``, ``ws.frame.text``,
+``ws.frame.json``.
+
+``GET /v1/responses`` upgrades to a WebSocket at the base URL with ``http`` → ``ws``, ``https`` →
+``wss`` and ``/responses`` appended ([SDK] ``_prepare_url``). ``live.ws.upgrade``'s rule is the
+upgrade of every WebSocket case (the cases of :mod:`.s8_2_lanes` to
+:mod:`.s8_7_connection_state`, each naming it; :mod:`.cases`): the suite's client
+(:meth:`Probe.websocket <conformance.suite.probe.Probe.websocket>`) fails it when the target does
+not upgrade, and so does the proxy (:mod:`conformance.proxy.websocket`) for a client's upgrade it
+forwards. Its failing example is a misbehaving server (tests/suite/broken_ws_servers.py), its
+near miss the embedded mock.
 
 Every server frame of a Responses WebSocket is a text frame holding one JSON object with a string
 ``type`` ([OAPI] ``ResponsesServerEvent``). The session validator
@@ -17,7 +27,22 @@ from ..catalog.registry import Level, register
 from ..errors import ConformanceError
 from .s2_1_sequence import _Report
 
-__all__ = ["WS_FRAME_JSON", "WS_FRAME_TEXT", "declare_examples", "judge_frame", "kind"]
+__all__ = [
+    "WS_FRAME_JSON",
+    "WS_FRAME_TEXT",
+    "WS_UPGRADE",
+    "declare_examples",
+    "judge_frame",
+    "kind",
+]
+
+WS_UPGRADE = register(
+    "live.ws.upgrade",
+    Level.MUST,
+    "§8.1 [OAPI] ResponsesClientEvent",
+    "`GET /v1/responses` upgrades to a WebSocket (the base URL's scheme mapped http→ws, https→wss)",
+    profile="websocket",
+)
 
 WS_FRAME_TEXT = register(
     "ws.frame.text",
@@ -82,9 +107,11 @@ def judge_frame(
 
 def declare_examples() -> None:
     """The failing example and the passing near miss of each check (conformance.examples)."""
+    from ..examples.live import live
     from ..examples.registry import Sample, example
     from ..examples.sessions import create, events, serve
 
+    live(WS_UPGRADE.id, "ws_refuses_upgrade", "a server that refuses the WebSocket upgrade")
     example(
         WS_FRAME_TEXT.id,
         Sample("session", lambda: [create(), ("server", b"\x00\x01"), *serve(events("resp_a"))]),

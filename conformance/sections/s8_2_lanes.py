@@ -1,5 +1,6 @@
-"""§8.2 Lanes (docs/spec.md#s8-2): ``ws.event.routed``, ``ws.stream_id.echoed``,
-``ws.lane.serial``, ``ws.lane.order``, ``ws.request.answered``.
+"""§8.2 Lanes (docs/spec.md#s8-2): ``live.ws.responses``, ``live.ws.previous_across_lanes``,
+``ws.event.routed``, ``ws.stream_id.echoed``, ``ws.lane.serial``, ``ws.lane.order``,
+``ws.request.answered``.
 
 A ``response.create`` may name a lane, ``stream_id`` (1–256 of ``[A-Za-z0-9_.-]``). "Requests with
 the same ``stream_id`` are processed FIFO, and events for the response echo the same
@@ -13,24 +14,44 @@ no ``stream_id`` ([SDK] README).
 The session validator (:class:`~conformance.websocket.session.SessionValidator`) demultiplexes
 the events by lane and response; it calls these rules where its routing decides, and each marks
 its check in the session's ``exercised`` set where it judges.
+
+The live checks' rules are the cases below (:mod:`.cases`, area ``websocket``, profile
+``websocket``), each over a judged session (:meth:`Probe.websocket
+<conformance.suite.probe.Probe.websocket>`): a create over the socket is answered, three on one
+lane in the order sent, two lanes at once, and a response on one lane continues one of another
+(``live.ws.responses``, ``live.ws.previous_across_lanes``; :func:`completed_answers` is
+``live.ws.responses``' rule over one read, which the cases of §8.7 use too). Their failing
+examples are misbehaving servers (tests/suite/broken_ws_servers.py), their near miss the
+embedded mock.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..catalog.registry import Level, register
+from ..suite import answers as A
+from .case_support import SHORT_PROMPT
+from .cases import case
 from .s2_1_sequence import _Report
+from .s8_1_frames import WS_UPGRADE
+from .ws_case_support import WEBSOCKET, WS_MAX_OUTPUT, answers_of, describe_last
+
+if TYPE_CHECKING:
+    from ..suite.probe import Probe
 
 __all__ = [
     "WS_EVENT_ROUTED",
     "WS_LANE_ORDER",
     "WS_LANE_SERIAL",
+    "WS_PREVIOUS_ACROSS_LANES",
     "WS_REQUEST_ANSWERED",
+    "WS_RESPONSES",
     "WS_STREAM_ID_ECHOED",
     "answers",
+    "completed_answers",
     "declare_examples",
     "judge_answered",
     "judge_echo",
@@ -82,6 +103,22 @@ WS_REQUEST_ANSWERED = register(
 )
 # Request fields a response echoes: a response that echoes another queued request's value
 # answers that request, not the lane's head (ws.lane.order).
+WS_RESPONSES = register(
+    "live.ws.responses",
+    Level.MUST,
+    "§8.2 [OAPI] ResponsesClientEventResponseCreate",
+    "`response.create` over the socket is answered with a completed response: several in sequence "
+    "on one connection, and on two lanes at once",
+    profile="websocket",
+)
+WS_PREVIOUS_ACROSS_LANES = register(
+    "live.ws.previous_across_lanes",
+    Level.MUST,
+    "§8.2 [OAPI] ResponsesClientEventResponseCreate.stream_id",
+    "a response on one lane continues (`previous_response_id`) a response created on another",
+    profile="websocket",
+)
+
 ECHOED = ("previous_response_id", "instructions", "metadata", "max_output_tokens")
 
 
@@ -241,8 +278,20 @@ def judge_answered(
 
 def declare_examples() -> None:
     """The failing example and the passing near miss of each check (conformance.examples)."""
+    from ..examples.live import live
     from ..examples.registry import Sample, example
     from ..examples.sessions import create, error, events, serve, with_metadata
+
+    live(
+        WS_RESPONSES.id,
+        "ws_answers_drop_metadata",
+        "a server whose WebSocket responses echo `metadata: {}`, so no answer names its turn",
+    )
+    live(
+        WS_PREVIOUS_ACROSS_LANES.id,
+        "ws_previous_id_dropped",
+        "a server whose WebSocket responses carry `previous_response_id: null`",
+    )
 
     def turn(rid: str, n: str) -> list[dict[str, Any]]:
         return with_metadata(events(rid, "a"), {"turn": n})
@@ -303,3 +352,82 @@ def declare_examples() -> None:
     }
     for check_id, (failing, passing) in cases.items():
         example(check_id, Sample("session", failing), Sample("session", passing))
+
+
+def completed_answers(
+    probe: Probe, events: list[dict[str, Any]], what: str
+) -> list[dict[str, Any]]:
+    """``live.ws.responses`` over the events of one read: at least one answer, each with text
+    (completed, or cut at ``max_output_tokens``). Returns the answers."""
+    done = answers_of(events)
+    terminal = [e for e in events if e.get("type", "").startswith("response.") and "response" in e]
+    answered = len(done)
+    probe.check(
+        WS_RESPONSES, answered >= 1 and all(A.output_text(r).strip() for r in done),
+        expected=f"{what}: responses with text (completed, or cut at max_output_tokens)",
+        actual=f"{answered} completed; last event {terminal[-1]['type'] if terminal else None!r}",
+    )  # fmt: skip
+    return done
+
+
+# live.ws.upgrade twice: the case's own mark and its file's both named it (the report lists both).
+@case("websocket", WS_UPGRADE, WS_RESPONSES, WS_REQUEST_ANSWERED, WS_UPGRADE, profiles=WEBSOCKET)
+def test_create_over_the_socket(probe: Probe) -> None:
+    with probe.websocket() as s:
+        s.create(probe.body(input=SHORT_PROMPT, max_output_tokens=WS_MAX_OUTPUT))
+        completed_answers(probe, s.until(1), "one create")
+
+
+@case("websocket", WS_RESPONSES, WS_LANE_ORDER, WS_LANE_SERIAL, WS_UPGRADE, profiles=WEBSOCKET)
+def test_several_responses_in_sequence_on_one_connection(probe: Probe) -> None:
+    with probe.websocket() as s:
+        for n in range(3):  # queued at once on the default lane: answered FIFO, one at a time
+            s.create(probe.body(input=f"{SHORT_PROMPT} ({n})", max_output_tokens=WS_MAX_OUTPUT,
+                                metadata={"turn": str(n)}))  # fmt: skip
+        done = completed_answers(probe, s.until(3), "three creates on one lane")
+        turns = [r.get("metadata", {}).get("turn") for r in done]
+        probe.check(
+            WS_RESPONSES, turns == ["0", "1", "2"],
+            expected="three answers, in the order sent", actual=f"turns {turns}",
+        )  # fmt: skip
+
+
+@case(
+    "websocket",
+    WS_RESPONSES,
+    WS_STREAM_ID_ECHOED,
+    WS_EVENT_ROUTED,
+    WS_UPGRADE,
+    profiles=WEBSOCKET,
+)
+def test_two_lanes_at_once(probe: Probe) -> None:
+    with probe.websocket() as s:
+        s.create(probe.body(input=SHORT_PROMPT, max_output_tokens=WS_MAX_OUTPUT), lane="lane-a")
+        s.create(probe.body(input=SHORT_PROMPT, max_output_tokens=WS_MAX_OUTPUT), lane="lane.b")
+        events = s.until(2)
+        done = completed_answers(probe, events, "two lanes")
+        lanes = sorted({str(e.get("stream_id")) for e in events})
+        probe.check(
+            WS_RESPONSES, len(done) == 2 and lanes == ["lane-a", "lane.b"],
+            expected="an answer on each lane", actual=f"{len(done)} on lanes {lanes}",
+        )  # fmt: skip
+
+
+@case("websocket", WS_PREVIOUS_ACROSS_LANES, WS_RESPONSES, WS_UPGRADE, profiles=WEBSOCKET)
+def test_previous_response_id_across_lanes(probe: Probe) -> None:
+    with probe.websocket() as s:
+        s.create(probe.body(input="My favourite colour is teal. Acknowledge it briefly.",
+                            max_output_tokens=WS_MAX_OUTPUT), lane="main")  # fmt: skip
+        done = completed_answers(probe, s.until(1), "the parent")
+        probe.require(WS_PREVIOUS_ACROSS_LANES, bool(done), expected="a parent response")
+        parent = done[0]["id"]
+        s.create(probe.body(input="What is my favourite colour?", max_output_tokens=WS_MAX_OUTPUT,
+                            previous_response_id=parent), lane="fork")  # fmt: skip
+        events = s.until(1)
+        child = answers_of(events)
+        probe.check(
+            WS_PREVIOUS_ACROSS_LANES,
+            bool(child) and child[0].get("previous_response_id") == parent,
+            expected=f"an answer on lane `fork` with previous_response_id {parent!r}",
+            actual=repr(child[0].get("previous_response_id")) if child else describe_last(events),
+        )

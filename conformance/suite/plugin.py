@@ -18,7 +18,8 @@ own, whichever section module declares them). Markers (registered here):
   surface a server that loses a chain now and then;
 - ``needs_instructions`` — the case needs a model that follows natural-language instructions.
 
-The ``probe`` fixture hands a case its :class:`~conformance.suite.probe.Probe`. The plugin runs
+The ``probe`` fixture hands a case its :class:`~conformance.suite.probe.Probe`, and the probe
+the suite's WebSocket client (:meth:`~conformance.suite.probe.Probe.websocket`). The plugin runs
 the case function itself (``pytest_pyfunc_call``) so that it can retry it and turn the probe's
 control-flow exceptions into outcomes; pytest's own pass/fail is not the verdict — the findings are.
 """
@@ -42,6 +43,7 @@ from .probe import CaseAborted, NotJudged, Probe, Retry, Skipped
 from .replay import FlowReplay
 from .results import CaseResult, Finding
 from .targets import Target
+from .ws import judged_session
 
 if TYPE_CHECKING:
     from ..clients.captured_flows import Flow
@@ -180,7 +182,8 @@ class SuitePlugin:
 
     @pytest.fixture
     def probe(self, request: pytest.FixtureRequest) -> Probe:
-        return Probe(self.target, self.client, self._records[request.node.nodeid], replay=_replay)
+        record = self._records[request.node.nodeid]
+        return Probe(self.target, self.client, record, replay=_replay, websocket=judged_session)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 from .. import catalog as C
@@ -38,6 +39,7 @@ from .targets import Target
 
 if TYPE_CHECKING:
     from ..clients.captured_flows import Flow
+    from .ws import WsSession
 
 __all__ = ["CaseAborted", "NotJudged", "Probe", "Retry", "Skipped", "evidence_for"]
 
@@ -97,11 +99,13 @@ class Probe:
         record: CaseResult,
         *,
         replay: Callable[[Probe, Flow], None] | None = None,
+        websocket: Callable[[Probe], AbstractContextManager[WsSession]] | None = None,
     ) -> None:
         self.target = target
         self.client = client
         self.record = record
         self._replay = replay
+        self._websocket = websocket
         self.profiles = judged_profiles(target.profiles, record.profiles)
         self.attempt = 1
         self.max_attempts = 1
@@ -121,6 +125,15 @@ class Probe:
     def body(self, **fields: Any) -> dict[str, Any]:
         """A create request for the target's model."""
         return {"model": self.model, **fields}
+
+    def websocket(self) -> AbstractContextManager[WsSession]:
+        """A judged WebSocket session to the target, for a ``with`` block: the upgrade is
+        ``live.ws.upgrade``, every frame is judged (:func:`conformance.suite.ws.judged_session`).
+        The plugin hands the probe that client: it imports this module, and the cases that use
+        it are declared in section modules, which may not import it."""
+        if self._websocket is None:
+            raise RuntimeError("this probe was given no WebSocket client (SuitePlugin gives one)")
+        return self._websocket(self)
 
     # ------------------------------------------------------------------ requests
 

@@ -5,6 +5,11 @@ The URL is the target's base URL with ``http`` → ``ws`` and ``https`` → ``ws
 received goes through a :class:`~conformance.websocket.SessionValidator`; the case reads the
 parsed events. Each receive has the target's deadline, and a session its event cap, so a silent
 or endless target ends the case instead of hanging the run.
+
+A case opens its session with :meth:`Probe.websocket <conformance.suite.probe.Probe.websocket>`
+(the plugin hands the probe :func:`judged_session`: the cases are declared in section modules,
+which may not import this one); what ends a read (:data:`TERMINAL`, :class:`WsTimeout`,
+:class:`WsClosed`) is defined in :mod:`.ws_ends`, which they import.
 """
 
 from __future__ import annotations
@@ -22,27 +27,14 @@ from websockets.sync.client import ClientConnection, connect
 from .. import warm_up
 from ..catalog import live as L
 from ..catalog.registry import Check, Violation
-from ..errors import ConformanceError
 from ..websocket import SessionValidator
 from .probe import CaseAborted, Probe, _declared
 from .results import Finding
+from .ws_ends import TERMINAL, WsClosed, WsTimeout
 
 __all__ = ["TERMINAL", "WsClosed", "WsSession", "WsTimeout", "judged_session", "ws_url"]
 
-TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
 _MAX_FRAME = 64 * 1024 * 1024
-
-
-class WsTimeout(ConformanceError):
-    """No frame within the deadline."""
-
-
-class WsClosed(ConformanceError):
-    """The server closed the connection (``code`` is its close code, None without a frame)."""
-
-    def __init__(self, code: int | None) -> None:
-        super().__init__(f"the server closed the connection (code {code})")
-        self.code = code
 
 
 def ws_url(base_url: str) -> str:

@@ -1,5 +1,6 @@
-"""Misbehaving WebSocket servers, one per ``live.ws.*`` check (conformance/examples/websocket.py):
-the mock with its WebSocket frames rewritten on the way in or out."""
+"""Misbehaving WebSocket servers, one per ``live.ws.*`` check (its example, declared in its
+section module, conformance/sections/s8_*.py): the mock with its WebSocket frames rewritten on the
+way in or out."""
 
 from __future__ import annotations
 
