@@ -5,11 +5,12 @@ case).
 A section module holds, for the checks of one section of docs/spec.md:
 
 - the checks, declared with :func:`conformance.catalog.registry.register` (the catalogue module of
-  their concern imports them from here, at the place they were declared, so ``REGISTRY`` keeps
-  its order);
+  their concern re-exports them from here);
 - the rule that evaluates them, a function over the stream validator's state that marks the
   checks it evaluated as applied (``coverage.applied``) where it evaluates them: what a live run
-  reports as exercised, or "not exercised", comes from that mark, not from a second table;
+  reports as exercised, or "not exercised", comes from that mark, not from a second table; for
+  a ``live.*`` check, the suite's case that evaluates it, declared with :func:`.cases.case`
+  (the suite runs every case of every section module);
 - ``declare_examples()``, the failing example and the passing near miss of each check
   (:mod:`conformance.examples` calls it where the section's examples belong).
 
@@ -99,6 +100,9 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
 - :mod:`.s3_4_openresponses` — §3.4 Open Responses (``response.openresponses.required_fields``:
   every Response object under the profile, lifecycle events' included;
   ``live.openresponses.image_input``, whose rule is the suite's case there);
+- :mod:`.s4_1_endpoints` — §4.1 endpoints (``live.store.*``, ``live.input_items.*``,
+  ``live.usage.retrieve_equals_stream``: the rules are the suite's cases, the examples
+  misbehaving servers);
 - :mod:`.s4_2_background` — §4.2 background responses (``live.background.*``: the rules are
   the suite's cases, the examples misbehaving servers);
 - :mod:`.s4_3_previous_response` — §4.3 ``previous_response_id`` (``live.previous_response.*``,
@@ -164,8 +168,9 @@ A module named ``s<section>_<name>.py`` (``s1a_schemas``: §1a) is found here by
 (:data:`SECTIONS`); a new one needs no line in this package.
 
 :mod:`.against_request` runs the rules that judge an answer against its request (§1.7, §4.7, §7.8)
-for every judge that has the request. :mod:`.ws_case_support` holds what the WebSocket cases of
-§8 share.
+for every judge that has the request. :mod:`.cases` declares the suite's cases (no pytest import:
+the judge imports every section module); :mod:`.case_support` holds what the cases share,
+:mod:`.ws_case_support` what the WebSocket cases of §8 share.
 
 Public outputs list checks sorted by ID, so a section's checks may be declared before the rest of
 their catalogue module (``REGISTRY``'s order is not shown anywhere).

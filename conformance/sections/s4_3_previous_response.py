@@ -28,10 +28,12 @@ import json
 import random
 from typing import TYPE_CHECKING, Any
 
-from ..catalog.registry import REGISTRY, Check, Level, register
+from ..catalog.registry import Check, Level, register
 from ..suite import answers as A
 from .case_support import WEATHER_TOOL, schema_errors
 from .cases import case
+from .s3_3_request import HTTP_OK  # every create: probe.create's own check
+from .s3_3_tool_choice import TOOLS_ARGUMENTS
 
 if TYPE_CHECKING:
     from ..suite.http import HttpExchange
@@ -50,12 +52,6 @@ __all__ = [
 
 STATEFUL = ("stateful",)
 
-# Checks of other sections these cases exercise, named by ID: they are declared in
-# catalog/live/endpoints.py, which re-exports this module's checks, so importing them here would
-# close an import cycle (tests/test_layout.py). Once they sit in their section modules, import
-# them from there.
-HTTP_OK_ID = "live.http.status_ok"  # every create: probe.create's own check
-TOOLS_ARGUMENTS_ID = "live.tools.arguments_valid"
 
 HISTORY = register(
     "live.previous_response.history",
@@ -325,7 +321,7 @@ def test_chain_recall(probe: Probe) -> None:
     TOOL_ROUND_TRIP,
     HISTORY,
     PREVIOUS_ECHO,
-    TOOLS_ARGUMENTS_ID,
+    TOOLS_ARGUMENTS,
     profiles=("stateful", "tools"),
     attempts=3,
     chain=True,
@@ -350,7 +346,7 @@ def test_chain_tool_round_trip(probe: Probe) -> None:
     args, why = A.parse_arguments(calls[0])
     errors = [why] if why else schema_errors(args, WEATHER_TOOL["parameters"])
     probe.check(
-        REGISTRY[TOOLS_ARGUMENTS_ID], not errors, probe.last,
+        TOOLS_ARGUMENTS, not errors, probe.last,
         expected="arguments valid for get_weather's schema", actual="; ".join(errors),
     )  # fmt: skip
     output = {"type": "function_call_output", "call_id": calls[0]["call_id"],
@@ -374,7 +370,7 @@ def test_chain_tool_round_trip(probe: Probe) -> None:
     )  # fmt: skip
 
 
-@case("chain", PREVIOUS_ECHO, HTTP_OK_ID, profiles=STATEFUL, chain=True)
+@case("chain", PREVIOUS_ECHO, HTTP_OK, profiles=STATEFUL, chain=True)
 def test_chain_after_stream(probe: Probe) -> None:
     """A turn chained right after a streamed parent's terminal event, then a streamed turn
     chained on that one: the parent must be there to continue from as soon as its stream ended

@@ -28,7 +28,7 @@ from typing import Any
 from ..clients.captured_flows import Flow
 from ..sections import s9_clients as S
 from ..sections.accumulators import STREAM_ACCUMULATORS
-from .cases.support import poll_until_terminal
+from ..sections.case_support import poll_until_terminal
 from .http import HttpExchange
 from .probe import CaseAborted, Probe
 

@@ -29,9 +29,8 @@ from .plugin import SuitePlugin
 from .results import NOT_JUDGED, TargetResult
 from .targets import Target
 
-__all__ = ["CASES_DIR", "case_files", "run_target"]
+__all__ = ["case_files", "run_target"]
 
-CASES_DIR = Path(__file__).parent / "cases"
 _INI = "[pytest]\npython_files = test_*.py\npython_functions = test_*\nxfail_strict = true\n"
 
 
@@ -169,10 +168,7 @@ def _run_cases(
 
 def case_files() -> list[str]:
     """The files pytest collects: every section module that declares a case, in section order."""
-    files = [str(module.__file__) for module in SECTIONS if cases_of(module)]
-    if any(CASES_DIR.glob("test_*.py")):
-        files.insert(0, str(CASES_DIR))
-    return files
+    return [str(module.__file__) for module in SECTIONS if cases_of(module)]
 
 
 def _pytest_args(ini: Path) -> list[str]:

@@ -15,8 +15,7 @@ _LEAF = re.compile(r"^    - (\w+)(?:, (\w+))? \(([\w.]+)\) — ")
 
 def _every_module() -> None:
     for info in pkgutil.walk_packages(conformance.__path__, "conformance."):
-        if not info.name.startswith("conformance.suite.cases"):  # pytest cases, not library code
-            importlib.import_module(info.name)
+        importlib.import_module(info.name)
 
 
 def _subclasses(cls: type) -> set[type]:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from conformance.suite.cases.support import differing_fields
+from conformance.sections.case_support import differing_fields
 
 CREATED = {"id": "resp_1", "status": "completed", "output": [{"type": "message"}], "usage": {"total_tokens": 3}}  # fmt: skip
 

@@ -1,10 +1,11 @@
-"""The checks only a live run can make: across requests, endpoints and state (docs/spec.md §3–§4).
+"""The checks only a live run can make: across requests, endpoints and state (docs/spec.md §3–§9).
 
 They join the offline judge's checks in the one :data:`~conformance.catalog.registry.REGISTRY`
-(the ``live.*`` group), so reports, ``--strict`` and expected failures treat both alike. The
-suite's cases (:mod:`conformance.suite.cases`) are tagged with the IDs they exercise. Each check is
-a named constant of one module, all re-exported here (``from conformance.catalog import live as
-L``; ``conformance.catalog_live`` is the same module):
+(the ``live.*`` group), so reports, ``--strict`` and expected failures treat both alike. Each is
+declared in the section module of its clause (:mod:`conformance.sections`) with the suite's case
+that evaluates it, and its examples; the modules here re-export them by concern, and this one
+re-exports every name (``from conformance.catalog import live as L``; ``conformance.catalog_live``
+is the same module):
 
 - :mod:`.endpoints` — ``live.transport.*``, ``live.case.*``, ``live.http.*``, ``live.create.*``
   and the checks of every endpoint and of state across requests;
@@ -14,7 +15,6 @@ L``; ``conformance.catalog_live`` is the same module):
 
 from __future__ import annotations
 
-# The modules are imported in the order their checks were declared (REGISTRY keeps it).
 from .endpoints import (
     BACKGROUND_CANCEL,
     BACKGROUND_LIFECYCLE,
