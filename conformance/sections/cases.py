@@ -84,15 +84,14 @@ STREAMS: Mapping[str, bool] = {"nonstream": False, "stream": True}
 
 def case(
     area: str,
-    *checks: Check | str,
+    *checks: Check,
     profiles: Iterable[str] = (),
     attempts: int = 1,
     chain: bool = False,
     needs_instructions: bool = False,
 ) -> Callable[[F], F]:
-    """Declare ``fn`` a case of ``area`` exercising ``checks``: each a check, or its ID where
-    importing the check would close an import cycle (one declared in a catalogue module that
-    re-exports this section's checks; the suite rejects an ID not in the registry).
+    """Declare ``fn`` a case of ``area`` exercising ``checks`` (those of other sections imported
+    from their section modules).
 
     ``profiles``: those a target must declare for the case to run (none: ``core``);
     ``attempts``: how often a case whose outcome the model may miss by chance runs (at most
@@ -103,7 +102,7 @@ def case(
         raise ValueError(f"attempts must be 1 to {MAX_ATTEMPTS}, not {attempts}")
     spec = CaseSpec(
         area,
-        tuple(c if isinstance(c, str) else c.id for c in checks),
+        tuple(c.id for c in checks),
         tuple(profiles),
         attempts,
         chain,

@@ -62,13 +62,13 @@ _MARKERS = (
 
 
 def case_area(item: pytest.Item) -> str:
-    """The area a case declared (``store``); for a pytest-style case, its module's name."""
+    """The area a case declared (``store``); for a function not declared a case (which the
+    suite refuses to run), its module's name."""
     spec = getattr(getattr(item, "obj", None), "__case__", None)
     if isinstance(spec, CaseSpec):
         return spec.area
     module = getattr(item, "module", None)
-    stem = module.__name__.rsplit(".", 1)[-1] if module is not None else item.nodeid
-    return stem.removeprefix("test_")
+    return module.__name__.rsplit(".", 1)[-1] if module is not None else item.nodeid
 
 
 def case_id(item: pytest.Item) -> str:
@@ -159,6 +159,11 @@ class SuitePlugin:
                 item.add_marker(pytest.mark.skip(reason=reason))
 
     def _record_for(self, item: pytest.Item) -> CaseResult:
+        if not isinstance(getattr(getattr(item, "obj", None), "__case__", None), CaseSpec):
+            raise pytest.UsageError(
+                f"{item.nodeid}: a test_ function of a section module that is not declared a "
+                "case (conformance.sections.cases.case)"
+            )
         checks = tuple(c for m in item.iter_markers("checks") for c in m.args)
         unknown = [c for c in checks if c not in REGISTRY]
         if unknown:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from suite_support import ROOT, run_suite
@@ -105,3 +106,13 @@ def test_the_judge_loads_neither_pytest_nor_jsonschema() -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_a_test_function_not_declared_a_case_is_refused() -> None:
+    # pytest collects any test_ function of a section module: one that is not a declared case
+    # (a helper named so) would run with no checks and no profiles; the suite refuses it.
+    plugin = P.SuitePlugin.__new__(P.SuitePlugin)
+    plugin._records = {}
+    item = SimpleNamespace(obj=lambda probe: None, nodeid="sections/s4_1_x.py::test_helper")
+    with pytest.raises(pytest.UsageError, match="not declared a case"):
+        plugin._record_for(item)  # type: ignore[arg-type]
