@@ -64,8 +64,11 @@ def test_the_wheel_carries_the_clients_flows_and_pinned_packages(wheel: Path) ->
             assert zf.read(f"conformance/{name}") == (ROOT / "conformance" / name).read_bytes()
 
 
-def test_explain_from_an_installed_wheel_prints_the_clause(wheel: Path, tmp_path: Path) -> None:
-    venv = tmp_path / "venv"
+@pytest.fixture(scope="module")
+def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """A fresh venv with the wheel installed (its dependencies from this environment), and the
+    environment to run it in."""
+    venv = tmp_path_factory.mktemp("installed") / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
                    timeout=120)  # fmt: skip
     py = venv / "bin" / "python"
@@ -83,10 +86,17 @@ def test_explain_from_an_installed_wheel_prints_the_clause(wheel: Path, tmp_path
     # env installs it non-editable) and install nothing into the venv.
     (purelib / "zz_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     where = subprocess.check_output(
-        [str(py), "-c", "import conformance; print(conformance.__file__)"], cwd=tmp_path, env=env,
+        [str(py), "-c", "import conformance; print(conformance.__file__)"], cwd=venv.parent, env=env,
         text=True,
     )  # fmt: skip
     assert Path(where.strip()).is_relative_to(venv), where
+    return venv, env
+
+
+def test_explain_from_an_installed_wheel_prints_the_clause(
+    installed: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    venv, env = installed
     cli = [str(venv / "bin" / "responses-conformance"), "explain", "stream.sequence.contiguous"]
     done = subprocess.run(cli, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120,
                           check=False)  # fmt: skip
@@ -114,6 +124,27 @@ def test_explain_from_an_installed_wheel_prints_the_clause(wheel: Path, tmp_path
     assert '<div class="clause" id="clause-spec-s2-1"><h3>docs/spec.md#s2-1</h3>' in page
     hrefs, ids = re.findall(r'href="([^"]*)"', page), set(re.findall(r'\bid="([^"]*)"', page))
     assert hrefs and all(h.startswith("#") and h[1:] in ids for h in hrefs)
+
+
+def test_the_suite_runs_its_cases_from_an_installed_wheel(
+    installed: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    # The cases are declared in the installed section modules (conformance/sections): the suite
+    # collects them there, from another folder, against the installed embedded mock.
+    venv, env = installed
+    cli = [str(venv / "bin" / "responses-conformance"), "run", "--profile", "core,stateful",
+           "-k", "store_false or delete", "--report-dir", str(tmp_path / "r")]  # fmt: skip
+    done = subprocess.run(cli, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=240,
+                          check=False)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    cases = json.loads((tmp_path / "r" / "index.json").read_text())["targets"]["mock"]["cases"]
+    ran = {c["id"]: c["outcome"] for c in cases if c["outcome"] != "skipped"}
+    assert ran == {
+        "store/store_false_not_retrievable[nonstream]": "passed",
+        "store/store_false_not_retrievable[stream]": "passed",
+        "store/delete": "passed",
+        "errors/unknown_response_id[delete]": "passed",
+    }
 
 
 def test_the_wheel_carries_the_report_templates(wheel: Path) -> None:
