@@ -2,7 +2,7 @@
 
 ``captured/<client>/<flow>.json`` is the one copy of the catalogue: captured from each real
 client by scripts/capture_clients.py (which writes it here), read by the client profiles'
-case (:mod:`conformance.sections.s9_client_flows`) and by the repository's tests. It ships
+case (:mod:`conformance.sections.s9_clients`) and by the repository's tests. It ships
 with the judge (package data): a vendor's ``responses-conformance run --profile client:codex``
 replays what Codex sent, with no checkout of the tests.
 

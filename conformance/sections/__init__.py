@@ -154,15 +154,15 @@ Adding a check to a section touches its module, and docs/spec.md if the clause i
   rule is the suite's case, the example a misbehaving server);
 - :mod:`.s8_7_connection_state` — §8.7 WebSocket connection state (``live.ws.*``: the rules are
   the suite's cases, the examples misbehaving servers);
-- :mod:`.s9_client_flows` — §9 client profiles, the flows: the case that replays each flow
-  of the clients' catalogue under its client's profile, the rule of ``live.client.<client>.*``;
-- :mod:`.s9_clients` — §9 client profiles (``live.client.<client>.*``): the rule that locates a
+- :mod:`.s9_clients` — §9 client profiles (``live.client.<client>.*``): the case that replays
+  each flow of the clients' catalogue under its client's profile, and the rule that locates a
   refusal and counts Codex's compaction items; the checks' failing examples are gateways in
-  front of the mock (tests/suite/broken_client_servers.py). A client's stream accumulator has
-  a module of its own (``s9_<client>.py``: :mod:`.s9_openai_node`, the events openai-node's
-  ``responses.stream`` throws on, ``live.client.openai_node.stream_accumulates``), which
-  registers its check and rule with :func:`.accumulators.stream_accumulator`: the replay
-  judges that client's streams by it.
+  front of the mock (tests/suite/broken_client_servers.py). A client's own rule has a module of
+  its own (``s9_<client>.py``): :mod:`.s9_vercel_ai`, its provider's zod schemas
+  (``live.client.vercel_ai.response_parses``, ``stream_parses``); a client's stream accumulator
+  (:mod:`.s9_openai_node`, the events openai-node's ``responses.stream`` throws on,
+  ``live.client.openai_node.stream_accumulates``) registers its check and rule with
+  :func:`.accumulators.stream_accumulator`: the replay judges that client's streams by it.
 
 A module named ``s<section>_<name>.py`` (``s1a_schemas``: §1a) is found here by its name
 (:data:`SECTIONS`); a new one needs no line in this package.

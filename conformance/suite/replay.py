@@ -27,6 +27,7 @@ from typing import Any
 
 from ..clients.captured_flows import Flow
 from ..sections import s9_clients as S
+from ..sections import s9_vercel_ai as V
 from ..sections.accumulators import STREAM_ACCUMULATORS
 from ..sections.case_support import poll_until_terminal
 from .http import HttpExchange
@@ -371,21 +372,21 @@ class FlowReplay:
         """What the Vercel provider's schemas require of what it reads."""
         if ex.stream:
             for index, event in enumerate(ex.events):
-                problem = S.vercel_chunk_problem(event) if isinstance(event, dict) else None
+                problem = V.vercel_chunk_problem(event) if isinstance(event, dict) else None
                 if problem is not None:
                     # The event is dropped (the call, the usage lost): what the client sends
                     # next is not what it sent at capture, so the flow ends there.
                     self.probe.require(
-                        S.VERCEL_STREAM_PARSES, False, ex,
+                        V.VERCEL_STREAM_PARSES, False, ex,
                         expected="an event the provider's chunk schema matches",
                         actual=f"event {index} {event.get('type')!r}: {problem}",
                     )  # fmt: skip
-            self.probe.check(S.VERCEL_STREAM_PARSES, True)
+            self.probe.check(V.VERCEL_STREAM_PARSES, True)
         elif response is not None:
-            problems = S.vercel_response_problems(response)
+            problems = V.vercel_response_problems(response)
             # generateText throws (AI_TypeValidationError): the flow ends there.
             self.probe.require(
-                S.VERCEL_RESPONSE_PARSES, not problems, ex,
+                V.VERCEL_RESPONSE_PARSES, not problems, ex,
                 expected="a Response the provider's schema parses", actual="; ".join(problems[:3]),
             )  # fmt: skip
 

@@ -9,6 +9,7 @@ import pytest
 
 from conformance.clients.captured_flows import CLIENT_PROFILES, flows
 from conformance.sections import s9_clients as S
+from conformance.sections import s9_vercel_ai as V
 
 BODY: dict[str, Any] = {
     "model": "m",
@@ -85,32 +86,32 @@ _MESSAGE = {"type": "message", "id": "msg_1", "role": "assistant", "status": "co
 
 def test_the_vercel_response_schema() -> None:
     ok = {"output": [_MESSAGE], "usage": {"input_tokens": 1, "output_tokens": 2}}
-    assert S.vercel_response_problems(ok) == []
+    assert V.vercel_response_problems(ok) == []
     bare = {"output": [{**_MESSAGE, "content": [{"type": "output_text", "text": "hi"}]}]}
-    assert S.vercel_response_problems(bare) == [
+    assert V.vercel_response_problems(bare) == [
         "output[0].content[0].annotations is not a array (None)"
     ]
-    assert S.vercel_response_problems({"output": [{"type": "compaction", "id": "c"}]})
-    assert S.vercel_response_problems({"output": [], "usage": {"input_tokens": "1"}})
+    assert V.vercel_response_problems({"output": [{"type": "compaction", "id": "c"}]})
+    assert V.vercel_response_problems({"output": [], "usage": {"input_tokens": "1"}})
 
 
 def test_the_vercel_chunk_schema() -> None:
     call = {"type": "function_call", "id": "fc_1", "call_id": "c", "name": "f", "arguments": "{}"}
     done = {"type": "response.output_item.done", "item": {**call, "status": "completed"}}
-    assert S.vercel_chunk_problem(done) is None
+    assert V.vercel_chunk_problem(done) is None
     # @ai-sdk/openai 4.0.126 accepts a done call in_progress (the real client runs it: the
     # agreement table of issue #34); a done call without a status it drops
-    assert S.vercel_chunk_problem({**done, "item": {**call, "status": "in_progress"}}) is None
-    assert S.vercel_chunk_problem({**done, "item": call})
-    assert S.vercel_chunk_problem({**done, "item": {**call, "status": "done"}})
+    assert V.vercel_chunk_problem({**done, "item": {**call, "status": "in_progress"}}) is None
+    assert V.vercel_chunk_problem({**done, "item": call})
+    assert V.vercel_chunk_problem({**done, "item": {**call, "status": "done"}})
     completed = {"type": "response.completed",
                  "response": {"usage": {"input_tokens": 1, "output_tokens": 1}}}  # fmt: skip
-    assert S.vercel_chunk_problem(completed) is None
-    assert S.vercel_chunk_problem({**completed, "response": {"usage": None}})
+    assert V.vercel_chunk_problem(completed) is None
+    assert V.vercel_chunk_problem({**completed, "response": {"usage": None}})
     created = {"type": "response.created", "response": {"id": "r", "created_at": 1, "model": "m"}}
-    assert S.vercel_chunk_problem(created) is None
-    assert S.vercel_chunk_problem({**created, "response": {"id": "r", "model": "m"}})
-    assert S.vercel_chunk_problem({"type": "response.custom_thing"}) is None  # unknown: fallback
+    assert V.vercel_chunk_problem(created) is None
+    assert V.vercel_chunk_problem({**created, "response": {"id": "r", "model": "m"}})
+    assert V.vercel_chunk_problem({"type": "response.custom_thing"}) is None  # unknown: fallback
 
 
 def test_every_client_has_its_checks_and_flows() -> None:
