@@ -7,9 +7,12 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..suite import answers as A
 from .s2_9_opaque import deep_equal_except_opaque
 
 if TYPE_CHECKING:
+    from ..catalog.registry import Check
+    from ..suite.http import HttpExchange
     from ..suite.probe import Probe
 
 __all__ = [
@@ -18,8 +21,10 @@ __all__ = [
     "TERMINAL",
     "TIME_TOOL",
     "WEATHER_TOOL",
+    "answered_with_a_message",
     "differing_fields",
     "poll_until_terminal",
+    "repeats_the_code_word",
     "schema_errors",
 ]
 
@@ -101,3 +106,34 @@ def poll_until_terminal(
             return statuses, ex.json
         time.sleep(interval)
         interval = min(interval * 2, 0.5)
+
+
+def answered_with_a_message(
+    probe: Probe, check: Check, response: dict[str, Any], *, called_again: bool
+) -> None:
+    """The turn that hands the model a tool's output (``probe.last``): a new call to the tool
+    (``called_again``) is the model's miss, retried; otherwise the response completes with a
+    message."""
+    probe.nondeterministic(
+        not called_again, "the model called the tool again instead of answering",
+        check=check, exchange=probe.last,
+        expected="a message using the tool's output", actual=f"output {A.output_types(response)}",
+    )  # fmt: skip
+    probe.check(
+        check,
+        response.get("status") == "completed" and bool(A.output_text(response).strip()),
+        probe.last, expected="status completed with a message",
+        actual=f"status {response.get('status')!r}, output {A.output_types(response)}",
+    )  # fmt: skip
+
+
+def repeats_the_code_word(
+    probe: Probe, check: Check, word: str, text: str, exchange: HttpExchange | None, where: str
+) -> None:
+    """A turn that asks for a code word told earlier (``where``: "from two turns back"): an
+    answer without it is the model's miss, retried, until the attempts run out."""
+    probe.nondeterministic(
+        word.lower() in text.lower(), "the model did not repeat the code word",
+        check=check, exchange=exchange,
+        expected=f"the code word {word!r} {where}", actual=text[:200],
+    )  # fmt: skip

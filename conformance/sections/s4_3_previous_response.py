@@ -30,7 +30,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..catalog.registry import Check, Level, register
 from ..suite import answers as A
-from .case_support import WEATHER_TOOL, schema_errors
+from .case_support import (
+    WEATHER_TOOL,
+    answered_with_a_message,
+    repeats_the_code_word,
+    schema_errors,
+)
 from .cases import case
 from .s3_3_request import HTTP_OK  # every create: probe.create's own check
 from .s3_3_tool_choice import TOOLS_ARGUMENTS
@@ -309,11 +314,7 @@ def test_chain_recall(probe: Probe) -> None:
         second,
     )  # fmt: skip
     text = A.output_text(third)
-    probe.nondeterministic(
-        word.lower() in text.lower(), "the model did not repeat the code word",
-        check=RECALL, exchange=probe.last,
-        expected=f"the code word {word!r} from two turns back", actual=text[:200],
-    )  # fmt: skip
+    repeats_the_code_word(probe, RECALL, word, text, probe.last, "from two turns back")
 
 
 @case(
@@ -353,17 +354,9 @@ def test_chain_tool_round_trip(probe: Probe) -> None:
               "output": json.dumps({"temperature": 21, "conditions": "sunny"})}  # fmt: skip
     second = _turn(probe, [output], first, tools=[WEATHER_TOOL])
     second_ex = probe.last
-    probe.nondeterministic(
-        not A.function_calls(second), "the model called the tool again instead of answering",
-        check=TOOL_ROUND_TRIP, exchange=probe.last,
-        expected="a message using the tool's output", actual=f"output {A.output_types(second)}",
-    )  # fmt: skip
-    probe.check(
-        TOOL_ROUND_TRIP,
-        second.get("status") == "completed" and bool(A.output_text(second).strip()), probe.last,
-        expected="status completed with a message",
-        actual=f"status {second.get('status')!r}, output {A.output_types(second)}",
-    )  # fmt: skip
+    answered_with_a_message(
+        probe, TOOL_ROUND_TRIP, second, called_again=bool(A.function_calls(second))
+    )
     _history_counted(
         probe, _Explicit(probe, tools=[WEATHER_TOOL]), _segments(0, first_input, first),
         [output], A.input_tokens(second), second_ex,

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..catalog.registry import Level, register
 from ..suite import answers as A
+from .case_support import repeats_the_code_word
 from .cases import case
 
 if TYPE_CHECKING:
@@ -217,11 +218,9 @@ def test_conversation_history_recall(probe: Probe) -> None:
         "What was the code word I asked you to remember? Reply with the code word only.",
     )  # fmt: skip
     text = A.output_text(third)
-    probe.nondeterministic(
-        word.lower() in text.lower(), "the model did not repeat the code word",
-        check=CONVERSATION_HISTORY, exchange=probe.last,
-        expected=f"the code word {word!r} from two turns back", actual=text[:200],
-    )  # fmt: skip
+    repeats_the_code_word(
+        probe, CONVERSATION_HISTORY, word, text, probe.last, "from two turns back"
+    )
 
 
 @case(

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..catalog.registry import Check, Level, Violation, register
 from ..suite import answers as A
-from .case_support import WEATHER_TOOL
+from .case_support import WEATHER_TOOL, repeats_the_code_word
 from .cases import STREAMS, case, params
 
 if TYPE_CHECKING:
@@ -283,11 +283,7 @@ def test_encrypted_reasoning_sent_back(probe: Probe) -> None:
         actual=f"HTTP {ex.status} {ex.body or ex.text!r}"[:300],
     )  # fmt: skip
     text = A.output_text(ex.json)
-    probe.nondeterministic(
-        word.lower() in text.lower(), "the model did not repeat the code word",
-        check=STATELESS_ENCRYPTED_ACCEPTED, exchange=ex,
-        expected=f"the code word {word!r} from the history", actual=text[:200],
-    )  # fmt: skip
+    repeats_the_code_word(probe, STATELESS_ENCRYPTED_ACCEPTED, word, text, ex, "from the history")
 
 
 def _tampered(blob: str) -> str:
